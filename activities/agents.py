@@ -1,0 +1,59 @@
+"""The agent activity: render the agent's prompt, ask the LLM, validate, stamp ids."""
+
+from __future__ import annotations
+
+from temporalio import activity
+
+from activities.heartbeat import heartbeating
+from activities.llm import StructuredLlm
+from activities.prompting import PromptRenderer
+from models.agent_call import AgentCall, AgentReply
+from models.base import WireModel
+from models.errors import AgentWorkflowError, UnknownAgentType
+from models.results import AgentResult
+from models.routing import Routing
+from workflows.graph import NODES
+from workflows.policies import AGENT_HEARTBEAT_INTERVAL
+
+
+class AgentActivities:
+    """Activities that run agents. Construct once per worker with its LLM and prompts."""
+
+    def __init__(self, llm: StructuredLlm, prompts: PromptRenderer) -> None:
+        self._llm = llm
+        self._prompts = prompts
+
+    @activity.defn
+    async def run_agent(self, call: AgentCall) -> AgentReply:
+        """One agent step: one structured LLM call, with validation retries."""
+        try:
+            return await self._run(call)
+        except AgentWorkflowError as err:
+            activity.logger.warning("%s failed: %s", call.agent_type, err)
+            raise err.to_application_error() from None
+
+    async def _run(self, call: AgentCall) -> AgentReply:
+        node = NODES.get(call.agent_type)
+        if node is None:
+            raise UnknownAgentType(f"no node is defined for agent type {call.agent_type!r}")
+        messages = self._prompts.agent_messages(node, call)
+        async with heartbeating(AGENT_HEARTBEAT_INTERVAL):
+            reply = await self._llm.complete(
+                agent=call.agent_type.value, messages=messages, output_model=node.output_model
+            )
+        output: WireModel = reply.value
+        _stamp(output, call)
+        route = output.chosen_route()[0] if isinstance(output, Routing) else None
+        activity.logger.info("%s %s -> %s", call.node_id, call.agent_type, route or "result")
+        return AgentReply(
+            output=output.to_wire(), route=route, attempts=reply.attempts, model=reply.model
+        )
+
+
+def _stamp(output: WireModel, call: AgentCall) -> None:
+    """Give every result in the output the call's context id and upstream ids."""
+    results = [output] if isinstance(output, AgentResult) else []
+    results += [v for v in vars(output).values() if isinstance(v, AgentResult)]
+    for result in results:
+        result.result_id = call.result_id
+        result.upstream_context_ids = list(call.upstream_context_ids)

@@ -1,0 +1,263 @@
+"""The offline model: a deterministic responder plugged into the openai SDK as its transport.
+
+It answers any ``json_schema`` response format with plausible content derived from the goal and
+walks the graph forward (the first route of each Routing). A scenario makes chosen agents raise
+an interrupt or answer slowly; see ``OfflineScenario.parse``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import json
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+import httpx2
+
+from models.agent_types import AgentType
+from models.interrupts import InterruptRouting
+from models.routing import Routing
+from workflows.graph import NODES_BY_OUTPUT
+
+RESOLVED_MARKER = "## Interrupt resolution"
+"""Prompt heading that tells the offline model this agent's question was already answered."""
+SUPERVISOR_MARKER = "[interrupt requested]"
+"""Prefix of the user message a supervisor's InterruptRequestEvent adds to a running agent."""
+
+_GOAL = re.compile(r"^Goal: (?P<goal>.+)$", re.MULTILINE)
+_SUPPORTED_PATH = "/chat/completions"
+
+
+@dataclass(frozen=True)
+class OfflineScenario:
+    """Which agents interrupt and which answer slowly (seconds)."""
+
+    interrupt_at: frozenset[AgentType] = frozenset()
+    delays: dict[AgentType, float] = field(default_factory=dict)
+
+    @classmethod
+    def parse(cls, text: str | None) -> OfflineScenario:
+        """Parse ``interrupt=A,B;delay=C:2.5,D:1``: agent type names as in AgentType."""
+        if not text or not text.strip():
+            return cls()
+        interrupt: set[AgentType] = set()
+        delays: dict[AgentType, float] = {}
+        for part in filter(None, (p.strip() for p in text.split(";"))):
+            key, _, value = part.partition("=")
+            items = [v.strip() for v in value.split(",") if v.strip()]
+            if key.strip() == "interrupt":
+                interrupt.update(_agent(v) for v in items)
+            elif key.strip() == "delay":
+                for item in items:
+                    name, _, seconds = item.partition(":")
+                    delays[_agent(name)] = float(seconds or 1)
+            else:
+                raise ValueError(
+                    f"unknown OFFLINE_SCENARIO part {part!r}; use "
+                    "'interrupt=AGENT,AGENT;delay=AGENT:SECONDS'"
+                )
+        return cls(frozenset(interrupt), delays)
+
+
+def _agent(name: str) -> AgentType:
+    try:
+        return AgentType(name.strip().upper())
+    except ValueError:
+        valid = ", ".join(a.value for a in AgentType)
+        raise ValueError(
+            f"unknown agent type {name!r} in OFFLINE_SCENARIO; use one of {valid}"
+        ) from None
+
+
+class OfflineModel(httpx2.AsyncBaseTransport):
+    """Answers Chat Completions requests locally; keeps every request body it received."""
+
+    def __init__(self, scenario: OfflineScenario | None = None) -> None:
+        self.scenario = scenario or OfflineScenario()
+        self.received: list[dict[str, Any]] = []
+
+    async def handle_async_request(self, request: httpx2.Request) -> httpx2.Response:
+        if request.method != "POST" or not request.url.path.endswith(_SUPPORTED_PATH):
+            return httpx2.Response(
+                404, json={"error": {"message": f"offline model serves only {_SUPPORTED_PATH}"}}
+            )
+        body = json.loads(await request.aread())
+        self.received.append(body)
+        fmt = body.get("response_format") or {}
+        spec = fmt.get("json_schema") or {}
+        name = spec.get("name", "")
+        node = NODES_BY_OUTPUT.get(name)
+        if node is not None and node.agent_type in self.scenario.delays:
+            await asyncio.sleep(self.scenario.delays[node.agent_type])
+        answer = self.answer(name, spec.get("schema") or {}, body.get("messages") or [])
+        return httpx2.Response(200, json=_completion(body.get("model", ""), answer))
+
+    def answer(self, name: str, schema: dict[str, Any], messages: list[dict[str, Any]]) -> str:
+        """The JSON reply for one structured-output request."""
+        text = "\n".join(str(m.get("content", "")) for m in messages)
+        match = _GOAL.search(text)
+        goal = match["goal"].strip() if match else "the requested change"
+        writer = _Writer(goal, schema)
+        node = NODES_BY_OUTPUT.get(name)
+        model: type[Routing] | None = None
+        if name == InterruptRouting.__name__:
+            model = InterruptRouting
+        elif node is not None and issubclass(node.output_model, Routing):
+            model = node.output_model
+        if model is None:
+            return json.dumps(writer.value(schema, "result"))
+        interrupt = node is not None and self._wants_interrupt(node.agent_type, messages)
+        route = _pick_route(model, schema, interrupt)
+        return json.dumps(writer.routing(schema, model, route))
+
+    def _wants_interrupt(self, agent: AgentType, messages: list[dict[str, Any]]) -> bool:
+        contents = [str(m.get("content", "")) for m in messages]
+        if any(RESOLVED_MARKER in c for c in contents):
+            return False
+        asked = any(
+            m.get("role") == "user" and str(m.get("content", "")).startswith(SUPERVISOR_MARKER)
+            for m in messages
+        )
+        return asked or agent in self.scenario.interrupt_at
+
+
+def _pick_route(model: type[Routing], schema: dict[str, Any], interrupt: bool) -> str:
+    present = [a for a in model.route_aliases() if a in schema.get("properties", {})]
+    if interrupt and "interruptRequest" in present:
+        return "interruptRequest"
+    forward = [a for a in present if a not in ("interruptRequest", "contextManagerRequest")]
+    return (forward or present)[0]
+
+
+class _Writer:
+    """Fills a JSON schema with text derived from the goal."""
+
+    def __init__(self, goal: str, root: dict[str, Any]) -> None:
+        self.goal = goal
+        self.root = root
+        self.counter = 0
+
+    def routing(self, schema: dict[str, Any], model: type[Routing], route: str) -> dict[str, Any]:
+        routes = model.route_aliases()
+        out: dict[str, Any] = {}
+        for key, prop in schema.get("properties", {}).items():
+            if key in routes and key != route:
+                out[key] = None
+            elif key == "interruptRequest":
+                out[key] = self.interrupt(_non_null(self._deref(prop)))
+            else:
+                out[key] = self.value(_non_null(self._deref(prop)), key)
+        return out
+
+    def interrupt(self, schema: dict[str, Any]) -> dict[str, Any]:
+        value = self.value(schema, "interruptRequest")
+        value.update(
+            type="HUMAN_REVIEW",
+            reason=f"Two reasonable approaches exist for '{self.goal}' and the choice changes "
+            "the scope of the work.",
+            contextForDecision=f"The goal '{self.goal}' does not say how far the change reaches.",
+            choices=[
+                {
+                    "choiceId": "approach",
+                    "question": f"How should '{self.goal}' be approached?",
+                    "context": "Both options satisfy the goal; they differ in scope and risk.",
+                    "options": [
+                        {"key": "A", "description": "Minimal change in the existing modules"},
+                        {"key": "B", "description": "Introduce a dedicated component"},
+                        {"key": "CUSTOM", "description": "Or provide your own approach"},
+                    ],
+                    "recommended": "A",
+                }
+            ],
+            confirmationItems=[
+                {
+                    "confirmationId": "add-tests",
+                    "statement": "Add regression tests for the changed behaviour",
+                    "context": "Tests protect the change from later edits.",
+                    "defaultValue": True,
+                    "impactIfNo": "The change ships without new tests.",
+                }
+            ],
+        )
+        return value
+
+    def _deref(self, schema: dict[str, Any]) -> dict[str, Any]:
+        ref = schema.get("$ref")
+        if not ref:
+            return schema
+        node: Any = self.root
+        for part in ref.removeprefix("#/").split("/"):
+            node = node[part]
+        return self._deref(node)
+
+    def value(self, schema: dict[str, Any], key: str) -> Any:
+        schema = self._deref(schema)
+        if "anyOf" in schema:
+            options = [self._deref(s) for s in schema["anyOf"]]
+            if any(o.get("type") == "null" for o in options):
+                return None
+            return self.value(options[0], key)
+        if "enum" in schema:
+            return schema["enum"][0]
+        if "const" in schema:
+            return schema["const"]
+        kind = schema.get("type")
+        if kind == "object":
+            return {k: self.value(p, k) for k, p in schema.get("properties", {}).items()}
+        if kind == "array":
+            return [self.value(schema.get("items", {}), _singular(key)) for _ in range(2)]
+        if kind == "boolean":
+            return True
+        if kind == "integer":
+            return 1
+        if kind == "number":
+            return 0.8
+        return self.text(key)
+
+    def text(self, key: str) -> str:
+        self.counter += 1
+        n = self.counter
+        slug = re.sub(r"[^a-z0-9]+", "_", self.goal.lower()).strip("_")[:32] or "change"
+        special = {
+            "path": f"src/{slug}/module_{n}.py",
+            "lines": f"{n * 10}-{n * 10 + 24}",
+            "ticketId": f"T-{n:03d}",
+            "phase": "DISCOVERY",
+            "relevance": "high",
+        }
+        if key in special:
+            return special[key]
+        words = re.sub(r"(?<!^)(?=[A-Z])", " ", key).lower()
+        return f"{words.capitalize()} {n} for: {self.goal}"
+
+
+def _non_null(schema: dict[str, Any]) -> dict[str, Any]:
+    options = schema.get("anyOf")
+    if not options:
+        return schema
+    rest = [o for o in options if o.get("type") != "null"]
+    return rest[0] if rest else schema
+
+
+def _singular(key: str) -> str:
+    return key[:-1] if key.endswith("s") else key
+
+
+def _completion(model: str, content: str) -> dict[str, Any]:
+    return {
+        "id": "chatcmpl-offline-" + hashlib.sha256(content.encode()).hexdigest()[:16],
+        "object": "chat.completion",
+        "created": 0,
+        "model": model,
+        "choices": [
+            {
+                "index": 0,
+                "message": {"role": "assistant", "content": content, "refusal": None},
+                "finish_reason": "stop",
+                "logprobs": None,
+            }
+        ],
+        "usage": {"prompt_tokens": 0, "completion_tokens": 0, "total_tokens": 0},
+    }

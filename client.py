@@ -1,0 +1,199 @@
+"""Supervisor SDK and command line for the agent workflows.
+
+    python client.py run "add rate limiting to the gateway"
+    python client.py status <workflow-id> [--json]
+
+With no TEMPORAL_ADDRESS, ``run`` starts the embedded Temporal dev server (SQLite under
+``.state/``, UI on :8233) and an in-process worker. Run ``python client.py <command> --help``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import json
+import os
+import sys
+import uuid
+from collections.abc import AsyncIterator, Sequence
+from contextlib import AsyncExitStack, asynccontextmanager
+
+from temporalio.client import Client, WorkflowFailureError, WorkflowHandle
+from temporalio.exceptions import ApplicationError
+from temporalio.service import RPCError
+
+from activities.offline_model import OfflineScenario
+from app.config import DEFAULT_TASK_QUEUE, TemporalSettings, llm_settings_from_env
+from app.connect import connect
+from app.dev_server import embedded_server
+from app.worker_setup import build_worker
+from models.results import OrchestratorCollectorResult
+from models.state import DEFAULT_MAX_STEPS, EntryKind, OrchestratorInput, OrchestratorStatus
+from workflows.graph import NODES
+from workflows.orchestrator import OrchestratorWorkflow
+
+POLL_SECONDS = 0.25
+
+
+class AgentWorkflowClient:
+    """What supervisors and tools call: start runs, read their status, steer them."""
+
+    def __init__(self, client: Client, task_queue: str = DEFAULT_TASK_QUEUE) -> None:
+        self.client = client
+        self.task_queue = task_queue
+
+    @classmethod
+    async def connect(cls, settings: TemporalSettings | None = None) -> AgentWorkflowClient:
+        settings = settings or TemporalSettings.from_env()
+        return cls(await connect(settings), settings.task_queue)
+
+    async def start(
+        self, goal: str, *, workflow_id: str | None = None, max_steps: int = DEFAULT_MAX_STEPS
+    ) -> WorkflowHandle[OrchestratorWorkflow, OrchestratorCollectorResult]:
+        """Start an OrchestratorWorkflow; raises ValueError for an empty goal."""
+        run_input = OrchestratorInput(goal=goal, max_steps=max_steps)
+        return await self.client.start_workflow(
+            OrchestratorWorkflow.run,
+            run_input,
+            id=workflow_id or f"orchestrator-{uuid.uuid4().hex[:12]}",
+            task_queue=self.task_queue,
+            static_summary=f"Goal: {run_input.goal}"[:200],
+        )
+
+    async def status(self, workflow_id: str) -> OrchestratorStatus:
+        handle = self.client.get_workflow_handle_for(OrchestratorWorkflow.run, workflow_id)
+        return await handle.query(OrchestratorWorkflow.status)
+
+
+def _print_progress(status: OrchestratorStatus, seen: int) -> int:
+    """Print history entries past ``seen``; return the new count."""
+    for entry in status.history[seen:]:
+        if entry.kind is EntryKind.OUTPUT:
+            route = f"-> {entry.route}" if entry.route else "(result)"
+            phase = NODES[entry.agent_type].phase
+            print(f"  [{phase:<13}] {entry.node_id:<44} {route}", flush=True)
+    return len(status.history)
+
+
+async def _follow(
+    agents: AgentWorkflowClient,
+    handle: WorkflowHandle[OrchestratorWorkflow, OrchestratorCollectorResult],
+) -> OrchestratorCollectorResult:
+    result_task = asyncio.create_task(handle.result())
+    seen = 0
+    while not result_task.done():
+        with contextlib.suppress(RPCError):  # the query can race the workflow closing
+            seen = _print_progress(await agents.status(handle.id), seen)
+        await asyncio.wait({result_task}, timeout=POLL_SECONDS)
+    seen = _print_progress(await agents.status(handle.id), seen)
+    return result_task.result()
+
+
+@asynccontextmanager
+async def _session(
+    args: argparse.Namespace, *, with_worker: bool
+) -> AsyncIterator[AgentWorkflowClient]:
+    """Connect (starting the embedded server and a worker when no address is set)."""
+    settings = TemporalSettings.from_env()
+    async with AsyncExitStack() as stack:
+        if settings.address:
+            client = await connect(settings)
+        else:
+            env, ui = await stack.enter_async_context(embedded_server(settings.state_dir))
+            client = env.client
+            print(f"Temporal dev server: {env.client.service_client.config.target_host}  UI: {ui}")
+            with_worker = True
+        agents = AgentWorkflowClient(client, settings.task_queue)
+        if with_worker:
+            scenario = OfflineScenario.parse(args.scenario or os.environ.get("OFFLINE_SCENARIO"))
+            llm = llm_settings_from_env()
+            worker = build_worker(client, settings.task_queue, llm, scenario=scenario)
+            await stack.enter_async_context(worker)
+            model = "offline model" if llm.offline else f"model {llm.model}"
+            print(f"In-process worker on queue {settings.task_queue!r} ({model})")
+        yield agents
+
+
+async def _cmd_run(args: argparse.Namespace) -> int:
+    if not args.goal.strip():
+        print(
+            'error: the goal is empty; run: python client.py run "<what to achieve>"',
+            file=sys.stderr,
+        )
+        return 2
+    async with _session(args, with_worker=args.worker) as agents:
+        handle = await agents.start(args.goal, workflow_id=args.id, max_steps=args.max_steps)
+        print(f"Started {handle.id}")
+        try:
+            result = await _follow(agents, handle)
+        except WorkflowFailureError as err:
+            cause: BaseException = err.cause
+            while cause.__cause__ is not None and not isinstance(cause, ApplicationError):
+                cause = cause.__cause__
+            print(f"error: workflow {handle.id} failed: {cause}", file=sys.stderr)
+            return 1
+        print("\nFinal result:")
+        print(json.dumps(result.to_wire(), indent=2))
+        return 0
+
+
+async def _cmd_status(args: argparse.Namespace) -> int:
+    settings = TemporalSettings.from_env()
+    if not settings.address:
+        print("error: set TEMPORAL_ADDRESS to the server the workflow runs on", file=sys.stderr)
+        return 2
+    agents = await AgentWorkflowClient.connect(settings)
+    status = await agents.status(args.workflow_id)
+    if args.json:
+        print(json.dumps(status.to_wire(), indent=2))
+        return 0
+    current = status.current_node
+    steps = f"step {status.steps_taken}/{status.max_steps}"
+    print(f"workflow {status.workflow_id}: phase {status.phase}, {steps}")
+    print(f"running: {current.node_id} ({current.agent_type})" if current else "running: nothing")
+    if status.pending_interrupt:
+        print(f"waiting on interrupt {status.pending_interrupt.workflow_id}")
+    _print_progress(status, 0)
+    for event in status.events[-5:]:
+        print(f"  {event.kind}: {event.message}")
+    return 0
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="client.py", description=__doc__.split("\n")[0])
+    sub = parser.add_subparsers(dest="command", required=True)
+    run = sub.add_parser("run", help="start a workflow for a goal and follow it to its result")
+    run.add_argument("goal", help="what the agents should achieve")
+    run.add_argument("--id", help="workflow id (default: orchestrator-<random>)")
+    run.add_argument("--max-steps", type=int, default=DEFAULT_MAX_STEPS, help="agent step limit")
+    run.add_argument(
+        "--scenario",
+        help="offline-model scenario, e.g. 'interrupt=PLANNING_ORCHESTRATOR;delay=REVIEW_AGENT:2'",
+    )
+    run.add_argument(
+        "--worker",
+        action="store_true",
+        help="also run an in-process worker when TEMPORAL_ADDRESS is set",
+    )
+    run.set_defaults(handler=_cmd_run)
+    status = sub.add_parser("status", help="show a workflow's phase, history and events")
+    status.add_argument("workflow_id")
+    status.add_argument("--json", action="store_true", help="print the raw status query result")
+    status.set_defaults(handler=_cmd_status)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = _parser().parse_args(argv)
+    try:
+        return int(asyncio.run(args.handler(args)))
+    except ValueError as err:
+        print(f"error: {err}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())

