@@ -35,7 +35,7 @@ class Routing(WireModel):
         chosen = [name for name in self.route_fields if getattr(self, name) is not None]
         if len(chosen) != 1:
             options = ", ".join(sorted(self.route_aliases()))
-            found = ", ".join(self.model_fields[n].alias or n for n in chosen) or "none"
+            found = ", ".join(type(self).model_fields[n].alias or n for n in chosen) or "none"
             raise ValueError(
                 f"{type(self).__name__} must set exactly one route field (one of: {options}); "
                 f"set: {found}. Put the next step in one route field and leave the others null."
@@ -47,5 +47,5 @@ class Routing(WireModel):
         for name, target in self.route_fields.items():
             value = getattr(self, name)
             if value is not None:
-                return self.model_fields[name].alias or name, target, value
+                return type(self).model_fields[name].alias or name, target, value
         raise AssertionError("validated routing has no route")  # pragma: no cover
