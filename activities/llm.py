@@ -10,9 +10,16 @@ from typing import Any, TypeVar
 import openai
 from openai import AsyncOpenAI
 from openai.lib._pydantic import to_strict_json_schema
+from openai.types.chat import ChatCompletion
 from pydantic import BaseModel, ValidationError
 
-from models.errors import InvalidLlmReply, LlmConfigurationError, LlmUnavailable
+from models.errors import (
+    InvalidLlmReply,
+    LlmConfigurationError,
+    LlmUnavailable,
+    describe_validation_error,
+)
+from workflows.policies import LLM_VALIDATION_ATTEMPTS
 
 M = TypeVar("M", bound=BaseModel)
 
@@ -28,7 +35,7 @@ class LlmSettings:
     base_url: str | None = None
     model: str = DEFAULT_MODEL
     agent_models: dict[str, str] = field(default_factory=dict)
-    validation_attempts: int = 3
+    validation_attempts: int = LLM_VALIDATION_ATTEMPTS
 
     @property
     def offline(self) -> bool:
@@ -140,25 +147,29 @@ class StructuredLlm:
             raise LlmUnavailable(
                 f"{agent}: the LLM endpoint answered HTTP {err.status_code}; Temporal will retry."
             ) from None
+        except openai.APIResponseValidationError:
+            raise LlmConfigurationError(_NOT_CHAT_COMPLETION.format(agent=agent)) from None
         except openai.APIConnectionError:
             raise LlmUnavailable(
                 f"{agent}: could not reach the LLM endpoint; check OPENAI_BASE_URL. "
                 "Temporal will retry."
             ) from None
+        if not isinstance(completion, ChatCompletion) or not completion.choices:
+            raise LlmConfigurationError(_NOT_CHAT_COMPLETION.format(agent=agent))
         message = completion.choices[0].message
         if message.refusal:
             return json.dumps({"refusal": message.refusal})
         return message.content or ""
 
 
+_NOT_CHAT_COMPLETION = (
+    "{agent}: the endpoint at OPENAI_BASE_URL did not answer with a chat.completion; "
+    "point OPENAI_BASE_URL at the server's OpenAI-compatible /v1 root."
+)
+
+
 def _describe(err: Exception) -> str:
-    if isinstance(err, ValidationError):
-        parts = []
-        for e in err.errors(include_url=False)[:8]:
-            where = ".".join(str(p) for p in e["loc"]) or "(root)"
-            parts.append(f"{where}: {e['msg']}")
-        return "; ".join(parts)
-    return str(err)
+    return describe_validation_error(err) if isinstance(err, ValidationError) else str(err)
 
 
 def _error_text(err: openai.APIStatusError) -> str:

@@ -16,7 +16,7 @@ from typing import Any
 
 import httpx2
 
-from models.agent_types import AgentType
+from models.agent_types import DISPATCHED_AGENTS, AgentType
 from models.interrupts import InterruptRouting
 from models.routing import Routing
 from workflows.graph import NODES_BY_OUTPUT
@@ -27,6 +27,8 @@ SUPERVISOR_MARKER = "[interrupt requested]"
 """Prefix of the user message a supervisor's InterruptRequestEvent adds to a running agent."""
 
 _GOAL = re.compile(r"^Goal: (?P<goal>.+)$", re.MULTILINE)
+_NEEDS_INPUT = re.compile(r'"needsInput":\s*"')
+"""A dispatched agent's open question in its dispatcher's context."""
 _SUPPORTED_PATH = "/chat/completions"
 
 
@@ -35,20 +37,24 @@ class OfflineScenario:
     """Which agents interrupt and which answer slowly (seconds)."""
 
     interrupt_at: frozenset[AgentType] = frozenset()
+    agent_review_at: frozenset[AgentType] = frozenset()
     delays: dict[AgentType, float] = field(default_factory=dict)
 
     @classmethod
     def parse(cls, text: str | None) -> OfflineScenario:
-        """Parse ``interrupt=A,B;delay=C:2.5,D:1``: agent type names as in AgentType."""
+        """Parse ``interrupt=A,B;agent_review=C;delay=D:2.5``: agent names as in AgentType."""
         if not text or not text.strip():
             return cls()
         interrupt: set[AgentType] = set()
+        review: set[AgentType] = set()
         delays: dict[AgentType, float] = {}
         for part in filter(None, (p.strip() for p in text.split(";"))):
             key, _, value = part.partition("=")
             items = [v.strip() for v in value.split(",") if v.strip()]
             if key.strip() == "interrupt":
                 interrupt.update(_agent(v) for v in items)
+            elif key.strip() == "agent_review":
+                review.update(_agent(v) for v in items)
             elif key.strip() == "delay":
                 for item in items:
                     name, _, seconds = item.partition(":")
@@ -56,9 +62,9 @@ class OfflineScenario:
             else:
                 raise ValueError(
                     f"unknown OFFLINE_SCENARIO part {part!r}; use "
-                    "'interrupt=AGENT,AGENT;delay=AGENT:SECONDS'"
+                    "'interrupt=AGENT,AGENT;agent_review=AGENT;delay=AGENT:SECONDS'"
                 )
-        return cls(frozenset(interrupt), delays)
+        return cls(frozenset(interrupt), frozenset(review), delays)
 
 
 def _agent(name: str) -> AgentType:
@@ -106,11 +112,15 @@ class OfflineModel(httpx2.AsyncBaseTransport):
             model = InterruptRouting
         elif node is not None and issubclass(node.output_model, Routing):
             model = node.output_model
+        wants = node is not None and self._wants_interrupt(node.agent_type, messages)
         if model is None:
-            return json.dumps(writer.value(schema, "result"))
-        interrupt = node is not None and self._wants_interrupt(node.agent_type, messages)
-        route = _pick_route(model, schema, interrupt)
-        return json.dumps(writer.routing(schema, model, route))
+            value = writer.value(schema, "result")
+            if wants and isinstance(value, dict) and "needsInput" in value:
+                value["needsInput"] = f"Which boundary should the work on '{goal}' respect?"
+            return json.dumps(value)
+        route = _pick_route(model, schema, wants)
+        review = node is not None and node.agent_type in self.scenario.agent_review_at
+        return json.dumps(writer.routing(schema, model, route, agent_review=review))
 
     def _wants_interrupt(self, agent: AgentType, messages: list[dict[str, Any]]) -> bool:
         contents = [str(m.get("content", "")) for m in messages]
@@ -120,7 +130,11 @@ class OfflineModel(httpx2.AsyncBaseTransport):
             m.get("role") == "user" and str(m.get("content", "")).startswith(SUPERVISOR_MARKER)
             for m in messages
         )
-        return asked or agent in self.scenario.interrupt_at
+        scripted = agent in self.scenario.interrupt_at | self.scenario.agent_review_at
+        relayed = agent in DISPATCHED_AGENTS.values() and any(
+            _NEEDS_INPUT.search(c) for c in contents
+        )
+        return asked or scripted or relayed
 
 
 def _pick_route(model: type[Routing], schema: dict[str, Any], interrupt: bool) -> str:
@@ -139,22 +153,24 @@ class _Writer:
         self.root = root
         self.counter = 0
 
-    def routing(self, schema: dict[str, Any], model: type[Routing], route: str) -> dict[str, Any]:
+    def routing(
+        self, schema: dict[str, Any], model: type[Routing], route: str, *, agent_review: bool
+    ) -> dict[str, Any]:
         routes = model.route_aliases()
         out: dict[str, Any] = {}
         for key, prop in schema.get("properties", {}).items():
             if key in routes and key != route:
                 out[key] = None
             elif key == "interruptRequest":
-                out[key] = self.interrupt(_non_null(self._deref(prop)))
+                out[key] = self.interrupt(_non_null(self._deref(prop)), agent_review)
             else:
                 out[key] = self.value(_non_null(self._deref(prop)), key)
         return out
 
-    def interrupt(self, schema: dict[str, Any]) -> dict[str, Any]:
+    def interrupt(self, schema: dict[str, Any], agent_review: bool) -> dict[str, Any]:
         value = self.value(schema, "interruptRequest")
         value.update(
-            type="HUMAN_REVIEW",
+            type="AGENT_REVIEW" if agent_review else "HUMAN_REVIEW",
             reason=f"Two reasonable approaches exist for '{self.goal}' and the choice changes "
             "the scope of the work.",
             contextForDecision=f"The goal '{self.goal}' does not say how far the change reaches.",

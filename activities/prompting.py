@@ -51,6 +51,7 @@ class PromptRenderer:
             node_id=call.node_id,
             request_json=json.dumps(call.request, indent=2, ensure_ascii=False),
             context=[c.to_wire() for c in call.context],
+            interrupt_resolution=call.interrupt_resolution,
         )
         messages = [{"role": "system", "content": system}, {"role": "user", "content": user}]
         messages += [{"role": "user", "content": m} for m in call.user_messages]

@@ -6,14 +6,26 @@ import httpx2
 from openai import AsyncOpenAI
 from temporalio.client import Client
 from temporalio.worker import Worker
+from temporalio.worker.workflow_sandbox import SandboxedWorkflowRunner, SandboxRestrictions
 
 from activities.agents import AgentActivities
 from activities.llm import LlmSettings, StructuredLlm
 from activities.offline_model import OfflineModel, OfflineScenario
 from activities.prompting import PromptRenderer
+from activities.resolution import ResolutionActivities
+from activities.route_filter import filter_interrupt_routing
+from workflows.interrupt import InterruptWorkflow
 from workflows.orchestrator import OrchestratorWorkflow
+from workflows.policies import LLM_REQUEST_TIMEOUT
 
 OFFLINE_BASE_URL = "http://offline-model.invalid/v1"
+
+WORKFLOWS = [OrchestratorWorkflow, InterruptWorkflow]
+
+WORKFLOW_RUNNER = SandboxedWorkflowRunner(
+    restrictions=SandboxRestrictions.default.with_passthrough_modules("models", "pydantic")
+)
+"""Our pydantic models are pure and shared with activities: one class identity in and out."""
 
 
 def openai_client(settings: LlmSettings, offline: OfflineModel | None = None) -> AsyncOpenAI:
@@ -26,7 +38,12 @@ def openai_client(settings: LlmSettings, offline: OfflineModel | None = None) ->
             max_retries=0,
             http_client=httpx2.AsyncClient(transport=transport),
         )
-    return AsyncOpenAI(api_key=settings.api_key, base_url=settings.base_url, max_retries=0)
+    return AsyncOpenAI(
+        api_key=settings.api_key,
+        base_url=settings.base_url,
+        max_retries=0,
+        timeout=LLM_REQUEST_TIMEOUT.total_seconds(),
+    )
 
 
 def build_worker(
@@ -41,10 +58,18 @@ def build_worker(
     if offline is None and settings.offline:
         offline = OfflineModel(scenario)
     llm = StructuredLlm(openai_client(settings, offline), settings)
-    agents = AgentActivities(llm, PromptRenderer())
+    prompts = PromptRenderer()
+    agents = AgentActivities(llm, prompts)
+    resolution = ResolutionActivities(llm, prompts)
     return Worker(
         client,
         task_queue=task_queue,
-        workflows=[OrchestratorWorkflow],
-        activities=[agents.run_agent],
+        workflows=WORKFLOWS,
+        workflow_runner=WORKFLOW_RUNNER,
+        activities=[
+            agents.run_agent,
+            filter_interrupt_routing,
+            resolution.translate_resolution,
+            resolution.review_interrupt,
+        ],
     )

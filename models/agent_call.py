@@ -31,6 +31,9 @@ class AgentCall(WireModel):
     user_messages: list[str] = Field(
         default_factory=list, description="Extra user messages appended after the prompt."
     )
+    interrupt_resolution: str | None = Field(
+        default=None, description="This node's earlier question and its answer, if any."
+    )
 
 
 class AgentReply(WireModel):

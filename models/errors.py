@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from pydantic import ValidationError
 from temporalio.exceptions import ApplicationError
 
 
@@ -44,3 +45,12 @@ class DegenerateLoop(AgentWorkflowError):
 
 class UnknownAgentType(AgentWorkflowError):
     """A name that is not one of the AgentType values."""
+
+
+def describe_validation_error(err: ValidationError, limit: int = 8) -> str:
+    """``field.path: problem; ...`` for the first ``limit`` problems."""
+    parts = []
+    for e in err.errors(include_url=False)[:limit]:
+        where = ".".join(str(p) for p in e["loc"]) or "(root)"
+        parts.append(f"{where}: {e['msg']}")
+    return "; ".join(parts)

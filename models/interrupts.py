@@ -28,6 +28,19 @@ from models.requests import (
 )
 from models.routing import Routing
 
+DEFAULT_INTERRUPT_TIMEOUT_SECONDS = 24 * 60 * 60
+
+
+class TimeoutOutcome(StrEnum):
+    """What happens when nobody answers before the deadline."""
+
+    ESCALATE_TO_AGENT_REVIEW = "ESCALATE_TO_AGENT_REVIEW"
+    """A reviewing LLM call answers instead (the default)."""
+    USE_RECOMMENDED = "USE_RECOMMENDED"
+    """Take every recommended option and every confirmation default."""
+    FAIL = "FAIL"
+    """The interrupt, and so the run, fails."""
+
 
 class InterruptType(StrEnum):
     """What kind of answer the interrupt waits for."""

@@ -10,6 +10,7 @@ from pydantic import Field, field_validator
 
 from models.agent_types import AgentType
 from models.base import WireModel
+from models.interrupts import DEFAULT_INTERRUPT_TIMEOUT_SECONDS, TimeoutOutcome
 
 DEFAULT_MAX_STEPS = 60
 
@@ -66,6 +67,8 @@ class PendingStep(WireModel):
     agent_type: AgentType
     request: dict[str, Any]
     upstream_context_ids: list[str] = Field(default_factory=list)
+    interrupt_resolution: str | None = None
+    """The question this node asked and its answer, when it resumes after an interrupt."""
 
 
 class OrchestratorState(WireModel):
@@ -74,6 +77,8 @@ class OrchestratorState(WireModel):
     goal: str
     phase: str = "DISCOVERY"
     max_steps: int
+    interrupt_timeout_seconds: int | None = DEFAULT_INTERRUPT_TIMEOUT_SECONDS
+    on_interrupt_timeout: TimeoutOutcome = TimeoutOutcome.ESCALATE_TO_AGENT_REVIEW
     steps_taken: int = 0
     next_seq: int = 1
     pending: PendingStep | None = None
@@ -89,6 +94,12 @@ class OrchestratorInput(WireModel):
 
     goal: str = Field(description="What the agents should achieve.")
     max_steps: int = Field(default=DEFAULT_MAX_STEPS, ge=1, le=10_000)
+    interrupt_timeout_seconds: int | None = Field(
+        default=DEFAULT_INTERRUPT_TIMEOUT_SECONDS,
+        ge=1,
+        description="How long an interrupt waits for a person; null waits forever.",
+    )
+    on_interrupt_timeout: TimeoutOutcome = TimeoutOutcome.ESCALATE_TO_AGENT_REVIEW
     carried_state: OrchestratorState | None = None
 
     @field_validator("goal")

@@ -8,11 +8,13 @@ from typing import Any, NoReturn
 
 from pydantic import ValidationError
 from temporalio import workflow
-from temporalio.exceptions import ActivityError, ApplicationError
+from temporalio.exceptions import ActivityError, ApplicationError, ChildWorkflowError
 
 from models.agent_call import AgentCall, AgentReply, ContextItem
 from models.agent_types import AgentType, Terminal
 from models.ids import make_context_id
+from models.interrupt_flow import InterruptInput
+from models.interrupts import InterruptRequestBase, InterruptRouting
 from models.requests import AgentRequest, OrchestratorRequest
 from models.results import AgentResult, OrchestratorCollectorResult
 from models.routing import Routing
@@ -25,11 +27,15 @@ from models.state import (
     OrchestratorInput,
     OrchestratorState,
     OrchestratorStatus,
+    PendingInterrupt,
     PendingStep,
 )
 from workflows.graph import NODES, Node
-from workflows.planner import next_step, return_target
+from workflows.interrupt import InterruptWorkflow
+from workflows.interrupt_text import details_markdown, summary_line
+from workflows.planner import last_request_of, next_step, origin_of, return_target
 from workflows.policies import AGENT_HEARTBEAT_TIMEOUT, AGENT_RETRY, AGENT_START_TO_CLOSE
+from workflows.resolution_rules import describe_resolution
 
 with workflow.unsafe.imports_passed_through():
     from activities.agents import AgentActivities
@@ -47,6 +53,8 @@ class OrchestratorWorkflow:
         self._state = input.carried_state or OrchestratorState(
             goal=input.goal,
             max_steps=input.max_steps,
+            interrupt_timeout_seconds=input.interrupt_timeout_seconds,
+            on_interrupt_timeout=input.on_interrupt_timeout,
             pending=PendingStep(
                 agent_type=AgentType.ORCHESTRATOR,
                 request=OrchestratorRequest(
@@ -114,7 +122,15 @@ class OrchestratorWorkflow:
             agent_results = await self._dispatch(node, node_id, step.request)
         context = self._context(extra=agent_results)
         output_id = self._context_id(agent)
-        reply = await self._agent(node_id, agent, step.request, request_entry, context, output_id)
+        reply = await self._agent(
+            node_id,
+            agent,
+            step.request,
+            request_entry,
+            context,
+            output_id,
+            step.interrupt_resolution,
+        )
         routing = node.output_model.model_validate(reply.output)
         assert isinstance(routing, Routing)
         output_entry = self._record(
@@ -132,11 +148,8 @@ class OrchestratorWorkflow:
             assert isinstance(nxt.value, OrchestratorCollectorResult)
             return nxt.value
         if nxt.target is Terminal.INTERRUPT:
-            self._fail(
-                f"{agent} asked for a person's decision, but this worker has no interrupt "
-                "handler registered.",
-                "InterruptUnsupported",
-            )
+            await self._interrupt(node_id, nxt.value)
+            return None
         if nxt.target is Terminal.RETURN:
             back = return_target(state.history)
             if back is None:
@@ -161,6 +174,78 @@ class OrchestratorWorkflow:
             upstream_context_ids=[output_entry.context_id],
         )
         return None
+
+    async def _interrupt(self, node_id: str, request: InterruptRequestBase) -> None:
+        """Hand the question to InterruptWorkflow; continue where its routing leads (FR-001)."""
+        state = self._state
+        origin = origin_of(request, state.history)
+        last = last_request_of(state.history, origin)
+        if last is None:
+            self._fail(
+                f"{origin} raised an interrupt but the blackboard has no earlier request of "
+                f"{origin} to return to (degenerate loop)",
+                "DegenerateLoop",
+                node_id,
+                origin,
+            )
+        state.interrupts_started += 1
+        child_id = f"{workflow.info().workflow_id}-interrupt-{state.interrupts_started}"
+        job = InterruptInput(
+            orchestrator_id=workflow.info().workflow_id,
+            goal=state.goal,
+            request=request,
+            origin=origin,
+            origin_node_id=node_id,
+            origin_request=last.payload,
+            timeout_seconds=state.interrupt_timeout_seconds,
+            on_timeout=state.on_interrupt_timeout,
+        )
+        self._record(
+            node_id, origin, EntryKind.INTERRUPT, {"workflowId": child_id, **request.to_wire()}
+        )
+        self._event(EventKind.INTERRUPT_STATUS, f"REQUESTED: {child_id}", node_id, origin)
+        try:
+            child = await workflow.start_child_workflow(
+                InterruptWorkflow.run,
+                job,
+                id=child_id,
+                static_summary=summary_line(origin, request),
+                static_details=details_markdown(child_id, origin, request),
+            )
+            state.pending_interrupt = PendingInterrupt(
+                workflow_id=child_id,
+                origin_agent_type=origin,
+                reroute_to_agent_type=job.reroute_to,
+                request=request.to_wire(),
+            )
+            outcome = await child
+        except ChildWorkflowError as err:
+            cause = err.cause
+            message = cause.message if isinstance(cause, ApplicationError) else str(cause or err)
+            self._fail(
+                f"interrupt {child_id} failed: {message}", "InterruptFailed", node_id, origin
+            )
+        state.pending_interrupt = None
+        self._event(
+            EventKind.INTERRUPT_STATUS,
+            f"RESOLVED: {child_id} by {outcome.resolution.resolved_by} -> {outcome.route}",
+            node_id,
+            origin,
+        )
+        routing = InterruptRouting.model_validate(outcome.routing)
+        entry = self._record(
+            node_id, origin, EntryKind.RESOLUTION, outcome.routing, route=outcome.route
+        )
+        nxt = next_step(routing)
+        assert isinstance(nxt.target, AgentType) and isinstance(nxt.value, AgentRequest)
+        translated = nxt.value.model_copy(update={"goal": state.goal}).to_wire()
+        carried = last.payload if nxt.target is origin else {}
+        state.pending = PendingStep(
+            agent_type=nxt.target,
+            request={**carried, **translated},
+            upstream_context_ids=[entry.context_id],
+            interrupt_resolution=describe_resolution(request, outcome.resolution),
+        )
 
     async def _dispatch(
         self, node: Node, node_id: str, request: dict[str, Any]
@@ -201,6 +286,7 @@ class OrchestratorWorkflow:
         request_entry: HistoryEntry,
         context: list[ContextItem],
         result_id: str,
+        interrupt_resolution: str | None = None,
     ) -> AgentReply:
         state = self._state
         call = AgentCall(
@@ -211,6 +297,7 @@ class OrchestratorWorkflow:
             request=request,
             upstream_context_ids=[request_entry.context_id, *(c.context_id for c in context)],
             context=context,
+            interrupt_resolution=interrupt_resolution,
         )
         try:
             return await workflow.execute_activity_method(

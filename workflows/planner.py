@@ -6,6 +6,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from models.agent_types import DISPATCHED_AGENTS, AgentType, RouteTarget
+from models.interrupts import InterruptRequestBase
 from models.routing import Routing
 from models.state import EntryKind, HistoryEntry
 
@@ -49,3 +50,17 @@ def return_target(history: list[HistoryEntry]) -> HistoryEntry | None:
 
 
 _NOT_RETURNABLE = frozenset({AgentType.CONTEXT_MANAGER, *DISPATCHED_AGENTS})
+
+
+def origin_of(request: InterruptRequestBase, history: list[HistoryEntry]) -> AgentType:
+    """Who asked: the request's subtype (R6); the last request in history as the fallback (FR-002).
+
+    A dispatched agent's question belongs to its dispatch node (US4, FR-010).
+    """
+    origin = getattr(request, "origin", None)
+    if not isinstance(origin, AgentType):
+        last = last_request(history, exclude=_NOT_RETURNABLE)
+        if last is None:
+            raise ValueError("an interrupt with no origin and an empty blackboard")
+        origin = last.agent_type
+    return DISPATCHED_AGENTS.get(origin, origin)

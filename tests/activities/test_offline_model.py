@@ -32,7 +32,9 @@ def test_answer_validates_against_every_output_model(agent: AgentType) -> None:
 def test_scenario_makes_the_chosen_agent_interrupt(agent: AgentType) -> None:
     model = NODES[agent].output_model
     offline = OfflineModel(OfflineScenario(interrupt_at=frozenset({agent})))
-    value = model.model_validate_json(offline.answer(model.__name__, strict_schema(model), MESSAGES))
+    value = model.model_validate_json(
+        offline.answer(model.__name__, strict_schema(model), MESSAGES)
+    )
     assert isinstance(value, Routing)
     route, _, request = value.chosen_route()
     assert route == "interruptRequest"

@@ -11,7 +11,7 @@ from temporalio.exceptions import ApplicationError
 from temporalio.worker import Worker
 
 from activities.llm import LlmSettings
-from app.worker_setup import build_worker
+from app.worker_setup import WORKFLOW_RUNNER, WORKFLOWS, build_worker
 from models.agent_call import AgentCall, AgentReply
 from models.agent_types import AgentType
 from models.ids import parse_context_id
@@ -124,7 +124,8 @@ async def test_agent_that_never_validates_fails_the_workflow_and_records_an_erro
     async with Worker(
         client,
         task_queue=task_queue,
-        workflows=[OrchestratorWorkflow],
+        workflows=WORKFLOWS,
+        workflow_runner=WORKFLOW_RUNNER,
         activities=[invalid_reply_agent],
     ):
         handle = await _run(client, task_queue, workflow_id)

@@ -7,7 +7,7 @@ from temporalio.contrib.pydantic import pydantic_data_converter
 from temporalio.worker import Replayer
 
 from activities.llm import LlmSettings
-from app.worker_setup import build_worker
+from app.worker_setup import WORKFLOW_RUNNER, WORKFLOWS, build_worker
 from models.state import OrchestratorInput
 from workflows.orchestrator import OrchestratorWorkflow
 
@@ -24,6 +24,10 @@ async def test_orchestrator_history_replays(
         )
         await handle.result()
     history = await handle.fetch_history()
-    replayer = Replayer(workflows=[OrchestratorWorkflow], data_converter=pydantic_data_converter)
+    replayer = Replayer(
+        workflows=WORKFLOWS,
+        workflow_runner=WORKFLOW_RUNNER,
+        data_converter=pydantic_data_converter,
+    )
     result = await replayer.replay_workflow(history)
     assert result.replay_failure is None

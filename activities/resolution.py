@@ -1,0 +1,113 @@
+"""Interrupt activities: translate a resolution into a routing (spec 003 US23, FR-102) and
+answer an interrupt by a reviewing LLM call (AGENT_REVIEW, or escalation after a deadline)."""
+
+from __future__ import annotations
+
+import json
+
+from temporalio import activity
+
+from activities.heartbeat import heartbeating
+from activities.llm import StructuredLlm
+from activities.prompting import PromptRenderer
+from models.errors import AgentWorkflowError
+from models.interrupt_flow import (
+    AgentReviewDecision,
+    InterruptOutcome,
+    ReviewInput,
+    TranslationInput,
+)
+from models.interrupts import InterruptResolution, InterruptRouting, ResolvedBy
+from workflows.policies import AGENT_HEARTBEAT_INTERVAL
+from workflows.resolution_rules import recommended_resolution
+
+TRANSLATOR = "INTERRUPT_TRANSLATOR"
+REVIEWER = "INTERRUPT_REVIEWER"
+
+
+class ResolutionActivities:
+    """LLM calls of the unified interrupt handler."""
+
+    def __init__(self, llm: StructuredLlm, prompts: PromptRenderer) -> None:
+        self._llm = llm
+        self._prompts = prompts
+
+    @activity.defn
+    async def translate_resolution(self, job: TranslationInput) -> InterruptOutcome:
+        """Ask the LLM for the filtered InterruptRouting that carries the person's decisions."""
+        allowed = job.allowed_route
+
+        def only_allowed(routing: InterruptRouting) -> None:
+            route = routing.chosen_route()[0]
+            if allowed is not None and route != allowed:
+                raise ValueError(f"set {allowed!r}, the only allowed route, not {route!r}")
+
+        system = self._prompts.render("interrupt/translate.jinja", allowed_route=allowed)
+        user = self._prompts.render(
+            "interrupt/_question.jinja",
+            goal=job.goal,
+            origin=job.origin.value,
+            request=job.request.to_wire(),
+            resolution=job.resolution.to_wire(),
+            origin_request_json=json.dumps(job.origin_request, indent=2, ensure_ascii=False),
+        )
+        messages = [{"role": "system", "content": system}, {"role": "user", "content": user}]
+        try:
+            async with heartbeating(AGENT_HEARTBEAT_INTERVAL):
+                reply = await self._llm.complete(
+                    agent=TRANSLATOR,
+                    messages=messages,
+                    output_model=InterruptRouting,
+                    schema=job.schema_,
+                    check=only_allowed,
+                )
+        except AgentWorkflowError as err:
+            raise err.to_application_error() from None
+        routing: InterruptRouting = reply.value
+        return InterruptOutcome(
+            routing=routing.to_wire(), route=routing.chosen_route()[0], resolution=job.resolution
+        )
+
+    @activity.defn
+    async def review_interrupt(self, job: ReviewInput) -> InterruptResolution:
+        """A reviewing LLM answers the question; unknown ids fall back to the recommendations."""
+        system = self._prompts.render("interrupt/review.jinja")
+        user = self._prompts.render(
+            "interrupt/_question.jinja",
+            goal=job.goal,
+            origin=job.request.origin.value,
+            request=job.request.to_wire(),
+            resolution=None,
+            origin_request_json=json.dumps(job.origin_request, indent=2, ensure_ascii=False),
+        )
+        messages = [{"role": "system", "content": system}, {"role": "user", "content": user}]
+        try:
+            async with heartbeating(AGENT_HEARTBEAT_INTERVAL):
+                reply = await self._llm.complete(
+                    agent=REVIEWER, messages=messages, output_model=AgentReviewDecision
+                )
+        except AgentWorkflowError as err:
+            raise err.to_application_error() from None
+        decision: AgentReviewDecision = reply.value
+        fallback = recommended_resolution(job.request)
+        offered = {c.choice_id: c.offered() for c in job.request.choices}
+        selected = dict(fallback.selected_choices)
+        custom: dict[str, str] = {}
+        for d in decision.decisions:
+            if d.choice_id in offered and d.option in offered[d.choice_id]:
+                if d.option.value == "CUSTOM" and not (d.custom_input or "").strip():
+                    continue
+                selected[d.choice_id] = d.option
+                if d.custom_input and d.option.value == "CUSTOM":
+                    custom[d.choice_id] = d.custom_input
+        confirmations = dict(fallback.confirmations)
+        for c in decision.confirmations:
+            if c.confirmation_id in confirmations:
+                confirmations[c.confirmation_id] = c.answer
+        return InterruptResolution(
+            selected_choices=selected,
+            custom_inputs=custom,
+            confirmations=confirmations,
+            free_text=decision.rationale,
+            resolved_by=ResolvedBy.AGENT_REVIEW,
+        )

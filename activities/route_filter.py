@@ -1,0 +1,82 @@
+"""The route-filter activity (spec 000 FilterPropertiesDecorator; FR-003..005, SC-003).
+
+From the strict InterruptRouting schema keep only the allowed route property, drop its null
+branch, keep ``required`` in step, and prune every ``$defs`` entry the kept property no longer
+reaches (transitively).
+"""
+
+from __future__ import annotations
+
+import copy
+from typing import Any
+
+from temporalio import activity
+
+from activities.llm import strict_schema
+from models.agent_types import AgentType
+from models.interrupt_flow import RouteFilterInput, RouteFilterOutput
+from models.interrupts import InterruptRouting
+
+ROUTE_OF: dict[AgentType, str] = {t: a for a, t in InterruptRouting.route_aliases().items()}  # type: ignore[misc]
+"""The InterruptRouting field that leads back to each agent (spec 000's mapping table)."""
+
+
+def allowed_route(origin: AgentType | None, reroute_to: AgentType | None) -> str | None:
+    """The event's target if there is one, else the origin's own route; None if unknown."""
+    target = reroute_to or origin
+    return ROUTE_OF.get(target) if target is not None else None
+
+
+def filter_schema(schema: dict[str, Any], keep: str) -> dict[str, Any]:
+    """A copy of ``schema`` with only property ``keep`` (non-null) and the $defs it reaches."""
+    out = copy.deepcopy(schema)
+    prop = out["properties"][keep]
+    options = prop.get("anyOf")
+    if options:
+        non_null = [o for o in options if o.get("type") != "null"]
+        prop = non_null[0] if len(non_null) == 1 else {**prop, "anyOf": non_null}
+    out["properties"] = {keep: prop}
+    out["required"] = [keep]
+    defs = out.get("$defs", {})
+    reached: set[str] = set()
+    pending = _refs(prop)
+    while pending:
+        name = pending.pop()
+        if name in reached or name not in defs:
+            continue
+        reached.add(name)
+        pending |= _refs(defs[name])
+    if defs:
+        out["$defs"] = {k: v for k, v in defs.items() if k in reached}
+        if not out["$defs"]:
+            del out["$defs"]
+    return out
+
+
+def _refs(node: Any) -> set[str]:
+    found: set[str] = set()
+    if isinstance(node, dict):
+        ref = node.get("$ref")
+        if isinstance(ref, str) and ref.startswith("#/$defs/"):
+            found.add(ref.removeprefix("#/$defs/"))
+        for value in node.values():
+            found |= _refs(value)
+    elif isinstance(node, list):
+        for value in node:
+            found |= _refs(value)
+    return found
+
+
+@activity.defn
+async def filter_interrupt_routing(request: RouteFilterInput) -> RouteFilterOutput:
+    """Build the InterruptRouting schema the translation call may answer with."""
+    schema = strict_schema(InterruptRouting)
+    keep = allowed_route(request.origin, request.reroute_to)
+    if keep is None:
+        warning = (
+            f"no InterruptRouting route leads to {request.reroute_to or request.origin}; "
+            "the schema is not filtered and every route is offered"
+        )
+        activity.logger.warning(warning)
+        return RouteFilterOutput(schema_=schema, kept_route=None, warning=warning)
+    return RouteFilterOutput(schema_=filter_schema(schema, keep), kept_route=keep)

@@ -1,0 +1,123 @@
+"""Inputs, outputs and status of InterruptWorkflow and its activities."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from enum import StrEnum
+from typing import Any
+
+from pydantic import Field
+
+from models.agent_types import AgentType
+from models.base import WireModel
+from models.interrupts import (
+    DEFAULT_INTERRUPT_TIMEOUT_SECONDS,
+    AnyInterruptRequest,
+    InterruptResolution,
+    OptionKey,
+    TimeoutOutcome,
+)
+from models.state import GraphEvent
+
+
+class InterruptState(StrEnum):
+    """InterruptStatusEvent values (FR-012)."""
+
+    REQUESTED = "REQUESTED"
+    WAITING = "WAITING"
+    RESOLVED = "RESOLVED"
+    TIMED_OUT = "TIMED_OUT"
+
+
+class InterruptInput(WireModel):
+    """Everything the unified handler needs; built by the orchestrator."""
+
+    orchestrator_id: str
+    goal: str
+    request: AnyInterruptRequest
+    origin: AgentType
+    origin_node_id: str
+    origin_request: dict[str, Any]
+    reroute_to: AgentType | None = None
+    timeout_seconds: int | None = DEFAULT_INTERRUPT_TIMEOUT_SECONDS
+    on_timeout: TimeoutOutcome = TimeoutOutcome.ESCALATE_TO_AGENT_REVIEW
+
+
+class InterruptOutcome(WireModel):
+    """The translated InterruptRouting (camelCase JSON) and how it was reached."""
+
+    routing: dict[str, Any]
+    route: str
+    resolution: InterruptResolution
+    timed_out: bool = False
+
+
+class InterruptStatus(WireModel):
+    """Result of InterruptWorkflow's ``status`` query."""
+
+    workflow_id: str
+    state: InterruptState
+    origin: AgentType
+    reroute_to: AgentType | None
+    request: AnyInterruptRequest
+    resolution: InterruptResolution | None
+    deadline: datetime | None
+    hooks_applied: list[str]
+    events: list[GraphEvent]
+
+
+class ResolveAck(WireModel):
+    """What the validated update answers."""
+
+    accepted: bool
+    message: str
+
+
+class RouteFilterInput(WireModel):
+    origin: AgentType | None
+    reroute_to: AgentType | None = None
+
+
+class RouteFilterOutput(WireModel):
+    """The InterruptRouting schema the LLM may answer with."""
+
+    schema_: dict[str, Any] = Field(alias="schema")
+    kept_route: str | None
+    warning: str | None = None
+
+
+class TranslationInput(WireModel):
+    goal: str
+    request: AnyInterruptRequest
+    resolution: InterruptResolution
+    origin: AgentType
+    origin_request: dict[str, Any]
+    schema_: dict[str, Any] = Field(alias="schema")
+    allowed_route: str | None
+
+
+class ReviewInput(WireModel):
+    """An interrupt for a reviewing LLM to answer (AGENT_REVIEW, or escalation on timeout)."""
+
+    goal: str
+    request: AnyInterruptRequest
+    origin_request: dict[str, Any]
+
+
+class ChoiceDecision(WireModel):
+    choice_id: str
+    option: OptionKey
+    custom_input: str | None
+
+
+class ConfirmationDecision(WireModel):
+    confirmation_id: str
+    answer: bool
+
+
+class AgentReviewDecision(WireModel):
+    """The reviewing LLM's structured answer."""
+
+    decisions: list[ChoiceDecision]
+    confirmations: list[ConfirmationDecision]
+    rationale: str

@@ -1,0 +1,60 @@
+"""Helpers for interrupt scenarios: run with a scripted offline model, wait, answer."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+from temporalio.client import Client, WorkflowHandle
+
+from models.interrupt_flow import InterruptStatus
+from models.interrupts import InterruptRequestBase, InterruptResolution
+from models.state import OrchestratorInput, OrchestratorStatus
+from workflows.interrupt import InterruptWorkflow
+from workflows.orchestrator import OrchestratorWorkflow
+
+GOAL = "add rate limiting to the gateway"
+
+
+async def start(
+    client: Client, task_queue: str, workflow_id: str, **kwargs: Any
+) -> WorkflowHandle[OrchestratorWorkflow, Any]:
+    return await client.start_workflow(
+        OrchestratorWorkflow.run,
+        OrchestratorInput(goal=GOAL, **kwargs),
+        id=workflow_id,
+        task_queue=task_queue,
+    )
+
+
+async def wait_for_interrupt(
+    handle: WorkflowHandle[OrchestratorWorkflow, Any], timeout: float = 30
+) -> OrchestratorStatus:
+    """Poll the status query until an interrupt is pending."""
+    async with asyncio.timeout(timeout):
+        while True:
+            status = await handle.query(OrchestratorWorkflow.status)
+            if status.pending_interrupt is not None:
+                return status
+            await asyncio.sleep(0.1)
+
+
+async def interrupt_status(client: Client, interrupt_id: str) -> InterruptStatus:
+    return await client.get_workflow_handle(interrupt_id).query(InterruptWorkflow.status)
+
+
+def answer_all(request: InterruptRequestBase, option: str = "B") -> InterruptResolution:
+    """Pick ``option`` for every choice and say no to every confirmation."""
+    return InterruptResolution.model_validate(
+        {
+            "selectedChoices": {c.choice_id: option for c in request.choices},
+            "confirmations": {c.confirmation_id: False for c in request.confirmation_items},
+        }
+    )
+
+
+def translation_calls(received: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The LLM requests whose structured output was InterruptRouting."""
+    return [
+        r for r in received if r["response_format"]["json_schema"]["name"] == "InterruptRouting"
+    ]

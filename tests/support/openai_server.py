@@ -1,0 +1,259 @@
+"""A local OpenAI-compatible Chat Completions server for tests (stdlib only).
+
+It listens on 127.0.0.1 on an ephemeral port, serves ``POST /v1/chat/completions``, records every
+request (path, headers, JSON body) and answers from a script of replies played in order:
+
+- ``"valid"``: a ``chat.completion`` whose content is the deterministic answer of
+  ``activities.offline_model.OfflineModel().answer`` for the requested ``json_schema``;
+- ``"invalid"``: a ``chat.completion`` whose content is JSON that validates against no output
+  model (it carries only an unknown field, ``INVALID_FIELD``);
+- an HTTP status code such as ``"500"``, ``"429"`` or ``"401"``: an OpenAI-style error body with
+  that status. The 401 body echoes the bearer token it received, as a careless server might, so
+  tests can check that the caller does not copy error bodies into places secrets must not reach.
+
+When the script is exhausted every request is answered ``"valid"``. Use it as a context manager::
+
+    with ScriptedOpenAIServer(["500"]) as server:
+        settings = LlmSettings(api_key="sk-...", base_url=server.base_url, model="m")
+        ...
+        assert server.replies == ["500", "valid", ...]
+
+Each connection carries one request and is closed after the reply, and ``stop`` joins every
+handler thread, so the server shuts down cleanly.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import threading
+from collections import deque
+from collections.abc import Iterable
+from dataclasses import dataclass
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from types import TracebackType
+from typing import Any
+
+from activities.offline_model import OfflineModel
+
+VALID = "valid"
+INVALID = "invalid"
+INVALID_FIELD = "notInAnyOutputSchema"
+"""The only field of an ``"invalid"`` reply; every output model forbids unknown fields."""
+INVALID_CONTENT = json.dumps({INVALID_FIELD: "this reply ignores the schema"})
+"""The content of every ``"invalid"`` reply."""
+COMPLETIONS_PATH = "/v1/chat/completions"
+
+_ERRORS = {
+    400: ("invalid_request_error", "bad_request"),
+    401: ("invalid_request_error", "invalid_api_key"),
+    403: ("invalid_request_error", "forbidden"),
+    404: ("invalid_request_error", "model_not_found"),
+    429: ("rate_limit_error", "rate_limit_exceeded"),
+}
+
+
+@dataclass(frozen=True)
+class ReceivedRequest:
+    """One request as the server received it. Header names are lower-cased."""
+
+    method: str
+    path: str
+    headers: dict[str, str]
+    body: dict[str, Any]
+
+    @property
+    def schema_name(self) -> str:
+        """``response_format.json_schema.name``, or "" when absent."""
+        fmt = self.body.get("response_format") or {}
+        return str((fmt.get("json_schema") or {}).get("name", ""))
+
+    @property
+    def messages(self) -> list[dict[str, Any]]:
+        return list(self.body.get("messages") or [])
+
+
+class ScriptedOpenAIServer:
+    """An OpenAI-compatible server on 127.0.0.1 that plays a script of replies and faults."""
+
+    def __init__(self, script: Iterable[str] = ()) -> None:
+        self._lock = threading.Lock()
+        self._script: deque[str] = deque()
+        self._received: list[ReceivedRequest] = []
+        self._replies: list[str] = []
+        self._model = OfflineModel()
+        self._httpd: ThreadingHTTPServer | None = None
+        self._thread: threading.Thread | None = None
+        self.play(*script)
+
+    # -- script and records -------------------------------------------------------------------
+
+    def play(self, *replies: str) -> None:
+        """Append replies to the script: "valid", "invalid" or an HTTP status code."""
+        for reply in replies:
+            if reply not in (VALID, INVALID) and not (reply.isdigit() and len(reply) == 3):
+                raise ValueError(f"unknown scripted reply {reply!r}")
+        with self._lock:
+            self._script.extend(replies)
+
+    @property
+    def received(self) -> list[ReceivedRequest]:
+        """Every request received so far, in arrival order."""
+        with self._lock:
+            return list(self._received)
+
+    @property
+    def replies(self) -> list[str]:
+        """What was played for each received request, in the same order as ``received``."""
+        with self._lock:
+            return list(self._replies)
+
+    @property
+    def completions(self) -> list[ReceivedRequest]:
+        """The received requests to the chat completions endpoint."""
+        return [r for r in self.received if r.path == COMPLETIONS_PATH]
+
+    # -- lifecycle ------------------------------------------------------------------------------
+
+    @property
+    def url(self) -> str:
+        if self._httpd is None:
+            raise RuntimeError("the server is not running; use it as a context manager")
+        host, port = self._httpd.server_address[:2]
+        return f"http://{host}:{port}"
+
+    @property
+    def base_url(self) -> str:
+        """What to give the openai SDK as ``base_url``."""
+        return self.url + "/v1"
+
+    def start(self) -> ScriptedOpenAIServer:
+        if self._httpd is not None:
+            raise RuntimeError("the server is already running")
+        httpd = _Server(("127.0.0.1", 0), _Handler)
+        httpd.owner = self
+        self._httpd = httpd
+        self._thread = threading.Thread(
+            target=httpd.serve_forever,
+            kwargs={"poll_interval": 0.05},
+            name="scripted-openai-server",
+            daemon=True,
+        )
+        self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        httpd, thread = self._httpd, self._thread
+        self._httpd = self._thread = None
+        if httpd is None:
+            return
+        httpd.shutdown()
+        httpd.server_close()  # joins the handler threads (block_on_close)
+        if thread is not None:
+            thread.join(timeout=5)
+
+    def __enter__(self) -> ScriptedOpenAIServer:
+        return self.start()
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.stop()
+
+    # -- request handling (called on handler threads) -----------------------------------------
+
+    def _respond(self, request: ReceivedRequest) -> tuple[int, dict[str, Any]]:
+        if request.method != "POST" or request.path != COMPLETIONS_PATH:
+            with self._lock:
+                self._received.append(request)
+                self._replies.append("404")
+            return 404, _error(404, f"this server serves only POST {COMPLETIONS_PATH}")
+        with self._lock:
+            reply = self._script.popleft() if self._script else VALID
+            self._received.append(request)
+            self._replies.append(reply)
+        body = request.body
+        if reply == VALID:
+            fmt = body.get("response_format") or {}
+            spec = fmt.get("json_schema") or {}
+            content = self._model.answer(
+                str(spec.get("name", "")), spec.get("schema") or {}, request.messages
+            )
+            return 200, _completion(str(body.get("model", "")), content)
+        if reply == INVALID:
+            return 200, _completion(str(body.get("model", "")), INVALID_CONTENT)
+        status = int(reply)
+        if status == 401:
+            token = request.headers.get("authorization", "").removeprefix("Bearer ")
+            return status, _error(status, f"Incorrect API key provided: {token}.")
+        return status, _error(status, f"scripted failure: HTTP {status}")
+
+
+class _Server(ThreadingHTTPServer):
+    daemon_threads = False
+    block_on_close = True
+    owner: ScriptedOpenAIServer
+
+
+class _Handler(BaseHTTPRequestHandler):
+    server: _Server
+    protocol_version = "HTTP/1.1"
+    timeout = 10  # a client that connects and sends nothing cannot hold shutdown forever
+
+    def do_POST(self) -> None:
+        self._handle()
+
+    def do_GET(self) -> None:
+        self._handle()
+
+    def _handle(self) -> None:
+        length = int(self.headers.get("Content-Length") or 0)
+        raw = self.rfile.read(length) if length else b""
+        try:
+            body = json.loads(raw) if raw else {}
+        except json.JSONDecodeError:
+            body = {"_unparsed": raw.decode("utf-8", "replace")}
+        request = ReceivedRequest(
+            method=self.command,
+            path=self.path.split("?", 1)[0],
+            headers={k.lower(): v for k, v in self.headers.items()},
+            body=body if isinstance(body, dict) else {"_body": body},
+        )
+        status, payload = self.server.owner._respond(request)
+        data = json.dumps(payload).encode()
+        self.send_response(status)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(data)))
+        self.send_header("Connection", "close")
+        self.end_headers()
+        self.wfile.write(data)
+        self.close_connection = True
+
+    def log_message(self, format: str, *args: Any) -> None:
+        """Quiet: the records are on the server object."""
+
+
+def _completion(model: str, content: str) -> dict[str, Any]:
+    return {
+        "id": "chatcmpl-test-" + hashlib.sha256(content.encode()).hexdigest()[:16],
+        "object": "chat.completion",
+        "created": 0,
+        "model": model,
+        "choices": [
+            {
+                "index": 0,
+                "message": {"role": "assistant", "content": content, "refusal": None},
+                "finish_reason": "stop",
+                "logprobs": None,
+            }
+        ],
+        "usage": {"prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 2},
+    }
+
+
+def _error(status: int, message: str) -> dict[str, Any]:
+    kind, code = _ERRORS.get(status, ("server_error", None))
+    return {"error": {"message": message, "type": kind, "param": None, "code": code}}

@@ -1,0 +1,92 @@
+"""Pure checks of a resolution against the question it answers (used by signal and update)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from models.interrupts import (
+    InterruptRequestBase,
+    InterruptResolution,
+    InterruptType,
+    OptionKey,
+    ResolvedBy,
+    StructuredChoice,
+)
+
+
+def resolution_problems(
+    request: InterruptRequestBase, resolution: InterruptResolution
+) -> list[str]:
+    """Every way ``resolution`` fails to answer ``request``; empty when it is acceptable."""
+    if request.type is InterruptType.PAUSE:
+        return []
+    choices = {c.choice_id: c for c in request.choices}
+    confirmations = {c.confirmation_id for c in request.confirmation_items}
+    problems: list[str] = []
+    for choice_id, option in resolution.selected_choices.items():
+        choice = choices.get(choice_id)
+        if choice is None:
+            problems.append(f"unknown choiceId {choice_id!r} (offered: {_list(choices)})")
+        elif option not in choice.offered():
+            offered = ", ".join(sorted(o.value for o in choice.offered()))
+            problems.append(
+                f"choice {choice_id!r} has no option {option.value} (offered: {offered})"
+            )
+        elif option is OptionKey.CUSTOM and not resolution.custom_inputs.get(choice_id, "").strip():
+            problems.append(
+                f"choice {choice_id!r} is CUSTOM but customInputs[{choice_id!r}] is empty"
+            )
+    for choice_id in resolution.custom_inputs:
+        if choice_id not in choices:
+            problems.append(f"customInputs names unknown choiceId {choice_id!r}")
+    for choice_id in choices:
+        if choice_id not in resolution.selected_choices:
+            problems.append(f"choice {choice_id!r} has no answer in selectedChoices")
+    for confirmation_id in resolution.confirmations:
+        if confirmation_id not in confirmations:
+            problems.append(
+                f"unknown confirmationId {confirmation_id!r} (asked: {_list(confirmations)})"
+            )
+    for confirmation_id in sorted(confirmations - resolution.confirmations.keys()):
+        problems.append(f"confirmation {confirmation_id!r} has no yes/no answer in confirmations")
+    return problems
+
+
+def recommended_resolution(request: InterruptRequestBase) -> InterruptResolution:
+    """Every recommended option (else A) and every confirmation default."""
+    return InterruptResolution(
+        selected_choices={c.choice_id: _default_option(c) for c in request.choices},
+        confirmations={c.confirmation_id: c.default_value for c in request.confirmation_items},
+        resolved_by=ResolvedBy.TIMEOUT_ESCALATION,
+    )
+
+
+def _list(ids: Iterable[str]) -> str:
+    names = sorted(ids)
+    return ", ".join(names) if names else "none"
+
+
+def _default_option(choice: StructuredChoice) -> OptionKey:
+    if choice.recommended is not None and choice.recommended is not OptionKey.CUSTOM:
+        return choice.recommended
+    return min(choice.offered() - {OptionKey.CUSTOM}, default=OptionKey.A)
+
+
+def describe_resolution(request: InterruptRequestBase, resolution: InterruptResolution) -> str:
+    """A compact account of the question and its answer, for the agent that resumes."""
+    lines = [f"Question: {request.reason}"]
+    questions = {c.choice_id: c for c in request.choices}
+    for choice_id, option in resolution.selected_choices.items():
+        choice = questions.get(choice_id)
+        text = {o.key: o.description for o in choice.options}.get(option, "") if choice else ""
+        custom = resolution.custom_inputs.get(choice_id)
+        answer = f'CUSTOM: "{custom}"' if custom else f"{option.value} ({text})"
+        lines.append(f"- {choice.question if choice else choice_id} -> {answer}")
+    statements = {c.confirmation_id: c.statement for c in request.confirmation_items}
+    for confirmation_id, yes in resolution.confirmations.items():
+        statement = statements.get(confirmation_id, confirmation_id)
+        lines.append(f"- {statement} -> {'yes' if yes else 'no'}")
+    if resolution.free_text:
+        lines.append(f"Note: {resolution.free_text}")
+    lines.append(f"Resolved by: {resolution.resolved_by.value}")
+    return "\n".join(lines)
