@@ -1,0 +1,68 @@
+"""The route filter (spec 000 FilterPropertiesDecorator, FR-003..005, SC-003), property by
+property for all 14 origins."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+
+from activities.llm import strict_schema
+from activities.route_filter import ROUTE_OF, allowed_route, filter_interrupt_routing, filter_schema
+from models.agent_types import AgentType
+from models.interrupt_flow import RouteFilterInput
+from models.interrupts import InterruptRouting
+
+FULL = strict_schema(InterruptRouting)
+
+
+def _refs(node: Any) -> set[str]:
+    if isinstance(node, dict):
+        own = {node["$ref"].split("/")[-1]} if isinstance(node.get("$ref"), str) else set()
+        return own.union(*(_refs(v) for v in node.values()))
+    if isinstance(node, list):
+        return set().union(*(_refs(v) for v in node))
+    return set()
+
+
+def test_the_mapping_covers_the_14_origins_of_spec_000() -> None:
+    assert len(ROUTE_OF) == 14
+    assert ROUTE_OF[AgentType.DISCOVERY_DISPATCH] == "discoveryAgentRequests"
+    assert ROUTE_OF[AgentType.CONTEXT_MANAGER] == "contextManagerRequest"
+
+
+@pytest.mark.parametrize("origin", list(ROUTE_OF), ids=lambda a: a.value)
+def test_filtered_schema_keeps_exactly_the_origin_route(origin: AgentType) -> None:
+    route = ROUTE_OF[origin]
+    schema = filter_schema(FULL, route)
+    assert list(schema["properties"]) == [route]
+    assert schema["required"] == [route]
+    assert "anyOf" not in schema["properties"][route], "null branch dropped"
+    defs = schema.get("$defs", {})
+    refs = _refs(schema)
+    assert refs <= set(defs), "every remaining $ref resolves"
+    assert set(defs) == refs, "no unreachable $defs remain"
+    assert len(json.dumps(schema)) < len(json.dumps(FULL))
+    assert FULL["properties"].keys() >= {route} and len(FULL["properties"]) == 14, "input intact"
+
+
+def test_reroute_target_wins_over_origin() -> None:
+    assert (
+        allowed_route(AgentType.PLANNING_ORCHESTRATOR, AgentType.DISCOVERY_ORCHESTRATOR)
+        == "discoveryOrchestratorRequest"
+    )
+    assert allowed_route(AgentType.PLANNING_ORCHESTRATOR, None) == "planningOrchestratorRequest"
+
+
+def test_transitive_defs_are_kept() -> None:
+    """DiscoveryAgentRequests -> DiscoveryAgentRequest: reached only through another $def."""
+    schema = filter_schema(FULL, "discoveryAgentRequests")
+    assert {"DiscoveryAgentRequests", "DiscoveryAgentRequest"} <= set(schema["$defs"])
+
+
+async def test_unknown_origin_is_not_filtered_and_warns() -> None:
+    out = await filter_interrupt_routing(RouteFilterInput(origin=AgentType.TICKET_AGENT))
+    assert out.kept_route is None
+    assert out.warning and "TICKET_AGENT" in out.warning
+    assert len(out.schema_["properties"]) == 14

