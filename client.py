@@ -2,6 +2,7 @@
 
     python client.py run "add rate limiting to the gateway"
     python client.py status <workflow-id> [--json]
+    python client.py resolve <interrupt-workflow-id> --choice ID=B --confirm ID=yes [--show]
 
 With no TEMPORAL_ADDRESS, ``run`` starts the embedded Temporal dev server (SQLite under
 ``.state/``, UI on :8233) and an in-process worker. Run ``python client.py <command> --help``.
@@ -19,18 +20,28 @@ import uuid
 from collections.abc import AsyncIterator, Sequence
 from contextlib import AsyncExitStack, asynccontextmanager
 
-from temporalio.client import Client, WorkflowFailureError, WorkflowHandle
+from temporalio.client import (
+    Client,
+    WorkflowFailureError,
+    WorkflowHandle,
+    WorkflowUpdateFailedError,
+)
 from temporalio.exceptions import ApplicationError
 from temporalio.service import RPCError
 
 from activities.offline_model import OfflineScenario
+from app.answering import ask, resolution_from_flags
 from app.config import DEFAULT_TASK_QUEUE, TemporalSettings, llm_settings_from_env
 from app.connect import connect
 from app.dev_server import embedded_server
 from app.worker_setup import build_worker
+from models.interrupt_flow import InterruptStatus, ResolveAck
+from models.interrupts import InterruptResolution
 from models.results import OrchestratorCollectorResult
 from models.state import DEFAULT_MAX_STEPS, EntryKind, OrchestratorInput, OrchestratorStatus
 from workflows.graph import NODES
+from workflows.interrupt import InterruptWorkflow
+from workflows.interrupt_text import details_markdown
 from workflows.orchestrator import OrchestratorWorkflow
 
 POLL_SECONDS = 0.25
@@ -65,6 +76,25 @@ class AgentWorkflowClient:
         handle = self.client.get_workflow_handle_for(OrchestratorWorkflow.run, workflow_id)
         return await handle.query(OrchestratorWorkflow.status)
 
+    async def interrupt_status(self, interrupt_id: str) -> InterruptStatus:
+        """The question an InterruptWorkflow waits on, its state and its events."""
+        handle = self.client.get_workflow_handle_for(InterruptWorkflow.run, interrupt_id)
+        return await handle.query(InterruptWorkflow.status)
+
+    async def resolve(self, interrupt_id: str, resolution: InterruptResolution) -> ResolveAck:
+        """Answer an interrupt; raises ResolutionRejected with every problem of a wrong answer."""
+        handle = self.client.get_workflow_handle_for(InterruptWorkflow.run, interrupt_id)
+        try:
+            return await handle.execute_update(InterruptWorkflow.resolve_validated, resolution)
+        except WorkflowUpdateFailedError as err:
+            cause = err.cause
+            message = cause.message if isinstance(cause, ApplicationError) else str(cause)
+            raise ResolutionRejected(message) from None
+
+
+class ResolutionRejected(Exception):
+    """The interrupt refused the answer; the message names each problem."""
+
 
 def _print_progress(status: OrchestratorStatus, seen: int) -> int:
     """Print history entries past ``seen``; return the new count."""
@@ -79,23 +109,61 @@ def _print_progress(status: OrchestratorStatus, seen: int) -> int:
 async def _follow(
     agents: AgentWorkflowClient,
     handle: WorkflowHandle[OrchestratorWorkflow, OrchestratorCollectorResult],
+    ui: str | None,
+    interactive: bool,
 ) -> OrchestratorCollectorResult:
     result_task = asyncio.create_task(handle.result())
     seen = 0
+    answered: set[str] = set()
     while not result_task.done():
         with contextlib.suppress(RPCError):  # the query can race the workflow closing
-            seen = _print_progress(await agents.status(handle.id), seen)
+            status = await agents.status(handle.id)
+            seen = _print_progress(status, seen)
+            pending = status.pending_interrupt
+            if pending is not None and pending.workflow_id not in answered:
+                answered.add(pending.workflow_id)
+                await _answer(agents, pending.workflow_id, ui, interactive, result_task)
         await asyncio.wait({result_task}, timeout=POLL_SECONDS)
     seen = _print_progress(await agents.status(handle.id), seen)
     return result_task.result()
 
 
+async def _answer(
+    agents: AgentWorkflowClient,
+    interrupt_id: str,
+    ui: str | None,
+    interactive: bool,
+    result_task: asyncio.Task[OrchestratorCollectorResult],
+) -> None:
+    """Show the question; ask in the terminal when a person runs us, else say how to answer."""
+    question = await agents.interrupt_status(interrupt_id)
+    print("\n" + details_markdown(interrupt_id, question.origin, question.request))
+    if ui:
+        print(f"or in the Temporal UI: {ui}/{interrupt_id}")
+    if not interactive:
+        print("Waiting for the answer...", flush=True)
+        return
+    while not result_task.done():
+        resolution = await asyncio.to_thread(ask, question.request)
+        try:
+            ack = await agents.resolve(interrupt_id, resolution)
+        except ResolutionRejected as err:
+            print(f"error: {err}")
+            continue
+        print(f"Answer accepted: {ack.message}\n", flush=True)
+        return
+
+
 @asynccontextmanager
 async def _session(
     args: argparse.Namespace, *, with_worker: bool
-) -> AsyncIterator[AgentWorkflowClient]:
-    """Connect (starting the embedded server and a worker when no address is set)."""
+) -> AsyncIterator[tuple[AgentWorkflowClient, str | None]]:
+    """Connect (starting the embedded server and a worker when no address is set).
+
+    Yields the SDK client and the UI's workflow-list URL, when known.
+    """
     settings = TemporalSettings.from_env()
+    ui = os.environ.get("TEMPORAL_UI_URL") or None
     async with AsyncExitStack() as stack:
         if settings.address:
             client = await connect(settings)
@@ -112,7 +180,7 @@ async def _session(
             await stack.enter_async_context(worker)
             model = "offline model" if llm.offline else f"model {llm.model}"
             print(f"In-process worker on queue {settings.task_queue!r} ({model})")
-        yield agents
+        yield agents, (f"{ui}/namespaces/{settings.namespace}/workflows" if ui else None)
 
 
 async def _cmd_run(args: argparse.Namespace) -> int:
@@ -122,11 +190,12 @@ async def _cmd_run(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
         return 2
-    async with _session(args, with_worker=args.worker) as agents:
+    async with _session(args, with_worker=args.worker) as (agents, ui):
         handle = await agents.start(args.goal, workflow_id=args.id, max_steps=args.max_steps)
         print(f"Started {handle.id}")
+        interactive = sys.stdin.isatty() and not args.no_input
         try:
-            result = await _follow(agents, handle)
+            result = await _follow(agents, handle, ui, interactive)
         except WorkflowFailureError as err:
             cause: BaseException = err.cause
             while cause.__cause__ is not None and not isinstance(cause, ApplicationError):
@@ -160,6 +229,28 @@ async def _cmd_status(args: argparse.Namespace) -> int:
     return 0
 
 
+async def _cmd_resolve(args: argparse.Namespace) -> int:
+    settings = TemporalSettings.from_env()
+    if not settings.address:
+        print("error: set TEMPORAL_ADDRESS to the server the interrupt runs on", file=sys.stderr)
+        return 2
+    agents = await AgentWorkflowClient.connect(settings)
+    answers_given = bool(args.choice or args.confirm or args.text)
+    if args.show or not answers_given:
+        question = await agents.interrupt_status(args.interrupt_id)
+        print(details_markdown(args.interrupt_id, question.origin, question.request))
+        if not answers_given:
+            return 0
+    resolution = resolution_from_flags(args.choice, args.custom, args.confirm, args.text)
+    try:
+        ack = await agents.resolve(args.interrupt_id, resolution)
+    except ResolutionRejected as err:
+        print(f"error: {err}", file=sys.stderr)
+        return 1
+    print(f"accepted: {ack.message}")
+    return 0
+
+
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="client.py", description=__doc__.split("\n")[0])
     sub = parser.add_subparsers(dest="command", required=True)
@@ -176,11 +267,27 @@ def _parser() -> argparse.ArgumentParser:
         action="store_true",
         help="also run an in-process worker when TEMPORAL_ADDRESS is set",
     )
+    run.add_argument(
+        "--no-input",
+        action="store_true",
+        help="never ask in the terminal; answer interrupts with `resolve` or the Temporal UI",
+    )
     run.set_defaults(handler=_cmd_run)
     status = sub.add_parser("status", help="show a workflow's phase, history and events")
     status.add_argument("workflow_id")
     status.add_argument("--json", action="store_true", help="print the raw status query result")
     status.set_defaults(handler=_cmd_status)
+    resolve = sub.add_parser(
+        "resolve",
+        help="answer an interrupt (with no answers given: show its question)",
+    )
+    resolve.add_argument("interrupt_id", help="e.g. orchestrator-1a2b3c4d5e6f-interrupt-1")
+    resolve.add_argument("--choice", action="append", default=[], metavar="ID=OPTION")
+    resolve.add_argument("--custom", action="append", default=[], metavar='ID="TEXT"')
+    resolve.add_argument("--confirm", action="append", default=[], metavar="ID=yes|no")
+    resolve.add_argument("--text", help="free text for the agent")
+    resolve.add_argument("--show", action="store_true", help="print the question first")
+    resolve.set_defaults(handler=_cmd_resolve)
     return parser
 
 

@@ -32,19 +32,30 @@ def details_markdown(child_id: str, origin: AgentType, request: InterruptRequest
             f"### Confirm `{item.confirmation_id}`: {item.statement}",
             f"- default: **{default}**; if no: {item.impact_if_no}",
         ]
-    example = {
-        "selectedChoices": {c.choice_id: (c.recommended or "A") for c in request.choices},
-        "customInputs": {},
-        "confirmations": {c.confirmation_id: c.default_value for c in request.confirmation_items},
-    }
+    flags = [f"--choice {c.choice_id}={c.recommended or 'A'}" for c in request.choices]
+    flags += [
+        f"--confirm {c.confirmation_id}={'yes' if c.default_value else 'no'}"
+        for c in request.confirmation_items
+    ]
     lines += [
         "",
         "### Answer",
-        "Signal `resolve` with the resolution JSON, e.g.:",
+        "Signal `resolve` with the resolution JSON (here: the recommended answers):",
         "```",
-        f"temporal workflow signal --workflow-id {child_id} --name resolve "
-        f"--input '{json.dumps(example)}'",
+        signal_command(child_id, request),
         "```",
-        f"or: `python client.py resolve {child_id} --choice ID=B --confirm ID=yes`",
+        f"or: `python client.py resolve {child_id} {' '.join(flags)}`",
     ]
     return "\n".join(lines)
+
+
+def signal_command(interrupt_id: str, request: InterruptRequestBase) -> str:
+    """The ``temporal workflow signal`` command that answers with the recommendations."""
+    example = {
+        "selectedChoices": {c.choice_id: (c.recommended or "A") for c in request.choices},
+        "confirmations": {c.confirmation_id: c.default_value for c in request.confirmation_items},
+    }
+    return (
+        f"temporal workflow signal --workflow-id {interrupt_id} --name resolve "
+        f"--input '{json.dumps(example)}'"
+    )

@@ -1,0 +1,52 @@
+"""Answering from a terminal: flags and the interactive menus."""
+
+from __future__ import annotations
+
+import pytest
+
+from app.answering import ask, resolution_from_flags
+from models.interrupts import OptionKey
+from tests.workflows.test_resolution_rules import REQUEST
+from workflows.resolution_rules import resolution_problems
+
+
+def test_flags_become_a_resolution() -> None:
+    resolution = resolution_from_flags(
+        ["approach=custom"], ["approach=use a token bucket"], ["tests=no"], "thanks"
+    )
+    assert resolution.selected_choices == {"approach": OptionKey.CUSTOM}
+    assert resolution.custom_inputs == {"approach": "use a token bucket"}
+    assert resolution.confirmations == {"tests": False}
+    assert resolution_problems(REQUEST, resolution) == []
+
+
+@pytest.mark.parametrize(
+    ("choice", "confirm", "message"),
+    [
+        (["approach"], [], "--choice takes ID=VALUE"),
+        (["approach=Z"], [], "use A, B, C or CUSTOM"),
+        ([], ["tests=maybe"], "use yes or no"),
+    ],
+)
+def test_bad_flags_say_how_to_write_them(
+    choice: list[str], confirm: list[str], message: str
+) -> None:
+    with pytest.raises(ValueError, match=message):
+        resolution_from_flags(choice, [], confirm, None)
+
+
+def test_interactive_menu_retries_bad_input_and_takes_defaults() -> None:
+    answers = iter(["Z", "custom", "", "split by route", "maybe", "", "ship it"])
+    resolution = ask(REQUEST, read=lambda _prompt: next(answers))
+    assert resolution.selected_choices == {"approach": OptionKey.CUSTOM}
+    assert resolution.custom_inputs == {"approach": "split by route"}
+    assert resolution.confirmations == {"tests": True}, "Enter takes the default"
+    assert resolution.free_text == "ship it"
+    assert resolution_problems(REQUEST, resolution) == []
+
+
+def test_enter_takes_the_recommended_option() -> None:
+    answers = iter(["", "n", ""])
+    resolution = ask(REQUEST, read=lambda _prompt: next(answers))
+    assert resolution.selected_choices == {"approach": OptionKey.B}
+    assert resolution.confirmations == {"tests": False}
