@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import copy
+import functools
 import json
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -48,7 +50,12 @@ class LlmSettings:
 
 
 def strict_schema(model: type[BaseModel]) -> dict[str, Any]:
-    """The JSON schema OpenAI's strict mode accepts for ``model``."""
+    """The JSON schema OpenAI's strict mode accepts for ``model`` (a fresh copy, cached)."""
+    return copy.deepcopy(_strict_schema(model))
+
+
+@functools.cache
+def _strict_schema(model: type[BaseModel]) -> dict[str, Any]:
     return to_strict_json_schema(model)
 
 

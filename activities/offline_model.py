@@ -17,14 +17,13 @@ from typing import Any
 import httpx2
 
 from models.agent_types import DISPATCHED_AGENTS, AgentType
+from models.interrupt_events import SUPERVISOR_MESSAGE_PREFIX
 from models.interrupts import InterruptRouting
 from models.routing import Routing
 from workflows.graph import NODES_BY_OUTPUT
 
 RESOLVED_MARKER = "## Interrupt resolution"
 """Prompt heading that tells the offline model this agent's question was already answered."""
-SUPERVISOR_MARKER = "[interrupt requested]"
-"""Prefix of the user message a supervisor's InterruptRequestEvent adds to a running agent."""
 
 _GOAL = re.compile(r"^Goal: (?P<goal>.+)$", re.MULTILINE)
 _NEEDS_INPUT = re.compile(r'"needsInput":\s*"')
@@ -123,18 +122,17 @@ class OfflineModel(httpx2.AsyncBaseTransport):
         return json.dumps(writer.routing(schema, model, route, agent_review=review))
 
     def _wants_interrupt(self, agent: AgentType, messages: list[dict[str, Any]]) -> bool:
+        """A supervisor's message always wins; an answered question is not asked again."""
         contents = [str(m.get("content", "")) for m in messages]
+        users = [str(m.get("content", "")) for m in messages if m.get("role") == "user"]
+        if any(u.startswith(SUPERVISOR_MESSAGE_PREFIX) for u in users):
+            return True
         if any(RESOLVED_MARKER in c for c in contents):
             return False
-        asked = any(
-            m.get("role") == "user" and str(m.get("content", "")).startswith(SUPERVISOR_MARKER)
-            for m in messages
-        )
-        scripted = agent in self.scenario.interrupt_at | self.scenario.agent_review_at
         relayed = agent in DISPATCHED_AGENTS.values() and any(
             _NEEDS_INPUT.search(c) for c in contents
         )
-        return asked or scripted or relayed
+        return relayed or agent in self.scenario.interrupt_at | self.scenario.agent_review_at
 
 
 def _pick_route(model: type[Routing], schema: dict[str, Any], interrupt: bool) -> str:

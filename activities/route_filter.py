@@ -17,14 +17,16 @@ from models.agent_types import AgentType
 from models.interrupt_flow import RouteFilterInput, RouteFilterOutput
 from models.interrupts import InterruptRouting
 
-ROUTE_OF: dict[AgentType, str] = {t: a for a, t in InterruptRouting.route_aliases().items()}  # type: ignore[misc]
+ROUTE_OF: dict[AgentType, str] = {
+    agent: route for agent in AgentType if (route := InterruptRouting.route_for(agent)) is not None
+}
 """The InterruptRouting field that leads back to each agent (spec 000's mapping table)."""
 
 
 def allowed_route(origin: AgentType | None, reroute_to: AgentType | None) -> str | None:
     """The event's target if there is one, else the origin's own route; None if unknown."""
     target = reroute_to or origin
-    return ROUTE_OF.get(target) if target is not None else None
+    return InterruptRouting.route_for(target) if target is not None else None
 
 
 def filter_schema(schema: dict[str, Any], keep: str) -> dict[str, Any]:

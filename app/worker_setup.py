@@ -16,7 +16,7 @@ from activities.resolution import ResolutionActivities
 from activities.route_filter import filter_interrupt_routing
 from workflows.interrupt import InterruptWorkflow
 from workflows.orchestrator import OrchestratorWorkflow
-from workflows.policies import LLM_REQUEST_TIMEOUT
+from workflows.policies import HEARTBEAT_THROTTLE, LLM_REQUEST_TIMEOUT
 
 OFFLINE_BASE_URL = "http://offline-model.invalid/v1"
 
@@ -66,6 +66,8 @@ def build_worker(
         task_queue=task_queue,
         workflows=WORKFLOWS,
         workflow_runner=WORKFLOW_RUNNER,
+        max_heartbeat_throttle_interval=HEARTBEAT_THROTTLE,
+        default_heartbeat_throttle_interval=HEARTBEAT_THROTTLE,
         activities=[
             agents.run_agent,
             filter_interrupt_routing,

@@ -10,6 +10,7 @@ from pydantic import Field
 
 from models.agent_types import AgentType
 from models.base import WireModel
+from models.interrupt_events import InterruptRequestEvent
 from models.interrupts import (
     DEFAULT_INTERRUPT_TIMEOUT_SECONDS,
     AnyInterruptRequest,
@@ -39,6 +40,8 @@ class InterruptInput(WireModel):
     origin_node_id: str
     origin_request: dict[str, Any]
     reroute_to: AgentType | None = None
+    event: InterruptRequestEvent | None = None
+    """The supervisor's event that asked for this interrupt, if any (US3)."""
     timeout_seconds: int | None = DEFAULT_INTERRUPT_TIMEOUT_SECONDS
     on_timeout: TimeoutOutcome = TimeoutOutcome.ESCALATE_TO_AGENT_REVIEW
 

@@ -269,6 +269,18 @@ class InterruptResolution(WireModel):
 class InterruptRouting(Routing):
     """The unified handler's output: 14 route fields, exactly one set (spec 000)."""
 
+    @classmethod
+    def route_for(cls, agent: AgentType) -> str | None:
+        """The field that leads to ``agent`` (spec 000's mapping table), if there is one."""
+        for alias, target in cls.route_aliases().items():
+            if target is agent:
+                return alias
+        return None
+
+    @classmethod
+    def route_targets(cls) -> set[AgentType]:
+        return {t for t in cls.route_aliases().values() if isinstance(t, AgentType)}
+
     orchestrator_request: Annotated[OrchestratorRequest | None, Route(AgentType.ORCHESTRATOR)] = (
         None
     )

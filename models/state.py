@@ -10,6 +10,7 @@ from pydantic import Field, field_validator
 
 from models.agent_types import AgentType
 from models.base import WireModel
+from models.interrupt_events import InterruptRequestEvent
 from models.interrupts import DEFAULT_INTERRUPT_TIMEOUT_SECONDS, TimeoutOutcome
 
 DEFAULT_MAX_STEPS = 60
@@ -87,6 +88,10 @@ class OrchestratorState(WireModel):
     interrupts_started: int = 0
     history: list[HistoryEntry] = Field(default_factory=list)
     events: list[GraphEvent] = Field(default_factory=list)
+    stored_events: dict[str, InterruptRequestEvent] = Field(default_factory=dict)
+    """Supervisor events by the node id they asked to interrupt; consumed by its interrupt."""
+    processed_event_ids: list[str] = Field(default_factory=list)
+    """Ids of every event taken, so a supervisor's retry is not processed twice."""
 
 
 class OrchestratorInput(WireModel):
@@ -100,6 +105,11 @@ class OrchestratorInput(WireModel):
         description="How long an interrupt waits for a person; null waits forever.",
     )
     on_interrupt_timeout: TimeoutOutcome = TimeoutOutcome.ESCALATE_TO_AGENT_REVIEW
+    continue_as_new_every: int | None = Field(
+        default=None,
+        ge=1,
+        description="Continue-as-new after this many steps per run; null: when the server says.",
+    )
     carried_state: OrchestratorState | None = None
 
     @field_validator("goal")
@@ -130,3 +140,4 @@ class OrchestratorStatus(WireModel):
     max_steps: int
     history: list[HistoryEntry]
     events: list[GraphEvent]
+    stored_events: dict[str, InterruptRequestEvent]

@@ -9,7 +9,9 @@ from pydantic import ValidationError
 from temporalio import workflow
 from temporalio.exceptions import ApplicationError
 
+from models.agent_types import AgentType
 from models.errors import describe_validation_error
+from models.interrupt_events import EVENT_CHOICE_ID
 from models.interrupt_flow import (
     InterruptInput,
     InterruptOutcome,
@@ -162,12 +164,13 @@ class InterruptWorkflow:
         self, resolution: InterruptResolution, timed_out: bool
     ) -> InterruptOutcome:
         job = self._job
+        reroute_to = _reroute_target(job, resolution)
         filtered = await workflow.execute_activity(
             filter_interrupt_routing,
-            RouteFilterInput(origin=job.origin, reroute_to=job.reroute_to),
+            RouteFilterInput(origin=job.origin, reroute_to=reroute_to),
             start_to_close_timeout=ROUTE_FILTER_START_TO_CLOSE,
             retry_policy=QUICK_RETRY,
-            summary=f"filter InterruptRouting for {job.reroute_to or job.origin}",
+            summary=f"filter InterruptRouting for {reroute_to or job.origin}",
         )
         if filtered.warning:
             self._event(EventKind.WARNING, filtered.warning)
@@ -210,3 +213,13 @@ class InterruptWorkflow:
         )
         log = workflow.logger.warning if kind is EventKind.WARNING else workflow.logger.info
         log("%s %s", kind, message)
+
+
+def _reroute_target(job: InterruptInput, resolution: InterruptResolution) -> AgentType | None:
+    """An event choice that names an agent decides the route; else the event's target, if any."""
+    if job.event is not None:
+        selected = resolution.selected_choices.get(EVENT_CHOICE_ID)
+        chosen = job.event.route_of_option(selected) if selected else None
+        if chosen is not None:
+            return chosen
+    return job.reroute_to

@@ -29,6 +29,22 @@ def _unique_ids(job: InterruptInput) -> InterruptInput:
     return job
 
 
+def _apply_event(job: InterruptInput) -> InterruptInput:
+    """A supervisor's choices and confirmations are what the person is shown (US3 scenario 4)."""
+    event = job.event
+    if event is None:
+        return job
+    update: dict[str, Any] = {"type": event.interrupt_type}
+    if event.choices:
+        update["choices"] = event.shown_choices()
+    if event.confirmation_items:
+        update["confirmation_items"] = list(event.confirmation_items)
+    if event.context_for_decision:
+        update["context_for_decision"] = event.context_for_decision
+    request = job.request.model_copy(update=update)
+    return job.model_copy(update={"request": request})
+
+
 def _trim_answers(resolution: InterruptResolution) -> InterruptResolution:
     """Strip write-ins and drop empty ones."""
     custom = {k: v.strip() for k, v in resolution.custom_inputs.items() if v.strip()}
@@ -42,6 +58,7 @@ def _carry_goal(routing: dict[str, Any], goal: str) -> dict[str, Any]:
 
 
 REQUEST_HOOKS: tuple[tuple[str, Callable[[InterruptInput], InterruptInput]], ...] = (
+    ("request:apply_event", _apply_event),
     ("request:unique_ids", _unique_ids),
 )
 RESOLUTION_HOOKS: tuple[tuple[str, Callable[[InterruptResolution], InterruptResolution]], ...] = (

@@ -9,10 +9,13 @@ from typing import Any, NoReturn
 from pydantic import ValidationError
 from temporalio import workflow
 from temporalio.exceptions import ActivityError, ApplicationError, ChildWorkflowError
+from temporalio.workflow import ActivityHandle
 
 from models.agent_call import AgentCall, AgentReply, ContextItem
 from models.agent_types import AgentType, Terminal
+from models.errors import describe_validation_error
 from models.ids import make_context_id
+from models.interrupt_events import EventAck, InterruptRequestEvent
 from models.interrupt_flow import InterruptInput
 from models.interrupts import InterruptRequestBase, InterruptRouting
 from models.requests import AgentRequest, OrchestratorRequest
@@ -30,6 +33,7 @@ from models.state import (
     PendingInterrupt,
     PendingStep,
 )
+from workflows.event_rules import check_event, supervisor_message
 from workflows.graph import NODES, Node
 from workflows.interrupt import InterruptWorkflow
 from workflows.interrupt_text import details_markdown, summary_line
@@ -62,6 +66,10 @@ class OrchestratorWorkflow:
                 ).to_wire(),
             ),
         )
+        self._continue_as_new_every = input.continue_as_new_every
+        self._steps_at_start = self._state.steps_taken
+        self._inflight: dict[str, ActivityHandle[AgentReply]] = {}
+        """Running agent activities by node id, so a supervisor's event can cancel them."""
 
     @workflow.run
     async def run(self, input: OrchestratorInput) -> OrchestratorCollectorResult:
@@ -69,12 +77,11 @@ class OrchestratorWorkflow:
         if input.carried_state is None:
             self._event(EventKind.INFO, f"started with goal: {state.goal}")
         while True:
-            if workflow.info().is_continue_as_new_suggested():
+            if self._should_continue_as_new():
                 await workflow.wait_condition(workflow.all_handlers_finished)
+                self._event(EventKind.INFO, f"continuing as new after {state.steps_taken} steps")
                 workflow.continue_as_new(
-                    OrchestratorInput(
-                        goal=state.goal, max_steps=state.max_steps, carried_state=state
-                    )
+                    input.model_copy(update={"carried_state": state, "goal": state.goal})
                 )
             step = state.pending
             assert step is not None, "the loop always leaves a pending step"
@@ -91,6 +98,43 @@ class OrchestratorWorkflow:
                 self._event(EventKind.INFO, "finished: the orchestrator collector said STOP")
                 return result
 
+    @workflow.signal
+    def interrupt_request_event(self, payload: Any) -> None:
+        """A supervisor's InterruptRequestEvent (spec 000 JSON); problems become events."""
+        try:
+            event = InterruptRequestEvent.model_validate(payload)
+        except ValidationError as err:
+            self._event(
+                EventKind.ERROR,
+                f"ignored a malformed InterruptRequestEvent: {describe_validation_error(err)}",
+            )
+            return
+        verdict = check_event(self._state, event)
+        if verdict.node_id is None:
+            self._event(
+                EventKind.INFO, f"InterruptRequestEvent {event.event_id}: {verdict.problem}"
+            )
+            return
+        self._take_event(verdict.node_id, event)
+
+    @workflow.update
+    def send_interrupt_event(self, event: InterruptRequestEvent) -> EventAck:
+        """The supervisor SDK's way to send an event: accepted, or rejected with the reason."""
+        verdict = check_event(self._state, event)
+        assert verdict.node_id is not None, "the validator rejects events that cannot be taken"
+        self._take_event(verdict.node_id, event)
+        return EventAck(
+            accepted=True,
+            node_id=verdict.node_id,
+            message=f"{event.source_agent_type} at {verdict.node_id} was asked to interrupt",
+        )
+
+    @send_interrupt_event.validator
+    def _check_event(self, event: InterruptRequestEvent) -> None:
+        verdict = check_event(self._state, event)
+        if verdict.problem is not None:
+            raise ValueError(f"event {event.event_id} rejected: {verdict.problem}")
+
     @workflow.query
     def status(self) -> OrchestratorStatus:
         """Phase, running node, pending interrupt, blackboard history and events."""
@@ -104,7 +148,35 @@ class OrchestratorWorkflow:
             max_steps=s.max_steps,
             history=s.history,
             events=s.events,
+            stored_events=s.stored_events,
         )
+
+    def _should_continue_as_new(self) -> bool:
+        every = self._continue_as_new_every
+        taken = self._state.steps_taken - self._steps_at_start
+        return workflow.info().is_continue_as_new_suggested() or (
+            every is not None and taken >= every
+        )
+
+    def _take_event(self, node_id: str, event: InterruptRequestEvent) -> None:
+        """Store the event for the node and ask its running agent to interrupt (FR-008)."""
+        self._state.stored_events[node_id] = event
+        self._state.processed_event_ids.append(event.event_id)
+        agent = event.source_agent_type
+        self._event(
+            EventKind.INFO,
+            f"InterruptRequestEvent {event.event_id} accepted: asking {agent} to interrupt"
+            + (
+                f", then continue at {event.reroute_to_agent_type}"
+                if event.reroute_to_agent_type
+                else ""
+            ),
+            node_id,
+            agent,
+        )
+        running = self._inflight.get(node_id)
+        if running is not None and not running.done():
+            running.cancel()
 
     async def _run_node(self, node: Node, step: PendingStep) -> OrchestratorCollectorResult | None:
         """Run one node and set the next pending step; return the final result on STOP."""
@@ -144,6 +216,16 @@ class OrchestratorWorkflow:
         )
         state.current = None
         nxt = next_step(routing)
+        unanswered = state.stored_events.get(node_id)
+        if unanswered is not None and nxt.target is not Terminal.INTERRUPT:
+            del state.stored_events[node_id]
+            self._event(
+                EventKind.WARNING,
+                f"{agent} finished without interrupting although event {unanswered.event_id} "
+                f"asked it to; the event is dropped and the run continues at {nxt.route}",
+                node_id,
+                agent,
+            )
         if nxt.target is Terminal.END:
             assert isinstance(nxt.value, OrchestratorCollectorResult)
             return nxt.value
@@ -188,6 +270,7 @@ class OrchestratorWorkflow:
                 node_id,
                 origin,
             )
+        event = state.stored_events.pop(node_id, None)
         state.interrupts_started += 1
         child_id = f"{workflow.info().workflow_id}-interrupt-{state.interrupts_started}"
         job = InterruptInput(
@@ -197,6 +280,8 @@ class OrchestratorWorkflow:
             origin=origin,
             origin_node_id=node_id,
             origin_request=last.payload,
+            reroute_to=event.reroute_to_agent_type if event else None,
+            event=event,
             timeout_seconds=state.interrupt_timeout_seconds,
             on_timeout=state.on_interrupt_timeout,
         )
@@ -299,19 +384,33 @@ class OrchestratorWorkflow:
             context=context,
             interrupt_resolution=interrupt_resolution,
         )
-        try:
-            return await workflow.execute_activity_method(
+        while True:
+            event = state.stored_events.get(node_id)
+            call.user_messages = [supervisor_message(event)] if event else []
+            handle = workflow.start_activity_method(
                 AgentActivities.run_agent,
                 call,
                 start_to_close_timeout=AGENT_START_TO_CLOSE,
                 heartbeat_timeout=AGENT_HEARTBEAT_TIMEOUT,
                 retry_policy=AGENT_RETRY,
-                summary=f"{agent} {node_id}",
+                summary=f"{agent} {node_id}" + (" (asked to interrupt)" if event else ""),
             )
-        except ActivityError as err:
-            cause = err.cause
-            message = cause.message if isinstance(cause, ApplicationError) else str(cause or err)
-            self._fail(f"{agent} at {node_id} failed: {message}", "AgentFailed", node_id, agent)
+            self._inflight[node_id] = handle
+            try:
+                reply = await handle
+            except (ActivityError, asyncio.CancelledError) as err:
+                if state.stored_events.get(node_id) is not event:
+                    continue  # cancelled by a supervisor's event: run again with its message
+                if isinstance(err, asyncio.CancelledError):
+                    raise
+                cause = err.cause
+                text = cause.message if isinstance(cause, ApplicationError) else str(cause or err)
+                self._fail(f"{agent} at {node_id} failed: {text}", "AgentFailed", node_id, agent)
+            finally:
+                self._inflight.pop(node_id, None)
+            if state.stored_events.get(node_id) is not event:
+                continue  # the event arrived as the call finished: its result is superseded
+            return reply
 
     def _context(self, extra: Sequence[AgentResult] = ()) -> list[ContextItem]:
         """Curated upstream context: recent results' summaries, with their context ids."""

@@ -10,7 +10,9 @@ AGENT_START_TO_CLOSE = timedelta(minutes=5)
 """One agent LLM call, including its validation retries."""
 AGENT_HEARTBEAT_TIMEOUT = timedelta(seconds=20)
 """Agent activities heartbeat while waiting on the LLM, so cancellation arrives promptly."""
-AGENT_HEARTBEAT_INTERVAL = timedelta(seconds=2)
+AGENT_HEARTBEAT_INTERVAL = timedelta(seconds=1)
+HEARTBEAT_THROTTLE = timedelta(seconds=1)
+"""Heartbeats reach the server at least this often, so a cancel lands within about a second."""
 
 AGENT_RETRY = RetryPolicy(
     initial_interval=timedelta(seconds=1),

@@ -94,6 +94,7 @@ async def test_bad_signals_are_recorded_and_the_wait_goes_on(
     assert done.state is InterruptState.RESOLVED
     assert done.resolution is not None and done.resolution.selected_choices == {"approach": "B"}
     assert done.hooks_applied == [
+        "request:apply_event",
         "request:unique_ids",
         "resolution:trim_answers",
         "translation:carry_goal",

@@ -1,0 +1,416 @@
+"""Spec 002 US3 (@interrupt-request-event), FR-007/FR-008, SC-004: supervisors steer a running
+workflow with an InterruptRequestEvent, end to end on a real Temporal dev server."""
+
+from __future__ import annotations
+
+import asyncio
+import uuid
+from typing import Any
+
+import pytest
+from temporalio import activity
+from temporalio.client import Client, WorkflowHandle, WorkflowUpdateFailedError
+from temporalio.contrib.pydantic import pydantic_data_converter
+from temporalio.worker import Replayer, Worker
+
+from activities.agents import AgentActivities
+from activities.llm import LlmSettings, StructuredLlm
+from activities.offline_model import OfflineModel, OfflineScenario
+from activities.prompting import PromptRenderer
+from activities.resolution import ResolutionActivities
+from activities.route_filter import filter_interrupt_routing
+from app.worker_setup import WORKFLOW_RUNNER, WORKFLOWS, build_worker, openai_client
+from models.agent_call import AgentCall, AgentReply
+from models.agent_types import AgentType
+from models.interrupt_events import SUPERVISOR_MESSAGE_PREFIX, InterruptRequestEvent
+from models.state import EntryKind, EventKind, OrchestratorStatus
+from tests.support.interrupts import (
+    answer_all,
+    interrupt_status,
+    start,
+    translation_calls,
+    wait_for_interrupt,
+)
+from workflows.interrupt import InterruptWorkflow
+from workflows.orchestrator import OrchestratorWorkflow
+
+SLOW = 2.0
+
+
+def _event(source: AgentType, reroute: AgentType | None = None, **extra: Any) -> dict[str, Any]:
+    event: dict[str, Any] = {
+        "eventId": str(uuid.uuid4()),
+        "timestamp": "2026-02-15T12:00:00Z",
+        "sourceAgentType": source.value,
+        "interruptType": "HUMAN_REVIEW",
+        "reason": "Need clarification on discovery scope",
+        "choices": [],
+        "confirmationItems": [],
+        "contextForDecision": "Discovery found 15 modules but only 3 were specified.",
+        **extra,
+    }
+    if reroute is not None:
+        event["rerouteToAgentType"] = reroute.value
+    return event
+
+
+async def _wait_running(
+    handle: WorkflowHandle[OrchestratorWorkflow, Any], agent: AgentType, timeout: float = 30
+) -> OrchestratorStatus:
+    async with asyncio.timeout(timeout):
+        while True:
+            status = await handle.query(OrchestratorWorkflow.status)
+            if status.current_node is not None and status.current_node.agent_type is agent:
+                return status
+            await asyncio.sleep(0.05)
+
+
+def _asked(offline: OfflineModel, reason: str) -> list[dict[str, Any]]:
+    """LLM requests whose last message is the supervisor's user message with ``reason``."""
+    return [
+        r
+        for r in offline.received
+        if r["messages"][-1]["role"] == "user"
+        and r["messages"][-1]["content"].startswith(f"{SUPERVISOR_MESSAGE_PREFIX} {reason}")
+    ]
+
+
+def _next_request_after_resolution(status: OrchestratorStatus) -> AgentType:
+    resolution = next(e for e in status.history if e.kind is EntryKind.RESOLUTION)
+    following = status.history[status.history.index(resolution) + 1]
+    assert following.kind is EntryKind.REQUEST
+    return following.agent_type
+
+
+async def _steer(
+    client: Client,
+    task_queue: str,
+    workflow_id: str,
+    source: AgentType,
+    reroute: AgentType | None,
+    *,
+    use_update: bool = False,
+    **extra: Any,
+):
+    """Send an event while ``source`` runs (slowly), answer the interrupt, run to the end."""
+    offline = OfflineModel(OfflineScenario(delays={source: SLOW}))
+    async with build_worker(client, task_queue, LlmSettings(), offline=offline):
+        handle = await start(client, task_queue, workflow_id)
+        running = await _wait_running(handle, source)
+        event = _event(source, reroute, **extra)
+        if use_update:
+            ack = await handle.execute_update(
+                OrchestratorWorkflow.send_interrupt_event,
+                InterruptRequestEvent.model_validate(event),
+            )
+            assert ack.accepted and ack.node_id == running.current_node.node_id  # type: ignore[union-attr]
+        else:
+            await handle.signal(OrchestratorWorkflow.interrupt_request_event, event)
+        pending = (await wait_for_interrupt(handle)).pending_interrupt
+        assert pending is not None
+        question = await interrupt_status(client, pending.workflow_id)
+        child = client.get_workflow_handle(pending.workflow_id)
+        return offline, handle, pending, question, child
+
+
+@pytest.mark.parametrize(
+    ("source", "reroute", "route", "use_update"),
+    [
+        (
+            AgentType.ORCHESTRATOR,
+            AgentType.DISCOVERY_ORCHESTRATOR,
+            "discoveryOrchestratorRequest",
+            False,
+        ),
+        (
+            AgentType.DISCOVERY_ORCHESTRATOR,
+            AgentType.PLANNING_ORCHESTRATOR,
+            "planningOrchestratorRequest",
+            True,
+        ),
+    ],
+    ids=["scenario1-orchestrator-to-discovery", "scenario2-discovery-to-planning"],
+)
+async def test_interrupt_request_event_reroutes_to_the_target(
+    client: Client,
+    task_queue: str,
+    workflow_id: str,
+    source: AgentType,
+    reroute: AgentType,
+    route: str,
+    use_update: bool,
+) -> None:
+    offline, handle, pending, question, child = await _steer(
+        client, task_queue, workflow_id, source, reroute, use_update=use_update
+    )
+    async with build_worker(client, task_queue, LlmSettings(), offline=offline):
+        assert pending.origin_agent_type is source
+        assert pending.reroute_to_agent_type is reroute
+        assert question.request.origin is source, "the agent produced its own typed request"
+        await child.execute_update(
+            InterruptWorkflow.resolve_validated, answer_all(question.request)
+        )
+        await asyncio.wait_for(handle.result(), 60)
+        status = await handle.query(OrchestratorWorkflow.status)
+    asked = _asked(offline, "Need clarification on discovery scope")
+    assert len(asked) == 1, "the reason reached the running agent once, as a user message"
+    assert asked[0]["response_format"]["json_schema"]["name"] == f"{_routing_name(source)}"
+    (call,) = translation_calls(offline.received)
+    assert list(call["response_format"]["json_schema"]["schema"]["properties"]) == [route]
+    assert _next_request_after_resolution(status) is reroute
+    assert status.stored_events == {}, "the event is consumed after use"
+
+
+async def test_event_without_reroute_goes_back_to_the_origin(
+    client: Client, task_queue: str, workflow_id: str
+) -> None:
+    """Scenario 3: no rerouteToAgentType -> normal set-difference filtering."""
+    source = AgentType.PLANNING_ORCHESTRATOR
+    offline, handle, _pending, question, child = await _steer(
+        client, task_queue, workflow_id, source, None
+    )
+    async with build_worker(client, task_queue, LlmSettings(), offline=offline):
+        await child.execute_update(
+            InterruptWorkflow.resolve_validated, answer_all(question.request)
+        )
+        await asyncio.wait_for(handle.result(), 60)
+        status = await handle.query(OrchestratorWorkflow.status)
+    (call,) = translation_calls(offline.received)
+    assert list(call["response_format"]["json_schema"]["schema"]["properties"]) == [
+        "planningOrchestratorRequest"
+    ]
+    assert _next_request_after_resolution(status) is source
+
+
+async def test_event_choices_are_shown_and_the_selected_one_decides_the_route(
+    client: Client, task_queue: str, workflow_id: str
+) -> None:
+    """Scenario 4: HUMAN_REVIEW with structured choices."""
+    choices = [
+        {"label": "Back to discovery", "value": "DISCOVERY_ORCHESTRATOR", "description": "rescan"},
+        {"label": "On to tickets", "value": "TICKET_ORCHESTRATOR", "description": "skip ahead"},
+    ]
+    offline, handle, _pending, question, child = await _steer(
+        client,
+        task_queue,
+        workflow_id,
+        AgentType.PLANNING_ORCHESTRATOR,
+        AgentType.DISCOVERY_ORCHESTRATOR,
+        choices=choices,
+    )
+    async with build_worker(client, task_queue, LlmSettings(), offline=offline):
+        (shown,) = question.request.choices
+        assert shown.choice_id == "supervisor"
+        assert [o.description for o in shown.options][:2] == [
+            "Back to discovery: rescan",
+            "On to tickets: skip ahead",
+        ]
+        resolution = answer_all(question.request, option="B")
+        await child.execute_update(InterruptWorkflow.resolve_validated, resolution)
+        await asyncio.wait_for(handle.result(), 60)
+        status = await handle.query(OrchestratorWorkflow.status)
+    (call,) = translation_calls(offline.received)
+    assert list(call["response_format"]["json_schema"]["schema"]["properties"]) == [
+        "ticketOrchestratorRequest"
+    ]
+    assert _next_request_after_resolution(status) is AgentType.TICKET_ORCHESTRATOR
+
+
+async def test_event_for_an_agent_that_is_not_running_sends_nothing(
+    client: Client, task_queue: str, workflow_id: str
+) -> None:
+    """Scenario 5: no message, an informational event, nothing stored; the update says why."""
+    offline = OfflineModel(OfflineScenario(delays={AgentType.ORCHESTRATOR: 2.0}))
+    async with build_worker(client, task_queue, LlmSettings(), offline=offline):
+        handle = await start(client, task_queue, workflow_id)
+        await _wait_running(handle, AgentType.ORCHESTRATOR)
+        event = _event(AgentType.MERGER_AGENT, AgentType.DISCOVERY_ORCHESTRATOR)
+        await handle.signal(OrchestratorWorkflow.interrupt_request_event, event)
+        with pytest.raises(WorkflowUpdateFailedError) as err:
+            await handle.execute_update(
+                OrchestratorWorkflow.send_interrupt_event,
+                InterruptRequestEvent.model_validate(event),
+            )
+        assert "MERGER_AGENT is not running (running now: ORCHESTRATOR" in str(err.value.cause)
+        status = await handle.query(OrchestratorWorkflow.status)
+        assert status.stored_events == {}
+        info = [e.message for e in status.events if e.kind is EventKind.INFO]
+        assert any("MERGER_AGENT is not running" in m for m in info)
+        await asyncio.wait_for(handle.result(), 60)
+        final = await handle.query(OrchestratorWorkflow.status)
+    assert not _asked(offline, "Need clarification")
+    assert not any(e.kind is EntryKind.INTERRUPT for e in final.history)
+
+
+async def test_second_event_for_the_same_node_is_ignored(
+    client: Client, task_queue: str, workflow_id: str
+) -> None:
+    source = AgentType.REVIEW_AGENT
+    offline, handle, _pending, question, child = await _steer(
+        client, task_queue, workflow_id, source, AgentType.TICKET_ORCHESTRATOR
+    )
+    async with build_worker(client, task_queue, LlmSettings(), offline=offline):
+        second = _event(source, AgentType.MERGER_AGENT)
+        await handle.signal(OrchestratorWorkflow.interrupt_request_event, second)
+        await child.execute_update(
+            InterruptWorkflow.resolve_validated, answer_all(question.request)
+        )
+        await asyncio.wait_for(handle.result(), 60)
+        status = await handle.query(OrchestratorWorkflow.status)
+    assert sum(1 for e in status.history if e.kind is EntryKind.INTERRUPT) == 1
+    assert _next_request_after_resolution(status) is AgentType.TICKET_ORCHESTRATOR
+    notes = [e.message for e in status.events if second["eventId"] in e.message]
+    assert notes and "already waiting" in notes[0]
+
+
+async def test_duplicate_event_while_the_agent_runs_is_ignored(
+    client: Client, task_queue: str, workflow_id: str
+) -> None:
+    offline = OfflineModel(OfflineScenario(delays={AgentType.MERGER_AGENT: SLOW}))
+    async with build_worker(client, task_queue, LlmSettings(), offline=offline):
+        handle = await start(client, task_queue, workflow_id)
+        await _wait_running(handle, AgentType.MERGER_AGENT)
+        first = _event(AgentType.MERGER_AGENT, AgentType.REVIEW_AGENT)
+        second = _event(AgentType.MERGER_AGENT, AgentType.TICKET_ORCHESTRATOR)
+        await handle.signal(OrchestratorWorkflow.interrupt_request_event, first)
+        await handle.signal(OrchestratorWorkflow.interrupt_request_event, second)
+        pending = (await wait_for_interrupt(handle)).pending_interrupt
+        assert pending is not None and pending.reroute_to_agent_type is AgentType.REVIEW_AGENT
+        status = await handle.query(OrchestratorWorkflow.status)
+        ignored = [e.message for e in status.events if second["eventId"] in e.message]
+        assert ignored and "only the first event for a node is processed" in ignored[0]
+        question = await interrupt_status(client, pending.workflow_id)
+        await client.get_workflow_handle(pending.workflow_id).execute_update(
+            InterruptWorkflow.resolve_validated, answer_all(question.request)
+        )
+        await asyncio.wait_for(handle.result(), 60)
+    assert len(_asked(offline, "Need clarification")) == 1
+
+
+@pytest.mark.parametrize(
+    "payload",
+    [
+        {"eventId": "x", "sourceAgentType": "NOT_AN_AGENT", "reason": "r"},
+        {"eventId": "x", "sourceAgentType": "ORCHESTRATOR", "reason": ""},
+        {
+            "eventId": "x",
+            "sourceAgentType": "ORCHESTRATOR",
+            "reason": "r",
+            "rerouteToAgentType": "TICKET_AGENT",
+        },
+        "not an object",
+    ],
+    ids=["unknown-agent", "empty-reason", "reroute-without-route", "not-an-object"],
+)
+async def test_malformed_event_is_recorded_and_the_run_is_unaffected(
+    client: Client, task_queue: str, workflow_id: str, payload: Any
+) -> None:
+    offline = OfflineModel(OfflineScenario(delays={AgentType.ORCHESTRATOR: 1.0}))
+    async with build_worker(client, task_queue, LlmSettings(), offline=offline):
+        handle = await start(client, task_queue, workflow_id)
+        await _wait_running(handle, AgentType.ORCHESTRATOR)
+        await handle.signal(OrchestratorWorkflow.interrupt_request_event, payload)
+        result = await asyncio.wait_for(handle.result(), 60)
+        status = await handle.query(OrchestratorWorkflow.status)
+    assert result.summary
+    errors = [e.message for e in status.events if e.kind is EventKind.ERROR]
+    assert len(errors) == 1 and "malformed InterruptRequestEvent" in errors[0]
+    assert not any(e.kind is EntryKind.INTERRUPT for e in status.history)
+
+
+def _routing_name(agent: AgentType) -> str:
+    from workflows.graph import NODES
+
+    return NODES[agent].output_model.__name__
+
+
+async def test_event_arriving_as_the_agent_finishes_is_neither_lost_nor_doubled(
+    client: Client, task_queue: str, workflow_id: str
+) -> None:
+    """The signal lands while the call's result is on its way: that result is superseded and
+    the node runs again with the message, once. The fake sends the same event again when the
+    merger runs a second time: a repeated eventId is ignored."""
+    offline = OfflineModel()
+    settings = LlmSettings()
+    real = AgentActivities(
+        StructuredLlm(openai_client(settings, offline), settings), PromptRenderer()
+    )
+    event = _event(AgentType.MERGER_AGENT, AgentType.REVIEW_AGENT)
+
+    @activity.defn(name="run_agent")
+    async def run_agent_then_signal(call: AgentCall) -> AgentReply:
+        reply = await real.run_agent(call)
+        if call.agent_type is AgentType.MERGER_AGENT and not call.user_messages:
+            handle = client.get_workflow_handle(workflow_id)
+            await handle.signal(OrchestratorWorkflow.interrupt_request_event, event)
+        return reply
+
+    resolution = ResolutionActivities(
+        StructuredLlm(openai_client(settings, offline), settings), PromptRenderer()
+    )
+    async with Worker(
+        client,
+        task_queue=task_queue,
+        workflows=WORKFLOWS,
+        workflow_runner=WORKFLOW_RUNNER,
+        activities=[
+            run_agent_then_signal,
+            filter_interrupt_routing,
+            resolution.translate_resolution,
+            resolution.review_interrupt,
+        ],
+    ):
+        handle = await start(client, task_queue, workflow_id)
+        pending = (await wait_for_interrupt(handle)).pending_interrupt
+        assert pending is not None and pending.origin_agent_type is AgentType.MERGER_AGENT
+        question = await interrupt_status(client, pending.workflow_id)
+        await client.get_workflow_handle(pending.workflow_id).execute_update(
+            InterruptWorkflow.resolve_validated, answer_all(question.request)
+        )
+        await asyncio.wait_for(handle.result(), 60)
+        status = await handle.query(OrchestratorWorkflow.status)
+    merger_outputs = [
+        e
+        for e in status.history
+        if e.agent_type is AgentType.MERGER_AGENT and e.kind is EntryKind.OUTPUT
+    ]
+    assert merger_outputs[0].route == "interruptRequest", "the superseded reply was not acted on"
+    assert len(_asked(offline, "Need clarification")) == 1
+    assert sum(1 for e in status.history if e.kind is EntryKind.INTERRUPT) == 1
+    assert _next_request_after_resolution(status) is AgentType.REVIEW_AGENT
+    repeated = [e.message for e in status.events if "was already processed" in e.message]
+    assert len(repeated) == 1 and event["eventId"] in repeated[0]
+
+
+async def test_events_work_across_continue_as_new_and_the_history_replays(
+    client: Client, task_queue: str, workflow_id: str
+) -> None:
+    """Continue-as-new every 3 steps: state (and stored events) carry over; replay is clean."""
+    offline = OfflineModel(OfflineScenario(delays={AgentType.PLANNING_ORCHESTRATOR: SLOW}))
+    async with build_worker(client, task_queue, LlmSettings(), offline=offline):
+        handle = await start(client, task_queue, workflow_id, continue_as_new_every=3)
+        await _wait_running(handle, AgentType.PLANNING_ORCHESTRATOR)
+        await handle.signal(
+            OrchestratorWorkflow.interrupt_request_event,
+            _event(AgentType.PLANNING_ORCHESTRATOR, AgentType.DISCOVERY_ORCHESTRATOR),
+        )
+        pending = (await wait_for_interrupt(handle)).pending_interrupt
+        assert pending is not None
+        question = await interrupt_status(client, pending.workflow_id)
+        await client.get_workflow_handle(pending.workflow_id).execute_update(
+            InterruptWorkflow.resolve_validated, answer_all(question.request)
+        )
+        result = await asyncio.wait_for(handle.result(), 90)
+        status = await handle.query(OrchestratorWorkflow.status)
+        runs = [h async for h in client.list_workflows(f"WorkflowId = '{workflow_id}'")]
+    assert result.summary
+    assert len(runs) > 3, "the run continued as new several times"
+    assert status.history[0].agent_type is AgentType.ORCHESTRATOR, "history carried over"
+    assert sum(1 for e in status.history if e.kind is EntryKind.INTERRUPT) == 1
+    assert _next_request_after_resolution(status) is AgentType.DISCOVERY_ORCHESTRATOR
+    replayer = Replayer(
+        workflows=WORKFLOWS, workflow_runner=WORKFLOW_RUNNER, data_converter=pydantic_data_converter
+    )
+    for run in runs:
+        history = await client.get_workflow_handle(workflow_id, run_id=run.run_id).fetch_history()
+        assert (await replayer.replay_workflow(history)).replay_failure is None
