@@ -3,6 +3,8 @@
     python client.py run "add rate limiting to the gateway"
     python client.py status <workflow-id> [--json]
     python client.py resolve <interrupt-workflow-id> --choice ID=B --confirm ID=yes [--show]
+    python client.py interrupt <workflow-id> --source PLANNING_ORCHESTRATOR \
+        --reroute DISCOVERY_ORCHESTRATOR --reason "..." [--choices-file f.json]
 
 With no TEMPORAL_ADDRESS, ``run`` starts the embedded Temporal dev server (SQLite under
 ``.state/``, UI on :8233) and an in-process worker. Run ``python client.py <command> --help``.
@@ -19,7 +21,10 @@ import sys
 import uuid
 from collections.abc import AsyncIterator, Sequence
 from contextlib import AsyncExitStack, asynccontextmanager
+from datetime import UTC, datetime
+from pathlib import Path
 
+from pydantic import ValidationError
 from temporalio.client import (
     Client,
     WorkflowFailureError,
@@ -35,8 +40,11 @@ from app.config import DEFAULT_TASK_QUEUE, TemporalSettings, llm_settings_from_e
 from app.connect import connect
 from app.dev_server import embedded_server
 from app.worker_setup import build_worker
+from models.agent_types import AgentType
+from models.errors import describe_validation_error
+from models.interrupt_events import EventAck, InterruptRequestEvent
 from models.interrupt_flow import InterruptStatus, ResolveAck
-from models.interrupts import InterruptResolution
+from models.interrupts import InterruptResolution, InterruptType
 from models.results import OrchestratorCollectorResult
 from models.state import DEFAULT_MAX_STEPS, EntryKind, OrchestratorInput, OrchestratorStatus
 from workflows.graph import NODES
@@ -91,9 +99,55 @@ class AgentWorkflowClient:
             message = cause.message if isinstance(cause, ApplicationError) else str(cause)
             raise ResolutionRejected(message) from None
 
+    async def send_interrupt_event(
+        self, workflow_id: str, event: InterruptRequestEvent
+    ) -> EventAck:
+        """Ask the running agent to interrupt, then continue at ``rerouteToAgentType``.
+
+        Raises EventRejected when the target is not running, an event is already pending for
+        it, an interrupt is already waiting, or the event id was already processed.
+        """
+        handle = self.client.get_workflow_handle_for(OrchestratorWorkflow.run, workflow_id)
+        try:
+            return await handle.execute_update(OrchestratorWorkflow.send_interrupt_event, event)
+        except WorkflowUpdateFailedError as err:
+            cause = err.cause
+            message = cause.message if isinstance(cause, ApplicationError) else str(cause)
+            raise EventRejected(message) from None
+
 
 class ResolutionRejected(Exception):
     """The interrupt refused the answer; the message names each problem."""
+
+
+class EventRejected(Exception):
+    """The orchestrator refused a supervisor's event; the message says why."""
+
+
+def event_from_args(args: argparse.Namespace) -> InterruptRequestEvent:
+    """Build an InterruptRequestEvent from ``client.py interrupt`` flags."""
+    extra: dict[str, object] = {}
+    if args.choices_file:
+        loaded = json.loads(Path(args.choices_file).read_text())
+        if isinstance(loaded, list):
+            extra["choices"] = loaded
+        elif isinstance(loaded, dict):
+            extra.update({k: v for k, v in loaded.items() if k in ("choices", "confirmationItems")})
+        else:
+            raise ValueError(f"{args.choices_file}: expected a JSON list of choices or an object")
+    return InterruptRequestEvent.model_validate(
+        {
+            "eventId": args.event_id or str(uuid.uuid4()),
+            "timestamp": datetime.now(UTC).isoformat(),
+            "nodeId": args.node,
+            "sourceAgentType": args.source,
+            "rerouteToAgentType": args.reroute,
+            "interruptType": args.type,
+            "reason": args.reason,
+            "contextForDecision": args.context or "",
+            **extra,
+        }
+    )
 
 
 def _print_progress(status: OrchestratorStatus, seen: int) -> int:
@@ -251,6 +305,31 @@ async def _cmd_resolve(args: argparse.Namespace) -> int:
     return 0
 
 
+async def _cmd_interrupt(args: argparse.Namespace) -> int:
+    settings = TemporalSettings.from_env()
+    if not settings.address:
+        print("error: set TEMPORAL_ADDRESS to the server the workflow runs on", file=sys.stderr)
+        return 2
+    try:
+        event = event_from_args(args)
+    except ValidationError as err:
+        print(f"error: invalid event: {describe_validation_error(err)}", file=sys.stderr)
+        return 2
+    agents = await AgentWorkflowClient.connect(settings)
+    if args.signal:
+        handle = agents.client.get_workflow_handle(args.workflow_id)
+        await handle.signal(OrchestratorWorkflow.interrupt_request_event, event.to_wire())
+        print(f"signalled event {event.event_id}; see `client.py status {args.workflow_id}`")
+        return 0
+    try:
+        ack = await agents.send_interrupt_event(args.workflow_id, event)
+    except EventRejected as err:
+        print(f"error: {err}", file=sys.stderr)
+        return 1
+    print(f"accepted event {event.event_id}: {ack.message}")
+    return 0
+
+
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="client.py", description=__doc__.split("\n")[0])
     sub = parser.add_subparsers(dest="command", required=True)
@@ -288,6 +367,39 @@ def _parser() -> argparse.ArgumentParser:
     resolve.add_argument("--text", help="free text for the agent")
     resolve.add_argument("--show", action="store_true", help="print the question first")
     resolve.set_defaults(handler=_cmd_resolve)
+    agents = [a.value for a in AgentType]
+    interrupt = sub.add_parser(
+        "interrupt",
+        help="ask the running agent to interrupt and re-route (a supervisor's event)",
+    )
+    interrupt.add_argument("workflow_id", help="the OrchestratorWorkflow's id")
+    interrupt.add_argument(
+        "--source",
+        required=True,
+        choices=agents,
+        metavar="AGENT_TYPE",
+        help="the agent that should interrupt (must be running)",
+    )
+    interrupt.add_argument(
+        "--reroute",
+        choices=agents,
+        metavar="AGENT_TYPE",
+        help="where to continue after the answer (default: back to --source)",
+    )
+    interrupt.add_argument("--reason", required=True, help="why; the agent is told this")
+    interrupt.add_argument(
+        "--type", default="HUMAN_REVIEW", choices=[t.value for t in InterruptType]
+    )
+    interrupt.add_argument("--node", help="the running node's id (default: the node of --source)")
+    interrupt.add_argument("--context", help="contextForDecision shown with the question")
+    interrupt.add_argument("--choices-file", help="JSON: [{label, value, description}, ...]")
+    interrupt.add_argument("--event-id", help="idempotency key (default: a new uuid)")
+    interrupt.add_argument(
+        "--signal",
+        action="store_true",
+        help="send as a signal (no answer; problems become workflow events)",
+    )
+    interrupt.set_defaults(handler=_cmd_interrupt)
     return parser
 
 
@@ -298,6 +410,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except ValueError as err:
         print(f"error: {err}", file=sys.stderr)
         return 2
+    except RPCError as err:
+        print(f"error: Temporal said: {err.message}", file=sys.stderr)
+        return 1
     except KeyboardInterrupt:
         return 130
 

@@ -1,0 +1,90 @@
+"""``client.py interrupt``: the supervisor's command, against a real server (spec 002 US3)."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from pathlib import Path
+
+from temporalio.client import Client
+
+from activities.llm import LlmSettings
+from activities.offline_model import OfflineModel, OfflineScenario
+from app.worker_setup import build_worker
+from models.agent_types import AgentType
+from tests.support.interrupts import interrupt_status, start, wait_for_interrupt
+from tests.test_client_resolve import _client_py
+from workflows.orchestrator import OrchestratorWorkflow
+
+
+async def _running(handle, agent: AgentType) -> None:  # type: ignore[no-untyped-def]
+    async with asyncio.timeout(30):
+        while True:
+            status = await handle.query(OrchestratorWorkflow.status)
+            if status.current_node and status.current_node.agent_type is agent:
+                return
+            await asyncio.sleep(0.05)
+
+
+async def test_interrupt_command_reroutes_and_rejects_with_reasons(
+    client: Client, task_queue: str, workflow_id: str, tmp_path: Path
+) -> None:
+    offline = OfflineModel(OfflineScenario(delays={AgentType.REVIEW_AGENT: 4.0}))
+    choices = tmp_path / "choices.json"
+    choices.write_text(
+        json.dumps(
+            [
+                {"label": "Rework tickets", "value": "TICKET_ORCHESTRATOR", "description": "fix"},
+                {"label": "Merge anyway", "value": "MERGER_AGENT", "description": "ship"},
+            ]
+        )
+    )
+    async with build_worker(client, task_queue, LlmSettings(), offline=offline):
+        handle = await start(client, task_queue, workflow_id)
+        await _running(handle, AgentType.REVIEW_AGENT)
+
+        not_running, bad_name, sent = await asyncio.gather(
+            _client_py(
+                client, "interrupt", workflow_id, "--source", "MERGER_AGENT", "--reason", "stop"
+            ),
+            _client_py(client, "interrupt", workflow_id, "--source", "NOPE", "--reason", "stop"),
+            _client_py(
+                client,
+                "interrupt",
+                workflow_id,
+                "--source",
+                "REVIEW_AGENT",
+                "--reroute",
+                "TICKET_ORCHESTRATOR",
+                "--reason",
+                "security review found an open endpoint",
+                "--choices-file",
+                str(choices),
+            ),
+        )
+        assert not_running.returncode == 1
+        assert "MERGER_AGENT is not running (running now: REVIEW_AGENT" in not_running.stderr
+        assert bad_name.returncode == 2 and "invalid choice: 'NOPE'" in bad_name.stderr
+        assert sent.returncode == 0, sent.stderr
+        assert "REVIEW_AGENT at review-agent-" in sent.stdout
+
+        pending = (await wait_for_interrupt(handle)).pending_interrupt
+        assert (
+            pending is not None and pending.reroute_to_agent_type is AgentType.TICKET_ORCHESTRATOR
+        )
+        question = await interrupt_status(client, pending.workflow_id)
+        assert question.request.choices[0].options[1].description == "Merge anyway: ship"
+        answered = await _client_py(
+            client,
+            "resolve",
+            pending.workflow_id,
+            "--choice",
+            "supervisor=B",
+            "--confirm",
+            "add-tests=yes",
+        )
+        assert answered.returncode == 0, answered.stderr
+        await asyncio.wait_for(handle.result(), 60)
+        status = await handle.query(OrchestratorWorkflow.status)
+    resolution = next(e for e in status.history if e.kind == "RESOLUTION")
+    assert resolution.route == "mergerRequest", "option B named MERGER_AGENT"
