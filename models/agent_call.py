@@ -18,6 +18,28 @@ class ContextItem(WireModel):
     summary: str
 
 
+class HistoryDigestEntry(WireModel):
+    """One blackboard entry without its payload: what prompt contributors may look at."""
+
+    node_id: str
+    agent_type: AgentType
+    kind: str
+    route: str | None = None
+    context_id: str
+
+
+class PreviousContext(WireModel):
+    """What an agent did the last time it ran in this workflow (spec 003 FR-016..018)."""
+
+    context_id: str
+    output: dict[str, Any]
+    route: str | None
+    outcome: str = Field(
+        description="Why the agent runs again: routed back, interrupted, asked to interrupt ..."
+    )
+    prior_context_ids: list[str] = Field(default_factory=list)
+
+
 class AgentCall(WireModel):
     """Run one agent: render its prompt, call the LLM, validate, stamp ids."""
 
@@ -34,6 +56,12 @@ class AgentCall(WireModel):
     interrupt_resolution: str | None = Field(
         default=None, description="This node's earlier question and its answer, if any."
     )
+    previous: PreviousContext | None = Field(
+        default=None, description="This agent's previous attempt; null on its first run."
+    )
+    history: list[HistoryDigestEntry] = Field(
+        default_factory=list, description="The blackboard so far (most recent last, capped)."
+    )
 
 
 class AgentReply(WireModel):
@@ -43,3 +71,7 @@ class AgentReply(WireModel):
     route: str | None
     attempts: int
     model: str
+    warnings: list[str] = Field(
+        default_factory=list,
+        description="Problems that did not stop the call (a failed contributor).",
+    )

@@ -11,7 +11,7 @@ from temporalio import workflow
 from temporalio.exceptions import ActivityError, ApplicationError, ChildWorkflowError
 from temporalio.workflow import ActivityHandle
 
-from models.agent_call import AgentCall, AgentReply, ContextItem
+from models.agent_call import AgentCall, AgentReply, ContextItem, HistoryDigestEntry
 from models.agent_types import AgentType, Terminal
 from models.errors import describe_validation_error
 from models.ids import make_context_id
@@ -37,7 +37,13 @@ from workflows.event_rules import check_event, supervisor_message
 from workflows.graph import NODES, Node
 from workflows.interrupt import InterruptWorkflow
 from workflows.interrupt_text import details_markdown, summary_line
-from workflows.planner import last_request_of, next_step, origin_of, return_target
+from workflows.planner import (
+    last_request_of,
+    next_step,
+    origin_of,
+    previous_attempt,
+    return_target,
+)
 from workflows.policies import AGENT_HEARTBEAT_TIMEOUT, AGENT_RETRY, AGENT_START_TO_CLOSE
 from workflows.resolution_rules import describe_resolution
 
@@ -46,6 +52,8 @@ with workflow.unsafe.imports_passed_through():
 
 CONTEXT_WINDOW = 6
 """How many recent outputs an agent sees as curated upstream context."""
+HISTORY_DIGEST_LIMIT = 200
+"""How many recent blackboard entries prompt contributors see."""
 
 
 @workflow.defn(failure_exception_types=[ValidationError])
@@ -383,6 +391,17 @@ class OrchestratorWorkflow:
             upstream_context_ids=[request_entry.context_id, *(c.context_id for c in context)],
             context=context,
             interrupt_resolution=interrupt_resolution,
+            previous=previous_attempt(state.history, agent, request_entry),
+            history=[
+                HistoryDigestEntry(
+                    node_id=e.node_id,
+                    agent_type=e.agent_type,
+                    kind=e.kind.value,
+                    route=e.route,
+                    context_id=e.context_id,
+                )
+                for e in state.history[-HISTORY_DIGEST_LIMIT:]
+            ],
         )
         while True:
             event = state.stored_events.get(node_id)
@@ -410,6 +429,8 @@ class OrchestratorWorkflow:
                 self._inflight.pop(node_id, None)
             if state.stored_events.get(node_id) is not event:
                 continue  # the event arrived as the call finished: its result is superseded
+            for warning in reply.warnings:
+                self._event(EventKind.WARNING, warning, node_id, agent)
             return reply
 
     def _context(self, extra: Sequence[AgentResult] = ()) -> list[ContextItem]:
