@@ -7,10 +7,10 @@ from temporalio import activity
 from activities.heartbeat import heartbeating
 from activities.llm import StructuredLlm
 from activities.prompting import PromptRenderer
+from activities.result_decorators import decorate
 from models.agent_call import AgentCall, AgentReply
 from models.base import WireModel
 from models.errors import AgentWorkflowError, UnknownAgentType
-from models.results import AgentResult
 from models.routing import Routing
 from workflows.graph import NODES
 from workflows.policies import AGENT_HEARTBEAT_INTERVAL
@@ -42,18 +42,9 @@ class AgentActivities:
                 agent=call.agent_type.value, messages=messages, output_model=node.output_model
             )
         output: WireModel = reply.value
-        _stamp(output, call)
+        decorate(output, call)
         route = output.chosen_route()[0] if isinstance(output, Routing) else None
         activity.logger.info("%s %s -> %s", call.node_id, call.agent_type, route or "result")
         return AgentReply(
             output=output.to_wire(), route=route, attempts=reply.attempts, model=reply.model
         )
-
-
-def _stamp(output: WireModel, call: AgentCall) -> None:
-    """Give every result in the output the call's context id and upstream ids."""
-    results = [output] if isinstance(output, AgentResult) else []
-    results += [v for v in vars(output).values() if isinstance(v, AgentResult)]
-    for result in results:
-        result.result_id = call.result_id
-        result.upstream_context_ids = list(call.upstream_context_ids)

@@ -150,6 +150,10 @@ class _Writer:
         self.goal = goal
         self.root = root
         self.counter = 0
+        self.tickets: list[str] = []
+        self.ticket_refs = 0
+        words = re.findall(r"[a-z]+", goal.lower())
+        self.component = words[-1] if words else "service"
 
     def routing(
         self, schema: dict[str, Any], model: type[Routing], route: str, *, agent_review: bool
@@ -219,32 +223,73 @@ class _Writer:
             return schema["const"]
         kind = schema.get("type")
         if kind == "object":
-            return {k: self.value(p, k) for k, p in schema.get("properties", {}).items()}
+            props = schema.get("properties", {})
+            if "ticketId" in props:
+                planned = "dependencies" in props
+                self.ticket_refs += not planned
+                index = len(self.tickets) + 1 if planned else self.ticket_refs
+                self.tickets.append(f"T-{index:03d}")
+            return {k: self.value(p, k) for k, p in props.items()}
         if kind == "array":
+            if key == "dependencies":
+                return self.tickets[-2:-1]  # each planned ticket needs the one before it
             return [self.value(schema.get("items", {}), _singular(key)) for _ in range(2)]
         if kind == "boolean":
             return True
-        if kind == "integer":
-            return 1
-        if kind == "number":
-            return 0.8
+        if kind in ("integer", "number"):
+            return self.number(key, integer=kind == "integer")
         return self.text(key)
+
+    def number(self, key: str, *, integer: bool) -> float | int:
+        self.counter += 1
+        n = self.counter
+        if key == "startLine":
+            return 10 * n
+        if key == "endLine":
+            return 10 * n + 24
+        if key == "relevance":
+            return (0.9, 0.75, 0.6)[n % 3]
+        return n % 5 + 1 if integer else 0.8
 
     def text(self, key: str) -> str:
         self.counter += 1
         n = self.counter
-        slug = re.sub(r"[^a-z0-9]+", "_", self.goal.lower()).strip("_")[:32] or "change"
-        special = {
-            "path": f"src/{slug}/module_{n}.py",
-            "lines": f"{n * 10}-{n * 10 + 24}",
-            "ticketId": f"T-{n:03d}",
+        aspect = _ASPECTS[n % len(_ASPECTS)]
+        part = _PARTS[n % len(_PARTS)]
+        component = self.component
+        written = {
+            "ticketId": self.tickets[-1] if self.tickets else f"T-{n:03d}",
+            "path": f"src/{component}/{part}.py",
+            "subdomain": aspect,
+            "area": aspect,
             "phase": "DISCOVERY",
-            "relevance": "high",
-        }
-        if key in special:
-            return special[key]
+            "note": f"{part} of the {component}: where {aspect} is handled",
+            "tag": f"{component}-{part}",
+            "query": f"Where does the {component} handle {aspect}?",
+            "generatedQuery": f"Which {component} modules touch {aspect}?",
+            "title": f"{_VERBS[n % len(_VERBS)]} {aspect} for '{self.goal}'",
+            "task": f"Change src/{component}/{part}.py for {aspect}",
+            "acceptanceCriterion": f"A test shows '{self.goal}' holds for {aspect}",
+            "node": f"{component}.{part}",
+            "source": f"{component}.{part}",
+            "target": f"{component}.{_PARTS[(n + 1) % len(_PARTS)]}",
+            "relation": "calls",
+            "label": "calls",
+        }.get(key)
+        if written is not None:
+            return written
         words = re.sub(r"(?<!^)(?=[A-Z])", " ", key).lower()
-        return f"{words.capitalize()} {n} for: {self.goal}"
+        return f"{words.capitalize()} for '{self.goal}' ({aspect})"
+
+
+_ASPECTS = (
+    "request handling",
+    "configuration and limits",
+    "state and storage",
+    "errors and observability",
+)
+_PARTS = ("middleware", "config", "store", "handlers", "metrics")
+_VERBS = ("Add", "Wire", "Test", "Document")
 
 
 def _non_null(schema: dict[str, Any]) -> dict[str, Any]:

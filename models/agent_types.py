@@ -40,6 +40,13 @@ DISPATCHED_AGENTS: dict[AgentType, AgentType] = {
 }
 """Dispatched agents and the dispatch node that raises their questions (spec 002 US4)."""
 
+COLLECTED_AGENTS: dict[AgentType, AgentType] = {
+    AgentType.DISCOVERY_COLLECTOR: AgentType.DISCOVERY_AGENT,
+    AgentType.PLANNING_COLLECTOR: AgentType.PLANNING_AGENT,
+    AgentType.TICKET_COLLECTOR: AgentType.TICKET_AGENT,
+}
+"""Collectors and the dispatched agents whose results they consolidate."""
+
 
 class Terminal(StrEnum):
     """Route targets that are not agents."""

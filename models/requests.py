@@ -9,7 +9,17 @@ from pydantic import Field
 from pydantic.json_schema import SkipJsonSchema
 
 from models.base import WireModel
-from models.results import DiscoveryAgentResult, PlanningAgentResult, TicketAgentResult
+from models.contexts import (
+    DiscoveryCollectorContext,
+    PlanningCollectorContext,
+    TicketCollectorContext,
+)
+from models.results import (
+    DiscoveryAgentResult,
+    PlannedTicket,
+    PlanningAgentResult,
+    TicketAgentResult,
+)
 
 
 class AgentRequest(WireModel):
@@ -19,6 +29,24 @@ class AgentRequest(WireModel):
     guidance: str = Field(
         description="What the next agent must do, including every decision a person made."
     )
+
+
+class WithDiscovery(WireModel):
+    """Takes the curated discovery context (filled by the workflow)."""
+
+    discovery_context: SkipJsonSchema[DiscoveryCollectorContext | None] = None
+
+
+class WithPlanning(WireModel):
+    """Takes the curated planning context (filled by the workflow)."""
+
+    planning_context: SkipJsonSchema[PlanningCollectorContext | None] = None
+
+
+class WithTickets(WireModel):
+    """Takes the curated ticket context (filled by the workflow)."""
+
+    ticket_context: SkipJsonSchema[TicketCollectorContext | None] = None
 
 
 class OrchestratorRequest(AgentRequest):
@@ -44,52 +72,54 @@ class DiscoveryCollectorRequest(AgentRequest):
     agent_results: SkipJsonSchema[list[DiscoveryAgentResult]] = Field(default_factory=list)
 
 
-class PlanningOrchestratorRequest(AgentRequest):
+class PlanningOrchestratorRequest(AgentRequest, WithDiscovery):
     planning_focus: str
 
 
-class PlanningAgentRequest(AgentRequest):
+class PlanningAgentRequest(AgentRequest, WithDiscovery):
     area: str
 
 
-class PlanningAgentRequests(AgentRequest):
+class PlanningAgentRequests(AgentRequest, WithDiscovery):
     requests: list[PlanningAgentRequest] = Field(
         description="One request per planning agent to run in parallel (1 to 4)."
     )
 
 
-class PlanningCollectorRequest(AgentRequest):
+class PlanningCollectorRequest(AgentRequest, WithDiscovery):
     agent_results: SkipJsonSchema[list[PlanningAgentResult]] = Field(default_factory=list)
 
 
-class TicketOrchestratorRequest(AgentRequest):
+class TicketOrchestratorRequest(AgentRequest, WithDiscovery, WithPlanning):
     implementation_scope: str
 
 
-class TicketAgentRequest(AgentRequest):
+class TicketAgentRequest(AgentRequest, WithDiscovery, WithPlanning):
     ticket_id: str
     title: str
+    ticket: SkipJsonSchema[PlannedTicket | None] = None
+    """The planned ticket with this id, filled by the workflow from the planning context."""
 
 
-class TicketAgentRequests(AgentRequest):
+class TicketAgentRequests(AgentRequest, WithDiscovery, WithPlanning):
     requests: list[TicketAgentRequest] = Field(
         description="One request per ticket agent to run in parallel (1 to 4)."
     )
 
 
-class TicketCollectorRequest(AgentRequest):
+class TicketCollectorRequest(AgentRequest, WithDiscovery, WithPlanning):
     agent_results: SkipJsonSchema[list[TicketAgentResult]] = Field(default_factory=list)
 
 
-class ReviewRequest(AgentRequest):
+class ReviewRequest(AgentRequest, WithDiscovery, WithPlanning, WithTickets):
     review_focus: str
 
 
-class MergerRequest(AgentRequest):
+class MergerRequest(AgentRequest, WithDiscovery, WithPlanning, WithTickets):
     merge_strategy: str
 
 
-class OrchestratorCollectorRequest(AgentRequest):
+class OrchestratorCollectorRequest(AgentRequest, WithDiscovery, WithPlanning, WithTickets):
     phase: str
 
 

@@ -1,4 +1,8 @@
-"""Agent results: versioned, with an id and the upstream context ids they used (spec 003)."""
+"""Agent results: versioned, with an id and the upstream context ids they used (spec 003).
+
+Fields wrapped in ``SkipJsonSchema`` are stamped or computed by the system after the LLM
+answers (ids, links, deduplications, execution orders); the model never writes them.
+"""
 
 from __future__ import annotations
 
@@ -7,6 +11,7 @@ from enum import StrEnum
 from pydantic import Field
 from pydantic.json_schema import SkipJsonSchema
 
+from models.agent_types import AgentType
 from models.base import WireModel
 
 SCHEMA_VERSION = "1.0"
@@ -20,36 +25,164 @@ class AgentResult(WireModel):
     upstream_context_ids: SkipJsonSchema[list[str]] = Field(default_factory=list)
 
 
+# --- building blocks -----------------------------------------------------------------------
+
+
 class FileReference(WireModel):
     path: str
-    lines: str
-    relevance: str
+    start_line: int
+    end_line: int
+    relevance: float = Field(description="0 (unrelated) to 1 (central to the goal)")
+    note: str
+
+
+class CrossLink(WireModel):
+    """A relation between two findings (by their text or file path)."""
+
+    source: str
+    target: str
+    relation: str
+
+
+class DiagramEdge(WireModel):
+    source: str
+    target: str
+    label: str
+
+
+class Diagram(WireModel):
+    """A diagram as structured data: named nodes and labelled edges."""
+
+    title: str
+    nodes: list[str]
+    edges: list[DiagramEdge]
+
+
+class Assignment(WireModel):
+    agent_type: AgentType
+    task: str
+
+
+class InputReference(WireModel):
+    """A typed reference to a result a collector consumed."""
+
+    result_id: str
+    agent_type: AgentType
+
+
+class Metric(WireModel):
+    name: str
+    value: float
+
+
+class DecisionType(StrEnum):
+    ADVANCE = "ADVANCE"
+    ROUTE_BACK = "ROUTE_BACK"
+    STOP = "STOP"
+    INTERRUPT = "INTERRUPT"
+    CONTEXT = "CONTEXT"
+
+
+# --- delegation template (FR-024..026) -----------------------------------------------------
+
+
+class Delegation(AgentResult):
+    """Every orchestrator's standard output: why, who, what, and which context to pass."""
+
+    goal: SkipJsonSchema[str] = ""
+    delegation_rationale: str
+    assignments: list[Assignment]
+    task_decomposition: list[str]
+    context_to_pass: list[str]
+
+
+# --- consolidation template (FR-027..029) --------------------------------------------------
+
+
+class Consolidation(AgentResult):
+    """Every collector's standard fields; the ``SkipJsonSchema`` ones are computed."""
+
+    merge_strategy: str
+    conflict_resolutions: list[str]
+    decision_rationale: str
+    input_references: SkipJsonSchema[list[InputReference]] = Field(default_factory=list)
+    aggregated_metrics: SkipJsonSchema[list[Metric]] = Field(default_factory=list)
+    decision_type: SkipJsonSchema[DecisionType | None] = None
+    derived_curation_ids: SkipJsonSchema[list[str]] = Field(default_factory=list)
+
+
+# --- discovery ------------------------------------------------------------------------------
 
 
 class DiscoveryAgentResult(AgentResult):
-    """One discovery agent's report on its subdomain."""
+    """One discovery agent's report on its subdomain (FR-030..036)."""
 
     subdomain: str
     summary: str
     findings: list[str]
     file_references: list[FileReference]
+    cross_links: list[CrossLink]
+    tags: list[str]
+    generated_queries: list[str]
+    diagrams: list[Diagram]
     needs_input: str | None = Field(
         description="A question only a person can answer, or null. The dispatch node raises it."
     )
 
 
-class DiscoveryCollectorResult(AgentResult):
+class Recommendation(WireModel):
+    priority: int = Field(description="1 is the most urgent")
+    action: str
+    rationale: str
+
+
+class QueryFinding(WireModel):
+    query: str
+    finding: str
+    file_paths: list[str]
+
+
+class ConsolidatedReference(WireModel):
+    """A file reference seen by one or more agents, with aggregated relevance."""
+
+    path: str
+    start_line: int
+    end_line: int
+    relevance: float
+    sources: list[str] = Field(description="result ids of the reports that cited it")
+
+
+class DiscoveryCollectorResult(Consolidation):
+    """FR-037..045: recommendations, query findings, unified diagram, deduplicated references."""
+
     summary: str
-    recommendations: list[str]
-    file_references: list[FileReference]
+    recommendations: list[Recommendation]
+    query_findings: list[QueryFinding]
+    architecture_diagram: Diagram
+    file_references: SkipJsonSchema[list[ConsolidatedReference]] = Field(default_factory=list)
+    cross_links: SkipJsonSchema[list[CrossLink]] = Field(default_factory=list)
+
+
+# --- planning -------------------------------------------------------------------------------
+
+
+class Effort(StrEnum):
+    S = "S"
+    M = "M"
+    L = "L"
 
 
 class PlannedTicket(WireModel):
+    """FR-050..053."""
+
     ticket_id: str
     title: str
     description: str
-    dependencies: list[str]
+    tasks: list[str]
+    dependencies: list[str] = Field(description="ticketIds this ticket needs done first")
     acceptance_criteria: list[str]
+    effort: Effort
+    discovery_links: SkipJsonSchema[list[str]] = Field(default_factory=list)
 
 
 class PlanningAgentResult(AgentResult):
@@ -61,31 +194,58 @@ class PlanningAgentResult(AgentResult):
     )
 
 
-class PlanningCollectorResult(AgentResult):
+class PlanningCollectorResult(Consolidation):
+    """FR-054..058: the dependency graph and execution order are computed, not written."""
+
     summary: str
     tickets: list[PlannedTicket]
-    execution_order: list[str]
+    dependency_graph: SkipJsonSchema[list[DiagramEdge]] = Field(default_factory=list)
+    execution_order: SkipJsonSchema[list[str]] = Field(default_factory=list)
+    unresolved_dependencies: SkipJsonSchema[list[str]] = Field(default_factory=list)
+    discovery_reference: SkipJsonSchema[str | None] = None
 
 
-class TicketStatus(StrEnum):
-    DONE = "DONE"
+# --- tickets --------------------------------------------------------------------------------
+
+
+class VerificationStatus(StrEnum):
+    VERIFIED = "VERIFIED"
     PARTIAL = "PARTIAL"
-    BLOCKED = "BLOCKED"
+    FAILED = "FAILED"
+
+
+class TestOutcome(WireModel):
+    name: str
+    passed: bool
+
+
+class CommitInfo(WireModel):
+    message: str
+    files: list[str]
 
 
 class TicketAgentResult(AgentResult):
+    """FR-063..066."""
+
     ticket_id: str
-    summary: str
-    files_changed: list[str]
-    status: TicketStatus
+    implementation_summary: str
+    files_modified: list[str]
+    test_results: list[TestOutcome]
+    commit: CommitInfo
+    verification_status: VerificationStatus
     needs_input: str | None = Field(
         description="A question only a person can answer, or null. The dispatch node raises it."
     )
+    discovery_reference: SkipJsonSchema[str | None] = None
+    planning_reference: SkipJsonSchema[str | None] = None
 
 
-class TicketCollectorResult(AgentResult):
+class TicketCollectorResult(Consolidation):
+    """FR-067..071."""
+
     summary: str
     completed_tickets: list[str]
+    failed_tickets: list[str]
     follow_ups: list[str]
 
 
@@ -95,15 +255,36 @@ class DispatchResult(AgentResult):
     summary: str
 
 
+# --- review, merge, context, final ----------------------------------------------------------
+
+
+class AssessmentStatus(StrEnum):
+    APPROVED = "APPROVED"
+    CHANGES_REQUESTED = "CHANGES_REQUESTED"
+
+
 class ReviewResult(AgentResult):
-    assessment: str
-    approved: bool
-    issues: list[str]
+    """ReviewEvaluation (FR-075..077)."""
+
+    assessment_status: AssessmentStatus
+    feedback: str
+    suggestions: list[str]
+    reviewed_context_ids: SkipJsonSchema[list[str]] = Field(default_factory=list)
+
+
+class MergeConflict(WireModel):
+    path: str
+    description: str
+    resolution_guidance: str
 
 
 class MergerResult(AgentResult):
+    """MergerValidation (FR-078..080)."""
+
+    acceptable: bool
     summary: str
-    conflicts: list[str]
+    conflicts: list[MergeConflict]
+    merged_context_ids: SkipJsonSchema[list[str]] = Field(default_factory=list)
 
 
 class ContextManagerResult(AgentResult):
@@ -113,8 +294,8 @@ class ContextManagerResult(AgentResult):
     summary: str
 
 
-class OrchestratorCollectorResult(AgentResult):
-    """The workflow's final result."""
+class OrchestratorCollectorResult(Consolidation):
+    """The workflow's final result, with the phase decision and the full context chain."""
 
     summary: str
     deliverables: list[str]

@@ -41,6 +41,7 @@ from models.requests import (
 )
 from models.results import (
     ContextManagerResult,
+    Delegation,
     DiscoveryCollectorResult,
     DispatchResult,
     MergerResult,
@@ -63,6 +64,7 @@ def _route(help_text: str) -> Any:
 
 
 class OrchestratorRouting(Routing):
+    delegation: Delegation
     discovery_orchestrator_request: Annotated[
         DiscoveryOrchestratorRequest | None, Route(AgentType.DISCOVERY_ORCHESTRATOR)
     ] = _route("Start or redo discovery.")
@@ -84,6 +86,7 @@ class OrchestratorRouting(Routing):
 
 
 class DiscoveryOrchestratorRouting(Routing):
+    delegation: Delegation
     discovery_agent_requests: Annotated[
         DiscoveryAgentRequests | None, Route(AgentType.DISCOVERY_DISPATCH)
     ] = _route("Split discovery into subdomains, one discovery agent each.")
@@ -125,6 +128,7 @@ class DiscoveryCollectorRouting(Routing):
 
 
 class PlanningOrchestratorRouting(Routing):
+    delegation: Delegation
     planning_agent_requests: Annotated[
         PlanningAgentRequests | None, Route(AgentType.PLANNING_DISPATCH)
     ] = _route("Split planning into areas, one planning agent each.")
@@ -169,6 +173,7 @@ class PlanningCollectorRouting(Routing):
 
 
 class TicketOrchestratorRouting(Routing):
+    delegation: Delegation
     ticket_agent_requests: Annotated[
         TicketAgentRequests | None, Route(AgentType.TICKET_DISPATCH)
     ] = _route("One ticket agent per planned ticket.")

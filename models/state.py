@@ -10,6 +10,7 @@ from pydantic import Field, field_validator
 
 from models.agent_types import AgentType
 from models.base import WireModel
+from models.contexts import CuratedContexts
 from models.interrupt_events import InterruptRequestEvent
 from models.interrupts import DEFAULT_INTERRUPT_TIMEOUT_SECONDS, TimeoutOutcome
 
@@ -25,6 +26,8 @@ class EntryKind(StrEnum):
     """An interrupt request and the InterruptWorkflow that handles it."""
     RESOLUTION = "RESOLUTION"
     """The routing an interrupt resolution was translated into."""
+    CONTEXT = "CONTEXT"
+    """A curated context derived from a collector's result (spec 003 US3)."""
 
 
 class HistoryEntry(WireModel):
@@ -90,6 +93,8 @@ class OrchestratorState(WireModel):
     events: list[GraphEvent] = Field(default_factory=list)
     stored_events: dict[str, InterruptRequestEvent] = Field(default_factory=dict)
     """Supervisor events by the node id they asked to interrupt; consumed by its interrupt."""
+    curated: CuratedContexts = Field(default_factory=CuratedContexts)
+    """The latest curated context of each phase, handed to the requests that take it."""
     processed_event_ids: list[str] = Field(default_factory=list)
     """Ids of every event taken, so a supervisor's retry is not processed twice."""
 

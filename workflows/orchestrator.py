@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any, NoReturn
 
 from pydantic import ValidationError
@@ -13,13 +13,27 @@ from temporalio.workflow import ActivityHandle
 
 from models.agent_call import AgentCall, AgentReply, ContextItem, HistoryDigestEntry
 from models.agent_types import AgentType, Terminal
+from models.contexts import (
+    CONTEXT_FIELDS,
+    CuratedContext,
+    curate_discovery,
+    curate_planning,
+    curate_tickets,
+    curated_ids_in,
+)
 from models.errors import describe_validation_error
 from models.ids import make_context_id
 from models.interrupt_events import EventAck, InterruptRequestEvent
 from models.interrupt_flow import InterruptInput
 from models.interrupts import InterruptRequestBase, InterruptRouting
 from models.requests import AgentRequest, OrchestratorRequest
-from models.results import AgentResult, OrchestratorCollectorResult
+from models.results import (
+    AgentResult,
+    DiscoveryCollectorResult,
+    OrchestratorCollectorResult,
+    PlanningCollectorResult,
+    TicketCollectorResult,
+)
 from models.routing import Routing
 from models.state import (
     EntryKind,
@@ -191,21 +205,26 @@ class OrchestratorWorkflow:
         state = self._state
         agent = node.agent_type
         node_id = f"{agent.slug}-{state.next_seq:03d}"
+        request, curated_ids = self._with_contexts(node.request_model, step.request)
         request_entry = self._record(
-            node_id, agent, EntryKind.REQUEST, step.request, upstream=step.upstream_context_ids
+            node_id,
+            agent,
+            EntryKind.REQUEST,
+            request,
+            upstream=[*step.upstream_context_ids, *curated_ids],
         )
         state.current = NodeRef(node_id=node_id, agent_type=agent)
         if agent is not AgentType.CONTEXT_MANAGER:
             state.phase = node.phase
         agent_results: list[AgentResult] = []
         if node.dispatches is not None:
-            agent_results = await self._dispatch(node, node_id, step.request)
+            agent_results = await self._dispatch(node, node_id, request_entry)
         context = self._context(extra=agent_results)
         output_id = self._context_id(agent)
         reply = await self._agent(
             node_id,
             agent,
-            step.request,
+            request,
             request_entry,
             context,
             output_id,
@@ -223,6 +242,7 @@ class OrchestratorWorkflow:
             context_id=output_id,
         )
         state.current = None
+        self._curate(agent, output_entry)
         nxt = next_step(routing)
         unanswered = state.stored_events.get(node_id)
         if unanswered is not None and nxt.target is not Terminal.INTERRUPT:
@@ -340,20 +360,26 @@ class OrchestratorWorkflow:
             interrupt_resolution=describe_resolution(request, outcome.resolution),
         )
 
-    async def _dispatch(
-        self, node: Node, node_id: str, request: dict[str, Any]
-    ) -> list[AgentResult]:
+    async def _dispatch(self, node: Node, node_id: str, parent: HistoryEntry) -> list[AgentResult]:
         """Fan out one dispatched agent per entry of ``request.requests``, in parallel."""
         assert node.dispatches is not None
         child = NODES[node.dispatches]
-        requests = list(request.get("requests") or [])
+        requests = list(parent.payload.get("requests") or [])
         if not requests:
             self._event(EventKind.WARNING, f"{node.agent_type} got no agent requests", node_id)
         calls, sub_ids, output_ids = [], [], []
         for i, sub in enumerate(requests, start=1):
-            sub = {**sub, "goal": self._state.goal}
+            sub, curated_ids = self._with_contexts(
+                child.request_model, {**sub, "goal": self._state.goal}
+            )
             sub_id = f"{node_id}/{child.agent_type.slug}-{i}"
-            entry = self._record(sub_id, child.agent_type, EntryKind.REQUEST, sub)
+            entry = self._record(
+                sub_id,
+                child.agent_type,
+                EntryKind.REQUEST,
+                sub,
+                upstream=[parent.context_id, *curated_ids],
+            )
             output_id = self._context_id(child.agent_type)
             sub_ids.append(sub_id)
             output_ids.append(output_id)
@@ -364,7 +390,12 @@ class OrchestratorWorkflow:
         results: list[AgentResult] = []
         for sub_id, output_id, reply in zip(sub_ids, output_ids, replies, strict=True):
             self._record(
-                sub_id, child.agent_type, EntryKind.OUTPUT, reply.output, context_id=output_id
+                sub_id,
+                child.agent_type,
+                EntryKind.OUTPUT,
+                reply.output,
+                context_id=output_id,
+                upstream=reply.output.get("upstreamContextIds", []),
             )
             result = child.output_model.model_validate(reply.output)
             assert isinstance(result, AgentResult)
@@ -388,7 +419,11 @@ class OrchestratorWorkflow:
             result_id=result_id,
             goal=state.goal,
             request=request,
-            upstream_context_ids=[request_entry.context_id, *(c.context_id for c in context)],
+            upstream_context_ids=[
+                request_entry.context_id,
+                *curated_ids_in(request),
+                *(c.context_id for c in context),
+            ],
             context=context,
             interrupt_resolution=interrupt_resolution,
             previous=previous_attempt(state.history, agent, request_entry),
@@ -432,6 +467,47 @@ class OrchestratorWorkflow:
             for warning in reply.warnings:
                 self._event(EventKind.WARNING, warning, node_id, agent)
             return reply
+
+    def _with_contexts(
+        self, model: type[AgentRequest], request: dict[str, Any]
+    ) -> tuple[dict[str, Any], list[str]]:
+        """Fill the curated contexts ``model`` declares; return the request and their ids."""
+        curated = self._state.curated
+        update: dict[str, Any] = {}
+        for name in CONTEXT_FIELDS:
+            context = getattr(curated, name)
+            if name in model.model_fields and context is not None:
+                update[name] = context
+        planning = curated.planning_context
+        if "ticket" in model.model_fields and planning is not None:
+            wanted = request.get("ticketId")
+            update["ticket"] = next(
+                (t for t in planning.curation.tickets if t.ticket_id == wanted), None
+            )
+        if not update:
+            return request, []
+        filled = model.model_validate(request).model_copy(update=update)
+        wire = filled.to_wire()
+        return wire, curated_ids_in(wire)
+
+    def _curate(self, agent: AgentType, output: HistoryEntry) -> None:
+        """After a collector: derive its curated context and record it (spec 003 US3)."""
+        curate = _CURATORS.get(agent)
+        result = output.payload.get("collectorResult")
+        if curate is None or output.route == "interruptRequest" or not isinstance(result, dict):
+            return
+        context_id = self._context_id(agent)
+        field, context = curate(result, context_id)
+        setattr(self._state.curated, field, context)
+        result["derivedCurationIds"] = [context_id]
+        self._record(
+            output.node_id,
+            agent,
+            EntryKind.CONTEXT,
+            context.to_wire(),
+            upstream=[output.context_id],
+            context_id=context_id,
+        )
 
     def _context(self, extra: Sequence[AgentResult] = ()) -> list[ContextItem]:
         """Curated upstream context: recent results' summaries, with their context ids."""
@@ -536,3 +612,20 @@ def _result_agent(history: list[HistoryEntry], context_id: str) -> AgentType:
         if entry.context_id == context_id:
             return entry.agent_type
     raise KeyError(context_id)
+
+
+_CURATORS: dict[AgentType, Callable[[dict[str, Any], str], tuple[str, CuratedContext]]] = {
+    AgentType.DISCOVERY_COLLECTOR: lambda r, cid: (
+        "discovery_context",
+        curate_discovery(DiscoveryCollectorResult.model_validate(r), cid),
+    ),
+    AgentType.PLANNING_COLLECTOR: lambda r, cid: (
+        "planning_context",
+        curate_planning(PlanningCollectorResult.model_validate(r), cid),
+    ),
+    AgentType.TICKET_COLLECTOR: lambda r, cid: (
+        "ticket_context",
+        curate_tickets(TicketCollectorResult.model_validate(r), cid),
+    ),
+}
+"""Collectors whose results are curated for the phases after them."""

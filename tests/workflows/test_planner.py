@@ -27,7 +27,11 @@ def _request(agent: AgentType, n: int) -> HistoryEntry:
 def test_next_step_follows_the_one_route() -> None:
     routing = ReviewRouting.model_validate(
         {
-            "reviewResult": {"assessment": "ok", "approved": True, "issues": []},
+            "reviewResult": {
+                "assessmentStatus": "APPROVED",
+                "feedback": "ok",
+                "suggestions": [],
+            },
             "mergerRequest": {"guidance": "merge", "mergeStrategy": "squash"},
         }
     )
@@ -38,7 +42,14 @@ def test_next_step_follows_the_one_route() -> None:
 
 
 def test_final_result_is_the_end_route() -> None:
-    result = OrchestratorCollectorResult(summary="done", deliverables=[], phases_completed=[])
+    result = OrchestratorCollectorResult(
+        summary="done",
+        deliverables=[],
+        phases_completed=[],
+        merge_strategy="m",
+        conflict_resolutions=[],
+        decision_rationale="goal met",
+    )
     step = next_step(OrchestratorCollectorRouting(final_result=result))
     assert step.target is Terminal.END
     assert step.value is result
