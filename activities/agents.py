@@ -36,15 +36,23 @@ class AgentActivities:
         node = NODES.get(call.agent_type)
         if node is None:
             raise UnknownAgentType(f"no node is defined for agent type {call.agent_type!r}")
-        messages = self._prompts.agent_messages(node, call)
+        prompt = self._prompts.agent_messages(node, call)
+        for warning in prompt.warnings:
+            activity.logger.warning("%s %s: %s", call.node_id, call.agent_type, warning)
         async with heartbeating(AGENT_HEARTBEAT_INTERVAL):
             reply = await self._llm.complete(
-                agent=call.agent_type.value, messages=messages, output_model=node.output_model
+                agent=call.agent_type.value,
+                messages=prompt.messages,
+                output_model=node.output_model,
             )
         output: WireModel = reply.value
         decorate(output, call)
         route = output.chosen_route()[0] if isinstance(output, Routing) else None
         activity.logger.info("%s %s -> %s", call.node_id, call.agent_type, route or "result")
         return AgentReply(
-            output=output.to_wire(), route=route, attempts=reply.attempts, model=reply.model
+            output=output.to_wire(),
+            route=route,
+            attempts=reply.attempts,
+            model=reply.model,
+            warnings=prompt.warnings,
         )

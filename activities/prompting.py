@@ -1,61 +1,98 @@
-"""Prompt assembly: a sandboxed jinja2 environment over ``prompts/``.
+"""Prompt assembly: a sandboxed jinja2 environment over ``prompts/`` plus prompt contributors.
 
-Text that comes from people or LLMs (goal, requests, answers) is passed as data and never
-compiled as a template, so ``{{ ... }}`` inside it stays literal.
+An agent's system prompt is its template (``prompts/workflow/<agent>.jinja``, which includes the
+uncertainty, interrupt-guidance and example partials) followed by the contributor sections in
+their stable order; the user message carries the goal and the request.
+
+Text that comes from people or LLMs (goal, requests, answers, earlier outputs) is passed as data
+and never compiled as a template, so ``{{ ... }}`` inside it stays literal.
 """
 
 from __future__ import annotations
 
 import json
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
+from typing import Any
 
 from jinja2 import StrictUndefined, TemplateError
 from jinja2.loaders import FileSystemLoader
 from jinja2.sandbox import SandboxedEnvironment
 
+from activities.contributors import ContributorRegistry, PromptContext, default_registry
+from activities.routing_info import interrupt_info, route_options
 from models.agent_call import AgentCall
+from models.agent_types import DISPATCHED_AGENTS, AgentType
 from models.errors import PromptRenderError
-from models.routing import Routing
+from models.interrupts import CUSTOM_OPTION_TEXT
 from workflows.graph import Node
 
 PROMPTS_DIR = Path(__file__).resolve().parent.parent / "prompts"
 
 
-class PromptRenderer:
-    """Renders the system prompt of an agent and the user message carrying its request."""
+@dataclass(frozen=True)
+class AgentPrompt:
+    """The messages for one agent call, and the problems met while assembling them."""
 
-    def __init__(self, prompts_dir: Path = PROMPTS_DIR) -> None:
+    messages: list[dict[str, str]]
+    warnings: list[str] = field(default_factory=list)
+    """Failed or cut contributors: the prompt assembled without them (FR-005)."""
+    sections: list[str] = field(default_factory=list)
+    """Names of the contributors whose sections are in the system prompt, in order."""
+
+    @property
+    def system(self) -> str:
+        return self.messages[0]["content"]
+
+
+class PromptRenderer:
+    """Renders an agent's system prompt (template + contributors) and its request message."""
+
+    def __init__(
+        self, prompts_dir: Path = PROMPTS_DIR, registry: ContributorRegistry | None = None
+    ) -> None:
+        self._prompts_dir = prompts_dir
         self._env = SandboxedEnvironment(
             loader=FileSystemLoader(prompts_dir),
             undefined=StrictUndefined,
             autoescape=False,
             keep_trailing_newline=True,
         )
+        self._registry = registry if registry is not None else default_registry()
+        self._templates: dict[AgentType, str] = {}
+        """Rendered agent templates: they depend only on the node, so once per worker."""
 
-    def agent_messages(self, node: Node, call: AgentCall) -> list[dict[str, str]]:
-        """System prompt from the agent's template, then the request as a user message."""
-        routes = (
-            list(node.output_model.route_aliases())
-            if issubclass(node.output_model, Routing)
-            else []
-        )
-        system = self.render(
-            node.template,
-            agent_type=node.agent_type.value,
-            output_name=node.output_model.__name__,
-            routes=routes,
-        )
+    @property
+    def registry(self) -> ContributorRegistry:
+        return self._registry
+
+    def agent_messages(self, node: Node, call: AgentCall) -> AgentPrompt:
+        """System prompt (template, then contributor sections), then the request message."""
+        assembled = self._registry.assemble(PromptContext.from_call(call, node.output_model))
+        parts = [self.agent_template(node).rstrip(), *(text for _, text in assembled.sections)]
+        system = "\n\n".join(parts)
         user = self.render(
             "workflow/_request.jinja",
             goal=call.goal,
             node_id=call.node_id,
             request_json=json.dumps(call.request, indent=2, ensure_ascii=False),
             context=[c.to_wire() for c in call.context],
-            interrupt_resolution=call.interrupt_resolution,
         )
-        messages = [{"role": "system", "content": system}, {"role": "user", "content": user}]
+        messages = [{"role": "system", "content": system + "\n"}, {"role": "user", "content": user}]
         messages += [{"role": "user", "content": m} for m in call.user_messages]
-        return messages
+        return AgentPrompt(
+            messages=messages,
+            warnings=list(assembled.warnings),
+            sections=[name for name, _ in assembled.sections],
+        )
+
+    def agent_template(self, node: Node) -> str:
+        """The agent's own template, rendered with what its output model says about it."""
+        text = self._templates.get(node.agent_type)
+        if text is None:
+            text = self.render(node.template, **template_values(node))
+            self._templates[node.agent_type] = text
+        return text
 
     def render(self, template: str, **values: object) -> str:
         try:
@@ -63,5 +100,19 @@ class PromptRenderer:
         except TemplateError as err:
             raise PromptRenderError(
                 f"prompt template {template!r} failed to render: {err}. "
-                f"Templates live in {PROMPTS_DIR}."
+                f"Templates live in {self._prompts_dir}."
             ) from None
+
+
+def template_values(node: Node) -> dict[str, Any]:
+    """What an agent template is given: names from the node and its output model, as data."""
+    info = interrupt_info(node.output_model)
+    dispatcher = DISPATCHED_AGENTS.get(node.agent_type)
+    return {
+        "agent_type": node.agent_type.value,
+        "output_name": node.output_model.__name__,
+        "routes": [o.alias for o in route_options(node.output_model)],
+        "interrupt": asdict(info) if info is not None else None,
+        "dispatcher": dispatcher.value if dispatcher is not None else None,
+        "custom_option_text": CUSTOM_OPTION_TEXT,
+    }

@@ -53,12 +53,16 @@ def build_worker(
     *,
     offline: OfflineModel | None = None,
     scenario: OfflineScenario | None = None,
+    prompts: PromptRenderer | None = None,
 ) -> Worker:
-    """A worker for ``task_queue`` with all workflows and the agent activities."""
+    """A worker for ``task_queue`` with all workflows and the agent activities.
+
+    ``prompts`` defaults to a renderer with the default prompt contributors.
+    """
     if offline is None and settings.offline:
         offline = OfflineModel(scenario)
     llm = StructuredLlm(openai_client(settings, offline), settings)
-    prompts = PromptRenderer()
+    prompts = prompts if prompts is not None else PromptRenderer()
     agents = AgentActivities(llm, prompts)
     resolution = ResolutionActivities(llm, prompts)
     return Worker(

@@ -16,6 +16,7 @@ from models.interrupts import (
     StructuredChoice,
 )
 from models.requests import DiscoveryOrchestratorRequest, PlanningOrchestratorRequest
+from models.results import Delegation
 from models.routing import Routing
 from models.routings import DiscoveryCollectorRouting, OrchestratorRouting
 from workflows.graph import NODES
@@ -25,8 +26,18 @@ def _discovery() -> DiscoveryOrchestratorRequest:
     return DiscoveryOrchestratorRequest(guidance="look around", scope="gateway")
 
 
+DELEGATION = Delegation(
+    delegation_rationale="discovery first",
+    assignments=[],
+    task_decomposition=["map the gateway"],
+    context_to_pass=[],
+)
+
+
 def test_routing_with_exactly_one_route_validates_and_names_it() -> None:
-    routing = OrchestratorRouting(discovery_orchestrator_request=_discovery())
+    routing = OrchestratorRouting(
+        delegation=DELEGATION, discovery_orchestrator_request=_discovery()
+    )
     route, target, value = routing.chosen_route()
     assert route == "discoveryOrchestratorRequest"
     assert target is AgentType.DISCOVERY_ORCHESTRATOR
@@ -35,7 +46,7 @@ def test_routing_with_exactly_one_route_validates_and_names_it() -> None:
 
 def test_routing_with_no_route_is_rejected_with_the_options() -> None:
     with pytest.raises(ValidationError) as err:
-        OrchestratorRouting()
+        OrchestratorRouting(delegation=DELEGATION)
     message = str(err.value)
     assert "exactly one route field" in message
     assert "discoveryOrchestratorRequest" in message and "set: none" in message
@@ -44,6 +55,7 @@ def test_routing_with_no_route_is_rejected_with_the_options() -> None:
 def test_routing_with_two_routes_is_rejected_naming_both() -> None:
     with pytest.raises(ValidationError) as err:
         OrchestratorRouting(
+            delegation=DELEGATION,
             discovery_orchestrator_request=_discovery(),
             planning_orchestrator_request=PlanningOrchestratorRequest(
                 guidance="plan", planning_focus="api"
@@ -58,7 +70,9 @@ def test_payload_fields_are_not_routes() -> None:
 
 
 def test_camel_case_json_round_trip() -> None:
-    routing = OrchestratorRouting(discovery_orchestrator_request=_discovery())
+    routing = OrchestratorRouting(
+        delegation=DELEGATION, discovery_orchestrator_request=_discovery()
+    )
     wire = routing.to_wire()
     assert wire["discoveryOrchestratorRequest"]["scope"] == "gateway"
     assert OrchestratorRouting.model_validate(wire) == routing

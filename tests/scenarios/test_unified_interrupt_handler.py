@@ -75,13 +75,14 @@ async def test_unified_interrupt_handler_resumes_at_the_origin(
     (call,) = translation_calls(offline.received)
     schema = call["response_format"]["json_schema"]["schema"]
     assert list(schema["properties"]) == [US1_ORIGINS[origin]]
-    # the resumed agent sees the person's answer, and the human's choice reached its request
+    # the resumed agent sees the person's answer (in its system prompt's "## Interrupt resolution"
+    # section), and the human's choice reached its request
     resumed = next(
         r
         for r in offline.received[offline.received.index(call) + 1 :]
-        if RESOLVED_MARKER in r["messages"][1]["content"]
+        if RESOLVED_MARKER in r["messages"][0]["content"]
     )
-    assert "-> B (Introduce a dedicated component)" in resumed["messages"][1]["content"]
+    assert "-> B (Introduce a dedicated component)" in resumed["messages"][0]["content"]
     assert sum(1 for e in status.history if e.kind is EntryKind.INTERRUPT) == 1
 
 

@@ -1,0 +1,57 @@
+"""Interrupt loop breaker (spec 001 R9 item 1).
+
+An agent that keeps asking questions stalls the run. Once an agent type's interrupts on the
+blackboard exceed the threshold, its prompt tells it not to interrupt again and names the
+correct next step: its first forward route and the agent that route leads to.
+"""
+
+from __future__ import annotations
+
+from activities.contributors.base import PromptContext, PromptContributor
+from activities.routing_info import forward_route, interrupt_info
+from models.agent_types import AgentType
+from models.state import EntryKind
+from workflows.graph import NODES
+
+INTERRUPT_LOOP_THRESHOLD = 2
+"""Interrupts an agent type may raise in a run; past this, its prompt says to stop asking."""
+
+ROUTING_AGENTS = frozenset(a for a, n in NODES.items() if interrupt_info(n.output_model))
+"""Agents that can interrupt themselves (dispatched agents cannot: spec 002 US4)."""
+
+
+def interrupts_by(agent: AgentType, ctx: PromptContext) -> int:
+    """How many INTERRUPT entries of ``agent`` the blackboard digest holds."""
+    kind = EntryKind.INTERRUPT.value
+    return sum(1 for e in ctx.history if e.kind == kind and e.agent_type is agent)
+
+
+class InterruptLoopBreakerContributor(PromptContributor):
+    """Tells an agent that has asked too often to stop asking and move on."""
+
+    name = "interrupt-loop-breaker"
+    title = "Stop asking: interrupt loop"
+    order = 50
+    applies_to = ROUTING_AGENTS
+
+    def __init__(self, threshold: int = INTERRUPT_LOOP_THRESHOLD) -> None:
+        if threshold < 0:
+            raise ValueError("the interrupt loop threshold cannot be negative")
+        self.threshold = threshold
+
+    def contribute(self, ctx: PromptContext) -> str | None:
+        count = interrupts_by(ctx.agent_type, ctx)
+        if count <= self.threshold:
+            return None
+        step = forward_route(ctx.output_model)
+        if step is None:
+            return None
+        return (
+            f"{ctx.agent_type.value} has already interrupted the workflow {count} times in this "
+            f"run (more than {self.threshold}); asking again would loop. Do NOT set "
+            "`interruptRequest` this time. The answers you were given are in the blackboard "
+            "and in this prompt: decide with what you have, and state the assumptions you make "
+            "in your output.\n"
+            f"The correct next step: set `{step.alias}` (-> {step.target.value}). "
+            f"{step.description}"
+        )

@@ -1,0 +1,133 @@
+"""What prompts say about an agent's output, read from its Routing model (never hand-written).
+
+Route names, their targets and descriptions, the agent's own typed interrupt request and that
+request's fields all come from the pydantic models, so a prompt cannot drift from the schema the
+LLM must answer.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+import types
+import typing
+from dataclasses import dataclass
+from typing import Any
+
+from models.agent_types import AgentType, RouteTarget, Terminal
+from models.base import WireModel
+from models.interrupts import InterruptRequestBase
+from models.routing import Routing
+
+INTERRUPT_LABEL = "INTERRUPT (unified handler)"
+"""The one interrupt node every routing agent can route to (spec 001 R8)."""
+
+
+@dataclass(frozen=True)
+class RouteOption:
+    """One route field of a Routing: its JSON name, where it leads, and its help text."""
+
+    alias: str
+    target: RouteTarget
+    description: str
+
+
+@dataclass(frozen=True)
+class FieldDoc:
+    """One field of a model as the LLM sees it: JSON name, JSON type, help text."""
+
+    name: str
+    kind: str
+    description: str
+
+
+@dataclass(frozen=True)
+class InterruptInfo:
+    """An agent's own typed interrupt request: the class, its route, and its fields."""
+
+    class_name: str
+    route: str
+    base_fields: tuple[FieldDoc, ...]
+    own_fields: tuple[FieldDoc, ...]
+    """Fields beyond the ones every interrupt request has (the agent-specific context)."""
+
+
+@functools.cache
+def route_options(model: type[WireModel]) -> tuple[RouteOption, ...]:
+    """The route fields of ``model`` in declaration order; none if it is not a Routing."""
+    if not issubclass(model, Routing):
+        return ()
+    options = []
+    for name, target in model.route_fields.items():
+        info = model.model_fields[name]
+        options.append(RouteOption(info.alias or name, target, info.description or ""))
+    return tuple(options)
+
+
+def forward_route(model: type[WireModel]) -> RouteOption | None:
+    """The first route that moves the work on: not the interrupt, not the context manager.
+
+    The offline model walks the graph by the same rule (its ``_pick_route``).
+    """
+    for option in route_options(model):
+        if (
+            option.target is not Terminal.INTERRUPT
+            and option.target is not AgentType.CONTEXT_MANAGER
+        ):
+            return option
+    return None
+
+
+@functools.cache
+def interrupt_info(model: type[WireModel]) -> InterruptInfo | None:
+    """The typed interrupt request of ``model``'s interrupt route, with its own fields."""
+    for option in route_options(model):
+        if option.target is not Terminal.INTERRUPT:
+            continue
+        assert issubclass(model, Routing)
+        name = next(n for n, t in model.route_fields.items() if t is Terminal.INTERRUPT)
+        request = _interrupt_class(model.model_fields[name].annotation)
+        if request is None:
+            return None
+        base = _field_docs(InterruptRequestBase)
+        base_names = {f.name for f in base}
+        own = tuple(f for f in _field_docs(request) if f.name not in base_names)
+        return InterruptInfo(request.__name__, option.alias, base, own)
+    return None
+
+
+def _interrupt_class(annotation: Any) -> type[InterruptRequestBase] | None:
+    """``XInterruptRequest | None`` -> ``XInterruptRequest``."""
+    if isinstance(annotation, type) and issubclass(annotation, InterruptRequestBase):
+        return annotation
+    if typing.get_origin(annotation) in (typing.Union, types.UnionType):
+        for arg in typing.get_args(annotation):
+            found = _interrupt_class(arg)
+            if found is not None:
+                return found
+    return None
+
+
+def _field_docs(model: type[WireModel]) -> tuple[FieldDoc, ...]:
+    """Fields in the model's JSON schema (so system-set fields stay out), in order."""
+    schema = model.model_json_schema(by_alias=True)
+    docs = []
+    for name, prop in schema.get("properties", {}).items():
+        description = prop.get("description") or f"the {_words(name)} your question concerns"
+        docs.append(FieldDoc(name, _kind(prop), description))
+    return tuple(docs)
+
+
+def _kind(prop: dict[str, Any]) -> str:
+    if "type" in prop:
+        if prop["type"] == "array":
+            return "list"
+        return str(prop["type"])
+    if "$ref" in prop or "allOf" in prop:
+        return "object"
+    return "value"
+
+
+def _words(camel: str) -> str:
+    """``workflowContext`` -> ``workflow context``."""
+    return re.sub(r"(?<!^)(?=[A-Z])", " ", camel).lower()

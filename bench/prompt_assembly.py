@@ -1,0 +1,492 @@
+"""Prompt assembly time per agent type, against spec 003 SC-002 and the agent activity's cost.
+
+Run it with ``python -m bench.prompt_assembly [--repeats N] [--activity-runs N] [--history N]``.
+
+What is measured, in one run, in one process (no Temporal server is needed):
+
+1. **Assembly.** For every agent type of ``workflows.graph.NODES``,
+   ``PromptRenderer.agent_messages`` (what ``AgentActivities.run_agent`` calls before the LLM)
+   is timed ``--repeats`` times (default 300) after warm-ups, with all five default
+   contributors registered and every one of them contributing: a blackboard digest of
+   ``--history`` entries (default 200: a realistic walk through the graph with dispatch fan-outs
+   and interrupts, including more interrupts of the agent itself than the loop-breaker
+   threshold), a previous attempt whose output is a real offline-model output, an interrupt
+   resolution, six upstream context items and a request filled the way the offline model fills
+   schemas (collectors get their dispatched agents' results). So this is the worst case: every
+   section present. The per-agent median and 95th percentile are reported, with the largest
+   median and the slowest single call, next to spec 003 SC-002 (100 ms) and our aim (5 ms). A
+   fresh renderer's first call (which compiles and renders the agent template once per worker)
+   is reported as "cold".
+2. **Agent activity.** ``AgentActivities.run_agent`` is run through
+   ``temporalio.testing.ActivityEnvironment`` with the offline model (the worker's own wiring:
+   ``app.worker_setup.openai_client(LlmSettings())``, ``StructuredLlm``, ``AgentActivities``) on
+   the same calls, ``--activity-runs`` times per agent (default 20). It includes the assembly, the
+   openai SDK round trip through the in-process offline transport, pydantic validation and id
+   stamping. ``assembly / activity`` is the share of that time spent assembling the prompt; with a
+   real LLM the activity takes seconds, so the share there is far smaller still.
+3. **Prompt size.** System plus user message per agent at history sizes 0, 50 and 200, in
+   tokens when a tiktoken encoding loads (it needs a download the first time, so offline it
+   usually cannot) and otherwise in whitespace-separated words; the report says which.
+
+Absolute microseconds depend on the machine; the ratios are what to compare between runs.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import platform
+import statistics
+import sys
+import threading
+import time
+import typing
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+import jinja2
+from pydantic import BaseModel
+from temporalio.testing import ActivityEnvironment
+
+from activities.agents import AgentActivities
+from activities.contributors.loop_breaker import INTERRUPT_LOOP_THRESHOLD
+from activities.llm import LlmSettings, StructuredLlm, strict_schema
+from activities.offline_model import OfflineModel
+from activities.prompting import PromptRenderer
+from activities.routing_info import forward_route
+from app.worker_setup import openai_client
+from models.agent_call import AgentCall, ContextItem, HistoryDigestEntry, PreviousContext
+from models.agent_types import DISPATCHED_AGENTS, AgentType
+from models.ids import make_context_id
+from models.routing import Routing
+from workflows.graph import NODES, Node
+
+DEFAULT_REPEATS = 300
+DEFAULT_ACTIVITY_RUNS = 20
+DEFAULT_HISTORY = 200
+SIZE_HISTORIES = (0, 50, 200)
+WARMUPS = 5
+SC002_MS = 100.0
+AIM_MS = 5.0
+GOAL = "add rate limiting to the gateway"
+RUN_ID = "0f3c2a9e-bench"
+T0 = datetime(2026, 1, 1, tzinfo=UTC)
+TIKTOKEN_ENCODING = "o200k_base"
+TIKTOKEN_TIMEOUT_S = 5.0
+RESOLUTION = (
+    f"Question: Two reasonable approaches exist for '{GOAL}' and the choice changes the scope.\n"
+    "- How should it be approached? -> B (Introduce a dedicated component)\n"
+    "- Add regression tests for the changed behaviour -> yes\n"
+    "Note: keep the public API unchanged.\n"
+    "Resolved by: HUMAN"
+)
+
+
+# --- a realistic agent call ------------------------------------------------------------------
+
+
+def blackboard(size: int, agent: AgentType | None = None) -> list[HistoryDigestEntry]:
+    """``size`` digest entries of a run walking the graph forward, with fan-outs and interrupts.
+
+    With ``agent`` set, the last entries include more interrupts of that agent than the
+    loop-breaker threshold, so its section is present too.
+    """
+    entries: list[HistoryDigestEntry] = []
+    seq = 0
+
+    def add(who: AgentType, node_id: str, kind: str, route: str | None = None) -> None:
+        nonlocal seq
+        seq += 1
+        at = T0 + timedelta(seconds=seq)
+        entries.append(
+            HistoryDigestEntry(
+                node_id=node_id,
+                agent_type=who,
+                kind=kind,
+                route=route,
+                context_id=make_context_id(RUN_ID, who, seq, at),
+            )
+        )
+
+    own: list[tuple[AgentType, str, str, str | None]] = []
+    if agent is not None and agent not in DISPATCHED_AGENTS:
+        node_id = f"{agent.slug}-900"
+        for _ in range(INTERRUPT_LOOP_THRESHOLD + 1):
+            own += [
+                (agent, node_id, "REQUEST", None),
+                (agent, node_id, "OUTPUT", "interruptRequest"),
+                (agent, node_id, "INTERRUPT", None),
+                (agent, node_id, "RESOLUTION", "someRequest"),
+            ]
+    walk = [n for n in NODES.values() if n.agent_type is not AgentType.CONTEXT_MANAGER]
+    step = 0
+    while len(entries) < size - len(own):
+        node = walk[step % len(walk)]
+        step += 1
+        if node.agent_type in DISPATCHED_AGENTS:
+            continue
+        node_id = f"{node.agent_type.slug}-{step:03d}"
+        add(node.agent_type, node_id, "REQUEST")
+        if node.dispatches is not None:
+            for i in (1, 2):
+                add(node.dispatches, f"{node_id}/{node.dispatches.slug}-{i}", "REQUEST")
+            for i in (1, 2):
+                add(node.dispatches, f"{node_id}/{node.dispatches.slug}-{i}", "OUTPUT")
+        if step % 9 == 0:
+            add(node.agent_type, node_id, "OUTPUT", "interruptRequest")
+            add(node.agent_type, node_id, "INTERRUPT")
+            add(node.agent_type, node_id, "RESOLUTION", "someRequest")
+            continue
+        option = forward_route(node.output_model)
+        add(node.agent_type, node_id, "OUTPUT", option.alias if option else None)
+    for who, node_id, kind, route in own:
+        add(who, node_id, kind, route)
+    return entries[-size:] if size else []
+
+
+def _offline_value(model: type[BaseModel]) -> dict[str, Any]:
+    """What the offline model writes for ``model``'s schema (valid and goal-derived)."""
+    messages = [{"role": "user", "content": f"Goal: {GOAL}"}]
+    value = json.loads(OfflineModel().answer(model.__name__, strict_schema(model), messages))
+    assert isinstance(value, dict)
+    return value
+
+
+def _hidden_models(model: type[BaseModel]) -> dict[str, tuple[type[BaseModel], bool]]:
+    """Fields the workflow fills (absent from the LLM's schema) whose type is a model."""
+    shown = set(strict_schema(model).get("properties", {}))
+    found: dict[str, tuple[type[BaseModel], bool]] = {}
+    for name, info in model.model_fields.items():
+        alias = info.alias or name
+        if alias in shown:
+            continue
+        annotation = info.annotation
+        is_list = typing.get_origin(annotation) is list
+        for arg in (annotation, *typing.get_args(annotation)):
+            inner = typing.get_args(arg)[0] if typing.get_origin(arg) is list else arg
+            if isinstance(inner, type) and issubclass(inner, BaseModel):
+                found[alias] = (inner, is_list)
+                break
+    return found
+
+
+def realistic_request(node: Node) -> dict[str, Any]:
+    """The node's request as the workflow would pass it, including workflow-filled parts."""
+    request = _offline_value(node.request_model)
+    request["goal"] = GOAL
+    for alias, (model, is_list) in _hidden_models(node.request_model).items():
+        value = _offline_value(model)
+        request[alias] = [value, _offline_value(model)] if is_list else value
+    return request
+
+
+def realistic_call(agent: AgentType, history: int) -> AgentCall:
+    node = NODES[agent]
+    output = _offline_value(node.output_model)
+    route = None
+    if issubclass(node.output_model, Routing):
+        route = node.output_model.model_validate(output).chosen_route()[0]
+    context = [
+        ContextItem(
+            context_id=make_context_id(RUN_ID, a, i + 1, T0),
+            agent_type=a,
+            summary=f"{a.value} on '{GOAL}': consolidated findings, decisions and open points "
+            f"for step {i + 1}; see the referenced files and the recommendations.",
+        )
+        for i, a in enumerate(list(NODES)[:6])
+    ]
+    return AgentCall(
+        node_id=f"{agent.slug}-042",
+        agent_type=agent,
+        result_id=make_context_id(RUN_ID, agent, 42, T0),
+        goal=GOAL,
+        request=realistic_request(node),
+        upstream_context_ids=[c.context_id for c in context],
+        context=context,
+        interrupt_resolution=None if agent in DISPATCHED_AGENTS else RESOLUTION,
+        previous=PreviousContext(
+            context_id=make_context_id(RUN_ID, agent, 17, T0),
+            output=output,
+            route=route,
+            outcome=f"it routed to {route}; REVIEW_AGENT routed the run back here "
+            "(ticketOrchestratorRequest)",
+            prior_context_ids=[c.context_id for c in context[:3]],
+        ),
+        history=blackboard(history, agent),
+    )
+
+
+# --- measurements ----------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class AgentTiming:
+    agent: AgentType
+    assembly_us: list[float]
+    activity_us: list[float]
+    cold_us: float
+    sections: int
+    warnings: int
+
+    @property
+    def assembly_median(self) -> float:
+        return statistics.median(self.assembly_us)
+
+    @property
+    def assembly_p95(self) -> float:
+        ordered = sorted(self.assembly_us)
+        return ordered[min(len(ordered) - 1, round(0.95 * (len(ordered) - 1)))]
+
+    @property
+    def activity_median(self) -> float:
+        return statistics.median(self.activity_us)
+
+    @property
+    def ratio(self) -> float:
+        return self.assembly_median / self.activity_median
+
+
+@dataclass(frozen=True)
+class BenchResult:
+    history: int
+    timings: list[AgentTiming]
+    sizes: dict[AgentType, dict[int, int]]
+    size_unit: str
+    breakdown: tuple[AgentType, list[tuple[str, int]]]
+    """The largest prompt (at the bench's history size), part by part, in ``size_unit``."""
+
+    @property
+    def max_median(self) -> AgentTiming:
+        return max(self.timings, key=lambda t: t.assembly_median)
+
+    @property
+    def slowest_call_us(self) -> float:
+        return max(max(t.assembly_us) for t in self.timings)
+
+    @property
+    def overall_ratio(self) -> float:
+        return statistics.median(t.ratio for t in self.timings)
+
+
+def _time_us(fn: Callable[..., object], *args: object) -> float:
+    start = time.perf_counter_ns()
+    fn(*args)
+    return (time.perf_counter_ns() - start) / 1000
+
+
+def measure_assembly(
+    renderer: PromptRenderer, calls: dict[AgentType, AgentCall], repeats: int
+) -> dict[AgentType, list[float]]:
+    out: dict[AgentType, list[float]] = {}
+    for agent, call in calls.items():
+        node = NODES[agent]
+        for _ in range(WARMUPS):
+            renderer.agent_messages(node, call)
+        out[agent] = [_time_us(renderer.agent_messages, node, call) for _ in range(repeats)]
+    return out
+
+
+async def measure_activity(
+    calls: dict[AgentType, AgentCall], runs: int
+) -> dict[AgentType, list[float]]:
+    """``AgentActivities.run_agent`` with the offline model, wired as the worker wires it."""
+    settings = LlmSettings()
+    agents = AgentActivities(StructuredLlm(openai_client(settings), settings), PromptRenderer())
+    env = ActivityEnvironment()
+    out: dict[AgentType, list[float]] = {}
+    for agent, call in calls.items():
+        await env.run(agents.run_agent, call)  # warm-up
+        samples = []
+        for _ in range(runs):
+            start = time.perf_counter_ns()
+            await env.run(agents.run_agent, call)
+            samples.append((time.perf_counter_ns() - start) / 1000)
+        out[agent] = samples
+    return out
+
+
+def token_counter() -> tuple[str, Callable[[str], int]]:
+    """tiktoken's encoding if it loads within a few seconds; otherwise whitespace words."""
+    loaded: list[Any] = []
+
+    def load() -> None:
+        try:
+            import tiktoken
+
+            loaded.append(tiktoken.get_encoding(TIKTOKEN_ENCODING))
+        except Exception as err:
+            loaded.append(err)
+
+    thread = threading.Thread(target=load, daemon=True)
+    thread.start()
+    thread.join(TIKTOKEN_TIMEOUT_S)
+    if loaded and not isinstance(loaded[0], Exception):
+        encoding = loaded[0]
+        return f"tokens ({TIKTOKEN_ENCODING})", lambda text: len(encoding.encode(text))
+    why = type(loaded[0]).__name__ if loaded else f"no answer in {TIKTOKEN_TIMEOUT_S:.0f} s"
+    return (
+        f"whitespace words (tiktoken's {TIKTOKEN_ENCODING} did not load offline: {why})",
+        lambda text: len(text.split()),
+    )
+
+
+def breakdown(
+    renderer: PromptRenderer, call: AgentCall, count: Callable[[str], int]
+) -> list[tuple[str, int]]:
+    """Size of each part of one prompt: template headings, contributor sections, messages."""
+    prompt = renderer.agent_messages(NODES[call.agent_type], call)
+    parts = prompt.system.split("\n## ")
+    out = [("template intro", count(parts[0]))]
+    out += [(part.split("\n", 1)[0].split(" (")[0], count(part)) for part in parts[1:]]
+    out += [("user message", sum(count(m["content"]) for m in prompt.messages[1:]))]
+    return out
+
+
+def measure_sizes(
+    renderer: PromptRenderer, histories: Sequence[int], count: Callable[[str], int]
+) -> dict[AgentType, dict[int, int]]:
+    sizes: dict[AgentType, dict[int, int]] = {}
+    for agent, node in NODES.items():
+        sizes[agent] = {}
+        for history in histories:
+            prompt = renderer.agent_messages(node, realistic_call(agent, history))
+            sizes[agent][history] = sum(count(m["content"]) for m in prompt.messages)
+    return sizes
+
+
+async def measure(
+    *,
+    repeats: int = DEFAULT_REPEATS,
+    activity_runs: int = DEFAULT_ACTIVITY_RUNS,
+    history: int = DEFAULT_HISTORY,
+    size_histories: Sequence[int] = SIZE_HISTORIES,
+) -> BenchResult:
+    if repeats < 1 or activity_runs < 1 or history < 0:
+        raise ValueError("repeats and activity runs must be at least 1, history at least 0")
+    calls = {agent: realistic_call(agent, history) for agent in NODES}
+    cold = {}
+    for agent, call in calls.items():
+        cold[agent] = _time_us(PromptRenderer().agent_messages, NODES[agent], call)
+    renderer = PromptRenderer()
+    assembly = measure_assembly(renderer, calls, repeats)
+    activity = await measure_activity(calls, activity_runs)
+    unit, count = token_counter()
+    sizes = measure_sizes(renderer, size_histories, count)
+    largest = max(sizes, key=lambda a: max(sizes[a].values()))
+    parts = breakdown(renderer, calls[largest], count)
+    timings = []
+    for agent, call in calls.items():
+        prompt = renderer.agent_messages(NODES[agent], call)
+        timings.append(
+            AgentTiming(
+                agent=agent,
+                assembly_us=assembly[agent],
+                activity_us=activity[agent],
+                cold_us=cold[agent],
+                sections=len(prompt.sections),
+                warnings=len(prompt.warnings),
+            )
+        )
+    return BenchResult(
+        history=history,
+        timings=timings,
+        sizes=sizes,
+        size_unit=unit,
+        breakdown=(largest, parts),
+    )
+
+
+# --- report ----------------------------------------------------------------------------------
+
+
+def report(result: BenchResult) -> str:
+    timings = result.timings
+    worst = result.max_median
+    worst_ms = worst.assembly_median / 1000
+    slowest_ms = result.slowest_call_us / 1000
+    lines = [
+        "== prompt assembly (5 default contributors, every section present) ==",
+        f"python {platform.python_version()} ({sys.implementation.name}), "
+        f"jinja2 {jinja2.__version__}; blackboard of {result.history} history entries; "
+        f"{len(timings[0].assembly_us)} timed calls per agent, "
+        f"{len(timings[0].activity_us)} activity runs per agent",
+        "",
+        f"{'agent':<24}{'sections':>9}{'median us':>11}{'p95 us':>10}{'cold us':>10}"
+        f"{'activity us':>13}{'assembly/activity':>19}",
+    ]
+    for t in timings:
+        lines.append(
+            f"{t.agent.value:<24}{t.sections:>9}{t.assembly_median:>11.1f}{t.assembly_p95:>10.1f}"
+            f"{t.cold_us:>10.1f}{t.activity_median:>13.1f}{t.ratio:>18.1%}"
+        )
+    lines += [
+        "",
+        f"largest per-agent median: {worst.assembly_median:.1f} us ({worst.agent.value}); "
+        f"slowest single call: {result.slowest_call_us:.1f} us",
+        f"vs spec 003 SC-002 (100 ms): largest median is {worst_ms / SC002_MS:.4%} of the "
+        f"budget, slowest call {slowest_ms / SC002_MS:.3%} -> "
+        f"{'PASS' if slowest_ms < SC002_MS else 'FAIL'}",
+        f"vs our 5 ms aim: largest median is {worst_ms / AIM_MS:.2%} of it, slowest call "
+        f"{slowest_ms / AIM_MS:.1%} -> {'PASS' if worst_ms < AIM_MS else 'MISSED'}",
+        f"assembly / agent activity (offline model, same run): median over agents "
+        f"{result.overall_ratio:.1%} (the activity time includes the assembly)",
+        "",
+        f"prompt size, system + user message, in {result.size_unit}:",
+    ]
+    histories = sorted(next(iter(result.sizes.values())))
+    lines.append(f"{'agent':<24}" + "".join(f"{f'history={h}':>14}" for h in histories))
+    for agent, by_history in result.sizes.items():
+        lines.append(f"{agent.value:<24}" + "".join(f"{by_history[h]:>14}" for h in histories))
+    largest, parts = result.breakdown
+    lines += [
+        "(the history digest is counted, not rendered: a prompt grows with it only when the "
+        "loop-breaker section appears; dispatched agents never get that section)",
+        f"largest prompt, {largest.value} at history={result.history}, part by part: "
+        + ", ".join(f"{name} {size}" for name, size in parts),
+    ]
+    return "\n".join(lines)
+
+
+def _positive(text: str) -> int:
+    value = int(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError("must be at least 1")
+    return value
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(
+        prog="python -m bench.prompt_assembly",
+        description="Prompt assembly time per agent type vs spec 003 SC-002 and run_agent.",
+    )
+    parser.add_argument(
+        "--repeats",
+        type=_positive,
+        default=DEFAULT_REPEATS,
+        help=f"timed assembly calls per agent (default {DEFAULT_REPEATS})",
+    )
+    parser.add_argument(
+        "--activity-runs",
+        type=_positive,
+        default=DEFAULT_ACTIVITY_RUNS,
+        help=f"timed run_agent executions per agent (default {DEFAULT_ACTIVITY_RUNS})",
+    )
+    parser.add_argument(
+        "--history",
+        type=_positive,
+        default=DEFAULT_HISTORY,
+        help=f"blackboard digest entries (default {DEFAULT_HISTORY})",
+    )
+    args = parser.parse_args(argv)
+    result = asyncio.run(
+        measure(repeats=args.repeats, activity_runs=args.activity_runs, history=args.history)
+    )
+    print(report(result))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

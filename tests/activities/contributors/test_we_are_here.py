@@ -1,0 +1,73 @@
+""" "We are here" (spec 001 R8): the graph with one unified interrupt node, the marker on the
+current node, and the current node's routing options read from its Routing model."""
+
+from __future__ import annotations
+
+import pytest
+
+from activities.contributors import default_registry
+from activities.contributors.we_are_here import HERE, render_graph
+from activities.prompting import PromptRenderer
+from models.agent_types import DISPATCHED_AGENTS, AgentType, Terminal
+from models.routing import Routing
+from tests.support.prompts import make_call
+from workflows.graph import NODES
+
+RENDERER = PromptRenderer()
+
+
+def _section(agent: AgentType) -> str:
+    system = RENDERER.agent_messages(NODES[agent], make_call(agent)).system
+    start = system.index("## Where you are in the workflow\n")
+    end = system.find("\n## ", start + 1)
+    return system[start : end if end != -1 else None]
+
+
+@pytest.mark.parametrize("agent", list(NODES), ids=lambda a: a.value)
+def test_the_marker_is_on_the_current_node_and_only_there(agent: AgentType) -> None:
+    assert "we-are-here" in [c.name for c in default_registry().for_agent(agent)]
+    section = _section(agent)
+    marked = [line for line in section.splitlines() if HERE in line]
+    assert len(marked) == 1
+    assert marked[0].startswith(f"{HERE} {agent.value} ")
+
+
+@pytest.mark.parametrize("agent", list(NODES), ids=lambda a: a.value)
+def test_routing_options_are_the_real_route_fields_with_targets(agent: AgentType) -> None:
+    model = NODES[agent].output_model
+    section = _section(agent)
+    options = [line for line in section.splitlines() if line.startswith("- `")]
+    if not issubclass(model, Routing):
+        assert options == []
+        assert f"You have no routes: you return one {model.__name__}" in section
+        assert f"{DISPATCHED_AGENTS[agent].value} raises it at the INTERRUPT node" in section
+        return
+    routes = model.route_aliases()
+    assert len(options) == len(routes)
+    for line, (alias, target) in zip(options, routes.items(), strict=True):
+        assert line.startswith(f"- `{alias}` -> {target.value}: ")
+    assert f"Your routing options ({model.__name__};" in section
+    # the node's graph line lists exactly the targets of its routes
+    line = next(x for x in section.splitlines() if x.startswith(f"{HERE} {agent.value}"))
+    assert set(line.split(" -> ", 1)[1].split(" | ")) == {t.value for t in routes.values()}
+
+
+def test_the_graph_has_every_node_and_one_unified_interrupt_node() -> None:
+    graph = render_graph(None)
+    assert HERE not in graph
+    nodes = [line.strip().split(" ", 1)[0] for line in graph.splitlines()]
+    assert nodes == [a.value for a in NODES] + ["INTERRUPT"]
+    assert graph.count("INTERRUPT (unified handler)") == 1
+    assert "InterruptRequest" not in graph, "no per-agent interrupt handlers"
+    for agent, node in NODES.items():
+        line = next(x for x in graph.splitlines() if x.strip().startswith(agent.value + " "))
+        if issubclass(node.output_model, Routing):
+            assert line.endswith("| INTERRUPT"), "every routing agent can reach the one handler"
+        else:
+            assert "->" not in line and f"dispatched by {DISPATCHED_AGENTS[agent].value}" in line
+
+
+def test_the_interrupt_node_can_carry_the_marker() -> None:
+    graph = render_graph(Terminal.INTERRUPT)
+    (marked,) = [line for line in graph.splitlines() if HERE in line]
+    assert marked.startswith(f"{HERE} INTERRUPT (unified handler) -> back to the agent that asked")

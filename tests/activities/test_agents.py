@@ -1,0 +1,84 @@
+"""The agent activity puts contributor warnings into its reply, and the workflow shows them as
+WARNING events while the run goes on (spec 003 FR-005)."""
+
+from __future__ import annotations
+
+import asyncio
+import uuid
+
+from temporalio.client import Client
+from temporalio.testing import ActivityEnvironment
+
+from activities.agents import AgentActivities
+from activities.contributors import ContributorRegistry, default_registry
+from activities.llm import LlmSettings, StructuredLlm
+from activities.offline_model import OfflineModel
+from activities.prompting import PromptRenderer
+from app.worker_setup import build_worker, openai_client
+from models.agent_types import AgentType
+from models.state import EventKind, OrchestratorInput
+from tests.support.prompts import GOAL, Exploding, make_call
+from workflows.graph import NODES
+from workflows.orchestrator import OrchestratorWorkflow
+
+
+def _registry_with_a_broken_tool(
+    applies_to: frozenset[AgentType] | None = None,
+) -> ContributorRegistry:
+    registry = default_registry()
+    registry.register(Exploding(applies_to))
+    return registry
+
+
+async def test_run_agent_returns_contributor_warnings_and_still_answers() -> None:
+    settings = LlmSettings()
+    offline = OfflineModel()
+    agents = AgentActivities(
+        StructuredLlm(openai_client(settings, offline), settings),
+        PromptRenderer(registry=_registry_with_a_broken_tool()),
+    )
+    agent = AgentType.DISCOVERY_COLLECTOR
+    reply = await ActivityEnvironment().run(agents.run_agent, make_call(agent))
+
+    assert reply.route == "planningOrchestratorRequest"
+    NODES[agent].output_model.model_validate(reply.output)
+    (warning,) = reply.warnings
+    assert "'exploding-tool' failed and was skipped" in warning
+    assert "sk-secret" not in warning
+    (request,) = offline.received
+    system = request["messages"][0]["content"]
+    assert "## Episodic memory" in system and "## Exploding tool" not in system
+
+
+async def test_run_agent_without_problems_has_no_warnings() -> None:
+    settings = LlmSettings()
+    agents = AgentActivities(StructuredLlm(openai_client(settings), settings), PromptRenderer())
+    reply = await ActivityEnvironment().run(agents.run_agent, make_call(AgentType.TICKET_AGENT))
+    assert reply.warnings == [] and reply.route is None
+
+
+async def test_a_failing_contributor_becomes_a_warning_event_and_the_run_finishes(
+    client: Client, task_queue: str
+) -> None:
+    prompts = PromptRenderer(
+        registry=_registry_with_a_broken_tool(frozenset({AgentType.REVIEW_AGENT}))
+    )
+    async with build_worker(client, task_queue, LlmSettings(), prompts=prompts):
+        handle = await client.start_workflow(
+            OrchestratorWorkflow.run,
+            OrchestratorInput(goal=GOAL),
+            id=f"wf-{uuid.uuid4()}",
+            task_queue=task_queue,
+        )
+        result = await asyncio.wait_for(handle.result(), 60)
+        status = await handle.query(OrchestratorWorkflow.status)
+
+    assert result.summary
+    ours = [e for e in status.events if "exploding-tool" in e.message]
+    assert len(ours) == 1, "the broken tool applies to the review agent only, which ran once"
+    (event,) = ours
+    assert event.kind is EventKind.WARNING
+    assert event.agent_type is AgentType.REVIEW_AGENT
+    assert event.node_id is not None and event.node_id.startswith("review-agent-")
+    assert "prompt contributor 'exploding-tool' failed and was skipped" in event.message
+    assert "sk-secret" not in event.message
