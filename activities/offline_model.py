@@ -101,8 +101,8 @@ class OfflineModel(httpx2.AsyncBaseTransport):
 
     def answer(self, name: str, schema: dict[str, Any], messages: list[dict[str, Any]]) -> str:
         """The JSON reply for one structured-output request."""
-        text = "\n".join(str(m.get("content", "")) for m in messages)
-        match = _GOAL.search(text)
+        asked = "\n".join(str(m.get("content", "")) for m in messages if m.get("role") == "user")
+        match = _GOAL.search(asked)
         goal = match["goal"].strip() if match else "the requested change"
         writer = _Writer(goal, schema)
         node = NODES_BY_OUTPUT.get(name)
