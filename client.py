@@ -261,12 +261,19 @@ async def _cmd_run(args: argparse.Namespace) -> int:
         return 0
 
 
-async def _cmd_status(args: argparse.Namespace) -> int:
+async def _connect_to_cluster() -> AgentWorkflowClient | None:
+    """The SDK client for TEMPORAL_ADDRESS; None (after saying so) when it is not set."""
     settings = TemporalSettings.from_env()
     if not settings.address:
         print("error: set TEMPORAL_ADDRESS to the server the workflow runs on", file=sys.stderr)
+        return None
+    return await AgentWorkflowClient.connect(settings)
+
+
+async def _cmd_status(args: argparse.Namespace) -> int:
+    agents = await _connect_to_cluster()
+    if agents is None:
         return 2
-    agents = await AgentWorkflowClient.connect(settings)
     status = await agents.status(args.workflow_id)
     if args.json:
         print(json.dumps(status.to_wire(), indent=2))
@@ -284,11 +291,9 @@ async def _cmd_status(args: argparse.Namespace) -> int:
 
 
 async def _cmd_resolve(args: argparse.Namespace) -> int:
-    settings = TemporalSettings.from_env()
-    if not settings.address:
-        print("error: set TEMPORAL_ADDRESS to the server the interrupt runs on", file=sys.stderr)
+    agents = await _connect_to_cluster()
+    if agents is None:
         return 2
-    agents = await AgentWorkflowClient.connect(settings)
     answers_given = bool(args.choice or args.confirm or args.text)
     if args.show or not answers_given:
         question = await agents.interrupt_status(args.interrupt_id)
@@ -306,16 +311,14 @@ async def _cmd_resolve(args: argparse.Namespace) -> int:
 
 
 async def _cmd_interrupt(args: argparse.Namespace) -> int:
-    settings = TemporalSettings.from_env()
-    if not settings.address:
-        print("error: set TEMPORAL_ADDRESS to the server the workflow runs on", file=sys.stderr)
-        return 2
     try:
         event = event_from_args(args)
     except ValidationError as err:
         print(f"error: invalid event: {describe_validation_error(err)}", file=sys.stderr)
         return 2
-    agents = await AgentWorkflowClient.connect(settings)
+    agents = await _connect_to_cluster()
+    if agents is None:
+        return 2
     if args.signal:
         handle = agents.client.get_workflow_handle(args.workflow_id)
         await handle.signal(OrchestratorWorkflow.interrupt_request_event, event.to_wire())

@@ -97,7 +97,7 @@ class OfflineModel(httpx2.AsyncBaseTransport):
         if node is not None and node.agent_type in self.scenario.delays:
             await asyncio.sleep(self.scenario.delays[node.agent_type])
         answer = self.answer(name, spec.get("schema") or {}, body.get("messages") or [])
-        return httpx2.Response(200, json=_completion(body.get("model", ""), answer))
+        return httpx2.Response(200, json=chat_completion(body.get("model", ""), answer))
 
     def answer(self, name: str, schema: dict[str, Any], messages: list[dict[str, Any]]) -> str:
         """The JSON reply for one structured-output request."""
@@ -304,7 +304,8 @@ def _singular(key: str) -> str:
     return key[:-1] if key.endswith("s") else key
 
 
-def _completion(model: str, content: str) -> dict[str, Any]:
+def chat_completion(model: str, content: str) -> dict[str, Any]:
+    """A Chat Completions response body carrying ``content`` (deterministic id)."""
     return {
         "id": "chatcmpl-offline-" + hashlib.sha256(content.encode()).hexdigest()[:16],
         "object": "chat.completion",

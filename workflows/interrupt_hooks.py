@@ -3,7 +3,7 @@ request hooks, then resolution hooks, then translation hooks. Each hook is a pur
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from models.interrupt_flow import InterruptInput
@@ -12,21 +12,21 @@ from models.interrupts import InterruptResolution
 
 def _unique_ids(job: InterruptInput) -> InterruptInput:
     """Give repeated choice/confirmation ids a suffix so every answer has one target."""
-    seen: set[str] = set()
-    for choice in job.request.choices:
-        base, n = choice.choice_id, 1
-        while choice.choice_id in seen:
-            n += 1
-            choice.choice_id = f"{base}-{n}"
-        seen.add(choice.choice_id)
-    seen.clear()
-    for item in job.request.confirmation_items:
-        base, n = item.confirmation_id, 1
-        while item.confirmation_id in seen:
-            n += 1
-            item.confirmation_id = f"{base}-{n}"
-        seen.add(item.confirmation_id)
+    _suffix_repeats(job.request.choices, "choice_id")
+    _suffix_repeats(job.request.confirmation_items, "confirmation_id")
     return job
+
+
+def _suffix_repeats(items: Sequence[object], id_field: str) -> None:
+    seen: set[str] = set()
+    for item in items:
+        base = unique = getattr(item, id_field)
+        n = 1
+        while unique in seen:
+            n += 1
+            unique = f"{base}-{n}"
+        setattr(item, id_field, unique)
+        seen.add(unique)
 
 
 def _apply_event(job: InterruptInput) -> InterruptInput:

@@ -24,7 +24,6 @@ handler thread, so the server shuts down cleanly.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import threading
 from collections import deque
@@ -34,7 +33,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from types import TracebackType
 from typing import Any
 
-from activities.offline_model import OfflineModel
+from activities.offline_model import OfflineModel, chat_completion
 
 VALID = "valid"
 INVALID = "invalid"
@@ -182,9 +181,9 @@ class ScriptedOpenAIServer:
             content = self._model.answer(
                 str(spec.get("name", "")), spec.get("schema") or {}, request.messages
             )
-            return 200, _completion(str(body.get("model", "")), content)
+            return 200, chat_completion(str(body.get("model", "")), content)
         if reply == INVALID:
-            return 200, _completion(str(body.get("model", "")), INVALID_CONTENT)
+            return 200, chat_completion(str(body.get("model", "")), INVALID_CONTENT)
         status = int(reply)
         if status == 401:
             token = request.headers.get("authorization", "").removeprefix("Bearer ")
@@ -234,24 +233,6 @@ class _Handler(BaseHTTPRequestHandler):
 
     def log_message(self, format: str, *args: Any) -> None:
         """Quiet: the records are on the server object."""
-
-
-def _completion(model: str, content: str) -> dict[str, Any]:
-    return {
-        "id": "chatcmpl-test-" + hashlib.sha256(content.encode()).hexdigest()[:16],
-        "object": "chat.completion",
-        "created": 0,
-        "model": model,
-        "choices": [
-            {
-                "index": 0,
-                "message": {"role": "assistant", "content": content, "refusal": None},
-                "finish_reason": "stop",
-                "logprobs": None,
-            }
-        ],
-        "usage": {"prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 2},
-    }
 
 
 def _error(status: int, message: str) -> dict[str, Any]:
