@@ -31,7 +31,6 @@ from temporalio.client import (
     WorkflowHandle,
     WorkflowUpdateFailedError,
 )
-from temporalio.exceptions import ApplicationError
 from temporalio.service import RPCError
 
 from activities.offline_model import OfflineScenario
@@ -41,7 +40,7 @@ from app.connect import connect
 from app.dev_server import embedded_server
 from app.worker_setup import build_worker
 from models.agent_types import AgentType
-from models.errors import describe_validation_error
+from models.errors import describe_validation_error, failure_message
 from models.interrupt_events import EventAck, InterruptRequestEvent
 from models.interrupt_flow import InterruptStatus, ResolveAck
 from models.interrupts import InterruptResolution, InterruptType
@@ -95,8 +94,7 @@ class AgentWorkflowClient:
         try:
             return await handle.execute_update(InterruptWorkflow.resolve_validated, resolution)
         except WorkflowUpdateFailedError as err:
-            cause = err.cause
-            message = cause.message if isinstance(cause, ApplicationError) else str(cause)
+            message = failure_message(err)
             raise ResolutionRejected(message) from None
 
     async def send_interrupt_event(
@@ -111,8 +109,7 @@ class AgentWorkflowClient:
         try:
             return await handle.execute_update(OrchestratorWorkflow.send_interrupt_event, event)
         except WorkflowUpdateFailedError as err:
-            cause = err.cause
-            message = cause.message if isinstance(cause, ApplicationError) else str(cause)
+            message = failure_message(err)
             raise EventRejected(message) from None
 
 
@@ -251,10 +248,7 @@ async def _cmd_run(args: argparse.Namespace) -> int:
         try:
             result = await _follow(agents, handle, ui, interactive)
         except WorkflowFailureError as err:
-            cause: BaseException = err.cause
-            while cause.__cause__ is not None and not isinstance(cause, ApplicationError):
-                cause = cause.__cause__
-            print(f"error: workflow {handle.id} failed: {cause}", file=sys.stderr)
+            print(f"error: workflow {handle.id} failed: {failure_message(err)}", file=sys.stderr)
             return 1
         print("\nFinal result:")
         print(json.dumps(result.to_wire(), indent=2))

@@ -54,3 +54,11 @@ def describe_validation_error(err: ValidationError, limit: int = 8) -> str:
         where = ".".join(str(p) for p in e["loc"]) or "(root)"
         parts.append(f"{where}: {e['msg']}")
     return "; ".join(parts)
+
+
+def failure_message(err: BaseException) -> str:
+    """The message of the ApplicationError behind a Temporal failure, else the failure's text."""
+    cause: BaseException | None = err
+    while cause is not None and not isinstance(cause, ApplicationError):
+        cause = cause.__cause__
+    return cause.message if isinstance(cause, ApplicationError) else str(err)

@@ -21,7 +21,7 @@ from models.contexts import (
     curate_tickets,
     curated_ids_in,
 )
-from models.errors import describe_validation_error
+from models.errors import describe_validation_error, failure_message
 from models.ids import make_context_id
 from models.interrupt_events import EventAck, InterruptRequestEvent
 from models.interrupt_flow import InterruptInput
@@ -333,8 +333,7 @@ class OrchestratorWorkflow:
             )
             outcome = await child
         except ChildWorkflowError as err:
-            cause = err.cause
-            message = cause.message if isinstance(cause, ApplicationError) else str(cause or err)
+            message = failure_message(err)
             self._fail(
                 f"interrupt {child_id} failed: {message}", "InterruptFailed", node_id, origin
             )
@@ -457,8 +456,7 @@ class OrchestratorWorkflow:
                     continue  # cancelled by a supervisor's event: run again with its message
                 if isinstance(err, asyncio.CancelledError):
                     raise
-                cause = err.cause
-                text = cause.message if isinstance(cause, ApplicationError) else str(cause or err)
+                text = failure_message(err)
                 self._fail(f"{agent} at {node_id} failed: {text}", "AgentFailed", node_id, agent)
             finally:
                 self._inflight.pop(node_id, None)
