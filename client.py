@@ -38,6 +38,7 @@ from app.answering import ask, resolution_from_flags
 from app.config import DEFAULT_TASK_QUEUE, TemporalSettings, llm_settings_from_env
 from app.connect import connect
 from app.dev_server import embedded_server
+from app.process_exit import exit_now
 from app.worker_setup import build_worker
 from models.agent_types import AgentType
 from models.errors import describe_validation_error, failure_message
@@ -415,4 +416,4 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    exit_now(main())

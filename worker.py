@@ -16,6 +16,7 @@ import sys
 from activities.offline_model import OfflineScenario
 from app.config import TemporalSettings, llm_settings_from_env
 from app.connect import connect
+from app.process_exit import exit_now
 from app.worker_setup import build_worker
 
 LOCAL_ADDRESS = "localhost:7233"
@@ -45,6 +46,7 @@ async def main() -> int:
 
 if __name__ == "__main__":
     try:
-        sys.exit(asyncio.run(main()))
+        code = asyncio.run(main())
     except KeyboardInterrupt:
-        sys.exit(130)
+        code = 130
+    exit_now(code)
