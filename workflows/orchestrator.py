@@ -238,7 +238,7 @@ class OrchestratorWorkflow:
             EntryKind.OUTPUT,
             reply.output,
             route=reply.route,
-            upstream=[request_entry.context_id, *(c.context_id for c in context)],
+            upstream=_upstream(request_entry, context),
             context_id=output_id,
         )
         state.current = None
@@ -418,11 +418,7 @@ class OrchestratorWorkflow:
             result_id=result_id,
             goal=state.goal,
             request=request,
-            upstream_context_ids=[
-                request_entry.context_id,
-                *curated_ids_in(request),
-                *(c.context_id for c in context),
-            ],
+            upstream_context_ids=_upstream(request_entry, context),
             context=context,
             interrupt_resolution=interrupt_resolution,
             previous=previous_attempt(state.history, agent, request_entry),
@@ -593,6 +589,15 @@ class OrchestratorWorkflow:
         self._state.current = None
         self._event(EventKind.ERROR, message, node_id, agent)
         raise ApplicationError(message, type=error_type, non_retryable=True)
+
+
+def _upstream(request_entry: HistoryEntry, context: list[ContextItem]) -> list[str]:
+    """What an agent call considered: its request, the curated contexts in it, the context items."""
+    return [
+        request_entry.context_id,
+        *curated_ids_in(request_entry.payload),
+        *(c.context_id for c in context),
+    ]
 
 
 def _summarise(entry: HistoryEntry) -> str:
