@@ -95,8 +95,7 @@ class AgentWorkflowClient:
         try:
             return await handle.execute_update(InterruptWorkflow.resolve_validated, resolution)
         except WorkflowUpdateFailedError as err:
-            message = failure_message(err)
-            raise ResolutionRejected(message) from None
+            raise ResolutionRejected(failure_message(err)) from None
 
     async def send_interrupt_event(
         self, workflow_id: str, event: InterruptRequestEvent
@@ -110,8 +109,7 @@ class AgentWorkflowClient:
         try:
             return await handle.execute_update(OrchestratorWorkflow.send_interrupt_event, event)
         except WorkflowUpdateFailedError as err:
-            message = failure_message(err)
-            raise EventRejected(message) from None
+            raise EventRejected(failure_message(err)) from None
 
 
 class ResolutionRejected(Exception):

@@ -19,7 +19,7 @@ from models.interrupt_flow import (
 )
 from models.interrupts import InterruptResolution, InterruptRouting, ResolvedBy
 from workflows.policies import AGENT_HEARTBEAT_INTERVAL
-from workflows.resolution_rules import recommended_resolution
+from workflows.resolution_rules import describe_resolution, recommended_resolution
 
 TRANSLATOR = "INTERRUPT_TRANSLATOR"
 REVIEWER = "INTERRUPT_REVIEWER"
@@ -48,7 +48,7 @@ class ResolutionActivities:
             goal=job.goal,
             origin=job.origin.value,
             request=job.request.to_wire(),
-            resolution=job.resolution.to_wire(),
+            resolution_text=describe_resolution(job.request, job.resolution),
             origin_request_json=json.dumps(job.origin_request, indent=2, ensure_ascii=False),
         )
         messages = [{"role": "system", "content": system}, {"role": "user", "content": user}]
@@ -77,7 +77,7 @@ class ResolutionActivities:
             goal=job.goal,
             origin=job.request.origin.value,
             request=job.request.to_wire(),
-            resolution=None,
+            resolution_text=None,
             origin_request_json=json.dumps(job.origin_request, indent=2, ensure_ascii=False),
         )
         messages = [{"role": "system", "content": system}, {"role": "user", "content": user}]

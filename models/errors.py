@@ -40,7 +40,15 @@ class StepLimitExceeded(AgentWorkflowError):
 
 
 class DegenerateLoop(AgentWorkflowError):
-    """An interrupt has no previous request of its origin to return to."""
+    """A step has no earlier request to return to (an interrupt's origin, the context manager)."""
+
+
+class AgentFailed(AgentWorkflowError):
+    """An agent activity failed for good; the run ends."""
+
+
+class InterruptFailed(AgentWorkflowError):
+    """The interrupt child workflow failed (e.g. nobody answered and the outcome is FAIL)."""
 
 
 class UnknownAgentType(AgentWorkflowError):

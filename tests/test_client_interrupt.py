@@ -12,18 +12,9 @@ from activities.llm import LlmSettings
 from activities.offline_model import OfflineModel, OfflineScenario
 from app.worker_setup import build_worker
 from models.agent_types import AgentType
-from tests.support.interrupts import interrupt_status, start, wait_for_interrupt
+from tests.support.interrupts import interrupt_status, start, wait_for_interrupt, wait_running
 from tests.test_client_resolve import _client_py
 from workflows.orchestrator import OrchestratorWorkflow
-
-
-async def _running(handle, agent: AgentType) -> None:  # type: ignore[no-untyped-def]
-    async with asyncio.timeout(30):
-        while True:
-            status = await handle.query(OrchestratorWorkflow.status)
-            if status.current_node and status.current_node.agent_type is agent:
-                return
-            await asyncio.sleep(0.05)
 
 
 async def test_interrupt_command_reroutes_and_rejects_with_reasons(
@@ -41,7 +32,7 @@ async def test_interrupt_command_reroutes_and_rejects_with_reasons(
     )
     async with build_worker(client, task_queue, LlmSettings(), offline=offline):
         handle = await start(client, task_queue, workflow_id)
-        await _running(handle, AgentType.REVIEW_AGENT)
+        await wait_running(handle, AgentType.REVIEW_AGENT)
 
         not_running, bad_name, sent = await asyncio.gather(
             _client_py(

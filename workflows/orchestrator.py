@@ -8,7 +8,7 @@ from typing import Any, NoReturn
 
 from pydantic import ValidationError
 from temporalio import workflow
-from temporalio.exceptions import ActivityError, ApplicationError, ChildWorkflowError
+from temporalio.exceptions import ActivityError, ChildWorkflowError
 from temporalio.workflow import ActivityHandle
 
 from models.agent_call import AgentCall, AgentReply, ContextItem, HistoryDigestEntry
@@ -21,7 +21,15 @@ from models.contexts import (
     curate_tickets,
     curated_ids_in,
 )
-from models.errors import describe_validation_error, failure_message
+from models.errors import (
+    AgentFailed,
+    AgentWorkflowError,
+    DegenerateLoop,
+    InterruptFailed,
+    StepLimitExceeded,
+    describe_validation_error,
+    failure_message,
+)
 from models.ids import make_context_id
 from models.interrupt_events import EventAck, InterruptRequestEvent
 from models.interrupt_flow import InterruptInput
@@ -109,10 +117,11 @@ class OrchestratorWorkflow:
             assert step is not None, "the loop always leaves a pending step"
             if state.steps_taken >= state.max_steps:
                 self._fail(
-                    f"the run took {state.steps_taken} agent steps without finishing, the limit; "
-                    "it is probably looping. Start it again with a larger maxSteps if the goal "
-                    "really needs more steps.",
-                    "StepLimitExceeded",
+                    StepLimitExceeded(
+                        f"the run took {state.steps_taken} agent steps without finishing, the "
+                        "limit; it is probably looping. Start it again with a larger maxSteps if "
+                        "the goal really needs more steps."
+                    )
                 )
             state.steps_taken += 1
             result = await self._run_node(NODES[step.agent_type], step)
@@ -263,7 +272,9 @@ class OrchestratorWorkflow:
         if nxt.target is Terminal.RETURN:
             back = return_target(state.history)
             if back is None:
-                self._fail("the context manager has no earlier request to return to", "NoReturn")
+                self._fail(
+                    DegenerateLoop("the context manager has no earlier request to return to")
+                )
             request = dict(back.payload)
             request["guidance"] = (
                 f"{request.get('guidance', '')}\nContext found: {nxt.value.summary}"
@@ -292,9 +303,10 @@ class OrchestratorWorkflow:
         last = last_request_of(state.history, origin)
         if last is None:
             self._fail(
-                f"{origin} raised an interrupt but the blackboard has no earlier request of "
-                f"{origin} to return to (degenerate loop)",
-                "DegenerateLoop",
+                DegenerateLoop(
+                    f"{origin} raised an interrupt but the blackboard has no earlier request of "
+                    f"{origin} to return to (degenerate loop)"
+                ),
                 node_id,
                 origin,
             )
@@ -334,9 +346,7 @@ class OrchestratorWorkflow:
             outcome = await child
         except ChildWorkflowError as err:
             message = failure_message(err)
-            self._fail(
-                f"interrupt {child_id} failed: {message}", "InterruptFailed", node_id, origin
-            )
+            self._fail(InterruptFailed(f"interrupt {child_id} failed: {message}"), node_id, origin)
         state.pending_interrupt = None
         self._event(
             EventKind.INTERRUPT_STATUS,
@@ -453,7 +463,7 @@ class OrchestratorWorkflow:
                 if isinstance(err, asyncio.CancelledError):
                     raise
                 text = failure_message(err)
-                self._fail(f"{agent} at {node_id} failed: {text}", "AgentFailed", node_id, agent)
+                self._fail(AgentFailed(f"{agent} at {node_id} failed: {text}"), node_id, agent)
             finally:
                 self._inflight.pop(node_id, None)
             if state.stored_events.get(node_id) is not event:
@@ -581,14 +591,14 @@ class OrchestratorWorkflow:
 
     def _fail(
         self,
-        message: str,
-        error_type: str,
+        error: AgentWorkflowError,
         node_id: str | None = None,
         agent: AgentType | None = None,
     ) -> NoReturn:
+        """Record an ERROR event and fail the run with a non-retryable error."""
         self._state.current = None
-        self._event(EventKind.ERROR, message, node_id, agent)
-        raise ApplicationError(message, type=error_type, non_retryable=True)
+        self._event(EventKind.ERROR, str(error), node_id, agent)
+        raise error.to_application_error()
 
 
 def _upstream(request_entry: HistoryEntry, context: list[ContextItem]) -> list[str]:

@@ -71,7 +71,8 @@ def previous_attempt(
     history: list[HistoryEntry], agent: AgentType, current: HistoryEntry
 ) -> PreviousContext | None:
     """This agent type's last output before ``current`` and why it runs again (FR-016..018)."""
-    before = history[: history.index(current)] if current in history else history
+    at = next((i for i, e in enumerate(history) if e is current), len(history))
+    before = history[:at]
     previous = next(
         (e for e in reversed(before) if e.kind is EntryKind.OUTPUT and e.agent_type is agent),
         None,

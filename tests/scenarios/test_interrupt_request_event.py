@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 from temporalio import activity
-from temporalio.client import Client, WorkflowHandle, WorkflowUpdateFailedError
+from temporalio.client import Client, WorkflowUpdateFailedError
 from temporalio.contrib.pydantic import pydantic_data_converter
 from temporalio.worker import Replayer, Worker
 
@@ -30,6 +30,7 @@ from tests.support.interrupts import (
     start,
     translation_calls,
     wait_for_interrupt,
+    wait_running,
 )
 from workflows.interrupt import InterruptWorkflow
 from workflows.orchestrator import OrchestratorWorkflow
@@ -52,17 +53,6 @@ def _event(source: AgentType, reroute: AgentType | None = None, **extra: Any) ->
     if reroute is not None:
         event["rerouteToAgentType"] = reroute.value
     return event
-
-
-async def _wait_running(
-    handle: WorkflowHandle[OrchestratorWorkflow, Any], agent: AgentType, timeout: float = 30
-) -> OrchestratorStatus:
-    async with asyncio.timeout(timeout):
-        while True:
-            status = await handle.query(OrchestratorWorkflow.status)
-            if status.current_node is not None and status.current_node.agent_type is agent:
-                return status
-            await asyncio.sleep(0.05)
 
 
 def _asked(offline: OfflineModel, reason: str) -> list[dict[str, Any]]:
@@ -96,7 +86,7 @@ async def _steer(
     offline = OfflineModel(OfflineScenario(delays={source: SLOW}))
     async with build_worker(client, task_queue, LlmSettings(), offline=offline):
         handle = await start(client, task_queue, workflow_id)
-        running = await _wait_running(handle, source)
+        running = await wait_running(handle, source)
         event = _event(source, reroute, **extra)
         if use_update:
             ack = await handle.execute_update(
@@ -223,7 +213,7 @@ async def test_event_for_an_agent_that_is_not_running_sends_nothing(
     offline = OfflineModel(OfflineScenario(delays={AgentType.ORCHESTRATOR: 2.0}))
     async with build_worker(client, task_queue, LlmSettings(), offline=offline):
         handle = await start(client, task_queue, workflow_id)
-        await _wait_running(handle, AgentType.ORCHESTRATOR)
+        await wait_running(handle, AgentType.ORCHESTRATOR)
         event = _event(AgentType.MERGER_AGENT, AgentType.DISCOVERY_ORCHESTRATOR)
         await handle.signal(OrchestratorWorkflow.interrupt_request_event, event)
         with pytest.raises(WorkflowUpdateFailedError) as err:
@@ -269,7 +259,7 @@ async def test_duplicate_event_while_the_agent_runs_is_ignored(
     offline = OfflineModel(OfflineScenario(delays={AgentType.MERGER_AGENT: SLOW}))
     async with build_worker(client, task_queue, LlmSettings(), offline=offline):
         handle = await start(client, task_queue, workflow_id)
-        await _wait_running(handle, AgentType.MERGER_AGENT)
+        await wait_running(handle, AgentType.MERGER_AGENT)
         first = _event(AgentType.MERGER_AGENT, AgentType.REVIEW_AGENT)
         second = _event(AgentType.MERGER_AGENT, AgentType.TICKET_ORCHESTRATOR)
         await handle.signal(OrchestratorWorkflow.interrupt_request_event, first)
@@ -308,7 +298,7 @@ async def test_malformed_event_is_recorded_and_the_run_is_unaffected(
     offline = OfflineModel(OfflineScenario(delays={AgentType.ORCHESTRATOR: 1.0}))
     async with build_worker(client, task_queue, LlmSettings(), offline=offline):
         handle = await start(client, task_queue, workflow_id)
-        await _wait_running(handle, AgentType.ORCHESTRATOR)
+        await wait_running(handle, AgentType.ORCHESTRATOR)
         await handle.signal(OrchestratorWorkflow.interrupt_request_event, payload)
         result = await asyncio.wait_for(handle.result(), 60)
         status = await handle.query(OrchestratorWorkflow.status)
@@ -389,7 +379,7 @@ async def test_events_work_across_continue_as_new_and_the_history_replays(
     offline = OfflineModel(OfflineScenario(delays={AgentType.PLANNING_ORCHESTRATOR: SLOW}))
     async with build_worker(client, task_queue, LlmSettings(), offline=offline):
         handle = await start(client, task_queue, workflow_id, continue_as_new_every=3)
-        await _wait_running(handle, AgentType.PLANNING_ORCHESTRATOR)
+        await wait_running(handle, AgentType.PLANNING_ORCHESTRATOR)
         await handle.signal(
             OrchestratorWorkflow.interrupt_request_event,
             _event(AgentType.PLANNING_ORCHESTRATOR, AgentType.DISCOVERY_ORCHESTRATOR),

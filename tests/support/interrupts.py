@@ -7,6 +7,7 @@ from typing import Any
 
 from temporalio.client import Client, WorkflowHandle
 
+from models.agent_types import AgentType
 from models.interrupt_flow import InterruptStatus
 from models.interrupts import InterruptRequestBase, InterruptResolution
 from models.state import OrchestratorInput, OrchestratorStatus
@@ -25,6 +26,18 @@ async def start(
         id=workflow_id,
         task_queue=task_queue,
     )
+
+
+async def wait_running(
+    handle: WorkflowHandle[OrchestratorWorkflow, Any], agent: AgentType, timeout: float = 30
+) -> OrchestratorStatus:
+    """Poll the status query until ``agent`` is the running node."""
+    async with asyncio.timeout(timeout):
+        while True:
+            status = await handle.query(OrchestratorWorkflow.status)
+            if status.current_node is not None and status.current_node.agent_type is agent:
+                return status
+            await asyncio.sleep(0.05)
 
 
 async def wait_for_interrupt(

@@ -15,27 +15,16 @@ from app.worker_setup import WORKFLOW_RUNNER, WORKFLOWS, build_worker
 from models.agent_call import AgentCall, AgentReply
 from models.agent_types import AgentType
 from models.ids import parse_context_id
-from models.state import EntryKind, EventKind, OrchestratorInput
+from models.state import EntryKind, EventKind
+from tests.support.interrupts import GOAL, start
 from workflows.orchestrator import OrchestratorWorkflow
-
-GOAL = "add rate limiting to the gateway"
-
-
-async def _run(client: Client, task_queue: str, workflow_id: str, **kwargs: object):
-    handle = await client.start_workflow(
-        OrchestratorWorkflow.run,
-        OrchestratorInput(goal=GOAL, **kwargs),  # type: ignore[arg-type]
-        id=workflow_id,
-        task_queue=task_queue,
-    )
-    return handle
 
 
 async def test_offline_run_walks_every_phase_to_the_final_result(
     client: Client, task_queue: str, workflow_id: str
 ) -> None:
     async with build_worker(client, task_queue, LlmSettings()):
-        handle = await _run(client, task_queue, workflow_id)
+        handle = await start(client, task_queue, workflow_id)
         result = await asyncio.wait_for(handle.result(), 60)
         status = await handle.query(OrchestratorWorkflow.status)
 
@@ -67,7 +56,7 @@ async def test_one_activity_per_agent_step_in_history(
     client: Client, task_queue: str, workflow_id: str
 ) -> None:
     async with build_worker(client, task_queue, LlmSettings()):
-        handle = await _run(client, task_queue, workflow_id)
+        handle = await start(client, task_queue, workflow_id)
         await handle.result()
         status = await handle.query(OrchestratorWorkflow.status)
     history = await handle.fetch_history()
@@ -85,7 +74,7 @@ async def test_step_limit_fails_the_run_with_a_clear_error(
     client: Client, task_queue: str, workflow_id: str
 ) -> None:
     async with build_worker(client, task_queue, LlmSettings()):
-        handle = await _run(client, task_queue, workflow_id, max_steps=3)
+        handle = await start(client, task_queue, workflow_id, max_steps=3)
         with pytest.raises(WorkflowFailureError) as err:
             await asyncio.wait_for(handle.result(), 30)
         status = await handle.query(OrchestratorWorkflow.status)
@@ -128,7 +117,7 @@ async def test_agent_that_never_validates_fails_the_workflow_and_records_an_erro
         workflow_runner=WORKFLOW_RUNNER,
         activities=[invalid_reply_agent],
     ):
-        handle = await _run(client, task_queue, workflow_id)
+        handle = await start(client, task_queue, workflow_id)
         with pytest.raises(WorkflowFailureError) as err:
             await asyncio.wait_for(handle.result(), 30)
         status = await handle.query(OrchestratorWorkflow.status)
