@@ -42,7 +42,7 @@ from app.process_exit import exit_now
 from app.worker_setup import build_worker
 from models.agent_types import AgentType
 from models.errors import describe_validation_error, failure_message
-from models.interrupt_events import EventAck, InterruptRequestEvent
+from models.interrupt_events import INTERRUPT_REQUEST_EVENT_SIGNAL, EventAck, InterruptRequestEvent
 from models.interrupt_flow import InterruptStatus, ResolveAck
 from models.interrupts import InterruptResolution, InterruptType
 from models.results import OrchestratorCollectorResult
@@ -314,7 +314,7 @@ async def _cmd_interrupt(args: argparse.Namespace) -> int:
         return 2
     if args.signal:
         handle = agents.client.get_workflow_handle(args.workflow_id)
-        await handle.signal(OrchestratorWorkflow.interrupt_request_event, event.to_wire())
+        await handle.signal(INTERRUPT_REQUEST_EVENT_SIGNAL, event.to_wire())
         print(f"signalled event {event.event_id}; see `client.py status {args.workflow_id}`")
         return 0
     try:

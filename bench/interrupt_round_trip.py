@@ -88,7 +88,7 @@ with workflow.unsafe.imports_passed_through():
         signal_event,
     )
     from models.agent_types import AgentType
-    from models.interrupt_flow import InterruptState
+    from models.interrupt_flow import RESOLVE_SIGNAL, InterruptState
     from models.interrupts import (
         InterruptRequestBase,
         InterruptResolution,
@@ -194,7 +194,7 @@ async def _interrupt_once(client: Client, task_queue: str) -> InterruptRun:
     child, resolution = await waiting_interrupt(handle, client)
 
     t0 = time.perf_counter()
-    await child.signal(InterruptWorkflow.resolve, resolution.to_wire())
+    await child.signal(RESOLVE_SIGNAL, resolution.to_wire())
     signal_rpc = time.perf_counter() - t0
 
     try:

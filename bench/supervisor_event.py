@@ -114,9 +114,9 @@ from bench.interrupt_round_trip import (
 )
 from models.agent_call import AgentCall
 from models.agent_types import AgentType
-from models.interrupt_events import InterruptRequestEvent
+from models.interrupt_events import INTERRUPT_REQUEST_EVENT_SIGNAL, InterruptRequestEvent
+from models.interrupt_flow import RESOLVE_SIGNAL
 from models.state import OrchestratorInput
-from workflows.interrupt import InterruptWorkflow
 from workflows.orchestrator import OrchestratorWorkflow
 
 DEFAULT_RUNS = 5
@@ -192,10 +192,10 @@ async def _event_once(client: Client, task_queue: str) -> EventRun:
             if running is not None and running.agent_type is SOURCE:
                 break
             await asyncio.sleep(POLL_INTERVAL)
-    await handle.signal(OrchestratorWorkflow.interrupt_request_event, supervisor_event())
+    await handle.signal(INTERRUPT_REQUEST_EVENT_SIGNAL, supervisor_event())
 
     child, resolution = await waiting_interrupt(handle, client)
-    await child.signal(InterruptWorkflow.resolve, resolution.to_wire())
+    await child.signal(RESOLVE_SIGNAL, resolution.to_wire())
     await asyncio.wait_for(handle.result(), WAIT_TIMEOUT)
 
     events = await fetch_history(handle)

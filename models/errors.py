@@ -5,6 +5,8 @@ from __future__ import annotations
 from pydantic import ValidationError
 from temporalio.exceptions import ApplicationError
 
+from models.limits import ECHO_CHARS, clip
+
 
 class AgentWorkflowError(Exception):
     """Base error. Messages say what was wrong and how to fix it."""
@@ -51,16 +53,27 @@ class InterruptFailed(AgentWorkflowError):
     """The interrupt child workflow failed (e.g. nobody answered and the outcome is FAIL)."""
 
 
+class InvalidInput(AgentWorkflowError):
+    """A workflow was started with a missing or invalid input."""
+
+
 class UnknownAgentType(AgentWorkflowError):
     """A name that is not one of the AgentType values."""
 
 
 def describe_validation_error(err: ValidationError, limit: int = 8) -> str:
-    """``field.path: problem; ...`` for the first ``limit`` problems."""
+    """``field.path: problem; ...`` for the first ``limit`` problems, every part clipped.
+
+    Locations can hold a caller's dict keys and messages can quote input: both are clipped so a
+    huge value never reaches an event, a log or an update's rejection.
+    """
     parts = []
-    for e in err.errors(include_url=False)[:limit]:
-        where = ".".join(str(p) for p in e["loc"]) or "(root)"
-        parts.append(f"{where}: {e['msg']}")
+    problems = err.errors(include_url=False, include_input=False)
+    for e in problems[:limit]:
+        where = ".".join(clip(str(p), 60) for p in e["loc"]) or "(root)"
+        parts.append(f"{where}: {clip(e['msg'], ECHO_CHARS)}")
+    if len(problems) > limit:
+        parts.append(f"... and {len(problems) - limit} more problems")
     return "; ".join(parts)
 
 

@@ -17,9 +17,12 @@ from models.interrupts import (
     OptionKey,
     StructuredChoice,
 )
+from models.limits import MAX_ITEMS, Id, Text
 
 SUPERVISOR_MESSAGE_PREFIX = "[interrupt requested]"
 """Start of the user message that asks a running agent to interrupt (R5 step 2)."""
+INTERRUPT_REQUEST_EVENT_SIGNAL = "interrupt_request_event"
+"""The orchestrator's signal that carries an InterruptRequestEvent."""
 EVENT_CHOICE_ID = "supervisor"
 """choiceId under which an event's choices are shown to the person."""
 _KEYS = (OptionKey.A, OptionKey.B, OptionKey.C)
@@ -28,25 +31,25 @@ _KEYS = (OptionKey.A, OptionKey.B, OptionKey.C)
 class EventChoice(WireModel):
     """One option of an event, as in spec 000: ``{"label", "value", "description"}``."""
 
-    label: str
-    value: str
-    description: str = ""
+    label: Text
+    value: Text
+    description: Text = ""
 
 
 class InterruptRequestEvent(WireModel):
     """The signal ``interrupt_request_event``'s JSON. ``nodeId`` may be omitted: the event then
     targets the running node of ``sourceAgentType``."""
 
-    event_id: str
+    event_id: Id
     timestamp: datetime | None = None
-    node_id: str | None = None
+    node_id: Id | None = None
     source_agent_type: AgentType
     reroute_to_agent_type: AgentType | None = None
     interrupt_type: InterruptType = InterruptType.HUMAN_REVIEW
-    reason: str = Field(min_length=1)
+    reason: Text = Field(min_length=1)
     choices: list[EventChoice] = Field(default_factory=list, max_length=3)
-    confirmation_items: list[ConfirmationItem] = Field(default_factory=list)
-    context_for_decision: str = ""
+    confirmation_items: list[ConfirmationItem] = Field(default_factory=list, max_length=MAX_ITEMS)
+    context_for_decision: Text = ""
 
     @model_validator(mode="after")
     def _reroute_has_a_route(self) -> InterruptRequestEvent:

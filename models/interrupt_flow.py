@@ -20,14 +20,21 @@ from models.interrupts import (
 )
 from models.state import GraphEvent
 
+RESOLVE_SIGNAL = "resolve"
+"""InterruptWorkflow's signal that carries a resolution (Temporal UI / CLI)."""
+
 
 class InterruptState(StrEnum):
     """InterruptStatusEvent values (FR-012)."""
 
     REQUESTED = "REQUESTED"
     WAITING = "WAITING"
-    RESOLVED = "RESOLVED"
+    """Waiting for a person's answer."""
     TIMED_OUT = "TIMED_OUT"
+    ESCALATED = "ESCALATED"
+    """A reviewing LLM is answering (AGENT_REVIEW, or after the deadline); a person's valid answer
+    that arrives before the reviewer's still wins."""
+    RESOLVED = "RESOLVED"
 
 
 class InterruptInput(WireModel):
@@ -67,6 +74,8 @@ class InterruptStatus(WireModel):
     deadline: datetime | None
     hooks_applied: list[str]
     events: list[GraphEvent]
+    events_recorded: int = 0
+    """How many events were ever recorded; ``events`` holds the newest of them."""
 
 
 class ResolveAck(WireModel):

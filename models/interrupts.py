@@ -10,6 +10,7 @@ from pydantic.json_schema import SkipJsonSchema
 
 from models.agent_types import AgentType, Route
 from models.base import WireModel
+from models.limits import MAX_ITEMS, Answer, Id, Text
 from models.requests import (
     ContextManagerRoutingRequest,
     DiscoveryAgentRequests,
@@ -78,7 +79,14 @@ class StructuredChoice(WireModel):
 
     @model_validator(mode="after")
     def _always_offer_custom(self) -> Self:
-        if not any(o.key is OptionKey.CUSTOM for o in self.options):
+        keys = [o.key for o in self.options]
+        repeated = sorted({k.value for k in keys if keys.count(k) > 1})
+        if repeated:
+            raise ValueError(
+                f"choice {self.choice_id[:60]!r} offers option {', '.join(repeated)} more than "
+                "once; give each option its own key (A, B, C)"
+            )
+        if OptionKey.CUSTOM not in keys:
             self.options.append(ChoiceOption(key=OptionKey.CUSTOM, description=CUSTOM_OPTION_TEXT))
         return self
 
@@ -257,12 +265,15 @@ class ResolvedBy(StrEnum):
 
 
 class InterruptResolution(WireModel):
-    """A human's (or reviewer's) answer: choiceId -> option, write-ins, yes/no confirmations."""
+    """A human's (or reviewer's) answer: choiceId -> option, write-ins, yes/no confirmations.
 
-    selected_choices: dict[str, OptionKey] = Field(default_factory=dict)
-    custom_inputs: dict[str, str] = Field(default_factory=dict)
-    confirmations: dict[str, bool] = Field(default_factory=dict)
-    free_text: str | None = None
+    Sizes are limited at the door (``models/limits.py``): ids, answers, free text, entries.
+    """
+
+    selected_choices: dict[Id, OptionKey] = Field(default_factory=dict, max_length=MAX_ITEMS)
+    custom_inputs: dict[Id, Answer] = Field(default_factory=dict, max_length=MAX_ITEMS)
+    confirmations: dict[Id, bool] = Field(default_factory=dict, max_length=MAX_ITEMS)
+    free_text: Text | None = None
     resolved_by: ResolvedBy = ResolvedBy.HUMAN
 
 

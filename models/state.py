@@ -13,6 +13,7 @@ from models.base import WireModel
 from models.contexts import CuratedContexts
 from models.interrupt_events import InterruptRequestEvent
 from models.interrupts import DEFAULT_INTERRUPT_TIMEOUT_SECONDS, TimeoutOutcome
+from models.limits import MAX_GOAL_CHARS
 
 DEFAULT_MAX_STEPS = 60
 
@@ -91,6 +92,9 @@ class OrchestratorState(WireModel):
     interrupts_started: int = 0
     history: list[HistoryEntry] = Field(default_factory=list)
     events: list[GraphEvent] = Field(default_factory=list)
+    """The newest events (at most ``MAX_EVENTS``)."""
+    events_recorded: int = 0
+    """Every event ever recorded, including those no longer kept."""
     stored_events: dict[str, InterruptRequestEvent] = Field(default_factory=dict)
     """Supervisor events by the node id they asked to interrupt; consumed by its interrupt."""
     curated: CuratedContexts = Field(default_factory=CuratedContexts)
@@ -102,7 +106,10 @@ class OrchestratorState(WireModel):
 class OrchestratorInput(WireModel):
     """Start input: ``{"goal": "..."}``; the other fields are optional."""
 
-    goal: str = Field(description="What the agents should achieve.")
+    goal: str = Field(
+        max_length=MAX_GOAL_CHARS,
+        description=f"What the agents should achieve (at most {MAX_GOAL_CHARS} characters).",
+    )
     max_steps: int = Field(default=DEFAULT_MAX_STEPS, ge=1, le=10_000)
     interrupt_timeout_seconds: int | None = Field(
         default=DEFAULT_INTERRUPT_TIMEOUT_SECONDS,
@@ -145,4 +152,6 @@ class OrchestratorStatus(WireModel):
     max_steps: int
     history: list[HistoryEntry]
     events: list[GraphEvent]
+    events_recorded: int
+    """How many events were ever recorded; ``events`` holds the newest of them."""
     stored_events: dict[str, InterruptRequestEvent]

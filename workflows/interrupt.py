@@ -2,17 +2,22 @@
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
+from collections.abc import Sequence
 from datetime import datetime, timedelta
 from typing import Any
 
 from pydantic import ValidationError
 from temporalio import workflow
-from temporalio.exceptions import ApplicationError
+from temporalio.common import RawValue
+from temporalio.exceptions import ActivityError, ApplicationError
 
 from models.agent_types import AgentType
-from models.errors import describe_validation_error
+from models.errors import InvalidInput
 from models.interrupt_events import EVENT_CHOICE_ID
 from models.interrupt_flow import (
+    RESOLVE_SIGNAL,
     InterruptInput,
     InterruptOutcome,
     InterruptState,
@@ -24,7 +29,10 @@ from models.interrupt_flow import (
     TranslationInput,
 )
 from models.interrupts import InterruptResolution, InterruptType, ResolvedBy
+from models.limits import clip
 from models.state import EventKind, GraphEvent
+from workflows.event_log import record_event
+from workflows.handler_args import parse_raw, parse_values
 from workflows.interrupt_hooks import REQUEST_HOOKS, RESOLUTION_HOOKS, TRANSLATION_HOOKS
 from workflows.policies import (
     AGENT_HEARTBEAT_TIMEOUT,
@@ -33,7 +41,11 @@ from workflows.policies import (
     QUICK_RETRY,
     ROUTE_FILTER_START_TO_CLOSE,
 )
-from workflows.resolution_rules import recommended_resolution, resolution_problems
+from workflows.resolution_rules import (
+    drop_invalid_recommendations,
+    recommended_resolution,
+    resolution_problems,
+)
 
 with workflow.unsafe.imports_passed_through():
     from activities.resolution import ResolutionActivities
@@ -45,27 +57,41 @@ class InterruptWorkflow:
     """Waits for a resolution, then turns it into an InterruptRouting with one allowed route."""
 
     @workflow.init
-    def __init__(self, job: InterruptInput) -> None:
-        self._job = job
+    def __init__(self, *args: Any) -> None:
+        """Takes any start input; a missing or invalid one fails the interrupt at once."""
+        parsed = parse_values("start input", args, InterruptInput)
+        self._input_problem = parsed.problem
+        self._job = parsed.value or _placeholder_job()
         self._state = InterruptState.REQUESTED
         self._resolution: InterruptResolution | None = None
         self._deadline: datetime | None = None
         self._hooks: list[str] = []
         self._events: list[GraphEvent] = []
+        self._events_recorded = 0
 
     @workflow.run
-    async def run(self, job: InterruptInput) -> InterruptOutcome:
-        self._status(InterruptState.REQUESTED, f"{job.origin} asks: {job.request.reason}")
+    async def run(self, *args: Any) -> InterruptOutcome:
+        """Start input: one InterruptInput (built by the orchestrator)."""
+        if self._input_problem is not None:
+            self._event(EventKind.ERROR, self._input_problem)
+            raise InvalidInput(
+                f"{self._input_problem}. InterruptWorkflow is started by OrchestratorWorkflow."
+            ).to_application_error()
+        job = self._job
+        self._status(InterruptState.REQUESTED, f"{job.origin} asks: {clip(job.request.reason)}")
+        request, warnings = drop_invalid_recommendations(job.request)
+        self._job = job.model_copy(update={"request": request})
+        for warning in warnings:
+            self._event(EventKind.WARNING, warning)
         for name, request_hook in REQUEST_HOOKS:
             self._job = request_hook(self._job)
             self._hooks.append(name)
         timed_out = False
         if self._job.request.type is InterruptType.AGENT_REVIEW:
-            self._resolution = await self._review()
+            resolution = await self._review_unless_answered(ResolvedBy.AGENT_REVIEW)
         else:
-            timed_out = not await self._wait_for_person()
-        assert self._resolution is not None
-        resolution = self._resolution
+            resolution, timed_out = await self._wait_for_person()
+        self._resolution = resolution
         for name, resolution_hook in RESOLUTION_HOOKS:
             resolution = resolution_hook(resolution)
             self._hooks.append(name)
@@ -73,32 +99,44 @@ class InterruptWorkflow:
         self._status(InterruptState.RESOLVED, f"resolved by {resolution.resolved_by}")
         return await self._translate(resolution, timed_out)
 
-    @workflow.signal
-    def resolve(self, payload: Any) -> None:
-        """The resolution JSON (Temporal UI / CLI). Invalid ones are recorded and ignored."""
-        try:
-            resolution = InterruptResolution.model_validate(payload)
-        except ValidationError as err:
+    @workflow.signal(dynamic=True)
+    def signal(self, name: str, args: Sequence[RawValue]) -> None:
+        """Signal ``resolve`` with the resolution JSON (Temporal UI / CLI).
+
+        Any signal name, arity, size or encoding is taken; what is not a valid answer is recorded
+        as an event and the wait goes on.
+        """
+        if name != RESOLVE_SIGNAL:
             self._event(
-                EventKind.WARNING,
-                f"ignored a malformed resolution: {describe_validation_error(err)}",
+                EventKind.ERROR,
+                f"ignored unknown signal {clip(name, 60)!r}; "
+                f"this workflow takes {RESOLVE_SIGNAL!r}",
             )
             return
-        problems = self._problems(resolution)
+        parsed = parse_raw(name, args, InterruptResolution)
+        if parsed.value is None:
+            self._event(EventKind.WARNING, f"ignored a malformed resolution: {parsed.problem}")
+            return
+        problems = self._problems(parsed.value)
         if problems:
             self._event(EventKind.WARNING, f"ignored an invalid resolution: {'; '.join(problems)}")
             return
-        self._resolution = resolution
+        self._accept(parsed.value)
 
     @workflow.update
-    def resolve_validated(self, resolution: InterruptResolution) -> ResolveAck:
+    def resolve_validated(self, *args: Any) -> ResolveAck:
         """The client SDK's way to resolve: a wrong answer is rejected with the reason."""
-        self._resolution = resolution
-        return ResolveAck(accepted=True, message=f"{self._job.origin} resumes")
+        resolution = parse_values(RESOLVE_UPDATE, args, InterruptResolution).value
+        if resolution is None or self._problems(resolution):
+            raise ApplicationError("the answer changed between validation and handling")
+        return ResolveAck(accepted=True, message=self._accept(resolution))
 
     @resolve_validated.validator
-    def _check_resolution(self, resolution: InterruptResolution) -> None:
-        problems = self._problems(resolution)
+    def _check_resolution(self, *args: Any) -> None:
+        parsed = parse_values(RESOLVE_UPDATE, args, InterruptResolution)
+        if parsed.value is None:
+            raise ValueError(f"resolution rejected: {parsed.problem}")
+        problems = self._problems(parsed.value)
         if problems:
             raise ValueError("resolution rejected: " + "; ".join(problems))
 
@@ -114,25 +152,44 @@ class InterruptWorkflow:
             deadline=self._deadline,
             hooks_applied=self._hooks,
             events=self._events,
+            events_recorded=self._events_recorded,
         )
 
     def _problems(self, resolution: InterruptResolution) -> list[str]:
+        """Why ``resolution`` cannot be taken now; the rule is the same for signal and update.
+
+        A person may answer while the question waits and while a reviewer works on it
+        (ESCALATED): the first valid answer wins. Once resolved, later answers are refused.
+        """
         if self._resolution is not None:
-            return ["this interrupt is already resolved"]
+            by = self._resolution.resolved_by
+            return [f"this interrupt is already resolved (by {by}); the answer was not used"]
         return resolution_problems(self._job.request, resolution)
 
-    async def _wait_for_person(self) -> bool:
-        """Wait for a valid resolution; on the deadline apply the timeout outcome."""
+    def _accept(self, resolution: InterruptResolution) -> str:
+        """Take a person's answer; say what happens next."""
+        person = resolution.model_copy(update={"resolved_by": ResolvedBy.HUMAN})
+        self._resolution = person
+        if self._state is InterruptState.ESCALATED:
+            return f"your answer replaces the reviewer's; {self._job.origin} resumes"
+        return f"{self._job.origin} resumes"
+
+    async def _wait_for_person(self) -> tuple[InterruptResolution, bool]:
+        """Wait for a valid answer; on the deadline apply the timeout outcome.
+
+        Returns the resolution and whether the deadline passed.
+        """
         job = self._job
-        self._status(InterruptState.WAITING, "waiting for a resolution (signal `resolve`)")
+        self._status(
+            InterruptState.WAITING, f"waiting for a resolution (signal `{RESOLVE_SIGNAL}`)"
+        )
         timeout = timedelta(seconds=job.timeout_seconds) if job.timeout_seconds else None
         if timeout is not None:
             self._deadline = workflow.now() + timeout
-        try:
+        with contextlib.suppress(TimeoutError):
             await workflow.wait_condition(lambda: self._resolution is not None, timeout=timeout)
-            return True
-        except TimeoutError:
-            pass
+        if self._resolution is not None:
+            return self._resolution, False
         self._status(InterruptState.TIMED_OUT, f"no answer by the deadline; {job.on_timeout}")
         if job.on_timeout is TimeoutOutcome.FAIL:
             raise ApplicationError(
@@ -141,17 +198,14 @@ class InterruptWorkflow:
                 non_retryable=True,
             )
         if job.on_timeout is TimeoutOutcome.USE_RECOMMENDED:
-            self._resolution = recommended_resolution(job.request)
-        else:
-            reviewed = await self._review()
-            self._resolution = reviewed.model_copy(
-                update={"resolved_by": ResolvedBy.TIMEOUT_ESCALATION}
-            )
-        return False
+            return recommended_resolution(job.request), True
+        return await self._review_unless_answered(ResolvedBy.TIMEOUT_ESCALATION), True
 
-    async def _review(self) -> InterruptResolution:
+    async def _review_unless_answered(self, by: ResolvedBy) -> InterruptResolution:
+        """A reviewing LLM answers; a person's valid answer that arrives first wins."""
         job = self._job
-        return await workflow.execute_activity_method(
+        self._status(InterruptState.ESCALATED, f"a reviewer answers ({by}); a person still may")
+        review = workflow.start_activity_method(
             ResolutionActivities.review_interrupt,
             ReviewInput(goal=job.goal, request=job.request, origin_request=job.origin_request),
             start_to_close_timeout=AGENT_START_TO_CLOSE,
@@ -159,6 +213,15 @@ class InterruptWorkflow:
             retry_policy=AGENT_RETRY,
             summary=f"review {job.origin}'s question",
         )
+        await workflow.wait_condition(lambda: self._resolution is not None or review.done())
+        if self._resolution is not None:
+            review.cancel()
+            with contextlib.suppress(ActivityError, asyncio.CancelledError):
+                await review
+            self._event(EventKind.INFO, "a person answered before the reviewer; theirs is used")
+            return self._resolution
+        reviewed = await review
+        return reviewed.model_copy(update={"resolved_by": by})
 
     async def _translate(
         self, resolution: InterruptResolution, timed_out: bool
@@ -202,17 +265,17 @@ class InterruptWorkflow:
 
     def _event(self, kind: EventKind, message: str) -> None:
         job = self._job
-        self._events.append(
+        self._events_recorded = record_event(
+            self._events,
+            self._events_recorded,
             GraphEvent(
                 kind=kind,
                 message=message,
                 node_id=job.origin_node_id,
                 agent_type=job.origin,
                 at=workflow.now(),
-            )
+            ),
         )
-        log = workflow.logger.warning if kind is EventKind.WARNING else workflow.logger.info
-        log("%s %s", kind, message)
 
 
 def _reroute_target(job: InterruptInput, resolution: InterruptResolution) -> AgentType | None:
@@ -223,3 +286,29 @@ def _reroute_target(job: InterruptInput, resolution: InterruptResolution) -> Age
         if chosen is not None:
             return chosen
     return job.reroute_to
+
+
+RESOLVE_UPDATE = "resolve_validated"
+
+
+def _placeholder_job() -> InterruptInput:
+    """Stands in for a start input that was missing or invalid (the run then fails at once)."""
+    return InterruptInput.model_validate(
+        {
+            "orchestratorId": "",
+            "goal": "",
+            "request": {
+                "origin": AgentType.REVIEW_AGENT,
+                "type": InterruptType.PAUSE,
+                "reason": "(no valid start input)",
+                "choices": [],
+                "confirmationItems": [],
+                "contextForDecision": "",
+                "reviewCriteria": "",
+                "assessment": "",
+            },
+            "origin": AgentType.REVIEW_AGENT,
+            "originNodeId": "",
+            "originRequest": {},
+        }
+    )

@@ -6,6 +6,7 @@ import json
 
 from models.agent_types import AgentType
 from models.interrupts import InterruptRequestBase
+from workflows.resolution_rules import default_option
 
 
 def summary_line(origin: AgentType, request: InterruptRequestBase) -> str:
@@ -32,7 +33,7 @@ def details_markdown(child_id: str, origin: AgentType, request: InterruptRequest
             f"### Confirm `{item.confirmation_id}`: {item.statement}",
             f"- default: **{default}**; if no: {item.impact_if_no}",
         ]
-    flags = [f"--choice {c.choice_id}={c.recommended or 'A'}" for c in request.choices]
+    flags = [f"--choice {c.choice_id}={default_option(c)}" for c in request.choices]
     flags += [
         f"--confirm {c.confirmation_id}={'yes' if c.default_value else 'no'}"
         for c in request.confirmation_items
@@ -52,7 +53,7 @@ def details_markdown(child_id: str, origin: AgentType, request: InterruptRequest
 def signal_command(interrupt_id: str, request: InterruptRequestBase) -> str:
     """The ``temporal workflow signal`` command that answers with the recommendations."""
     example = {
-        "selectedChoices": {c.choice_id: (c.recommended or "A") for c in request.choices},
+        "selectedChoices": {c.choice_id: default_option(c) for c in request.choices},
         "confirmations": {c.confirmation_id: c.default_value for c in request.confirmation_items},
     }
     return (

@@ -8,7 +8,13 @@ from typing import Any, NoReturn
 
 from pydantic import ValidationError
 from temporalio import workflow
-from temporalio.exceptions import ActivityError, ChildWorkflowError
+from temporalio.common import RawValue
+from temporalio.exceptions import (
+    ActivityError,
+    ApplicationError,
+    ChildWorkflowError,
+    is_cancelled_exception,
+)
 from temporalio.workflow import ActivityHandle
 
 from models.agent_call import AgentCall, AgentReply, ContextItem, HistoryDigestEntry
@@ -26,14 +32,15 @@ from models.errors import (
     AgentWorkflowError,
     DegenerateLoop,
     InterruptFailed,
+    InvalidInput,
     StepLimitExceeded,
-    describe_validation_error,
     failure_message,
 )
 from models.ids import make_context_id
-from models.interrupt_events import EventAck, InterruptRequestEvent
+from models.interrupt_events import INTERRUPT_REQUEST_EVENT_SIGNAL, EventAck, InterruptRequestEvent
 from models.interrupt_flow import InterruptInput
 from models.interrupts import InterruptRequestBase, InterruptRouting
+from models.limits import clip
 from models.requests import AgentRequest, OrchestratorRequest
 from models.results import (
     AgentResult,
@@ -55,8 +62,10 @@ from models.state import (
     PendingInterrupt,
     PendingStep,
 )
+from workflows.event_log import record_event
 from workflows.event_rules import check_event, supervisor_message
 from workflows.graph import NODES, Node
+from workflows.handler_args import parse_raw, parse_values
 from workflows.interrupt import InterruptWorkflow
 from workflows.interrupt_text import details_markdown, summary_line
 from workflows.planner import (
@@ -68,6 +77,7 @@ from workflows.planner import (
 )
 from workflows.policies import AGENT_HEARTBEAT_TIMEOUT, AGENT_RETRY, AGENT_START_TO_CLOSE
 from workflows.resolution_rules import describe_resolution
+from workflows.resume import resumed_request
 
 with workflow.unsafe.imports_passed_through():
     from activities.agents import AgentActivities
@@ -83,7 +93,12 @@ class OrchestratorWorkflow:
     """A goal in, the agent graph walked, the orchestrator collector's final result out."""
 
     @workflow.init
-    def __init__(self, input: OrchestratorInput) -> None:
+    def __init__(self, *args: Any) -> None:
+        """Takes any start input; a missing or invalid one fails the run at once (``run``)."""
+        parsed = parse_values("start input", args, OrchestratorInput)
+        self._input_problem = parsed.problem
+        input = parsed.value or OrchestratorInput(goal="(no valid start input)")
+        self._input = input
         self._state = input.carried_state or OrchestratorState(
             goal=input.goal,
             max_steps=input.max_steps,
@@ -100,12 +115,23 @@ class OrchestratorWorkflow:
         self._steps_at_start = self._state.steps_taken
         self._inflight: dict[str, ActivityHandle[AgentReply]] = {}
         """Running agent activities by node id, so a supervisor's event can cancel them."""
+        self._cancelled_for_event: set[str] = set()
+        """Nodes whose running call this workflow cancelled for a supervisor's event."""
 
     @workflow.run
-    async def run(self, input: OrchestratorInput) -> OrchestratorCollectorResult:
+    async def run(self, *args: Any) -> OrchestratorCollectorResult:
+        """Start input: one OrchestratorInput (``{"goal": "..."}``)."""
+        if self._input_problem is not None:
+            self._fail(
+                InvalidInput(
+                    f"{self._input_problem}. Start the workflow with one JSON object such as "
+                    '{"goal": "add rate limiting to the gateway"}.'
+                )
+            )
+        input = self._input
         state = self._state
         if input.carried_state is None:
-            self._event(EventKind.INFO, f"started with goal: {state.goal}")
+            self._event(EventKind.INFO, f"started with goal: {clip(state.goal)}")
         while True:
             if self._should_continue_as_new():
                 await workflow.wait_condition(workflow.all_handlers_finished)
@@ -114,7 +140,10 @@ class OrchestratorWorkflow:
                     input.model_copy(update={"carried_state": state, "goal": state.goal})
                 )
             step = state.pending
-            assert step is not None, "the loop always leaves a pending step"
+            if step is None:
+                self._fail(
+                    DegenerateLoop("the run has no next step to take (a bug: please report)")
+                )
             if state.steps_taken >= state.max_steps:
                 self._fail(
                     StepLimitExceeded(
@@ -129,17 +158,26 @@ class OrchestratorWorkflow:
                 self._event(EventKind.INFO, "finished: the orchestrator collector said STOP")
                 return result
 
-    @workflow.signal
-    def interrupt_request_event(self, payload: Any) -> None:
-        """A supervisor's InterruptRequestEvent (spec 000 JSON); problems become events."""
-        try:
-            event = InterruptRequestEvent.model_validate(payload)
-        except ValidationError as err:
+    @workflow.signal(dynamic=True)
+    def signal(self, name: str, args: Sequence[RawValue]) -> None:
+        """Signal ``interrupt_request_event``: a supervisor's InterruptRequestEvent (spec 000 JSON).
+
+        Any signal name, arity, size or encoding is taken; every problem becomes an event.
+        """
+        if name != INTERRUPT_REQUEST_EVENT_SIGNAL:
             self._event(
                 EventKind.ERROR,
-                f"ignored a malformed InterruptRequestEvent: {describe_validation_error(err)}",
+                f"ignored unknown signal {clip(name, 60)!r}; this workflow takes "
+                f"{INTERRUPT_REQUEST_EVENT_SIGNAL!r}",
             )
             return
+        parsed = parse_raw(name, args, InterruptRequestEvent)
+        if parsed.value is None:
+            self._event(
+                EventKind.ERROR, f"ignored a malformed InterruptRequestEvent: {parsed.problem}"
+            )
+            return
+        event = parsed.value
         verdict = check_event(self._state, event)
         if verdict.node_id is None:
             self._event(
@@ -149,10 +187,12 @@ class OrchestratorWorkflow:
         self._take_event(verdict.node_id, event)
 
     @workflow.update
-    def send_interrupt_event(self, event: InterruptRequestEvent) -> EventAck:
+    def send_interrupt_event(self, *args: Any) -> EventAck:
         """The supervisor SDK's way to send an event: accepted, or rejected with the reason."""
-        verdict = check_event(self._state, event)
-        assert verdict.node_id is not None, "the validator rejects events that cannot be taken"
+        event = parse_values("send_interrupt_event", args, InterruptRequestEvent).value
+        verdict = check_event(self._state, event) if event is not None else None
+        if event is None or verdict is None or verdict.node_id is None:
+            raise ApplicationError("the event changed between validation and handling")
         self._take_event(verdict.node_id, event)
         return EventAck(
             accepted=True,
@@ -161,10 +201,13 @@ class OrchestratorWorkflow:
         )
 
     @send_interrupt_event.validator
-    def _check_event(self, event: InterruptRequestEvent) -> None:
-        verdict = check_event(self._state, event)
+    def _check_event(self, *args: Any) -> None:
+        parsed = parse_values("send_interrupt_event", args, InterruptRequestEvent)
+        if parsed.value is None:
+            raise ValueError(f"event rejected: {parsed.problem}")
+        verdict = check_event(self._state, parsed.value)
         if verdict.problem is not None:
-            raise ValueError(f"event {event.event_id} rejected: {verdict.problem}")
+            raise ValueError(f"event {clip(parsed.value.event_id)} rejected: {verdict.problem}")
 
     @workflow.query
     def status(self) -> OrchestratorStatus:
@@ -179,6 +222,7 @@ class OrchestratorWorkflow:
             max_steps=s.max_steps,
             history=s.history,
             events=s.events,
+            events_recorded=s.events_recorded,
             stored_events=s.stored_events,
         )
 
@@ -207,6 +251,7 @@ class OrchestratorWorkflow:
         )
         running = self._inflight.get(node_id)
         if running is not None and not running.done():
+            self._cancelled_for_event.add(node_id)
             running.cancel()
 
     async def _run_node(self, node: Node, step: PendingStep) -> OrchestratorCollectorResult | None:
@@ -240,7 +285,8 @@ class OrchestratorWorkflow:
             step.interrupt_resolution,
         )
         routing = node.output_model.model_validate(reply.output)
-        assert isinstance(routing, Routing)
+        if not isinstance(routing, Routing):
+            self._fail(AgentFailed(f"{agent}'s output model is not a Routing (a bug)"), node_id)
         output_entry = self._record(
             node_id,
             agent,
@@ -264,7 +310,8 @@ class OrchestratorWorkflow:
                 agent,
             )
         if nxt.target is Terminal.END:
-            assert isinstance(nxt.value, OrchestratorCollectorResult)
+            if not isinstance(nxt.value, OrchestratorCollectorResult):
+                self._fail(AgentFailed(f"{agent} stopped without a final result"), node_id, agent)
             return nxt.value
         if nxt.target is Terminal.INTERRUPT:
             await self._interrupt(node_id, nxt.value)
@@ -285,7 +332,8 @@ class OrchestratorWorkflow:
                 upstream_context_ids=[output_entry.context_id],
             )
             return None
-        assert isinstance(nxt.target, AgentType) and isinstance(nxt.value, AgentRequest)
+        if not isinstance(nxt.target, AgentType) or not isinstance(nxt.value, AgentRequest):
+            self._fail(AgentFailed(f"{agent} chose {nxt.route}, which is not a request"), node_id)
         update: dict[str, Any] = {"goal": state.goal}
         if agent_results and "agent_results" in type(nxt.value).model_fields:
             update["agent_results"] = agent_results
@@ -359,19 +407,29 @@ class OrchestratorWorkflow:
             node_id, origin, EntryKind.RESOLUTION, outcome.routing, route=outcome.route
         )
         nxt = next_step(routing)
-        assert isinstance(nxt.target, AgentType) and isinstance(nxt.value, AgentRequest)
-        translated = nxt.value.model_copy(update={"goal": state.goal}).to_wire()
-        carried = last.payload if nxt.target is origin else {}
+        if not isinstance(nxt.target, AgentType) or not isinstance(nxt.value, AgentRequest):
+            self._fail(
+                InterruptFailed(f"interrupt {child_id} resolved to {nxt.route}, not a request"),
+                node_id,
+                origin,
+            )
+        carried = last if nxt.target is origin else last_request_of(state.history, nxt.target)
         state.pending = PendingStep(
             agent_type=nxt.target,
-            request={**carried, **translated},
+            request=resumed_request(
+                NODES[nxt.target].request_model,
+                carried.payload if carried is not None else {},
+                nxt.value,
+                state.goal,
+            ),
             upstream_context_ids=[entry.context_id],
             interrupt_resolution=describe_resolution(request, outcome.resolution),
         )
 
     async def _dispatch(self, node: Node, node_id: str, parent: HistoryEntry) -> list[AgentResult]:
         """Fan out one dispatched agent per entry of ``request.requests``, in parallel."""
-        assert node.dispatches is not None
+        if node.dispatches is None:
+            self._fail(AgentFailed(f"{node.agent_type} dispatches no agent (a bug)"), node_id)
         child = NODES[node.dispatches]
         requests = list(parent.payload.get("requests") or [])
         if not requests:
@@ -407,7 +465,8 @@ class OrchestratorWorkflow:
                 upstream=reply.output.get("upstreamContextIds", []),
             )
             result = child.output_model.model_validate(reply.output)
-            assert isinstance(result, AgentResult)
+            if not isinstance(result, AgentResult):
+                self._fail(AgentFailed(f"{child.agent_type} returned no result (a bug)"), sub_id)
             results.append(result)
         return results
 
@@ -458,14 +517,16 @@ class OrchestratorWorkflow:
             try:
                 reply = await handle
             except (ActivityError, asyncio.CancelledError) as err:
-                if state.stored_events.get(node_id) is not event:
+                if node_id in self._cancelled_for_event:
+                    self._cancelled_for_event.discard(node_id)
                     continue  # cancelled by a supervisor's event: run again with its message
-                if isinstance(err, asyncio.CancelledError):
-                    raise
+                if is_cancelled_exception(err):
+                    raise  # the run itself is being cancelled
                 text = failure_message(err)
                 self._fail(AgentFailed(f"{agent} at {node_id} failed: {text}"), node_id, agent)
             finally:
                 self._inflight.pop(node_id, None)
+            self._cancelled_for_event.discard(node_id)
             if state.stored_events.get(node_id) is not event:
                 continue  # the event arrived as the call finished: its result is superseded
             for warning in reply.warnings:
@@ -577,17 +638,14 @@ class OrchestratorWorkflow:
         node_id: str | None = None,
         agent: AgentType | None = None,
     ) -> None:
-        self._state.events.append(
+        state = self._state
+        state.events_recorded = record_event(
+            state.events,
+            state.events_recorded,
             GraphEvent(
                 kind=kind, message=message, node_id=node_id, agent_type=agent, at=workflow.now()
-            )
+            ),
         )
-        log = (
-            workflow.logger.warning
-            if kind in (EventKind.WARNING, EventKind.ERROR)
-            else workflow.logger.info
-        )
-        log("%s %s", kind, message)
 
     def _fail(
         self,

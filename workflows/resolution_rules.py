@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from models.interrupts import (
+    AnyInterruptRequest,
     InterruptRequestBase,
     InterruptResolution,
     InterruptType,
@@ -12,6 +13,7 @@ from models.interrupts import (
     ResolvedBy,
     StructuredChoice,
 )
+from models.limits import clip
 
 
 def resolution_problems(
@@ -55,7 +57,7 @@ def resolution_problems(
 def recommended_resolution(request: InterruptRequestBase) -> InterruptResolution:
     """Every recommended option (else A) and every confirmation default."""
     return InterruptResolution(
-        selected_choices={c.choice_id: _default_option(c) for c in request.choices},
+        selected_choices={c.choice_id: default_option(c) for c in request.choices},
         confirmations={c.confirmation_id: c.default_value for c in request.confirmation_items},
         resolved_by=ResolvedBy.TIMEOUT_ESCALATION,
     )
@@ -66,10 +68,34 @@ def _list(ids: Iterable[str]) -> str:
     return ", ".join(names) if names else "none"
 
 
-def _default_option(choice: StructuredChoice) -> OptionKey:
-    if choice.recommended is not None and choice.recommended is not OptionKey.CUSTOM:
+def default_option(choice: StructuredChoice) -> OptionKey:
+    """The one default rule (timeouts, the CLI's Enter, the UI hint): the recommendation when it
+    names an offered option other than CUSTOM, else the first offered option."""
+    offered = choice.offered() - {OptionKey.CUSTOM}
+    if choice.recommended in offered:
         return choice.recommended
-    return min(choice.offered() - {OptionKey.CUSTOM}, default=OptionKey.A)
+    return min(offered, default=OptionKey.A)
+
+
+def drop_invalid_recommendations(
+    request: AnyInterruptRequest,
+) -> tuple[AnyInterruptRequest, list[str]]:
+    """The question with every recommendation that names no offered option removed, and a
+    warning per removal (an invalid recommendation is never used)."""
+    warnings: list[str] = []
+    choices = []
+    for choice in request.choices:
+        offered = choice.offered() - {OptionKey.CUSTOM}
+        if choice.recommended is not None and choice.recommended not in offered:
+            warnings.append(
+                f"choice {clip(choice.choice_id, 60)!r} recommended {choice.recommended.value}, "
+                f"which is not an offered option; the recommendation was dropped"
+            )
+            choice = choice.model_copy(update={"recommended": None})
+        choices.append(choice)
+    if not warnings:
+        return request, []
+    return request.model_copy(update={"choices": choices}), warnings
 
 
 def describe_resolution(request: InterruptRequestBase, resolution: InterruptResolution) -> str:

@@ -22,7 +22,11 @@ from activities.route_filter import filter_interrupt_routing
 from app.worker_setup import WORKFLOW_RUNNER, WORKFLOWS, build_worker, openai_client
 from models.agent_call import AgentCall, AgentReply
 from models.agent_types import AgentType
-from models.interrupt_events import SUPERVISOR_MESSAGE_PREFIX, InterruptRequestEvent
+from models.interrupt_events import (
+    INTERRUPT_REQUEST_EVENT_SIGNAL,
+    SUPERVISOR_MESSAGE_PREFIX,
+    InterruptRequestEvent,
+)
 from models.state import EntryKind, EventKind, OrchestratorStatus
 from tests.support.interrupts import (
     answer_all,
@@ -95,7 +99,7 @@ async def _steer(
             )
             assert ack.accepted and ack.node_id == running.current_node.node_id  # type: ignore[union-attr]
         else:
-            await handle.signal(OrchestratorWorkflow.interrupt_request_event, event)
+            await handle.signal(INTERRUPT_REQUEST_EVENT_SIGNAL, event)
         pending = (await wait_for_interrupt(handle)).pending_interrupt
         assert pending is not None
         question = await interrupt_status(client, pending.workflow_id)
@@ -215,7 +219,7 @@ async def test_event_for_an_agent_that_is_not_running_sends_nothing(
         handle = await start(client, task_queue, workflow_id)
         await wait_running(handle, AgentType.ORCHESTRATOR)
         event = _event(AgentType.MERGER_AGENT, AgentType.DISCOVERY_ORCHESTRATOR)
-        await handle.signal(OrchestratorWorkflow.interrupt_request_event, event)
+        await handle.signal(INTERRUPT_REQUEST_EVENT_SIGNAL, event)
         with pytest.raises(WorkflowUpdateFailedError) as err:
             await handle.execute_update(
                 OrchestratorWorkflow.send_interrupt_event,
@@ -241,7 +245,7 @@ async def test_second_event_for_the_same_node_is_ignored(
     )
     async with build_worker(client, task_queue, LlmSettings(), offline=offline):
         second = _event(source, AgentType.MERGER_AGENT)
-        await handle.signal(OrchestratorWorkflow.interrupt_request_event, second)
+        await handle.signal(INTERRUPT_REQUEST_EVENT_SIGNAL, second)
         await child.execute_update(
             InterruptWorkflow.resolve_validated, answer_all(question.request)
         )
@@ -262,8 +266,8 @@ async def test_duplicate_event_while_the_agent_runs_is_ignored(
         await wait_running(handle, AgentType.MERGER_AGENT)
         first = _event(AgentType.MERGER_AGENT, AgentType.REVIEW_AGENT)
         second = _event(AgentType.MERGER_AGENT, AgentType.TICKET_ORCHESTRATOR)
-        await handle.signal(OrchestratorWorkflow.interrupt_request_event, first)
-        await handle.signal(OrchestratorWorkflow.interrupt_request_event, second)
+        await handle.signal(INTERRUPT_REQUEST_EVENT_SIGNAL, first)
+        await handle.signal(INTERRUPT_REQUEST_EVENT_SIGNAL, second)
         pending = (await wait_for_interrupt(handle)).pending_interrupt
         assert pending is not None and pending.reroute_to_agent_type is AgentType.REVIEW_AGENT
         status = await handle.query(OrchestratorWorkflow.status)
@@ -299,7 +303,7 @@ async def test_malformed_event_is_recorded_and_the_run_is_unaffected(
     async with build_worker(client, task_queue, LlmSettings(), offline=offline):
         handle = await start(client, task_queue, workflow_id)
         await wait_running(handle, AgentType.ORCHESTRATOR)
-        await handle.signal(OrchestratorWorkflow.interrupt_request_event, payload)
+        await handle.signal(INTERRUPT_REQUEST_EVENT_SIGNAL, payload)
         result = await asyncio.wait_for(handle.result(), 60)
         status = await handle.query(OrchestratorWorkflow.status)
     assert result.summary
@@ -332,7 +336,7 @@ async def test_event_arriving_as_the_agent_finishes_is_neither_lost_nor_doubled(
         reply = await real.run_agent(call)
         if call.agent_type is AgentType.MERGER_AGENT and not call.user_messages:
             handle = client.get_workflow_handle(workflow_id)
-            await handle.signal(OrchestratorWorkflow.interrupt_request_event, event)
+            await handle.signal(INTERRUPT_REQUEST_EVENT_SIGNAL, event)
         return reply
 
     resolution = ResolutionActivities(
@@ -381,7 +385,7 @@ async def test_events_work_across_continue_as_new_and_the_history_replays(
         handle = await start(client, task_queue, workflow_id, continue_as_new_every=3)
         await wait_running(handle, AgentType.PLANNING_ORCHESTRATOR)
         await handle.signal(
-            OrchestratorWorkflow.interrupt_request_event,
+            INTERRUPT_REQUEST_EVENT_SIGNAL,
             _event(AgentType.PLANNING_ORCHESTRATOR, AgentType.DISCOVERY_ORCHESTRATOR),
         )
         pending = (await wait_for_interrupt(handle)).pending_interrupt

@@ -84,7 +84,7 @@ async def test_bad_signals_are_recorded_and_the_wait_goes_on(
         assert waiting.state is InterruptState.WAITING
         warnings = [e.message for e in waiting.events if e.kind is EventKind.WARNING]
         assert len(warnings) == 3
-        assert "malformed resolution: selectedChoices" in warnings[0]
+        assert "malformed resolution" in warnings[0] and "selectedChoices" in warnings[0]
         assert "unknown choiceId 'nope'" in warnings[2]
         await child.signal(
             "resolve", {"selectedChoices": {"approach": "B"}, "confirmations": {"add-tests": True}}
@@ -145,7 +145,7 @@ async def test_deadline_escalates_to_an_agent_review(
     assert child.resolution is not None
     assert child.resolution.resolved_by is ResolvedBy.TIMEOUT_ESCALATION
     states = [e.message.split(":")[0] for e in child.events if e.kind is EventKind.INTERRUPT_STATUS]
-    assert states == ["REQUESTED", "WAITING", "TIMED_OUT", "RESOLVED"]
+    assert states == ["REQUESTED", "WAITING", "TIMED_OUT", "ESCALATED", "RESOLVED"]
     assert any("TIMEOUT_ESCALATION" in e.message for e in status.events)
 
 

@@ -1,0 +1,82 @@
+"""Turn whatever a caller sent to a handler into a model, or into one clipped line saying why not.
+
+Handlers take any arity and any payload (DESIGN.md section 7): signals arrive raw through a dynamic
+handler, updates and the start input as decoded JSON values. Nothing here raises on bad input.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Generic, TypeVar
+
+from pydantic import BaseModel, ValidationError
+from temporalio import workflow
+from temporalio.common import RawValue
+
+from models.errors import describe_validation_error
+from models.limits import echo
+
+M = TypeVar("M", bound=BaseModel)
+
+MAX_PAYLOAD_BYTES = 256 * 1024
+"""The largest handler payload taken (Temporal warns from 256 KB); the README names it."""
+
+
+@dataclass(frozen=True)
+class Parsed(Generic[M]):
+    """A validated value, or the problem (one clipped line) that kept it out."""
+
+    value: M | None
+    problem: str | None = None
+
+
+def parse_raw(name: str, args: Sequence[RawValue], model: type[M]) -> Parsed[M]:
+    """A signal's raw payloads -> one ``model``; arity, size, encoding and schema checked."""
+    if len(args) != 1:
+        return Parsed(None, _arity(name, len(args), model))
+    payload = args[0].payload
+    if len(payload.data) > MAX_PAYLOAD_BYTES:
+        return Parsed(None, _too_large(name, len(payload.data)))
+    try:
+        value = workflow.payload_converter().from_payload(payload)
+    except Exception as err:  # any decoding failure is the caller's problem, never the task's
+        encoding = payload.metadata.get("encoding", b"").decode("utf-8", "replace")
+        return Parsed(
+            None,
+            f"the payload of {name} is not JSON (encoding {echo(encoding, 40)}, "
+            f"{type(err).__name__}); send one JSON object",
+        )
+    return _validate(value, model)
+
+
+def parse_values(name: str, args: Sequence[object], model: type[M]) -> Parsed[M]:
+    """An update's decoded arguments -> one ``model``; arity, size and schema checked."""
+    if len(args) != 1:
+        return Parsed(None, _arity(name, len(args), model))
+    value = args[0]
+    if isinstance(value, model):
+        return Parsed(value)
+    size = len(json.dumps(value, default=str))
+    if size > MAX_PAYLOAD_BYTES:
+        return Parsed(None, _too_large(name, size))
+    return _validate(value, model)
+
+
+def _validate(value: object, model: type[M]) -> Parsed[M]:
+    try:
+        return Parsed(model.model_validate(value))
+    except ValidationError as err:
+        return Parsed(None, f"not a valid {model.__name__}: {describe_validation_error(err)}")
+
+
+def _arity(name: str, count: int, model: type[BaseModel]) -> str:
+    return f"{name} takes one {model.__name__} JSON argument, got {count}"
+
+
+def _too_large(name: str, size: int) -> str:
+    return (
+        f"the payload of {name} is {size} bytes, over the {MAX_PAYLOAD_BYTES} byte limit; "
+        "send less text (see the README's size limits)"
+    )
