@@ -19,6 +19,7 @@ import httpx2
 from models.agent_types import DISPATCHED_AGENTS, AgentType
 from models.interrupt_events import SUPERVISOR_MESSAGE_PREFIX
 from models.interrupts import InterruptRouting
+from models.requests import CONTEXT_FOUND
 from models.routing import Routing
 from workflows.graph import NODES_BY_OUTPUT
 
@@ -33,19 +34,22 @@ _SUPPORTED_PATH = "/chat/completions"
 
 @dataclass(frozen=True)
 class OfflineScenario:
-    """Which agents interrupt and which answer slowly (seconds)."""
+    """Which agents interrupt, ask the context manager, or answer slowly (seconds)."""
 
     interrupt_at: frozenset[AgentType] = frozenset()
     agent_review_at: frozenset[AgentType] = frozenset()
     delays: dict[AgentType, float] = field(default_factory=dict)
+    context_at: frozenset[AgentType] = frozenset()
+    """These agents ask the CONTEXT_MANAGER once before routing on."""
 
     @classmethod
     def parse(cls, text: str | None) -> OfflineScenario:
-        """Parse ``interrupt=A,B;agent_review=C;delay=D:2.5``: agent names as in AgentType."""
+        """Parse ``interrupt=A,B;agent_review=C;delay=D:2.5;context=E``: AgentType names."""
         if not text or not text.strip():
             return cls()
         interrupt: set[AgentType] = set()
         review: set[AgentType] = set()
+        context: set[AgentType] = set()
         delays: dict[AgentType, float] = {}
         for part in filter(None, (p.strip() for p in text.split(";"))):
             key, _, value = part.partition("=")
@@ -54,6 +58,8 @@ class OfflineScenario:
                 interrupt.update(_agent(v) for v in items)
             elif key.strip() == "agent_review":
                 review.update(_agent(v) for v in items)
+            elif key.strip() == "context":
+                context.update(_agent(v) for v in items)
             elif key.strip() == "delay":
                 for item in items:
                     name, _, seconds = item.partition(":")
@@ -61,9 +67,9 @@ class OfflineScenario:
             else:
                 raise ValueError(
                     f"unknown OFFLINE_SCENARIO part {part!r}; use "
-                    "'interrupt=AGENT,AGENT;agent_review=AGENT;delay=AGENT:SECONDS'"
+                    "'interrupt=AGENT,AGENT;agent_review=AGENT;delay=AGENT:SECONDS;context=AGENT'"
                 )
-        return cls(frozenset(interrupt), frozenset(review), delays)
+        return cls(frozenset(interrupt), frozenset(review), delays, frozenset(context))
 
 
 def _agent(name: str) -> AgentType:
@@ -117,7 +123,12 @@ class OfflineModel(httpx2.AsyncBaseTransport):
             if wants and isinstance(value, dict) and "needsInput" in value:
                 value["needsInput"] = f"Which boundary should the work on '{goal}' respect?"
             return json.dumps(value)
-        route = _pick_route(model, schema, wants)
+        context = (
+            node is not None
+            and node.agent_type in self.scenario.context_at
+            and not any(CONTEXT_FOUND in str(m.get("content", "")) for m in messages)
+        )
+        route = _pick_route(model, schema, wants, context)
         review = node is not None and node.agent_type in self.scenario.agent_review_at
         return json.dumps(writer.routing(schema, model, route, agent_review=review))
 
@@ -135,10 +146,14 @@ class OfflineModel(httpx2.AsyncBaseTransport):
         return relayed or agent in self.scenario.interrupt_at | self.scenario.agent_review_at
 
 
-def _pick_route(model: type[Routing], schema: dict[str, Any], interrupt: bool) -> str:
+def _pick_route(
+    model: type[Routing], schema: dict[str, Any], interrupt: bool, context: bool = False
+) -> str:
     present = [a for a in model.route_aliases() if a in schema.get("properties", {})]
     if interrupt and "interruptRequest" in present:
         return "interruptRequest"
+    if context and "contextManagerRequest" in present:
+        return "contextManagerRequest"
     forward = [a for a in present if a not in ("interruptRequest", "contextManagerRequest")]
     return (forward or present)[0]
 

@@ -14,6 +14,7 @@ from activities.offline_model import OfflineModel, OfflineScenario
 from activities.prompting import PromptRenderer
 from activities.resolution import ResolutionActivities
 from activities.route_filter import filter_interrupt_routing
+from app.data_converter import with_checked_converter
 from workflows.interrupt import InterruptWorkflow
 from workflows.orchestrator import OrchestratorWorkflow
 from workflows.policies import HEARTBEAT_THROTTLE, LLM_REQUEST_TIMEOUT
@@ -66,7 +67,7 @@ def build_worker(
     agents = AgentActivities(llm, prompts)
     resolution = ResolutionActivities(llm, prompts)
     return Worker(
-        client,
+        with_checked_converter(client),
         task_queue=task_queue,
         workflows=WORKFLOWS,
         workflow_runner=WORKFLOW_RUNNER,

@@ -57,6 +57,10 @@ class InvalidInput(AgentWorkflowError):
     """A workflow was started with a missing or invalid input."""
 
 
+class UndecodablePayload(AgentWorkflowError, ValueError):
+    """A payload in an encoding the worker cannot decode (a workflow failure type)."""
+
+
 class UnknownAgentType(AgentWorkflowError):
     """A name that is not one of the AgentType values."""
 

@@ -29,6 +29,9 @@ EVENT_MESSAGE_CHARS = 2_000
 MAX_EVENTS = 200
 """Events kept in a workflow's state; older ones are dropped (the count of dropped is kept)."""
 
+MAX_REMEMBERED_EVENT_IDS = 500
+"""Supervisor event ids remembered for idempotency (the newest ones)."""
+
 Id = Annotated[str, StringConstraints(min_length=1, max_length=MAX_ID_CHARS)]
 Text = Annotated[str, StringConstraints(max_length=MAX_TEXT_CHARS)]
 Answer = Annotated[str, StringConstraints(max_length=MAX_ANSWER_CHARS)]

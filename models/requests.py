@@ -21,6 +21,9 @@ from models.results import (
     TicketAgentResult,
 )
 
+CONTEXT_FOUND = "Context found:"
+"""Starts the line the workflow adds to a request when the context manager hands back to it."""
+
 
 class AgentRequest(WireModel):
     """Base of every request. ``guidance`` carries instructions and any decisions a person made."""

@@ -100,7 +100,8 @@ class OrchestratorState(WireModel):
     curated: CuratedContexts = Field(default_factory=CuratedContexts)
     """The latest curated context of each phase, handed to the requests that take it."""
     processed_event_ids: list[str] = Field(default_factory=list)
-    """Ids of every event taken, so a supervisor's retry is not processed twice."""
+    """Ids of the events taken (the newest ``MAX_REMEMBERED_EVENT_IDS``), so a supervisor's retry
+    is not processed twice."""
 
 
 class OrchestratorInput(WireModel):

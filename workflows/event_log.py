@@ -16,10 +16,14 @@ def record_event(events: list[GraphEvent], recorded: int, event: GraphEvent) -> 
     event.message = clip(event.message, EVENT_MESSAGE_CHARS)
     events.append(event)
     del events[:-MAX_EVENTS]
+    return recorded + 1
+
+
+def log_event(event: GraphEvent) -> None:
+    """Echo an event to the workflow logger (WARNING and ERROR as warnings)."""
     log = (
         workflow.logger.warning
         if event.kind in (EventKind.WARNING, EventKind.ERROR)
         else workflow.logger.info
     )
     log("%s %s", event.kind, event.message)
-    return recorded + 1

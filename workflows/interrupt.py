@@ -14,7 +14,7 @@ from temporalio.common import RawValue
 from temporalio.exceptions import ActivityError, ApplicationError
 
 from models.agent_types import AgentType
-from models.errors import InvalidInput
+from models.errors import InvalidInput, UndecodablePayload
 from models.interrupt_events import EVENT_CHOICE_ID
 from models.interrupt_flow import (
     RESOLVE_SIGNAL,
@@ -31,7 +31,7 @@ from models.interrupt_flow import (
 from models.interrupts import InterruptResolution, InterruptType, ResolvedBy
 from models.limits import clip
 from models.state import EventKind, GraphEvent
-from workflows.event_log import record_event
+from workflows.event_log import log_event, record_event
 from workflows.handler_args import parse_raw, parse_values
 from workflows.interrupt_hooks import REQUEST_HOOKS, RESOLUTION_HOOKS, TRANSLATION_HOOKS
 from workflows.policies import (
@@ -52,7 +52,7 @@ with workflow.unsafe.imports_passed_through():
     from activities.route_filter import filter_interrupt_routing
 
 
-@workflow.defn(failure_exception_types=[ValidationError])
+@workflow.defn(failure_exception_types=[ValidationError, UndecodablePayload])
 class InterruptWorkflow:
     """Waits for a resolution, then turns it into an InterruptRouting with one allowed route."""
 
@@ -255,7 +255,7 @@ class InterruptWorkflow:
         )
         routing = outcome.routing
         for name, translation_hook in TRANSLATION_HOOKS:
-            routing = translation_hook(routing, job.goal)
+            routing = translation_hook(routing)
             self._hooks.append(name)
         return outcome.model_copy(update={"routing": routing, "timed_out": timed_out})
 
@@ -265,17 +265,15 @@ class InterruptWorkflow:
 
     def _event(self, kind: EventKind, message: str) -> None:
         job = self._job
-        self._events_recorded = record_event(
-            self._events,
-            self._events_recorded,
-            GraphEvent(
-                kind=kind,
-                message=message,
-                node_id=job.origin_node_id,
-                agent_type=job.origin,
-                at=workflow.now(),
-            ),
+        event = GraphEvent(
+            kind=kind,
+            message=message,
+            node_id=job.origin_node_id,
+            agent_type=job.origin,
+            at=workflow.now(),
         )
+        self._events_recorded = record_event(self._events, self._events_recorded, event)
+        log_event(event)
 
 
 def _reroute_target(job: InterruptInput, resolution: InterruptResolution) -> AgentType | None:

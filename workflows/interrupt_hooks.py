@@ -52,9 +52,9 @@ def _trim_answers(resolution: InterruptResolution) -> InterruptResolution:
     return resolution.model_copy(update={"custom_inputs": custom, "free_text": text or None})
 
 
-def _carry_goal(routing: dict[str, Any], goal: str) -> dict[str, Any]:
-    """The translated request works on the run's goal, whatever the LLM wrote."""
-    return {k: ({**v, "goal": goal} if isinstance(v, dict) else v) for k, v in routing.items()}
+def _goal_by_reference(routing: dict[str, Any]) -> dict[str, Any]:
+    """Requests never carry a copy of the goal (the run holds it once), whatever the LLM wrote."""
+    return {k: ({**v, "goal": ""} if isinstance(v, dict) else v) for k, v in routing.items()}
 
 
 REQUEST_HOOKS: tuple[tuple[str, Callable[[InterruptInput], InterruptInput]], ...] = (
@@ -64,6 +64,6 @@ REQUEST_HOOKS: tuple[tuple[str, Callable[[InterruptInput], InterruptInput]], ...
 RESOLUTION_HOOKS: tuple[tuple[str, Callable[[InterruptResolution], InterruptResolution]], ...] = (
     ("resolution:trim_answers", _trim_answers),
 )
-TRANSLATION_HOOKS: tuple[tuple[str, Callable[[dict[str, Any], str], dict[str, Any]]], ...] = (
-    ("translation:carry_goal", _carry_goal),
+TRANSLATION_HOOKS: tuple[tuple[str, Callable[[dict[str, Any]], dict[str, Any]]], ...] = (
+    ("translation:goal_by_reference", _goal_by_reference),
 )

@@ -34,14 +34,15 @@ from models.errors import (
     InterruptFailed,
     InvalidInput,
     StepLimitExceeded,
+    UndecodablePayload,
     failure_message,
 )
 from models.ids import make_context_id
 from models.interrupt_events import INTERRUPT_REQUEST_EVENT_SIGNAL, EventAck, InterruptRequestEvent
 from models.interrupt_flow import InterruptInput
 from models.interrupts import InterruptRequestBase, InterruptRouting
-from models.limits import clip
-from models.requests import AgentRequest, OrchestratorRequest
+from models.limits import MAX_REMEMBERED_EVENT_IDS, clip
+from models.requests import CONTEXT_FOUND, AgentRequest, OrchestratorRequest
 from models.results import (
     AgentResult,
     DiscoveryCollectorResult,
@@ -62,7 +63,7 @@ from models.state import (
     PendingInterrupt,
     PendingStep,
 )
-from workflows.event_log import record_event
+from workflows.event_log import log_event, record_event
 from workflows.event_rules import check_event, supervisor_message
 from workflows.graph import NODES, Node
 from workflows.handler_args import parse_raw, parse_values
@@ -88,7 +89,7 @@ HISTORY_DIGEST_LIMIT = 200
 """How many recent blackboard entries prompt contributors see."""
 
 
-@workflow.defn(failure_exception_types=[ValidationError])
+@workflow.defn(failure_exception_types=[ValidationError, UndecodablePayload])
 class OrchestratorWorkflow:
     """A goal in, the agent graph walked, the orchestrator collector's final result out."""
 
@@ -107,7 +108,7 @@ class OrchestratorWorkflow:
             pending=PendingStep(
                 agent_type=AgentType.ORCHESTRATOR,
                 request=OrchestratorRequest(
-                    goal=input.goal, guidance="Plan how to achieve the goal.", phase="DISCOVERY"
+                    guidance="Plan how to achieve the goal.", phase="DISCOVERY"
                 ).to_wire(),
             ),
         )
@@ -237,6 +238,7 @@ class OrchestratorWorkflow:
         """Store the event for the node and ask its running agent to interrupt (FR-008)."""
         self._state.stored_events[node_id] = event
         self._state.processed_event_ids.append(event.event_id)
+        del self._state.processed_event_ids[:-MAX_REMEMBERED_EVENT_IDS]
         agent = event.source_agent_type
         self._event(
             EventKind.INFO,
@@ -324,7 +326,7 @@ class OrchestratorWorkflow:
                 )
             request = dict(back.payload)
             request["guidance"] = (
-                f"{request.get('guidance', '')}\nContext found: {nxt.value.summary}"
+                f"{request.get('guidance', '')}\n{CONTEXT_FOUND} {clip(nxt.value.summary, 2000)}"
             )
             state.pending = PendingStep(
                 agent_type=back.agent_type,
@@ -334,7 +336,7 @@ class OrchestratorWorkflow:
             return None
         if not isinstance(nxt.target, AgentType) or not isinstance(nxt.value, AgentRequest):
             self._fail(AgentFailed(f"{agent} chose {nxt.route}, which is not a request"), node_id)
-        update: dict[str, Any] = {"goal": state.goal}
+        update: dict[str, Any] = {}
         if agent_results and "agent_results" in type(nxt.value).model_fields:
             update["agent_results"] = agent_results
         state.pending = PendingStep(
@@ -420,7 +422,6 @@ class OrchestratorWorkflow:
                 NODES[nxt.target].request_model,
                 carried.payload if carried is not None else {},
                 nxt.value,
-                state.goal,
             ),
             upstream_context_ids=[entry.context_id],
             interrupt_resolution=describe_resolution(request, outcome.resolution),
@@ -436,9 +437,7 @@ class OrchestratorWorkflow:
             self._event(EventKind.WARNING, f"{node.agent_type} got no agent requests", node_id)
         calls, sub_ids, output_ids = [], [], []
         for i, sub in enumerate(requests, start=1):
-            sub, curated_ids = self._with_contexts(
-                child.request_model, {**sub, "goal": self._state.goal}
-            )
+            sub, curated_ids = self._with_contexts(child.request_model, sub)
             sub_id = f"{node_id}/{child.agent_type.slug}-{i}"
             entry = self._record(
                 sub_id,
@@ -517,11 +516,13 @@ class OrchestratorWorkflow:
             try:
                 reply = await handle
             except (ActivityError, asyncio.CancelledError) as err:
+                if workflow.cancellation_reason() is not None or (
+                    is_cancelled_exception(err) and node_id not in self._cancelled_for_event
+                ):
+                    raise  # the run itself is being cancelled: never swallowed
                 if node_id in self._cancelled_for_event:
                     self._cancelled_for_event.discard(node_id)
                     continue  # cancelled by a supervisor's event: run again with its message
-                if is_cancelled_exception(err):
-                    raise  # the run itself is being cancelled
                 text = failure_message(err)
                 self._fail(AgentFailed(f"{agent} at {node_id} failed: {text}"), node_id, agent)
             finally:
@@ -639,13 +640,11 @@ class OrchestratorWorkflow:
         agent: AgentType | None = None,
     ) -> None:
         state = self._state
-        state.events_recorded = record_event(
-            state.events,
-            state.events_recorded,
-            GraphEvent(
-                kind=kind, message=message, node_id=node_id, agent_type=agent, at=workflow.now()
-            ),
+        event = GraphEvent(
+            kind=kind, message=message, node_id=node_id, agent_type=agent, at=workflow.now()
         )
+        state.events_recorded = record_event(state.events, state.events_recorded, event)
+        log_event(event)
 
     def _fail(
         self,

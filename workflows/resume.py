@@ -10,12 +10,12 @@ from models.requests import AgentRequest
 
 
 def resumed_request(
-    model: type[AgentRequest], carried: dict[str, Any], translated: AgentRequest, goal: str
+    model: type[AgentRequest], carried: dict[str, Any], translated: AgentRequest
 ) -> dict[str, Any]:
     """Merge the node's last request (``carried``, wire form) with the translated one.
 
     Every input of ``carried`` is kept unless the translation deliberately changed it: fields the
-    model never writes (``SkipJsonSchema``: agent results, curated contexts, the goal) always come
+    model never writes (``SkipJsonSchema``: agent results, curated contexts) always come
     from ``carried``; a field the translation left empty (``""``, ``[]``, ``None``) keeps the
     carried value; any other translated value wins (spec 002 SC-002, spec 003 edge cases).
     """
@@ -29,7 +29,6 @@ def resumed_request(
         if _is_empty(value) and key in carried:
             continue
         merged[key] = value
-    merged["goal"] = goal
     return merged
 
 

@@ -97,7 +97,7 @@ async def test_bad_signals_are_recorded_and_the_wait_goes_on(
         "request:apply_event",
         "request:unique_ids",
         "resolution:trim_answers",
-        "translation:carry_goal",
+        "translation:goal_by_reference",
     ], "FR-011: the decorator stages run in their fixed order"
     states = [e.message.split(":")[0] for e in done.events if e.kind is EventKind.INTERRUPT_STATUS]
     assert states == ["REQUESTED", "WAITING", "RESOLVED"]

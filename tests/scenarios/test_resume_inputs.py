@@ -1,0 +1,94 @@
+"""Issue 8 item 8 (spec 002 SC-002, spec 003 edge cases): a node that resumes after its own
+interrupt keeps every input of its last request that the translation did not deliberately change.
+One interrupt at every origin of spec 000's InterruptRouting table (14 routes), real workflows."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+from temporalio.client import Client
+
+from activities.llm import LlmSettings
+from activities.offline_model import OfflineModel, OfflineScenario
+from app.worker_setup import build_worker
+from models.agent_types import AgentType
+from models.interrupts import InterruptRouting
+from models.state import EntryKind, HistoryEntry, OrchestratorStatus
+from tests.support.interrupts import answer_all, interrupt_status, start, wait_for_interrupt
+from workflows.graph import NODES
+from workflows.interrupt import InterruptWorkflow
+from workflows.orchestrator import OrchestratorWorkflow
+from workflows.resume import _system_only
+
+SCENARIOS: dict[AgentType, str] = {
+    AgentType.ORCHESTRATOR: "interrupt=ORCHESTRATOR",
+    AgentType.DISCOVERY_ORCHESTRATOR: "interrupt=DISCOVERY_ORCHESTRATOR",
+    AgentType.DISCOVERY_DISPATCH: "interrupt=DISCOVERY_AGENT",
+    AgentType.DISCOVERY_COLLECTOR: "interrupt=DISCOVERY_COLLECTOR",
+    AgentType.PLANNING_ORCHESTRATOR: "interrupt=PLANNING_ORCHESTRATOR",
+    AgentType.PLANNING_DISPATCH: "interrupt=PLANNING_AGENT",
+    AgentType.PLANNING_COLLECTOR: "interrupt=PLANNING_COLLECTOR",
+    AgentType.TICKET_ORCHESTRATOR: "interrupt=TICKET_ORCHESTRATOR",
+    AgentType.TICKET_DISPATCH: "interrupt=TICKET_AGENT",
+    AgentType.TICKET_COLLECTOR: "interrupt=TICKET_COLLECTOR",
+    AgentType.REVIEW_AGENT: "interrupt=REVIEW_AGENT",
+    AgentType.MERGER_AGENT: "interrupt=MERGER_AGENT",
+    AgentType.ORCHESTRATOR_COLLECTOR: "interrupt=ORCHESTRATOR_COLLECTOR",
+    AgentType.CONTEXT_MANAGER: "interrupt=CONTEXT_MANAGER;context=REVIEW_AGENT",
+}
+
+
+def test_every_interrupt_routing_origin_is_covered() -> None:
+    assert set(SCENARIOS) == InterruptRouting.route_targets()
+
+
+async def _run(client: Client, workflow_id: str, origin: AgentType) -> OrchestratorStatus:
+    task_queue = f"{workflow_id}-q"
+    offline = OfflineModel(OfflineScenario.parse(SCENARIOS[origin]))
+    async with build_worker(client, task_queue, LlmSettings(), offline=offline):
+        handle = await start(client, task_queue, workflow_id)
+        pending = (await wait_for_interrupt(handle, timeout=90)).pending_interrupt
+        assert pending is not None and pending.origin_agent_type is origin
+        question = await interrupt_status(client, pending.workflow_id)
+        await client.get_workflow_handle(pending.workflow_id).execute_update(
+            InterruptWorkflow.resolve_validated, answer_all(question.request)
+        )
+        await asyncio.wait_for(handle.result(), 120)
+        return await handle.query(OrchestratorWorkflow.status)
+
+
+def _around_interrupt(history: list[HistoryEntry], origin: AgentType) -> tuple[Any, Any]:
+    """The origin's request before its interrupt and the request it resumed with."""
+    at = next(i for i, e in enumerate(history) if e.kind is EntryKind.INTERRUPT)
+    before = next(
+        e for e in reversed(history[:at]) if e.kind is EntryKind.REQUEST and e.agent_type is origin
+    )
+    resolved = next(i for i, e in enumerate(history) if e.kind is EntryKind.RESOLUTION)
+    after = next(
+        e for e in history[resolved:] if e.kind is EntryKind.REQUEST and e.agent_type is origin
+    )
+    return before.payload, after.payload
+
+
+async def test_resumed_requests_keep_their_inputs_at_every_origin(
+    client: Client, workflow_id: str
+) -> None:
+    statuses = await asyncio.gather(
+        *(_run(client, f"{workflow_id}-{o.slug}", o) for o in SCENARIOS)
+    )
+    for origin, status in zip(SCENARIOS, statuses, strict=True):
+        before, after = _around_interrupt(status.history, origin)
+        model = NODES[origin].request_model
+        for name, field in model.model_fields.items():
+            key = field.alias or name
+            if key not in before:
+                continue
+            assert key in after, f"{origin}: {key} was lost on resume"
+            if _system_only(field.metadata):
+                assert after[key] == before[key], f"{origin}: system input {key} changed"
+            elif before[key] not in ("", [], None):
+                assert after[key] not in ("", [], None), f"{origin}: {key} emptied on resume"
+        if "agentResults" in before:
+            assert before["agentResults"], f"{origin}: the collector had results"
+            assert after["agentResults"] == before["agentResults"]
