@@ -38,6 +38,7 @@ from app.answering import ask, resolution_from_flags
 from app.config import DEFAULT_TASK_QUEUE, TemporalSettings, llm_settings_from_env
 from app.connect import connect
 from app.dev_server import embedded_server
+from app.history import entries_since, read_blackboard
 from app.process_exit import exit_now
 from app.worker_setup import build_worker
 from models.agent_types import AgentType
@@ -146,14 +147,14 @@ def event_from_args(args: argparse.Namespace) -> InterruptRequestEvent:
     )
 
 
-def _print_progress(status: OrchestratorStatus, seen: int) -> int:
-    """Print history entries past ``seen``; return the new count."""
-    for entry in status.history[seen:]:
+async def _print_progress(handle: WorkflowHandle, status: OrchestratorStatus, seen: int) -> int:
+    """Print history entries from index ``seen``; return the next index to print."""
+    for entry in await entries_since(handle, status, seen):
         if entry.kind is EntryKind.OUTPUT:
             route = f"-> {entry.route}" if entry.route else "(result)"
             phase = NODES[entry.agent_type].phase
             print(f"  [{phase:<13}] {entry.node_id:<44} {route}", flush=True)
-    return len(status.history)
+    return status.entries_recorded
 
 
 async def _follow(
@@ -168,13 +169,13 @@ async def _follow(
     while not result_task.done():
         with contextlib.suppress(RPCError):  # the query can race the workflow closing
             status = await agents.status(handle.id)
-            seen = _print_progress(status, seen)
+            seen = await _print_progress(handle, status, seen)
             pending = status.pending_interrupt
             if pending is not None and pending.workflow_id not in answered:
                 answered.add(pending.workflow_id)
                 await _answer(agents, pending.workflow_id, ui, interactive, result_task)
         await asyncio.wait({result_task}, timeout=POLL_SECONDS)
-    seen = _print_progress(await agents.status(handle.id), seen)
+    seen = await _print_progress(handle, await agents.status(handle.id), seen)
     return result_task.result()
 
 
@@ -269,7 +270,8 @@ async def _cmd_status(args: argparse.Namespace) -> int:
         return 2
     status = await agents.status(args.workflow_id)
     if args.json:
-        print(json.dumps(status.to_wire(), indent=2))
+        entries = await read_blackboard(agents.client, args.workflow_id)
+        print(json.dumps(status.model_copy(update={"history": entries}).to_wire(), indent=2))
         return 0
     current = status.current_node
     steps = f"step {status.steps_taken}/{status.max_steps}"
@@ -277,7 +279,8 @@ async def _cmd_status(args: argparse.Namespace) -> int:
     print(f"running: {current.node_id} ({current.agent_type})" if current else "running: nothing")
     if status.pending_interrupt:
         print(f"waiting on interrupt {status.pending_interrupt.workflow_id}")
-    _print_progress(status, 0)
+    handle = agents.client.get_workflow_handle(args.workflow_id)
+    await _print_progress(handle, status, status.history[0].index if status.history else 0)
     for event in status.events[-5:]:
         print(f"  {event.kind}: {event.message}")
     return 0

@@ -10,6 +10,7 @@ from temporalio import activity
 from activities.heartbeat import heartbeating
 from activities.llm import StructuredLlm
 from activities.prompting import PromptRenderer
+from activities.route_filter import routing_schema
 from models.errors import AgentWorkflowError
 from models.interrupt_flow import (
     AgentReviewDecision,
@@ -58,7 +59,7 @@ class ResolutionActivities:
                     agent=TRANSLATOR,
                     messages=messages,
                     output_model=InterruptRouting,
-                    schema=job.schema_,
+                    schema=routing_schema(allowed),
                     check=only_allowed,
                 )
         except AgentWorkflowError as err:

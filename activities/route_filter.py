@@ -1,20 +1,20 @@
-"""The route-filter activity (spec 000 FilterPropertiesDecorator; FR-003..005, SC-003).
+"""The route filter (spec 000 FilterPropertiesDecorator; FR-003..005, SC-003).
 
 From the strict InterruptRouting schema keep only the allowed route property, drop its null
 branch, keep ``required`` in step, and prune every ``$defs`` entry the kept property no longer
-reaches (transitively).
+reaches (transitively). The interrupt workflow decides the allowed route
+(``workflows/resolution_rules.allowed_route``); the translation activity builds the filtered schema
+for its LLM call, once per route per worker (no extra activity hop).
 """
 
 from __future__ import annotations
 
 import copy
+import functools
 from typing import Any
-
-from temporalio import activity
 
 from activities.llm import strict_schema
 from models.agent_types import AgentType
-from models.interrupt_flow import RouteFilterInput, RouteFilterOutput
 from models.interrupts import InterruptRouting
 
 ROUTE_OF: dict[AgentType, str] = {
@@ -23,10 +23,15 @@ ROUTE_OF: dict[AgentType, str] = {
 """The InterruptRouting field that leads back to each agent (spec 000's mapping table)."""
 
 
-def allowed_route(origin: AgentType | None, reroute_to: AgentType | None) -> str | None:
-    """The event's target if there is one, else the origin's own route; None if unknown."""
-    target = reroute_to or origin
-    return InterruptRouting.route_for(target) if target is not None else None
+def routing_schema(keep: str | None) -> dict[str, Any]:
+    """The strict InterruptRouting schema filtered to route ``keep`` (None: unfiltered)."""
+    return copy.deepcopy(_routing_schema(keep))
+
+
+@functools.cache
+def _routing_schema(keep: str | None) -> dict[str, Any]:
+    schema = strict_schema(InterruptRouting)
+    return schema if keep is None else filter_schema(schema, keep)
 
 
 def filter_schema(schema: dict[str, Any], keep: str) -> dict[str, Any]:
@@ -67,18 +72,3 @@ def _refs(node: Any) -> set[str]:
         for value in node:
             found |= _refs(value)
     return found
-
-
-@activity.defn
-async def filter_interrupt_routing(request: RouteFilterInput) -> RouteFilterOutput:
-    """Build the InterruptRouting schema the translation call may answer with."""
-    schema = strict_schema(InterruptRouting)
-    keep = allowed_route(request.origin, request.reroute_to)
-    if keep is None:
-        warning = (
-            f"no InterruptRouting route leads to {request.reroute_to or request.origin}; "
-            "the schema is not filtered and every route is offered"
-        )
-        activity.logger.warning(warning)
-        return RouteFilterOutput(schema_=schema, kept_route=None, warning=warning)
-    return RouteFilterOutput(schema_=filter_schema(schema, keep), kept_route=keep)

@@ -13,7 +13,6 @@ from activities.llm import LlmSettings, StructuredLlm
 from activities.offline_model import OfflineModel, OfflineScenario
 from activities.prompting import PromptRenderer
 from activities.resolution import ResolutionActivities
-from activities.route_filter import filter_interrupt_routing
 from app.data_converter import with_checked_converter
 from workflows.interrupt import InterruptWorkflow
 from workflows.orchestrator import OrchestratorWorkflow
@@ -75,7 +74,6 @@ def build_worker(
         default_heartbeat_throttle_interval=HEARTBEAT_THROTTLE,
         activities=[
             agents.run_agent,
-            filter_interrupt_routing,
             resolution.translate_resolution,
             resolution.review_interrupt,
         ],

@@ -32,7 +32,7 @@ class PreviousContext(WireModel):
     """What an agent did the last time it ran in this workflow (spec 003 FR-016..018)."""
 
     context_id: str
-    output: dict[str, Any]
+    output_excerpt: str = Field(description="The previous output as compact JSON, cut short.")
     route: str | None
     outcome: str = Field(
         description="Why the agent runs again: routed back, interrupted, asked to interrupt ..."
@@ -59,8 +59,12 @@ class AgentCall(WireModel):
     previous: PreviousContext | None = Field(
         default=None, description="This agent's previous attempt; null on its first run."
     )
-    history: list[HistoryDigestEntry] = Field(
-        default_factory=list, description="The blackboard so far (most recent last, capped)."
+    interrupts_here: int = Field(
+        default=0, description="Interrupts this agent type raised so far in the run chain."
+    )
+    recent: list[HistoryDigestEntry] = Field(
+        default_factory=list,
+        description="The newest blackboard entries without payloads (most recent last, capped).",
     )
 
 

@@ -6,8 +6,6 @@ from datetime import datetime
 from enum import StrEnum
 from typing import Any
 
-from pydantic import Field
-
 from models.agent_types import AgentType
 from models.base import WireModel
 from models.interrupt_events import InterruptRequestEvent
@@ -85,27 +83,14 @@ class ResolveAck(WireModel):
     message: str
 
 
-class RouteFilterInput(WireModel):
-    origin: AgentType | None
-    reroute_to: AgentType | None = None
-
-
-class RouteFilterOutput(WireModel):
-    """The InterruptRouting schema the LLM may answer with."""
-
-    schema_: dict[str, Any] = Field(alias="schema")
-    kept_route: str | None
-    warning: str | None = None
-
-
 class TranslationInput(WireModel):
     goal: str
     request: AnyInterruptRequest
     resolution: InterruptResolution
     origin: AgentType
     origin_request: dict[str, Any]
-    schema_: dict[str, Any] = Field(alias="schema")
     allowed_route: str | None
+    """The one route the reply may set; None: every route is offered (no route leads back)."""
 
 
 class ReviewInput(WireModel):

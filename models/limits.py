@@ -7,6 +7,7 @@ and activity inputs must be bounded where it enters. The limits are documented i
 
 from __future__ import annotations
 
+import json
 from typing import Annotated
 
 from pydantic import StringConstraints
@@ -35,6 +36,18 @@ MAX_REMEMBERED_EVENT_IDS = 500
 Id = Annotated[str, StringConstraints(min_length=1, max_length=MAX_ID_CHARS)]
 Text = Annotated[str, StringConstraints(max_length=MAX_TEXT_CHARS)]
 Answer = Annotated[str, StringConstraints(max_length=MAX_ANSWER_CHARS)]
+
+
+PREVIOUS_OUTPUT_CHARS = 2_000
+"""An agent's previous output is kept (and shown to its next attempt) as compact JSON this long."""
+
+
+def compact_json(value: object, limit: int = PREVIOUS_OUTPUT_CHARS) -> str:
+    """Compact JSON, cut to ``limit`` characters with a note saying how much was left out."""
+    text = json.dumps(value, separators=(",", ":"), ensure_ascii=False, default=str)
+    if len(text) <= limit:
+        return text
+    return f"{text[:limit]}... [cut: {len(text) - limit} more characters]"
 
 
 def clip(value: object, limit: int = ECHO_CHARS) -> str:

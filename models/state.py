@@ -32,16 +32,34 @@ class EntryKind(StrEnum):
 
 
 class HistoryEntry(WireModel):
-    """One append-only blackboard entry."""
+    """One append-only blackboard entry.
 
+    ``payload`` is kept only for the newest entries (``workflows/blackboard.py``); every payload
+    stays readable in the run chain's histories (the activity inputs and results).
+    """
+
+    index: int = 0
+    """Position on the run chain's blackboard, from 0; paged queries start at an index."""
     node_id: str
     agent_type: AgentType
     kind: EntryKind
     context_id: str
-    payload: dict[str, Any]
+    summary: str = ""
+    """One short line: a result's summary, or where the entry routed."""
+    payload: dict[str, Any] | None = None
     route: str | None = None
     upstream_context_ids: list[str] = Field(default_factory=list)
     at: datetime
+
+
+class LastOutput(WireModel):
+    """An agent type's latest output, compact: what its next attempt's prompt shows."""
+
+    context_id: str
+    route: str | None
+    excerpt: str
+    """The output as compact JSON, cut to a bounded length."""
+    prior_context_ids: list[str] = Field(default_factory=list)
 
 
 class EventKind(StrEnum):
@@ -91,6 +109,12 @@ class OrchestratorState(WireModel):
     pending_interrupt: PendingInterrupt | None = None
     interrupts_started: int = 0
     history: list[HistoryEntry] = Field(default_factory=list)
+    """This run's entries (and a few carried from the run before); payloads only for the newest."""
+    entries_recorded: int = 0
+    """Entries ever recorded on the run chain: the next entry's index."""
+    last_outputs: dict[AgentType, LastOutput] = Field(default_factory=dict)
+    interrupt_counts: dict[AgentType, int] = Field(default_factory=dict)
+    """Interrupts raised per agent type in the run chain (the loop breaker reads it)."""
     events: list[GraphEvent] = Field(default_factory=list)
     """The newest events (at most ``MAX_EVENTS``)."""
     events_recorded: int = 0
@@ -111,7 +135,7 @@ class OrchestratorInput(WireModel):
         max_length=MAX_GOAL_CHARS,
         description=f"What the agents should achieve (at most {MAX_GOAL_CHARS} characters).",
     )
-    max_steps: int = Field(default=DEFAULT_MAX_STEPS, ge=1, le=10_000)
+    max_steps: int = Field(default=DEFAULT_MAX_STEPS, ge=1, le=1_000_000)
     interrupt_timeout_seconds: int | None = Field(
         default=DEFAULT_INTERRUPT_TIMEOUT_SECONDS,
         ge=1,
@@ -152,7 +176,28 @@ class OrchestratorStatus(WireModel):
     steps_taken: int
     max_steps: int
     history: list[HistoryEntry]
+    """The newest entries; older ones come from the ``history_page`` query."""
+    entries_recorded: int = 0
+    """How many entries the run chain's blackboard holds in all."""
+    interrupt_counts: dict[AgentType, int] = Field(default_factory=dict)
     events: list[GraphEvent]
     events_recorded: int
     """How many events were ever recorded; ``events`` holds the newest of them."""
     stored_events: dict[str, InterruptRequestEvent]
+
+
+class HistoryPageRequest(WireModel):
+    """Argument of the ``history_page`` query."""
+
+    start: int = Field(default=0, ge=0, description="Index of the first entry wanted.")
+    limit: int = Field(default=100, ge=1, le=500)
+
+
+class HistoryPage(WireModel):
+    """Entries ``start`` .. of the blackboard that this run still holds."""
+
+    entries: list[HistoryEntry]
+    first_held: int
+    """The lowest index this run holds; older entries are in earlier runs of the chain."""
+    total: int
+    """``entriesRecorded``: the index the next entry will get."""

@@ -12,9 +12,14 @@ from activities.llm import LlmSettings
 from activities.offline_model import OfflineModel, OfflineScenario
 from app.worker_setup import build_worker
 from models.agent_types import AgentType
-from tests.support.interrupts import interrupt_status, start, wait_for_interrupt, wait_running
+from tests.support.interrupts import (
+    full_status,
+    interrupt_status,
+    start,
+    wait_for_interrupt,
+    wait_running,
+)
 from tests.test_client_resolve import _client_py
-from workflows.orchestrator import OrchestratorWorkflow
 
 
 async def test_interrupt_command_reroutes_and_rejects_with_reasons(
@@ -76,6 +81,6 @@ async def test_interrupt_command_reroutes_and_rejects_with_reasons(
         )
         assert answered.returncode == 0, answered.stderr
         await asyncio.wait_for(handle.result(), 60)
-        status = await handle.query(OrchestratorWorkflow.status)
+        status = await full_status(client, handle)
     resolution = next(e for e in status.history if e.kind == "RESOLUTION")
     assert resolution.route == "mergerRequest", "option B named MERGER_AGENT"

@@ -24,7 +24,6 @@ from models.interrupt_flow import (
     InterruptStatus,
     ResolveAck,
     ReviewInput,
-    RouteFilterInput,
     TimeoutOutcome,
     TranslationInput,
 )
@@ -38,10 +37,9 @@ from workflows.policies import (
     AGENT_HEARTBEAT_TIMEOUT,
     AGENT_RETRY,
     AGENT_START_TO_CLOSE,
-    QUICK_RETRY,
-    ROUTE_FILTER_START_TO_CLOSE,
 )
 from workflows.resolution_rules import (
+    allowed_route,
     drop_invalid_recommendations,
     recommended_resolution,
     resolution_problems,
@@ -49,7 +47,6 @@ from workflows.resolution_rules import (
 
 with workflow.unsafe.imports_passed_through():
     from activities.resolution import ResolutionActivities
-    from activities.route_filter import filter_interrupt_routing
 
 
 @workflow.defn(failure_exception_types=[ValidationError, UndecodablePayload])
@@ -228,15 +225,13 @@ class InterruptWorkflow:
     ) -> InterruptOutcome:
         job = self._job
         reroute_to = _reroute_target(job, resolution)
-        filtered = await workflow.execute_activity(
-            filter_interrupt_routing,
-            RouteFilterInput(origin=job.origin, reroute_to=reroute_to),
-            start_to_close_timeout=ROUTE_FILTER_START_TO_CLOSE,
-            retry_policy=QUICK_RETRY,
-            summary=f"filter InterruptRouting for {reroute_to or job.origin}",
-        )
-        if filtered.warning:
-            self._event(EventKind.WARNING, filtered.warning)
+        keep = allowed_route(job.origin, reroute_to)
+        if keep is None:
+            self._event(
+                EventKind.WARNING,
+                f"no InterruptRouting route leads to {reroute_to or job.origin}; the schema is "
+                "not filtered and every route is offered",
+            )
         outcome = await workflow.execute_activity_method(
             ResolutionActivities.translate_resolution,
             TranslationInput(
@@ -245,13 +240,12 @@ class InterruptWorkflow:
                 resolution=resolution,
                 origin=job.origin,
                 origin_request=job.origin_request,
-                schema_=filtered.schema_,
-                allowed_route=filtered.kept_route,
+                allowed_route=keep,
             ),
             start_to_close_timeout=AGENT_START_TO_CLOSE,
             heartbeat_timeout=AGENT_HEARTBEAT_TIMEOUT,
             retry_policy=AGENT_RETRY,
-            summary=f"translate the answer into {filtered.kept_route or 'a route'}",
+            summary=f"translate the answer into {keep or 'a route'}",
         )
         routing = outcome.routing
         for name, translation_hook in TRANSLATION_HOOKS:

@@ -1,32 +1,24 @@
-"""OrchestratorWorkflow: walks the agent graph, one agent activity per step."""
+"""OrchestratorWorkflow: walks the agent graph, one agent activity per step.
+
+The class is its loop, its handlers and its queries. Decisions are pure functions beside it
+(``steps``, ``resume``, ``event_rules``, ``curation``, ``blackboard``); the supervised agent call
+is ``supervised_call``.
+"""
 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from typing import Any, NoReturn
 
 from pydantic import ValidationError
 from temporalio import workflow
 from temporalio.common import RawValue
-from temporalio.exceptions import (
-    ActivityError,
-    ApplicationError,
-    ChildWorkflowError,
-    is_cancelled_exception,
-)
-from temporalio.workflow import ActivityHandle
+from temporalio.exceptions import ActivityError, ApplicationError, ChildWorkflowError
 
-from models.agent_call import AgentCall, AgentReply, ContextItem, HistoryDigestEntry
-from models.agent_types import AgentType, Terminal
-from models.contexts import (
-    CONTEXT_FIELDS,
-    CuratedContext,
-    curate_discovery,
-    curate_planning,
-    curate_tickets,
-    curated_ids_in,
-)
+from models.agent_call import AgentCall, AgentReply, ContextItem
+from models.agent_types import AgentType
+from models.contexts import curated_ids_in
 from models.errors import (
     AgentFailed,
     AgentWorkflowError,
@@ -42,20 +34,16 @@ from models.interrupt_events import INTERRUPT_REQUEST_EVENT_SIGNAL, EventAck, In
 from models.interrupt_flow import InterruptInput
 from models.interrupts import InterruptRequestBase, InterruptRouting
 from models.limits import MAX_REMEMBERED_EVENT_IDS, clip
-from models.requests import CONTEXT_FOUND, AgentRequest, OrchestratorRequest
-from models.results import (
-    AgentResult,
-    DiscoveryCollectorResult,
-    OrchestratorCollectorResult,
-    PlanningCollectorResult,
-    TicketCollectorResult,
-)
+from models.requests import OrchestratorRequest
+from models.results import AgentResult, OrchestratorCollectorResult
 from models.routing import Routing
 from models.state import (
     EntryKind,
     EventKind,
     GraphEvent,
     HistoryEntry,
+    HistoryPage,
+    HistoryPageRequest,
     NodeRef,
     OrchestratorInput,
     OrchestratorState,
@@ -63,30 +51,24 @@ from models.state import (
     PendingInterrupt,
     PendingStep,
 )
+from workflows import blackboard
+from workflows.curation import curate, with_contexts
 from workflows.event_log import log_event, record_event
-from workflows.event_rules import check_event, supervisor_message
+from workflows.event_rules import check_event
 from workflows.graph import NODES, Node
 from workflows.handler_args import parse_raw, parse_values
 from workflows.interrupt import InterruptWorkflow
 from workflows.interrupt_text import details_markdown, summary_line
-from workflows.planner import (
-    last_request_of,
-    next_step,
-    origin_of,
-    previous_attempt,
-    return_target,
-)
-from workflows.policies import AGENT_HEARTBEAT_TIMEOUT, AGENT_RETRY, AGENT_START_TO_CLOSE
+from workflows.planner import last_request_of, origin_of
 from workflows.resolution_rules import describe_resolution
 from workflows.resume import resumed_request
-
-with workflow.unsafe.imports_passed_through():
-    from activities.agents import AgentActivities
+from workflows.steps import decide
+from workflows.supervised_call import SupervisedCalls
 
 CONTEXT_WINDOW = 6
 """How many recent outputs an agent sees as curated upstream context."""
-HISTORY_DIGEST_LIMIT = 200
-"""How many recent blackboard entries prompt contributors see."""
+CONTINUE_AS_NEW_STEPS = 500
+"""Steps per run before continuing as new (sooner when the server suggests it)."""
 
 
 @workflow.defn(failure_exception_types=[ValidationError, UndecodablePayload])
@@ -98,8 +80,8 @@ class OrchestratorWorkflow:
         """Takes any start input; a missing or invalid one fails the run at once (``run``)."""
         parsed = parse_values("start input", args, OrchestratorInput)
         self._input_problem = parsed.problem
-        input = parsed.value or OrchestratorInput(goal="(no valid start input)")
-        self._input = input
+        self._input = parsed.value or OrchestratorInput(goal="(no valid start input)")
+        input = self._input
         self._state = input.carried_state or OrchestratorState(
             goal=input.goal,
             max_steps=input.max_steps,
@@ -112,12 +94,8 @@ class OrchestratorWorkflow:
                 ).to_wire(),
             ),
         )
-        self._continue_as_new_every = input.continue_as_new_every
         self._steps_at_start = self._state.steps_taken
-        self._inflight: dict[str, ActivityHandle[AgentReply]] = {}
-        """Running agent activities by node id, so a supervisor's event can cancel them."""
-        self._cancelled_for_event: set[str] = set()
-        """Nodes whose running call this workflow cancelled for a supervisor's event."""
+        self._calls = SupervisedCalls()
 
     @workflow.run
     async def run(self, *args: Any) -> OrchestratorCollectorResult:
@@ -129,22 +107,19 @@ class OrchestratorWorkflow:
                     '{"goal": "add rate limiting to the gateway"}.'
                 )
             )
-        input = self._input
         state = self._state
-        if input.carried_state is None:
+        if self._input.carried_state is None:
             self._event(EventKind.INFO, f"started with goal: {clip(state.goal)}")
         while True:
             if self._should_continue_as_new():
                 await workflow.wait_condition(workflow.all_handlers_finished)
                 self._event(EventKind.INFO, f"continuing as new after {state.steps_taken} steps")
                 workflow.continue_as_new(
-                    input.model_copy(update={"carried_state": state, "goal": state.goal})
+                    self._input.model_copy(update={"carried_state": blackboard.carried(state)})
                 )
             step = state.pending
             if step is None:
-                self._fail(
-                    DegenerateLoop("the run has no next step to take (a bug: please report)")
-                )
+                self._fail(DegenerateLoop("the run has no next step (a bug: please report it)"))
             if state.steps_taken >= state.max_steps:
                 self._fail(
                     StepLimitExceeded(
@@ -212,7 +187,8 @@ class OrchestratorWorkflow:
 
     @workflow.query
     def status(self) -> OrchestratorStatus:
-        """Phase, running node, pending interrupt, blackboard history and events."""
+        """The head of the run: phase, running node, pending interrupt, counters, the newest
+        entries and events. Older entries: ``history_page``."""
         s = self._state
         return OrchestratorStatus(
             workflow_id=workflow.info().workflow_id,
@@ -221,47 +197,53 @@ class OrchestratorWorkflow:
             pending_interrupt=s.pending_interrupt,
             steps_taken=s.steps_taken,
             max_steps=s.max_steps,
-            history=s.history,
+            history=s.history[-blackboard.STATUS_ENTRIES :],
+            entries_recorded=s.entries_recorded,
+            interrupt_counts=s.interrupt_counts,
             events=s.events,
             events_recorded=s.events_recorded,
             stored_events=s.stored_events,
         )
 
+    @workflow.query
+    def history_page(self, *args: Any) -> HistoryPage:
+        """Entries from ``start`` that this run holds (``{"start": 0, "limit": 100}``)."""
+        parsed = parse_values("history_page", args or ({},), HistoryPageRequest)
+        if parsed.value is None:
+            raise ValueError(f"history_page: {parsed.problem}")
+        return blackboard.page(self._state, parsed.value.start, parsed.value.limit)
+
     def _should_continue_as_new(self) -> bool:
-        every = self._continue_as_new_every
+        every = self._input.continue_as_new_every or CONTINUE_AS_NEW_STEPS
         taken = self._state.steps_taken - self._steps_at_start
-        return workflow.info().is_continue_as_new_suggested() or (
-            every is not None and taken >= every
-        )
+        return workflow.info().is_continue_as_new_suggested() or taken >= every
 
     def _take_event(self, node_id: str, event: InterruptRequestEvent) -> None:
         """Store the event for the node and ask its running agent to interrupt (FR-008)."""
-        self._state.stored_events[node_id] = event
-        self._state.processed_event_ids.append(event.event_id)
-        del self._state.processed_event_ids[:-MAX_REMEMBERED_EVENT_IDS]
+        state = self._state
+        state.stored_events[node_id] = event
+        state.processed_event_ids.append(event.event_id)
+        del state.processed_event_ids[:-MAX_REMEMBERED_EVENT_IDS]
         agent = event.source_agent_type
+        then = (
+            f", then continue at {event.reroute_to_agent_type}"
+            if event.reroute_to_agent_type
+            else ""
+        )
         self._event(
             EventKind.INFO,
-            f"InterruptRequestEvent {event.event_id} accepted: asking {agent} to interrupt"
-            + (
-                f", then continue at {event.reroute_to_agent_type}"
-                if event.reroute_to_agent_type
-                else ""
-            ),
+            f"InterruptRequestEvent {event.event_id} accepted: asking {agent} to interrupt{then}",
             node_id,
             agent,
         )
-        running = self._inflight.get(node_id)
-        if running is not None and not running.done():
-            self._cancelled_for_event.add(node_id)
-            running.cancel()
+        self._calls.redirect(node_id)
 
     async def _run_node(self, node: Node, step: PendingStep) -> OrchestratorCollectorResult | None:
         """Run one node and set the next pending step; return the final result on STOP."""
         state = self._state
         agent = node.agent_type
         node_id = f"{agent.slug}-{state.next_seq:03d}"
-        request, curated_ids = self._with_contexts(node.request_model, step.request)
+        request, curated_ids = with_contexts(state.curated, node.request_model, step.request)
         request_entry = self._record(
             node_id,
             agent,
@@ -274,76 +256,47 @@ class OrchestratorWorkflow:
             state.phase = node.phase
         agent_results: list[AgentResult] = []
         if node.dispatches is not None:
-            agent_results = await self._dispatch(node, node_id, request_entry)
+            agent_results = await self._dispatch(node, node_id, request_entry, request)
         context = self._context(extra=agent_results)
         output_id = self._context_id(agent)
         reply = await self._agent(
-            node_id,
-            agent,
-            request,
-            request_entry,
-            context,
-            output_id,
-            step.interrupt_resolution,
+            node_id, agent, request, request_entry, context, output_id, step.interrupt_resolution
         )
         routing = node.output_model.model_validate(reply.output)
         if not isinstance(routing, Routing):
             self._fail(AgentFailed(f"{agent}'s output model is not a Routing (a bug)"), node_id)
-        output_entry = self._record(
+        output = self._record(
             node_id,
             agent,
             EntryKind.OUTPUT,
             reply.output,
             route=reply.route,
-            upstream=_upstream(request_entry, context),
+            upstream=_upstream(request_entry, request, context),
             context_id=output_id,
         )
+        blackboard.remember_output(state, output)
         state.current = None
-        self._curate(agent, output_entry)
-        nxt = next_step(routing)
+        if reply.route != "interruptRequest":
+            self._curate(agent, output, reply.output)
+        decision = decide(agent, routing, output, state.history, agent_results)
         unanswered = state.stored_events.get(node_id)
-        if unanswered is not None and nxt.target is not Terminal.INTERRUPT:
+        if unanswered is not None and decision.interrupt is None:
             del state.stored_events[node_id]
             self._event(
                 EventKind.WARNING,
                 f"{agent} finished without interrupting although event {unanswered.event_id} "
-                f"asked it to; the event is dropped and the run continues at {nxt.route}",
+                f"asked it to; the event is dropped and the run continues at {decision.route}",
                 node_id,
                 agent,
             )
-        if nxt.target is Terminal.END:
-            if not isinstance(nxt.value, OrchestratorCollectorResult):
-                self._fail(AgentFailed(f"{agent} stopped without a final result"), node_id, agent)
-            return nxt.value
-        if nxt.target is Terminal.INTERRUPT:
-            await self._interrupt(node_id, nxt.value)
-            return None
-        if nxt.target is Terminal.RETURN:
-            back = return_target(state.history)
-            if back is None:
-                self._fail(
-                    DegenerateLoop("the context manager has no earlier request to return to")
-                )
-            request = dict(back.payload)
-            request["guidance"] = (
-                f"{request.get('guidance', '')}\n{CONTEXT_FOUND} {clip(nxt.value.summary, 2000)}"
-            )
-            state.pending = PendingStep(
-                agent_type=back.agent_type,
-                request=request,
-                upstream_context_ids=[output_entry.context_id],
-            )
-            return None
-        if not isinstance(nxt.target, AgentType) or not isinstance(nxt.value, AgentRequest):
-            self._fail(AgentFailed(f"{agent} chose {nxt.route}, which is not a request"), node_id)
-        update: dict[str, Any] = {}
-        if agent_results and "agent_results" in type(nxt.value).model_fields:
-            update["agent_results"] = agent_results
-        state.pending = PendingStep(
-            agent_type=nxt.target,
-            request=nxt.value.model_copy(update=update).to_wire(),
-            upstream_context_ids=[output_entry.context_id],
-        )
+        if decision.failure is not None:
+            self._fail(decision.failure, node_id, agent)
+        if decision.final is not None:
+            return decision.final
+        if decision.interrupt is not None:
+            await self._interrupt(node_id, decision.interrupt)
+        else:
+            state.pending = decision.step
         return None
 
     async def _interrupt(self, node_id: str, request: InterruptRequestBase) -> None:
@@ -351,11 +304,11 @@ class OrchestratorWorkflow:
         state = self._state
         origin = origin_of(request, state.history)
         last = last_request_of(state.history, origin)
-        if last is None:
+        if last is None or last.payload is None:
             self._fail(
                 DegenerateLoop(
-                    f"{origin} raised an interrupt but the blackboard has no earlier request of "
-                    f"{origin} to return to (degenerate loop)"
+                    f"{origin} raised an interrupt but the blackboard holds no earlier request "
+                    f"of {origin} to return to (degenerate loop)"
                 ),
                 node_id,
                 origin,
@@ -408,36 +361,39 @@ class OrchestratorWorkflow:
         entry = self._record(
             node_id, origin, EntryKind.RESOLUTION, outcome.routing, route=outcome.route
         )
-        nxt = next_step(routing)
-        if not isinstance(nxt.target, AgentType) or not isinstance(nxt.value, AgentRequest):
+        decision = decide(origin, routing, entry, state.history)
+        if decision.step is None:
             self._fail(
-                InterruptFailed(f"interrupt {child_id} resolved to {nxt.route}, not a request"),
+                InterruptFailed(f"interrupt {child_id} resolved to {decision.route}: no request"),
                 node_id,
                 origin,
             )
-        carried = last if nxt.target is origin else last_request_of(state.history, nxt.target)
-        state.pending = PendingStep(
-            agent_type=nxt.target,
-            request=resumed_request(
-                NODES[nxt.target].request_model,
-                carried.payload if carried is not None else {},
-                nxt.value,
-            ),
-            upstream_context_ids=[entry.context_id],
-            interrupt_resolution=describe_resolution(request, outcome.resolution),
+        target = decision.step.agent_type
+        carried = last if target is origin else last_request_of(state.history, target)
+        state.pending = decision.step.model_copy(
+            update={
+                "request": resumed_request(
+                    NODES[target].request_model,
+                    carried.payload if carried is not None and carried.payload else {},
+                    NODES[target].request_model.model_validate(decision.step.request),
+                ),
+                "interrupt_resolution": describe_resolution(request, outcome.resolution),
+            }
         )
 
-    async def _dispatch(self, node: Node, node_id: str, parent: HistoryEntry) -> list[AgentResult]:
+    async def _dispatch(
+        self, node: Node, node_id: str, parent: HistoryEntry, request: dict[str, Any]
+    ) -> list[AgentResult]:
         """Fan out one dispatched agent per entry of ``request.requests``, in parallel."""
         if node.dispatches is None:
             self._fail(AgentFailed(f"{node.agent_type} dispatches no agent (a bug)"), node_id)
         child = NODES[node.dispatches]
-        requests = list(parent.payload.get("requests") or [])
+        requests = list(request.get("requests") or [])
         if not requests:
             self._event(EventKind.WARNING, f"{node.agent_type} got no agent requests", node_id)
         calls, sub_ids, output_ids = [], [], []
         for i, sub in enumerate(requests, start=1):
-            sub, curated_ids = self._with_contexts(child.request_model, sub)
+            sub, curated_ids = with_contexts(self._state.curated, child.request_model, sub)
             sub_id = f"{node_id}/{child.agent_type.slug}-{i}"
             entry = self._record(
                 sub_id,
@@ -455,17 +411,18 @@ class OrchestratorWorkflow:
         replies = await asyncio.gather(*calls)
         results: list[AgentResult] = []
         for sub_id, output_id, reply in zip(sub_ids, output_ids, replies, strict=True):
-            self._record(
+            result = child.output_model.model_validate(reply.output)
+            if not isinstance(result, AgentResult):
+                self._fail(AgentFailed(f"{child.agent_type} returned no result (a bug)"), sub_id)
+            output = self._record(
                 sub_id,
                 child.agent_type,
                 EntryKind.OUTPUT,
                 reply.output,
                 context_id=output_id,
-                upstream=reply.output.get("upstreamContextIds", []),
+                upstream=result.upstream_context_ids,
             )
-            result = child.output_model.model_validate(reply.output)
-            if not isinstance(result, AgentResult):
-                self._fail(AgentFailed(f"{child.agent_type} returned no result (a bug)"), sub_id)
+            blackboard.remember_output(self._state, output)
             results.append(result)
         return results
 
@@ -479,93 +436,41 @@ class OrchestratorWorkflow:
         result_id: str,
         interrupt_resolution: str | None = None,
     ) -> AgentReply:
+        """One supervised agent call; a failure ends the run with the agent's message."""
         state = self._state
         call = AgentCall(
             node_id=node_id,
             agent_type=agent,
             result_id=result_id,
             goal=state.goal,
-            request=request,
-            upstream_context_ids=_upstream(request_entry, context),
+            request={k: v for k, v in request.items() if k != "goal"},
+            upstream_context_ids=_upstream(request_entry, request, context),
             context=context,
             interrupt_resolution=interrupt_resolution,
-            previous=previous_attempt(state.history, agent, request_entry),
-            history=[
-                HistoryDigestEntry(
-                    node_id=e.node_id,
-                    agent_type=e.agent_type,
-                    kind=e.kind.value,
-                    route=e.route,
-                    context_id=e.context_id,
-                )
-                for e in state.history[-HISTORY_DIGEST_LIMIT:]
-            ],
+            previous=blackboard.previous_attempt(state, agent, request_entry),
+            interrupts_here=state.interrupt_counts.get(agent, 0),
+            recent=blackboard.recent_digest(state),
         )
-        while True:
-            event = state.stored_events.get(node_id)
-            call.user_messages = [supervisor_message(event)] if event else []
-            handle = workflow.start_activity_method(
-                AgentActivities.run_agent,
-                call,
-                start_to_close_timeout=AGENT_START_TO_CLOSE,
-                heartbeat_timeout=AGENT_HEARTBEAT_TIMEOUT,
-                retry_policy=AGENT_RETRY,
-                summary=f"{agent} {node_id}" + (" (asked to interrupt)" if event else ""),
-            )
-            self._inflight[node_id] = handle
-            try:
-                reply = await handle
-            except (ActivityError, asyncio.CancelledError) as err:
-                if workflow.cancellation_reason() is not None or (
-                    is_cancelled_exception(err) and node_id not in self._cancelled_for_event
-                ):
-                    raise  # the run itself is being cancelled: never swallowed
-                if node_id in self._cancelled_for_event:
-                    self._cancelled_for_event.discard(node_id)
-                    continue  # cancelled by a supervisor's event: run again with its message
-                text = failure_message(err)
-                self._fail(AgentFailed(f"{agent} at {node_id} failed: {text}"), node_id, agent)
-            finally:
-                self._inflight.pop(node_id, None)
-            self._cancelled_for_event.discard(node_id)
-            if state.stored_events.get(node_id) is not event:
-                continue  # the event arrived as the call finished: its result is superseded
-            for warning in reply.warnings:
-                self._event(EventKind.WARNING, warning, node_id, agent)
-            return reply
+        try:
+            reply = await self._calls.run(call, lambda: state.stored_events.get(node_id))
+        except ActivityError as err:
+            if workflow.cancellation_reason() is not None:
+                raise  # the run is being cancelled: it ends cancelled, not failed
+            text = failure_message(err)
+            self._fail(AgentFailed(f"{agent} at {node_id} failed: {text}"), node_id, agent)
+        for warning in reply.warnings:
+            self._event(EventKind.WARNING, warning, node_id, agent)
+        return reply
 
-    def _with_contexts(
-        self, model: type[AgentRequest], request: dict[str, Any]
-    ) -> tuple[dict[str, Any], list[str]]:
-        """Fill the curated contexts ``model`` declares; return the request and their ids."""
-        curated = self._state.curated
-        update: dict[str, Any] = {}
-        for name in CONTEXT_FIELDS:
-            context = getattr(curated, name)
-            if name in model.model_fields and context is not None:
-                update[name] = context
-        planning = curated.planning_context
-        if "ticket" in model.model_fields and planning is not None:
-            wanted = request.get("ticketId")
-            update["ticket"] = next(
-                (t for t in planning.curation.tickets if t.ticket_id == wanted), None
-            )
-        if not update:
-            return request, []
-        filled = model.model_validate(request).model_copy(update=update)
-        wire = filled.to_wire()
-        return wire, curated_ids_in(wire)
-
-    def _curate(self, agent: AgentType, output: HistoryEntry) -> None:
+    def _curate(self, agent: AgentType, output: HistoryEntry, payload: dict[str, Any]) -> None:
         """After a collector: derive its curated context and record it (spec 003 US3)."""
-        curate = _CURATORS.get(agent)
-        result = output.payload.get("collectorResult")
-        if curate is None or output.route == "interruptRequest" or not isinstance(result, dict):
-            return
         context_id = self._context_id(agent)
-        field, context = curate(result, context_id)
+        curated = curate(agent, payload, context_id)
+        if curated is None:
+            return
+        field, context = curated
         setattr(self._state.curated, field, context)
-        result["derivedCurationIds"] = [context_id]
+        payload["collectorResult"]["derivedCurationIds"] = [context_id]
         self._record(
             output.node_id,
             agent,
@@ -576,28 +481,22 @@ class OrchestratorWorkflow:
         )
 
     def _context(self, extra: Sequence[AgentResult] = ()) -> list[ContextItem]:
-        """Curated upstream context: recent results' summaries, with their context ids."""
-        items: list[ContextItem] = []
-        for entry in self._state.history:
-            if entry.kind is EntryKind.OUTPUT and "/" not in entry.node_id:
-                items.append(
-                    ContextItem(
-                        context_id=entry.context_id,
-                        agent_type=entry.agent_type,
-                        summary=_summarise(entry),
-                    )
-                )
-        items = items[-CONTEXT_WINDOW:]
+        """Curated upstream context: recent results' summaries, with their context ids, and the
+        dispatched agents' results this node consumes (in full: their questions are in them)."""
+        history = self._state.history
+        items = [
+            ContextItem(context_id=e.context_id, agent_type=e.agent_type, summary=e.summary)
+            for e in history
+            if e.kind is EntryKind.OUTPUT and "/" not in e.node_id
+        ][-CONTEXT_WINDOW:]
+        by_id = {e.context_id: e.agent_type for e in history}
         for result in extra:
-            items.append(
-                ContextItem(
-                    context_id=result.result_id,
-                    agent_type=_result_agent(self._state.history, result.result_id),
-                    summary=result.model_dump_json(
-                        exclude={"schema_version", "upstream_context_ids"}
-                    ),
+            agent = by_id.get(result.result_id)
+            if agent is not None:
+                summary = result.model_dump_json(exclude={"schema_version", "upstream_context_ids"})
+                items.append(
+                    ContextItem(context_id=result.result_id, agent_type=agent, summary=summary)
                 )
-            )
         return items
 
     def _context_id(self, agent: AgentType) -> str:
@@ -619,18 +518,17 @@ class OrchestratorWorkflow:
         upstream: list[str] | None = None,
         context_id: str | None = None,
     ) -> HistoryEntry:
-        entry = HistoryEntry(
+        return blackboard.record(
+            self._state,
             node_id=node_id,
-            agent_type=agent,
+            agent=agent,
             kind=kind,
-            context_id=context_id or self._context_id(agent),
             payload=payload,
-            route=route,
-            upstream_context_ids=upstream or [],
+            context_id=context_id or self._context_id(agent),
             at=workflow.now(),
+            route=route,
+            upstream=upstream or [],
         )
-        self._state.history.append(entry)
-        return entry
 
     def _event(
         self,
@@ -658,44 +556,12 @@ class OrchestratorWorkflow:
         raise error.to_application_error()
 
 
-def _upstream(request_entry: HistoryEntry, context: list[ContextItem]) -> list[str]:
+def _upstream(
+    request_entry: HistoryEntry, request: dict[str, Any], context: list[ContextItem]
+) -> list[str]:
     """What an agent call considered: its request, the curated contexts in it, the context items."""
     return [
         request_entry.context_id,
-        *curated_ids_in(request_entry.payload),
+        *curated_ids_in(request),
         *(c.context_id for c in context),
     ]
-
-
-def _summarise(entry: HistoryEntry) -> str:
-    """One line for an output entry: its result's summary if it has one, else its route."""
-    for value in entry.payload.values():
-        if isinstance(value, dict) and isinstance(value.get("summary"), str):
-            return str(value["summary"])
-    if isinstance(entry.payload.get("summary"), str):
-        return str(entry.payload["summary"])
-    return f"routed to {entry.route}"
-
-
-def _result_agent(history: list[HistoryEntry], context_id: str) -> AgentType:
-    for entry in reversed(history):
-        if entry.context_id == context_id:
-            return entry.agent_type
-    raise KeyError(context_id)
-
-
-_CURATORS: dict[AgentType, Callable[[dict[str, Any], str], tuple[str, CuratedContext]]] = {
-    AgentType.DISCOVERY_COLLECTOR: lambda r, cid: (
-        "discovery_context",
-        curate_discovery(DiscoveryCollectorResult.model_validate(r), cid),
-    ),
-    AgentType.PLANNING_COLLECTOR: lambda r, cid: (
-        "planning_context",
-        curate_planning(PlanningCollectorResult.model_validate(r), cid),
-    ),
-    AgentType.TICKET_COLLECTOR: lambda r, cid: (
-        "ticket_context",
-        curate_tickets(TicketCollectorResult.model_validate(r), cid),
-    ),
-}
-"""Collectors whose results are curated for the phases after them."""

@@ -5,7 +5,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from models.agent_call import PreviousContext
 from models.agent_types import DISPATCHED_AGENTS, AgentType, RouteTarget
 from models.interrupts import InterruptRequestBase
 from models.routing import Routing
@@ -65,37 +64,3 @@ def origin_of(request: InterruptRequestBase, history: list[HistoryEntry]) -> Age
             raise ValueError("an interrupt with no origin and an empty blackboard")
         origin = last.agent_type
     return DISPATCHED_AGENTS.get(origin, origin)
-
-
-def previous_attempt(
-    history: list[HistoryEntry], agent: AgentType, current: HistoryEntry
-) -> PreviousContext | None:
-    """This agent type's last output before ``current`` and why it runs again (FR-016..018)."""
-    at = next((i for i, e in enumerate(history) if e is current), len(history))
-    before = history[:at]
-    previous = next(
-        (e for e in reversed(before) if e.kind is EntryKind.OUTPUT and e.agent_type is agent),
-        None,
-    )
-    if previous is None:
-        return None
-    if previous.route == "interruptRequest":
-        outcome = "it asked a question (interruptRequest); the answer is in the prompt"
-    else:
-        via = next(
-            (e for e in reversed(before) if e.kind in (EntryKind.OUTPUT, EntryKind.RESOLUTION)),
-            None,
-        )
-        outcome = (
-            f"it routed to {previous.route}; {via.agent_type} routed the run back here "
-            f"({via.route})"
-            if via is not None and via is not previous
-            else f"it routed to {previous.route} and runs again"
-        )
-    return PreviousContext(
-        context_id=previous.context_id,
-        output=previous.payload,
-        route=previous.route,
-        outcome=outcome,
-        prior_context_ids=previous.upstream_context_ids,
-    )

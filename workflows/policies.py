@@ -32,7 +32,3 @@ LLM_VALIDATION_ATTEMPTS = 3
 """Replies that fail validation are retried with the error fed back, this many times in all."""
 LLM_REQUEST_TIMEOUT = timedelta(seconds=120)
 """One HTTP request to the LLM endpoint; well under AGENT_START_TO_CLOSE."""
-
-ROUTE_FILTER_START_TO_CLOSE = timedelta(seconds=30)
-"""Building the filtered InterruptRouting schema: pure computation."""
-QUICK_RETRY = RetryPolicy(maximum_attempts=3)

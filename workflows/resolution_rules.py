@@ -4,10 +4,12 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+from models.agent_types import AgentType
 from models.interrupts import (
     AnyInterruptRequest,
     InterruptRequestBase,
     InterruptResolution,
+    InterruptRouting,
     InterruptType,
     OptionKey,
     ResolvedBy,
@@ -66,6 +68,13 @@ def recommended_resolution(request: InterruptRequestBase) -> InterruptResolution
 def _list(ids: Iterable[str]) -> str:
     names = sorted(ids)
     return ", ".join(names) if names else "none"
+
+
+def allowed_route(origin: AgentType | None, reroute_to: AgentType | None) -> str | None:
+    """The one route a translation may set: the event's target if there is one, else the
+    origin's own route (spec 000's table); None when no route leads there."""
+    target = reroute_to or origin
+    return InterruptRouting.route_for(target) if target is not None else None
 
 
 def default_option(choice: StructuredChoice) -> OptionKey:

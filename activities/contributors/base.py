@@ -36,13 +36,22 @@ _SECRET = re.compile(
 
 @dataclass(frozen=True)
 class PromptContext:
-    """What a contributor may look at: the agent, its request, the blackboard digest, its past."""
+    """What a contributor may look at (the same for third-party contributors):
+
+    - ``agent_type``, ``node_id``, ``goal`` and the ``request`` the agent consumes (with its
+      curated contexts), ``output_model`` (its Routing or result model);
+    - ``recent``: the newest blackboard entries without payloads (node, agent, kind, route, id);
+    - ``interrupts_here``: how many interrupts this agent type raised in the run chain;
+    - ``previous``: its previous attempt (output excerpt, route, why it runs again), or None;
+    - ``interrupt_resolution``: its earlier question and the answer, when it resumes.
+    """
 
     agent_type: AgentType
     node_id: str
     goal: str
     request: Mapping[str, Any]
-    history: Sequence[HistoryDigestEntry]
+    recent: Sequence[HistoryDigestEntry]
+    interrupts_here: int
     previous: PreviousContext | None
     interrupt_resolution: str | None
     output_model: type[WireModel]
@@ -54,7 +63,8 @@ class PromptContext:
             node_id=call.node_id,
             goal=call.goal,
             request=call.request,
-            history=call.history,
+            recent=call.recent,
+            interrupts_here=call.interrupts_here,
             previous=call.previous,
             interrupt_resolution=call.interrupt_resolution,
             output_model=output_model,

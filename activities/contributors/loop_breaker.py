@@ -9,8 +9,6 @@ from __future__ import annotations
 
 from activities.contributors.base import PromptContext, PromptContributor
 from activities.routing_info import forward_route, interrupt_info
-from models.agent_types import AgentType
-from models.state import EntryKind
 from workflows.graph import NODES
 
 INTERRUPT_LOOP_THRESHOLD = 2
@@ -18,12 +16,6 @@ INTERRUPT_LOOP_THRESHOLD = 2
 
 ROUTING_AGENTS = frozenset(a for a, n in NODES.items() if interrupt_info(n.output_model))
 """Agents that can interrupt themselves (dispatched agents cannot: spec 002 US4)."""
-
-
-def interrupts_by(agent: AgentType, ctx: PromptContext) -> int:
-    """How many INTERRUPT entries of ``agent`` the blackboard digest holds."""
-    kind = EntryKind.INTERRUPT.value
-    return sum(1 for e in ctx.history if e.kind == kind and e.agent_type is agent)
 
 
 class InterruptLoopBreakerContributor(PromptContributor):
@@ -40,7 +32,7 @@ class InterruptLoopBreakerContributor(PromptContributor):
         self.threshold = threshold
 
     def contribute(self, ctx: PromptContext) -> str | None:
-        count = interrupts_by(ctx.agent_type, ctx)
+        count = ctx.interrupts_here
         if count <= self.threshold:
             return None
         step = forward_route(ctx.output_model)

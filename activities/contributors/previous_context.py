@@ -2,21 +2,9 @@
 
 from __future__ import annotations
 
-import json
-
 from activities.contributors.base import PromptContext, PromptContributor
 
 FIRST_ATTEMPT = "This is your first attempt."
-PREVIOUS_OUTPUT_CHARS = 3_000
-"""The previous output is shown as compact JSON cut to this many characters."""
-
-
-def compact(value: object, limit: int = PREVIOUS_OUTPUT_CHARS) -> str:
-    """Compact JSON, cut to ``limit`` characters with a note saying how much was left out."""
-    text = json.dumps(value, separators=(",", ":"), ensure_ascii=False, default=str)
-    if len(text) <= limit:
-        return text
-    return f"{text[:limit]}... [cut: {len(text) - limit} more characters]"
 
 
 class PreviousContextContributor(PromptContributor):
@@ -37,7 +25,7 @@ class PreviousContextContributor(PromptContributor):
             "repeat your previous output.",
             f"Outcome: {previous.outcome}",
             f"Route you chose: {previous.route or 'none (a result)'}",
-            f"Your previous output: {compact(previous.output)}",
+            f"Your previous output: {previous.output_excerpt}",
         ]
         if previous.prior_context_ids:
             lines.append("Context you used then: " + ", ".join(previous.prior_context_ids))

@@ -17,6 +17,7 @@ from activities.prompting import PromptRenderer
 from app.worker_setup import build_worker, openai_client
 from models.agent_types import AgentType
 from models.state import EventKind, OrchestratorInput
+from tests.support.interrupts import full_status
 from tests.support.prompts import GOAL, Exploding, make_call
 from workflows.graph import NODES
 from workflows.orchestrator import OrchestratorWorkflow
@@ -71,7 +72,7 @@ async def test_a_failing_contributor_becomes_a_warning_event_and_the_run_finishe
             task_queue=task_queue,
         )
         result = await asyncio.wait_for(handle.result(), 60)
-        status = await handle.query(OrchestratorWorkflow.status)
+        status = await full_status(client, handle)
 
     assert result.summary
     ours = [e for e in status.events if "exploding-tool" in e.message]

@@ -30,6 +30,7 @@ from models.errors import InvalidLlmReply, LlmConfigurationError, LlmUnavailable
 from models.results import OrchestratorCollectorResult
 from models.routings import OrchestratorCollectorRouting, OrchestratorRouting
 from models.state import EventKind, OrchestratorInput
+from tests.support.interrupts import full_status
 from tests.support.openai_server import (
     INVALID,
     INVALID_CONTENT,
@@ -184,7 +185,7 @@ async def test_http_401_fails_the_run_once_without_leaking_the_key(
         handle = await _start(client, task_queue, workflow_id)
         with pytest.raises(WorkflowFailureError) as failure:
             await asyncio.wait_for(handle.result(), RESULT_TIMEOUT)
-        status = await handle.query(OrchestratorWorkflow.status)
+        status = await full_status(client, handle)
         history = await handle.fetch_history()
 
     cause = failure.value.cause

@@ -22,11 +22,11 @@ from models.interrupts import (
     OptionKey,
     StructuredChoice,
 )
+from models.limits import compact_json
 from models.routing import Routing
 from tests.support.prompts import (
     RESULT_AGENTS,
     ROUTING_AGENTS,
-    interrupts,
     make_call,
     previous,
 )
@@ -157,7 +157,7 @@ def test_sections_follow_the_template_in_a_stable_order() -> None:
             agent,
             previous=previous(),
             interrupt_resolution="Question: which scope?\n- scope -> A",
-            history=interrupts(agent, 3),
+            interrupts_here=3,
         ),
     )
     headings = [
@@ -193,7 +193,9 @@ def test_text_from_people_and_models_stays_literal() -> None:
             goal=f"add rate limiting {hostile}",
             request={"guidance": f"follow {hostile}", "planningFocus": hostile},
             interrupt_resolution=f'- approach -> CUSTOM: "{hostile}"',
-            previous=previous(output={"summary": hostile}, outcome=f"rerun {hostile}"),
+            previous=previous(
+                output_excerpt=compact_json({"summary": hostile}), outcome=f"rerun {hostile}"
+            ),
             user_messages=[f"supervisor says {hostile}"],
         ),
     )

@@ -9,10 +9,10 @@ from typing import Any
 import pytest
 
 from activities.llm import strict_schema
-from activities.route_filter import ROUTE_OF, allowed_route, filter_interrupt_routing, filter_schema
+from activities.route_filter import ROUTE_OF, filter_schema, routing_schema
 from models.agent_types import AgentType
-from models.interrupt_flow import RouteFilterInput
 from models.interrupts import InterruptRouting
+from workflows.resolution_rules import allowed_route
 
 FULL = strict_schema(InterruptRouting)
 
@@ -61,8 +61,13 @@ def test_transitive_defs_are_kept() -> None:
     assert {"DiscoveryAgentRequests", "DiscoveryAgentRequest"} <= set(schema["$defs"])
 
 
-async def test_unknown_origin_is_not_filtered_and_warns() -> None:
-    out = await filter_interrupt_routing(RouteFilterInput(origin=AgentType.TICKET_AGENT))
-    assert out.kept_route is None
-    assert out.warning and "TICKET_AGENT" in out.warning
-    assert len(out.schema_["properties"]) == 14
+def test_unknown_origin_is_not_filtered() -> None:
+    assert allowed_route(AgentType.TICKET_AGENT, None) is None
+    assert len(routing_schema(None)["properties"]) == 14
+
+
+def test_the_translation_schema_is_the_filtered_one_and_a_fresh_copy() -> None:
+    first = routing_schema("reviewRequest")
+    assert first == filter_schema(FULL, "reviewRequest")
+    first["properties"].clear()
+    assert list(routing_schema("reviewRequest")["properties"]) == ["reviewRequest"]

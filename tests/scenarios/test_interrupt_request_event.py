@@ -18,7 +18,6 @@ from activities.llm import LlmSettings, StructuredLlm
 from activities.offline_model import OfflineModel, OfflineScenario
 from activities.prompting import PromptRenderer
 from activities.resolution import ResolutionActivities
-from activities.route_filter import filter_interrupt_routing
 from app.worker_setup import WORKFLOW_RUNNER, WORKFLOWS, build_worker, openai_client
 from models.agent_call import AgentCall, AgentReply
 from models.agent_types import AgentType
@@ -30,6 +29,7 @@ from models.interrupt_events import (
 from models.state import EntryKind, EventKind, OrchestratorStatus
 from tests.support.interrupts import (
     answer_all,
+    full_status,
     interrupt_status,
     start,
     translation_calls,
@@ -145,7 +145,7 @@ async def test_interrupt_request_event_reroutes_to_the_target(
             InterruptWorkflow.resolve_validated, answer_all(question.request)
         )
         await asyncio.wait_for(handle.result(), 60)
-        status = await handle.query(OrchestratorWorkflow.status)
+        status = await full_status(client, handle)
     asked = _asked(offline, "Need clarification on discovery scope")
     assert len(asked) == 1, "the reason reached the running agent once, as a user message"
     assert asked[0]["response_format"]["json_schema"]["name"] == f"{_routing_name(source)}"
@@ -168,7 +168,7 @@ async def test_event_without_reroute_goes_back_to_the_origin(
             InterruptWorkflow.resolve_validated, answer_all(question.request)
         )
         await asyncio.wait_for(handle.result(), 60)
-        status = await handle.query(OrchestratorWorkflow.status)
+        status = await full_status(client, handle)
     (call,) = translation_calls(offline.received)
     assert list(call["response_format"]["json_schema"]["schema"]["properties"]) == [
         "planningOrchestratorRequest"
@@ -202,7 +202,7 @@ async def test_event_choices_are_shown_and_the_selected_one_decides_the_route(
         resolution = answer_all(question.request, option="B")
         await child.execute_update(InterruptWorkflow.resolve_validated, resolution)
         await asyncio.wait_for(handle.result(), 60)
-        status = await handle.query(OrchestratorWorkflow.status)
+        status = await full_status(client, handle)
     (call,) = translation_calls(offline.received)
     assert list(call["response_format"]["json_schema"]["schema"]["properties"]) == [
         "ticketOrchestratorRequest"
@@ -226,12 +226,12 @@ async def test_event_for_an_agent_that_is_not_running_sends_nothing(
                 InterruptRequestEvent.model_validate(event),
             )
         assert "MERGER_AGENT is not running (running now: ORCHESTRATOR" in str(err.value.cause)
-        status = await handle.query(OrchestratorWorkflow.status)
+        status = await full_status(client, handle)
         assert status.stored_events == {}
         info = [e.message for e in status.events if e.kind is EventKind.INFO]
         assert any("MERGER_AGENT is not running" in m for m in info)
         await asyncio.wait_for(handle.result(), 60)
-        final = await handle.query(OrchestratorWorkflow.status)
+        final = await full_status(client, handle)
     assert not _asked(offline, "Need clarification")
     assert not any(e.kind is EntryKind.INTERRUPT for e in final.history)
 
@@ -250,7 +250,7 @@ async def test_second_event_for_the_same_node_is_ignored(
             InterruptWorkflow.resolve_validated, answer_all(question.request)
         )
         await asyncio.wait_for(handle.result(), 60)
-        status = await handle.query(OrchestratorWorkflow.status)
+        status = await full_status(client, handle)
     assert sum(1 for e in status.history if e.kind is EntryKind.INTERRUPT) == 1
     assert _next_request_after_resolution(status) is AgentType.TICKET_ORCHESTRATOR
     notes = [e.message for e in status.events if second["eventId"] in e.message]
@@ -270,7 +270,7 @@ async def test_duplicate_event_while_the_agent_runs_is_ignored(
         await handle.signal(INTERRUPT_REQUEST_EVENT_SIGNAL, second)
         pending = (await wait_for_interrupt(handle)).pending_interrupt
         assert pending is not None and pending.reroute_to_agent_type is AgentType.REVIEW_AGENT
-        status = await handle.query(OrchestratorWorkflow.status)
+        status = await full_status(client, handle)
         ignored = [e.message for e in status.events if second["eventId"] in e.message]
         assert ignored and "only the first event for a node is processed" in ignored[0]
         question = await interrupt_status(client, pending.workflow_id)
@@ -305,7 +305,7 @@ async def test_malformed_event_is_recorded_and_the_run_is_unaffected(
         await wait_running(handle, AgentType.ORCHESTRATOR)
         await handle.signal(INTERRUPT_REQUEST_EVENT_SIGNAL, payload)
         result = await asyncio.wait_for(handle.result(), 60)
-        status = await handle.query(OrchestratorWorkflow.status)
+        status = await full_status(client, handle)
     assert result.summary
     errors = [e.message for e in status.events if e.kind is EventKind.ERROR]
     assert len(errors) == 1 and "malformed InterruptRequestEvent" in errors[0]
@@ -349,7 +349,6 @@ async def test_event_arriving_as_the_agent_finishes_is_neither_lost_nor_doubled(
         workflow_runner=WORKFLOW_RUNNER,
         activities=[
             run_agent_then_signal,
-            filter_interrupt_routing,
             resolution.translate_resolution,
             resolution.review_interrupt,
         ],
@@ -362,7 +361,7 @@ async def test_event_arriving_as_the_agent_finishes_is_neither_lost_nor_doubled(
             InterruptWorkflow.resolve_validated, answer_all(question.request)
         )
         await asyncio.wait_for(handle.result(), 60)
-        status = await handle.query(OrchestratorWorkflow.status)
+        status = await full_status(client, handle)
     merger_outputs = [
         e
         for e in status.history
@@ -395,7 +394,7 @@ async def test_events_work_across_continue_as_new_and_the_history_replays(
             InterruptWorkflow.resolve_validated, answer_all(question.request)
         )
         result = await asyncio.wait_for(handle.result(), 90)
-        status = await handle.query(OrchestratorWorkflow.status)
+        status = await full_status(client, handle)
         runs = [h async for h in client.list_workflows(f"WorkflowId = '{workflow_id}'")]
     assert result.summary
     assert len(runs) > 3, "the run continued as new several times"

@@ -15,10 +15,15 @@ from app.worker_setup import build_worker
 from models.agent_types import AgentType
 from models.interrupts import InterruptRouting
 from models.state import EntryKind, HistoryEntry, OrchestratorStatus
-from tests.support.interrupts import answer_all, interrupt_status, start, wait_for_interrupt
+from tests.support.interrupts import (
+    answer_all,
+    full_status,
+    interrupt_status,
+    start,
+    wait_for_interrupt,
+)
 from workflows.graph import NODES
 from workflows.interrupt import InterruptWorkflow
-from workflows.orchestrator import OrchestratorWorkflow
 from workflows.resume import _system_only
 
 SCENARIOS: dict[AgentType, str] = {
@@ -55,7 +60,7 @@ async def _run(client: Client, workflow_id: str, origin: AgentType) -> Orchestra
             InterruptWorkflow.resolve_validated, answer_all(question.request)
         )
         await asyncio.wait_for(handle.result(), 120)
-        return await handle.query(OrchestratorWorkflow.status)
+        return await full_status(client, handle)
 
 
 def _around_interrupt(history: list[HistoryEntry], origin: AgentType) -> tuple[Any, Any]:

@@ -17,13 +17,13 @@ from models.interrupts import ResolvedBy
 from models.state import EntryKind
 from tests.support.interrupts import (
     answer_all,
+    full_status,
     interrupt_status,
     start,
     translation_calls,
     wait_for_interrupt,
 )
 from workflows.interrupt import InterruptWorkflow
-from workflows.orchestrator import OrchestratorWorkflow
 
 US1_ORIGINS = {
     AgentType.ORCHESTRATOR: "orchestratorRequest",
@@ -51,7 +51,7 @@ async def _interrupt_and_answer(
         )
         assert ack.accepted
         result = await asyncio.wait_for(handle.result(), 60)
-        status = await handle.query(OrchestratorWorkflow.status)
+        status = await full_status(client, handle)
     return offline, pending, status, result
 
 
@@ -134,7 +134,7 @@ async def test_agent_review_interrupt_is_answered_by_a_reviewing_llm(
     async with build_worker(client, task_queue, LlmSettings(), offline=offline):
         handle = await start(client, task_queue, workflow_id)
         await asyncio.wait_for(handle.result(), 60)
-        status = await handle.query(OrchestratorWorkflow.status)
+        status = await full_status(client, handle)
         child = await interrupt_status(client, f"{workflow_id}-interrupt-1")
     assert child.resolution is not None
     assert child.resolution.resolved_by is ResolvedBy.AGENT_REVIEW

@@ -7,6 +7,7 @@ from typing import Any
 
 from temporalio.client import Client, WorkflowHandle
 
+from app.history import read_blackboard
 from models.agent_types import AgentType
 from models.interrupt_flow import InterruptStatus
 from models.interrupts import InterruptRequestBase, InterruptResolution
@@ -50,6 +51,15 @@ async def wait_for_interrupt(
             if status.pending_interrupt is not None:
                 return status
             await asyncio.sleep(0.1)
+
+
+async def full_status(
+    client: Client, handle: WorkflowHandle[OrchestratorWorkflow, Any]
+) -> OrchestratorStatus:
+    """The status query with ``history`` holding the whole blackboard of the run chain."""
+    status = await handle.query(OrchestratorWorkflow.status)
+    entries = await read_blackboard(client, handle.id, payloads=True)
+    return status.model_copy(update={"history": entries})
 
 
 async def interrupt_status(client: Client, interrupt_id: str) -> InterruptStatus:

@@ -7,6 +7,7 @@ from typing import Any
 from activities.contributors import PromptContext, PromptContributor
 from models.agent_call import AgentCall, HistoryDigestEntry, PreviousContext
 from models.agent_types import AgentType
+from models.limits import compact_json
 from models.routing import Routing
 from workflows.graph import NODES
 
@@ -58,7 +59,9 @@ def interrupts(agent: AgentType, count: int) -> list[HistoryDigestEntry]:
 def previous(**overrides: Any) -> PreviousContext:
     values: dict[str, Any] = {
         "context_id": "wf-run/orchestrator/3/2026-01-01T00:00:00Z",
-        "output": {"discoveryOrchestratorRequest": {"guidance": "Look at the gateway."}},
+        "output_excerpt": compact_json(
+            {"discoveryOrchestratorRequest": {"guidance": "Look at the gateway."}}
+        ),
         "route": "discoveryOrchestratorRequest",
         "outcome": "it routed to discoveryOrchestratorRequest; ORCHESTRATOR_COLLECTOR routed "
         "the run back here (orchestratorRequest)",

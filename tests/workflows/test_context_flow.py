@@ -12,16 +12,15 @@ from app.worker_setup import build_worker
 from models.agent_types import DISPATCHED_AGENTS, AgentType
 from models.ids import parse_context_id
 from models.state import EntryKind, HistoryEntry, OrchestratorStatus
-from tests.support.interrupts import start
+from tests.support.interrupts import full_status, start
 from workflows.lineage import context_chain, dangling_ids
-from workflows.orchestrator import OrchestratorWorkflow
 
 
 async def _full_run(client: Client, task_queue: str, workflow_id: str):
     async with build_worker(client, task_queue, LlmSettings()):
         handle = await start(client, task_queue, workflow_id)
         result = await asyncio.wait_for(handle.result(), 60)
-        status = await handle.query(OrchestratorWorkflow.status)
+        status = await full_status(client, handle)
     return result, status
 
 

@@ -20,9 +20,14 @@ from models.agent_types import AgentType
 from models.interrupt_flow import InterruptState
 from models.interrupts import InterruptResolution, ResolvedBy, TimeoutOutcome
 from models.state import EventKind
-from tests.support.interrupts import answer_all, interrupt_status, start, wait_for_interrupt
+from tests.support.interrupts import (
+    answer_all,
+    full_status,
+    interrupt_status,
+    start,
+    wait_for_interrupt,
+)
 from workflows.interrupt import InterruptWorkflow
-from workflows.orchestrator import OrchestratorWorkflow
 
 SCENARIO = OfflineScenario(interrupt_at=frozenset({AgentType.PLANNING_ORCHESTRATOR}))
 
@@ -139,7 +144,7 @@ async def test_deadline_escalates_to_an_agent_review(
     async with _worker(client, task_queue):
         handle = await start(client, task_queue, workflow_id, interrupt_timeout_seconds=3600)
         result = await asyncio.wait_for(handle.result(), 60)
-        status = await handle.query(OrchestratorWorkflow.status)
+        status = await full_status(client, handle)
         child = await interrupt_status(client, f"{workflow_id}-interrupt-1")
     assert result.summary
     assert child.resolution is not None

@@ -16,8 +16,7 @@ from models.agent_call import AgentCall, AgentReply
 from models.agent_types import AgentType
 from models.ids import parse_context_id
 from models.state import EntryKind, EventKind
-from tests.support.interrupts import GOAL, start
-from workflows.orchestrator import OrchestratorWorkflow
+from tests.support.interrupts import GOAL, full_status, start
 
 
 async def test_offline_run_walks_every_phase_to_the_final_result(
@@ -26,7 +25,7 @@ async def test_offline_run_walks_every_phase_to_the_final_result(
     async with build_worker(client, task_queue, LlmSettings()):
         handle = await start(client, task_queue, workflow_id)
         result = await asyncio.wait_for(handle.result(), 60)
-        status = await handle.query(OrchestratorWorkflow.status)
+        status = await full_status(client, handle)
 
     assert GOAL in result.summary
     run_id, agent, _, _ = parse_context_id(result.result_id)
@@ -58,7 +57,7 @@ async def test_one_activity_per_agent_step_in_history(
     async with build_worker(client, task_queue, LlmSettings()):
         handle = await start(client, task_queue, workflow_id)
         await handle.result()
-        status = await handle.query(OrchestratorWorkflow.status)
+        status = await full_status(client, handle)
     history = await handle.fetch_history()
     scheduled = [
         e.activity_task_scheduled_event_attributes
@@ -77,7 +76,7 @@ async def test_step_limit_fails_the_run_with_a_clear_error(
         handle = await start(client, task_queue, workflow_id, max_steps=3)
         with pytest.raises(WorkflowFailureError) as err:
             await asyncio.wait_for(handle.result(), 30)
-        status = await handle.query(OrchestratorWorkflow.status)
+        status = await full_status(client, handle)
     cause = err.value.cause
     assert isinstance(cause, ApplicationError) and cause.type == "StepLimitExceeded"
     assert "maxSteps" in cause.message
@@ -120,7 +119,7 @@ async def test_agent_that_never_validates_fails_the_workflow_and_records_an_erro
         handle = await start(client, task_queue, workflow_id)
         with pytest.raises(WorkflowFailureError) as err:
             await asyncio.wait_for(handle.result(), 30)
-        status = await handle.query(OrchestratorWorkflow.status)
+        status = await full_status(client, handle)
     assert "ORCHESTRATOR at orchestrator-001 failed" in str(err.value.cause)
     errors = [e for e in status.events if e.kind is EventKind.ERROR]
     assert errors and errors[-1].agent_type is AgentType.ORCHESTRATOR

@@ -52,8 +52,8 @@ def test_the_contributor_context_carries_the_blackboard_history() -> None:
         title = "Counting"
 
         def contribute(self, ctx: PromptContext) -> str:
-            kinds = ",".join(e.kind for e in ctx.history)
-            return f"{len(ctx.history)} entries: {kinds}; previous={ctx.previous is not None}"
+            kinds = ",".join(e.kind for e in ctx.recent)
+            return f"{len(ctx.recent)} entries: {kinds}; previous={ctx.previous is not None}"
 
     history = [
         entry(AgentType.ORCHESTRATOR, "REQUEST", 1),
@@ -61,7 +61,7 @@ def test_the_contributor_context_carries_the_blackboard_history() -> None:
         entry(AgentType.DISCOVERY_ORCHESTRATOR, "REQUEST", 3),
     ]
     renderer = PromptRenderer(registry=ContributorRegistry([Counting()]))
-    call = make_call(AgentType.DISCOVERY_ORCHESTRATOR, history=history)
+    call = make_call(AgentType.DISCOVERY_ORCHESTRATOR, recent=history)
     prompt = renderer.agent_messages(NODES[AgentType.DISCOVERY_ORCHESTRATOR], call)
     assert "## Counting\n3 entries: REQUEST,OUTPUT,REQUEST; previous=False" in prompt.system
 

@@ -17,8 +17,6 @@ from tests.support.prompts import (
     GOAL,
     RESULT_AGENTS,
     ROUTING_AGENTS,
-    entry,
-    interrupts,
     make_call,
     make_ctx,
 )
@@ -43,30 +41,18 @@ def test_it_reaches_routing_agents_and_not_dispatched_agents() -> None:
 def test_it_stays_silent_up_to_the_threshold_and_speaks_past_it() -> None:
     agent = AgentType.PLANNING_COLLECTOR
     for count in range(INTERRUPT_LOOP_THRESHOLD + 1):
-        assert BREAKER.contribute(make_ctx(agent, history=interrupts(agent, count))) is None
-    text = BREAKER.contribute(
-        make_ctx(agent, history=interrupts(agent, INTERRUPT_LOOP_THRESHOLD + 1))
-    )
+        assert BREAKER.contribute(make_ctx(agent, interrupts_here=count)) is None
+    text = BREAKER.contribute(make_ctx(agent, interrupts_here=INTERRUPT_LOOP_THRESHOLD + 1))
     assert text is not None
     assert f"interrupted the workflow {INTERRUPT_LOOP_THRESHOLD + 1} times" in text
     assert "Do NOT set `interruptRequest` this time" in text
     assert "set `ticketOrchestratorRequest` (-> TICKET_ORCHESTRATOR)" in text
 
 
-def test_it_counts_only_this_agent_types_interrupt_entries() -> None:
-    agent = AgentType.REVIEW_AGENT
-    others = interrupts(AgentType.MERGER_AGENT, 5) + interrupts(AgentType.ORCHESTRATOR, 5)
-    own_non_interrupts = [entry(agent, "OUTPUT", n, "interruptRequest") for n in range(9)]
-    history = others + own_non_interrupts + interrupts(agent, INTERRUPT_LOOP_THRESHOLD)
-    assert BREAKER.contribute(make_ctx(agent, history=history)) is None
-    history += interrupts(agent, 1)
-    assert BREAKER.contribute(make_ctx(agent, history=history)) is not None
-
-
 def test_the_threshold_is_configurable() -> None:
     agent = AgentType.ORCHESTRATOR
     assert InterruptLoopBreakerContributor(threshold=0).contribute(
-        make_ctx(agent, history=interrupts(agent, 1))
+        make_ctx(agent, interrupts_here=1)
     )
     with pytest.raises(ValueError):
         InterruptLoopBreakerContributor(threshold=-1)
@@ -82,7 +68,7 @@ def test_the_named_next_step_is_the_route_the_offline_model_takes(agent: AgentTy
     route, target, _ = model.model_validate(json.loads(reply)).chosen_route()
     assert route not in ("interruptRequest", "contextManagerRequest")
 
-    history = interrupts(agent, INTERRUPT_LOOP_THRESHOLD + 1)
-    system = PromptRenderer().agent_messages(NODES[agent], make_call(agent, history=history)).system
+    call = make_call(agent, interrupts_here=INTERRUPT_LOOP_THRESHOLD + 1)
+    system = PromptRenderer().agent_messages(NODES[agent], call).system
     section = system[system.index("## Stop asking: interrupt loop\n") :]
     assert f"The correct next step: set `{route}` (-> {target.value})." in section

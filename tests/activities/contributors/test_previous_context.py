@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-import json
-
 import pytest
 
 from activities.contributors import PreviousContextContributor, default_registry
-from activities.contributors.previous_context import FIRST_ATTEMPT, PREVIOUS_OUTPUT_CHARS
+from activities.contributors.previous_context import FIRST_ATTEMPT
 from activities.prompting import PromptRenderer
 from models.agent_types import AgentType
+from models.limits import PREVIOUS_OUTPUT_CHARS, compact_json
 from tests.support.prompts import make_call, make_ctx, previous
 from workflows.graph import NODES
 
@@ -34,8 +33,7 @@ def test_a_rerun_shows_the_previous_output_outcome_and_contexts(agent: AgentType
     assert f"(context id {prior.context_id})" in section
     assert f"Outcome: {prior.outcome}" in section
     assert "Route you chose: discoveryOrchestratorRequest" in section
-    compact = json.dumps(prior.output, separators=(",", ":"))
-    assert f"Your previous output: {compact}" in section
+    assert f"Your previous output: {prior.output_excerpt}" in section
     assert "Context you used then: wf-run/orchestrator/1/x, wf-run/discovery-collector/2/x" in (
         section
     )
@@ -44,7 +42,10 @@ def test_a_rerun_shows_the_previous_output_outcome_and_contexts(agent: AgentType
 def test_a_large_previous_output_is_cut() -> None:
     big = {"findings": ["x" * 500 for _ in range(40)]}
     text = PreviousContextContributor().contribute(
-        make_ctx(AgentType.DISCOVERY_AGENT, previous=previous(output=big, route=None))
+        make_ctx(
+            AgentType.DISCOVERY_AGENT,
+            previous=previous(output_excerpt=compact_json(big), route=None),
+        )
     )
     line = next(x for x in text.splitlines() if x.startswith("Your previous output: "))
     assert len(line) < PREVIOUS_OUTPUT_CHARS + 100
