@@ -20,19 +20,8 @@ SECRET_ENV_VARS = ("OPENAI_API_KEY", "TEMPORAL_API_KEY")
 MIN_SECRET_LENGTH = 6
 """Shorter configured values (e.g. a local server's ``x``) would blank out ordinary words."""
 
-LOGGERS = (
-    "openai",
-    "openai._base_client",
-    "openai._response",
-    "httpx2",
-    "temporalio.activity",
-    "temporalio.converter",
-    "temporalio.workflow",
-    "temporalio.worker._activity",
-    "temporalio.worker._workflow",
-    "temporalio.worker._workflow_instance",
-)
-"""Loggers whose records may quote LLM replies, HTTP errors or connection settings."""
+LOGGER_FAMILIES = ("openai", "httpx2", "httpcore2", "temporalio", "activities", "app")
+"""Packages whose log records may quote LLM replies, HTTP errors or connection settings."""
 
 _SHAPES = (
     (re.compile(r"(?i)\b(bearer|basic)\s+[A-Za-z0-9._~+/=-]{8,}"), rf"\1 {REDACTED}"),
@@ -97,9 +86,15 @@ class RedactingFilter(logging.Filter):
 _FILTER = RedactingFilter()
 
 
-def install_log_redaction(names: Iterable[str] = LOGGERS) -> None:
-    """Add the redacting filter to the named loggers (idempotent)."""
-    for name in names:
-        logger = logging.getLogger(name)
-        if _FILTER not in logger.filters:
-            logger.addFilter(_FILTER)
+def install_log_redaction(families: Iterable[str] = LOGGER_FAMILIES) -> None:
+    """Add the redacting filter to each family's logger and its existing children (idempotent).
+
+    A logger's filters see only the records made on that logger, so every child counts; the
+    libraries have created theirs by the time a worker is built.
+    """
+    existing = list(logging.root.manager.loggerDict)
+    for family in families:
+        for name in [family, *(n for n in existing if n.startswith(family + "."))]:
+            logger = logging.getLogger(name)
+            if _FILTER not in logger.filters:
+                logger.addFilter(_FILTER)

@@ -72,27 +72,30 @@ def test_short_configured_values_are_not_treated_as_secrets() -> None:
     assert redact("an x marks the spot", {"OPENAI_API_KEY": "spot"}) == "an x marks the spot"
 
 
-def test_the_filter_redacts_message_arguments_and_traceback(
+def test_the_filter_redacts_message_arguments_and_traceback_in_the_whole_family(
     caplog: pytest.LogCaptureFixture,
 ) -> None:
     secret = _secret()
     add_secret(secret)
-    logger = logging.getLogger(f"test.redaction.{uuid.uuid4().hex}")
-    install_log_redaction([logger.name])
-    install_log_redaction([logger.name])
-    assert logger.filters.count(logger.filters[0]) == 1, "installing twice adds one filter"
+    family = f"test-redaction-{uuid.uuid4().hex}"
+    logger = logging.getLogger(f"{family}.client")
+    install_log_redaction([family])
+    install_log_redaction([family])
+    assert len(logger.filters) == 1, "installed on the existing child, once"
 
-    with caplog.at_level(logging.INFO, logger=logger.name):
+    with caplog.at_level(logging.INFO):
         logger.info("calling with %s", secret)
         try:
             raise RuntimeError(f"endpoint said {secret}")
         except RuntimeError:
             logger.exception("failed")
+        logging.getLogger(family).warning("the family's own logger: %s", secret)
 
-    assert caplog.records, "the filter drops nothing"
+    assert len(caplog.records) == 3, "the filter drops nothing"
     assert secret not in caplog.text
     assert f"calling with {REDACTED}" in caplog.text
     assert f"RuntimeError: endpoint said {REDACTED}" in caplog.text
+    assert f"the family's own logger: {REDACTED}" in caplog.text
 
 
 def test_a_record_whose_arguments_do_not_fit_its_format_is_still_redacted() -> None:
