@@ -27,6 +27,7 @@ from models.errors import (
     LlmUnavailable,
     describe_validation_error,
 )
+from models.limits import clip
 from workflows.policies import (
     AGENT_CALL_MARGIN,
     AGENT_START_TO_CLOSE,
@@ -39,8 +40,6 @@ M = TypeVar("M", bound=BaseModel)
 
 DEFAULT_MODEL = "gpt-4o-mini"
 OFFLINE_MODEL = "offline-deterministic"
-ERROR_EXCERPT = 200
-"""Characters of an endpoint's error message quoted in ours (after redaction)."""
 
 
 @dataclass(frozen=True)
@@ -282,4 +281,4 @@ def _excerpt(err: openai.APIStatusError) -> str:
     """The endpoint's own error message, redacted before it is shortened (no partial keys)."""
     body = err.body
     text = str(body.get("message") or body) if isinstance(body, dict) else str(err.message)
-    return redact(text)[:ERROR_EXCERPT]
+    return clip(redact(text))
