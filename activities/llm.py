@@ -98,8 +98,8 @@ class StructuredReply:
 class StructuredLlm:
     """Asks for a structured output, validates it, feeds validation errors back, maps failures.
 
-    Every message it raises is redacted; constructing one registers the key as a secret and
-    redacts the loggers of the SDK and of Temporal's activity worker.
+    Every message it raises is redacted; constructing one registers the key as a secret and puts
+    the redacting filter on the loggers of openai, httpx2, Temporal and this project.
     """
 
     def __init__(self, client: AsyncOpenAI, settings: LlmSettings) -> None:
@@ -269,7 +269,7 @@ def _retryable(kind: type[LlmUnavailable], what: str, fix: str) -> LlmUnavailabl
 def as_activity_error(err: Exception) -> ApplicationError:
     """The failure an activity raises for ``err``, with every secret redacted from it."""
     if isinstance(err, AgentWorkflowError):
-        return err.to_application_error()
+        return type(err)(redact(str(err))).to_application_error()
     return ApplicationError(redact(str(err)), type=type(err).__name__)
 
 
