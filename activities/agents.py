@@ -5,8 +5,9 @@ from __future__ import annotations
 from temporalio import activity
 
 from activities.heartbeat import heartbeating
-from activities.llm import StructuredLlm
+from activities.llm import StructuredLlm, as_activity_error
 from activities.prompting import PromptRenderer
+from activities.redaction import redact
 from activities.result_decorators import decorate
 from models.agent_call import AgentCall, AgentReply
 from models.base import WireModel
@@ -28,16 +29,21 @@ class AgentActivities:
         """One agent step: one structured LLM call, with validation retries."""
         try:
             return await self._run(call)
-        except AgentWorkflowError as err:
-            activity.logger.warning("%s failed: %s", call.agent_type, err)
-            raise err.to_application_error() from None
+        except Exception as err:
+            failure = as_activity_error(err)
+            unexpected = not isinstance(err, AgentWorkflowError)  # a bug: keep its traceback
+            activity.logger.warning(
+                "%s failed: %s", call.agent_type, failure.message, exc_info=unexpected
+            )
+            raise failure from None
 
     async def _run(self, call: AgentCall) -> AgentReply:
         node = NODES.get(call.agent_type)
         if node is None:
             raise UnknownAgentType(f"no node is defined for agent type {call.agent_type!r}")
         prompt = self._prompts.agent_messages(node, call)
-        for warning in prompt.warnings:
+        warnings = [redact(w) for w in prompt.warnings]
+        for warning in warnings:
             activity.logger.warning("%s %s: %s", call.node_id, call.agent_type, warning)
         async with heartbeating(AGENT_HEARTBEAT_INTERVAL):
             reply = await self._llm.complete(
@@ -54,5 +60,5 @@ class AgentActivities:
             route=route,
             attempts=reply.attempts,
             model=reply.model,
-            warnings=prompt.warnings,
+            warnings=warnings,
         )

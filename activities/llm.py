@@ -7,21 +7,34 @@ import functools
 import json
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from datetime import timedelta
 from typing import Any, TypeVar
 
 import openai
 from openai import AsyncOpenAI
-from openai.lib._pydantic import to_strict_json_schema
 from openai.types.chat import ChatCompletion
 from pydantic import BaseModel, ValidationError
+from temporalio import activity
+from temporalio.exceptions import ApplicationError
 
+from activities.redaction import add_secret, install_log_redaction, redact
 from models.errors import (
+    AgentWorkflowError,
     InvalidLlmReply,
     LlmConfigurationError,
+    LlmReplyTooLarge,
+    LlmTimedOut,
     LlmUnavailable,
     describe_validation_error,
 )
-from workflows.policies import LLM_VALIDATION_ATTEMPTS
+from models.limits import clip
+from workflows.policies import (
+    AGENT_CALL_MARGIN,
+    AGENT_START_TO_CLOSE,
+    LLM_REPLY_LIMIT,
+    LLM_REQUEST_TIMEOUT,
+    LLM_VALIDATION_ATTEMPTS,
+)
 
 M = TypeVar("M", bound=BaseModel)
 
@@ -31,13 +44,28 @@ OFFLINE_MODEL = "offline-deterministic"
 
 @dataclass(frozen=True)
 class LlmSettings:
-    """Where the LLM is and which model each agent uses. The key is never logged or shown."""
+    """Where the LLM is and which model each agent uses. The key is never logged or shown.
+
+    ``request_timeout`` times ``validation_attempts`` must leave AGENT_CALL_MARGIN inside
+    AGENT_START_TO_CLOSE, so a slow endpoint fails with our message, not Temporal's timeout.
+    """
 
     api_key: str | None = field(default=None, repr=False)
     base_url: str | None = None
     model: str = DEFAULT_MODEL
     agent_models: dict[str, str] = field(default_factory=dict)
     validation_attempts: int = LLM_VALIDATION_ATTEMPTS
+    request_timeout: timedelta = LLM_REQUEST_TIMEOUT
+
+    def __post_init__(self) -> None:
+        budget = self.request_timeout * self.validation_attempts + AGENT_CALL_MARGIN
+        if self.validation_attempts < 1 or budget > AGENT_START_TO_CLOSE:
+            raise ValueError(
+                f"{self.validation_attempts} validation attempts of "
+                f"{self.request_timeout.total_seconds():g} s each do not fit the agent "
+                f"activity's {AGENT_START_TO_CLOSE.total_seconds():g} s start-to-close "
+                "timeout; change them together in workflows/policies.py"
+            )
 
     @property
     def offline(self) -> bool:
@@ -56,7 +84,8 @@ def strict_schema(model: type[BaseModel]) -> dict[str, Any]:
 
 @functools.cache
 def _strict_schema(model: type[BaseModel]) -> dict[str, Any]:
-    return to_strict_json_schema(model)
+    # The SDK's public helper applies the same strict conversion as structured outputs do.
+    return openai.pydantic_function_tool(model)["function"]["parameters"]
 
 
 @dataclass(frozen=True)
@@ -67,11 +96,17 @@ class StructuredReply:
 
 
 class StructuredLlm:
-    """Asks for a structured output, validates it, feeds validation errors back, maps failures."""
+    """Asks for a structured output, validates it, feeds validation errors back, maps failures.
+
+    Every message it raises is redacted; constructing one registers the key as a secret and puts
+    the redacting filter on the loggers of openai, httpx2, Temporal and this project.
+    """
 
     def __init__(self, client: AsyncOpenAI, settings: LlmSettings) -> None:
         self._client = client
         self._settings = settings
+        add_secret(settings.api_key)
+        install_log_redaction()
 
     async def complete(
         self,
@@ -83,6 +118,19 @@ class StructuredLlm:
         check: Callable[[M], None] | None = None,
     ) -> StructuredReply:
         """Return a validated ``output_model``; ``check`` may reject a valid one with ValueError."""
+        try:
+            return await self._complete(agent, messages, output_model, schema, check)
+        except AgentWorkflowError as err:
+            raise type(err)(redact(str(err))) from None
+
+    async def _complete(
+        self,
+        agent: str,
+        messages: list[dict[str, str]],
+        output_model: type[M],
+        schema: dict[str, Any] | None,
+        check: Callable[[M], None] | None,
+    ) -> StructuredReply:
         model = self._settings.model_for(agent)
         name = output_model.__name__
         response_format: Any = {
@@ -98,6 +146,15 @@ class StructuredLlm:
         attempts = self._settings.validation_attempts
         for attempt in range(1, attempts + 1):
             content = await self._ask(agent, model, conversation, response_format)
+            size = len(content.encode())
+            if size > LLM_REPLY_LIMIT:
+                raise LlmReplyTooLarge(
+                    f"{agent}: the model {model!r} replied with {size / 2**20:.1f} MiB, more "
+                    f"than the {LLM_REPLY_LIMIT / 2**20:g} MiB an agent's result may carry through "
+                    "Temporal (payload limit 2 MiB); asking again will not help. The model is "
+                    "probably repeating itself: choose another model (AGENT_MODEL, or "
+                    "AGENT_MODEL_<AGENT_TYPE> for this agent) or narrow the goal."
+                )
             try:
                 value = output_model.model_validate_json(content)
                 if check is not None:
@@ -122,44 +179,62 @@ class StructuredLlm:
     async def _ask(
         self, agent: str, model: str, messages: list[dict[str, str]], response_format: Any
     ) -> str:
+        where = str(self._client.base_url).rstrip("/")
+        timeout = self._settings.request_timeout.total_seconds()
         try:
             completion = await self._client.chat.completions.create(
                 model=model,
                 messages=messages,  # type: ignore[arg-type]
                 response_format=response_format,
+                timeout=timeout,
             )
         except (openai.AuthenticationError, openai.PermissionDeniedError) as err:
             raise LlmConfigurationError(
-                f"{agent}: the LLM endpoint rejected the API key (HTTP {err.status_code}). "
-                "Set OPENAI_API_KEY to a valid key for OPENAI_BASE_URL, or unset it to use "
-                "the offline model."
+                f"{agent}: the LLM endpoint at {where} rejected the API key "
+                f"(HTTP {err.status_code}). Set OPENAI_API_KEY to a valid key for "
+                "OPENAI_BASE_URL, or unset it to use the offline model."
             ) from None
         except openai.NotFoundError as err:
             raise LlmConfigurationError(
-                f"{agent}: the LLM endpoint answered HTTP {err.status_code} for model {model!r}. "
-                "Set AGENT_MODEL (or AGENT_MODEL_<AGENT_TYPE>) to a model the server serves, "
-                "and check OPENAI_BASE_URL."
+                f"{agent}: the LLM endpoint at {where} answered HTTP {err.status_code} for "
+                f"model {model!r}. Set AGENT_MODEL (or AGENT_MODEL_<AGENT_TYPE>) to a model the "
+                "server serves, and check OPENAI_BASE_URL."
             ) from None
-        except openai.BadRequestError as err:
+        except (openai.BadRequestError, openai.UnprocessableEntityError) as err:
             raise LlmConfigurationError(
-                f"{agent}: the LLM endpoint refused the request (HTTP 400): {_error_text(err)}. "
-                "The model may not support strict json_schema output; choose another model."
+                f"{agent}: the LLM endpoint at {where} refused the request "
+                f"(HTTP {err.status_code}: {_excerpt(err)}). The model {model!r} may not "
+                "support strict json_schema output: choose another model (AGENT_MODEL)."
             ) from None
-        except (openai.RateLimitError, openai.InternalServerError) as err:
-            raise LlmUnavailable(
-                f"{agent}: the LLM endpoint is busy or failing (HTTP {err.status_code}); "
-                "Temporal will retry."
+        except openai.RateLimitError as err:
+            raise _retryable(
+                LlmUnavailable,
+                f"{agent}: the LLM endpoint at {where} is rate limiting us "
+                f"(HTTP 429: {_excerpt(err)})",
+                "wait for the quota to reset, raise it, or choose another model (AGENT_MODEL)",
             ) from None
         except openai.APIStatusError as err:
-            raise LlmUnavailable(
-                f"{agent}: the LLM endpoint answered HTTP {err.status_code}; Temporal will retry."
+            raise _retryable(
+                LlmUnavailable,
+                f"{agent}: the LLM endpoint at {where} answered HTTP {err.status_code} "
+                f"({_excerpt(err)})",
+                "check the server behind OPENAI_BASE_URL (its logs and load), or choose "
+                "another model (AGENT_MODEL)",
             ) from None
         except openai.APIResponseValidationError:
             raise LlmConfigurationError(_NOT_CHAT_COMPLETION.format(agent=agent)) from None
+        except openai.APITimeoutError:
+            raise _retryable(
+                LlmTimedOut,
+                f"{agent}: the LLM endpoint at {where} did not answer within {timeout:g} s",
+                "check that the server is up and not overloaded, choose a faster model "
+                "(AGENT_MODEL), or raise LLM_REQUEST_TIMEOUT in workflows/policies.py",
+            ) from None
         except openai.APIConnectionError:
-            raise LlmUnavailable(
-                f"{agent}: could not reach the LLM endpoint; check OPENAI_BASE_URL. "
-                "Temporal will retry."
+            raise _retryable(
+                LlmUnavailable,
+                f"{agent}: could not connect to the LLM endpoint at {where}",
+                "check OPENAI_BASE_URL and that the server is running",
             ) from None
         if not isinstance(completion, ChatCompletion) or not completion.choices:
             raise LlmConfigurationError(_NOT_CHAT_COMPLETION.format(agent=agent))
@@ -175,12 +250,35 @@ _NOT_CHAT_COMPLETION = (
 )
 
 
+def _retryable(kind: type[LlmUnavailable], what: str, fix: str) -> LlmUnavailable:
+    """A retryable error whose message says whether Temporal tries again.
+
+    Written once, at raise time: the attempt number and the retry policy's maximum tell this
+    attempt whether it is the last, so a message that ends the run never promises a retry.
+    """
+    if not activity.in_activity():
+        return kind(f"{what}. To fix it, {fix}.")
+    info = activity.info()
+    maximum = info.retry_policy.maximum_attempts if info.retry_policy else 0
+    if maximum and info.attempt >= maximum:
+        return kind(f"{what}, on the last of {maximum} attempts. To fix it, {fix}.")
+    of = f" of {maximum}" if maximum else ""
+    return kind(f"{what} (attempt {info.attempt}{of}; Temporal retries). If it persists, {fix}.")
+
+
+def as_activity_error(err: Exception) -> ApplicationError:
+    """The failure an activity raises for ``err``, with every secret redacted from it."""
+    if isinstance(err, AgentWorkflowError):
+        return type(err)(redact(str(err))).to_application_error()
+    return ApplicationError(redact(str(err)), type=type(err).__name__)
+
+
 def _describe(err: Exception) -> str:
     return describe_validation_error(err) if isinstance(err, ValidationError) else str(err)
 
 
-def _error_text(err: openai.APIStatusError) -> str:
+def _excerpt(err: openai.APIStatusError) -> str:
+    """The endpoint's own error message, redacted before it is shortened (no partial keys)."""
     body = err.body
-    if isinstance(body, dict):
-        return str(body.get("message") or body)[:300]
-    return str(err.message)[:300]
+    text = str(body.get("message") or body) if isinstance(body, dict) else str(err.message)
+    return clip(redact(text))

@@ -8,10 +8,9 @@ import json
 from temporalio import activity
 
 from activities.heartbeat import heartbeating
-from activities.llm import StructuredLlm
+from activities.llm import StructuredLlm, as_activity_error
 from activities.prompting import PromptRenderer
 from activities.route_filter import routing_schema
-from models.errors import AgentWorkflowError
 from models.interrupt_flow import (
     AgentReviewDecision,
     InterruptOutcome,
@@ -62,8 +61,8 @@ class ResolutionActivities:
                     schema=routing_schema(allowed),
                     check=only_allowed,
                 )
-        except AgentWorkflowError as err:
-            raise err.to_application_error() from None
+        except Exception as err:
+            raise as_activity_error(err) from None
         routing: InterruptRouting = reply.value
         return InterruptOutcome(
             routing=routing.to_wire(), route=routing.chosen_route()[0], resolution=job.resolution
@@ -87,8 +86,8 @@ class ResolutionActivities:
                 reply = await self._llm.complete(
                     agent=REVIEWER, messages=messages, output_model=AgentReviewDecision
                 )
-        except AgentWorkflowError as err:
-            raise err.to_application_error() from None
+        except Exception as err:
+            raise as_activity_error(err) from None
         decision: AgentReviewDecision = reply.value
         fallback = recommended_resolution(job.request)
         offered = {c.choice_id: c.offered() for c in job.request.choices}

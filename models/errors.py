@@ -87,3 +87,11 @@ def failure_message(err: BaseException) -> str:
     while cause is not None and not isinstance(cause, ApplicationError):
         cause = cause.__cause__
     return cause.message if isinstance(cause, ApplicationError) else str(err)
+
+
+class LlmTimedOut(LlmUnavailable):
+    """The LLM endpoint did not answer within the request timeout; Temporal tries again."""
+
+
+class LlmReplyTooLarge(AgentWorkflowError):
+    """The model's reply is too large to pass through Temporal; asking again will not shrink it."""

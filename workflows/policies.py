@@ -6,8 +6,14 @@ from datetime import timedelta
 
 from temporalio.common import RetryPolicy
 
-AGENT_START_TO_CLOSE = timedelta(minutes=5)
-"""One agent LLM call, including its validation retries."""
+LLM_REQUEST_TIMEOUT = timedelta(seconds=90)
+"""One HTTP request to the LLM endpoint."""
+LLM_VALIDATION_ATTEMPTS = 3
+"""Replies that fail validation are asked again with the error fed back, this many times in all."""
+AGENT_CALL_MARGIN = timedelta(seconds=30)
+"""Time an agent activity needs besides its LLM requests: prompts, validation, heartbeats."""
+AGENT_START_TO_CLOSE = LLM_REQUEST_TIMEOUT * LLM_VALIDATION_ATTEMPTS + AGENT_CALL_MARGIN
+"""One agent LLM call with all its validation attempts: every request times out before this."""
 AGENT_HEARTBEAT_TIMEOUT = timedelta(seconds=20)
 """Agent activities heartbeat while waiting on the LLM, so cancellation arrives promptly."""
 AGENT_HEARTBEAT_INTERVAL = timedelta(seconds=1)
@@ -22,13 +28,12 @@ AGENT_RETRY = RetryPolicy(
     non_retryable_error_types=[
         "InvalidLlmReply",
         "LlmConfigurationError",
+        "LlmReplyTooLarge",
         "PromptRenderError",
         "UnknownAgentType",
     ],
 )
 """Rate limits and 5xx retry; bad replies and bad credentials do not."""
 
-LLM_VALIDATION_ATTEMPTS = 3
-"""Replies that fail validation are retried with the error fed back, this many times in all."""
-LLM_REQUEST_TIMEOUT = timedelta(seconds=120)
-"""One HTTP request to the LLM endpoint; well under AGENT_START_TO_CLOSE."""
+LLM_REPLY_LIMIT = 1024 * 1024
+"""Bytes of one LLM reply: half of Temporal's 2 MiB payload limit, leaving room for the event."""

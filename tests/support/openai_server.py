@@ -7,9 +7,11 @@ request (path, headers, JSON body) and answers from a script of replies played i
   ``activities.offline_model.OfflineModel().answer`` for the requested ``json_schema``;
 - ``"invalid"``: a ``chat.completion`` whose content is JSON that validates against no output
   model (it carries only an unknown field, ``INVALID_FIELD``);
+- ``"huge"``: a ``"valid"`` reply with one text field padded past Temporal's 2 MiB payload limit;
+- ``"hang"``: no answer until the server stops (clients see their own request timeout);
 - an HTTP status code such as ``"500"``, ``"429"`` or ``"401"``: an OpenAI-style error body with
-  that status. The 401 body echoes the bearer token it received, as a careless server might, so
-  tests can check that the caller does not copy error bodies into places secrets must not reach.
+  that status. Every error body echoes the key and the ``Authorization`` header it received, as a
+  careless server might, so tests can check that no error text carries the key anywhere.
 
 When the script is exhausted every request is answered ``"valid"``. Use it as a context manager::
 
@@ -24,6 +26,7 @@ handler thread, so the server shuts down cleanly.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import threading
 from collections import deque
@@ -33,10 +36,14 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from types import TracebackType
 from typing import Any
 
-from activities.offline_model import OfflineModel, chat_completion
+from activities.offline_model import OfflineModel, OfflineScenario, chat_completion
 
 VALID = "valid"
 INVALID = "invalid"
+HUGE = "huge"
+HANG = "hang"
+HUGE_BYTES = 5 * 2**20 // 2
+"""Padding of a ``"huge"`` reply: 2.5 MiB, over Temporal's 2 MiB payload limit."""
 INVALID_FIELD = "notInAnyOutputSchema"
 """The only field of an ``"invalid"`` reply; every output model forbids unknown fields."""
 INVALID_CONTENT = json.dumps({INVALID_FIELD: "this reply ignores the schema"})
@@ -75,12 +82,13 @@ class ReceivedRequest:
 class ScriptedOpenAIServer:
     """An OpenAI-compatible server on 127.0.0.1 that plays a script of replies and faults."""
 
-    def __init__(self, script: Iterable[str] = ()) -> None:
+    def __init__(self, script: Iterable[str] = (), scenario: OfflineScenario | None = None) -> None:
         self._lock = threading.Lock()
+        self._released = threading.Event()
         self._script: deque[str] = deque()
         self._received: list[ReceivedRequest] = []
         self._replies: list[str] = []
-        self._model = OfflineModel()
+        self._model = OfflineModel(scenario)
         self._httpd: ThreadingHTTPServer | None = None
         self._thread: threading.Thread | None = None
         self.play(*script)
@@ -88,9 +96,10 @@ class ScriptedOpenAIServer:
     # -- script and records -------------------------------------------------------------------
 
     def play(self, *replies: str) -> None:
-        """Append replies to the script: "valid", "invalid" or an HTTP status code."""
+        """Append replies to the script: "valid", "invalid", "huge", "hang" or an HTTP status."""
         for reply in replies:
-            if reply not in (VALID, INVALID) and not (reply.isdigit() and len(reply) == 3):
+            known = reply in (VALID, INVALID, HUGE, HANG)
+            if not known and not (reply.isdigit() and len(reply) == 3):
                 raise ValueError(f"unknown scripted reply {reply!r}")
         with self._lock:
             self._script.extend(replies)
@@ -129,6 +138,7 @@ class ScriptedOpenAIServer:
     def start(self) -> ScriptedOpenAIServer:
         if self._httpd is not None:
             raise RuntimeError("the server is already running")
+        self._released.clear()
         httpd = _Server(("127.0.0.1", 0), _Handler)
         httpd.owner = self
         self._httpd = httpd
@@ -146,6 +156,7 @@ class ScriptedOpenAIServer:
         self._httpd = self._thread = None
         if httpd is None:
             return
+        self._released.set()  # "hang" handlers give up, so the handler threads can be joined
         httpd.shutdown()
         httpd.server_close()  # joins the handler threads (block_on_close)
         if thread is not None:
@@ -164,7 +175,8 @@ class ScriptedOpenAIServer:
 
     # -- request handling (called on handler threads) -----------------------------------------
 
-    def _respond(self, request: ReceivedRequest) -> tuple[int, dict[str, Any]]:
+    def _respond(self, request: ReceivedRequest) -> tuple[int, dict[str, Any]] | None:
+        """The status and body to send, or None to close the connection without an answer."""
         if request.method != "POST" or request.path != COMPLETIONS_PATH:
             with self._lock:
                 self._received.append(request)
@@ -175,20 +187,24 @@ class ScriptedOpenAIServer:
             self._received.append(request)
             self._replies.append(reply)
         body = request.body
-        if reply == VALID:
+        model = str(body.get("model", ""))
+        if reply in (VALID, HUGE):
             fmt = body.get("response_format") or {}
             spec = fmt.get("json_schema") or {}
             content = self._model.answer(
                 str(spec.get("name", "")), spec.get("schema") or {}, request.messages
             )
-            return 200, chat_completion(str(body.get("model", "")), content)
+            return 200, chat_completion(model, _padded(content) if reply == HUGE else content)
         if reply == INVALID:
-            return 200, chat_completion(str(body.get("model", "")), INVALID_CONTENT)
+            return 200, chat_completion(model, INVALID_CONTENT)
+        if reply == HANG:
+            self._released.wait()
+            return None
         status = int(reply)
-        if status == 401:
-            token = request.headers.get("authorization", "").removeprefix("Bearer ")
-            return status, _error(status, f"Incorrect API key provided: {token}.")
-        return status, _error(status, f"scripted failure: HTTP {status}")
+        header = request.headers.get("authorization", "")
+        token = header.removeprefix("Bearer ")
+        echo = f"key {token} (Authorization: {header})"
+        return status, _error(status, f"scripted failure: HTTP {status} for {echo}")
 
 
 class _Server(ThreadingHTTPServer):
@@ -221,18 +237,41 @@ class _Handler(BaseHTTPRequestHandler):
             headers={k.lower(): v for k, v in self.headers.items()},
             body=body if isinstance(body, dict) else {"_body": body},
         )
-        status, payload = self.server.owner._respond(request)
+        answer = self.server.owner._respond(request)
+        if answer is None:
+            self.close_connection = True
+            return
+        status, payload = answer
         data = json.dumps(payload).encode()
-        self.send_response(status)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(data)))
-        self.send_header("Connection", "close")
-        self.end_headers()
-        self.wfile.write(data)
+        with contextlib.suppress(OSError):  # the client gave up (its timeout) before the reply
+            self.send_response(status)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(data)))
+            self.send_header("Connection", "close")
+            self.end_headers()
+            self.wfile.write(data)
         self.close_connection = True
 
     def log_message(self, format: str, *args: Any) -> None:
         """Quiet: the records are on the server object."""
+
+
+def _padded(content: str) -> str:
+    """``content`` with its first text value grown by HUGE_BYTES: still valid, far too large."""
+    value = json.loads(content)
+
+    def grow(node: Any) -> bool:
+        items = node.items() if isinstance(node, dict) else enumerate(node)
+        for key, item in items:
+            if isinstance(item, str):
+                node[key] = item + " and more" * (HUGE_BYTES // 9)
+                return True
+            if isinstance(item, dict | list) and grow(item):
+                return True
+        return False
+
+    grow(value)
+    return json.dumps(value)
 
 
 def _error(status: int, message: str) -> dict[str, Any]:

@@ -1,0 +1,299 @@
+"""Issue 8 items 7 and 11: LLM failures say what happened and what to change, never leak the key,
+and the timeouts compose.
+
+Everything talks HTTP through the real openai SDK to ``ScriptedOpenAIServer`` and runs on the
+session's Temporal dev server. Retries are exercised by a one-activity workflow with a short retry
+policy, so a final attempt is reached in about a second instead of AGENT_RETRY's backoff.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Iterator
+from datetime import timedelta
+
+import pytest
+from temporalio import workflow
+from temporalio.api.enums.v1 import EventType
+from temporalio.client import Client, WorkflowFailureError, WorkflowHistory
+from temporalio.common import RetryPolicy
+from temporalio.exceptions import ActivityError, ApplicationError
+from temporalio.worker import Worker
+
+from activities.agents import AgentActivities
+from activities.llm import LlmSettings, StructuredLlm
+from activities.prompting import PromptRenderer
+from app.worker_setup import build_worker, openai_client
+from models.agent_call import AgentCall, AgentReply
+from models.agent_types import AgentType
+from models.errors import (
+    LlmConfigurationError,
+    LlmReplyTooLarge,
+    LlmTimedOut,
+    LlmUnavailable,
+)
+from models.routings import OrchestratorRouting
+from models.state import OrchestratorInput
+from tests.support.openai_server import HANG, HUGE, ScriptedOpenAIServer
+from tests.support.prompts import make_call
+from workflows.orchestrator import OrchestratorWorkflow
+from workflows.policies import (
+    AGENT_CALL_MARGIN,
+    AGENT_HEARTBEAT_INTERVAL,
+    AGENT_HEARTBEAT_TIMEOUT,
+    AGENT_RETRY,
+    AGENT_START_TO_CLOSE,
+    LLM_REPLY_LIMIT,
+    LLM_REQUEST_TIMEOUT,
+    LLM_VALIDATION_ATTEMPTS,
+)
+
+SECRET = "sk-failures-0123456789abcdef"
+MODEL = "test-model"
+SHORT_TIMEOUT = timedelta(seconds=0.3)
+ATTEMPTS = 2
+RESULT_TIMEOUT = 30
+TEMPORAL_PAYLOAD_LIMIT = 2 * 2**20
+
+
+@pytest.fixture
+def server() -> Iterator[ScriptedOpenAIServer]:
+    with ScriptedOpenAIServer() as running:
+        yield running
+
+
+def _settings(server: ScriptedOpenAIServer, **overrides: object) -> LlmSettings:
+    return LlmSettings(api_key=SECRET, base_url=server.base_url, model=MODEL, **overrides)  # type: ignore[arg-type]
+
+
+# -- timeouts compose --------------------------------------------------------------------------
+
+
+def test_every_llm_request_of_an_agent_call_times_out_before_the_activity_does() -> None:
+    requests = LLM_REQUEST_TIMEOUT * LLM_VALIDATION_ATTEMPTS
+    assert requests + AGENT_CALL_MARGIN <= AGENT_START_TO_CLOSE
+    assert timedelta(seconds=10) <= AGENT_CALL_MARGIN, "room for prompts and validation"
+    assert AGENT_HEARTBEAT_INTERVAL * 5 <= AGENT_HEARTBEAT_TIMEOUT
+    assert LLM_REPLY_LIMIT <= TEMPORAL_PAYLOAD_LIMIT // 2
+    assert "LlmReplyTooLarge" in AGENT_RETRY.non_retryable_error_types
+
+
+def test_settings_whose_requests_outlast_the_activity_are_refused() -> None:
+    LlmSettings(request_timeout=SHORT_TIMEOUT, validation_attempts=10)
+    too_long = (AGENT_START_TO_CLOSE - AGENT_CALL_MARGIN) / 2 + timedelta(seconds=1)
+    with pytest.raises(ValueError, match=r"workflows/policies\.py"):
+        LlmSettings(request_timeout=too_long, validation_attempts=2)
+    with pytest.raises(ValueError, match="0 validation attempts"):
+        LlmSettings(validation_attempts=0)
+
+
+async def test_the_request_timeout_applies_to_each_request(server: ScriptedOpenAIServer) -> None:
+    server.play(HANG)
+    settings = _settings(server, request_timeout=SHORT_TIMEOUT)
+    sdk = openai_client(settings)
+    try:
+        with pytest.raises(LlmTimedOut) as raised:
+            await StructuredLlm(sdk, settings).complete(
+                agent="ORCHESTRATOR",
+                messages=[{"role": "user", "content": "Goal: x"}],
+                output_model=OrchestratorRouting,
+            )
+    finally:
+        await sdk.close()
+    message = str(raised.value)
+    assert message.startswith("ORCHESTRATOR: the LLM endpoint at http://127.0.0.1:")
+    assert "did not answer within 0.3 s. To fix it," in message
+    assert "LLM_REQUEST_TIMEOUT" in message and "retr" not in message
+
+
+async def test_an_unreachable_endpoint_names_openai_base_url() -> None:
+    with ScriptedOpenAIServer() as gone:
+        settings = _settings(gone)
+    sdk = openai_client(settings)
+    try:
+        with pytest.raises(LlmUnavailable) as raised:
+            await StructuredLlm(sdk, settings).complete(
+                agent="ORCHESTRATOR",
+                messages=[{"role": "user", "content": "Goal: x"}],
+                output_model=OrchestratorRouting,
+            )
+    finally:
+        await sdk.close()
+    assert "could not connect to the LLM endpoint at http://127.0.0.1:" in str(raised.value)
+    assert "check OPENAI_BASE_URL" in str(raised.value)
+
+
+# -- the last attempt knows it is the last -----------------------------------------------------
+
+
+@workflow.defn(sandboxed=False)
+class OneAgentCall:
+    """Runs ``run_agent`` once under a short retry policy with AGENT_RETRY's error types."""
+
+    @workflow.run
+    async def run(self, call: AgentCall) -> AgentReply:
+        return await workflow.execute_activity_method(
+            AgentActivities.run_agent,
+            call,
+            start_to_close_timeout=AGENT_START_TO_CLOSE,
+            heartbeat_timeout=AGENT_HEARTBEAT_TIMEOUT,
+            retry_policy=RetryPolicy(
+                initial_interval=timedelta(milliseconds=50),
+                maximum_attempts=ATTEMPTS,
+                non_retryable_error_types=AGENT_RETRY.non_retryable_error_types,
+            ),
+        )
+
+
+async def _fail_one_call(
+    client: Client, server: ScriptedOpenAIServer, task_queue: str, workflow_id: str
+) -> tuple[ApplicationError, WorkflowHistory]:
+    settings = _settings(server, request_timeout=SHORT_TIMEOUT)
+    agents = AgentActivities(StructuredLlm(openai_client(settings), settings), PromptRenderer())
+    async with Worker(
+        client, task_queue=task_queue, workflows=[OneAgentCall], activities=[agents.run_agent]
+    ):
+        handle = await client.start_workflow(
+            OneAgentCall.run,
+            make_call(AgentType.ORCHESTRATOR),
+            id=workflow_id,
+            task_queue=task_queue,
+        )
+        with pytest.raises(WorkflowFailureError) as failure:
+            await asyncio.wait_for(handle.result(), RESULT_TIMEOUT)
+        history = await handle.fetch_history()
+    activity_error = failure.value.cause
+    assert isinstance(activity_error, ActivityError)
+    cause = activity_error.cause
+    assert isinstance(cause, ApplicationError)
+    return cause, history
+
+
+@pytest.mark.parametrize(
+    ("fault", "error", "what", "fix"),
+    [
+        (HANG, LlmTimedOut, "did not answer within 0.3 s", "raise LLM_REQUEST_TIMEOUT"),
+        ("500", LlmUnavailable, "answered HTTP 500 (scripted failure", "OPENAI_BASE_URL"),
+        ("429", LlmUnavailable, "is rate limiting us (HTTP 429", "wait for the quota"),
+    ],
+)
+async def test_the_final_failure_says_what_happened_and_what_to_change_and_no_retry(
+    client: Client,
+    server: ScriptedOpenAIServer,
+    task_queue: str,
+    workflow_id: str,
+    fault: str,
+    error: type[Exception],
+    what: str,
+    fix: str,
+) -> None:
+    server.play(*[fault] * ATTEMPTS)
+
+    cause, history = await _fail_one_call(client, server, task_queue, workflow_id)
+
+    assert server.replies == [fault] * ATTEMPTS
+    assert cause.type == error.__name__
+    assert cause.message.startswith("ORCHESTRATOR: ")
+    assert what in cause.message
+    assert f"on the last of {ATTEMPTS} attempts. To fix it, " in cause.message
+    assert fix in cause.message
+    assert "retries" not in cause.message
+    # The first attempt said it would be retried, and it was.
+    [started] = [
+        e.activity_task_started_event_attributes
+        for e in history.events
+        if e.event_type == EventType.EVENT_TYPE_ACTIVITY_TASK_STARTED
+    ]
+    assert started.attempt == ATTEMPTS
+    earlier = started.last_failure.message
+    assert what in earlier
+    assert f"(attempt 1 of {ATTEMPTS}; Temporal retries). If it persists, " in earlier
+    assert SECRET not in history.to_json()
+
+
+# -- replies too large for Temporal ------------------------------------------------------------
+
+
+async def test_a_reply_over_the_payload_limit_fails_the_run_at_once_naming_agent_and_fix(
+    client: Client, server: ScriptedOpenAIServer, task_queue: str, workflow_id: str
+) -> None:
+    server.play(HUGE)
+
+    async with build_worker(client, task_queue, _settings(server)):
+        handle = await client.start_workflow(
+            OrchestratorWorkflow.run,
+            OrchestratorInput(goal="add a health check"),
+            id=workflow_id,
+            task_queue=task_queue,
+        )
+        with pytest.raises(WorkflowFailureError) as failure:
+            await asyncio.wait_for(handle.result(), RESULT_TIMEOUT)
+        history = await handle.fetch_history()
+
+    assert server.replies == [HUGE], "asked once: neither validation nor Temporal retries it"
+    cause = failure.value.cause
+    assert isinstance(cause, ApplicationError)
+    assert cause.non_retryable
+    assert "ORCHESTRATOR" in cause.message
+    assert "replied with 2.5 MiB, more than the 1 MiB" in cause.message
+    assert "AGENT_MODEL" in cause.message
+    [failed] = [
+        e.activity_task_failed_event_attributes.failure
+        for e in history.events
+        if e.event_type == EventType.EVENT_TYPE_ACTIVITY_TASK_FAILED
+    ]
+    assert failed.application_failure_info.type == LlmReplyTooLarge.__name__
+    assert failed.application_failure_info.non_retryable
+    assert "TMPRL1103" not in history.to_json()
+
+
+# -- an endpoint that echoes the key -----------------------------------------------------------
+
+
+async def test_an_http_400_echoing_the_key_reaches_no_history_log_or_failure(
+    client: Client,
+    server: ScriptedOpenAIServer,
+    task_queue: str,
+    workflow_id: str,
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    server.play("400")
+    caplog.set_level(logging.DEBUG)
+
+    async with build_worker(client, task_queue, _settings(server)):
+        handle = await client.start_workflow(
+            OrchestratorWorkflow.run,
+            OrchestratorInput(goal="add a health check"),
+            id=workflow_id,
+            task_queue=task_queue,
+        )
+        with pytest.raises(WorkflowFailureError) as failure:
+            await asyncio.wait_for(handle.result(), RESULT_TIMEOUT)
+        history = await handle.fetch_history()
+        status = await handle.query(OrchestratorWorkflow.status)
+
+    assert server.replies == ["400"]
+    assert server.completions[0].headers["authorization"] == f"Bearer {SECRET}"
+    cause = failure.value.cause
+    assert isinstance(cause, ApplicationError)
+    # The endpoint's words are quoted, with the key taken out; the fix is named.
+    assert "HTTP 400: scripted failure: HTTP 400" in cause.message
+    assert "Bearer [REDACTED]" in cause.message
+    assert "AGENT_MODEL" in cause.message
+    failed = [
+        e
+        for e in history.events
+        if e.event_type
+        in (
+            EventType.EVENT_TYPE_ACTIVITY_TASK_FAILED,
+            EventType.EVENT_TYPE_WORKFLOW_EXECUTION_FAILED,
+        )
+    ]
+    assert len(failed) == 2
+    assert LlmConfigurationError.__name__ in history.to_json()
+    assert "run_agent" in caplog.text or "ORCHESTRATOR" in caplog.text, "the worker logged it"
+    for text in (history.to_json(), caplog.text, str(failure.value), cause.message):
+        assert SECRET not in text
+        assert SECRET[-12:] not in text
+    assert SECRET not in status.model_dump_json()
