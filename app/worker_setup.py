@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import pkgutil
+
 import httpx2
 from openai import AsyncOpenAI
 from temporalio.client import Client
 from temporalio.worker import Worker
 from temporalio.worker.workflow_sandbox import SandboxedWorkflowRunner, SandboxRestrictions
 
+import workflows
 from activities.agents import AgentActivities
 from activities.llm import LlmSettings, StructuredLlm
 from activities.offline_model import OfflineModel, OfflineScenario
@@ -22,10 +25,22 @@ OFFLINE_BASE_URL = "http://offline-model.invalid/v1"
 
 WORKFLOWS = [OrchestratorWorkflow, InterruptWorkflow]
 
-WORKFLOW_RUNNER = SandboxedWorkflowRunner(
-    restrictions=SandboxRestrictions.default.with_passthrough_modules("models", "pydantic")
+SANDBOXED_MODULES = ("workflows.orchestrator", "workflows.interrupt")
+"""The workflow definitions: re-imported in the sandbox for every run, so its checks apply."""
+PURE_WORKFLOW_MODULES = tuple(
+    f"workflows.{m.name}"
+    for m in pkgutil.iter_modules(workflows.__path__)
+    if f"workflows.{m.name}" not in SANDBOXED_MODULES
 )
-"""Our pydantic models are pure and shared with activities: one class identity in and out."""
+"""The workflows' deterministic helpers (planner, steps, blackboard ...): imported once."""
+
+WORKFLOW_RUNNER = SandboxedWorkflowRunner(
+    restrictions=SandboxRestrictions.default.with_passthrough_modules(
+        "models", "pydantic", *PURE_WORKFLOW_MODULES
+    )
+)
+"""Our pydantic models and the workflows' pure helpers are passed through the sandbox: imported
+once per worker instead of once per run, and one class identity in and out."""
 
 
 def openai_client(settings: LlmSettings, offline: OfflineModel | None = None) -> AsyncOpenAI:

@@ -26,10 +26,12 @@ from models.state import (
 
 PAYLOAD_WINDOW = 24
 """Entries that keep their payload in state (enough for a fan-out of four and its collector)."""
-CARRIED_ENTRIES = 32
+CARRIED_ENTRIES = 16
 """Entries carried across continue-as-new (payloads for the newest ``CARRIED_PAYLOADS``)."""
-CARRIED_PAYLOADS = 8
-CARRIED_EVENTS = 20
+CARRIED_PAYLOADS = 2
+CARRIED_UPSTREAM_IDS = 8
+"""Upstream ids a carried entry keeps (the rest are in the run chain's histories)."""
+CARRIED_EVENTS = 10
 """Events carried across continue-as-new."""
 SUMMARY_CHARS = 240
 MAX_UPSTREAM_IDS = 64
@@ -80,7 +82,7 @@ def remember_output(state: OrchestratorState, entry: HistoryEntry) -> None:
         context_id=entry.context_id,
         route=entry.route,
         excerpt=compact_json(entry.payload or {}),
-        prior_context_ids=entry.upstream_context_ids,
+        prior_context_ids=entry.upstream_context_ids[:CARRIED_UPSTREAM_IDS],
     )
 
 
@@ -154,7 +156,10 @@ def page(state: OrchestratorState, start: int, limit: int) -> HistoryPage:
 
 def carried(state: OrchestratorState) -> OrchestratorState:
     """The state a continue-as-new carries: bounded whatever the run's length."""
-    history = [e.model_copy() for e in state.history[-CARRIED_ENTRIES:]]
+    history = [
+        e.model_copy(update={"upstream_context_ids": e.upstream_context_ids[:CARRIED_UPSTREAM_IDS]})
+        for e in state.history[-CARRIED_ENTRIES:]
+    ]
     for entry in history[:-CARRIED_PAYLOADS]:
         entry.payload = None
     events: list[GraphEvent] = state.events[-CARRIED_EVENTS:]
