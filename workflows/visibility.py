@@ -189,7 +189,7 @@ def suggested_answer(request: InterruptRequestBase) -> dict[str, Any]:
 
 def answer_markdown(interrupt_id: str, request: InterruptRequestBase) -> str:
     """How to answer from the UI (update or signal), with JSON to paste, and from a shell."""
-    answer = json.dumps(suggested_answer(request))
+    answer = json.dumps(suggested_answer(request), indent=2)
     return "\n".join(
         [
             "### How to answer",
