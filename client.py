@@ -36,7 +36,7 @@ from app import render
 from app.answering import resolution_from_flags
 from app.config import TemporalSettings, llm_settings_from_env
 from app.connect import ConnectionProblem, connect
-from app.follow import answer, follow
+from app.follow import StoppedAtQuestion, answer, follow
 from app.logs import configure_logging
 from app.process_exit import exit_now
 from app.sdk import AgentWorkflowClient, EventRejected, ResolutionRejected
@@ -70,7 +70,7 @@ async def _session(settings: TemporalSettings) -> AsyncIterator[Session]:
         render.note(f"warning: {warning}")
     local = LocalStack(settings)
     stack: LocalStack | None = None
-    if settings.address is None or local.owns(settings.address):
+    if local.serves(settings.address):
         info, started = await local.up()
         if started:
             render.note(
@@ -102,7 +102,7 @@ async def _cmd_run(args: argparse.Namespace, settings: TemporalSettings) -> int:
         return 2
     if args.scenario:
         OfflineScenario.parse(args.scenario)  # a bad scenario is a one-line ValueError
-        if settings.address and not args.worker and not LocalStack(settings).owns(settings.address):
+        if not args.worker and not LocalStack(settings).serves(settings.address):
             render.error(
                 "--scenario shapes the offline model of a worker this command starts; against "
                 "TEMPORAL_ADDRESS add --worker (an in-process worker on its own task queue), "
@@ -161,7 +161,15 @@ async def _follow(args: argparse.Namespace, session: Session, workflow_id: str) 
             interactive=_interactive(args),
             ui_url=session.ui_url,
             quiet=args.json,
+            stop_at_question=args.stop_at_question,
         )
+    except StoppedAtQuestion as stop:
+        render.console.print(
+            f"\n{workflow_id} waits for an answer to {stop.interrupt_id}. Answer it with "
+            f"`agents resolve {stop.interrupt_id}` (or in the Temporal UI), then follow the run "
+            f"again: agents follow {workflow_id}"
+        )
+        return 0
     except asyncio.CancelledError:
         render.console.print(
             f"\nStopped following {workflow_id}; the run goes on. "
@@ -185,7 +193,7 @@ async def _cmd_follow(args: argparse.Namespace, settings: TemporalSettings) -> i
 
 async def _cmd_up(args: argparse.Namespace, settings: TemporalSettings) -> int:
     stack = LocalStack(settings)
-    if settings.address and not stack.owns(settings.address):
+    if not stack.serves(settings.address):
         render.error(
             f"TEMPORAL_ADDRESS is {settings.address}: commands use that server, not a local "
             "stack; unset TEMPORAL_ADDRESS to use `agents up`"
@@ -369,6 +377,11 @@ def _parser() -> argparse.ArgumentParser:
             help="never ask in the terminal; answer with `agents resolve` or the Temporal UI",
         )
         p.add_argument("--json", action="store_true", help="print only the raw final result")
+        p.add_argument(
+            "--stop-at-question",
+            action="store_true",
+            help="stop following when a question waits for a person (the run keeps waiting)",
+        )
     follow_p.add_argument("workflow_id")
 
     lister = command("list", _cmd_list, "recent runs; --waiting: questions waiting for a person")

@@ -26,6 +26,14 @@ from workflows.orchestrator import OrchestratorWorkflow
 POLL_SECONDS = 0.25
 
 
+class StoppedAtQuestion(Exception):
+    """``follow(stop_at_question=True)`` reached a question; the run waits for its answer."""
+
+    def __init__(self, interrupt_id: str) -> None:
+        super().__init__(interrupt_id)
+        self.interrupt_id = interrupt_id
+
+
 async def follow(
     agents: AgentWorkflowClient,
     workflow_id: str,
@@ -33,10 +41,12 @@ async def follow(
     interactive: bool,
     ui_url: str | None,
     quiet: bool = False,
+    stop_at_question: bool = False,
 ) -> OrchestratorCollectorResult:
     """Show progress until the run ends; answer its questions when ``interactive``.
 
-    Raises WorkflowFailureError when the run fails.
+    Raises WorkflowFailureError when the run fails, StoppedAtQuestion when
+    ``stop_at_question`` and a question waits.
     """
     handle = agents.client.get_workflow_handle_for(OrchestratorWorkflow.run, workflow_id)
     result_task = asyncio.create_task(handle.result())
@@ -56,6 +66,11 @@ async def follow(
                 if not quiet:
                     progress.show(status.history)
                 pending = status.pending_interrupt
+                if pending is not None and stop_at_question:
+                    question = await agents.interrupt_status(pending.workflow_id)
+                    if not quiet:
+                        render.question(pending.workflow_id, question.origin, question.request)
+                    raise StoppedAtQuestion(pending.workflow_id)
                 if pending is not None and pending.workflow_id not in shown and not quiet:
                     shown.add(pending.workflow_id)
                     await answer(agents, pending.workflow_id, reader, ui_url, result_task)

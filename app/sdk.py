@@ -20,6 +20,7 @@ from temporalio.service import RPCError
 
 from app.config import DEFAULT_TASK_QUEUE, TemporalSettings
 from app.connect import connect
+from app.stack import LocalStack, local_client
 from models.errors import failure_message
 from models.interrupt_events import EventAck, InterruptRequestEvent
 from models.interrupt_flow import InterruptStatus, ResolveAck
@@ -73,8 +74,13 @@ class AgentWorkflowClient:
 
     @classmethod
     async def connect(cls, settings: TemporalSettings | None = None) -> AgentWorkflowClient:
-        """A client for the settings' address (``TemporalSettings.from_env()`` by default)."""
+        """A client for the settings' address (``TemporalSettings.from_env()`` by default);
+        with no address, the local stack's server (started if needed, like ``agents up``)."""
         settings = settings or TemporalSettings.from_env()
+        stack = LocalStack(settings)
+        if stack.serves(settings.address):
+            info, _ = await stack.up()
+            return cls(await local_client(info), settings.task_queue)
         return cls(await connect(settings), settings.task_queue)
 
     async def search_attributes_missing(self) -> list[str]:

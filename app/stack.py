@@ -85,6 +85,14 @@ class LocalStack:
         info = self.info()
         return info is not None and _normal(address) == _normal(info.address)
 
+    def serves(self, address: str | None) -> bool:
+        """Whether commands for ``address`` use this stack: no address, the stack's own, or
+        the address ``up`` would start while nothing else listens there."""
+        if address is None or self.owns(address):
+            return True
+        port = self.settings.port
+        return _normal(address) == f"{HOST}:{port}" and _free(port)
+
     def describe(self) -> list[str]:
         """Lines for ``agents up --status``."""
         info = self.info()
