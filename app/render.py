@@ -7,7 +7,6 @@ from datetime import UTC, datetime
 from rich.console import Console
 from rich.markdown import Markdown
 from rich.panel import Panel
-from rich.table import Table
 
 from app.sdk import RunRow, WaitingRow
 from models.agent_types import AgentType
@@ -16,6 +15,9 @@ from models.results import OrchestratorCollectorResult
 from models.state import EntryKind, HistoryEntry, OrchestratorStatus
 from workflows.graph import NODES
 from workflows.visibility import question_markdown
+
+MIN_LAST_COLUMN = 20
+"""Narrowest cut of a list's free-text column (goal, question)."""
 
 console = Console(highlight=False, soft_wrap=True)
 errors = Console(stderr=True, highlight=False, soft_wrap=True)
@@ -116,24 +118,37 @@ def _ago(moment: datetime | None, now: datetime) -> str:
     return f"{seconds // 3600}h"
 
 
+def _table(headers: list[str], rows: list[list[str]]) -> None:
+    """Aligned columns, every one whole (ids stay copyable) except the last, which is cut to
+    the terminal's width."""
+    widths = [max(len(h), *(len(r[i]) for r in rows)) for i, h in enumerate(headers[:-1])]
+    room = max(console.width - sum(widths) - 2 * len(widths), MIN_LAST_COLUMN)
+
+    def line(cells: list[str]) -> str:
+        last = cells[-1] if len(cells[-1]) <= room else cells[-1][: room - 1] + "…"
+        return "  ".join([*(c.ljust(w) for c, w in zip(cells, widths, strict=False)), last])
+
+    console.print(line(headers), style="bold", markup=False)
+    for row in rows:
+        console.print(line(row), markup=False)
+
+
 def runs(rows: list[RunRow]) -> None:
     if not rows:
         console.print('no runs yet; start one with: agents run "<goal>"')
         return
-    table = Table("id", "phase", "state", "started (UTC)", "goal", box=None)
-    for row in rows:
-        table.add_row(row.workflow_id, row.phase or "—", row.state, _when(row.started), row.goal)
-    console.print(table)
+    cells = [[r.workflow_id, r.phase or "—", r.state, _when(r.started), r.goal] for r in rows]
+    _table(["id", "phase", "state", "started (UTC)", "goal"], cells)
 
 
 def waiting(rows: list[WaitingRow], now: datetime) -> None:
     if not rows:
         console.print("no questions are waiting for a person")
         return
-    table = Table("interrupt id", "origin", "question", "waiting", "deadline (UTC)", box=None)
-    for row in rows:
-        table.add_row(
-            row.interrupt_id, row.origin, row.question, _ago(row.started, now), _when(row.deadline)
-        )
-    console.print(table)
+    cells = [
+        [r.interrupt_id, r.origin, _ago(r.started, now), _when(r.deadline), r.question]
+        for r in rows
+    ]
+    headers = ["interrupt id", "origin", "waiting", "deadline (UTC)", "question"]
+    _table(headers, cells)
     console.print("[dim]Answer one with: agents resolve <interrupt id>[/]")
