@@ -18,7 +18,6 @@ from app import render
 from app.answering import ask
 from app.sdk import AgentWorkflowClient, ResolutionRejected
 from app.terminal_input import LineReader
-from models.interrupt_flow import InterruptState
 from models.interrupts import ResolvedBy
 from models.results import OrchestratorCollectorResult
 from workflows.orchestrator import OrchestratorWorkflow
@@ -138,7 +137,10 @@ async def answer(
 
 
 async def _answered_by(agents: AgentWorkflowClient, interrupt_id: str) -> str:
-    """Wait until the interrupt has an answer (or closes); say who gave it."""
+    """Wait until the interrupt has an answer (or closes); say who gave it.
+
+    While a reviewer works on it (ESCALATED) a person's answer still wins, so the prompt stays.
+    """
     while True:
         try:
             status = await agents.interrupt_status(interrupt_id)
@@ -148,12 +150,7 @@ async def _answered_by(agents: AgentWorkflowClient, interrupt_id: str) -> str:
                 name = described.status.name if described.status else "closed"
                 return f"nobody: the question closed ({name.lower()})"
         else:
-            if status.resolution is not None or status.state not in (
-                InterruptState.REQUESTED,
-                InterruptState.WAITING,
-            ):
-                if status.resolution is None:
-                    return f"nobody yet: the question is {status.state}"
+            if status.resolution is not None:
                 if status.resolution.resolved_by is not ResolvedBy.HUMAN:
                     return str(status.resolution.resolved_by)
                 return await agents.who_answered(interrupt_id) or "a person"

@@ -83,7 +83,7 @@ def child_attributes(job: InterruptInput) -> TypedSearchAttributes | None:
     """The interrupt's start attributes: set only when the orchestrator itself has them."""
     if workflow.info().typed_search_attributes.get(AGENT_PHASE) is None:
         return None
-    state = interrupt_state_value(InterruptState.REQUESTED, job.request.type, job.on_timeout)
+    state = interrupt_state_value(InterruptState.REQUESTED, job.request.type)
     return TypedSearchAttributes(
         [
             SearchAttributePair(INTERRUPT_STATE, state),

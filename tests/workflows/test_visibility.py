@@ -18,30 +18,26 @@ from app.sdk import AgentWorkflowClient
 from app.worker_setup import build_worker
 from models.agent_types import AgentType
 from models.interrupt_flow import InterruptState
-from models.interrupts import InterruptResolution, InterruptType, TimeoutOutcome
+from models.interrupts import InterruptResolution, InterruptType
 from tests.support.interrupts import GOAL, start, wait_for_interrupt
 from tests.workflows.test_resolution_rules import REQUEST
 from workflows import visibility
 from workflows.resolution_rules import resolution_problems
 
-ESCALATE = TimeoutOutcome.ESCALATE_TO_AGENT_REVIEW
-
 
 @pytest.mark.parametrize(
-    ("state", "kind", "on_timeout", "value"),
+    ("state", "kind", "value"),
     [
-        (InterruptState.REQUESTED, InterruptType.HUMAN_REVIEW, ESCALATE, "WAITING"),
-        (InterruptState.REQUESTED, InterruptType.AGENT_REVIEW, ESCALATE, "ESCALATED"),
-        (InterruptState.WAITING, InterruptType.HUMAN_REVIEW, ESCALATE, "WAITING"),
-        (InterruptState.TIMED_OUT, InterruptType.HUMAN_REVIEW, ESCALATE, "ESCALATED"),
-        (InterruptState.TIMED_OUT, InterruptType.HUMAN_REVIEW, TimeoutOutcome.FAIL, "TIMED_OUT"),
-        (InterruptState.RESOLVED, InterruptType.HUMAN_REVIEW, ESCALATE, "RESOLVED"),
+        (InterruptState.REQUESTED, InterruptType.HUMAN_REVIEW, "WAITING"),
+        (InterruptState.REQUESTED, InterruptType.AGENT_REVIEW, "ESCALATED"),
+        (InterruptState.WAITING, InterruptType.HUMAN_REVIEW, "WAITING"),
+        (InterruptState.TIMED_OUT, InterruptType.HUMAN_REVIEW, "TIMED_OUT"),
+        (InterruptState.ESCALATED, InterruptType.HUMAN_REVIEW, "ESCALATED"),
+        (InterruptState.RESOLVED, InterruptType.HUMAN_REVIEW, "RESOLVED"),
     ],
 )
-def test_interrupt_state_values(
-    state: InterruptState, kind: InterruptType, on_timeout: TimeoutOutcome, value: str
-) -> None:
-    assert visibility.interrupt_state_value(state, kind, on_timeout) == value
+def test_interrupt_state_values(state: InterruptState, kind: InterruptType, value: str) -> None:
+    assert visibility.interrupt_state_value(state, kind) == value
 
 
 def test_question_markdown_puts_every_option_on_its_own_bullet() -> None:
