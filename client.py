@@ -1,128 +1,303 @@
-"""Supervisor SDK and command line for the agent workflows.
+"""Supervisor SDK and command line for the agent workflows (``agents ...`` after install).
 
-    python client.py run "add rate limiting to the gateway"
-    python client.py status <workflow-id> [--json]
-    python client.py resolve <interrupt-workflow-id> --choice ID=B --confirm ID=yes [--show]
-    python client.py interrupt <workflow-id> --source PLANNING_ORCHESTRATOR \
-        --reroute DISCOVERY_ORCHESTRATOR --reason "..." [--choices-file f.json]
+    agents run "add rate limiting to the gateway"
+    agents follow <workflow-id>
+    agents list --waiting
+    agents resolve <interrupt-id> --choice ID=B --confirm ID=yes
+    agents interrupt <workflow-id> --source PLANNING_ORCHESTRATOR --reason "..."
+    agents up --status
 
-With no TEMPORAL_ADDRESS, ``run`` starts the embedded Temporal dev server (SQLite under
-``.state/``, UI on :8233) and an in-process worker. Run ``python client.py <command> --help``.
+With no TEMPORAL_ADDRESS (or Temporal profile), commands use the local stack of the state
+directory (``AGENTS_STATE_DIR``, default ``.state``): a Temporal dev server and a worker in the
+background that ``agents up`` starts and ``agents down`` stops. ``python client.py`` works too.
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
-import contextlib
 import json
 import os
 import sys
 import uuid
 from collections.abc import AsyncIterator, Sequence
 from contextlib import AsyncExitStack, asynccontextmanager
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
 from pydantic import ValidationError
-from temporalio.client import (
-    Client,
-    WorkflowFailureError,
-    WorkflowHandle,
-    WorkflowUpdateFailedError,
-)
-from temporalio.service import RPCError
+from temporalio.client import WorkflowFailureError
+from temporalio.exceptions import WorkflowAlreadyStartedError
+from temporalio.service import RPCError, RPCStatusCode
 
 from activities.offline_model import OfflineScenario
-from app.answering import ask, resolution_from_flags
-from app.config import DEFAULT_TASK_QUEUE, TemporalSettings, llm_settings_from_env
-from app.connect import connect
-from app.dev_server import embedded_server
-from app.history import entries_since, read_blackboard
+from app import render
+from app.answering import resolution_from_flags
+from app.config import TemporalSettings, llm_settings_from_env
+from app.connect import ConnectionProblem, connect
+from app.follow import StoppedAtQuestion, answer, follow
+from app.logs import configure_logging
 from app.process_exit import exit_now
+from app.sdk import AgentWorkflowClient, EventRejected, ResolutionRejected
+from app.stack import LocalStack, StackError, local_client, scenario_queue
+from app.terminal_input import LineReader
 from app.worker_setup import build_worker
 from models.agent_types import AgentType
 from models.errors import describe_validation_error, failure_message
-from models.interrupt_events import INTERRUPT_REQUEST_EVENT_SIGNAL, EventAck, InterruptRequestEvent
-from models.interrupt_flow import InterruptStatus, ResolveAck
-from models.interrupts import InterruptResolution, InterruptType
-from models.results import OrchestratorCollectorResult
-from models.state import DEFAULT_MAX_STEPS, EntryKind, OrchestratorInput, OrchestratorStatus
-from workflows.graph import NODES
-from workflows.interrupt import InterruptWorkflow
-from workflows.interrupt_text import details_markdown
-from workflows.orchestrator import OrchestratorWorkflow
+from models.interrupt_events import INTERRUPT_REQUEST_EVENT_SIGNAL, InterruptRequestEvent
+from models.interrupts import InterruptType
+from models.state import DEFAULT_MAX_STEPS
+from workflows import visibility
 
-POLL_SECONDS = 0.25
+__all__ = ["AgentWorkflowClient", "EventRejected", "ResolutionRejected", "main"]
 
 
-class AgentWorkflowClient:
-    """What supervisors and tools call: start runs, read their status, steer them."""
+@dataclass
+class Session:
+    """A connected command: the SDK client, where the UI lists workflows, the local stack."""
 
-    def __init__(self, client: Client, task_queue: str = DEFAULT_TASK_QUEUE) -> None:
-        self.client = client
-        self.task_queue = task_queue
+    agents: AgentWorkflowClient
+    settings: TemporalSettings
+    ui_url: str | None
+    stack: LocalStack | None
 
-    @classmethod
-    async def connect(cls, settings: TemporalSettings | None = None) -> AgentWorkflowClient:
-        settings = settings or TemporalSettings.from_env()
-        return cls(await connect(settings), settings.task_queue)
 
-    async def start(
-        self, goal: str, *, workflow_id: str | None = None, max_steps: int = DEFAULT_MAX_STEPS
-    ) -> WorkflowHandle[OrchestratorWorkflow, OrchestratorCollectorResult]:
-        """Start an OrchestratorWorkflow; raises ValueError for an empty goal."""
-        run_input = OrchestratorInput(goal=goal, max_steps=max_steps)
-        return await self.client.start_workflow(
-            OrchestratorWorkflow.run,
-            run_input,
-            id=workflow_id or f"orchestrator-{uuid.uuid4().hex[:12]}",
-            task_queue=self.task_queue,
-            static_summary=f"Goal: {run_input.goal}"[:200],
+@asynccontextmanager
+async def _session(settings: TemporalSettings) -> AsyncIterator[Session]:
+    """Connect: the local stack (started if needed) unless an address is configured."""
+    for warning in settings.warnings:
+        render.note(f"warning: {warning}")
+    local = LocalStack(settings)
+    stack: LocalStack | None = None
+    if local.serves(settings.address):
+        info, started = await local.up()
+        if started:
+            render.note(
+                f"Started the local stack: Temporal {info.address}, UI {info.ui_url}, "
+                f"logs in {local.dir} (stop it with: agents down)"
+            )
+        client = await local_client(info)
+        ui: str | None = info.ui_url
+        namespace, stack = info.namespace, local
+    else:
+        client = await connect(settings)
+        ui = os.environ.get("TEMPORAL_UI_URL") or None
+        namespace = settings.namespace
+    yield Session(
+        AgentWorkflowClient(client, settings.task_queue),
+        settings,
+        f"{ui}/namespaces/{namespace}/workflows" if ui else None,
+        stack,
+    )
+
+
+def _interactive(args: argparse.Namespace) -> bool:
+    return sys.stdin.isatty() and not getattr(args, "no_input", False) and not args.json
+
+
+async def _cmd_run(args: argparse.Namespace, settings: TemporalSettings) -> int:
+    if not args.goal.strip():
+        render.error('the goal is empty; run: agents run "<what to achieve>"')
+        return 2
+    if args.scenario:
+        OfflineScenario.parse(args.scenario)  # a bad scenario is a one-line ValueError
+        if not args.worker and not LocalStack(settings).serves(settings.address):
+            render.error(
+                "--scenario shapes the offline model of a worker this command starts; against "
+                "TEMPORAL_ADDRESS add --worker (an in-process worker on its own task queue), "
+                "or unset TEMPORAL_ADDRESS to use the local stack"
+            )
+            return 2
+    async with AsyncExitStack() as resources:
+        session = await resources.enter_async_context(_session(settings))
+        agents = session.agents
+        queue = settings.task_queue
+        if args.scenario and session.stack is not None:
+            queue = await session.stack.ensure_scenario_worker(args.scenario)
+        elif args.worker:
+            scenario = OfflineScenario.parse(args.scenario)
+            queue = scenario_queue(queue, args.scenario) if args.scenario else queue
+            llm = llm_settings_from_env()
+            await resources.enter_async_context(
+                build_worker(agents.client, queue, llm, scenario=scenario)
+            )
+            render.note(f"In-process worker on queue {queue!r}; it stops with this command")
+        try:
+            handle = await agents.start(
+                args.goal, workflow_id=args.id, max_steps=args.max_steps, task_queue=queue
+            )
+        except WorkflowAlreadyStartedError:
+            return await _already_started(args, session)
+        if not args.json:
+            render.console.print(f"Started [bold]{handle.id}[/]")
+            if session.ui_url:
+                render.note(f"Temporal UI: {session.ui_url}/{handle.id}")
+        return await _follow(args, session, handle.id)
+
+
+async def _already_started(args: argparse.Namespace, session: Session) -> int:
+    described = await session.agents.client.get_workflow_handle(args.id).describe()
+    state = described.status.name if described.status else "UNKNOWN"
+    render.error(f"a run with id {args.id} already exists ({state})")
+    if _interactive(args):
+        reader = LineReader()
+        try:
+            reply = await reader.read("Follow it instead? [Y/n] ")
+        finally:
+            reader.close()
+        if reply.strip().lower() in ("", "y", "yes"):
+            return await _follow(args, session, args.id)
+    render.note(f"follow it with: agents follow {args.id}")
+    return 1
+
+
+async def _follow(args: argparse.Namespace, session: Session, workflow_id: str) -> int:
+    """Follow to the end; Ctrl-C stops following only."""
+    try:
+        result = await follow(
+            session.agents,
+            workflow_id,
+            interactive=_interactive(args),
+            ui_url=session.ui_url,
+            quiet=args.json,
+            stop_at_question=args.stop_at_question,
         )
+    except StoppedAtQuestion as stop:
+        render.console.print(
+            f"\n{workflow_id} waits for an answer to {stop.interrupt_id}. Answer it with "
+            f"`agents resolve {stop.interrupt_id}` (or in the Temporal UI), then follow the run "
+            f"again: agents follow {workflow_id}"
+        )
+        return 0
+    except asyncio.CancelledError:
+        render.console.print(
+            f"\nStopped following {workflow_id}; the run goes on. "
+            f"Follow it again: agents follow {workflow_id}"
+        )
+        return 130
+    except WorkflowFailureError as err:
+        render.error(f"workflow {workflow_id} failed: {failure_message(err)}")
+        return 1
+    if args.json:
+        print(json.dumps(result.to_wire(), indent=2))
+    else:
+        render.result(workflow_id, result)
+    return 0
 
-    async def status(self, workflow_id: str) -> OrchestratorStatus:
-        handle = self.client.get_workflow_handle_for(OrchestratorWorkflow.run, workflow_id)
-        return await handle.query(OrchestratorWorkflow.status)
 
-    async def interrupt_status(self, interrupt_id: str) -> InterruptStatus:
-        """The question an InterruptWorkflow waits on, its state and its events."""
-        handle = self.client.get_workflow_handle_for(InterruptWorkflow.run, interrupt_id)
-        return await handle.query(InterruptWorkflow.status)
+async def _cmd_follow(args: argparse.Namespace, settings: TemporalSettings) -> int:
+    async with _session(settings) as session:
+        return await _follow(args, session, args.workflow_id)
 
-    async def resolve(self, interrupt_id: str, resolution: InterruptResolution) -> ResolveAck:
-        """Answer an interrupt; raises ResolutionRejected with every problem of a wrong answer."""
-        handle = self.client.get_workflow_handle_for(InterruptWorkflow.run, interrupt_id)
+
+async def _cmd_up(args: argparse.Namespace, settings: TemporalSettings) -> int:
+    stack = LocalStack(settings)
+    if not stack.serves(settings.address):
+        render.error(
+            f"TEMPORAL_ADDRESS is {settings.address}: commands use that server, not a local "
+            "stack; unset TEMPORAL_ADDRESS to use `agents up`"
+        )
+        return 2
+    if not args.status:
+        info, started = await stack.up()
+        render.console.print("Started the local stack." if started else "The local stack runs.")
+        missing = await AgentWorkflowClient(await local_client(info)).search_attributes_missing()
+        if missing:
+            render.error(f"search attributes missing on the local server: {', '.join(missing)}")
+            return 1
+    for line in stack.describe():
+        render.console.print(line, markup=False)
+    return 0
+
+
+async def _cmd_down(args: argparse.Namespace, settings: TemporalSettings) -> int:
+    stack = LocalStack(settings)
+    stopped = await asyncio.to_thread(stack.down)
+    done = f"Stopped the local stack of {stack.dir}." if stopped else "No local stack was running."
+    render.console.print(done)
+    return 0
+
+
+async def _cmd_list(args: argparse.Namespace, settings: TemporalSettings) -> int:
+    async with _session(settings) as session:
+        agents = session.agents
+        missing = await agents.search_attributes_missing()
+        if missing:
+            render.error(
+                f"the namespace lacks the search attributes {', '.join(missing)}; create them: "
+                + " && ".join(visibility.create_commands(settings.namespace))
+            )
+            return 1
+        if args.waiting:
+            waiting = await agents.waiting(limit=args.limit)
+            if args.json:
+                print(json.dumps([_wire(row) for row in waiting], indent=2, default=str))
+            else:
+                render.waiting(waiting, datetime.now(UTC))
+            return 0
+        runs = await agents.runs(limit=args.limit)
+        if args.json:
+            print(json.dumps([_wire(row) for row in runs], indent=2, default=str))
+        else:
+            render.runs(runs)
+        return 0
+
+
+def _wire(row: object) -> dict[str, object]:
+    return {
+        "".join(w.capitalize() if i else w for i, w in enumerate(k.split("_"))): v
+        for k, v in vars(row).items()
+    }
+
+
+async def _cmd_status(args: argparse.Namespace, settings: TemporalSettings) -> int:
+    async with _session(settings) as session:
+        status = await session.agents.status(args.workflow_id)
+        if args.json:
+            entries = await session.agents.blackboard(args.workflow_id)
+            status = status.model_copy(update={"history": entries})
+    if args.json:
+        print(json.dumps(status.to_wire(), indent=2))
+    else:
+        render.status(status)
+    return 0
+
+
+async def _cmd_resolve(args: argparse.Namespace, settings: TemporalSettings) -> int:
+    async with _session(settings) as session:
+        agents = session.agents
+        answers_given = bool(args.choice or args.confirm or args.text)
+        if not answers_given:
+            if not _interactive(args):
+                question = await agents.interrupt_status(args.interrupt_id)
+                render.question(args.interrupt_id, question.origin, question.request)
+                render.note(
+                    f"answer with flags, e.g.: agents resolve {args.interrupt_id} "
+                    "--choice ID=B --confirm ID=yes"
+                )
+                return 0
+            reader = LineReader()
+            try:
+                await answer(agents, args.interrupt_id, reader, session.ui_url)
+            finally:
+                reader.close()
+            return 0
+        if args.show:
+            question = await agents.interrupt_status(args.interrupt_id)
+            render.question(args.interrupt_id, question.origin, question.request)
+        resolution = resolution_from_flags(args.choice, args.custom, args.confirm, args.text)
         try:
-            return await handle.execute_update(InterruptWorkflow.resolve_validated, resolution)
-        except WorkflowUpdateFailedError as err:
-            raise ResolutionRejected(failure_message(err)) from None
-
-    async def send_interrupt_event(
-        self, workflow_id: str, event: InterruptRequestEvent
-    ) -> EventAck:
-        """Ask the running agent to interrupt, then continue at ``rerouteToAgentType``.
-
-        Raises EventRejected when the target is not running, an event is already pending for
-        it, an interrupt is already waiting, or the event id was already processed.
-        """
-        handle = self.client.get_workflow_handle_for(OrchestratorWorkflow.run, workflow_id)
-        try:
-            return await handle.execute_update(OrchestratorWorkflow.send_interrupt_event, event)
-        except WorkflowUpdateFailedError as err:
-            raise EventRejected(failure_message(err)) from None
-
-
-class ResolutionRejected(Exception):
-    """The interrupt refused the answer; the message names each problem."""
-
-
-class EventRejected(Exception):
-    """The orchestrator refused a supervisor's event; the message says why."""
+            ack = await agents.resolve(args.interrupt_id, resolution)
+        except ResolutionRejected as err:
+            render.error(str(err))
+            return 1
+    render.console.print(f"accepted: {ack.message}")
+    return 0
 
 
 def event_from_args(args: argparse.Namespace) -> InterruptRequestEvent:
-    """Build an InterruptRequestEvent from ``client.py interrupt`` flags."""
+    """Build an InterruptRequestEvent from ``agents interrupt`` flags."""
     extra: dict[str, object] = {}
     if args.choices_file:
         loaded = json.loads(Path(args.choices_file).read_text())
@@ -147,192 +322,45 @@ def event_from_args(args: argparse.Namespace) -> InterruptRequestEvent:
     )
 
 
-async def _print_progress(handle: WorkflowHandle, status: OrchestratorStatus, seen: int) -> int:
-    """Print history entries from index ``seen``; return the next index to print."""
-    for entry in await entries_since(handle, status, seen):
-        if entry.kind is EntryKind.OUTPUT:
-            route = f"-> {entry.route}" if entry.route else "(result)"
-            phase = NODES[entry.agent_type].phase
-            print(f"  [{phase:<13}] {entry.node_id:<44} {route}", flush=True)
-    return status.entries_recorded
-
-
-async def _follow(
-    agents: AgentWorkflowClient,
-    handle: WorkflowHandle[OrchestratorWorkflow, OrchestratorCollectorResult],
-    ui: str | None,
-    interactive: bool,
-) -> OrchestratorCollectorResult:
-    result_task = asyncio.create_task(handle.result())
-    seen = 0
-    answered: set[str] = set()
-    while not result_task.done():
-        with contextlib.suppress(RPCError):  # the query can race the workflow closing
-            status = await agents.status(handle.id)
-            seen = await _print_progress(handle, status, seen)
-            pending = status.pending_interrupt
-            if pending is not None and pending.workflow_id not in answered:
-                answered.add(pending.workflow_id)
-                await _answer(agents, pending.workflow_id, ui, interactive, result_task)
-        await asyncio.wait({result_task}, timeout=POLL_SECONDS)
-    seen = await _print_progress(handle, await agents.status(handle.id), seen)
-    return result_task.result()
-
-
-async def _answer(
-    agents: AgentWorkflowClient,
-    interrupt_id: str,
-    ui: str | None,
-    interactive: bool,
-    result_task: asyncio.Task[OrchestratorCollectorResult],
-) -> None:
-    """Show the question; ask in the terminal when a person runs us, else say how to answer."""
-    question = await agents.interrupt_status(interrupt_id)
-    print("\n" + details_markdown(interrupt_id, question.origin, question.request))
-    if ui:
-        print(f"or in the Temporal UI: {ui}/{interrupt_id}")
-    if not interactive:
-        print("Waiting for the answer...", flush=True)
-        return
-    while not result_task.done():
-        resolution = await asyncio.to_thread(ask, question.request)
-        try:
-            ack = await agents.resolve(interrupt_id, resolution)
-        except ResolutionRejected as err:
-            print(f"error: {err}")
-            continue
-        print(f"Answer accepted: {ack.message}\n", flush=True)
-        return
-
-
-@asynccontextmanager
-async def _session(
-    args: argparse.Namespace, *, with_worker: bool
-) -> AsyncIterator[tuple[AgentWorkflowClient, str | None]]:
-    """Connect (starting the embedded server and a worker when no address is set).
-
-    Yields the SDK client and the UI's workflow-list URL, when known.
-    """
-    settings = TemporalSettings.from_env()
-    ui = os.environ.get("TEMPORAL_UI_URL") or None
-    async with AsyncExitStack() as stack:
-        if settings.address:
-            client = await connect(settings)
-        else:
-            env, ui = await stack.enter_async_context(embedded_server(settings.state_dir))
-            client = env.client
-            print(f"Temporal dev server: {env.client.service_client.config.target_host}  UI: {ui}")
-            with_worker = True
-        agents = AgentWorkflowClient(client, settings.task_queue)
-        if with_worker:
-            scenario = OfflineScenario.parse(args.scenario or os.environ.get("OFFLINE_SCENARIO"))
-            llm = llm_settings_from_env()
-            worker = build_worker(client, settings.task_queue, llm, scenario=scenario)
-            await stack.enter_async_context(worker)
-            model = "offline model" if llm.offline else f"model {llm.model}"
-            print(f"In-process worker on queue {settings.task_queue!r} ({model})")
-        yield agents, (f"{ui}/namespaces/{settings.namespace}/workflows" if ui else None)
-
-
-async def _cmd_run(args: argparse.Namespace) -> int:
-    if not args.goal.strip():
-        print(
-            'error: the goal is empty; run: python client.py run "<what to achieve>"',
-            file=sys.stderr,
-        )
-        return 2
-    async with _session(args, with_worker=args.worker) as (agents, ui):
-        handle = await agents.start(args.goal, workflow_id=args.id, max_steps=args.max_steps)
-        print(f"Started {handle.id}")
-        interactive = sys.stdin.isatty() and not args.no_input
-        try:
-            result = await _follow(agents, handle, ui, interactive)
-        except WorkflowFailureError as err:
-            print(f"error: workflow {handle.id} failed: {failure_message(err)}", file=sys.stderr)
-            return 1
-        print("\nFinal result:")
-        print(json.dumps(result.to_wire(), indent=2))
-        return 0
-
-
-async def _connect_to_cluster() -> AgentWorkflowClient | None:
-    """The SDK client for TEMPORAL_ADDRESS; None (after saying so) when it is not set."""
-    settings = TemporalSettings.from_env()
-    if not settings.address:
-        print("error: set TEMPORAL_ADDRESS to the server the workflow runs on", file=sys.stderr)
-        return None
-    return await AgentWorkflowClient.connect(settings)
-
-
-async def _cmd_status(args: argparse.Namespace) -> int:
-    agents = await _connect_to_cluster()
-    if agents is None:
-        return 2
-    status = await agents.status(args.workflow_id)
-    if args.json:
-        entries = await read_blackboard(agents.client, args.workflow_id)
-        print(json.dumps(status.model_copy(update={"history": entries}).to_wire(), indent=2))
-        return 0
-    current = status.current_node
-    steps = f"step {status.steps_taken}/{status.max_steps}"
-    print(f"workflow {status.workflow_id}: phase {status.phase}, {steps}")
-    print(f"running: {current.node_id} ({current.agent_type})" if current else "running: nothing")
-    if status.pending_interrupt:
-        print(f"waiting on interrupt {status.pending_interrupt.workflow_id}")
-    handle = agents.client.get_workflow_handle(args.workflow_id)
-    await _print_progress(handle, status, status.history[0].index if status.history else 0)
-    for event in status.events[-5:]:
-        print(f"  {event.kind}: {event.message}")
-    return 0
-
-
-async def _cmd_resolve(args: argparse.Namespace) -> int:
-    agents = await _connect_to_cluster()
-    if agents is None:
-        return 2
-    answers_given = bool(args.choice or args.confirm or args.text)
-    if args.show or not answers_given:
-        question = await agents.interrupt_status(args.interrupt_id)
-        print(details_markdown(args.interrupt_id, question.origin, question.request))
-        if not answers_given:
-            return 0
-    resolution = resolution_from_flags(args.choice, args.custom, args.confirm, args.text)
-    try:
-        ack = await agents.resolve(args.interrupt_id, resolution)
-    except ResolutionRejected as err:
-        print(f"error: {err}", file=sys.stderr)
-        return 1
-    print(f"accepted: {ack.message}")
-    return 0
-
-
-async def _cmd_interrupt(args: argparse.Namespace) -> int:
+async def _cmd_interrupt(args: argparse.Namespace, settings: TemporalSettings) -> int:
     try:
         event = event_from_args(args)
     except ValidationError as err:
-        print(f"error: invalid event: {describe_validation_error(err)}", file=sys.stderr)
+        render.error(f"invalid event: {describe_validation_error(err)}")
         return 2
-    agents = await _connect_to_cluster()
-    if agents is None:
-        return 2
-    if args.signal:
-        handle = agents.client.get_workflow_handle(args.workflow_id)
-        await handle.signal(INTERRUPT_REQUEST_EVENT_SIGNAL, event.to_wire())
-        print(f"signalled event {event.event_id}; see `client.py status {args.workflow_id}`")
-        return 0
-    try:
-        ack = await agents.send_interrupt_event(args.workflow_id, event)
-    except EventRejected as err:
-        print(f"error: {err}", file=sys.stderr)
-        return 1
-    print(f"accepted event {event.event_id}: {ack.message}")
+    async with _session(settings) as session:
+        agents = session.agents
+        if args.signal:
+            handle = agents.client.get_workflow_handle(args.workflow_id)
+            await handle.signal(INTERRUPT_REQUEST_EVENT_SIGNAL, event.to_wire())
+            render.console.print(
+                f"signalled event {event.event_id}; see: agents status {args.workflow_id}"
+            )
+            return 0
+        try:
+            ack = await agents.send_interrupt_event(args.workflow_id, event)
+        except EventRejected as err:
+            render.error(str(err))
+            return 1
+    render.console.print(f"accepted event {event.event_id}: {ack.message}", markup=False)
     return 0
 
 
 def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="client.py", description=__doc__.split("\n")[0])
+    parser = argparse.ArgumentParser(prog="agents", description=(__doc__ or "").split("\n")[0])
+    parser.add_argument("--verbose", action="store_true", help="show library logs (httpx ...)")
     sub = parser.add_subparsers(dest="command", required=True)
-    run = sub.add_parser("run", help="start a workflow for a goal and follow it to its result")
+
+    def command(name: str, handler: object, help: str) -> argparse.ArgumentParser:
+        p = sub.add_parser(name, help=help)
+        p.set_defaults(handler=handler, json=False)
+        return p
+
+    up = command("up", _cmd_up, "start the local Temporal server and worker (idempotent)")
+    up.add_argument("--status", action="store_true", help="only say what runs where")
+    command("down", _cmd_down, "stop the local stack of this state directory")
+
+    run = command("run", _cmd_run, "start a run for a goal and follow it to its result")
     run.add_argument("goal", help="what the agents should achieve")
     run.add_argument("--id", help="workflow id (default: orchestrator-<random>)")
     run.add_argument("--max-steps", type=int, default=DEFAULT_MAX_STEPS, help="agent step limit")
@@ -343,21 +371,33 @@ def _parser() -> argparse.ArgumentParser:
     run.add_argument(
         "--worker",
         action="store_true",
-        help="also run an in-process worker when TEMPORAL_ADDRESS is set",
+        help="with TEMPORAL_ADDRESS: also run an in-process worker (needed for --scenario)",
     )
-    run.add_argument(
-        "--no-input",
-        action="store_true",
-        help="never ask in the terminal; answer interrupts with `resolve` or the Temporal UI",
-    )
-    run.set_defaults(handler=_cmd_run)
-    status = sub.add_parser("status", help="show a workflow's phase, history and events")
+    for p in (run, follow_p := command("follow", _cmd_follow, "follow a run again")):
+        p.add_argument(
+            "--no-input",
+            action="store_true",
+            help="never ask in the terminal; answer with `agents resolve` or the Temporal UI",
+        )
+        p.add_argument("--json", action="store_true", help="print only the raw final result")
+        p.add_argument(
+            "--stop-at-question",
+            action="store_true",
+            help="stop following when a question waits for a person (the run keeps waiting)",
+        )
+    follow_p.add_argument("workflow_id")
+
+    lister = command("list", _cmd_list, "recent runs; --waiting: questions waiting for a person")
+    lister.add_argument("--waiting", action="store_true", help="the inbox of waiting questions")
+    lister.add_argument("--limit", type=int, default=20)
+    lister.add_argument("--json", action="store_true", help="machine-readable rows")
+
+    status = command("status", _cmd_status, "show a workflow's phase, history and events")
     status.add_argument("workflow_id")
     status.add_argument("--json", action="store_true", help="print the raw status query result")
-    status.set_defaults(handler=_cmd_status)
-    resolve = sub.add_parser(
-        "resolve",
-        help="answer an interrupt (with no answers given: show its question)",
+
+    resolve = command(
+        "resolve", _cmd_resolve, "answer an interrupt (no answers given: show it, or ask)"
     )
     resolve.add_argument("interrupt_id", help="e.g. orchestrator-1a2b3c4d5e6f-interrupt-1")
     resolve.add_argument("--choice", action="append", default=[], metavar="ID=OPTION")
@@ -365,11 +405,13 @@ def _parser() -> argparse.ArgumentParser:
     resolve.add_argument("--confirm", action="append", default=[], metavar="ID=yes|no")
     resolve.add_argument("--text", help="free text for the agent")
     resolve.add_argument("--show", action="store_true", help="print the question first")
-    resolve.set_defaults(handler=_cmd_resolve)
+    resolve.add_argument("--no-input", action="store_true", help="never ask in the terminal")
+
     agents = [a.value for a in AgentType]
-    interrupt = sub.add_parser(
+    interrupt = command(
         "interrupt",
-        help="ask the running agent to interrupt and re-route (a supervisor's event)",
+        _cmd_interrupt,
+        "ask the running agent to interrupt and re-route (a supervisor's event)",
     )
     interrupt.add_argument("workflow_id", help="the OrchestratorWorkflow's id")
     interrupt.add_argument(
@@ -398,23 +440,46 @@ def _parser() -> argparse.ArgumentParser:
         action="store_true",
         help="send as a signal (no answer; problems become workflow events)",
     )
-    interrupt.set_defaults(handler=_cmd_interrupt)
     return parser
+
+
+def _rpc_message(err: RPCError, settings: TemporalSettings | None) -> str:
+    """One line for a failed Temporal call."""
+    if err.status is RPCStatusCode.UNAVAILABLE:
+        where = settings.address if settings and settings.address else "the local stack"
+        return (
+            f"lost the connection to Temporal at {where} ({err.message}); check TEMPORAL_ADDRESS "
+            "or run: agents up --status"
+        )
+    if "poller" in err.message:
+        return (
+            f"no worker serves this workflow's task queue ({err.message}); start one: agents up "
+            "(local stack) or python worker.py"
+        )
+    return f"Temporal said: {err.message}"
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = _parser().parse_args(argv)
+    configure_logging(args.verbose, quiet=True)
+    settings: TemporalSettings | None = None
     try:
-        return int(asyncio.run(args.handler(args)))
-    except ValueError as err:
-        print(f"error: {err}", file=sys.stderr)
-        return 2
+        settings = TemporalSettings.from_env()
+        return int(asyncio.run(args.handler(args, settings)))
+    except (ValueError, ConnectionProblem, StackError) as err:
+        render.error(str(err))
+        return 2 if isinstance(err, ValueError) else 1
     except RPCError as err:
-        print(f"error: Temporal said: {err.message}", file=sys.stderr)
+        render.error(_rpc_message(err, settings))
         return 1
     except KeyboardInterrupt:
         return 130
 
 
-if __name__ == "__main__":
+def console_script() -> None:
+    """The ``agents`` entry point."""
     exit_now(main())
+
+
+if __name__ == "__main__":
+    console_script()

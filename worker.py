@@ -1,44 +1,50 @@
-"""Run a worker for the agent workflows: ``python worker.py``.
+"""Run a worker for the agent workflows: ``python worker.py`` (``--verbose`` for library logs).
 
-Environment: TEMPORAL_ADDRESS (default localhost:7233), TEMPORAL_NAMESPACE, TEMPORAL_TASK_QUEUE
-(default ``agents``), TEMPORAL_API_KEY / TEMPORAL_TLS_CERT / TEMPORAL_TLS_KEY; OPENAI_API_KEY,
-OPENAI_BASE_URL, AGENT_MODEL, AGENT_MODEL_<AGENT_TYPE>; without OPENAI_API_KEY the offline model
-answers, shaped by OFFLINE_SCENARIO (see README).
+Environment: Temporal's standard connection settings (``TEMPORAL_ADDRESS``, default
+localhost:7233, ``TEMPORAL_NAMESPACE``, ``TEMPORAL_API_KEY``, ``TEMPORAL_TLS_*``, profiles),
+``TEMPORAL_TASK_QUEUE`` (default ``agents``); OPENAI_API_KEY, OPENAI_BASE_URL, AGENT_MODEL,
+AGENT_MODEL_<AGENT_TYPE>; without OPENAI_API_KEY the offline model answers, shaped by
+OFFLINE_SCENARIO (see README).
 """
 
 from __future__ import annotations
 
 import asyncio
-import logging
 import os
 import sys
 
 from activities.offline_model import OfflineScenario
-from app.config import TemporalSettings, llm_settings_from_env
-from app.connect import connect
+from app.config import DEFAULT_PORT, TemporalSettings, llm_settings_from_env
+from app.connect import ConnectionProblem, connect
+from app.logs import configure_logging
 from app.process_exit import exit_now
 from app.worker_setup import build_worker
 
-LOCAL_ADDRESS = "localhost:7233"
+LOCAL_ADDRESS = f"localhost:{DEFAULT_PORT}"
 
 
-async def main() -> int:
-    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(message)s")
-    settings = TemporalSettings.from_env()
-    llm = llm_settings_from_env()
+async def main(argv: list[str]) -> int:
+    configure_logging(verbose="--verbose" in argv)
     try:
+        settings = TemporalSettings.from_env()
         scenario = OfflineScenario.parse(os.environ.get("OFFLINE_SCENARIO"))
     except ValueError as err:
         print(f"error: {err}", file=sys.stderr)
         return 2
+    for warning in settings.warnings:
+        print(f"warning: {warning}", file=sys.stderr)
+    llm = llm_settings_from_env()
     address = settings.address or LOCAL_ADDRESS
     try:
         client = await connect(settings, address)
-    except RuntimeError as err:
-        print(f"error: cannot connect to Temporal at {address}: {err}", file=sys.stderr)
+    except ConnectionProblem as err:
+        print(f"error: {err}", file=sys.stderr)
         return 1
     model = "offline model" if llm.offline else f"model {llm.model} at {llm.base_url or 'OpenAI'}"
-    print(f"worker: {address} namespace={settings.namespace} queue={settings.task_queue}, {model}")
+    print(
+        f"worker: {address} namespace={settings.namespace} queue={settings.task_queue}, {model}",
+        flush=True,
+    )
     worker = build_worker(client, settings.task_queue, llm, scenario=scenario)
     await worker.run()
     return 0
@@ -46,7 +52,7 @@ async def main() -> int:
 
 if __name__ == "__main__":
     try:
-        code = asyncio.run(main())
+        code = asyncio.run(main(sys.argv[1:]))
     except KeyboardInterrupt:
         code = 130
     exit_now(code)

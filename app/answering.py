@@ -1,8 +1,12 @@
-"""Answering an interrupt from a terminal: parse ``--choice ID=B`` flags, or ask interactively."""
+"""Answering an interrupt from a terminal: parse ``--choice ID=B`` flags, or ask interactively.
+
+``ask`` reads through an async ``read(prompt)`` so that a prompt can be closed (cancelled) when
+the question is answered elsewhere.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 
 from models.interrupts import InterruptRequestBase, InterruptResolution, OptionKey
 
@@ -46,7 +50,9 @@ def resolution_from_flags(
     )
 
 
-def ask(request: InterruptRequestBase, read: Callable[[str], str] = input) -> InterruptResolution:
+async def ask(
+    request: InterruptRequestBase, read: Callable[[str], Awaitable[str]]
+) -> InterruptResolution:
     """Menus for choices, yes/no for confirmations; Enter takes the recommendation/default."""
     selected: dict[str, OptionKey] = {}
     custom: dict[str, str] = {}
@@ -57,7 +63,7 @@ def ask(request: InterruptRequestBase, read: Callable[[str], str] = input) -> In
             print(f"  {option.key.value}) {option.description}{mark}")
         keys = "/".join(o.key.value for o in choice.options)
         while True:
-            raw = read(f"Choose {keys}: ").strip().upper()
+            raw = (await read(f"Choose {keys}: ")).strip().upper()
             if not raw and choice.recommended is not None:
                 raw = choice.recommended.value
             if raw in {o.key.value for o in choice.options}:
@@ -65,12 +71,12 @@ def ask(request: InterruptRequestBase, read: Callable[[str], str] = input) -> In
             print(f"  please answer one of {keys}")
         selected[choice.choice_id] = OptionKey(raw)
         while OptionKey(raw) is OptionKey.CUSTOM and not custom.get(choice.choice_id):
-            custom[choice.choice_id] = read("Your approach: ").strip()
+            custom[choice.choice_id] = (await read("Your approach: ")).strip()
     confirmations: dict[str, bool] = {}
     for item in request.confirmation_items:
         hint = "Y/n" if item.default_value else "y/N"
         while True:
-            raw = read(f"{item.statement}? [{hint}] ").strip().lower()
+            raw = (await read(f"{item.statement}? [{hint}] ")).strip().lower()
             if not raw:
                 confirmations[item.confirmation_id] = item.default_value
                 break
@@ -78,7 +84,7 @@ def ask(request: InterruptRequestBase, read: Callable[[str], str] = input) -> In
                 confirmations[item.confirmation_id] = raw in YES
                 break
             print("  please answer yes or no")
-    note = read("Anything else the agent should know (Enter to skip): ").strip()
+    note = (await read("Anything else the agent should know (Enter to skip): ")).strip()
     return InterruptResolution(
         selected_choices=selected,
         custom_inputs=custom,

@@ -1,4 +1,10 @@
-"""Settings read from the environment (never inside workflow code)."""
+"""Settings read from the environment (never inside workflow code).
+
+Temporal connection settings are Temporal's standard ones, read by ``temporalio.envconfig``:
+``TEMPORAL_ADDRESS``, ``TEMPORAL_NAMESPACE``, ``TEMPORAL_API_KEY``, ``TEMPORAL_TLS*``,
+``TEMPORAL_PROFILE`` and the TOML file of ``TEMPORAL_CONFIG_FILE`` (shared with the ``temporal``
+CLI). No address anywhere means: use the local stack of the state directory.
+"""
 
 from __future__ import annotations
 
@@ -6,6 +12,9 @@ import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
+
+from temporalio.envconfig import ClientConfigProfile
 
 from activities.llm import DEFAULT_MODEL, LlmSettings
 from models.agent_types import AgentType
@@ -13,36 +22,81 @@ from models.agent_types import AgentType
 DEFAULT_TASK_QUEUE = "agents"
 DEFAULT_NAMESPACE = "default"
 DEFAULT_STATE_DIR = Path(".state")
+DEFAULT_PORT = 7233
+DEFAULT_UI_PORT = 8233
+
+DEPRECATED_NAMES = {
+    "TEMPORAL_TLS_CERT": "TEMPORAL_TLS_CLIENT_CERT_PATH",
+    "TEMPORAL_TLS_KEY": "TEMPORAL_TLS_CLIENT_KEY_PATH",
+}
+"""Old variable -> its standard name; the old ones still work for one release."""
 
 
 @dataclass(frozen=True)
 class TemporalSettings:
-    """Where Temporal is. No address means: start the embedded dev server."""
+    """Where Temporal is. No address means: the local stack under ``state_dir``."""
 
     address: str | None = None
     namespace: str = DEFAULT_NAMESPACE
     task_queue: str = DEFAULT_TASK_QUEUE
-    api_key: str | None = field(default=None, repr=False)
-    tls: bool = False
-    tls_cert: Path | None = None
-    tls_key: Path | None = None
+    connect_config: Mapping[str, Any] = field(default_factory=dict, repr=False)
+    """Keyword arguments for ``Client.connect`` from envconfig (may hold the API key)."""
     state_dir: Path = DEFAULT_STATE_DIR
+    port: int = DEFAULT_PORT
+    ui_port: int = DEFAULT_UI_PORT
+    warnings: tuple[str, ...] = ()
+    """Deprecation notes for the person running the command."""
+
+    @property
+    def uses_api_key(self) -> bool:
+        return bool(self.connect_config.get("api_key"))
+
+    @property
+    def uses_tls(self) -> bool:
+        return bool(self.connect_config.get("tls"))
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] = os.environ) -> TemporalSettings:
-        cert = env.get("TEMPORAL_TLS_CERT")
-        key = env.get("TEMPORAL_TLS_KEY")
-        api_key = env.get("TEMPORAL_API_KEY") or None
+        """Read envconfig (profile file + ``TEMPORAL_*``) and this project's own variables.
+
+        Raises ValueError with one line naming the setting when something is unusable.
+        """
+        overrides = dict(env)
+        notes = []
+        for old, new in DEPRECATED_NAMES.items():
+            if overrides.get(old):
+                notes.append(f"{old} is deprecated; set {new} instead (the standard name)")
+                overrides.setdefault(new, overrides[old])
+        try:
+            profile = ClientConfigProfile.load(
+                env.get("TEMPORAL_PROFILE") or None, override_env_vars=overrides
+            )
+            config = dict(profile.to_client_connect_config())  # reads TLS files
+        except Exception as err:  # the bridge raises its own ConfigError; files raise OSError
+            raise ValueError(
+                f"cannot read the Temporal settings: {err}; check TEMPORAL_PROFILE, "
+                "TEMPORAL_CONFIG_FILE and the TEMPORAL_TLS_* paths"
+            ) from None
+        config.pop("target_host", None)
         return cls(
-            address=env.get("TEMPORAL_ADDRESS") or None,
-            namespace=env.get("TEMPORAL_NAMESPACE") or DEFAULT_NAMESPACE,
+            address=profile.address or None,
+            namespace=profile.namespace or DEFAULT_NAMESPACE,
             task_queue=env.get("TEMPORAL_TASK_QUEUE") or DEFAULT_TASK_QUEUE,
-            api_key=api_key,
-            tls=bool(cert) or bool(api_key) or env.get("TEMPORAL_TLS", "").lower() in ("1", "true"),
-            tls_cert=Path(cert) if cert else None,
-            tls_key=Path(key) if key else None,
+            connect_config=config,
             state_dir=Path(env.get("AGENTS_STATE_DIR") or DEFAULT_STATE_DIR),
+            port=_port(env, "AGENTS_PORT", DEFAULT_PORT),
+            ui_port=_port(env, "AGENTS_UI_PORT", DEFAULT_UI_PORT),
+            warnings=tuple(notes),
         )
+
+
+def _port(env: Mapping[str, str], name: str, default: int) -> int:
+    raw = env.get(name)
+    if not raw:
+        return default
+    if not raw.isdigit() or not 0 < int(raw) < 65536:
+        raise ValueError(f"{name}={raw!r} is not a port number (1-65535)")
+    return int(raw)
 
 
 def llm_settings_from_env(env: Mapping[str, str] = os.environ) -> LlmSettings:

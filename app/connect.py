@@ -1,28 +1,54 @@
-"""Connect to Temporal with the pydantic data converter."""
+"""Connect to Temporal with the pydantic data converter; connection problems are one line."""
 
 from __future__ import annotations
 
-from temporalio.client import Client, TLSConfig
+from typing import Any
+
+from temporalio.client import Client
 from temporalio.contrib.pydantic import pydantic_data_converter
 
 from app.config import TemporalSettings
 
 
+class ConnectionProblem(Exception):
+    """Temporal could not be reached or refused us; the message names the setting to check."""
+
+
 async def connect(settings: TemporalSettings, address: str | None = None) -> Client:
-    """A client for ``address`` (or the settings' address), TLS and API key as configured."""
+    """A client for ``address`` (or the settings' address) with the envconfig TLS/API key."""
     target = address or settings.address
     if not target:
-        raise ValueError("no Temporal address: set TEMPORAL_ADDRESS (host:port)")
-    tls: TLSConfig | bool = settings.tls
-    if settings.tls_cert and settings.tls_key:
-        tls = TLSConfig(
-            client_cert=settings.tls_cert.read_bytes(),
-            client_private_key=settings.tls_key.read_bytes(),
+        raise ConnectionProblem("no Temporal address: set TEMPORAL_ADDRESS (host:port)")
+    options: dict[str, Any] = {"namespace": settings.namespace, **settings.connect_config}
+    try:
+        return await Client.connect(target, data_converter=pydantic_data_converter, **options)
+    except RuntimeError as err:
+        raise ConnectionProblem(connect_error_message(target, settings, str(err))) from None
+
+
+def connect_error_message(address: str, settings: TemporalSettings, detail: str) -> str:
+    """One line: what failed at ``address`` and which setting to check."""
+    lowered = detail.lower()
+    if settings.uses_tls and any(
+        word in lowered for word in ("invalidcontenttype", "tls", "ssl", "certificate", "handshake")
+    ):
+        cause = "TEMPORAL_API_KEY turns TLS on" if settings.uses_api_key else "TLS is on"
+        return (
+            f"cannot connect to Temporal at {address}: the TLS handshake failed ({cause}); "
+            "for a server without TLS unset TEMPORAL_API_KEY or set TEMPORAL_TLS=false, "
+            "else check TEMPORAL_ADDRESS and the TEMPORAL_TLS_* settings"
         )
-    return await Client.connect(
-        target,
-        namespace=settings.namespace,
-        api_key=settings.api_key,
-        tls=tls,
-        data_converter=pydantic_data_converter,
+    if any(word in lowered for word in ("unauthenticated", "permission", "api key", "401", "403")):
+        return (
+            f"cannot connect to Temporal at {address}: the server refused the credentials; "
+            "check TEMPORAL_API_KEY (or the TLS client certificate) and TEMPORAL_NAMESPACE"
+        )
+    if "namespace" in lowered:
+        return (
+            f"cannot connect to Temporal at {address}: namespace {settings.namespace!r} "
+            "was not found; check TEMPORAL_NAMESPACE"
+        )
+    return (
+        f"cannot connect to Temporal at {address}: nothing answers there; check "
+        "TEMPORAL_ADDRESS (or unset it to use the local server of `agents up`)"
     )

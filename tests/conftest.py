@@ -11,6 +11,7 @@ from temporalio.contrib.pydantic import pydantic_data_converter
 from temporalio.testing import WorkflowEnvironment
 
 from app.binaries import temporal_cli
+from workflows.visibility import dev_server_args
 
 
 @pytest.fixture(scope="session")
@@ -22,6 +23,7 @@ async def env() -> AsyncIterator[WorkflowEnvironment]:
         dev_server_extra_args=[
             "--dynamic-config-value",
             "frontend.enableUpdateWorkflowExecution=true",
+            *dev_server_args(),  # AgentPhase, InterruptState, InterruptOrigin (issue 11)
         ],
     ) as environment:
         yield environment

@@ -22,6 +22,7 @@ ROOT = Path(__file__).resolve().parent.parent
 async def _client_py(client: Client, *args: str) -> subprocess.CompletedProcess[str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith(("TEMPORAL_", "OPENAI_"))}
     env["TEMPORAL_ADDRESS"] = client.service_client.config.target_host
+    env["COLUMNS"] = "200"
     return await asyncio.to_thread(
         subprocess.run,
         [sys.executable, str(ROOT / "client.py"), *args],
@@ -45,7 +46,8 @@ async def test_resolve_shows_rejects_and_accepts(
         shown = await _client_py(client, "resolve", interrupt_id)
         assert shown.returncode == 0, shown.stderr
         assert "MERGER_AGENT needs a decision" in shown.stdout
-        assert "**A**: Minimal change in the existing modules **(recommended)**" in shown.stdout
+        assert "A: Minimal change in the existing modules (recommended)" in shown.stdout
+        assert "**" not in shown.stdout, "markdown is rendered for the terminal"
 
         wrong = await _client_py(client, "resolve", interrupt_id, "--choice", "nope=A")
         assert wrong.returncode == 1

@@ -44,6 +44,7 @@ from workflows.resolution_rules import (
     recommended_resolution,
     resolution_problems,
 )
+from workflows.visibility import show_interrupt
 
 with workflow.unsafe.imports_passed_through():
     from activities.resolution import ResolutionActivities
@@ -256,6 +257,7 @@ class InterruptWorkflow:
     def _status(self, state: InterruptState, message: str) -> None:
         self._state = state
         self._event(EventKind.INTERRUPT_STATUS, f"{state}: {message}")
+        show_interrupt(self._job, state, workflow.info().workflow_id, workflow.now())
 
     def _event(self, kind: EventKind, message: str) -> None:
         job = self._job

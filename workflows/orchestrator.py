@@ -64,6 +64,7 @@ from workflows.resolution_rules import describe_resolution
 from workflows.resume import resumed_request
 from workflows.steps import decide
 from workflows.supervised_call import SupervisedCalls
+from workflows.visibility import child_attributes, show_orchestrator
 
 CONTEXT_WINDOW = 6
 """How many recent outputs an agent sees as curated upstream context."""
@@ -254,6 +255,7 @@ class OrchestratorWorkflow:
         state.current = NodeRef(node_id=node_id, agent_type=agent)
         if agent is not AgentType.CONTEXT_MANAGER:
             state.phase = node.phase
+        show_orchestrator(state.phase, state.current, None)
         agent_results: list[AgentResult] = []
         if node.dispatches is not None:
             agent_results = await self._dispatch(node, node_id, request_entry, request)
@@ -339,6 +341,7 @@ class OrchestratorWorkflow:
                 id=child_id,
                 static_summary=summary_line(origin, request),
                 static_details=details_markdown(child_id, origin, request),
+                search_attributes=child_attributes(job),
             )
             state.pending_interrupt = PendingInterrupt(
                 workflow_id=child_id,
@@ -346,6 +349,7 @@ class OrchestratorWorkflow:
                 reroute_to_agent_type=job.reroute_to,
                 request=request.to_wire(),
             )
+            show_orchestrator(state.phase, None, state.pending_interrupt)
             outcome = await child
         except ChildWorkflowError as err:
             message = failure_message(err)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable
+
 import pytest
 
 from app.answering import ask, resolution_from_flags
@@ -35,9 +37,18 @@ def test_bad_flags_say_how_to_write_them(
         resolution_from_flags(choice, [], confirm, None)
 
 
-def test_interactive_menu_retries_bad_input_and_takes_defaults() -> None:
-    answers = iter(["Z", "custom", "", "split by route", "maybe", "", "ship it"])
-    resolution = ask(REQUEST, read=lambda _prompt: next(answers))
+def _reader(*lines: str) -> Callable[[str], Awaitable[str]]:
+    answers = iter(lines)
+
+    async def read(_prompt: str) -> str:
+        return next(answers)
+
+    return read
+
+
+async def test_interactive_menu_retries_bad_input_and_takes_defaults() -> None:
+    read = _reader("Z", "custom", "", "split by route", "maybe", "", "ship it")
+    resolution = await ask(REQUEST, read)
     assert resolution.selected_choices == {"approach": OptionKey.CUSTOM}
     assert resolution.custom_inputs == {"approach": "split by route"}
     assert resolution.confirmations == {"tests": True}, "Enter takes the default"
@@ -45,8 +56,7 @@ def test_interactive_menu_retries_bad_input_and_takes_defaults() -> None:
     assert resolution_problems(REQUEST, resolution) == []
 
 
-def test_enter_takes_the_recommended_option() -> None:
-    answers = iter(["", "n", ""])
-    resolution = ask(REQUEST, read=lambda _prompt: next(answers))
+async def test_enter_takes_the_recommended_option() -> None:
+    resolution = await ask(REQUEST, _reader("", "n", ""))
     assert resolution.selected_choices == {"approach": OptionKey.B}
     assert resolution.confirmations == {"tests": False}

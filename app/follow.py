@@ -1,0 +1,161 @@
+"""Follow a run from a terminal: progress, its questions, and answering them (issue 11 item 2).
+
+Following never owns the run: cancelling ``follow`` (Ctrl-C) stops only the following, and
+``agents follow <id>`` attaches again. A question shown here may be answered anywhere else (the
+UI, ``agents resolve``, another follower); the open prompt then closes with a line saying who.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from typing import Any
+
+from temporalio.client import WorkflowExecutionStatus
+from temporalio.service import RPCError
+
+from app import render
+from app.answering import ask
+from app.history import entries_since
+from app.sdk import AgentWorkflowClient, ResolutionRejected
+from app.terminal_input import LineReader
+from models.interrupts import ResolvedBy
+from models.results import OrchestratorCollectorResult
+from workflows.orchestrator import OrchestratorWorkflow
+
+POLL_SECONDS = 0.25
+
+
+class StoppedAtQuestion(Exception):
+    """``follow(stop_at_question=True)`` reached a question; the run waits for its answer."""
+
+    def __init__(self, interrupt_id: str) -> None:
+        super().__init__(interrupt_id)
+        self.interrupt_id = interrupt_id
+
+
+async def follow(
+    agents: AgentWorkflowClient,
+    workflow_id: str,
+    *,
+    interactive: bool,
+    ui_url: str | None,
+    quiet: bool = False,
+    stop_at_question: bool = False,
+) -> OrchestratorCollectorResult:
+    """Show progress until the run ends; answer its questions when ``interactive``.
+
+    Raises WorkflowFailureError when the run fails, StoppedAtQuestion when
+    ``stop_at_question`` and a question waits.
+    """
+    handle = agents.client.get_workflow_handle_for(OrchestratorWorkflow.run, workflow_id)
+    result_task = asyncio.create_task(handle.result())
+    progress = render.Progress()
+    seen = 0
+    shown: set[str] = set()
+    reader = LineReader() if interactive else None
+    said_no_worker = False
+    try:
+        while not result_task.done():
+            try:
+                status = await agents.status(workflow_id)
+            except RPCError as err:  # no worker yet, or the run is closing
+                if not said_no_worker and "poller" in err.message and not quiet:
+                    render.note(f"waiting for a worker to answer the status query ({err.message})")
+                    said_no_worker = True
+            else:
+                if not quiet:
+                    progress.show(await entries_since(handle, status, seen))
+                    seen = status.entries_recorded
+                pending = status.pending_interrupt
+                if pending is not None and stop_at_question:
+                    question = await agents.interrupt_status(pending.workflow_id)
+                    if not quiet:
+                        render.question(pending.workflow_id, question.origin, question.request)
+                    raise StoppedAtQuestion(pending.workflow_id)
+                if pending is not None and pending.workflow_id not in shown and not quiet:
+                    shown.add(pending.workflow_id)
+                    await answer(agents, pending.workflow_id, reader, ui_url, result_task)
+            await asyncio.wait({result_task}, timeout=POLL_SECONDS)
+        if not quiet:
+            with contextlib.suppress(RPCError):
+                final = await agents.status(workflow_id)
+                progress.show(await entries_since(handle, final, seen))
+        return result_task.result()
+    finally:
+        if reader is not None:
+            reader.close()
+        if not result_task.done():
+            result_task.cancel()
+            with contextlib.suppress(BaseException):
+                await result_task
+
+
+async def answer(
+    agents: AgentWorkflowClient,
+    interrupt_id: str,
+    reader: LineReader | None,
+    ui_url: str | None,
+    run_done: asyncio.Future[Any] | None = None,
+) -> None:
+    """Show the question; ask for the answer when ``reader`` is set, else wait for one."""
+    question = await agents.interrupt_status(interrupt_id)
+    render.question(interrupt_id, question.origin, question.request)
+    if ui_url:
+        render.note(f"answer it in the Temporal UI: {ui_url}/{interrupt_id}")
+    render.note(f"or from another shell: agents resolve {interrupt_id}")
+    elsewhere = asyncio.create_task(_answered_by(agents, interrupt_id))
+    waits: set[asyncio.Future[Any]] = {elsewhere}
+    if run_done is not None:
+        waits.add(run_done)
+    try:
+        while reader is not None:
+            asking = asyncio.create_task(ask(question.request, reader.read))
+            done, _ = await asyncio.wait({asking, *waits}, return_when=asyncio.FIRST_COMPLETED)
+            if asking not in done:
+                asking.cancel()
+                with contextlib.suppress(BaseException):
+                    await asking
+                break
+            try:
+                resolution = asking.result()
+            except EOFError:  # input ended: wait like a non-interactive follower
+                reader = None
+                break
+            try:
+                ack = await agents.resolve(interrupt_id, resolution)
+            except ResolutionRejected as err:
+                if "already resolved" in str(err):
+                    break
+                render.error(str(err))
+                continue
+            render.console.print(f"Answer accepted: {ack.message}\n")
+            return
+        if reader is None:
+            render.console.print("Waiting for the answer...")
+        await asyncio.wait(waits, return_when=asyncio.FIRST_COMPLETED)
+        if elsewhere.done():
+            render.console.print(f"\nThe question was answered elsewhere, by {elsewhere.result()}.")
+    finally:
+        elsewhere.cancel()
+
+
+async def _answered_by(agents: AgentWorkflowClient, interrupt_id: str) -> str:
+    """Wait until the interrupt has an answer (or closes); say who gave it.
+
+    While a reviewer works on it (ESCALATED) a person's answer still wins, so the prompt stays.
+    """
+    while True:
+        try:
+            status = await agents.interrupt_status(interrupt_id)
+        except RPCError:
+            described = await agents.client.get_workflow_handle(interrupt_id).describe()
+            if described.status is not WorkflowExecutionStatus.RUNNING:
+                name = described.status.name if described.status else "closed"
+                return f"nobody: the question closed ({name.lower()})"
+        else:
+            if status.resolution is not None:
+                if status.resolution.resolved_by is not ResolvedBy.HUMAN:
+                    return str(status.resolution.resolved_by)
+                return await agents.who_answered(interrupt_id) or "a person"
+        await asyncio.sleep(POLL_SECONDS)

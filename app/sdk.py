@@ -1,0 +1,218 @@
+"""The supervisor SDK: start runs, read their status, answer and steer them, list the inbox."""
+
+from __future__ import annotations
+
+import asyncio
+import uuid
+from dataclasses import dataclass
+from datetime import datetime
+
+from temporalio.api.operatorservice.v1 import ListSearchAttributesRequest
+from temporalio.client import (
+    Client,
+    WorkflowExecution,
+    WorkflowExecutionStatus,
+    WorkflowHandle,
+    WorkflowUpdateFailedError,
+)
+from temporalio.common import WorkflowIDReusePolicy
+from temporalio.service import RPCError
+
+from app.config import DEFAULT_TASK_QUEUE, TemporalSettings
+from app.connect import connect
+from app.history import read_blackboard
+from app.stack import LocalStack, local_client
+from models.errors import failure_message
+from models.interrupt_events import EventAck, InterruptRequestEvent
+from models.interrupt_flow import InterruptStatus, ResolveAck
+from models.interrupts import InterruptResolution
+from models.results import OrchestratorCollectorResult
+from models.state import DEFAULT_MAX_STEPS, HistoryEntry, OrchestratorInput, OrchestratorStatus
+from workflows import visibility
+from workflows.interrupt import InterruptWorkflow
+from workflows.orchestrator import OrchestratorWorkflow
+
+PHASE_AT_START = "DISCOVERY"
+
+
+class ResolutionRejected(Exception):
+    """The interrupt refused the answer; the message names each problem."""
+
+
+class EventRejected(Exception):
+    """The orchestrator refused a supervisor's event; the message says why."""
+
+
+@dataclass(frozen=True)
+class RunRow:
+    """One line of ``agents list``."""
+
+    workflow_id: str
+    phase: str | None
+    state: str
+    started: datetime | None
+    goal: str
+
+
+@dataclass(frozen=True)
+class WaitingRow:
+    """One line of ``agents list --waiting``: a question waiting for a person."""
+
+    interrupt_id: str
+    origin: str
+    question: str
+    started: datetime | None
+    deadline: datetime | None
+
+
+class AgentWorkflowClient:
+    """What supervisors and tools call: start runs, read their status, steer them."""
+
+    def __init__(self, client: Client, task_queue: str = DEFAULT_TASK_QUEUE) -> None:
+        self.client = client
+        self.task_queue = task_queue
+        self._indexed: bool | None = None
+
+    @classmethod
+    async def connect(cls, settings: TemporalSettings | None = None) -> AgentWorkflowClient:
+        """A client for the settings' address (``TemporalSettings.from_env()`` by default);
+        with no address, the local stack's server (started if needed, like ``agents up``)."""
+        settings = settings or TemporalSettings.from_env()
+        stack = LocalStack(settings)
+        if stack.serves(settings.address):
+            info, _ = await stack.up()
+            return cls(await local_client(info), settings.task_queue)
+        return cls(await connect(settings), settings.task_queue)
+
+    async def search_attributes_missing(self) -> list[str]:
+        """Our search attributes the namespace lacks (all of them if it cannot be asked)."""
+        try:
+            listed = await self.client.operator_service.list_search_attributes(
+                ListSearchAttributesRequest(namespace=self.client.namespace)
+            )
+        except RPCError:
+            return [key.name for key in visibility.KEYS]
+        return visibility.missing(dict(listed.custom_attributes))
+
+    async def start(
+        self,
+        goal: str,
+        *,
+        workflow_id: str | None = None,
+        max_steps: int = DEFAULT_MAX_STEPS,
+        task_queue: str | None = None,
+    ) -> WorkflowHandle[OrchestratorWorkflow, OrchestratorCollectorResult]:
+        """Start an OrchestratorWorkflow; raises ValueError for an empty goal.
+
+        An id is used once: starting a run with the id of an earlier one (running or closed)
+        raises WorkflowAlreadyStartedError.
+
+        The run gets the ``AgentPhase`` search attribute (and its interrupts theirs) only when
+        the namespace has them registered.
+        """
+        run_input = OrchestratorInput(goal=goal, max_steps=max_steps)
+        if self._indexed is None:
+            self._indexed = not await self.search_attributes_missing()
+        return await self.client.start_workflow(
+            OrchestratorWorkflow.run,
+            run_input,
+            id=workflow_id or f"orchestrator-{uuid.uuid4().hex[:12]}",
+            task_queue=task_queue or self.task_queue,
+            id_reuse_policy=WorkflowIDReusePolicy.REJECT_DUPLICATE,
+            static_summary=f"Goal: {run_input.goal}"[:200],
+            memo={"goal": run_input.goal[:500]},
+            search_attributes=(
+                visibility.initial_orchestrator_attributes(PHASE_AT_START)
+                if self._indexed
+                else None
+            ),
+        )
+
+    async def status(self, workflow_id: str) -> OrchestratorStatus:
+        handle = self.client.get_workflow_handle_for(OrchestratorWorkflow.run, workflow_id)
+        return await handle.query(OrchestratorWorkflow.status)
+
+    async def blackboard(self, workflow_id: str, *, payloads: bool = False) -> list[HistoryEntry]:
+        """Every blackboard entry of the run chain (``status`` holds only the newest); with
+        ``payloads``, each payload read back from the runs' histories."""
+        return await read_blackboard(self.client, workflow_id, payloads=payloads)
+
+    async def interrupt_status(self, interrupt_id: str) -> InterruptStatus:
+        """The question an InterruptWorkflow waits on, its state and its events."""
+        handle = self.client.get_workflow_handle_for(InterruptWorkflow.run, interrupt_id)
+        return await handle.query(InterruptWorkflow.status)
+
+    async def resolve(self, interrupt_id: str, resolution: InterruptResolution) -> ResolveAck:
+        """Answer an interrupt; raises ResolutionRejected with every problem of a wrong answer."""
+        handle = self.client.get_workflow_handle_for(InterruptWorkflow.run, interrupt_id)
+        try:
+            return await handle.execute_update(InterruptWorkflow.resolve_validated, resolution)
+        except WorkflowUpdateFailedError as err:
+            raise ResolutionRejected(failure_message(err)) from None
+
+    async def send_interrupt_event(
+        self, workflow_id: str, event: InterruptRequestEvent
+    ) -> EventAck:
+        """Ask the running agent to interrupt, then continue at ``rerouteToAgentType``.
+
+        Raises EventRejected when the target is not running, an event is already pending for
+        it, an interrupt is already waiting, or the event id was already processed.
+        """
+        handle = self.client.get_workflow_handle_for(OrchestratorWorkflow.run, workflow_id)
+        try:
+            return await handle.execute_update(OrchestratorWorkflow.send_interrupt_event, event)
+        except WorkflowUpdateFailedError as err:
+            raise EventRejected(failure_message(err)) from None
+
+    async def who_answered(self, interrupt_id: str) -> str:
+        """The client identity that sent the accepted answer, from the interrupt's history."""
+        handle = self.client.get_workflow_handle(interrupt_id)
+        who = ""
+        async for event in handle.fetch_history_events():
+            if event.HasField("workflow_execution_update_accepted_event_attributes"):
+                request = event.workflow_execution_update_accepted_event_attributes.accepted_request
+                who = f"{request.meta.identity} (update {request.input.name})"
+            elif event.HasField("workflow_execution_signaled_event_attributes"):
+                signal = event.workflow_execution_signaled_event_attributes
+                who = f"{signal.identity} (signal {signal.signal_name})"
+        return who
+
+    async def runs(self, limit: int = 20) -> list[RunRow]:
+        """Recent runs, newest first."""
+        rows = []
+        query = f"WorkflowType = '{OrchestratorWorkflow.__name__}'"
+        async for execution in self.client.list_workflows(query, limit=limit):
+            memo = await execution.memo()
+            status = execution.status or WorkflowExecutionStatus.RUNNING
+            rows.append(
+                RunRow(
+                    workflow_id=execution.id,
+                    phase=execution.typed_search_attributes.get(visibility.AGENT_PHASE),
+                    state=status.name,
+                    started=execution.start_time,
+                    goal=str(memo.get("goal", "")),
+                )
+            )
+        return rows
+
+    async def waiting(self, limit: int = 100) -> list[WaitingRow]:
+        """Questions waiting for a person across all runs (``InterruptState='WAITING'``)."""
+        query = (
+            f"WorkflowType = '{InterruptWorkflow.__name__}' AND "
+            f"{visibility.INTERRUPT_STATE.name} = '{visibility.WAITING}' AND "
+            "ExecutionStatus = 'Running'"
+        )
+        executions = [e async for e in self.client.list_workflows(query, limit=limit)]
+        return list(await asyncio.gather(*(self._waiting_row(e) for e in executions)))
+
+    async def _waiting_row(self, execution: WorkflowExecution) -> WaitingRow:
+        origin = execution.typed_search_attributes.get(visibility.INTERRUPT_ORIGIN) or "?"
+        started = execution.start_time
+        try:
+            question = await self.interrupt_status(execution.id)
+        except RPCError:  # no worker to answer the query: what the server itself knows
+            described = await self.client.get_workflow_handle(execution.id).describe()
+            summary = await described.static_summary() or ""
+            return WaitingRow(execution.id, origin, summary, started, None)
+        lines = question.request.reason.strip().splitlines() or [""]
+        return WaitingRow(execution.id, question.origin.value, lines[0], started, question.deadline)

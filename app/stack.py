@@ -1,0 +1,336 @@
+"""The local stack: a Temporal dev server and workers in the background, one per state directory.
+
+``agents up`` starts it (or finds it), ``agents down`` stops it; every command without
+``TEMPORAL_ADDRESS`` uses it. The processes run in their own sessions, so they outlive the
+terminal; their logs go to files under the state directory. One lock file per state directory
+serialises starting and stopping; ``stack.json`` records what runs where.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import fcntl
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+from temporalio.api.enums.v1 import TaskQueueType
+from temporalio.api.taskqueue.v1 import TaskQueue
+from temporalio.api.workflowservice.v1 import DescribeTaskQueueRequest
+from temporalio.client import Client
+from temporalio.contrib.pydantic import pydantic_data_converter
+
+from app.binaries import temporal_cli
+from app.config import TemporalSettings
+from workflows.visibility import dev_server_args
+
+HOST = "127.0.0.1"
+START_TIMEOUT_SECONDS = 120.0
+"""A ceiling for a process to come up on a loaded machine, not a window anything relies on."""
+STOP_TIMEOUT_SECONDS = 15.0
+SERVER_LOG = "temporal-server.log"
+STACK_FILE = "stack.json"
+LOCK_FILE = "stack.lock"
+
+
+class StackError(Exception):
+    """The local stack cannot be started or used; the message says what to change."""
+
+
+@dataclass
+class StackInfo:
+    """What ``stack.json`` records."""
+
+    address: str
+    ui_url: str
+    namespace: str
+    server_pid: int
+    workers: dict[str, int] = field(default_factory=dict)
+    """Task queue -> worker pid (``agents`` and one queue per offline scenario)."""
+
+
+def scenario_queue(task_queue: str, scenario: str) -> str:
+    """The task queue of the worker that runs offline scenario ``scenario``."""
+    return f"{task_queue}/scenario/{scenario.strip()}"
+
+
+class LocalStack:
+    """The stack of one state directory."""
+
+    def __init__(self, settings: TemporalSettings) -> None:
+        self.settings = settings
+        self.dir = settings.state_dir.resolve()
+
+    # -- reading --------------------------------------------------------------------------
+
+    def info(self) -> StackInfo | None:
+        """The recorded stack if its server process is still alive, else None."""
+        try:
+            raw = json.loads((self.dir / STACK_FILE).read_text())
+            info = StackInfo(**raw)
+        except (OSError, ValueError, TypeError):
+            return None
+        return info if _alive(info.server_pid) else None
+
+    def owns(self, address: str) -> bool:
+        """Whether ``address`` is this stack's server (so TEMPORAL_ADDRESS may point at it)."""
+        info = self.info()
+        return info is not None and _normal(address) == _normal(info.address)
+
+    def serves(self, address: str | None) -> bool:
+        """Whether commands for ``address`` use this stack: no address, the stack's own, or
+        the address ``up`` would start while nothing else listens there."""
+        if address is None or self.owns(address):
+            return True
+        port = self.settings.port
+        return _normal(address) == f"{HOST}:{port}" and _free(port)
+
+    def describe(self) -> list[str]:
+        """Lines for ``agents up --status``."""
+        info = self.info()
+        if info is None:
+            return [f"no local stack runs for {self.dir} (start it with: agents up)"]
+        lines = [
+            f"Temporal dev server {info.address} (pid {info.server_pid}), UI {info.ui_url}",
+            f"state and logs in {self.dir}",
+        ]
+        for queue, pid in sorted(info.workers.items()):
+            state = "running" if _alive(pid) else "stopped"
+            lines.append(f"worker for queue {queue!r}: pid {pid}, {state}")
+        return lines
+
+    # -- starting and stopping ------------------------------------------------------------
+
+    async def up(self) -> tuple[StackInfo, bool]:
+        """Start the server and the default worker unless they run; True when it started."""
+        with self._lock():
+            info = self.info()
+            started = info is None
+            if info is None:
+                info = await self._start_server()
+            await self._ensure_worker(info, self.settings.task_queue, None)
+            return info, started
+
+    async def ensure_scenario_worker(self, scenario: str) -> str:
+        """A background worker whose offline model follows ``scenario``; returns its queue."""
+        queue = scenario_queue(self.settings.task_queue, scenario)
+        with self._lock():
+            info = self.info()
+            if info is None:
+                raise StackError("the local stack is not running; start it with: agents up")
+            await self._ensure_worker(info, queue, scenario)
+        return queue
+
+    def down(self) -> bool:
+        """Stop the workers and the server; False when nothing was running."""
+        with self._lock():
+            info = self.info()
+            path = self.dir / STACK_FILE
+            if info is None:
+                path.unlink(missing_ok=True)
+                return False
+            for pid in [*info.workers.values(), info.server_pid]:
+                _stop(pid)
+            path.unlink(missing_ok=True)
+            return True
+
+    @contextlib.contextmanager
+    def _lock(self) -> Iterator[None]:
+        self.dir.mkdir(parents=True, exist_ok=True)
+        with (self.dir / LOCK_FILE).open("w") as handle:
+            fcntl.flock(handle, fcntl.LOCK_EX)
+            try:
+                yield
+            finally:
+                fcntl.flock(handle, fcntl.LOCK_UN)
+
+    def _save(self, info: StackInfo) -> None:
+        path = self.dir / STACK_FILE
+        tmp = path.with_suffix(".tmp")
+        tmp.write_text(json.dumps(asdict(info), indent=2))
+        tmp.replace(path)
+
+    async def _start_server(self) -> StackInfo:
+        port, ui_port = self.settings.port, self.settings.ui_port
+        for name, number in (("AGENTS_PORT", port), ("AGENTS_UI_PORT", ui_port)):
+            if not _free(number):
+                raise StackError(
+                    f"port {number} is in use by another program, not by the local stack of "
+                    f"{self.dir}; set {name} to a free port, or TEMPORAL_ADDRESS to use the "
+                    "server that is there"
+                )
+        address = f"{HOST}:{port}"
+        command = [
+            temporal_cli(),
+            "server",
+            "start-dev",
+            "--ip",
+            HOST,
+            "--port",
+            str(port),
+            "--ui-ip",
+            HOST,
+            "--ui-port",
+            str(ui_port),
+            "--namespace",
+            self.settings.namespace,
+            "--db-filename",
+            str(self.dir / "temporal.db"),
+            "--log-level",
+            "warn",
+            "--dynamic-config-value",
+            "frontend.enableUpdateWorkflowExecution=true",
+            *dev_server_args(),
+        ]
+        process = _spawn(command, self.dir / SERVER_LOG, dict(os.environ))
+        info = StackInfo(
+            address=address,
+            ui_url=f"http://{HOST}:{ui_port}",
+            namespace=self.settings.namespace,
+            server_pid=process.pid,
+        )
+        deadline = time.monotonic() + START_TIMEOUT_SECONDS
+        while True:
+            if process.poll() is not None:
+                raise StackError(
+                    f"the Temporal dev server exited at start; see {self.dir / SERVER_LOG}"
+                )
+            try:
+                await local_client(info)
+                break
+            except RuntimeError:
+                if time.monotonic() > deadline:
+                    _stop(process.pid)
+                    raise StackError(
+                        f"the Temporal dev server did not answer on {address}; "
+                        f"see {self.dir / SERVER_LOG}"
+                    ) from None
+                await asyncio.sleep(0.2)
+        self._save(info)
+        return info
+
+    async def _ensure_worker(self, info: StackInfo, queue: str, scenario: str | None) -> None:
+        pid = info.workers.get(queue)
+        if pid is not None and _alive(pid):
+            return
+        env = {
+            k: v
+            for k, v in os.environ.items()
+            if not k.startswith("TEMPORAL_") and k != "OFFLINE_SCENARIO"
+        }
+        env.update(
+            TEMPORAL_ADDRESS=info.address,
+            TEMPORAL_NAMESPACE=info.namespace,
+            TEMPORAL_TASK_QUEUE=queue,
+            TEMPORAL_CONFIG_FILE=os.devnull,
+        )
+        if scenario:
+            env["OFFLINE_SCENARIO"] = scenario
+        log = self.dir / f"worker-{_slug(queue)}.log"
+        process = _spawn([sys.executable, "-m", "worker"], log, env)
+        info.workers[queue] = process.pid
+        self._save(info)
+        client = await local_client(info)
+        deadline = time.monotonic() + START_TIMEOUT_SECONDS
+        while not await _polled(client, info.namespace, queue):
+            if process.poll() is not None:
+                del info.workers[queue]
+                self._save(info)
+                raise StackError(f"the worker for {queue!r} exited at start: {_tail(log)}")
+            if time.monotonic() > deadline:
+                raise StackError(f"the worker for {queue!r} did not start; see {log}")
+            await asyncio.sleep(0.2)
+
+
+async def local_client(info: StackInfo) -> Client:
+    """A client of the stack's server (plain connection, no TLS or API key)."""
+    return await Client.connect(
+        info.address, namespace=info.namespace, data_converter=pydantic_data_converter
+    )
+
+
+async def _polled(client: Client, namespace: str, queue: str) -> bool:
+    """Whether a worker polls ``queue`` for workflow tasks."""
+    described = await client.workflow_service.describe_task_queue(
+        DescribeTaskQueueRequest(
+            namespace=namespace,
+            task_queue=TaskQueue(name=queue),
+            task_queue_type=TaskQueueType.TASK_QUEUE_TYPE_WORKFLOW,
+        )
+    )
+    return bool(described.pollers)
+
+
+def _spawn(command: list[str], log: Path, env: dict[str, str]) -> subprocess.Popen[bytes]:
+    """Start ``command`` in its own session (Ctrl-C in the terminal does not reach it)."""
+    with log.open("ab") as out:
+        return subprocess.Popen(
+            command,
+            stdin=subprocess.DEVNULL,
+            stdout=out,
+            stderr=subprocess.STDOUT,
+            env=env,
+            start_new_session=True,
+        )
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    with contextlib.suppress(OSError):  # a zombie child of this process is not alive
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+        return state != "Z"
+    return True
+
+
+def _stop(pid: int) -> None:
+    """SIGTERM the process group of ``pid``; SIGKILL it if it does not end in time."""
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(pid, signal.SIGTERM)
+    deadline = time.monotonic() + STOP_TIMEOUT_SECONDS
+    while _alive(pid) and time.monotonic() < deadline:
+        with contextlib.suppress(ChildProcessError):
+            os.waitpid(pid, os.WNOHANG)
+        time.sleep(0.1)
+    if _alive(pid):
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(pid, signal.SIGKILL)
+
+
+def _free(port: int) -> bool:
+    with socket.socket() as s:
+        s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            s.bind((HOST, port))
+        except OSError:
+            return False
+        return True
+
+
+def _normal(address: str) -> str:
+    host, _, port = address.rpartition(":")
+    return f"{HOST if host in ('localhost', '127.0.0.1', '') else host}:{port}"
+
+
+def _slug(queue: str) -> str:
+    return "".join(c if c.isalnum() or c in "-_" else "_" for c in queue)[:80]
+
+
+def _tail(log: Path) -> str:
+    with contextlib.suppress(OSError):
+        lines = [line for line in log.read_text(errors="replace").splitlines() if line.strip()]
+        if lines:
+            return lines[-1]
+    return f"see {log}"

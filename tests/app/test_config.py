@@ -1,0 +1,96 @@
+"""Temporal settings through temporalio.envconfig: variables, TOML profiles, deprecated names."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from app.config import TemporalSettings
+
+PROFILES = """
+[profile.default]
+address = "default-host:7233"
+
+[profile.prod]
+address = "prod.example:7233"
+namespace = "prod-ns"
+api_key = "prod-key"
+"""
+
+
+@pytest.fixture
+def config_file(tmp_path: Path) -> str:
+    path = tmp_path / "temporal.toml"
+    path.write_text(PROFILES)
+    return str(path)
+
+
+def test_nothing_set_means_the_local_stack(tmp_path: Path) -> None:
+    settings = TemporalSettings.from_env({"TEMPORAL_CONFIG_FILE": str(tmp_path / "none.toml")})
+    assert settings.address is None and settings.namespace == "default"
+    assert settings.port == 7233 and settings.ui_port == 8233 and not settings.uses_tls
+
+
+def test_profiles_are_read_like_the_temporal_cli(config_file: str) -> None:
+    default = TemporalSettings.from_env({"TEMPORAL_CONFIG_FILE": config_file})
+    assert default.address == "default-host:7233"
+    prod = TemporalSettings.from_env(
+        {"TEMPORAL_CONFIG_FILE": config_file, "TEMPORAL_PROFILE": "prod"}
+    )
+    assert (prod.address, prod.namespace) == ("prod.example:7233", "prod-ns")
+    assert prod.uses_api_key and prod.uses_tls, "an API key turns TLS on"
+    assert "prod-key" not in repr(prod), "secrets stay out of reprs"
+
+
+def test_variables_override_the_profile(config_file: str) -> None:
+    settings = TemporalSettings.from_env(
+        {
+            "TEMPORAL_CONFIG_FILE": config_file,
+            "TEMPORAL_PROFILE": "prod",
+            "TEMPORAL_ADDRESS": "other:7233",
+            "TEMPORAL_NAMESPACE": "other-ns",
+            "TEMPORAL_TLS": "false",
+        }
+    )
+    assert (settings.address, settings.namespace) == ("other:7233", "other-ns")
+    assert settings.uses_api_key and not settings.uses_tls
+
+
+def test_unknown_profile_names_the_setting(config_file: str) -> None:
+    with pytest.raises(ValueError, match="TEMPORAL_PROFILE"):
+        TemporalSettings.from_env({"TEMPORAL_CONFIG_FILE": config_file, "TEMPORAL_PROFILE": "x"})
+
+
+def test_old_tls_names_still_work_with_a_deprecation_note(tmp_path: Path) -> None:
+    cert, key = tmp_path / "c.pem", tmp_path / "k.pem"
+    cert.write_bytes(b"CERT")
+    key.write_bytes(b"KEY")
+    settings = TemporalSettings.from_env(
+        {
+            "TEMPORAL_CONFIG_FILE": str(tmp_path / "none.toml"),
+            "TEMPORAL_ADDRESS": "h:7233",
+            "TEMPORAL_TLS_CERT": str(cert),
+            "TEMPORAL_TLS_KEY": str(key),
+        }
+    )
+    tls = settings.connect_config["tls"]
+    assert (tls.client_cert, tls.client_private_key) == (b"CERT", b"KEY")
+    assert any("TEMPORAL_TLS_CLIENT_CERT_PATH" in w for w in settings.warnings)
+    assert any("TEMPORAL_TLS_CLIENT_KEY_PATH" in w for w in settings.warnings)
+
+
+def test_missing_certificate_file_is_one_line(tmp_path: Path) -> None:
+    with pytest.raises(ValueError, match="TEMPORAL_TLS"):
+        TemporalSettings.from_env(
+            {
+                "TEMPORAL_CONFIG_FILE": str(tmp_path / "none.toml"),
+                "TEMPORAL_TLS_CLIENT_CERT_PATH": str(tmp_path / "missing.pem"),
+            }
+        )
+
+
+@pytest.mark.parametrize("value", ["abc", "0", "70000"])
+def test_bad_port_names_the_variable(value: str) -> None:
+    with pytest.raises(ValueError, match="AGENTS_PORT"):
+        TemporalSettings.from_env({"AGENTS_PORT": value})

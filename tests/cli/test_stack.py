@@ -1,0 +1,65 @@
+"""``agents up`` / ``down``: idempotent, one stack per state directory, clear port conflicts
+(issue 11 item 1)."""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import subprocess
+import sys
+from pathlib import Path
+
+from tests.cli.support import CLIENT, ROOT, agents
+
+
+def _stack_file(env: dict[str, str]) -> dict[str, object]:
+    return dict(json.loads((Path(env["AGENTS_STATE_DIR"]) / "stack.json").read_text()))
+
+
+def test_two_ups_at_once_start_one_stack_and_down_stops_it(fresh_env: dict[str, str]) -> None:
+    both = [
+        subprocess.Popen(
+            [sys.executable, CLIENT, "up"],
+            env=fresh_env,
+            cwd=ROOT,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        for _ in range(2)
+    ]
+    outputs = [p.communicate(timeout=180) for p in both]
+    assert [p.returncode for p in both] == [0, 0], outputs
+    said = sorted(out.splitlines()[0] for out, _ in outputs)
+    assert said == ["Started the local stack.", "The local stack runs."], "the lock serialised them"
+    recorded = _stack_file(fresh_env)
+    server_pid = recorded["server_pid"]
+    assert isinstance(server_pid, int)
+    os.kill(server_pid, 0)
+    assert (Path(fresh_env["AGENTS_STATE_DIR"]) / "temporal-server.log").exists()
+
+    again = agents(fresh_env, "up")
+    assert again.returncode == 0 and "The local stack runs." in again.stdout
+    assert _stack_file(fresh_env)["server_pid"] == server_pid, "up is idempotent"
+    status = agents(fresh_env, "up", "--status")
+    assert f"127.0.0.1:{fresh_env['AGENTS_PORT']} (pid {server_pid})" in status.stdout
+    assert "worker for queue 'agents'" in status.stdout and "running" in status.stdout
+
+    down = agents(fresh_env, "down")
+    assert down.returncode == 0 and "Stopped the local stack" in down.stdout
+    assert not (Path(fresh_env["AGENTS_STATE_DIR"]) / "stack.json").exists()
+    again_down = agents(fresh_env, "down")
+    assert again_down.returncode == 0 and "No local stack was running." in again_down.stdout
+    assert "no local stack runs" in agents(fresh_env, "up", "--status").stdout
+
+
+def test_a_port_held_by_another_program_is_named(fresh_env: dict[str, str]) -> None:
+    with socket.socket() as other:
+        other.bind(("127.0.0.1", int(fresh_env["AGENTS_PORT"])))
+        other.listen()
+        done = agents(fresh_env, "up")
+    assert done.returncode == 1
+    assert f"port {fresh_env['AGENTS_PORT']} is in use by another program" in done.stderr
+    assert "AGENTS_PORT" in done.stderr and "Traceback" not in done.stderr
+    assert len(done.stderr.strip().splitlines()) == 1

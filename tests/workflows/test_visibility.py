@@ -1,0 +1,127 @@
+"""Search attributes and current details: what a person finds in the Temporal UI and inbox
+(issue 11 items 3 and 4), against a dev server that registers the attributes."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import re
+
+import pytest
+from temporalio.api.enums.v1 import EventType
+from temporalio.api.sdk.v1 import WorkflowMetadata
+from temporalio.client import Client, WorkflowHandle
+
+from activities.llm import LlmSettings
+from activities.offline_model import OfflineModel, OfflineScenario
+from app.sdk import AgentWorkflowClient
+from app.worker_setup import build_worker
+from models.agent_types import AgentType
+from models.interrupt_flow import InterruptState
+from models.interrupts import InterruptResolution, InterruptType
+from tests.support.interrupts import GOAL, start, wait_for_interrupt
+from tests.workflows.test_resolution_rules import REQUEST
+from workflows import visibility
+from workflows.resolution_rules import resolution_problems
+
+
+@pytest.mark.parametrize(
+    ("state", "kind", "value"),
+    [
+        (InterruptState.REQUESTED, InterruptType.HUMAN_REVIEW, "WAITING"),
+        (InterruptState.REQUESTED, InterruptType.AGENT_REVIEW, "ESCALATED"),
+        (InterruptState.WAITING, InterruptType.HUMAN_REVIEW, "WAITING"),
+        (InterruptState.TIMED_OUT, InterruptType.HUMAN_REVIEW, "TIMED_OUT"),
+        (InterruptState.ESCALATED, InterruptType.HUMAN_REVIEW, "ESCALATED"),
+        (InterruptState.RESOLVED, InterruptType.HUMAN_REVIEW, "RESOLVED"),
+    ],
+)
+def test_interrupt_state_values(state: InterruptState, kind: InterruptType, value: str) -> None:
+    assert visibility.interrupt_state_value(state, kind) == value
+
+
+def test_question_markdown_puts_every_option_on_its_own_bullet() -> None:
+    lines = visibility.question_markdown(AgentType.REVIEW_AGENT, REQUEST).splitlines()
+    bullets = [i for i, line in enumerate(lines) if line.startswith("- **")]
+    assert len(bullets) == sum(len(c.options) for c in REQUEST.choices)
+    first = bullets[0]
+    assert lines[first - 1] == "", "a blank line starts the list, so it never runs together"
+
+
+def test_the_pasteable_answer_is_a_valid_resolution() -> None:
+    text = visibility.answer_markdown("run-interrupt-1", REQUEST)
+    assert "resolve_validated" in text and "`resolve`" in text
+    pasted = json.loads(re.search(r"```json\n(.*?)\n```", text, re.S)[1])  # type: ignore[index]
+    assert resolution_problems(REQUEST, InterruptResolution.model_validate(pasted)) == []
+    code = "".join(re.findall(r"```\w*\n(.*?)```", text, re.S))
+    assert max(len(line) for line in code.splitlines()) <= 80, "code lines are not cut off"
+
+
+async def _current_details(handle: WorkflowHandle) -> str:
+    metadata = await handle.query("__temporal_workflow_metadata", result_type=WorkflowMetadata)
+    return str(metadata.current_details)
+
+
+async def _until_waiting(agents: AgentWorkflowClient, interrupt_id: str) -> None:
+    """Visibility is eventually consistent: list again until the question is there."""
+    async with asyncio.timeout(60):
+        while interrupt_id not in [row.interrupt_id for row in await agents.waiting()]:
+            await asyncio.sleep(0.2)
+
+
+async def test_ui_shows_the_waiting_question_and_the_inbox_lists_it(
+    client: Client, task_queue: str, workflow_id: str
+) -> None:
+    agents = AgentWorkflowClient(client, task_queue)
+    assert await agents.search_attributes_missing() == []
+    offline = OfflineModel(OfflineScenario(interrupt_at=frozenset({AgentType.REVIEW_AGENT})))
+    async with build_worker(client, task_queue, LlmSettings(), offline=offline):
+        handle = await agents.start(GOAL, workflow_id=workflow_id)
+        pending = (await wait_for_interrupt(handle)).pending_interrupt
+        assert pending is not None
+        child = client.get_workflow_handle(pending.workflow_id)
+        await _until_waiting(agents, pending.workflow_id)
+
+        parent_sa = (await handle.describe()).typed_search_attributes
+        assert parent_sa.get(visibility.AGENT_PHASE) == "REVIEW"
+        child_sa = (await child.describe()).typed_search_attributes
+        assert child_sa.get(visibility.INTERRUPT_STATE) == "WAITING"
+        assert child_sa.get(visibility.INTERRUPT_ORIGIN) == "REVIEW_AGENT"
+        assert (
+            f"waiting for an answer** to `{pending.workflow_id}`"
+            in (await _current_details(handle)).lower()
+        )
+
+        details = await _current_details(child)
+        assert "WAITING for a person" in details and "Send an Update" in details
+        pasted = json.loads(re.search(r"```json\n(.*?)\n```", details, re.S)[1])  # type: ignore[index]
+        ack = await child.execute_update("resolve_validated", pasted)  # what the UI sends
+        assert ack["accepted"] is True
+        await asyncio.wait_for(handle.result(), 60)
+
+    assert (await child.describe()).typed_search_attributes.get(
+        visibility.INTERRUPT_STATE
+    ) == "RESOLVED"
+    assert (await handle.describe()).typed_search_attributes.get(
+        visibility.AGENT_PHASE
+    ) == "COMPLETION"
+
+
+async def test_a_run_started_without_the_attributes_never_upserts_them(
+    client: Client, task_queue: str, workflow_id: str
+) -> None:
+    """What a namespace without the attributes needs: no upsert, so no failing task."""
+    offline = OfflineModel(OfflineScenario(interrupt_at=frozenset({AgentType.REVIEW_AGENT})))
+    async with build_worker(client, task_queue, LlmSettings(), offline=offline):
+        handle = await start(client, task_queue, workflow_id)
+        pending = (await wait_for_interrupt(handle)).pending_interrupt
+        assert pending is not None
+        child = client.get_workflow_handle(pending.workflow_id)
+        await child.signal(
+            "resolve", {"selectedChoices": {"approach": "A"}, "confirmations": {"add-tests": True}}
+        )
+        await asyncio.wait_for(handle.result(), 60)
+    for run in (handle, child):
+        kinds = {e.event_type async for e in run.fetch_history_events()}
+        assert EventType.EVENT_TYPE_UPSERT_WORKFLOW_SEARCH_ATTRIBUTES not in kinds
+        assert EventType.EVENT_TYPE_WORKFLOW_TASK_FAILED not in kinds

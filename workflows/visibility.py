@@ -1,0 +1,212 @@
+"""What a person sees of a run in Temporal's visibility and UI (issue 11 items 3 and 4).
+
+Search attributes: ``AgentPhase`` on the orchestrator, ``InterruptState`` and ``InterruptOrigin``
+on each InterruptWorkflow, all Keyword. Upserting an attribute the namespace does not know fails
+the workflow task, so the workflows upsert only attributes they were *started* with: the client
+sets them at start when the namespace has them registered (a deterministic signal, recorded in
+the start event), and the orchestrator passes them on to its interrupts the same way.
+
+Current details (``workflow.set_current_details``) are markdown the UI shows on the workflow's
+page: the waiting question with ready-to-paste answers, or what the orchestrator is doing.
+Every function here is pure or only touches workflow APIs (no I/O, no environment).
+"""
+
+from __future__ import annotations
+
+import json
+from datetime import datetime, timedelta
+from typing import Any
+
+from temporalio import workflow
+from temporalio.api.enums.v1 import IndexedValueType
+from temporalio.common import SearchAttributeKey, SearchAttributePair, TypedSearchAttributes
+
+from models.agent_types import AgentType
+from models.interrupt_flow import InterruptInput, InterruptState
+from models.interrupts import InterruptRequestBase, InterruptType
+from models.state import NodeRef, PendingInterrupt
+from workflows.resolution_rules import recommended_resolution
+
+AGENT_PHASE = SearchAttributeKey.for_keyword("AgentPhase")
+INTERRUPT_STATE = SearchAttributeKey.for_keyword("InterruptState")
+INTERRUPT_ORIGIN = SearchAttributeKey.for_keyword("InterruptOrigin")
+KEYS: tuple[SearchAttributeKey[str], ...] = (AGENT_PHASE, INTERRUPT_STATE, INTERRUPT_ORIGIN)
+
+WAITING = "WAITING"
+ESCALATED = "ESCALATED"
+RESOLVED = "RESOLVED"
+TIMED_OUT = "TIMED_OUT"
+INTERRUPT_STATES = (WAITING, ESCALATED, RESOLVED, TIMED_OUT)
+
+
+def dev_server_args() -> list[str]:
+    """``temporal server start-dev`` flags that register the search attributes."""
+    args: list[str] = []
+    for key in KEYS:
+        args += ["--search-attribute", f"{key.name}=Keyword"]
+    return args
+
+
+def create_commands(namespace: str = "default") -> list[str]:
+    """The ``temporal operator`` commands that register the attributes on a cluster."""
+    return [
+        f"temporal operator search-attribute create --namespace {namespace} "
+        f"--name {key.name} --type Keyword"
+        for key in KEYS
+    ]
+
+
+def missing(registered: dict[str, int]) -> list[str]:
+    """Our attributes that ``registered`` (name -> IndexedValueType) lacks as Keyword."""
+    keyword = IndexedValueType.INDEXED_VALUE_TYPE_KEYWORD
+    return [key.name for key in KEYS if registered.get(key.name) != keyword]
+
+
+def initial_orchestrator_attributes(phase: str) -> TypedSearchAttributes:
+    """What the client starts an orchestrator with when the namespace knows the attributes."""
+    return TypedSearchAttributes([SearchAttributePair(AGENT_PHASE, phase)])
+
+
+def interrupt_state_value(state: InterruptState | str, request_type: InterruptType) -> str:
+    """The ``InterruptState`` search-attribute value for the handler's state.
+
+    REQUESTED is the moment before the wait starts: WAITING for a person's question, ESCALATED
+    for an AGENT_REVIEW one (a reviewing LLM answers it).
+    """
+    value = str(state)
+    if value == InterruptState.REQUESTED:
+        return ESCALATED if request_type is InterruptType.AGENT_REVIEW else WAITING
+    return value if value in INTERRUPT_STATES else WAITING
+
+
+def child_attributes(job: InterruptInput) -> TypedSearchAttributes | None:
+    """The interrupt's start attributes: set only when the orchestrator itself has them."""
+    if workflow.info().typed_search_attributes.get(AGENT_PHASE) is None:
+        return None
+    state = interrupt_state_value(InterruptState.REQUESTED, job.request.type)
+    return TypedSearchAttributes(
+        [
+            SearchAttributePair(INTERRUPT_STATE, state),
+            SearchAttributePair(INTERRUPT_ORIGIN, str(job.origin)),
+        ]
+    )
+
+
+def upsert_phase(phase: str) -> None:
+    """Set ``AgentPhase`` when it changed and the run was started with it (workflow code)."""
+    current = workflow.info().typed_search_attributes.get(AGENT_PHASE)
+    if current is not None and current != phase:
+        workflow.upsert_search_attributes([AGENT_PHASE.value_set(phase)])
+
+
+def show_orchestrator(
+    phase: str, current: NodeRef | None, pending: PendingInterrupt | None
+) -> None:
+    """Upsert the phase and set the orchestrator's current details (workflow code)."""
+    upsert_phase(phase)
+    workflow.set_current_details(orchestrator_details(phase, current, pending))
+
+
+def orchestrator_details(
+    phase: str, current: NodeRef | None, pending: PendingInterrupt | None
+) -> str:
+    """One paragraph: waiting for an answer to <interrupt id>, or the running node."""
+    if pending is not None:
+        return (
+            f"**Waiting for an answer** to `{pending.workflow_id}` "
+            f"({pending.origin_agent_type} asked).\n\n"
+            f"Open that workflow to read the question and answer it."
+        )
+    if current is not None:
+        return f"**Phase {phase}**: running `{current.node_id}` ({current.agent_type})."
+    return f"**Phase {phase}**."
+
+
+def show_interrupt(
+    job: InterruptInput, state: InterruptState | str, interrupt_id: str, now: datetime
+) -> None:
+    """Upsert ``InterruptState`` (when started with it) and set the current details."""
+    value = interrupt_state_value(state, job.request.type)
+    known = workflow.info().typed_search_attributes.get(INTERRUPT_STATE)
+    if known is not None and known != value:
+        workflow.upsert_search_attributes([INTERRUPT_STATE.value_set(value)])
+    deadline = (
+        now + timedelta(seconds=job.timeout_seconds)
+        if job.timeout_seconds and value == WAITING
+        else None
+    )
+    workflow.set_current_details(interrupt_details(interrupt_id, job, value, deadline))
+
+
+def interrupt_details(
+    interrupt_id: str, job: InterruptInput, state: str, deadline: datetime | None
+) -> str:
+    """The UI's current details: while WAITING the question and answers ready to paste."""
+    if state != WAITING:
+        return f"**{state}**: {job.origin}'s question ({job.request.type})."
+    lines = [f"**WAITING for a person** to answer {job.origin}'s question."]
+    if deadline is not None:
+        lines.append(f"Deadline {deadline:%Y-%m-%d %H:%M:%S} UTC, then: {job.on_timeout}.")
+    lines += ["", question_markdown(job.origin, job.request)]
+    lines += ["", answer_markdown(interrupt_id, job.request)]
+    return "\n".join(lines)
+
+
+def question_markdown(origin: AgentType, request: InterruptRequestBase) -> str:
+    """The question as markdown: reason, context, each choice with one bullet per option."""
+    lines = [f"### {origin} needs a decision ({request.type})", "", f"**Reason:** {request.reason}"]
+    if request.context_for_decision:
+        lines += ["", f"**Context:** {request.context_for_decision}"]
+    for choice in request.choices:
+        lines += ["", f"**Choice `{choice.choice_id}`:** {choice.question}"]
+        if choice.context:
+            lines += ["", f"_{choice.context}_"]
+        lines.append("")
+        for option in choice.options:
+            mark = " **(recommended)**" if option.key == choice.recommended else ""
+            lines.append(f"- **{option.key}**: {option.description}{mark}")
+    for item in request.confirmation_items:
+        default = "yes" if item.default_value else "no"
+        lines += [
+            "",
+            f"**Confirm `{item.confirmation_id}`:** {item.statement}",
+            "",
+            f"- default **{default}**; if no: {item.impact_if_no}",
+        ]
+    return "\n".join(lines)
+
+
+def suggested_answer(request: InterruptRequestBase) -> dict[str, Any]:
+    """The resolution JSON that takes the timeout rule's answer: recommendations and defaults."""
+    recommended = recommended_resolution(request)
+    return {
+        "selectedChoices": {k: v.value for k, v in recommended.selected_choices.items()},
+        "customInputs": {},
+        "confirmations": recommended.confirmations,
+        "freeText": "",
+    }
+
+
+def answer_markdown(interrupt_id: str, request: InterruptRequestBase) -> str:
+    """How to answer from the UI (update or signal), with JSON to paste, and from a shell."""
+    answer = json.dumps(suggested_answer(request), indent=2)
+    return "\n".join(
+        [
+            "### How to answer",
+            "",
+            "In the UI: **Send an Update** named `resolve_validated` (a wrong answer is refused "
+            "with the reason), or **Send a Signal** named `resolve` (a wrong answer is recorded "
+            "as a warning and the question keeps waiting). Paste this input and edit it "
+            "(options: A, B, C or CUSTOM with a text in `customInputs`):",
+            "",
+            "```json",
+            answer,
+            "```",
+            "",
+            "From a shell:",
+            "",
+            "```",
+            f"agents resolve {interrupt_id}",
+            "```",
+        ]
+    )
