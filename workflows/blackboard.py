@@ -36,7 +36,7 @@ CARRIED_EVENTS = 10
 SUMMARY_CHARS = 240
 MAX_UPSTREAM_IDS = 64
 """Upstream ids kept per entry (the rest are in the entry's payload, in history)."""
-RECENT_FOR_PROMPTS = 12
+RECENT_FOR_PROMPTS = 6
 """Compact entries an agent call carries for prompt contributors."""
 STATUS_ENTRIES = 10
 """Entries the ``status`` query returns; older ones are paged with ``history_page``."""
