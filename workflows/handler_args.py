@@ -51,16 +51,23 @@ def parse_raw(name: str, args: Sequence[RawValue], model: type[M]) -> Parsed[M]:
     return _validate(value, model)
 
 
-def parse_values(name: str, args: Sequence[object], model: type[M]) -> Parsed[M]:
-    """An update's decoded arguments -> one ``model``; arity, size and schema checked."""
+def parse_values(
+    name: str, args: Sequence[object], model: type[M], max_bytes: int | None = MAX_PAYLOAD_BYTES
+) -> Parsed[M]:
+    """Decoded arguments -> one ``model``; arity, size (unless ``max_bytes`` is None) and schema.
+
+    Start inputs pass ``max_bytes=None``: their fields carry their own limits, and the state a
+    continue-as-new carries is bounded by the blackboard, not by this door.
+    """
     if len(args) != 1:
         return Parsed(None, _arity(name, len(args), model))
     value = args[0]
     if isinstance(value, model):
         return Parsed(value)
-    size = len(json.dumps(value, default=str))
-    if size > MAX_PAYLOAD_BYTES:
-        return Parsed(None, _too_large(name, size))
+    if max_bytes is not None:
+        size = len(json.dumps(value, default=str))
+        if size > max_bytes:
+            return Parsed(None, _too_large(name, size))
     return _validate(value, model)
 
 

@@ -57,7 +57,7 @@ class InterruptWorkflow:
     @workflow.init
     def __init__(self, *args: Any) -> None:
         """Takes any start input; a missing or invalid one fails the interrupt at once."""
-        parsed = parse_values("start input", args, InterruptInput)
+        parsed = parse_values("start input", args, InterruptInput, max_bytes=None)
         self._input_problem = parsed.problem
         self._job = parsed.value or _placeholder_job()
         self._state = InterruptState.REQUESTED

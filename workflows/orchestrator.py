@@ -79,7 +79,7 @@ class OrchestratorWorkflow:
     @workflow.init
     def __init__(self, *args: Any) -> None:
         """Takes any start input; a missing or invalid one fails the run at once (``run``)."""
-        parsed = parse_values("start input", args, OrchestratorInput)
+        parsed = parse_values("start input", args, OrchestratorInput, max_bytes=None)
         self._input_problem = parsed.problem
         self._input = parsed.value or OrchestratorInput(goal="(no valid start input)")
         input = self._input
