@@ -1,0 +1,154 @@
+"""Running hypothesis batches against live workflows, and the checks made after each batch."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Awaitable, Callable, Coroutine, Iterable
+from typing import Any, TypeVar
+
+from hypothesis import HealthCheck, Phase, given, settings
+from hypothesis import strategies as st
+from temporalio.api.enums.v1 import EventType
+from temporalio.client import WorkflowExecutionStatus, WorkflowHandle
+from temporalio.common import RawValue
+from temporalio.contrib.pydantic import pydantic_data_converter
+
+T = TypeVar("T")
+
+SETTLE_TIMEOUT = 90.0
+"""Generous: the machine is shared; a settled workflow returns much sooner."""
+QUERY_TIMEOUT = 30.0
+MAX_STATUS_BYTES = 1_000_000
+"""A status answer this large is one step from Temporal's 2 MB limit: bounded means well under."""
+MAX_MESSAGE_CHARS = 4_000
+"""A rejection or failure message that quotes a caller's value must clip it."""
+RAW_PYTHON_ERRORS = frozenset(
+    {
+        "TypeError",
+        "AssertionError",
+        "AttributeError",
+        "KeyError",
+        "IndexError",
+        "RecursionError",
+        "UnicodeDecodeError",
+        "UnicodeEncodeError",
+        "JSONDecodeError",
+        "NotImplementedError",
+        "RuntimeError",
+    }
+)
+"""Exception types that mean a handler crashed on the input instead of judging it."""
+
+
+def run_batches(
+    loop: asyncio.AbstractEventLoop,
+    strategy: st.SearchStrategy[T],
+    check: Callable[[T], Coroutine[Any, Any, None]],
+    max_examples: int,
+) -> None:
+    """Run hypothesis in this (worker) thread; each example is ``check``ed on ``loop``.
+
+    Reproducible (derandomized, no example database) and without shrinking: after a failure the
+    workflow under test is usually wedged, so a smaller batch would not tell more. The failing
+    batch is printed by its labels.
+    """
+
+    @settings(
+        max_examples=max_examples,
+        deadline=None,
+        derandomize=True,
+        database=None,
+        phases=[Phase.explicit, Phase.generate],
+        suppress_health_check=[
+            HealthCheck.too_slow,
+            HealthCheck.data_too_large,
+            HealthCheck.large_base_example,
+            HealthCheck.filter_too_much,
+        ],
+        print_blob=False,
+    )
+    @given(strategy)
+    def examples(batch: T) -> None:
+        asyncio.run_coroutine_threadsafe(check(batch), loop).result()
+
+    examples()
+
+
+async def bounded_gather(calls: Iterable[Awaitable[T]], limit: int) -> list[T]:
+    """Await ``calls`` with at most ``limit`` in flight."""
+    gate = asyncio.Semaphore(limit)
+
+    async def one(call: Awaitable[T]) -> T:
+        async with gate:
+            return await call
+
+    return await asyncio.gather(*(one(c) for c in calls))
+
+
+async def task_failures(handle: WorkflowHandle[Any, Any]) -> list[str]:
+    """Every WorkflowTaskFailed event of the workflow's history, as ``cause: message``."""
+    failures = []
+    async for event in handle.fetch_history_events():
+        if event.event_type == EventType.EVENT_TYPE_WORKFLOW_TASK_FAILED:
+            attrs = event.workflow_task_failed_event_attributes
+            failures.append(f"event {event.event_id} {attrs.cause}: {attrs.failure.message[:400]}")
+    return failures
+
+
+async def settle(handle: WorkflowHandle[Any, Any], timeout: float = SETTLE_TIMEOUT) -> None:
+    """Wait until the workflow has no workflow task pending (every signal handled).
+
+    A task that is being retried (attempt > 1) means it failed: report that at once.
+    """
+    async with asyncio.timeout(timeout):
+        while True:
+            described = await handle.describe()
+            raw = described.raw_description
+            if described.status is not WorkflowExecutionStatus.RUNNING:
+                raise AssertionError(f"{handle.id} is {described.status}, not RUNNING")
+            if not raw.HasField("pending_workflow_task"):
+                return
+            if raw.pending_workflow_task.attempt > 1:
+                failures = await task_failures(handle)
+                raise AssertionError(
+                    f"{handle.id}: workflow task attempt {raw.pending_workflow_task.attempt}: "
+                    f"{failures}"
+                )
+            await asyncio.sleep(0.05)
+
+
+async def closed(
+    handle: WorkflowHandle[Any, Any], timeout: float
+) -> WorkflowExecutionStatus | None:
+    """Wait until the workflow closes; return early (still RUNNING) if its task is retried."""
+    async with asyncio.timeout(timeout):
+        while True:
+            described = await handle.describe()
+            if described.status is not WorkflowExecutionStatus.RUNNING:
+                return described.status
+            task = described.raw_description.pending_workflow_task
+            if described.raw_description.HasField("pending_workflow_task") and task.attempt > 1:
+                return described.status
+            await asyncio.sleep(0.2)
+
+
+async def query_status(handle: WorkflowHandle[Any, Any], model: type[T]) -> tuple[T, int]:
+    """The ``status`` query's answer, decoded, and its size in bytes."""
+    async with asyncio.timeout(QUERY_TIMEOUT):
+        raw = await handle.query("status", result_type=RawValue)
+    assert isinstance(raw, RawValue)
+    value = pydantic_data_converter.payload_converter.from_payload(raw.payload, model)
+    return value, len(raw.payload.data)
+
+
+def events_total(status: Any) -> int:
+    """Events ever recorded: those kept plus those dropped from a bounded window, if any."""
+    counts = (getattr(status, name) for name in type(status).model_fields if "dropped" in name)
+    dropped = sum(c for c in counts if isinstance(c, int))
+    return len(status.events) + dropped
+
+
+async def assert_no_task_failed(*handles: WorkflowHandle[Any, Any]) -> None:
+    for handle in handles:
+        failures = await task_failures(handle)
+        assert not failures, f"{handle.id} has WorkflowTaskFailed events: {failures}"
