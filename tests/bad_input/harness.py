@@ -6,12 +6,15 @@ import asyncio
 from collections.abc import Awaitable, Callable, Coroutine, Iterable
 from typing import Any, TypeVar
 
-from hypothesis import HealthCheck, Phase, given, settings
+from hypothesis import HealthCheck, Phase, Verbosity, given, settings
 from hypothesis import strategies as st
 from temporalio.api.enums.v1 import EventType
 from temporalio.client import WorkflowExecutionStatus, WorkflowHandle
 from temporalio.common import RawValue
 from temporalio.contrib.pydantic import pydantic_data_converter
+
+from models.interrupt_flow import InterruptStatus
+from models.state import OrchestratorStatus
 
 T = TypeVar("T")
 
@@ -49,8 +52,8 @@ def run_batches(
     """Run hypothesis in this (worker) thread; each example is ``check``ed on ``loop``.
 
     Reproducible (derandomized, no example database) and without shrinking: after a failure the
-    workflow under test is usually wedged, so a smaller batch would not tell more. The failing
-    batch is printed by its labels.
+    workflow under test is usually wedged, so a smaller batch would not tell more. ``check`` adds
+    the failing batch's labels to its error (hypothesis's own listing would print megabytes).
     """
 
     @settings(
@@ -66,6 +69,7 @@ def run_batches(
             HealthCheck.filter_too_much,
         ],
         print_blob=False,
+        verbosity=Verbosity.quiet,
     )
     @given(strategy)
     def examples(batch: T) -> None:
@@ -141,14 +145,18 @@ async def query_status(handle: WorkflowHandle[Any, Any], model: type[T]) -> tupl
     return value, len(raw.payload.data)
 
 
-def events_total(status: Any) -> int:
-    """Events ever recorded: those kept plus those dropped from a bounded window, if any."""
-    counts = (getattr(status, name) for name in type(status).model_fields if "dropped" in name)
-    dropped = sum(c for c in counts if isinstance(c, int))
-    return len(status.events) + dropped
+def events_total(status: OrchestratorStatus | InterruptStatus) -> int:
+    """Events ever recorded: the kept window holds only the newest."""
+    assert len(status.events) <= status.events_recorded
+    return status.events_recorded
 
 
 async def assert_no_task_failed(*handles: WorkflowHandle[Any, Any]) -> None:
     for handle in handles:
         failures = await task_failures(handle)
         assert not failures, f"{handle.id} has WorkflowTaskFailed events: {failures}"
+
+
+def note_batch(err: BaseException, calls: Iterable[object]) -> None:
+    """Name every call of the failing batch on ``err`` (short labels, never the payloads)."""
+    err.add_note("failing batch:\n  " + "\n  ".join(repr(c)[:300] for c in calls))

@@ -38,6 +38,8 @@ class Junk:
 
     kind: str
     args: tuple[Payload, ...]
+    name: str | None = None
+    """Another signal name than the handler's (signals only)."""
 
     def raw(self) -> list[RawValue]:
         return [RawValue(p) for p in self.args]
@@ -52,7 +54,8 @@ class Junk:
             f"{p.data[:80]!r}"
             for p in self.args
         ]
-        return f"Junk({self.kind}, {len(self.args)} args [{', '.join(parts)}])"
+        name = f" to {self.name!r}" if self.name is not None else ""
+        return f"Junk({self.kind}{name}, {len(self.args)} args [{', '.join(parts)}])"
 
 
 def json_payload(value: Any, *, ascii_only: bool = True) -> Payload:
@@ -185,7 +188,18 @@ def huge_calls(huge_document: Callable[[str], st.SearchStrategy[Any]]) -> st.Sea
     return huge_text().flatmap(huge_document).map(lambda d: Junk("huge", (json_payload(d),)))
 
 
-def batches(calls: st.SearchStrategy[Junk], huge: st.SearchStrategy[Junk]):
+def unknown_signals(calls: st.SearchStrategy[Junk]) -> st.SearchStrategy[Junk]:
+    """``calls`` sent under a name no handler declares (dynamic handlers take every name)."""
+    return st.builds(
+        lambda junk, name: Junk("unknown-signal", junk.args, name),
+        calls,
+        st.one_of(nasty_text, st.sampled_from(["resolve", "interrupt_request_event", "status"])),
+    )
+
+
+def batches(
+    calls: st.SearchStrategy[Junk], huge: st.SearchStrategy[Junk]
+) -> st.SearchStrategy[list[Junk]]:
     """18-24 malformed calls, and at most one huge one (history stays far below its limit)."""
     return st.tuples(
         st.lists(calls, min_size=BATCH_MIN, max_size=BATCH_MAX), st.one_of(st.none(), huge)
@@ -301,3 +315,32 @@ bad_start = st.one_of(
 
 def huge_start(text: str) -> st.SearchStrategy[dict[str, Any]]:
     return st.sampled_from([{"goal": text}, _start(**{"x": text})])
+
+
+# -- InterruptWorkflow's start input (InterruptInput, normally built by the orchestrator) -------
+
+
+def _interrupt_input(request: Any) -> dict[str, Any]:
+    return {
+        "orchestratorId": "fuzz",
+        "goal": "fuzz the door",
+        "request": request,
+        "origin": AgentType.REVIEW_AGENT.value,
+        "originNodeId": "review-agent-001",
+        "originRequest": {},
+    }
+
+
+bad_interrupt_input = st.one_of(
+    bad_start,
+    st.builds(_interrupt_input, not_a_dict),
+    st.builds(
+        lambda r: _interrupt_input({"type": "HUMAN_REVIEW", **r}),
+        st.dictionaries(odd_id, json_value),
+    ),
+)
+"""Interrupt start inputs without a usable question (a valid one would wait a day)."""
+
+
+def huge_interrupt_input(text: str) -> st.SearchStrategy[dict[str, Any]]:
+    return st.sampled_from([_interrupt_input({"reason": text}), {"goal": text}])

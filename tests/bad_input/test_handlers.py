@@ -38,6 +38,7 @@ from tests.bad_input.harness import (
     assert_no_task_failed,
     bounded_gather,
     events_total,
+    note_batch,
     query_status,
     run_batches,
     settle,
@@ -52,6 +53,7 @@ from tests.bad_input.payloads import (
     huge_event,
     huge_resolution,
     junk_calls,
+    unknown_signals,
 )
 from tests.support.interrupts import answer_all, start, wait_for_interrupt
 
@@ -72,13 +74,35 @@ class Handler:
     calls: st.SearchStrategy[list[Junk]]
 
 
-_RESOLUTIONS = batches(junk_calls(bad_resolution), huge_calls(huge_resolution))
-_EVENTS = batches(junk_calls(bad_event), huge_calls(huge_event))
+_RESOLUTIONS = junk_calls(bad_resolution)
+_EVENTS = junk_calls(bad_event)
 HANDLERS = [
-    Handler("interrupt_request_event", update=False, on_interrupt=False, calls=_EVENTS),
-    Handler("send_interrupt_event", update=True, on_interrupt=False, calls=_EVENTS),
-    Handler("resolve", update=False, on_interrupt=True, calls=_RESOLUTIONS),
-    Handler("resolve_validated", update=True, on_interrupt=True, calls=_RESOLUTIONS),
+    Handler(
+        "interrupt_request_event",
+        update=False,
+        on_interrupt=False,
+        calls=batches(st.one_of(_EVENTS, unknown_signals(_EVENTS)), huge_calls(huge_event)),
+    ),
+    Handler(
+        "send_interrupt_event",
+        update=True,
+        on_interrupt=False,
+        calls=batches(_EVENTS, huge_calls(huge_event)),
+    ),
+    Handler(
+        "resolve",
+        update=False,
+        on_interrupt=True,
+        calls=batches(
+            st.one_of(_RESOLUTIONS, unknown_signals(_RESOLUTIONS)), huge_calls(huge_resolution)
+        ),
+    ),
+    Handler(
+        "resolve_validated",
+        update=True,
+        on_interrupt=True,
+        calls=batches(_RESOLUTIONS, huge_calls(huge_resolution)),
+    ),
 ]
 
 
@@ -103,7 +127,7 @@ async def _rejection_problem(handle: WorkflowHandle[Any, Any], name: str, junk: 
 
 async def _signal_problem(handle: WorkflowHandle[Any, Any], name: str, junk: Junk) -> str | None:
     try:
-        await handle.signal(name, args=junk.raw())
+        await handle.signal(junk.name or name, args=junk.raw())
     except Exception as err:
         return f"{junk!r}: signal not delivered: {type(err).__name__}: {str(err)[:300]}"
     return None
@@ -142,6 +166,7 @@ class Attack:
         try:
             await self._batch(calls)
         except BaseException as err:
+            note_batch(err, calls)
             self.failure = err
             raise
 

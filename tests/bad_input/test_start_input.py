@@ -2,8 +2,9 @@
 
 Hundreds of hypothesis-generated start inputs (no input, two inputs, bad encodings, wrong types,
 out-of-range numbers, blank or huge goals, unusable carried state) each start an
-OrchestratorWorkflow; each must close FAILED quickly with a bounded message and never leave a
-WorkflowTaskFailed behind. A valid start on the same worker then still completes.
+OrchestratorWorkflow, or an InterruptWorkflow as someone bypassing the orchestrator would; each
+must close FAILED quickly with a bounded message and never leave a WorkflowTaskFailed behind. A
+valid run on the same worker then still completes.
 """
 
 from __future__ import annotations
@@ -23,15 +24,18 @@ from tests.bad_input.harness import (
     RAW_PYTHON_ERRORS,
     bounded_gather,
     closed,
+    note_batch,
     run_batches,
     task_failures,
 )
 from tests.bad_input.payloads import (
     BATCH_MIN,
     Junk,
+    bad_interrupt_input,
     bad_start,
     batches,
     huge_calls,
+    huge_interrupt_input,
     huge_start,
     junk_calls,
 )
@@ -42,14 +46,20 @@ pytestmark = pytest.mark.slow
 BATCHES = 8
 CLOSE_TIMEOUT = 60.0
 """Generous for a shared machine; a rejected start closes within one workflow task."""
-_STARTS = batches(junk_calls(bad_start), huge_calls(huge_start))
+STARTS = {
+    "OrchestratorWorkflow": batches(junk_calls(bad_start), huge_calls(huge_start)),
+    "InterruptWorkflow": batches(junk_calls(bad_interrupt_input), huge_calls(huge_interrupt_input)),
+}
 
 
 class Door:
     """Starts a workflow per malformed input and checks how each one ends."""
 
-    def __init__(self, client: Client, task_queue: str, workflow_id: str) -> None:
+    def __init__(
+        self, client: Client, task_queue: str, workflow_id: str, workflow_type: str
+    ) -> None:
         self.client = client
+        self.workflow_type = workflow_type
         self.task_queue = task_queue
         self.workflow_id = workflow_id
         self.numbers = itertools.count(1)
@@ -67,6 +77,7 @@ class Door:
                 problems[:20]
             )
         except BaseException as err:
+            note_batch(err, calls)
             self.failure = err
             raise
 
@@ -74,7 +85,7 @@ class Door:
         """The started run, or None if the server refused the start with a message."""
         try:
             handle = await self.client.start_workflow(
-                "OrchestratorWorkflow",
+                self.workflow_type,
                 args=junk.raw(),
                 id=f"{self.workflow_id}-{next(self.numbers)}",
                 task_queue=self.task_queue,
@@ -127,14 +138,15 @@ def _unclear(junk: Junk, cause: BaseException | None) -> str | None:
     return None
 
 
+@pytest.mark.parametrize("workflow_type", list(STARTS))
 async def test_malformed_start_inputs_fail_fast_and_a_valid_start_still_runs(
-    client: Client, task_queue: str, workflow_id: str
+    client: Client, task_queue: str, workflow_id: str, workflow_type: str
 ) -> None:
-    door = Door(client, task_queue, workflow_id)
+    door = Door(client, task_queue, workflow_id, workflow_type)
     async with build_worker(client, task_queue, LlmSettings()):
         try:
             loop = asyncio.get_running_loop()
-            await asyncio.to_thread(run_batches, loop, _STARTS, door.batch, BATCHES)
+            await asyncio.to_thread(run_batches, loop, STARTS[workflow_type], door.batch, BATCHES)
             assert len(door.started) >= BATCHES * BATCH_MIN
             handle = await start(client, task_queue, f"{workflow_id}-valid")
             door.started.append(handle)
