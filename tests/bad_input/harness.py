@@ -124,7 +124,12 @@ async def settle(handle: WorkflowHandle[Any, Any], timeout: float = SETTLE_TIMEO
 async def closed(
     handle: WorkflowHandle[Any, Any], timeout: float
 ) -> WorkflowExecutionStatus | None:
-    """Wait until the workflow closes; return early (still RUNNING) if its task is retried."""
+    """Wait until the workflow closes; return early (still RUNNING) if its task is retried.
+
+    Polls with a growing pause: a rejected start closes within one workflow task, and dozens of
+    runs are watched at once on a shared machine.
+    """
+    pause = 0.05
     async with asyncio.timeout(timeout):
         while True:
             described = await handle.describe()
@@ -133,7 +138,8 @@ async def closed(
             task = described.raw_description.pending_workflow_task
             if described.raw_description.HasField("pending_workflow_task") and task.attempt > 1:
                 return described.status
-            await asyncio.sleep(0.2)
+            await asyncio.sleep(pause)
+            pause = min(pause * 2, 1.0)
 
 
 async def query_status(handle: WorkflowHandle[Any, Any], model: type[T]) -> tuple[T, int]:

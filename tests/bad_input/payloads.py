@@ -185,7 +185,20 @@ def junk_calls(near_valid: st.SearchStrategy[Any]) -> st.SearchStrategy[Junk]:
 
 def huge_calls(huge_document: Callable[[str], st.SearchStrategy[Any]]) -> st.SearchStrategy[Junk]:
     """One 1-1.9 MB document: a huge value where the handler expects a short one."""
-    return huge_text().flatmap(huge_document).map(lambda d: Junk("huge", (json_payload(d),)))
+
+    @st.composite
+    def huge(draw: st.DrawFn) -> Junk:  # composite: reports show the Junk label, not megabytes
+        return Junk("huge", (json_payload(draw(huge_text().flatmap(huge_document))),))
+
+    return huge()
+
+
+def _utf8(text: str) -> bool:
+    try:
+        text.encode()
+    except UnicodeEncodeError:
+        return False
+    return True
 
 
 def unknown_signals(calls: st.SearchStrategy[Junk]) -> st.SearchStrategy[Junk]:
@@ -193,7 +206,10 @@ def unknown_signals(calls: st.SearchStrategy[Junk]) -> st.SearchStrategy[Junk]:
     return st.builds(
         lambda junk, name: Junk("unknown-signal", junk.args, name),
         calls,
-        st.one_of(nasty_text, st.sampled_from(["resolve", "interrupt_request_event", "status"])),
+        st.one_of(
+            nasty_text.filter(_utf8),  # a name travels as a protobuf string: UTF-8 only
+            st.sampled_from(["resolve", "interrupt_request_event", "status"]),
+        ),
     )
 
 

@@ -60,7 +60,7 @@ from tests.support.interrupts import answer_all, start, wait_for_interrupt
 pytestmark = pytest.mark.slow
 
 SCENARIO = OfflineScenario(interrupt_at=frozenset({AgentType.PLANNING_ORCHESTRATOR}))
-BATCHES = 10
+BATCHES = 12
 """Hypothesis examples per handler; each is one batch of BATCH_MIN..BATCH_MAX (+1) calls."""
 UPDATE_TIMEOUT = 60.0
 

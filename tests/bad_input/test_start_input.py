@@ -43,7 +43,7 @@ from tests.support.interrupts import start
 
 pytestmark = pytest.mark.slow
 
-BATCHES = 8
+BATCHES = 10
 CLOSE_TIMEOUT = 60.0
 """Generous for a shared machine; a rejected start closes within one workflow task."""
 STARTS = {
