@@ -195,7 +195,7 @@ class Attack:
         after = events_total(theirs_now if self.handler.on_interrupt else ours_now)
         other = (ours, ours_now) if self.handler.on_interrupt else (theirs, theirs_now)
         assert events_total(other[1]) >= events_total(other[0]), "events shrank"
-        if self.handler.update:
+        if self.handler.update:  # a rejection answers its caller; validators cannot record
             assert after >= before, "events shrank"
         else:
             assert after >= before + len(calls), (
