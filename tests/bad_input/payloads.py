@@ -19,6 +19,7 @@ from temporalio.common import RawValue
 
 from models.agent_types import AgentType
 from models.interrupts import OptionKey
+from models.state import OrchestratorInput
 
 CHOICE_ID = "approach"
 CONFIRMATION_ID = "add-tests"
@@ -306,6 +307,13 @@ def huge_event(text: str) -> st.SearchStrategy[dict[str, Any]]:
 # -- the start input (OrchestratorInput) --------------------------------------------------------
 
 
+def _upper_bound(field: str) -> int:
+    """The documented maximum of an OrchestratorInput field (its ``le`` constraint)."""
+    bounds = [m.le for m in OrchestratorInput.model_fields[field].metadata if hasattr(m, "le")]
+    assert bounds, f"OrchestratorInput.{field} has no upper bound"
+    return int(bounds[0])
+
+
 def _start(**fields: Any) -> dict[str, Any]:
     return {"goal": "fuzz the door", **fields}
 
@@ -319,7 +327,7 @@ bad_start = st.one_of(
     st.builds(lambda g: {"goal": g}, st.text(" \t\n\r\u3000", max_size=8)),
     st.builds(lambda v: {"maxSteps": 3, "notGoal": v}, json_value),
     st.builds(lambda n: _start(maxSteps=n), st.one_of(st.integers(max_value=0), not_an_int)),
-    st.builds(lambda n: _start(maxSteps=n), st.integers(min_value=10_001)),
+    st.builds(lambda n: _start(maxSteps=n), st.integers(min_value=_upper_bound("max_steps") + 1)),
     st.builds(lambda n: _start(interruptTimeoutSeconds=n), st.integers(max_value=0)),
     st.builds(lambda n: _start(continueAsNewEvery=n), st.integers(max_value=0)),
     st.builds(lambda o: _start(onInterruptTimeout=o), nasty_text),
