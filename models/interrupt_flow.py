@@ -35,6 +35,16 @@ class InterruptState(StrEnum):
     RESOLVED = "RESOLVED"
 
 
+class InterruptCarried(WireModel):
+    """What a waiting InterruptWorkflow carries when it continues as new (its history grew long,
+    e.g. under a flood of signals): the question stays the same, so does its deadline."""
+
+    deadline: datetime | None
+    hooks_applied: list[str]
+    events: list[GraphEvent]
+    events_recorded: int
+
+
 class InterruptInput(WireModel):
     """Everything the unified handler needs; built by the orchestrator."""
 
@@ -49,6 +59,8 @@ class InterruptInput(WireModel):
     """The supervisor's event that asked for this interrupt, if any (US3)."""
     timeout_seconds: int | None = DEFAULT_INTERRUPT_TIMEOUT_SECONDS
     on_timeout: TimeoutOutcome = TimeoutOutcome.ESCALATE_TO_AGENT_REVIEW
+    carried: InterruptCarried | None = None
+    """Set by the workflow itself when it continues as new while waiting."""
 
 
 class InterruptOutcome(WireModel):

@@ -29,6 +29,8 @@ EVENT_MESSAGE_CHARS = 2_000
 """The longest event message kept in state."""
 MAX_EVENTS = 200
 """Events kept in a workflow's state; older ones are dropped (the count of dropped is kept)."""
+MAX_EVENT_LOG_BYTES = 64 * 1024
+"""The most JSON the kept events may take, so ``status`` answers stay small."""
 
 MAX_REMEMBERED_EVENT_IDS = 500
 """Supervisor event ids remembered for idempotency (the newest ones)."""

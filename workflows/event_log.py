@@ -4,18 +4,27 @@ from __future__ import annotations
 
 from temporalio import workflow
 
-from models.limits import EVENT_MESSAGE_CHARS, MAX_EVENTS, clip
+from models.limits import EVENT_MESSAGE_CHARS, MAX_EVENT_LOG_BYTES, MAX_EVENTS, clip
 from models.state import EventKind, GraphEvent
 
 
 def record_event(events: list[GraphEvent], recorded: int, event: GraphEvent) -> int:
-    """Append ``event`` (message clipped), keep the newest ``MAX_EVENTS``; return the new total.
+    """Append ``event`` (message clipped); keep the newest ``MAX_EVENTS`` that fit in
+    ``MAX_EVENT_LOG_BYTES`` of JSON; return the new total.
 
-    The total counts every event ever recorded, so readers can tell how many were dropped.
+    The total counts every event ever recorded, so readers can tell how many were dropped. The
+    byte bound matters for text that JSON makes bigger (emoji, control characters).
     """
     event.message = clip(event.message, EVENT_MESSAGE_CHARS)
     events.append(event)
     del events[:-MAX_EVENTS]
+    sizes = [len(e.model_dump_json()) for e in events]
+    total = sum(sizes)
+    drop = 0
+    while total > MAX_EVENT_LOG_BYTES and drop < len(events) - 1:
+        total -= sizes[drop]
+        drop += 1
+    del events[:drop]
     return recorded + 1
 
 

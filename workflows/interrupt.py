@@ -6,7 +6,7 @@ import asyncio
 import contextlib
 from collections.abc import Sequence
 from datetime import datetime, timedelta
-from typing import Any
+from typing import Any, NoReturn
 
 from pydantic import ValidationError
 from temporalio import workflow
@@ -18,6 +18,7 @@ from models.errors import InvalidInput, UndecodablePayload
 from models.interrupt_events import EVENT_CHOICE_ID
 from models.interrupt_flow import (
     RESOLVE_SIGNAL,
+    InterruptCarried,
     InterruptInput,
     InterruptOutcome,
     InterruptState,
@@ -32,6 +33,7 @@ from models.limits import clip
 from models.state import EventKind, GraphEvent
 from workflows.event_log import log_event, record_event
 from workflows.handler_args import parse_raw, parse_values
+from workflows.handover import history_is_long
 from workflows.interrupt_hooks import REQUEST_HOOKS, RESOLUTION_HOOKS, TRANSLATION_HOOKS
 from workflows.policies import (
     AGENT_HEARTBEAT_TIMEOUT,
@@ -75,15 +77,10 @@ class InterruptWorkflow:
             raise InvalidInput(
                 f"{self._input_problem}. InterruptWorkflow is started by OrchestratorWorkflow."
             ).to_application_error()
-        job = self._job
-        self._status(InterruptState.REQUESTED, f"{job.origin} asks: {clip(job.request.reason)}")
-        request, warnings = drop_invalid_recommendations(job.request)
-        self._job = job.model_copy(update={"request": request})
-        for warning in warnings:
-            self._event(EventKind.WARNING, warning)
-        for name, request_hook in REQUEST_HOOKS:
-            self._job = request_hook(self._job)
-            self._hooks.append(name)
+        if self._job.carried is None:
+            self._prepare_question()
+        else:
+            self._resume_waiting(self._job.carried)
         timed_out = False
         if self._job.request.type is InterruptType.AGENT_REVIEW:
             resolution = await self._review_unless_answered(ResolvedBy.AGENT_REVIEW)
@@ -172,20 +169,53 @@ class InterruptWorkflow:
             return f"your answer replaces the reviewer's; {self._job.origin} resumes"
         return f"{self._job.origin} resumes"
 
+    def _prepare_question(self) -> None:
+        """Record the question; drop invalid recommendations; apply the request hooks."""
+        job = self._job
+        self._status(InterruptState.REQUESTED, f"{job.origin} asks: {clip(job.request.reason)}")
+        request, warnings = drop_invalid_recommendations(job.request)
+        self._job = job.model_copy(update={"request": request})
+        for warning in warnings:
+            self._event(EventKind.WARNING, warning)
+        for name, request_hook in REQUEST_HOOKS:
+            self._job = request_hook(self._job)
+            self._hooks.append(name)
+
+    def _resume_waiting(self, carried: InterruptCarried) -> None:
+        """Continue the wait of the run before this one: same question, deadline and events."""
+        self._deadline = carried.deadline
+        self._hooks = list(carried.hooks_applied)
+        self._events = list(carried.events)
+        self._events_recorded = carried.events_recorded
+        self._state = InterruptState.WAITING
+
     async def _wait_for_person(self) -> tuple[InterruptResolution, bool]:
-        """Wait for a valid answer; on the deadline apply the timeout outcome.
+        """Wait for a valid answer; on the deadline apply the timeout outcome. A long wait
+        continues as new when the server suggests it (e.g. under a flood of signals).
 
         Returns the resolution and whether the deadline passed.
         """
         job = self._job
-        self._status(
-            InterruptState.WAITING, f"waiting for a resolution (signal `{RESOLVE_SIGNAL}`)"
-        )
-        timeout = timedelta(seconds=job.timeout_seconds) if job.timeout_seconds else None
-        if timeout is not None:
-            self._deadline = workflow.now() + timeout
-        with contextlib.suppress(TimeoutError):
-            await workflow.wait_condition(lambda: self._resolution is not None, timeout=timeout)
+        if job.carried is None:
+            self._status(
+                InterruptState.WAITING, f"waiting for a resolution (signal `{RESOLVE_SIGNAL}`)"
+            )
+            if job.timeout_seconds:
+                self._deadline = workflow.now() + timedelta(seconds=job.timeout_seconds)
+        while self._resolution is None:
+            remaining = self._deadline - workflow.now() if self._deadline else None
+            if remaining is not None and remaining <= timedelta(0):
+                break
+            try:
+                await workflow.wait_condition(
+                    lambda: self._resolution is not None or history_is_long(), timeout=remaining
+                )
+            except TimeoutError:
+                break
+            if self._resolution is None:
+                await workflow.wait_condition(workflow.all_handlers_finished)
+                if self._resolution is None:
+                    self._continue_waiting_as_new()
         if self._resolution is not None:
             return self._resolution, False
         self._status(InterruptState.TIMED_OUT, f"no answer by the deadline; {job.on_timeout}")
@@ -198,6 +228,16 @@ class InterruptWorkflow:
         if job.on_timeout is TimeoutOutcome.USE_RECOMMENDED:
             return recommended_resolution(job.request), True
         return await self._review_unless_answered(ResolvedBy.TIMEOUT_ESCALATION), True
+
+    def _continue_waiting_as_new(self) -> NoReturn:
+        self._event(EventKind.INFO, "the history grew long while waiting: continuing as new")
+        carried = InterruptCarried(
+            deadline=self._deadline,
+            hooks_applied=self._hooks,
+            events=self._events,
+            events_recorded=self._events_recorded,
+        )
+        workflow.continue_as_new(self._job.model_copy(update={"carried": carried}))
 
     async def _review_unless_answered(self, by: ResolvedBy) -> InterruptResolution:
         """A reviewing LLM answers; a person's valid answer that arrives first wins."""

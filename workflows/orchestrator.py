@@ -57,6 +57,7 @@ from workflows.event_log import log_event, record_event
 from workflows.event_rules import check_event
 from workflows.graph import NODES, Node
 from workflows.handler_args import parse_raw, parse_values
+from workflows.handover import history_is_long
 from workflows.interrupt import InterruptWorkflow
 from workflows.interrupt_text import details_markdown, summary_line
 from workflows.planner import last_request_of, origin_of
@@ -80,8 +81,16 @@ class OrchestratorWorkflow:
     def __init__(self, *args: Any) -> None:
         """Takes any start input; a missing or invalid one fails the run at once (``run``)."""
         parsed = parse_values("start input", args, OrchestratorInput, max_bytes=None)
-        self._input_problem = parsed.problem
-        self._input = parsed.value or OrchestratorInput(goal="(no valid start input)")
+        problem = parsed.problem
+        forged = parsed.value is not None and parsed.value.carried_state is not None
+        if forged and workflow.info().continued_run_id is None:
+            problem = "carriedState is set by the workflow when it continues as new, not by callers"
+        self._input_problem = problem
+        self._input = (
+            parsed.value
+            if parsed.value is not None and problem is None
+            else OrchestratorInput(goal="(no valid start input)")
+        )
         input = self._input
         self._state = input.carried_state or OrchestratorState(
             goal=input.goal,
@@ -217,7 +226,7 @@ class OrchestratorWorkflow:
     def _should_continue_as_new(self) -> bool:
         every = self._input.continue_as_new_every or CONTINUE_AS_NEW_STEPS
         taken = self._state.steps_taken - self._steps_at_start
-        return workflow.info().is_continue_as_new_suggested() or taken >= every
+        return history_is_long() or taken >= every
 
     def _take_event(self, node_id: str, event: InterruptRequestEvent) -> None:
         """Store the event for the node and ask its running agent to interrupt (FR-008)."""

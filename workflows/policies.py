@@ -35,5 +35,9 @@ AGENT_RETRY = RetryPolicy(
 )
 """Rate limits and 5xx retry; bad replies and bad credentials do not."""
 
+HISTORY_HANDOVER_BYTES = 4 * 1024 * 1024
+"""A workflow continues as new once its history is this large (or when the server suggests it,
+whichever comes first): far below the server's 50 MB limit, so a flood of signals is absorbed."""
+
 LLM_REPLY_LIMIT = 1024 * 1024
 """Bytes of one LLM reply: half of Temporal's 2 MiB payload limit, leaving room for the event."""

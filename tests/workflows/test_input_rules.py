@@ -15,7 +15,7 @@ from models.interrupts import (
     ReviewInterruptRequest,
     StructuredChoice,
 )
-from models.limits import MAX_EVENTS, clip
+from models.limits import MAX_EVENT_LOG_BYTES, MAX_EVENTS, clip
 from models.requests import DiscoveryCollectorRequest, TicketAgentRequests
 from models.results import DiscoveryAgentResult
 from models.state import EventKind, GraphEvent, OrchestratorInput
@@ -65,8 +65,13 @@ def test_the_event_log_is_bounded_and_counts_everything() -> None:
         event = GraphEvent(kind=EventKind.INFO, message=f"{i} " + "m" * 10_000, at=_NOW)
         total = record_event(events, total, event)
     assert total == MAX_EVENTS + 50
-    assert len(events) == MAX_EVENTS
-    assert events[0].message.startswith("50 ") and all(len(e.message) < 2_100 for e in events)
+    assert all(len(e.message) < 2_100 for e in events)
+    assert sum(len(e.model_dump_json()) for e in events) <= MAX_EVENT_LOG_BYTES
+    assert events[-1].message.startswith(f"{MAX_EVENTS + 49} "), "the newest are kept"
+    small: list[GraphEvent] = []
+    for i in range(MAX_EVENTS + 50):
+        record_event(small, 0, GraphEvent(kind=EventKind.INFO, message=f"{i}", at=_NOW))
+    assert len(small) == MAX_EVENTS and small[0].message == "50"
 
 
 def test_resume_keeps_system_inputs_and_empty_translations() -> None:
