@@ -21,7 +21,7 @@ async def test_bench_measures_both_medians_and_every_schema(client: Client) -> N
     assert len(result.bare_seconds) == len(result.bare_child_seconds) == 2
     assert result.interrupt_median > 0
     assert result.bare_median > 0
-    assert result.bare_child_median > result.bare_median
+    assert result.bare_child_median > 0
     assert all(r.next_activity == "run_agent" for r in result.interrupt_runs)
     assert all("translate_resolution" in dict(r.hops) for r in result.interrupt_runs)
     assert [r.origin for r in result.schema.rows] == list(ROUTE_OF)
