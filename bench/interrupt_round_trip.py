@@ -274,7 +274,7 @@ async def measure_interrupts(
 
 
 # ---------------------------------------------------------------------------------------------
-# 2. bare signal round trip
+# 2, 3. bare signal round trip, bare child workflow
 
 
 async def _bare_once(client: Client, task_queue: str, *, child: bool) -> float:
@@ -508,7 +508,11 @@ def main(argv: list[str] | None = None) -> int:
         "python -m bench.interrupt_round_trip",
         "Interrupt round trip vs a bare signal round trip; filtered schema size.",
         ("--runs", DEFAULT_RUNS, f"interrupt round trips after {INTERRUPT_WARMUPS} warm-up"),
-        ("--bare", DEFAULT_BARE, f"bare signal round trips after {BARE_WARMUPS} warm-ups"),
+        (
+            "--bare",
+            DEFAULT_BARE,
+            f"bare signal round trips and bare child workflows, each after {BARE_WARMUPS} warm-ups",
+        ),
         gap=True,
     ).parse_args(argv)
     print(report(run_on_dev_server(measure, runs=args.runs, bare=args.bare, gap=args.gap)))

@@ -308,7 +308,7 @@ def report(result: LongRun, mode: str) -> str:
             shown[3:-1] = ["..."]
         lines.append(
             f"carried state (WorkflowExecutionContinuedAsNew input): {', '.join(shown)}; max "
-            f"{versus_aim(largest, CARRIED_AIM_KB, unit=' KB')}, and flat"
+            f"{versus_aim(largest, CARRIED_AIM_KB, unit=' KB')} (aim: flat)"
         )
     else:
         lines.append("carried state: the run never continued as new")

@@ -17,12 +17,13 @@ in-process workers (SDK defaults, one per measurement) on fresh task queues:
    (``app.worker_setup.build_worker``, offline model, no sleeps): agent calls the offline model
    answered / span, measured the same way. ``agent steps/s / bare activities/s``: aim >= 0.8x.
 4. **Worker RSS per cached running workflow.** ``--runs`` runs on a new worker whose offline model
-   holds MERGER_AGENT (the last agent but one) for an hour. Once every run's MERGER_AGENT call
-   has arrived, each run is a cached workflow that holds almost all of its state, with one
-   activity in flight. This process's resident set size then, less before the runs started (the
-   workers run in this process; both after a garbage collection), / ``--runs``. The runs are
-   terminated afterwards. The RSS after step 3 is printed too. Reads ``/proc/self/statm``
-   (Linux).
+   makes MERGER_AGENT (the last agent but one) ask a person. Once every run's question waits
+   (``bench.interrupt_round_trip.waiting_interrupt``), the worker caches two running workflows
+   per run: the orchestrator, with almost all of its state, and its ``InterruptWorkflow``; no
+   activity is in flight (a held activity would take one of the worker's activity slots). This
+   process's resident set size then, less before the runs started (the workers run in this
+   process; both after a garbage collection), / (2 x ``--runs``). The runs are terminated
+   afterwards. The RSS after step 3 is printed too. Reads ``/proc/self/statm`` (Linux).
 
 Compare ratios, not absolute rates: those depend on the machine and its load.
 """
@@ -55,6 +56,7 @@ from bench.harness import (
     versus_aim,
 )
 from bench.history_times import fetch_history, rounds
+from bench.interrupt_round_trip import waiting_interrupt
 from models.agent_types import AgentType
 from models.state import OrchestratorInput
 from workflows.graph import NODES
@@ -64,9 +66,8 @@ DEFAULT_RUNS = 200
 GOAL = "add rate limiting to the gateway"
 AIM = 0.8
 HELD_AGENT = AgentType.MERGER_AGENT
-HOLD_SECONDS = 3600.0
 WAIT_TIMEOUT = 900.0
-"""Seconds to wait for all runs to finish, or to be held."""
+"""Seconds to wait for all runs to finish, or to ask their question."""
 POLL_INTERVAL = 0.2
 MB = 1024 * 1024
 
@@ -90,7 +91,7 @@ class BenchResult:
     rss_before: int
     rss_after_runs: int
     rss_held: int
-    """RSS with every run held at HELD_AGENT"""
+    """RSS with every run waiting on HELD_AGENT's question"""
     rss_before_held: int
     mode: str
 
@@ -100,7 +101,8 @@ class BenchResult:
 
     @property
     def rss_per_workflow(self) -> float:
-        return (self.rss_held - self.rss_before_held) / self.runs
+        """per cached running workflow: each held run is an orchestrator and its interrupt"""
+        return (self.rss_held - self.rss_before_held) / (2 * self.runs)
 
 
 def rss_bytes() -> int:
@@ -165,12 +167,12 @@ async def measure(
 
 
 async def held_rss(client: Client, runs: int) -> tuple[int, int]:
-    """RSS before ``runs`` runs start, and once every one of them waits on HELD_AGENT's call."""
+    """RSS before ``runs`` runs start, and once each of them waits on HELD_AGENT's question."""
     task_queue = fresh_id("bench-held-tq")
-    offline = OfflineModel(OfflineScenario(delays={HELD_AGENT: HOLD_SECONDS}))
+    offline = OfflineModel(OfflineScenario(interrupt_at=frozenset({HELD_AGENT})))
     held = NODES[HELD_AGENT].output_model.__name__
 
-    def arrived() -> int:
+    def asked() -> int:
         return sum(b["response_format"]["json_schema"]["name"] == held for b in offline.received)
 
     async with build_worker(client, task_queue, LlmSettings(), offline=offline):
@@ -179,10 +181,10 @@ async def held_rss(client: Client, runs: int) -> tuple[int, int]:
             client, runs, task_queue, OrchestratorWorkflow.run, OrchestratorInput(goal=GOAL)
         )
         async with asyncio.timeout(WAIT_TIMEOUT):
-            while arrived() < runs:
+            while asked() < runs:
                 await asyncio.sleep(POLL_INTERVAL)
+        await asyncio.gather(*(waiting_interrupt(h, client) for h in handles))
         after = rss_bytes()
-    # the worker is gone: no held call completes for a terminated run
     await asyncio.gather(*(h.terminate(reason="bench.throughput: measured") for h in handles))
     return before, after
 
@@ -202,9 +204,10 @@ def report(result: BenchResult) -> str:
             "ratio agent steps/s / bare activities/s: "
             + versus_aim(result.ratio, AIM, at_least=True),
             f"worker RSS (this process): {result.rss_before / MB:.0f} MB before, "
-            f"{result.rss_after_runs / MB:.0f} MB after the runs; {result.runs} runs held at "
-            f"{HELD_AGENT}: +{(result.rss_held - result.rss_before_held) / MB:.1f} MB = "
-            f"{result.rss_per_workflow / 1024:.0f} KB per cached running workflow",
+            f"{result.rss_after_runs / MB:.0f} MB after the runs; {result.runs} runs waiting on "
+            f"a question at {HELD_AGENT}: +{(result.rss_held - result.rss_before_held) / MB:.1f} "
+            f"MB = {result.rss_per_workflow / 1024:.0f} KB per cached running workflow "
+            "(an orchestrator or its InterruptWorkflow)",
         ]
     )
 
