@@ -307,8 +307,8 @@ def report(result: LongRun, mode: str) -> str:
         if len(shown) > 4:
             shown[3:-1] = ["..."]
         lines.append(
-            f"carried state (WorkflowExecutionContinuedAsNew input): {', '.join(shown)}; max "
-            f"{versus_aim(largest, CARRIED_AIM_KB, unit=' KB')} (aim: flat)"
+            f"carried state (WorkflowExecutionContinuedAsNew input; aim: flat): "
+            f"{', '.join(shown)}; max {versus_aim(largest, CARRIED_AIM_KB, unit=' KB')}"
         )
     else:
         lines.append("carried state: the run never continued as new")

@@ -64,7 +64,7 @@ async def test_a_short_looping_run_is_measured(client: Client) -> None:
     text = report(result, "dev server in memory")
     for expected in (
         "run completed",
-        "carried state (WorkflowExecutionContinuedAsNew input):",
+        "carried state (WorkflowExecutionContinuedAsNew input; aim: flat):",
         "history bytes per step / the step's own payload bytes",
         "wall per step, steps",
         "aim <= 1.1x",
