@@ -51,8 +51,7 @@ def test_the_orchestrator_collector_goes_round_again_until_the_run_took_enough_c
 
 
 async def test_a_short_looping_run_is_measured(client: Client) -> None:
-    # two rounds of the graph (16 nodes each), continuing as new once between them: early
-    # enough for today's carried state to stay under the 256 KB start-input limit
+    # two rounds of the graph (16 nodes each), continuing as new once between them
     result = await measure(client, steps=20, stall=30, continue_as_new_every=16)
 
     assert result.outcome == "completed", result.detail
