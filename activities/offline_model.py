@@ -2,7 +2,10 @@
 
 It answers any ``json_schema`` response format with plausible content derived from the goal and
 walks the graph forward (the first route of each Routing). A scenario makes chosen agents raise
-an interrupt or answer slowly; see ``OfflineScenario.parse``.
+an interrupt or answer slowly, or makes the run loop: with ``loop=N`` the ORCHESTRATOR_COLLECTOR
+advances again (its first route that is not ``finalResult``, so the whole graph runs once more)
+until the model has answered about N agent calls for that workflow id (counted per worker, across
+continue-as-new; a retried call counts twice), then stops. See ``OfflineScenario.parse``.
 """
 
 from __future__ import annotations
@@ -11,17 +14,19 @@ import asyncio
 import hashlib
 import json
 import re
+from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
 import httpx2
+from temporalio import activity
 
-from models.agent_types import DISPATCHED_AGENTS, AgentType
+from models.agent_types import DISPATCHED_AGENTS, AgentType, Terminal
 from models.interrupt_events import SUPERVISOR_MESSAGE_PREFIX
 from models.interrupts import InterruptRouting
 from models.requests import CONTEXT_FOUND
 from models.routing import Routing
-from workflows.graph import NODES_BY_OUTPUT
+from workflows.graph import NODES_BY_OUTPUT, Node
 
 RESOLVED_MARKER = "## Interrupt resolution"
 """Prompt heading that tells the offline model this agent's question was already answered."""
@@ -34,23 +39,28 @@ _SUPPORTED_PATH = "/chat/completions"
 
 @dataclass(frozen=True)
 class OfflineScenario:
-    """Which agents interrupt, ask the context manager, or answer slowly (seconds)."""
+    """Which agents interrupt, ask the context manager or answer slowly (seconds), and how long
+    a run loops."""
 
     interrupt_at: frozenset[AgentType] = frozenset()
     agent_review_at: frozenset[AgentType] = frozenset()
     delays: dict[AgentType, float] = field(default_factory=dict)
     context_at: frozenset[AgentType] = frozenset()
     """These agents ask the CONTEXT_MANAGER once before routing on."""
+    loop: int | None = None
+    """Agent calls per run before the orchestrator collector may stop; None: it stops at once."""
 
     @classmethod
     def parse(cls, text: str | None) -> OfflineScenario:
-        """Parse ``interrupt=A,B;agent_review=C;delay=D:2.5;context=E``: AgentType names."""
+        """Parse ``interrupt=A,B;agent_review=C;delay=D:2.5;context=E;loop=1000``: AgentType
+        names, ``loop`` a number of agent calls."""
         if not text or not text.strip():
             return cls()
         interrupt: set[AgentType] = set()
         review: set[AgentType] = set()
         context: set[AgentType] = set()
         delays: dict[AgentType, float] = {}
+        loop: int | None = None
         for part in filter(None, (p.strip() for p in text.split(";"))):
             key, _, value = part.partition("=")
             items = [v.strip() for v in value.split(",") if v.strip()]
@@ -64,12 +74,15 @@ class OfflineScenario:
                 for item in items:
                     name, _, seconds = item.partition(":")
                     delays[_agent(name)] = float(seconds or 1)
+            elif key.strip() == "loop" and value.strip().isdigit() and int(value) > 0:
+                loop = int(value)
             else:
                 raise ValueError(
                     f"unknown OFFLINE_SCENARIO part {part!r}; use "
-                    "'interrupt=AGENT,AGENT;agent_review=AGENT;delay=AGENT:SECONDS;context=AGENT'"
+                    "'interrupt=AGENT,AGENT;agent_review=AGENT;delay=AGENT:SECONDS;context=AGENT;"
+                    "loop=CALLS'"
                 )
-        return cls(frozenset(interrupt), frozenset(review), delays, frozenset(context))
+        return cls(frozenset(interrupt), frozenset(review), delays, frozenset(context), loop)
 
 
 def _agent(name: str) -> AgentType:
@@ -88,6 +101,8 @@ class OfflineModel(httpx2.AsyncBaseTransport):
     def __init__(self, scenario: OfflineScenario | None = None) -> None:
         self.scenario = scenario or OfflineScenario()
         self.received: list[dict[str, Any]] = []
+        self._calls: Counter[str] = Counter()
+        """Agent calls answered per workflow id, counted only for the ``loop`` scenario."""
 
     async def handle_async_request(self, request: httpx2.Request) -> httpx2.Response:
         if request.method != "POST" or not request.url.path.endswith(_SUPPORTED_PATH):
@@ -100,6 +115,8 @@ class OfflineModel(httpx2.AsyncBaseTransport):
         spec = fmt.get("json_schema") or {}
         name = spec.get("name", "")
         node = NODES_BY_OUTPUT.get(name)
+        if node is not None and self.scenario.loop is not None:
+            self._calls[_workflow_id()] += 1
         if node is not None and node.agent_type in self.scenario.delays:
             await asyncio.sleep(self.scenario.delays[node.agent_type])
         answer = self.answer(name, spec.get("schema") or {}, body.get("messages") or [])
@@ -128,9 +145,19 @@ class OfflineModel(httpx2.AsyncBaseTransport):
             and node.agent_type in self.scenario.context_at
             and not any(CONTEXT_FOUND in str(m.get("content", "")) for m in messages)
         )
-        route = _pick_route(model, schema, wants, context)
+        route = _pick_route(model, schema, wants, context, stop=not self._loops(node))
         review = node is not None and node.agent_type in self.scenario.agent_review_at
         return json.dumps(writer.routing(schema, model, route, agent_review=review))
+
+    def _loops(self, node: Node | None) -> bool:
+        """Whether the orchestrator collector must go round again (the ``loop`` scenario)."""
+        loop = self.scenario.loop
+        return (
+            loop is not None
+            and node is not None
+            and node.agent_type is AgentType.ORCHESTRATOR_COLLECTOR
+            and self._calls[_workflow_id()] < loop
+        )
 
     def _wants_interrupt(self, agent: AgentType, messages: list[dict[str, Any]]) -> bool:
         """A supervisor's message always wins; an answered question is not asked again."""
@@ -146,15 +173,31 @@ class OfflineModel(httpx2.AsyncBaseTransport):
         return relayed or agent in self.scenario.interrupt_at | self.scenario.agent_review_at
 
 
+def _workflow_id() -> str:
+    """The workflow of the activity this call is made from ("" outside an activity)."""
+    return (activity.info().workflow_id or "") if activity.in_activity() else ""
+
+
 def _pick_route(
-    model: type[Routing], schema: dict[str, Any], interrupt: bool, context: bool = False
+    model: type[Routing],
+    schema: dict[str, Any],
+    interrupt: bool,
+    context: bool = False,
+    *,
+    stop: bool = True,
 ) -> str:
-    present = [a for a in model.route_aliases() if a in schema.get("properties", {})]
+    routes = model.route_aliases()
+    present = [a for a in routes if a in schema.get("properties", {})]
     if interrupt and "interruptRequest" in present:
         return "interruptRequest"
     if context and "contextManagerRequest" in present:
         return "contextManagerRequest"
-    forward = [a for a in present if a not in ("interruptRequest", "contextManagerRequest")]
+    forward = [
+        a
+        for a in present
+        if a not in ("interruptRequest", "contextManagerRequest")
+        and (stop or routes[a] is not Terminal.END)
+    ]
     return (forward or present)[0]
 
 

