@@ -10,8 +10,8 @@ from activities.prompting import PromptRenderer
 from activities.redaction import redact
 from activities.result_decorators import decorate
 from models.agent_call import AgentCall, AgentReply
-from models.base import WireModel
 from models.errors import AgentWorkflowError, UnknownAgentType
+from models.interrupts import InterruptRequestBase
 from models.routing import Routing
 from workflows.graph import NODES
 from workflows.policies import AGENT_HEARTBEAT_INTERVAL
@@ -50,10 +50,11 @@ class AgentActivities:
                 agent=call.agent_type.value,
                 messages=prompt.messages,
                 output_model=node.output_model,
+                check=well_formed_question,
             )
-        output: WireModel = reply.value
+        output = reply.value
         decorate(output, call)
-        route = output.chosen_route()[0] if isinstance(output, Routing) else None
+        route = output.chosen_route()[0]
         activity.logger.info("%s %s -> %s", call.node_id, call.agent_type, route or "result")
         return AgentReply(
             output=output.to_wire(),
@@ -61,4 +62,15 @@ class AgentActivities:
             attempts=reply.attempts,
             model=reply.model,
             warnings=warnings,
+        )
+
+
+def well_formed_question(output: Routing) -> None:
+    """A question a person cannot answer as asked goes back to the LLM with its problems
+    (the validation-retry path of routes): FR-088..091, SC-025, SC-027."""
+    question = output.chosen_route()[2]
+    problems = question.problems() if isinstance(question, InterruptRequestBase) else []
+    if problems:
+        raise ValueError(
+            "the question in interruptRequest is not well formed: " + "; ".join(problems)
         )

@@ -8,7 +8,6 @@ LLM must answer.
 from __future__ import annotations
 
 import functools
-import re
 import types
 import typing
 from dataclasses import dataclass
@@ -109,25 +108,24 @@ def _interrupt_class(annotation: Any) -> type[InterruptRequestBase] | None:
 
 
 def _field_docs(model: type[WireModel]) -> tuple[FieldDoc, ...]:
-    """Fields in the model's JSON schema (so system-set fields stay out), in order."""
+    """Fields in the model's JSON schema (so system-set fields stay out), in order, each with
+    its shape (``list of {path, change}``, ``one of A, B``) and its ``Field`` description."""
     schema = model.model_json_schema(by_alias=True)
-    docs = []
-    for name, prop in schema.get("properties", {}).items():
-        description = prop.get("description") or f"the {_words(name)} your question concerns"
-        docs.append(FieldDoc(name, _kind(prop), description))
-    return tuple(docs)
+    defs = schema.get("$defs", {})
+    return tuple(
+        FieldDoc(name, _kind(prop, defs), prop.get("description", ""))
+        for name, prop in schema.get("properties", {}).items()
+    )
 
 
-def _kind(prop: dict[str, Any]) -> str:
-    if "type" in prop:
-        if prop["type"] == "array":
-            return "list"
-        return str(prop["type"])
-    if "$ref" in prop or "allOf" in prop:
-        return "object"
-    return "value"
-
-
-def _words(camel: str) -> str:
-    """``workflowContext`` -> ``workflow context``."""
-    return re.sub(r"(?<!^)(?=[A-Z])", " ", camel).lower()
+def _kind(prop: dict[str, Any], defs: dict[str, Any]) -> str:
+    """The JSON shape of a property in a few words."""
+    ref = prop.get("$ref")
+    if ref is not None:
+        target = defs.get(ref.rsplit("/", 1)[-1], {})
+        if "enum" in target:
+            return "one of " + ", ".join(map(str, target["enum"]))
+        return "{" + ", ".join(target.get("properties", {})) + "}"
+    if prop.get("type") == "array":
+        return f"list of {_kind(prop.get('items', {}), defs)}"
+    return str(prop.get("type", "value")).replace("string", "text").replace("boolean", "yes/no")

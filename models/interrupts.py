@@ -10,7 +10,7 @@ from pydantic.json_schema import SkipJsonSchema
 
 from models.agent_types import AgentType, Route
 from models.base import WireModel
-from models.limits import MAX_ITEMS, Answer, Id, Text
+from models.limits import MAX_ITEMS, Answer, Id, Text, clip
 from models.requests import (
     ContextManagerRoutingRequest,
     DiscoveryAgentRequests,
@@ -26,6 +26,12 @@ from models.requests import (
     TicketAgentRequests,
     TicketCollectorRequest,
     TicketOrchestratorRequest,
+)
+from models.results import (
+    AssessmentStatus,
+    FileReference,
+    Recommendation,
+    VerificationStatus,
 )
 from models.routing import Routing
 
@@ -57,25 +63,42 @@ class OptionKey(StrEnum):
     A = "A"
     B = "B"
     C = "C"
+    D = "D"
     CUSTOM = "CUSTOM"
 
 
 CUSTOM_OPTION_TEXT = "Or provide your own approach"
+MIN_REAL_OPTIONS = 2
+"""A choice offers two to four real alternatives (A-D) besides CUSTOM (FR-088, US21)."""
+MAX_CHOICES = 5
+"""Choices one question may hold; more is a sign the question should be split."""
+MAX_CONFIRMATIONS = 10
+"""Confirmation items one question may hold."""
+MAX_QUESTION_ID_CHARS = 80
+"""A choiceId or confirmationId; short enough to stay an answerable id once a dispatch node
+prefixes it with the agent that asked (``ticket-agent-2/<id>``)."""
 
 
 class ChoiceOption(WireModel):
-    key: OptionKey
-    description: str
+    key: OptionKey = Field(description="A, B, C or D for an alternative; CUSTOM for the write-in.")
+    description: str = Field(
+        description="The alternative in one sentence, with what it changes; for CUSTOM exactly "
+        f'"{CUSTOM_OPTION_TEXT}".'
+    )
 
 
 class StructuredChoice(WireModel):
-    """One decision point offered as A/B/C plus a CUSTOM write-in (spec 003 US21)."""
+    """One decision point offered as A/B/C/D plus a CUSTOM write-in (spec 003 US21)."""
 
-    choice_id: str
-    question: str
-    context: str
-    options: list[ChoiceOption]
-    recommended: OptionKey | None
+    choice_id: str = Field(description="A short id of this decision point, unique in the question.")
+    question: str = Field(description="The decision to make, as one question.")
+    context: str = Field(description="What the person needs to know to choose between the options.")
+    options: list[ChoiceOption] = Field(
+        description="Two to four real alternatives (A, B, C, D), then CUSTOM."
+    )
+    recommended: OptionKey | None = Field(
+        description="The alternative you prefer (one you offered), or null when you have none."
+    )
 
     @model_validator(mode="after")
     def _always_offer_custom(self) -> Self:
@@ -84,7 +107,7 @@ class StructuredChoice(WireModel):
         if repeated:
             raise ValueError(
                 f"choice {self.choice_id[:60]!r} offers option {', '.join(repeated)} more than "
-                "once; give each option its own key (A, B, C)"
+                "once; give each option its own key (A, B, C, D)"
             )
         if OptionKey.CUSTOM not in keys:
             self.options.append(ChoiceOption(key=OptionKey.CUSTOM, description=CUSTOM_OPTION_TEXT))
@@ -93,146 +116,461 @@ class StructuredChoice(WireModel):
     def offered(self) -> set[OptionKey]:
         return {o.key for o in self.options}
 
+    def problems(self) -> list[str]:
+        """Why a person could not answer this choice well (FR-088..091, SC-025, SC-027)."""
+        name = clip(self.choice_id, 60)
+        real = [o for o in self.options if o.key is not OptionKey.CUSTOM]
+        found: list[str] = []
+        if not MIN_REAL_OPTIONS <= len(real) <= len(OptionKey) - 1:
+            found.append(
+                f"choice {name!r} offers {len(real)} real option(s); offer two to four "
+                "(A, B, C, D) besides CUSTOM, or ask a confirmation item instead"
+            )
+        texts = [o.description.strip().lower() for o in real]
+        if any(not t for t in texts) or len(set(texts)) < len(texts):
+            found.append(f"choice {name!r} has an empty or repeated option; make each one real")
+        if self.recommended is not None and self.recommended not in {o.key for o in real}:
+            found.append(
+                f"choice {name!r} recommends {self.recommended.value}, which is not one of its "
+                "real options; recommend an offered option or null"
+            )
+        return found
+
 
 class ConfirmationItem(WireModel):
     """A yes/no decision on one implementation detail (spec 003 US22)."""
 
-    confirmation_id: str
-    statement: str
-    context: str
-    default_value: bool
-    impact_if_no: str
+    confirmation_id: str = Field(description="A short id of this item, unique in the question.")
+    statement: str = Field(description="The one specific thing you intend to do.")
+    context: str = Field(description="Why it needs a yes or no.")
+    default_value: bool = Field(description="Your suggestion: true for yes, false for no.")
+    impact_if_no: str = Field(description="What you will do instead if the answer is no.")
 
 
 class InterruptRequestBase(WireModel):
-    """Fields every typed interrupt request carries."""
+    """Fields every typed interrupt request carries (FR-082..085)."""
 
-    type: InterruptType
-    reason: str
-    choices: list[StructuredChoice]
-    confirmation_items: list[ConfirmationItem]
-    context_for_decision: str
+    type: InterruptType = Field(
+        description="HUMAN_REVIEW when a person must decide; AGENT_REVIEW when a reviewing model "
+        "may decide for them; PAUSE to stop until someone resumes the run."
+    )
+    reason: str = Field(
+        description="Your own explanation of the uncertainty, in one to three sentences: what "
+        "you are unsure about and why a wrong guess would cost."
+    )
+    choices: list[StructuredChoice] = Field(
+        description=f"One structured choice per decision point (at most {MAX_CHOICES}); see the "
+        "example below."
+    )
+    confirmation_items: list[ConfirmationItem] = Field(
+        description="One yes/no item per specific detail you intend to do (at most "
+        f"{MAX_CONFIRMATIONS}); see the example below."
+    )
+    context_for_decision: str = Field(
+        description="What the person needs to know to answer, from your request and the "
+        "upstream context, with the context ids it came from."
+    )
+
+    def problems(self) -> list[str]:
+        """Why this question is not well formed; empty when a person can answer it as asked.
+
+        An agent's malformed question is sent back to its LLM with these (``activities.agents``),
+        never shown to a person.
+        """
+        found: list[str] = []
+        if not self.reason.strip():
+            found.append("the reason is empty; explain what you are unsure about")
+        if len(self.choices) > MAX_CHOICES:
+            found.append(f"{len(self.choices)} choices; ask at most {MAX_CHOICES}")
+        if len(self.confirmation_items) > MAX_CONFIRMATIONS:
+            found.append(
+                f"{len(self.confirmation_items)} confirmation items; ask at most "
+                f"{MAX_CONFIRMATIONS}"
+            )
+        found += _id_problems("choiceId", [c.choice_id for c in self.choices])
+        found += _id_problems(
+            "confirmationId", [c.confirmation_id for c in self.confirmation_items]
+        )
+        for choice in self.choices:
+            found += choice.problems()
+        return found
+
+
+def _id_problems(what: str, ids: list[str]) -> list[str]:
+    found = [
+        f"{what} {clip(i, 60)!r} must be 1 to {MAX_QUESTION_ID_CHARS} characters"
+        for i in ids
+        if not i.strip() or len(i) > MAX_QUESTION_ID_CHARS
+    ]
+    repeated = sorted({clip(i, 60) for i in ids if ids.count(i) > 1})
+    if repeated:
+        found.append(f"{what} {', '.join(map(repr, repeated))} is used more than once")
+    return found
 
 
 def _origin(agent: AgentType) -> Any:
     return Field(default=agent, description="Set by the system, never by the model.")
 
 
+# --- typed items of the agent-specific fields (spec 003 US24-US41) ----------------------------
+
+
+class PhaseDecision(StrEnum):
+    ADVANCE_PHASE = "ADVANCE_PHASE"
+    ROUTE_BACK = "ROUTE_BACK"
+    STOP = "STOP"
+
+
+class Severity(StrEnum):
+    LOW = "LOW"
+    MEDIUM = "MEDIUM"
+    HIGH = "HIGH"
+
+
+class CollectorSummary(WireModel):
+    phase: str = Field(description="The phase the collector closed (DISCOVERY, PLANNING ...).")
+    result_id: str = Field(description="The collector result's context id.")
+    summary: str = Field(description="What it concluded, in one sentence.")
+
+
+class ProposedSubdomain(WireModel):
+    name: str = Field(description="The subdomain: a module, a layer or a concern.")
+    focus: str = Field(description="What its discovery agent should find out.")
+    rationale: str = Field(description="Why it is a subdomain of its own.")
+
+
+class BoundaryDecision(WireModel):
+    path: str = Field(description="The file or directory the boundary runs through.")
+    boundary: str = Field(description="Where the subdomain starts or ends here, and why.")
+
+
+class SubdomainBoundary(WireModel):
+    subdomain: str = Field(description="The subdomain.")
+    paths: list[str] = Field(description="The files and directories inside it.")
+    rationale: str = Field(description="Why the boundary is drawn here and what it leaves out.")
+
+
+class ProposedTicket(WireModel):
+    ticket_id: str = Field(description="A unique id such as T-001.")
+    title: str = Field(description="What the ticket delivers, in a few words.")
+    description: str = Field(description="The change, and how to tell it is done.")
+    dependencies: list[str] = Field(description="ticketIds this ticket needs done first.")
+    discovery_links: list[str] = Field(
+        description="Context ids or file paths of the discovery findings it builds on."
+    )
+
+
+class ArchitectureDecision(WireModel):
+    decision: str = Field(description="The decision, e.g. one token bucket per client in Redis.")
+    alternatives: list[str] = Field(description="The alternatives you weighed.")
+    implications: str = Field(description="What it changes for the implementation and tickets.")
+
+
+class DependencyConflict(WireModel):
+    ticket_id: str = Field(description="The ticket whose dependencies conflict.")
+    depends_on: list[str] = Field(description="The ticketIds involved.")
+    problem: str = Field(description="The conflict: a cycle, a missing ticket, a shared change.")
+
+
+class ScopedTicket(WireModel):
+    ticket_id: str = Field(description="The planned ticket.")
+    priority: int = Field(description="1 is implemented first.")
+    in_scope: bool = Field(description="Whether it is part of this implementation round.")
+
+
+class FileChange(WireModel):
+    path: str = Field(description="The file.")
+    change: str = Field(description="What changes in it and why.")
+
+
+class PlannedTest(WireModel):
+    test: str = Field(description="The test or test suite.")
+    covers: str = Field(description="The behaviour or risk it covers.")
+
+
+class ImplementationApproach(WireModel):
+    approach: str = Field(description="The approach in one sentence.")
+    trade_offs: str = Field(description="What it costs and what it buys.")
+
+
+class TicketCompletion(WireModel):
+    ticket_id: str = Field(description="The ticket.")
+    status: VerificationStatus = Field(description="VERIFIED, PARTIAL or FAILED.")
+    note: str = Field(description="What is done and what is missing.")
+
+
+class AssessmentFinding(WireModel):
+    finding: str = Field(description="What the review found.")
+    severity: Severity = Field(description="LOW, MEDIUM or HIGH.")
+
+
+class ConflictFile(WireModel):
+    path: str = Field(description="The conflicting file.")
+    diff_summary: str = Field(description="What each side changed, in one or two sentences.")
+
+
+class ContextFinding(WireModel):
+    finding: str = Field(description="The piece of context.")
+    source: str = Field(description="Where it came from: a context id or a file path.")
+    relevance: float = Field(description="0 (unrelated) to 1 (exactly what was asked for).")
+
+
+class DispatchRoutingDecision(WireModel):
+    agent: str = Field(description="The dispatched agent: its subdomain, area or ticket.")
+    assignment: str = Field(description="What it was given to do.")
+    rationale: str = Field(description="Why the work was routed to it this way.")
+
+
+# --- one typed interrupt request per agent (spec 003's table, FR-081, FR-103..108) ------------
+
+
 class OrchestratorInterruptRequest(InterruptRequestBase):
     origin: SkipJsonSchema[Literal[AgentType.ORCHESTRATOR]] = _origin(AgentType.ORCHESTRATOR)
-    phase: str
-    goal: str
-    workflow_context: str
+    phase: str = Field(description="The phase the run is in (DISCOVERY, PLANNING, TICKETS ...).")
+    proposed_next_phase: str = Field(description="The phase you would go to next, and why.")
+    goal: str = Field(
+        description="The goal as you read it: your interpretation in one or two sentences, "
+        "with what you take to be in and out of scope."
+    )
+    workflow_context: str = Field(
+        description="What the run has done so far that bears on the decision: phases done, "
+        "routes back, earlier answers, with their context ids."
+    )
 
 
 class OrchestratorCollectorInterruptRequest(InterruptRequestBase):
     origin: SkipJsonSchema[Literal[AgentType.ORCHESTRATOR_COLLECTOR]] = _origin(
         AgentType.ORCHESTRATOR_COLLECTOR
     )
-    phase_decision: str
-    collector_results: str
+    phase_decision: PhaseDecision = Field(
+        description="The decision you lean to; offer it and its alternatives as choices, each "
+        "saying what it means for the rest of the run."
+    )
+    collector_results: list[CollectorSummary] = Field(
+        description="One item per phase collector result that informs the decision."
+    )
+    advancement_rationale: str = Field(
+        description="Why you lean to that decision, and what would change your mind."
+    )
 
 
 class DiscoveryOrchestratorInterruptRequest(InterruptRequestBase):
     origin: SkipJsonSchema[Literal[AgentType.DISCOVERY_ORCHESTRATOR]] = _origin(
         AgentType.DISCOVERY_ORCHESTRATOR
     )
-    subdomain_partitioning: str
-    scope: str
+    subdomain_partitioning: list[ProposedSubdomain] = Field(
+        description="The subdomains you propose, one discovery agent each, with the rationale."
+    )
+    scope: str = Field(
+        description="The coverage you propose, broad (every module, shallow) or deep (a few "
+        "modules, thorough), and why."
+    )
+    dispatch_plan: str = Field(
+        description="How many discovery agents on what, and what that costs in time and tokens."
+    )
 
 
 class DiscoveryAgentInterruptRequest(InterruptRequestBase):
     origin: SkipJsonSchema[Literal[AgentType.DISCOVERY_AGENT]] = _origin(AgentType.DISCOVERY_AGENT)
-    code_findings: str
-    boundary_decisions: str
+    code_findings: list[FileReference] = Field(
+        description="The code your question is about: path, lines, relevance 0-1, and a note."
+    )
+    boundary_decisions: list[BoundaryDecision] = Field(
+        description="The subdomain boundaries you propose, by file or directory."
+    )
+    pattern_observations: list[str] = Field(
+        description="Patterns you saw whose meaning you are unsure of."
+    )
 
 
 class DiscoveryCollectorInterruptRequest(InterruptRequestBase):
     origin: SkipJsonSchema[Literal[AgentType.DISCOVERY_COLLECTOR]] = _origin(
         AgentType.DISCOVERY_COLLECTOR
     )
-    consolidation_decisions: str
-    recommendations: str
-
-
-class DiscoveryAgentDispatchInterruptRequest(InterruptRequestBase):
-    origin: SkipJsonSchema[Literal[AgentType.DISCOVERY_DISPATCH]] = _origin(
-        AgentType.DISCOVERY_DISPATCH
+    code_references: list[FileReference] = Field(
+        description="The consolidated code references the decision rests on: path, lines, "
+        "relevance 0-1, note."
     )
-    dispatch_decisions: str
+    subdomain_boundaries: list[SubdomainBoundary] = Field(
+        description="The subdomain boundaries you propose after consolidation."
+    )
+    recommendations: list[Recommendation] = Field(
+        description="Your recommendations, each one also a confirmation item to approve or reject."
+    )
+    merge_decisions: list[str] = Field(
+        description="How you merged overlapping reports: what you deduplicated or dropped."
+    )
 
 
 class PlanningOrchestratorInterruptRequest(InterruptRequestBase):
     origin: SkipJsonSchema[Literal[AgentType.PLANNING_ORCHESTRATOR]] = _origin(
         AgentType.PLANNING_ORCHESTRATOR
     )
-    ticket_decomposition: str
-    discovery_context: str
+    ticket_decomposition: list[str] = Field(
+        description="The planning areas (or ticket groups) you propose, one per item."
+    )
+    granularity_rationale: str = Field(description="Why the work is cut at this granularity.")
+    discovery_context: str = Field(
+        description="The discovery findings you are weighing, with their context ids."
+    )
+    planning_scope: str = Field(
+        description="The scope you propose, minimal or comprehensive, and what it leaves out."
+    )
 
 
 class PlanningAgentInterruptRequest(InterruptRequestBase):
     origin: SkipJsonSchema[Literal[AgentType.PLANNING_AGENT]] = _origin(AgentType.PLANNING_AGENT)
-    ticket_design: str
-    architecture_decisions: str
+    proposed_tickets: list[ProposedTicket] = Field(
+        description="The tickets you would plan: ids, descriptions, dependencies, and the "
+        "discovery findings each builds on."
+    )
+    architecture_decisions: list[ArchitectureDecision] = Field(
+        description="The architecture decisions your tickets depend on, with the alternatives."
+    )
+    discovery_references: list[str] = Field(
+        description="Context ids and file paths of the discovery findings your plan relies on."
+    )
 
 
 class PlanningCollectorInterruptRequest(InterruptRequestBase):
     origin: SkipJsonSchema[Literal[AgentType.PLANNING_COLLECTOR]] = _origin(
         AgentType.PLANNING_COLLECTOR
     )
-    ticket_consolidation: str
-    dependency_resolution: str
-
-
-class PlanningAgentDispatchInterruptRequest(InterruptRequestBase):
-    origin: SkipJsonSchema[Literal[AgentType.PLANNING_DISPATCH]] = _origin(
-        AgentType.PLANNING_DISPATCH
+    consolidated_tickets: list[ProposedTicket] = Field(
+        description="The consolidated ticket list as you would hand it on."
     )
-    dispatch_decisions: str
+    dependency_conflicts: list[DependencyConflict] = Field(
+        description="Dependency conflicts between tickets; offer resolutions as choices."
+    )
+    merge_decisions: list[str] = Field(
+        description="Tickets you merged or deduplicated, and why; each one also a confirmation."
+    )
 
 
 class TicketOrchestratorInterruptRequest(InterruptRequestBase):
     origin: SkipJsonSchema[Literal[AgentType.TICKET_ORCHESTRATOR]] = _origin(
         AgentType.TICKET_ORCHESTRATOR
     )
-    implementation_scope: str
-    planning_context: str
+    implementation_scope: list[ScopedTicket] = Field(
+        description="The planned tickets with their priority and whether this round does them."
+    )
+    planning_context: str = Field(
+        description="The planning decisions you are relying on, with their context ids."
+    )
+    execution_strategy: str = Field(description="Sequential or parallel implementation, and why.")
 
 
 class TicketAgentInterruptRequest(InterruptRequestBase):
     origin: SkipJsonSchema[Literal[AgentType.TICKET_AGENT]] = _origin(AgentType.TICKET_AGENT)
-    implementation_approach: str
-    file_changes: str
+    files_to_modify: list[FileChange] = Field(
+        description="The files you would change, each with what changes."
+    )
+    test_strategies: list[PlannedTest] = Field(
+        description="The tests you would add or run; each one also a confirmation item."
+    )
+    implementation_approaches: list[ImplementationApproach] = Field(
+        description="The approaches you weigh, with their trade-offs; offer them as choices."
+    )
 
 
 class TicketCollectorInterruptRequest(InterruptRequestBase):
     origin: SkipJsonSchema[Literal[AgentType.TICKET_COLLECTOR]] = _origin(
         AgentType.TICKET_COLLECTOR
     )
-    completion_status: str
-    follow_ups: str
-
-
-class TicketAgentDispatchInterruptRequest(InterruptRequestBase):
-    origin: SkipJsonSchema[Literal[AgentType.TICKET_DISPATCH]] = _origin(AgentType.TICKET_DISPATCH)
-    dispatch_decisions: str
+    completion_status: list[TicketCompletion] = Field(
+        description="Every ticket with its verification status."
+    )
+    follow_ups: list[str] = Field(
+        description="Follow-up work you found; each one also a confirmation item."
+    )
+    verification_results: str = Field(
+        description="What the verification showed, and where it is inconclusive."
+    )
 
 
 class ReviewInterruptRequest(InterruptRequestBase):
     origin: SkipJsonSchema[Literal[AgentType.REVIEW_AGENT]] = _origin(AgentType.REVIEW_AGENT)
-    review_criteria: str
-    assessment: str
+    review_criteria: list[str] = Field(
+        description="The criteria you review against, as you read them."
+    )
+    assessment_findings: list[AssessmentFinding] = Field(
+        description="What you found, each with a severity."
+    )
+    approval_recommendation: AssessmentStatus = Field(
+        description="APPROVED or CHANGES_REQUESTED: what you would decide; conditions for "
+        "approval go in confirmation items."
+    )
 
 
 class MergerInterruptRequest(InterruptRequestBase):
     origin: SkipJsonSchema[Literal[AgentType.MERGER_AGENT]] = _origin(AgentType.MERGER_AGENT)
-    conflict_resolution: str
-    merge_strategy: str
+    conflict_files: list[ConflictFile] = Field(
+        description="The conflicting files, each with a diff summary."
+    )
+    resolution_strategies: list[str] = Field(
+        description="The resolutions you weigh (ours, theirs, manual, per file); offer them "
+        "as choices."
+    )
+    merge_approach: str = Field(description="How you would merge, and the impact on functionality.")
 
 
 class ContextManagerInterruptRequest(InterruptRequestBase):
     origin: SkipJsonSchema[Literal[AgentType.CONTEXT_MANAGER]] = _origin(AgentType.CONTEXT_MANAGER)
-    context_gathering_scope: str
+    gathering_scope: str = Field(description="What you were asked to find and how far you looked.")
+    context_findings: list[ContextFinding] = Field(
+        description="What you found, each with its source and relevance 0-1."
+    )
+    source_references: list[str] = Field(description="The context ids and file paths you read.")
+
+
+DispatchedAgentInterruptRequest = Annotated[
+    DiscoveryAgentInterruptRequest | PlanningAgentInterruptRequest | TicketAgentInterruptRequest,
+    Field(discriminator="origin"),
+]
+"""The questions of dispatched agents; their dispatch node raises them (spec 002 US4)."""
+
+
+class AgentQuestion(WireModel):
+    """A dispatched agent's own typed question, kept inside its dispatch node's interrupt."""
+
+    agent_key: str = Field(
+        description="The agent within the fan-out (``ticket-agent-2``); its choice and "
+        "confirmation ids are prefixed with it."
+    )
+    node_id: str
+    request: DispatchedAgentInterruptRequest
+
+
+class DispatchInterruptRequest(InterruptRequestBase):
+    """A dispatch node's question (FR-108): its routing decisions and the target agents' context;
+    when dispatched agents asked, their typed questions, combined (``workflows/lifting.py``)."""
+
+    routing_decisions: list[DispatchRoutingDecision] = Field(
+        description="How you routed the work to the dispatched agents, one item per agent."
+    )
+    target_agent_context: str = Field(
+        description="What the dispatched agents were given, and what they are missing."
+    )
+    agent_questions: SkipJsonSchema[list[AgentQuestion]] = Field(
+        default_factory=list,
+        description="Filled by the workflow: the dispatched agents' own questions.",
+    )
+
+
+class DiscoveryAgentDispatchInterruptRequest(DispatchInterruptRequest):
+    origin: SkipJsonSchema[Literal[AgentType.DISCOVERY_DISPATCH]] = _origin(
+        AgentType.DISCOVERY_DISPATCH
+    )
+
+
+class PlanningAgentDispatchInterruptRequest(DispatchInterruptRequest):
+    origin: SkipJsonSchema[Literal[AgentType.PLANNING_DISPATCH]] = _origin(
+        AgentType.PLANNING_DISPATCH
+    )
+
+
+class TicketAgentDispatchInterruptRequest(DispatchInterruptRequest):
+    origin: SkipJsonSchema[Literal[AgentType.TICKET_DISPATCH]] = _origin(AgentType.TICKET_DISPATCH)
 
 
 AnyInterruptRequest = Annotated[

@@ -7,14 +7,17 @@ answers (ids, links, deduplications, execution orders); the model never writes t
 from __future__ import annotations
 
 from enum import StrEnum
+from typing import Any
 
-from pydantic import Field
+from pydantic import Field, model_validator
 from pydantic.json_schema import SkipJsonSchema
 
 from models.agent_types import AgentType
 from models.base import WireModel
 
 SCHEMA_VERSION = "1.0"
+LEGACY_NEEDS_INPUT = "needsInput"
+"""The question field dispatched agents' results had before issue 10."""
 
 
 class AgentResult(WireModel):
@@ -114,7 +117,20 @@ class Consolidation(AgentResult):
 # --- discovery ------------------------------------------------------------------------------
 
 
-class DiscoveryAgentResult(AgentResult):
+class DispatchedResult(AgentResult):
+    """Base of a dispatched agent's result."""
+
+    @model_validator(mode="before")
+    @classmethod
+    def _drop_legacy_needs_input(cls, data: Any) -> Any:
+        """Results recorded before issue 10 carried a ``needsInput`` text; a dispatched agent now
+        asks with its own typed interrupt request instead (runs in flight still read them)."""
+        if isinstance(data, dict) and LEGACY_NEEDS_INPUT in data:
+            return {k: v for k, v in data.items() if k != LEGACY_NEEDS_INPUT}
+        return data
+
+
+class DiscoveryAgentResult(DispatchedResult):
     """One discovery agent's report on its subdomain (FR-030..036)."""
 
     subdomain: str
@@ -125,9 +141,6 @@ class DiscoveryAgentResult(AgentResult):
     tags: list[str]
     generated_queries: list[str]
     diagrams: list[Diagram]
-    needs_input: str | None = Field(
-        description="A question only a person can answer, or null. The dispatch node raises it."
-    )
 
 
 class Recommendation(WireModel):
@@ -185,13 +198,10 @@ class PlannedTicket(WireModel):
     discovery_links: SkipJsonSchema[list[str]] = Field(default_factory=list)
 
 
-class PlanningAgentResult(AgentResult):
+class PlanningAgentResult(DispatchedResult):
     area: str
     summary: str
     tickets: list[PlannedTicket]
-    needs_input: str | None = Field(
-        description="A question only a person can answer, or null. The dispatch node raises it."
-    )
 
 
 class PlanningCollectorResult(Consolidation):
@@ -224,7 +234,7 @@ class CommitInfo(WireModel):
     files: list[str]
 
 
-class TicketAgentResult(AgentResult):
+class TicketAgentResult(DispatchedResult):
     """FR-063..066."""
 
     ticket_id: str
@@ -233,11 +243,12 @@ class TicketAgentResult(AgentResult):
     test_results: list[TestOutcome]
     commit: CommitInfo
     verification_status: VerificationStatus
-    needs_input: str | None = Field(
-        description="A question only a person can answer, or null. The dispatch node raises it."
-    )
     discovery_reference: SkipJsonSchema[str | None] = None
     planning_reference: SkipJsonSchema[str | None] = None
+
+
+DispatchedAgentResult = DiscoveryAgentResult | PlanningAgentResult | TicketAgentResult
+"""What a dispatched agent returns when it finishes (told apart by their fields)."""
 
 
 class TicketCollectorResult(Consolidation):

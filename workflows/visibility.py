@@ -22,6 +22,7 @@ from temporalio.api.enums.v1 import IndexedValueType
 from temporalio.common import SearchAttributeKey, SearchAttributePair, TypedSearchAttributes
 
 from models.agent_types import AgentType
+from models.base import WireModel
 from models.interrupt_flow import InterruptInput, InterruptState
 from models.interrupts import InterruptRequestBase, InterruptType
 from models.state import NodeRef, PendingInterrupt
@@ -157,6 +158,11 @@ def question_markdown(origin: AgentType, request: InterruptRequestBase) -> str:
     lines = [f"### {origin} needs a decision ({request.type})", "", f"**Reason:** {request.reason}"]
     if request.context_for_decision:
         lines += ["", f"**Context:** {request.context_for_decision}"]
+    lines += typed_fields(request)
+    for question in getattr(request, "agent_questions", ()):
+        asked = question.request
+        lines += ["", f"#### {question.agent_key} ({asked.origin}) asks: {asked.reason}"]
+        lines += typed_fields(asked)
     for choice in request.choices:
         lines += ["", f"**Choice `{choice.choice_id}`:** {choice.question}"]
         if choice.context:
@@ -174,6 +180,32 @@ def question_markdown(origin: AgentType, request: InterruptRequestBase) -> str:
             f"- default **{default}**; if no: {item.impact_if_no}",
         ]
     return "\n".join(lines)
+
+
+def typed_fields(request: InterruptRequestBase) -> list[str]:
+    """The agent-specific fields of ``request`` (spec 003 US24-US41), one markdown block each."""
+    lines: list[str] = []
+    for name, field in type(request).model_fields.items():
+        if name in _NOT_TYPED:
+            continue
+        value = getattr(request, name)
+        label = f"**{field.alias or name}:**"
+        if isinstance(value, list):
+            lines += ["", label, "", *(f"- {_item(v)}" for v in value)]
+        else:
+            lines += ["", f"{label} {_item(value)}"]
+    return lines
+
+
+_NOT_TYPED = {*InterruptRequestBase.model_fields, "origin", "agent_questions"}
+
+
+def _item(value: object) -> str:
+    if isinstance(value, WireModel):
+        return "; ".join(f"{k}: {_item(v)}" for k, v in value.to_wire().items())
+    if isinstance(value, list):
+        return ", ".join(_item(v) for v in value)
+    return str(value)
 
 
 def suggested_answer(request: InterruptRequestBase) -> dict[str, Any]:
@@ -197,7 +229,7 @@ def answer_markdown(interrupt_id: str, request: InterruptRequestBase) -> str:
             "In the UI: **Send an Update** named `resolve_validated` (a wrong answer is refused "
             "with the reason), or **Send a Signal** named `resolve` (a wrong answer is recorded "
             "as a warning and the question keeps waiting). Paste this input and edit it "
-            "(options: A, B, C or CUSTOM with a text in `customInputs`):",
+            "(options: A, B, C, D or CUSTOM with a text in `customInputs`):",
             "",
             "```json",
             answer,

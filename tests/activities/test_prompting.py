@@ -25,7 +25,6 @@ from models.interrupts import (
 from models.limits import compact_json
 from models.routing import Routing
 from tests.support.prompts import (
-    RESULT_AGENTS,
     ROUTING_AGENTS,
     make_call,
     previous,
@@ -40,6 +39,9 @@ INTERRUPT_TYPES = {
     AgentType.DISCOVERY_ORCHESTRATOR: "DiscoveryOrchestratorInterruptRequest",
     AgentType.DISCOVERY_COLLECTOR: "DiscoveryCollectorInterruptRequest",
     AgentType.DISCOVERY_DISPATCH: "DiscoveryAgentDispatchInterruptRequest",
+    AgentType.DISCOVERY_AGENT: "DiscoveryAgentInterruptRequest",
+    AgentType.PLANNING_AGENT: "PlanningAgentInterruptRequest",
+    AgentType.TICKET_AGENT: "TicketAgentInterruptRequest",
     AgentType.PLANNING_ORCHESTRATOR: "PlanningOrchestratorInterruptRequest",
     AgentType.PLANNING_COLLECTOR: "PlanningCollectorInterruptRequest",
     AgentType.PLANNING_DISPATCH: "PlanningAgentDispatchInterruptRequest",
@@ -50,14 +52,15 @@ INTERRUPT_TYPES = {
     AgentType.MERGER_AGENT: "MergerInterruptRequest",
     AgentType.CONTEXT_MANAGER: "ContextManagerInterruptRequest",
 }
-"""Spec 003's table: each routing agent's own typed interrupt request."""
+"""Spec 003's table: each agent's own typed interrupt request (FR-081, FR-103)."""
 
 
 def _own_fields(class_name: str) -> set[str]:
-    """The JSON names of a typed interrupt's fields beyond the base ones (not ``origin``)."""
+    """The JSON names of a typed interrupt's fields the model writes beyond the base ones (not
+    the system-set ``origin`` and ``agentQuestions``)."""
     cls = getattr(interrupt_models, class_name)
-    names = set(cls.model_fields) - set(InterruptRequestBase.model_fields) - {"origin"}
-    return {to_camel(n) for n in names}
+    written = set(cls.model_json_schema(by_alias=True)["properties"])
+    return written - {to_camel(n) for n in InterruptRequestBase.model_fields}
 
 
 def _json_block(text: str, heading: str) -> dict[str, object]:
@@ -72,8 +75,7 @@ def _system(agent: AgentType, **overrides: object) -> str:
 
 
 def test_the_tables_cover_the_graph() -> None:
-    assert set(INTERRUPT_TYPES) == set(ROUTING_AGENTS)
-    assert set(RESULT_AGENTS) == set(DISPATCHED_AGENTS)
+    assert set(INTERRUPT_TYPES) == set(ROUTING_AGENTS) == set(AgentType)
 
 
 @pytest.mark.parametrize("agent", ROUTING_AGENTS, ids=lambda a: a.value)
@@ -100,7 +102,7 @@ def test_routing_agent_prompt_has_every_guidance_section(agent: AgentType) -> No
     own = _own_fields(own_class)
     assert own, own_class
     for field in own:
-        assert re.search(rf"^- `{field}` \(\w+\): ", system, re.MULTILINE), field
+        assert re.search(rf"^- `{field}` \([^)]+\): \w", system, re.MULTILINE), field
     for other_agent, other_class in INTERRUPT_TYPES.items():
         if other_agent is not agent:
             assert f"({other_class})" not in system
@@ -134,18 +136,19 @@ def test_routing_agent_prompt_has_every_guidance_section(agent: AgentType) -> No
     assert "## Previous attempt\nThis is your first attempt." in system
 
 
-@pytest.mark.parametrize("agent", RESULT_AGENTS, ids=lambda a: a.value)
-def test_dispatched_agent_prompt_asks_through_needs_input(agent: AgentType) -> None:
-    """Spec 002 US4: dispatched agents never interrupt; their dispatcher raises the question."""
+@pytest.mark.parametrize("agent", list(DISPATCHED_AGENTS), ids=lambda a: a.value)
+def test_dispatched_agent_asks_with_its_own_type_and_its_dispatcher_raises_it(
+    agent: AgentType,
+) -> None:
+    """Spec 002 US4, issue 10: a dispatched agent answers with its result or its own typed
+    question, which its dispatch node raises with the other agents' questions."""
     system = _system(agent)
     dispatcher = DISPATCHED_AGENTS[agent].value
-    assert "## Recognising uncertainty" in system
-    assert "notice the implicit decisions you make" in system
-    assert "Put the question in `needsInput`" in system
-    assert f"{dispatcher}, which dispatched you, raises your question for you" in system
-    assert "`interruptRequest`" not in system
-    assert "## Asking for review" not in system and "### Example:" not in system
-    assert "## Episodic memory\n" in system
+    assert "Set exactly one of these route fields and leave the others null: result, " in system
+    assert "needsInput" not in system
+    assert f"{dispatcher} ran you in parallel with other agents" in system
+    assert "gives you back only\nyour own answer" in system
+    assert "There is one interrupt handler for every agent" not in system
     assert f"\n{HERE} {agent.value} (dispatched by {dispatcher}" in system
 
 

@@ -19,7 +19,6 @@ def _report(result_id: str, *refs: tuple[str, float]) -> DiscoveryAgentResult:
         tags=[],
         generated_queries=[],
         diagrams=[],
-        needs_input=None,
     )
 
 

@@ -116,8 +116,9 @@ def test_invalid_recommendations_are_dropped_with_a_warning() -> None:
         choices=[_choice(OptionKey.C), _choice(OptionKey.B)],
         confirmation_items=[],
         context_for_decision="",
-        review_criteria="",
-        assessment="",
+        review_criteria=[],
+        assessment_findings=[],
+        approval_recommendation="APPROVED",
     )
     cleaned, warnings = drop_invalid_recommendations(request)
     assert [c.recommended for c in cleaned.choices] == [None, OptionKey.B]
@@ -165,5 +166,4 @@ def _discovery_result() -> dict[str, object]:
         "tags": ["gateway"],
         "generatedQueries": [],
         "diagrams": [],
-        "needsInput": None,
     }

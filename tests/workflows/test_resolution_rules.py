@@ -20,6 +20,7 @@ REQUEST = OrchestratorInterruptRequest.model_validate(
         "reason": "scope is unclear",
         "contextForDecision": "ctx",
         "phase": "DISCOVERY",
+        "proposedNextPhase": "PLANNING",
         "goal": "g",
         "workflowContext": "w",
         "choices": [

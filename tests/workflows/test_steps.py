@@ -50,8 +50,9 @@ def test_a_question_is_handed_on_not_routed() -> None:
         "choices": [],
         "confirmationItems": [],
         "contextForDecision": "",
-        "reviewCriteria": "",
-        "assessment": "",
+        "reviewCriteria": [],
+        "assessmentFindings": [],
+        "approvalRecommendation": "APPROVED",
     }
     routing = ReviewRouting.model_construct(
         interrupt_request=ReviewInterruptRequest.model_validate(question)
