@@ -21,19 +21,19 @@ from typing import Any
 import httpx2
 from temporalio import activity
 
-from models.agent_types import DISPATCHED_AGENTS, AgentType, Terminal
+from models.agent_types import AgentType, Terminal
 from models.interrupt_events import SUPERVISOR_MESSAGE_PREFIX
 from models.interrupts import InterruptRouting
 from models.requests import CONTEXT_FOUND
 from models.routing import Routing
 from workflows.graph import NODES_BY_OUTPUT, Node
+from workflows.lifting import agent_key
 
 RESOLVED_MARKER = "## Interrupt resolution"
 """Prompt heading that tells the offline model this agent's question was already answered."""
 
 _GOAL = re.compile(r"^Goal: (?P<goal>.+)$", re.MULTILINE)
-_NEEDS_INPUT = re.compile(r'"needsInput":\s*"')
-"""A dispatched agent's open question in its dispatcher's context."""
+_NODE = re.compile(r"^Node: (?P<node>\S+)$", re.MULTILINE)
 _SUPPORTED_PATH = "/chat/completions"
 
 
@@ -49,11 +49,16 @@ class OfflineScenario:
     """These agents ask the CONTEXT_MANAGER once before routing on."""
     loop: int | None = None
     """Agent calls per run before the orchestrator collector may stop; None: it stops at once."""
+    interrupt_agents: frozenset[str] = frozenset()
+    """Dispatched agents that ask, by key within their fan-out (``ticket-agent-2``)."""
+    fan_out: int = 2
+    """Agents per fan-out (entries of ``requests`` a dispatch node is given)."""
 
     @classmethod
     def parse(cls, text: str | None) -> OfflineScenario:
-        """Parse ``interrupt=A,B;agent_review=C;delay=D:2.5;context=E;loop=1000``: AgentType
-        names, ``loop`` a number of agent calls."""
+        """Parse ``interrupt=A,B#2;agent_review=C;delay=D:2.5;context=E;loop=1000;fanout=3``:
+        AgentType names (``TICKET_AGENT#2`` is the second ticket agent of each fan-out only),
+        ``loop`` a number of agent calls, ``fanout`` the agents per fan-out."""
         if not text or not text.strip():
             return cls()
         interrupt: set[AgentType] = set()
@@ -61,11 +66,18 @@ class OfflineScenario:
         context: set[AgentType] = set()
         delays: dict[AgentType, float] = {}
         loop: int | None = None
+        keys: set[str] = set()
+        fan_out = cls.fan_out
         for part in filter(None, (p.strip() for p in text.split(";"))):
             key, _, value = part.partition("=")
             items = [v.strip() for v in value.split(",") if v.strip()]
             if key.strip() == "interrupt":
-                interrupt.update(_agent(v) for v in items)
+                for item in items:
+                    name, _, index = item.partition("#")
+                    if index:
+                        keys.add(agent_key(_agent(name), _count(index)))
+                    else:
+                        interrupt.add(_agent(name))
             elif key.strip() == "agent_review":
                 review.update(_agent(v) for v in items)
             elif key.strip() == "context":
@@ -76,13 +88,28 @@ class OfflineScenario:
                     delays[_agent(name)] = float(seconds or 1)
             elif key.strip() == "loop" and value.strip().isdigit() and int(value) > 0:
                 loop = int(value)
+            elif key.strip() == "fanout":
+                fan_out = _count(value)
             else:
                 raise ValueError(
-                    f"unknown OFFLINE_SCENARIO part {part!r}; use "
-                    "'interrupt=AGENT,AGENT;agent_review=AGENT;delay=AGENT:SECONDS;context=AGENT;"
-                    "loop=CALLS'"
+                    f"unknown OFFLINE_SCENARIO part {part!r}; use 'interrupt=AGENT,AGENT#N;"
+                    "agent_review=AGENT;delay=AGENT:SECONDS;context=AGENT;loop=CALLS;fanout=N'"
                 )
-        return cls(frozenset(interrupt), frozenset(review), delays, frozenset(context), loop)
+        return cls(
+            frozenset(interrupt),
+            frozenset(review),
+            delays,
+            frozenset(context),
+            loop,
+            frozenset(keys),
+            fan_out,
+        )
+
+
+def _count(text: str) -> int:
+    if not text.strip().isdigit() or int(text) < 1:
+        raise ValueError(f"expected a whole number of at least 1 in OFFLINE_SCENARIO, not {text!r}")
+    return int(text)
 
 
 def _agent(name: str) -> AgentType:
@@ -127,19 +154,16 @@ class OfflineModel(httpx2.AsyncBaseTransport):
         asked = "\n".join(str(m.get("content", "")) for m in messages if m.get("role") == "user")
         match = _GOAL.search(asked)
         goal = match["goal"].strip() if match else "the requested change"
-        writer = _Writer(goal, schema)
+        writer = _Writer(goal, schema, self.scenario.fan_out)
         node = NODES_BY_OUTPUT.get(name)
         model: type[Routing] | None = None
         if name == InterruptRouting.__name__:
             model = InterruptRouting
-        elif node is not None and issubclass(node.output_model, Routing):
+        elif node is not None:
             model = node.output_model
-        wants = node is not None and self._wants_interrupt(node.agent_type, messages)
         if model is None:
-            value = writer.value(schema, "result")
-            if wants and isinstance(value, dict) and "needsInput" in value:
-                value["needsInput"] = f"Which boundary should the work on '{goal}' respect?"
-            return json.dumps(value)
+            return json.dumps(writer.value(schema, "result"))
+        wants = node is not None and self._wants_interrupt(node.agent_type, messages)
         context = (
             node is not None
             and node.agent_type in self.scenario.context_at
@@ -167,10 +191,13 @@ class OfflineModel(httpx2.AsyncBaseTransport):
             return True
         if any(RESOLVED_MARKER in c for c in contents):
             return False
-        relayed = agent in DISPATCHED_AGENTS.values() and any(
-            _NEEDS_INPUT.search(c) for c in contents
+        node = _NODE.search("\n".join(users))
+        key = node["node"].rsplit("/", 1)[-1] if node else ""
+        scenario = self.scenario
+        return (
+            agent in scenario.interrupt_at | scenario.agent_review_at
+            or key in scenario.interrupt_agents
         )
-        return relayed or agent in self.scenario.interrupt_at | self.scenario.agent_review_at
 
 
 def _workflow_id() -> str:
@@ -204,9 +231,10 @@ def _pick_route(
 class _Writer:
     """Fills a JSON schema with text derived from the goal."""
 
-    def __init__(self, goal: str, root: dict[str, Any]) -> None:
+    def __init__(self, goal: str, root: dict[str, Any], fan_out: int = 2) -> None:
         self.goal = goal
         self.root = root
+        self.fan_out = fan_out
         self.counter = 0
         self.tickets: list[str] = []
         self.ticket_refs = 0
@@ -291,7 +319,8 @@ class _Writer:
         if kind == "array":
             if key == "dependencies":
                 return self.tickets[-2:-1]  # each planned ticket needs the one before it
-            return [self.value(schema.get("items", {}), _singular(key)) for _ in range(2)]
+            count = self.fan_out if key == "requests" else 2
+            return [self.value(schema.get("items", {}), _singular(key)) for _ in range(count)]
         if kind == "boolean":
             return True
         if kind in ("integer", "number"):
@@ -321,6 +350,8 @@ class _Writer:
             "subdomain": aspect,
             "area": aspect,
             "phase": "DISCOVERY",
+            "proposedNextPhase": "PLANNING",
+            "goal": self.goal,
             "note": f"{part} of the {component}: where {aspect} is handled",
             "tag": f"{component}-{part}",
             "query": f"Where does the {component} handle {aspect}?",

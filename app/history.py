@@ -4,8 +4,9 @@ chain (continue-as-new), since each run holds only its own entries and a few car
 State keeps payloads only for the newest entries; with ``payloads=True`` the others are read back
 from each run's event history: a REQUEST is the agent call's request (its activity input), an
 OUTPUT the agent's reply (its activity result), a RESOLUTION the interrupt child's result, an
-INTERRUPT the question in its node's output. CONTEXT payloads are the curated contexts, which
-the requests after them carry.
+INTERRUPT the question in its node's output (or, for questions the workflow raised for dispatched
+agents, in the interrupt child's input, which also holds the node's request). CONTEXT payloads
+are the curated contexts, which the requests after them carry.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from temporalio.client import Client, WorkflowHandle
 from models.agent_call import AgentCall, AgentReply
 from models.interrupt_flow import InterruptOutcome
 from models.state import EntryKind, HistoryEntry, HistoryPageRequest, OrchestratorStatus
+from workflows.lifting import lifted_output
 from workflows.orchestrator import OrchestratorWorkflow
 
 PAGE = 500
@@ -54,6 +56,9 @@ class _Recorded:
     outputs: dict[str, dict[str, Any]] = field(default_factory=dict)
     resolutions: dict[str, dict[str, Any]] = field(default_factory=dict)
     contexts: dict[str, dict[str, Any]] = field(default_factory=dict)
+    asked: dict[str, dict[str, Any]] = field(default_factory=dict)
+    """Interrupt children's inputs by the node that asked: a question the workflow raised for
+    dispatched agents has no agent call, so its node's request and question are read here."""
 
     async def read(self, client: Client, handle: WorkflowHandle) -> None:
         convert = client.data_converter
@@ -75,6 +80,8 @@ class _Recorded:
             elif event.event_type == EventType.EVENT_TYPE_START_CHILD_WORKFLOW_EXECUTION_INITIATED:
                 started = event.start_child_workflow_execution_initiated_event_attributes
                 children[event.event_id] = started.workflow_id
+                (job,) = await convert.decode(started.input.payloads, [dict])
+                self.asked[str(job.get("originNodeId"))] = job
             elif event.event_type == EventType.EVENT_TYPE_CHILD_WORKFLOW_EXECUTION_COMPLETED:
                 closed = event.child_workflow_execution_completed_event_attributes
                 (outcome,) = await convert.decode(closed.result.payloads, [InterruptOutcome])
@@ -100,12 +107,21 @@ class _Recorded:
 
     def _payload(self, entry: HistoryEntry, asked: dict[str, str]) -> dict[str, Any] | None:
         node = entry.node_id
+        job = self.asked.get(node, {})
         if entry.kind is EntryKind.REQUEST:
-            return self.requests.get(node)
+            return self.requests.get(node, job.get("originRequest"))
         if entry.kind is EntryKind.OUTPUT:
-            return self.outputs.get(node)
+            if node in self.outputs or not job:
+                return self.outputs.get(node)
+            return lifted_output(
+                entry.agent_type,
+                job["request"],
+                entry.summary,
+                entry.context_id,
+                entry.upstream_context_ids,
+            )
         if entry.kind is EntryKind.INTERRUPT:
-            question = (self.outputs.get(node) or {}).get("interruptRequest")
+            question = (self.outputs.get(node) or {}).get("interruptRequest") or job.get("request")
             if not isinstance(question, dict):
                 return None
             return {"workflowId": asked.get(node, ""), **question}

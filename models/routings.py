@@ -10,16 +10,19 @@ from models.agent_types import AgentType, Route, Terminal
 from models.interrupts import (
     ContextManagerInterruptRequest,
     DiscoveryAgentDispatchInterruptRequest,
+    DiscoveryAgentInterruptRequest,
     DiscoveryCollectorInterruptRequest,
     DiscoveryOrchestratorInterruptRequest,
     MergerInterruptRequest,
     OrchestratorCollectorInterruptRequest,
     OrchestratorInterruptRequest,
     PlanningAgentDispatchInterruptRequest,
+    PlanningAgentInterruptRequest,
     PlanningCollectorInterruptRequest,
     PlanningOrchestratorInterruptRequest,
     ReviewInterruptRequest,
     TicketAgentDispatchInterruptRequest,
+    TicketAgentInterruptRequest,
     TicketCollectorInterruptRequest,
     TicketOrchestratorInterruptRequest,
 )
@@ -42,12 +45,15 @@ from models.requests import (
 from models.results import (
     ContextManagerResult,
     Delegation,
+    DiscoveryAgentResult,
     DiscoveryCollectorResult,
     DispatchResult,
     MergerResult,
     OrchestratorCollectorResult,
+    PlanningAgentResult,
     PlanningCollectorResult,
     ReviewResult,
+    TicketAgentResult,
     TicketCollectorResult,
 )
 from models.routing import Routing
@@ -57,6 +63,15 @@ INTERRUPT_HELP = (
     "answer; offer structured choices and confirmations."
 )
 CONTEXT_HELP = "Set this (and no other route) to ask the context manager for missing context."
+DISPATCH_INTERRUPT_HELP = (
+    INTERRUPT_HELP + " Ask only about your own routing: the workflow raises your agents' own "
+    "questions itself."
+)
+DISPATCHED_INTERRUPT_HELP = (
+    "Set this (and not `result`) when you are uncertain about a decision and need a person's "
+    "answer. Your dispatch node raises it for you, together with the questions of the other "
+    "agents it ran; only your own answer comes back to you, and you run again with it."
+)
 
 
 def _route(help_text: str) -> Any:
@@ -105,7 +120,18 @@ class DiscoveryDispatchRouting(Routing):
     ] = _route("Hand the agents' reports to the discovery collector.")
     interrupt_request: Annotated[
         DiscoveryAgentDispatchInterruptRequest | None, Route(Terminal.INTERRUPT)
-    ] = _route(INTERRUPT_HELP + " Use it to raise a question a discovery agent could not answer.")
+    ] = _route(DISPATCH_INTERRUPT_HELP)
+
+
+class DiscoveryAgentRouting(Routing):
+    """A discovery agent's answer: its report, or its own typed question (spec 002 US4)."""
+
+    result: Annotated[DiscoveryAgentResult | None, Route(AgentType.DISCOVERY_DISPATCH)] = _route(
+        "Your report on the subdomain; the dispatch node hands it to the discovery collector."
+    )
+    interrupt_request: Annotated[
+        DiscoveryAgentInterruptRequest | None, Route(Terminal.INTERRUPT)
+    ] = _route(DISPATCHED_INTERRUPT_HELP)
 
 
 class DiscoveryCollectorRouting(Routing):
@@ -147,7 +173,18 @@ class PlanningDispatchRouting(Routing):
     ] = _route("Hand the agents' plans to the planning collector.")
     interrupt_request: Annotated[
         PlanningAgentDispatchInterruptRequest | None, Route(Terminal.INTERRUPT)
-    ] = _route(INTERRUPT_HELP + " Use it to raise a question a planning agent could not answer.")
+    ] = _route(DISPATCH_INTERRUPT_HELP)
+
+
+class PlanningAgentRouting(Routing):
+    """A planning agent's answer: its plan, or its own typed question (spec 002 US4)."""
+
+    result: Annotated[PlanningAgentResult | None, Route(AgentType.PLANNING_DISPATCH)] = _route(
+        "Your plan for the area; the dispatch node hands it to the planning collector."
+    )
+    interrupt_request: Annotated[
+        PlanningAgentInterruptRequest | None, Route(Terminal.INTERRUPT)
+    ] = _route(DISPATCHED_INTERRUPT_HELP)
 
 
 class PlanningCollectorRouting(Routing):
@@ -192,7 +229,18 @@ class TicketDispatchRouting(Routing):
     ] = _route("Hand the agents' work to the ticket collector.")
     interrupt_request: Annotated[
         TicketAgentDispatchInterruptRequest | None, Route(Terminal.INTERRUPT)
-    ] = _route(INTERRUPT_HELP + " Use it to raise a question a ticket agent could not answer.")
+    ] = _route(DISPATCH_INTERRUPT_HELP)
+
+
+class TicketAgentRouting(Routing):
+    """A ticket agent's answer: its work on the ticket, or its own typed question (US4)."""
+
+    result: Annotated[TicketAgentResult | None, Route(AgentType.TICKET_DISPATCH)] = _route(
+        "Your work on the ticket; the dispatch node hands it to the ticket collector."
+    )
+    interrupt_request: Annotated[TicketAgentInterruptRequest | None, Route(Terminal.INTERRUPT)] = (
+        _route(DISPATCHED_INTERRUPT_HELP)
+    )
 
 
 class TicketCollectorRouting(Routing):

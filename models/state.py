@@ -11,6 +11,7 @@ from pydantic import Field, field_validator
 from models.agent_types import AgentType
 from models.base import WireModel
 from models.contexts import CuratedContexts
+from models.fan_out import HeldAgent
 from models.interrupt_events import InterruptRequestEvent
 from models.interrupts import DEFAULT_INTERRUPT_TIMEOUT_SECONDS, TimeoutOutcome
 from models.limits import MAX_GOAL_CHARS
@@ -92,6 +93,9 @@ class PendingStep(WireModel):
     upstream_context_ids: list[str] = Field(default_factory=list)
     interrupt_resolution: str | None = None
     """The question this node asked and its answer, when it resumes after an interrupt."""
+    held: list[HeldAgent] = Field(default_factory=list)
+    """A dispatch node resuming after its interrupt: its fan-out, so finished agents are not run
+    again and each agent that asked runs with its own answer (``workflows/lifting.py``)."""
 
 
 class OrchestratorState(WireModel):

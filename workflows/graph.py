@@ -5,7 +5,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from models.agent_types import AgentType
-from models.base import WireModel
 from models.requests import (
     AgentRequest,
     ContextManagerRoutingRequest,
@@ -26,19 +25,22 @@ from models.requests import (
     TicketCollectorRequest,
     TicketOrchestratorRequest,
 )
-from models.results import DiscoveryAgentResult, PlanningAgentResult, TicketAgentResult
+from models.routing import Routing
 from models.routings import (
     ContextManagerRouting,
+    DiscoveryAgentRouting,
     DiscoveryCollectorRouting,
     DiscoveryDispatchRouting,
     DiscoveryOrchestratorRouting,
     MergerRouting,
     OrchestratorCollectorRouting,
     OrchestratorRouting,
+    PlanningAgentRouting,
     PlanningCollectorRouting,
     PlanningDispatchRouting,
     PlanningOrchestratorRouting,
     ReviewRouting,
+    TicketAgentRouting,
     TicketCollectorRouting,
     TicketDispatchRouting,
     TicketOrchestratorRouting,
@@ -51,7 +53,7 @@ class Node:
 
     agent_type: AgentType
     request_model: type[AgentRequest]
-    output_model: type[WireModel]
+    output_model: type[Routing]
     phase: str
     dispatches: AgentType | None = None
     """For dispatch nodes: the agent type fanned out, one per entry of ``request.requests``."""
@@ -76,7 +78,7 @@ _NODES = [
         "DISCOVERY",
         dispatches=AgentType.DISCOVERY_AGENT,
     ),
-    Node(AgentType.DISCOVERY_AGENT, DiscoveryAgentRequest, DiscoveryAgentResult, "DISCOVERY"),
+    Node(AgentType.DISCOVERY_AGENT, DiscoveryAgentRequest, DiscoveryAgentRouting, "DISCOVERY"),
     Node(
         AgentType.DISCOVERY_COLLECTOR,
         DiscoveryCollectorRequest,
@@ -96,7 +98,7 @@ _NODES = [
         "PLANNING",
         dispatches=AgentType.PLANNING_AGENT,
     ),
-    Node(AgentType.PLANNING_AGENT, PlanningAgentRequest, PlanningAgentResult, "PLANNING"),
+    Node(AgentType.PLANNING_AGENT, PlanningAgentRequest, PlanningAgentRouting, "PLANNING"),
     Node(
         AgentType.PLANNING_COLLECTOR, PlanningCollectorRequest, PlanningCollectorRouting, "PLANNING"
     ),
@@ -113,7 +115,7 @@ _NODES = [
         "TICKETS",
         dispatches=AgentType.TICKET_AGENT,
     ),
-    Node(AgentType.TICKET_AGENT, TicketAgentRequest, TicketAgentResult, "TICKETS"),
+    Node(AgentType.TICKET_AGENT, TicketAgentRequest, TicketAgentRouting, "TICKETS"),
     Node(AgentType.TICKET_COLLECTOR, TicketCollectorRequest, TicketCollectorRouting, "TICKETS"),
     Node(AgentType.REVIEW_AGENT, ReviewRequest, ReviewRouting, "REVIEW"),
     Node(AgentType.MERGER_AGENT, MergerRequest, MergerRouting, "MERGE"),

@@ -17,7 +17,7 @@ from temporalio.common import RawValue
 from temporalio.exceptions import ActivityError, ApplicationError, ChildWorkflowError
 
 from models.agent_call import AgentCall, AgentReply, ContextItem
-from models.agent_types import AgentType
+from models.agent_types import AgentType, Terminal
 from models.contexts import curated_ids_in
 from models.errors import (
     AgentFailed,
@@ -29,14 +29,14 @@ from models.errors import (
     UndecodablePayload,
     failure_message,
 )
+from models.fan_out import HeldAgent
 from models.ids import make_context_id
 from models.interrupt_events import INTERRUPT_REQUEST_EVENT_SIGNAL, EventAck, InterruptRequestEvent
 from models.interrupt_flow import InterruptInput
 from models.interrupts import InterruptRequestBase, InterruptRouting
 from models.limits import MAX_REMEMBERED_EVENT_IDS, clip
 from models.requests import OrchestratorRequest
-from models.results import AgentResult, OrchestratorCollectorResult
-from models.routing import Routing
+from models.results import OrchestratorCollectorResult
 from models.state import (
     EntryKind,
     EventKind,
@@ -60,6 +60,8 @@ from workflows.handler_args import parse_raw, parse_values
 from workflows.handover import history_is_long
 from workflows.interrupt import InterruptWorkflow
 from workflows.interrupt_text import details_markdown, summary_line
+from workflows.legacy import upgrade_output
+from workflows.lifting import answer_each, fan_out_context, lift, lifted_output, plan_fan_out
 from workflows.planner import last_request_of, origin_of
 from workflows.resolution_rules import describe_resolution
 from workflows.resume import resumed_request
@@ -67,6 +69,8 @@ from workflows.steps import decide
 from workflows.supervised_call import SupervisedCalls
 from workflows.visibility import child_attributes, show_orchestrator
 
+IDEMPOTENT_FAN_OUT = "idempotent-fan-out"
+"""Patch id: a dispatch node resumes with its fan-out held (runs recorded before re-ran it all)."""
 CONTEXT_WINDOW = 6
 """How many recent outputs an agent sees as curated upstream context."""
 CONTINUE_AS_NEW_STEPS = 500
@@ -265,30 +269,41 @@ class OrchestratorWorkflow:
         if agent is not AgentType.CONTEXT_MANAGER:
             state.phase = node.phase
         show_orchestrator(state.phase, state.current, None)
-        agent_results: list[AgentResult] = []
+        fan_out: list[HeldAgent] = []
+        context = self._context()
         if node.dispatches is not None:
-            agent_results = await self._dispatch(node, node_id, request_entry, request)
-        context = self._context(extra=agent_results)
+            fan_out = await self._dispatch(node, node_id, request_entry, request, step.held)
+            context += fan_out_context(node.dispatches, fan_out)
         output_id = self._context_id(agent)
-        reply = await self._agent(
-            node_id, agent, request, request_entry, context, output_id, step.interrupt_resolution
-        )
-        routing = node.output_model.model_validate(reply.output)
-        if not isinstance(routing, Routing):
-            self._fail(AgentFailed(f"{agent}'s output model is not a Routing (a bug)"), node_id)
+        upstream = _upstream(request_entry, request, context)
+        route: str | None = "interruptRequest"
+        payload = self._lifted(node, fan_out, output_id, upstream)
+        if payload is None:
+            reply = await self._agent(
+                node_id,
+                agent,
+                request,
+                request_entry,
+                context,
+                output_id,
+                step.interrupt_resolution,
+            )
+            payload, route = upgrade_output(agent, reply.output), reply.route
+        routing = node.output_model.model_validate(payload)
         output = self._record(
             node_id,
             agent,
             EntryKind.OUTPUT,
-            reply.output,
-            route=reply.route,
-            upstream=_upstream(request_entry, request, context),
+            payload,
+            route=route,
+            upstream=upstream,
             context_id=output_id,
         )
         blackboard.remember_output(state, output)
         state.current = None
-        if reply.route != "interruptRequest":
-            self._curate(agent, output, reply.output)
+        if route != "interruptRequest":
+            self._curate(agent, output, payload)
+        agent_results = [a.result for a in fan_out if a.result is not None]
         decision = decide(agent, routing, output, state.history, agent_results)
         unanswered = state.stored_events.get(node_id)
         if unanswered is not None and decision.interrupt is None:
@@ -305,13 +320,19 @@ class OrchestratorWorkflow:
         if decision.final is not None:
             return decision.final
         if decision.interrupt is not None:
-            await self._interrupt(node_id, decision.interrupt)
+            await self._interrupt(node_id, decision.interrupt, fan_out)
         else:
             state.pending = decision.step
         return None
 
-    async def _interrupt(self, node_id: str, request: InterruptRequestBase) -> None:
-        """Hand the question to InterruptWorkflow; continue where its routing leads (FR-001)."""
+    async def _interrupt(
+        self, node_id: str, request: InterruptRequestBase, fan_out: list[HeldAgent]
+    ) -> None:
+        """Hand the question to InterruptWorkflow; continue where its routing leads (FR-001).
+
+        A dispatch node that resumes keeps its ``fan_out``: finished agents are not run again,
+        and each agent that asked runs with its own part of the answer (spec 004 section 5).
+        """
         state = self._state
         origin = origin_of(request, state.history)
         last = last_request_of(state.history, origin)
@@ -382,7 +403,8 @@ class OrchestratorWorkflow:
                 origin,
             )
         target = decision.step.agent_type
-        carried = last if target is origin else last_request_of(state.history, target)
+        resumes = target is origin
+        carried = last if resumes else last_request_of(state.history, target)
         state.pending = decision.step.model_copy(
             update={
                 "request": resumed_request(
@@ -391,23 +413,45 @@ class OrchestratorWorkflow:
                     NODES[target].request_model.model_validate(decision.step.request),
                 ),
                 "interrupt_resolution": describe_resolution(request, outcome.resolution),
+                "held": answer_each(request, outcome.resolution, fan_out)
+                if resumes and fan_out and workflow.patched(IDEMPOTENT_FAN_OUT)
+                else [],
             }
         )
 
     async def _dispatch(
-        self, node: Node, node_id: str, parent: HistoryEntry, request: dict[str, Any]
-    ) -> list[AgentResult]:
-        """Fan out one dispatched agent per entry of ``request.requests``, in parallel."""
+        self,
+        node: Node,
+        node_id: str,
+        parent: HistoryEntry,
+        request: dict[str, Any],
+        held: list[HeldAgent],
+    ) -> list[HeldAgent]:
+        """Run the fan-out in parallel: one dispatched agent per entry of ``request.requests``,
+        except the ``held`` agents that finished or still wait for their answer."""
         if node.dispatches is None:
             self._fail(AgentFailed(f"{node.agent_type} dispatches no agent (a bug)"), node_id)
         child = NODES[node.dispatches]
-        requests = list(request.get("requests") or [])
-        if not requests:
+        fan_out = plan_fan_out(child.agent_type, held, list(request.get("requests") or []))
+        if not fan_out:
             self._event(EventKind.WARNING, f"{node.agent_type} got no agent requests", node_id)
-        calls, sub_ids, output_ids = [], [], []
-        for i, sub in enumerate(requests, start=1):
-            sub, curated_ids = with_contexts(self._state.curated, child.request_model, sub)
-            sub_id = f"{node_id}/{child.agent_type.slug}-{i}"
+        kept = [a.key for a in fan_out if not a.runs()]
+        if kept:
+            self._event(
+                EventKind.INFO,
+                f"{node.agent_type} keeps {', '.join(kept)} (finished, or waiting for an answer) "
+                "and runs only the others",
+                node_id,
+            )
+        running: dict[int, tuple[str, str]] = {}
+        calls = []
+        for index, held_agent in enumerate(fan_out):
+            if not held_agent.runs():
+                continue
+            sub, curated_ids = with_contexts(
+                self._state.curated, child.request_model, held_agent.request
+            )
+            sub_id = f"{node_id}/{held_agent.key}"
             entry = self._record(
                 sub_id,
                 child.agent_type,
@@ -416,28 +460,59 @@ class OrchestratorWorkflow:
                 upstream=[parent.context_id, *curated_ids],
             )
             output_id = self._context_id(child.agent_type)
-            sub_ids.append(sub_id)
-            output_ids.append(output_id)
+            running[index] = (sub_id, output_id)
             calls.append(
-                self._agent(sub_id, child.agent_type, sub, entry, self._context(), output_id)
+                self._agent(
+                    sub_id,
+                    child.agent_type,
+                    sub,
+                    entry,
+                    self._context(),
+                    output_id,
+                    held_agent.answer,
+                )
             )
         replies = await asyncio.gather(*calls)
-        results: list[AgentResult] = []
-        for sub_id, output_id, reply in zip(sub_ids, output_ids, replies, strict=True):
-            result = child.output_model.model_validate(reply.output)
-            if not isinstance(result, AgentResult):
-                self._fail(AgentFailed(f"{child.agent_type} returned no result (a bug)"), sub_id)
+        for (index, (sub_id, output_id)), reply in zip(running.items(), replies, strict=True):
+            payload = upgrade_output(child.agent_type, reply.output)
+            routing = child.output_model.model_validate(payload)
+            _, target, value = routing.chosen_route()
             output = self._record(
                 sub_id,
                 child.agent_type,
                 EntryKind.OUTPUT,
-                reply.output,
+                payload,
+                route=reply.route,
                 context_id=output_id,
-                upstream=result.upstream_context_ids,
+                upstream=getattr(value, "upstream_context_ids", []),
             )
             blackboard.remember_output(self._state, output)
-            results.append(result)
-        return results
+            asked = target is Terminal.INTERRUPT
+            fan_out[index] = fan_out[index].model_copy(
+                update={
+                    "node_id": sub_id,
+                    "result": None if asked else value,
+                    "question": value if asked else None,
+                    "answer": None,
+                }
+            )
+        return fan_out
+
+    def _lifted(
+        self, node: Node, fan_out: list[HeldAgent], output_id: str, upstream: list[str]
+    ) -> dict[str, Any] | None:
+        """The dispatch node's output when its agents asked: their questions lifted into its own
+        interrupt by the workflow, with no LLM call (spec 002 US4 scenario 2); else None."""
+        question = lift(node.agent_type, fan_out) if node.dispatches is not None else None
+        if question is None or node.dispatches is None:
+            return None
+        counts = self._state.interrupt_counts
+        counts[node.dispatches] = counts.get(node.dispatches, 0) + 1
+        summary = (
+            f"{len(question.agent_questions)} of {len(fan_out)} agents asked; the workflow "
+            "raises their questions"
+        )
+        return lifted_output(node.agent_type, question.to_wire(), summary, output_id, upstream)
 
     async def _agent(
         self,
@@ -493,24 +568,13 @@ class OrchestratorWorkflow:
             context_id=context_id,
         )
 
-    def _context(self, extra: Sequence[AgentResult] = ()) -> list[ContextItem]:
-        """Curated upstream context: recent results' summaries, with their context ids, and the
-        dispatched agents' results this node consumes (in full: their questions are in them)."""
-        history = self._state.history
-        items = [
+    def _context(self) -> list[ContextItem]:
+        """Curated upstream context: recent results' summaries, with their context ids."""
+        return [
             ContextItem(context_id=e.context_id, agent_type=e.agent_type, summary=e.summary)
-            for e in history
+            for e in self._state.history
             if e.kind is EntryKind.OUTPUT and "/" not in e.node_id
         ][-CONTEXT_WINDOW:]
-        by_id = {e.context_id: e.agent_type for e in history}
-        for result in extra:
-            agent = by_id.get(result.result_id)
-            if agent is not None:
-                summary = result.model_dump_json(exclude={"schema_version", "upstream_context_ids"})
-                items.append(
-                    ContextItem(context_id=result.result_id, agent_type=agent, summary=summary)
-                )
-        return items
 
     def _context_id(self, agent: AgentType) -> str:
         state = self._state

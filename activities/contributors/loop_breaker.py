@@ -8,14 +8,10 @@ correct next step: its first forward route and the agent that route leads to.
 from __future__ import annotations
 
 from activities.contributors.base import PromptContext, PromptContributor
-from activities.routing_info import forward_route, interrupt_info
-from workflows.graph import NODES
+from activities.routing_info import forward_route
 
 INTERRUPT_LOOP_THRESHOLD = 2
 """Interrupts an agent type may raise in a run; past this, its prompt says to stop asking."""
-
-ROUTING_AGENTS = frozenset(a for a, n in NODES.items() if interrupt_info(n.output_model))
-"""Agents that can interrupt themselves (dispatched agents cannot: spec 002 US4)."""
 
 
 class InterruptLoopBreakerContributor(PromptContributor):
@@ -24,7 +20,8 @@ class InterruptLoopBreakerContributor(PromptContributor):
     name = "interrupt-loop-breaker"
     title = "Stop asking: interrupt loop"
     order = 50
-    applies_to = ROUTING_AGENTS
+    applies_to = None
+    """Every agent can ask (a dispatched agent's questions are raised by its dispatch node)."""
 
     def __init__(self, threshold: int = INTERRUPT_LOOP_THRESHOLD) -> None:
         if threshold < 0:

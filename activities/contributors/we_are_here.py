@@ -32,7 +32,7 @@ def render_graph(current: RouteTarget | None = None) -> str:
         if agent in DISPATCHED_AGENTS:
             text = (
                 f"{agent.value} (dispatched by {DISPATCHED_AGENTS[agent].value}, several in "
-                "parallel; returns a result, asks through needsInput)"
+                f"parallel, which raises their questions together) -> {' | '.join(targets)}"
             )
             lines.append(_line(text, agent is current, depth=2))
         else:
@@ -65,20 +65,14 @@ def where_we_are(agent: AgentType) -> str:
         render_graph(agent),
         "```",
     ]
-    options = route_options(node.output_model)
-    if options:
-        parts.append(
-            f"Your routing options ({node.output_model.__name__}; set exactly one, leave the "
-            "others null):"
-        )
-        parts += [f"- `{o.alias}` -> {o.target.value}: {o.description}" for o in options]
-    elif agent in DISPATCHED_AGENTS:
-        dispatcher = DISPATCHED_AGENTS[agent].value
-        parts.append(
-            f"You have no routes: you return one {node.output_model.__name__} and {dispatcher} "
-            f"collects it. Put a question that blocks you in `needsInput`; {dispatcher} raises "
-            "it at the INTERRUPT node for you."
-        )
+    parts.append(
+        f"Your routing options ({node.output_model.__name__}; set exactly one, leave the "
+        "others null):"
+    )
+    parts += [
+        f"- `{o.alias}` -> {o.target.value}: {o.description}"
+        for o in route_options(node.output_model)
+    ]
     return "\n".join(parts)
 
 

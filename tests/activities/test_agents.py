@@ -55,7 +55,7 @@ async def test_run_agent_without_problems_has_no_warnings() -> None:
     settings = LlmSettings()
     agents = AgentActivities(StructuredLlm(openai_client(settings), settings), PromptRenderer())
     reply = await ActivityEnvironment().run(agents.run_agent, make_call(AgentType.TICKET_AGENT))
-    assert reply.warnings == [] and reply.route is None
+    assert reply.warnings == [] and reply.route == "result"
 
 
 async def test_a_failing_contributor_becomes_a_warning_event_and_the_run_finishes(

@@ -26,9 +26,7 @@ def test_answer_validates_against_every_output_model(agent: AgentType) -> None:
         assert value.chosen_route()[0] not in ("interruptRequest", "contextManagerRequest")
 
 
-@pytest.mark.parametrize(
-    "agent", [a for a, n in NODES.items() if issubclass(n.output_model, Routing)]
-)
+@pytest.mark.parametrize("agent", list(NODES))
 def test_scenario_makes_the_chosen_agent_interrupt(agent: AgentType) -> None:
     model = NODES[agent].output_model
     offline = OfflineModel(OfflineScenario(interrupt_at=frozenset({agent})))
@@ -40,6 +38,16 @@ def test_scenario_makes_the_chosen_agent_interrupt(agent: AgentType) -> None:
     assert route == "interruptRequest"
     assert request.origin is agent
     assert request.choices and request.confirmation_items
+    assert request.problems() == [], "issue 10 item 5: a well-formed question"
+    typed = set(type(request).model_json_schema(by_alias=True)["properties"]) - {
+        "type",
+        "reason",
+        "choices",
+        "confirmationItems",
+        "contextForDecision",
+    }
+    wire = request.to_wire()
+    assert typed and all(wire[f] not in ("", [], None) for f in typed), "typed fields filled"
 
 
 def test_answers_are_deterministic() -> None:
@@ -58,3 +66,26 @@ def test_scenario_parse_and_clear_errors() -> None:
         OfflineScenario.parse("interrupt=NOPE")
     with pytest.raises(ValueError, match="unknown OFFLINE_SCENARIO part"):
         OfflineScenario.parse("explode=1")
+
+
+def test_scenario_picks_single_dispatched_agents_and_the_fan_out_width() -> None:
+    """Issue 10: ``TICKET_AGENT#2`` asks only in the second ticket agent; ``fanout`` sets N."""
+    scenario = OfflineScenario.parse("fanout=3;interrupt=TICKET_AGENT#2")
+    assert scenario.fan_out == 3 and scenario.interrupt_at == frozenset()
+    assert scenario.interrupt_agents == {"ticket-agent-2"}
+    model = NODES[AgentType.TICKET_AGENT].output_model
+    schema = strict_schema(model)
+
+    def route(node: str) -> str:
+        messages = [{"role": "user", "content": f"Goal: {GOAL}\nNode: {node}\n"}]
+        reply = OfflineModel(scenario).answer(model.__name__, schema, messages)
+        return model.model_validate(json.loads(reply)).chosen_route()[0]
+
+    assert route("ticket-dispatch-009/ticket-agent-2") == "interruptRequest"
+    assert route("ticket-dispatch-009/ticket-agent-1") == "result"
+    dispatch = NODES[AgentType.TICKET_ORCHESTRATOR].output_model
+    reply = OfflineModel(scenario).answer(dispatch.__name__, strict_schema(dispatch), MESSAGES)
+    assert len(json.loads(reply)["ticketAgentRequests"]["requests"]) == 3
+    for bad in ("fanout=0", "interrupt=TICKET_AGENT#x"):
+        with pytest.raises(ValueError, match="whole number"):
+            OfflineScenario.parse(bad)

@@ -2,7 +2,8 @@
 
 ``python -m tests.histories.record`` runs, on a fresh in-memory dev server with the offline
 model: an orchestrator run whose PLANNING_ORCHESTRATOR a supervisor's event interrupts and whose
-REVIEW_AGENT asks a person, both answered; and a run that continues as new every 3 steps. It
+REVIEW_AGENT asks a person, both answered; a run whose ticket agents ask at once (issue 10); and a
+run that continues as new every 3 steps. It
 writes every run's history (orchestrator runs and interrupt children) as JSON beside this file.
 Re-record only on purpose: a history that no longer replays means runs in flight would break.
 """
@@ -77,6 +78,18 @@ async def _interrupt_and_event(client: Client) -> None:
         await _save(client, f"{handle.id}-interrupt-{n}", f"interrupt-{n}")
 
 
+async def _concurrent_questions(client: Client) -> None:
+    """Issue 10: two of three ticket agents ask at once; the resumed fan-out runs only them."""
+    task_queue = f"record-{uuid.uuid4()}"
+    scenario = OfflineScenario.parse("fanout=3;interrupt=TICKET_AGENT#1,TICKET_AGENT#3")
+    async with build_worker(client, task_queue, LlmSettings(), offline=OfflineModel(scenario)):
+        handle = await start(client, task_queue, "recorded-concurrent-questions")
+        await _answer_next(client, handle, 1)
+        await handle.result()
+    await _save(client, handle.id, "orchestrator-concurrent-questions")
+    await _save(client, f"{handle.id}-interrupt-1", "interrupt-concurrent-questions")
+
+
 async def _continued_as_new(client: Client) -> None:
     task_queue = f"record-{uuid.uuid4()}"
     async with build_worker(client, task_queue, LlmSettings()):
@@ -94,6 +107,7 @@ async def main() -> None:
         dev_server_existing_path=temporal_cli(), data_converter=pydantic_data_converter
     ) as env:
         await _interrupt_and_event(env.client)
+        await _concurrent_questions(env.client)
         await _continued_as_new(env.client)
     print("\n".join(sorted(p.name for p in HERE.glob("*.json"))))
 

@@ -8,13 +8,12 @@ from activities.contributors import PromptContext, PromptContributor
 from models.agent_call import AgentCall, HistoryDigestEntry, PreviousContext
 from models.agent_types import AgentType
 from models.limits import compact_json
-from models.routing import Routing
 from workflows.graph import NODES
 
 GOAL = "add rate limiting to the gateway"
 
-ROUTING_AGENTS = [a for a, n in NODES.items() if issubclass(n.output_model, Routing)]
-RESULT_AGENTS = [a for a, n in NODES.items() if not issubclass(n.output_model, Routing)]
+ROUTING_AGENTS = list(NODES)
+"""Every agent answers with a Routing (dispatched agents: their result or their question)."""
 
 
 def make_call(agent: AgentType, **overrides: Any) -> AgentCall:

@@ -64,8 +64,9 @@ async def test_downstream_requests_carry_curated_contexts_with_ids(
     assert ticket_agent.payload["planningContext"]["contextId"] == planning_ctx.context_id
     assert ticket_agent.payload["discoveryContext"]["contextId"] == discovery_ctx.context_id
     ticket_output = _first(status, AgentType.TICKET_AGENT, EntryKind.OUTPUT)
-    assert ticket_output.payload["discoveryReference"] == discovery_out.context_id
-    assert ticket_output.payload["planningReference"] == planning_ctx.payload["sourceResultId"]
+    ticket_result = ticket_output.payload["result"]
+    assert ticket_result["discoveryReference"] == discovery_out.context_id
+    assert ticket_result["planningReference"] == planning_ctx.payload["sourceResultId"]
 
     final_request = _first(status, AgentType.ORCHESTRATOR_COLLECTOR, EntryKind.REQUEST)
     assert {"discoveryContext", "planningContext", "ticketContext"} <= final_request.payload.keys()
@@ -81,7 +82,7 @@ async def test_every_output_has_an_id_and_upstream_references(
         assert entry.upstream_context_ids, entry.node_id
         results = [v for v in entry.payload.values() if isinstance(v, dict) and "resultId" in v]
         if entry.agent_type in DISPATCHED_AGENTS:
-            results = [entry.payload]
+            assert results == [entry.payload["result"]], "a dispatched agent's result"
         for result in results:
             assert result["resultId"] == entry.context_id
             assert result["schemaVersion"] == "1.0"
@@ -95,7 +96,7 @@ async def test_collectors_compute_what_the_model_must_not_invent(
     discovery = _first(status, AgentType.DISCOVERY_COLLECTOR, EntryKind.OUTPUT).payload
     result = discovery["collectorResult"]
     reports = [
-        e.payload
+        e.payload["result"]
         for e in status.history
         if e.agent_type is AgentType.DISCOVERY_AGENT and e.kind is EntryKind.OUTPUT
     ]

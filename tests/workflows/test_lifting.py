@@ -1,0 +1,266 @@
+"""Issue 10 items 1-3 (spec 002 US4 / FR-010, spec 003 FR-094, spec 004 section 5): dispatched
+agents' questions lifted into their dispatch node's interrupt, the answer split back per agent,
+and a resumed fan-out that runs only the agents that asked. Pure functions, table-driven."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from models.agent_types import AgentType
+from models.fan_out import HeldAgent
+from models.interrupts import (
+    InterruptResolution,
+    InterruptType,
+    OptionKey,
+    TicketAgentDispatchInterruptRequest,
+    TicketAgentInterruptRequest,
+)
+from models.limits import MAX_ITEMS
+from models.results import TicketAgentResult
+from workflows.graph import NODES
+from workflows.lifting import (
+    DISPATCH_QUESTIONS,
+    agent_key,
+    answer_each,
+    lift,
+    own_answer,
+    plan_fan_out,
+)
+
+TICKET = AgentType.TICKET_AGENT
+
+
+def _request(ticket: str, guidance: str = "implement it") -> dict[str, Any]:
+    return {"guidance": guidance, "ticketId": ticket, "title": f"ticket {ticket}"}
+
+
+def _question(
+    tag: str, kind: InterruptType = InterruptType.HUMAN_REVIEW, confirmations: int = 1
+) -> TicketAgentInterruptRequest:
+    return TicketAgentInterruptRequest.model_validate(
+        {
+            "type": kind,
+            "reason": f"unsure about {tag}",
+            "contextForDecision": f"context of {tag}",
+            "choices": [
+                {
+                    "choiceId": "approach",
+                    "question": f"How to do {tag}?",
+                    "context": "c",
+                    "options": [
+                        {"key": "A", "description": "small"},
+                        {"key": "B", "description": "big"},
+                    ],
+                    "recommended": "A",
+                }
+            ],
+            "confirmationItems": [
+                {
+                    "confirmationId": f"check-{n}",
+                    "statement": f"check {n} of {tag}",
+                    "context": "c",
+                    "defaultValue": True,
+                    "impactIfNo": "skip it",
+                }
+                for n in range(confirmations)
+            ],
+            "filesToModify": [{"path": f"src/{tag}.py", "change": "add a limiter"}],
+            "testStrategies": [{"test": f"test_{tag}", "covers": "the limit"}],
+            "implementationApproaches": [{"approach": "token bucket", "tradeOffs": "memory"}],
+        }
+    )
+
+
+def _result(ticket: str) -> TicketAgentResult:
+    return TicketAgentResult.model_validate(
+        {
+            "resultId": f"wf-1/ticket-agent/{ticket}/t",
+            "ticketId": ticket,
+            "implementationSummary": f"did {ticket}",
+            "filesModified": [],
+            "testResults": [],
+            "commit": {"message": "m", "files": []},
+            "verificationStatus": "VERIFIED",
+        }
+    )
+
+
+def _held(n: int, **state: Any) -> HeldAgent:
+    return HeldAgent(
+        key=agent_key(TICKET, n),
+        node_id=f"ticket-dispatch-009/{agent_key(TICKET, n)}",
+        request=_request(f"T-{n}"),
+        **state,
+    )
+
+
+def test_every_dispatch_node_has_its_typed_question() -> None:
+    dispatch_nodes = {a for a, n in NODES.items() if n.dispatches is not None}
+    assert set(DISPATCH_QUESTIONS) == dispatch_nodes
+
+
+# -- plan_fan_out: idempotent resume (item 3) ----------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("held", "requests", "expected"),
+    [
+        pytest.param(
+            [],
+            [_request("T-1"), _request("T-2")],
+            [("ticket-agent-1", True, "implement it"), ("ticket-agent-2", True, "implement it")],
+            id="first-run-every-agent-runs",
+        ),
+        pytest.param(
+            [_held(1, result=_result("T-1")), _held(2, question=_question("b"), answer="B")],
+            [_request("T-1", "changed"), _request("T-2", "use approach B")],
+            [("ticket-agent-1", False, "implement it"), ("ticket-agent-2", True, "use approach B")],
+            id="finished-kept-answered-takes-the-translated-request",
+        ),
+        pytest.param(
+            [_held(1, question=_question("a")), _held(2, question=_question("b"), answer="A")],
+            [],
+            [("ticket-agent-1", False, "implement it"), ("ticket-agent-2", True, "implement it")],
+            id="waiting-agent-not-run-and-an-empty-translation-keeps-the-fan-out",
+        ),
+        pytest.param(
+            [_held(1, result=_result("T-1"))],
+            [_request("T-1"), _request("T-9", "new work")],
+            [("ticket-agent-1", False, "implement it"), ("ticket-agent-2", True, "new work")],
+            id="a-request-beyond-the-held-ones-runs-fresh",
+        ),
+    ],
+)
+def test_plan_runs_only_agents_that_are_not_finished_or_waiting(
+    held: list[HeldAgent],
+    requests: list[dict[str, Any]],
+    expected: list[tuple[str, bool, str]],
+) -> None:
+    planned = plan_fan_out(TICKET, held, requests)
+    assert [(a.key, a.runs(), a.request["guidance"]) for a in planned] == expected
+    for before, after in zip(held, planned, strict=False):
+        assert after.result == before.result, "a finished result is never replaced"
+
+
+# -- lift: one interrupt, every agent's question, traceable ids (items 1 and 2) --------------
+
+
+def test_nothing_is_lifted_when_no_agent_asked() -> None:
+    assert lift(AgentType.TICKET_DISPATCH, [_held(1, result=_result("T-1"))]) is None
+
+
+def test_two_of_three_questions_become_one_well_formed_typed_interrupt() -> None:
+    fan_out = [
+        _held(1, question=_question("a")),
+        _held(2, result=_result("T-2")),
+        _held(3, question=_question("c", confirmations=2)),
+    ]
+    lifted = lift(AgentType.TICKET_DISPATCH, fan_out)
+
+    assert isinstance(lifted, TicketAgentDispatchInterruptRequest)
+    assert lifted.problems() == [], "the combined question is well formed (item 5)"
+    assert lifted.type is InterruptType.HUMAN_REVIEW
+    assert [c.choice_id for c in lifted.choices] == [
+        "ticket-agent-1/approach",
+        "ticket-agent-3/approach",
+    ]
+    assert lifted.choices[0].question == "[ticket-agent-1] How to do a?"
+    assert [c.confirmation_id for c in lifted.confirmation_items] == [
+        "ticket-agent-1/check-0",
+        "ticket-agent-3/check-0",
+        "ticket-agent-3/check-1",
+    ]
+    assert lifted.reason.startswith("2 of 3 TICKET_AGENT agents need a decision: ")
+    assert "[ticket-agent-1] unsure about a" in lifted.reason
+    assert [(q.agent_key, q.node_id) for q in lifted.agent_questions] == [
+        ("ticket-agent-1", "ticket-dispatch-009/ticket-agent-1"),
+        ("ticket-agent-3", "ticket-dispatch-009/ticket-agent-3"),
+    ]
+    # the agents' own typed questions are kept whole inside it (US27/US31/US35 fields)
+    assert lifted.agent_questions[1].request == fan_out[2].question
+    assert [d.agent for d in lifted.routing_decisions] == [a.key for a in fan_out]
+    assert "finished" in lifted.routing_decisions[1].rationale
+    assert lifted.routing_decisions[0].assignment == "T-1, ticket T-1"
+
+
+@pytest.mark.parametrize(
+    ("kinds", "expected"),
+    [
+        ([InterruptType.AGENT_REVIEW, InterruptType.AGENT_REVIEW], InterruptType.AGENT_REVIEW),
+        ([InterruptType.AGENT_REVIEW, InterruptType.HUMAN_REVIEW], InterruptType.HUMAN_REVIEW),
+        ([InterruptType.PAUSE, InterruptType.AGENT_REVIEW], InterruptType.HUMAN_REVIEW),
+    ],
+)
+def test_a_reviewer_answers_only_when_every_agent_asked_for_one(
+    kinds: list[InterruptType], expected: InterruptType
+) -> None:
+    fan_out = [_held(n, question=_question(str(n), kind)) for n, kind in enumerate(kinds, 1)]
+    lifted = lift(AgentType.TICKET_DISPATCH, fan_out)
+    assert lifted is not None and lifted.type is expected
+
+
+def test_questions_beyond_one_answer_wait_for_the_next_round() -> None:
+    """A combined question stays answerable in one resolution (MAX_ITEMS answers per map)."""
+    per_agent = 10
+    fan_out = [_held(n, question=_question(str(n), confirmations=per_agent)) for n in range(1, 7)]
+    lifted = lift(AgentType.TICKET_DISPATCH, fan_out)
+    assert lifted is not None
+    shown = MAX_ITEMS // per_agent
+    assert [q.agent_key for q in lifted.agent_questions] == [a.key for a in fan_out[:shown]]
+    assert len(lifted.confirmation_items) == MAX_ITEMS
+    # the next round shows the one that waited
+    answered = answer_each(lifted, InterruptResolution(), fan_out)
+    assert [a.runs() for a in answered] == [True] * shown + [False]
+    waiting = [a.model_copy(update={"result": _result(a.key)}) for a in answered[:shown]]
+    again = lift(AgentType.TICKET_DISPATCH, [*waiting, answered[shown]])
+    assert again is not None and [q.agent_key for q in again.agent_questions] == ["ticket-agent-6"]
+
+
+# -- answer_each: each agent gets its own answer back (FR-094) -------------------------------
+
+
+def test_each_agent_gets_only_its_own_answer_under_its_own_ids() -> None:
+    fan_out = [
+        _held(1, question=_question("a")),
+        _held(2, result=_result("T-2")),
+        _held(3, question=_question("c")),
+    ]
+    lifted = lift(AgentType.TICKET_DISPATCH, fan_out)
+    assert lifted is not None
+    resolution = InterruptResolution.model_validate(
+        {
+            "selectedChoices": {
+                "ticket-agent-1/approach": "B",
+                "ticket-agent-3/approach": "CUSTOM",
+            },
+            "customInputs": {"ticket-agent-3/approach": "a sliding window"},
+            "confirmations": {"ticket-agent-1/check-0": False, "ticket-agent-3/check-0": True},
+            "freeText": "keep it small",
+        }
+    )
+    mine = own_answer("ticket-agent-3", resolution)
+    assert mine.selected_choices == {"approach": OptionKey.CUSTOM}
+    assert mine.custom_inputs == {"approach": "a sliding window"}
+    assert mine.confirmations == {"check-0": True}
+    assert mine.free_text == "keep it small"
+
+    answered = answer_each(lifted, resolution, fan_out)
+    first, finished, third = answered
+    assert first.runs() and third.runs() and not finished.runs()
+    assert finished == fan_out[1], "a finished agent is not touched"
+    assert first.answer is not None and third.answer is not None
+    assert "How to do a? -> B (big)" in first.answer
+    assert "check 0 of a -> no" in first.answer
+    assert "sliding window" not in first.answer, "never another agent's answer"
+    assert 'How to do c? -> CUSTOM: "a sliding window"' in third.answer
+    assert "check 0 of c -> yes" in third.answer
+    assert "Note: keep it small" in third.answer
+
+
+def test_an_answer_to_another_question_leaves_the_fan_out_as_it_was() -> None:
+    """E.g. the dispatch node's own question: no agent asked, none gets an answer."""
+    fan_out = [_held(1, result=_result("T-1")), _held(2, result=_result("T-2"))]
+    lifted = _question("own")
+    assert answer_each(lifted, InterruptResolution(), fan_out) == fan_out
