@@ -195,7 +195,8 @@ class _ScriptedModel(OfflineModel):
         )
         completion = response.json()
         reply = json.loads(completion["choices"][0]["message"]["content"])
-        if self.recommend is None or not reply.get("interruptRequest"):
+        retry = "Your reply was not a valid" in body["messages"][-1]["content"]
+        if self.recommend is None or not reply.get("interruptRequest") or retry:
             return response
         for choice in reply["interruptRequest"]["choices"]:
             choice["recommended"] = self.recommend
@@ -233,11 +234,12 @@ async def test_a_person_who_answers_while_the_reviewer_works_wins(
     assert final.resolution.selected_choices == {"approach": OptionKey.B}
 
 
-async def test_an_invalid_recommendation_is_dropped_and_never_used(
+async def test_an_invalid_recommendation_is_sent_back_and_never_shown(
     client: Client, task_queue: str, workflow_id: str
 ) -> None:
-    """Item 10: a recommendation of an option that is not offered is dropped with a WARNING;
-    USE_RECOMMENDED then takes the one default rule (the first offered option)."""
+    """Issue 10 item 5 (SC-025): a recommendation of an option that is not offered is sent back
+    to the model with the problem (the validation-retry path), so the person never sees it;
+    USE_RECOMMENDED then takes the corrected recommendation."""
     model = _ScriptedModel(
         OfflineScenario(interrupt_at=frozenset({AgentType.REVIEW_AGENT})), recommend="C"
     )
@@ -251,8 +253,13 @@ async def test_an_invalid_recommendation_is_dropped_and_never_used(
         )
         await asyncio.wait_for(handle.result(), 60)
         child = await interrupt_status(client, f"{workflow_id}-interrupt-1")
-    warnings = [e.message for e in child.events if e.kind is EventKind.WARNING]
-    assert any("recommended C, which is not an offered option" in w for w in warnings)
-    assert child.request.choices[0].recommended is None
+    asked = [
+        r for r in model.received if r["response_format"]["json_schema"]["name"] == "ReviewRouting"
+    ]
+    problem = asked[1]["messages"][-1]["content"]
+    assert "the question in interruptRequest is not well formed" in problem
+    assert "choice 'approach' recommends C, which is not one of its real options" in problem
+    assert not [e for e in child.events if e.kind is EventKind.WARNING]
+    assert child.request.choices[0].recommended is OptionKey.A
     assert child.resolution is not None
     assert child.resolution.selected_choices == {"approach": OptionKey.A}

@@ -1,0 +1,149 @@
+"""Issue 10 items 1-3, end to end: dispatched agents' questions are lifted by the workflow (spec
+002 US4 / FR-010), questions asked at once reach the person together and each agent gets its own
+answer (spec 003 edge case "concurrent interrupts from multiple agents", FR-094), and a resumed
+fan-out never runs a finished agent again (spec 004 section 5)."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+from temporalio.client import Client
+
+from activities.llm import LlmSettings
+from activities.offline_model import RESOLVED_MARKER, OfflineModel, OfflineScenario
+from app.worker_setup import build_worker
+from models.agent_types import AgentType
+from models.interrupts import InterruptResolution, TicketAgentDispatchInterruptRequest
+from models.state import EntryKind, OrchestratorStatus
+from tests.support.interrupts import (
+    answer_all,
+    full_status,
+    interrupt_status,
+    start,
+    wait_for_interrupt,
+)
+from workflows.interrupt import InterruptWorkflow
+
+TICKET_AGENT = "TicketAgentRouting"
+TICKET_DISPATCH = "TicketDispatchRouting"
+
+
+def _calls(received: list[dict[str, Any]], name: str) -> list[dict[str, Any]]:
+    return [r for r in received if r["response_format"]["json_schema"]["name"] == name]
+
+
+def _node(call: dict[str, Any]) -> str:
+    user = call["messages"][1]["content"]
+    return user.split("Node: ", 1)[1].split("\n", 1)[0].rsplit("/", 1)[-1]
+
+
+def _collected(status: OrchestratorStatus) -> list[dict[str, Any]]:
+    request = next(
+        e
+        for e in status.history
+        if e.kind is EntryKind.REQUEST and e.agent_type is AgentType.TICKET_COLLECTOR
+    )
+    assert request.payload is not None
+    return list(request.payload["agentResults"])
+
+
+async def test_two_of_three_agents_ask_at_once_and_each_gets_its_own_answer(
+    client: Client, task_queue: str, workflow_id: str
+) -> None:
+    scenario = OfflineScenario.parse("fanout=3;interrupt=TICKET_AGENT#1,TICKET_AGENT#3")
+    offline = OfflineModel(scenario)
+    async with build_worker(client, task_queue, LlmSettings(), offline=offline):
+        handle = await start(client, task_queue, workflow_id)
+        pending = (await wait_for_interrupt(handle, timeout=60)).pending_interrupt
+        assert pending is not None
+        question = (await interrupt_status(client, pending.workflow_id)).request
+        before = len(offline.received)
+        answer = InterruptResolution.model_validate(
+            {
+                "selectedChoices": {
+                    "ticket-agent-1/approach": "B",
+                    "ticket-agent-3/approach": "CUSTOM",
+                },
+                "customInputs": {"ticket-agent-3/approach": "a sliding window per client"},
+                "confirmations": {
+                    "ticket-agent-1/add-tests": False,
+                    "ticket-agent-3/add-tests": True,
+                },
+            }
+        )
+        ack = await client.get_workflow_handle(pending.workflow_id).execute_update(
+            InterruptWorkflow.resolve_validated, answer
+        )
+        assert ack.accepted
+        await asyncio.wait_for(handle.result(), 90)
+        status = await full_status(client, handle)
+
+    # one interrupt, raised by the dispatch node, carrying both questions (item 2)
+    assert pending.origin_agent_type is AgentType.TICKET_DISPATCH
+    assert isinstance(question, TicketAgentDispatchInterruptRequest)
+    assert [q.agent_key for q in question.agent_questions] == ["ticket-agent-1", "ticket-agent-3"]
+    assert {c.choice_id for c in question.choices} == {
+        "ticket-agent-1/approach",
+        "ticket-agent-3/approach",
+    }
+    assert [e.kind for e in status.history].count(EntryKind.INTERRUPT) == 1
+    # the workflow lifted them: no dispatch LLM call before the question (item 1)
+    first_run = offline.received[:before]
+    assert len(_calls(first_run, TICKET_AGENT)) == 3
+    assert _calls(first_run, TICKET_DISPATCH) == [], "never left to the dispatch node's LLM"
+
+    # resumed: only the two agents that asked run, each with its own answer (FR-094, item 3)
+    resumed = {
+        _node(c): c["messages"][0]["content"]
+        for c in _calls(offline.received[before:], TICKET_AGENT)
+    }
+    assert set(resumed) == {"ticket-agent-1", "ticket-agent-3"}
+    first, third = resumed["ticket-agent-1"], resumed["ticket-agent-3"]
+    assert RESOLVED_MARKER in first and RESOLVED_MARKER in third
+    assert "-> B (Introduce a dedicated component)" in first
+    assert "Add regression tests for the changed behaviour -> no" in first
+    assert "sliding window" not in first, "never another agent's answer"
+    assert 'CUSTOM: "a sliding window per client"' in third
+    assert "Add regression tests for the changed behaviour -> yes" in third
+    assert any("keeps ticket-agent-2" in e.message for e in status.events)
+
+    # the collector receives the full set, the finished agent's result unchanged
+    collected = _collected(status)
+    assert len({r["resultId"] for r in collected}) == 3
+    outputs = {
+        e.node_id.rsplit("/", 1)[-1]: e.payload["result"]["resultId"]
+        for e in status.history
+        if e.kind is EntryKind.OUTPUT
+        and e.agent_type is AgentType.TICKET_AGENT
+        and e.payload
+        and e.payload["result"]
+    }
+    assert outputs["ticket-agent-2"] in {r["resultId"] for r in collected}
+
+
+async def test_resuming_a_dispatch_node_after_its_own_question_reruns_no_agent(
+    client: Client, task_queue: str, workflow_id: str
+) -> None:
+    """The dispatch node's LLM may still ask its own question; its finished agents are kept."""
+    offline = OfflineModel(OfflineScenario.parse("interrupt=TICKET_DISPATCH"))
+    async with build_worker(client, task_queue, LlmSettings(), offline=offline):
+        handle = await start(client, task_queue, workflow_id)
+        pending = (await wait_for_interrupt(handle, timeout=60)).pending_interrupt
+        assert pending is not None and pending.origin_agent_type is AgentType.TICKET_DISPATCH
+        question = (await interrupt_status(client, pending.workflow_id)).request
+        before = len(offline.received)
+        await client.get_workflow_handle(pending.workflow_id).execute_update(
+            InterruptWorkflow.resolve_validated, answer_all(question)
+        )
+        await asyncio.wait_for(handle.result(), 90)
+        status = await full_status(client, handle)
+
+    assert question.agent_questions == []  # type: ignore[attr-defined]
+    assert question.routing_decisions, "FR-108: the dispatch node's routing decisions"  # type: ignore[attr-defined]
+    after = offline.received[before:]
+    assert _calls(after, TICKET_AGENT) == [], "no finished agent runs again"
+    (dispatch,) = _calls(after, TICKET_DISPATCH)
+    assert RESOLVED_MARKER in dispatch["messages"][0]["content"]
+    assert len(_calls(offline.received, TICKET_AGENT)) == 2
+    assert len(_collected(status)) == 2
