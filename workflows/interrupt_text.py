@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from models.agent_types import AgentType
 from models.interrupts import InterruptRequestBase
-from workflows.visibility import answer_markdown, question_markdown
+from workflows.visibility import answer_markdown, fit_details, question_markdown
 
 
 def summary_line(origin: AgentType, request: InterruptRequestBase) -> str:
@@ -14,4 +14,5 @@ def summary_line(origin: AgentType, request: InterruptRequestBase) -> str:
 
 def details_markdown(child_id: str, origin: AgentType, request: InterruptRequestBase) -> str:
     """Everything a person needs to answer, and how to send the answer."""
-    return question_markdown(origin, request) + "\n\n" + answer_markdown(child_id, request)
+    question = question_markdown(origin, request)
+    return fit_details(question + "\n\n" + answer_markdown(child_id, request))

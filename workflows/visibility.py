@@ -33,6 +33,11 @@ INTERRUPT_STATE = SearchAttributeKey.for_keyword("InterruptState")
 INTERRUPT_ORIGIN = SearchAttributeKey.for_keyword("InterruptOrigin")
 KEYS: tuple[SearchAttributeKey[str], ...] = (AGENT_PHASE, INTERRUPT_STATE, INTERRUPT_ORIGIN)
 
+DETAILS_BYTES = 16_000
+"""UI markdown stays under Temporal's 20,000-byte limit on user-metadata details
+(``limit.userMetadataDetailsSize``); a command over it is refused and the workflow task fails."""
+_CUT = "\n\n... (cut to fit the UI; the whole question is in the interrupt's `status` query)"
+
 WAITING = "WAITING"
 ESCALATED = "ESCALATED"
 RESOLVED = "RESOLVED"
@@ -150,7 +155,23 @@ def interrupt_details(
         lines.append(f"Deadline {deadline:%Y-%m-%d %H:%M:%S} UTC, then: {job.on_timeout}.")
     lines += ["", question_markdown(job.origin, job.request)]
     lines += ["", answer_markdown(interrupt_id, job.request)]
-    return "\n".join(lines)
+    return fit_details("\n".join(lines))
+
+
+def fit_details(text: str, budget: int = DETAILS_BYTES) -> str:
+    """``text``, cut so that its JSON encoding takes at most ``budget`` bytes."""
+    if _encoded(text) <= budget:
+        return text
+    room = budget - _encoded(_CUT)
+    low, high = 0, len(text)
+    while low < high:  # the longest prefix that fits
+        middle = (low + high + 1) // 2
+        low, high = (middle, high) if _encoded(text[:middle]) <= room else (low, middle - 1)
+    return text[:low] + _CUT
+
+
+def _encoded(text: str) -> int:
+    return len(json.dumps(text))
 
 
 def question_markdown(origin: AgentType, request: InterruptRequestBase) -> str:

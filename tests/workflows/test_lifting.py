@@ -4,6 +4,7 @@ and a resumed fan-out that runs only the agents that asked. Pure functions, tabl
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import pytest
@@ -20,6 +21,7 @@ from models.interrupts import (
 from models.limits import MAX_ITEMS
 from models.results import TicketAgentResult
 from workflows.graph import NODES
+from workflows.interrupt_text import details_markdown
 from workflows.lifting import (
     DISPATCH_QUESTIONS,
     agent_key,
@@ -28,6 +30,7 @@ from workflows.lifting import (
     own_answer,
     plan_fan_out,
 )
+from workflows.visibility import DETAILS_BYTES
 
 TICKET = AgentType.TICKET_AGENT
 
@@ -264,3 +267,20 @@ def test_an_answer_to_another_question_leaves_the_fan_out_as_it_was() -> None:
     fan_out = [_held(1, result=_result("T-1")), _held(2, result=_result("T-2"))]
     lifted = _question("own")
     assert answer_each(lifted, InterruptResolution(), fan_out) == fan_out
+
+
+def test_the_ui_details_of_a_large_combined_question_fit_temporals_limit() -> None:
+    """A combined question with long typed fields must not be refused as user metadata (20,000
+    bytes), which would fail the orchestrator's workflow task over and over."""
+    big = _question("x" * 3_000, confirmations=MAX_ITEMS // 4)
+    fan_out = [_held(n, question=big) for n in range(1, 5)]
+    lifted = lift(AgentType.TICKET_DISPATCH, fan_out)
+    assert lifted is not None
+    details = details_markdown("wf-1-interrupt-1", AgentType.TICKET_DISPATCH, lifted)
+    assert len(json.dumps(details)) <= DETAILS_BYTES
+    assert details.endswith("the whole question is in the interrupt's `status` query)")
+    small = lift(AgentType.TICKET_DISPATCH, [_held(1, question=_question("a"))])
+    assert small is not None
+    text = details_markdown("wf-1-interrupt-1", AgentType.TICKET_DISPATCH, small)
+    assert "cut to fit" not in text and "**filesToModify:**" in text
+    assert "#### ticket-agent-1 (TICKET_AGENT) asks: unsure about a" in text
