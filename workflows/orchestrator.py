@@ -443,7 +443,7 @@ class OrchestratorWorkflow:
                 "and runs only the others",
                 node_id,
             )
-        running: dict[int, tuple[str, str]] = {}
+        running: dict[int, tuple[str, str, list[str]]] = {}
         calls = []
         for index, held_agent in enumerate(fan_out):
             if not held_agent.runs():
@@ -460,20 +460,17 @@ class OrchestratorWorkflow:
                 upstream=[parent.context_id, *curated_ids],
             )
             output_id = self._context_id(child.agent_type)
-            running[index] = (sub_id, output_id)
+            context = self._context()
+            running[index] = (sub_id, output_id, _upstream(entry, sub, context))
             calls.append(
                 self._agent(
-                    sub_id,
-                    child.agent_type,
-                    sub,
-                    entry,
-                    self._context(),
-                    output_id,
-                    held_agent.answer,
+                    sub_id, child.agent_type, sub, entry, context, output_id, held_agent.answer
                 )
             )
         replies = await asyncio.gather(*calls)
-        for (index, (sub_id, output_id)), reply in zip(running.items(), replies, strict=True):
+        for (index, (sub_id, output_id, upstream)), reply in zip(
+            running.items(), replies, strict=True
+        ):
             payload = upgrade_output(child.agent_type, reply.output)
             routing = child.output_model.model_validate(payload)
             _, target, value = routing.chosen_route()
@@ -484,7 +481,7 @@ class OrchestratorWorkflow:
                 payload,
                 route=reply.route,
                 context_id=output_id,
-                upstream=getattr(value, "upstream_context_ids", []),
+                upstream=upstream,
             )
             blackboard.remember_output(self._state, output)
             asked = target is Terminal.INTERRUPT
