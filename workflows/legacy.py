@@ -25,6 +25,27 @@ _QUESTIONS: dict[str, type[InterruptRequestBase]] = {
     for cls in typing.get_args(typing.get_args(AnyInterruptRequest)[0])
 }
 _BASE = {f.alias or n for n, f in InterruptRequestBase.model_fields.items()}
+_DISPATCH = {"dispatchDecisions"}
+LEGACY_FIELDS: dict[str, set[str]] = {
+    "ORCHESTRATOR": {"phase", "goal", "workflowContext"},
+    "ORCHESTRATOR_COLLECTOR": {"phaseDecision", "collectorResults"},
+    "DISCOVERY_ORCHESTRATOR": {"subdomainPartitioning", "scope"},
+    "DISCOVERY_AGENT": {"codeFindings", "boundaryDecisions"},
+    "DISCOVERY_COLLECTOR": {"consolidationDecisions", "recommendations"},
+    "DISCOVERY_DISPATCH": _DISPATCH,
+    "PLANNING_ORCHESTRATOR": {"ticketDecomposition", "discoveryContext"},
+    "PLANNING_AGENT": {"ticketDesign", "architectureDecisions"},
+    "PLANNING_COLLECTOR": {"ticketConsolidation", "dependencyResolution"},
+    "PLANNING_DISPATCH": _DISPATCH,
+    "TICKET_ORCHESTRATOR": {"implementationScope", "planningContext"},
+    "TICKET_AGENT": {"implementationApproach", "fileChanges"},
+    "TICKET_COLLECTOR": {"completionStatus", "followUps"},
+    "TICKET_DISPATCH": _DISPATCH,
+    "REVIEW_AGENT": {"reviewCriteria", "assessment"},
+    "MERGER_AGENT": {"conflictResolution", "mergeStrategy"},
+    "CONTEXT_MANAGER": {"contextGatheringScope"},
+}
+"""The agent-specific fields each typed question had before issue 10, all texts."""
 
 
 def upgrade_output(agent: AgentType, output: dict[str, Any]) -> dict[str, Any]:
@@ -45,23 +66,26 @@ def upgrade_start(args: tuple[Any, ...]) -> tuple[Any, ...]:
 
 
 def upgrade_question(question: dict[str, Any]) -> dict[str, Any]:
-    """A typed question in the current shape: agent-specific values that no longer fit their
-    field are kept as text in ``contextForDecision``, and the field is left empty (a list empty,
-    a text blank, a choice of values its first value)."""
-    cls = _QUESTIONS.get(str(question.get("origin")))
-    if cls is None:
+    """A typed question recorded in the old shape (``LEGACY_FIELDS``: exactly those texts
+    beyond the base fields) in the current shape: an old text that still fits its field stays,
+    the others are kept in ``contextForDecision`` and their fields left empty (a list empty, a
+    text blank, a choice of values its first value). Anything else is returned as it is."""
+    origin = str(question.get("origin"))
+    cls = _QUESTIONS.get(origin)
+    own = {k: v for k, v in question.items() if k not in _BASE and k != "origin"}
+    if (
+        cls is None
+        or set(own) != LEGACY_FIELDS.get(origin)
+        or not all(isinstance(v, str) for v in own.values())
+    ):
         return question
-    fields = _own_fields(cls)
-    if set(fields) <= set(question) and all(_fits(cls, fields[k], question[k]) for k in fields):
-        return question
-    upgraded = {k: v for k, v in question.items() if k in _BASE or k in fields or k == "origin"}
-    notes = [f"{k}: {v}" for k, v in question.items() if k not in upgraded]
-    for key, name in fields.items():
-        if key in question and _fits(cls, name, question[key]):
-            continue
-        if question.get(key) not in (None, "", []):
-            notes.append(f"{key}: {question[key]}")
-        upgraded[key] = _empty(cls.model_fields[name].annotation)
+    upgraded = {k: v for k, v in question.items() if k not in own}
+    for key, name in _own_fields(cls).items():
+        if key in own and _fits(cls, name, own[key]):
+            upgraded[key] = own[key]
+        else:
+            upgraded[key] = _empty(cls.model_fields[name].annotation)
+    notes = [f"{k}: {v}" for k, v in own.items() if k not in upgraded or upgraded[k] != v]
     context = str(question.get("contextForDecision", ""))
     upgraded["contextForDecision"] = "\n".join([context, *notes]).strip()
     return upgraded

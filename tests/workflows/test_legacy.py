@@ -52,8 +52,21 @@ def test_an_old_question_keeps_its_texts_in_the_context_and_validates() -> None:
     assert upgraded.review_criteria == []
     assert upgraded.assessment_findings == []
     assert upgraded.context_for_decision == (
-        "ctx\nassessment: mostly fine\nreviewCriteria: the plan's criteria"
+        "ctx\nreviewCriteria: the plan's criteria\nassessment: mostly fine"
     )
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        {**OLD_REVIEW, "junk": "x"},
+        {**OLD_REVIEW, "assessment": ["not", "a", "text"]},
+        {**BASE, "origin": "MERGER_AGENT", "reviewCriteria": "r", "assessment": "a"},
+    ],
+)
+def test_only_the_exact_old_shape_is_upgraded(question: dict[str, Any]) -> None:
+    """Anything else stays as sent, so a malformed question is still refused (issue 8)."""
+    assert upgrade_question(question) is question
 
 
 @pytest.mark.parametrize(
