@@ -37,6 +37,7 @@ from temporalio.client import Client
 
 from activities.llm import LlmSettings
 from activities.offline_model import OfflineModel, OfflineScenario
+from app.process_exit import exit_now
 from app.worker_setup import build_worker
 from bench.harness import DEFAULT_GAP, bench_parser, fresh_id, repeat, run_on_dev_server, versions
 from bench.history_times import (
@@ -155,7 +156,7 @@ def report(result: Result, gap: float = DEFAULT_GAP) -> str:
     )
 
 
-def main(argv: list[str] | None = None) -> None:
+def main(argv: list[str] | None = None) -> int:
     parser = bench_parser(
         "python -m bench.concurrent_questions",
         __doc__.splitlines()[0] if __doc__ else "",
@@ -165,7 +166,8 @@ def main(argv: list[str] | None = None) -> None:
     args = parser.parse_args(argv)
     result = run_on_dev_server(measure, runs=args.runs, gap=args.gap)
     print(report(result, args.gap))
+    return 0
 
 
 if __name__ == "__main__":
-    main(sys.argv[1:])
+    exit_now(main(sys.argv[1:]))  # no interpreter teardown: see app.process_exit
