@@ -8,6 +8,7 @@ with a one-line message naming the setting to check.
 from __future__ import annotations
 
 import asyncio
+import email.policy
 import hashlib
 import hmac
 import html
@@ -285,7 +286,7 @@ def email_message(
     payload: NotificationPayload, sender: str, recipients: Sequence[str]
 ) -> EmailMessage:
     """A multipart/alternative message; its Message-ID derives from the delivery id."""
-    message = EmailMessage()
+    message = EmailMessage(policy=email.policy.SMTP.clone(max_line_length=998))  # ids unfolded
     message["Subject"] = f"[agents] {clip(headline(payload), 160)}"
     message["From"] = sender
     message["To"] = ", ".join(recipients)

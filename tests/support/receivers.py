@@ -9,7 +9,7 @@ import time
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
-from email import message_from_bytes
+from email import message_from_bytes, policy
 from email.message import Message
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
@@ -117,7 +117,7 @@ class SmtpReceiver:
 
     async def handle_DATA(self, server: Any, session: Any, envelope: Envelope) -> str:
         assert isinstance(envelope.content, bytes)
-        self.messages.append(message_from_bytes(envelope.content))
+        self.messages.append(message_from_bytes(envelope.content, policy=policy.default))
         return "250 OK"
 
     @contextmanager
