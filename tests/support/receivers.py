@@ -113,7 +113,7 @@ class SmtpReceiver:
         ok = isinstance(data, LoginPassword) and data == LoginPassword(
             self.user.encode(), self.password.encode()
         )
-        return AuthResult(success=ok)
+        return AuthResult(success=ok, handled=False)
 
     async def handle_DATA(self, server: Any, session: Any, envelope: Envelope) -> str:
         assert isinstance(envelope.content, bytes)

@@ -30,12 +30,13 @@ from app.sdk import AgentWorkflowClient
 from app.worker_setup import build_worker
 from models.agent_types import AgentType
 from models.interrupt_events import INTERRUPT_REQUEST_EVENT_SIGNAL
-from models.interrupt_flow import InterruptInput, InterruptState
+from models.interrupt_flow import InterruptState
 from models.interrupts import ResolvedBy
 from models.state import EventKind
 from tests.support.interrupts import (
     answer_all,
     interrupt_status,
+    question_input,
     start,
     wait_for_interrupt,
     wait_running,
@@ -207,45 +208,14 @@ async def skipping() -> AsyncIterator[WorkflowEnvironment]:
         yield env
 
 
-def _question(timeout_seconds: int = 24 * 3600) -> InterruptInput:
-    return InterruptInput.model_validate(
-        {
-            "orchestratorId": "orchestrator-notify",
-            "goal": "add caching",
-            "origin": "REVIEW_AGENT",
-            "originNodeId": "review-1",
-            "originRequest": {},
-            "timeoutSeconds": timeout_seconds,
-            "request": {
-                "origin": "REVIEW_AGENT",
-                "type": "HUMAN_REVIEW",
-                "reason": "Which cache?",
-                "contextForDecision": "two options",
-                "choices": [
-                    {
-                        "choiceId": "cache",
-                        "question": "Which cache?",
-                        "context": "",
-                        "options": [
-                            {"key": "A", "description": "in memory"},
-                            {"key": "B", "description": "redis"},
-                        ],
-                        "recommended": "B",
-                    }
-                ],
-                "confirmationItems": [],
-                "reviewCriteria": "",
-                "assessment": "",
-            },
-        }
-    )
-
-
 async def _start_question(
     env: WorkflowEnvironment, task_queue: str, workflow_id: str, timeout_seconds: int = 24 * 3600
 ) -> WorkflowHandle[InterruptWorkflow, Any]:
     return await env.client.start_workflow(
-        InterruptWorkflow.run, _question(timeout_seconds), id=workflow_id, task_queue=task_queue
+        InterruptWorkflow.run,
+        question_input(timeout_seconds),
+        id=workflow_id,
+        task_queue=task_queue,
     )
 
 
