@@ -21,13 +21,14 @@ import pytest
 from temporalio.client import Client, WorkflowHandle
 from temporalio.contrib.pydantic import pydantic_data_converter
 from temporalio.testing import WorkflowEnvironment
+from temporalio.worker import Replayer
 
 from activities.llm import LlmSettings
 from activities.notify import NotifySettings, SmtpTarget
 from activities.offline_model import OfflineModel, OfflineScenario
 from app.binaries import temporal_test_server
 from app.sdk import AgentWorkflowClient
-from app.worker_setup import build_worker
+from app.worker_setup import WORKFLOW_RUNNER, WORKFLOWS, build_worker
 from models.agent_types import AgentType
 from models.interrupt_events import INTERRUPT_REQUEST_EVENT_SIGNAL
 from models.interrupt_flow import InterruptState
@@ -99,9 +100,16 @@ async def test_a_dispatched_agents_question_notifies_every_channel_once_across_a
             )
             await asyncio.wait_for(handle.result(), 60)
             await until(lambda: len(http.delivered()) == 4 and len(smtp.messages) == 2)
-            histories = await _histories(
-                client, workflow_id, pending.workflow_id, f"{pending.workflow_id}-notify-resolved"
+            ids = (workflow_id, pending.workflow_id, f"{pending.workflow_id}-notify-resolved")
+            histories = await _histories(client, *ids)
+            replayer = Replayer(
+                workflows=WORKFLOWS,
+                workflow_runner=WORKFLOW_RUNNER,
+                data_converter=pydantic_data_converter,
             )
+            for replayed in ids:
+                history = await client.get_workflow_handle(replayed).fetch_history()
+                assert (await replayer.replay_workflow(history)).replay_failure is None
             done = await interrupt_status(client, pending.workflow_id)
 
     interrupt_id = pending.workflow_id
