@@ -73,7 +73,7 @@ class Notifier:
                 start_to_close_timeout=NOTIFY_PLAN_TIMEOUT,
                 retry_policy=RetryPolicy(maximum_attempts=1),
             )
-        except ActivityError as err:
+        except (ActivityError, ValueError) as err:  # ValueError: a worker without the activity
             self._record(EventKind.WARNING, f"notifications are off: {failure_message(err)}")
             return
         if ask:
