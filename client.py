@@ -34,7 +34,7 @@ from temporalio.service import RPCError, RPCStatusCode
 from activities.offline_model import OfflineScenario
 from app import render
 from app.answering import resolution_from_flags
-from app.config import TemporalSettings, llm_settings_from_env
+from app.config import TemporalSettings, llm_settings_from_env, notify_settings_from_env
 from app.connect import ConnectionProblem, connect
 from app.follow import StoppedAtQuestion, answer, follow
 from app.logs import configure_logging
@@ -120,7 +120,9 @@ async def _cmd_run(args: argparse.Namespace, settings: TemporalSettings) -> int:
             queue = scenario_queue(queue, args.scenario) if args.scenario else queue
             llm = llm_settings_from_env()
             await resources.enter_async_context(
-                build_worker(agents.client, queue, llm, scenario=scenario)
+                build_worker(
+                    agents.client, queue, llm, scenario=scenario, notify=notify_settings_from_env()
+                )
             )
             render.note(f"In-process worker on queue {queue!r}; it stops with this command")
         try:
@@ -253,6 +255,13 @@ def _wire(row: object) -> dict[str, object]:
 
 async def _cmd_status(args: argparse.Namespace, settings: TemporalSettings) -> int:
     async with _session(settings) as session:
+        if await session.agents.is_interrupt(args.workflow_id):
+            question = await session.agents.interrupt_status(args.workflow_id)
+            if args.json:
+                print(json.dumps(question.to_wire(), indent=2))
+            else:
+                render.interrupt_status(question)
+            return 0
         status = await session.agents.status(args.workflow_id)
         if args.json:
             entries = await session.agents.blackboard(args.workflow_id)
@@ -392,7 +401,11 @@ def _parser() -> argparse.ArgumentParser:
     lister.add_argument("--limit", type=int, default=20)
     lister.add_argument("--json", action="store_true", help="machine-readable rows")
 
-    status = command("status", _cmd_status, "show a workflow's phase, history and events")
+    status = command(
+        "status",
+        _cmd_status,
+        "show a run's phase, history and events, or an interrupt's question and events",
+    )
     status.add_argument("workflow_id")
     status.add_argument("--json", action="store_true", help="print the raw status query result")
 

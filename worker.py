@@ -14,7 +14,12 @@ import os
 import sys
 
 from activities.offline_model import OfflineScenario
-from app.config import DEFAULT_PORT, TemporalSettings, llm_settings_from_env
+from app.config import (
+    DEFAULT_PORT,
+    TemporalSettings,
+    llm_settings_from_env,
+    notify_settings_from_env,
+)
 from app.connect import ConnectionProblem, connect
 from app.logs import configure_logging
 from app.process_exit import exit_now
@@ -28,6 +33,7 @@ async def main(argv: list[str]) -> int:
     try:
         settings = TemporalSettings.from_env()
         scenario = OfflineScenario.parse(os.environ.get("OFFLINE_SCENARIO"))
+        notify = notify_settings_from_env()
     except ValueError as err:
         print(f"error: {err}", file=sys.stderr)
         return 2
@@ -41,11 +47,13 @@ async def main(argv: list[str]) -> int:
         print(f"error: {err}", file=sys.stderr)
         return 1
     model = "offline model" if llm.offline else f"model {llm.model} at {llm.base_url or 'OpenAI'}"
+    channels = ", ".join(notify.channels) or "none"
     print(
-        f"worker: {address} namespace={settings.namespace} queue={settings.task_queue}, {model}",
+        f"worker: {address} namespace={settings.namespace} queue={settings.task_queue}, {model}, "
+        f"notifications: {channels}",
         flush=True,
     )
-    worker = build_worker(client, settings.task_queue, llm, scenario=scenario)
+    worker = build_worker(client, settings.task_queue, llm, scenario=scenario, notify=notify)
     await worker.run()
     return 0
 

@@ -17,6 +17,7 @@ from typing import Any
 from temporalio.envconfig import ClientConfigProfile
 
 from activities.llm import DEFAULT_MODEL, LlmSettings
+from activities.notify import DEFAULT_REMINDERS, NotifySettings, SmtpTarget
 from models.agent_types import AgentType
 
 DEFAULT_TASK_QUEUE = "agents"
@@ -112,3 +113,49 @@ def llm_settings_from_env(env: Mapping[str, str] = os.environ) -> LlmSettings:
         model=env.get("AGENT_MODEL") or DEFAULT_MODEL,
         agent_models=overrides,
     )
+
+
+def notify_settings_from_env(env: Mapping[str, str] = os.environ) -> NotifySettings:
+    """``INTERRUPT_WEBHOOK_URL``/``_SECRET``, ``SLACK_WEBHOOK_URL``, ``SMTP_URL`` with
+    ``INTERRUPT_EMAIL_TO``/``_FROM``, ``INTERRUPT_REMINDERS`` and ``TEMPORAL_UI_URL``.
+
+    Raises ValueError with one line naming the setting when something is unusable.
+    """
+    for name in ("INTERRUPT_WEBHOOK_URL", "SLACK_WEBHOOK_URL", "TEMPORAL_UI_URL"):
+        if env.get(name) and not env[name].startswith(("http://", "https://")):
+            raise ValueError(f"{name} must be an http:// or https:// URL")
+    smtp = SmtpTarget.parse(env["SMTP_URL"]) if env.get("SMTP_URL") else None
+    email_to = tuple(a.strip() for a in env.get("INTERRUPT_EMAIL_TO", "").split(",") if a.strip())
+    if smtp is not None and not email_to:
+        raise ValueError("SMTP_URL is set but INTERRUPT_EMAIL_TO is empty; name the recipients")
+    if email_to and smtp is None:
+        raise ValueError("INTERRUPT_EMAIL_TO is set but SMTP_URL is not; name the SMTP server")
+    ui_port = _port(env, "AGENTS_UI_PORT", DEFAULT_UI_PORT)
+    return NotifySettings(
+        webhook_url=env.get("INTERRUPT_WEBHOOK_URL") or None,
+        webhook_secret=env.get("INTERRUPT_WEBHOOK_SECRET") or None,
+        slack_url=env.get("SLACK_WEBHOOK_URL") or None,
+        smtp=smtp,
+        email_to=email_to,
+        email_from=env.get("INTERRUPT_EMAIL_FROM") or NotifySettings.email_from,
+        reminders=_reminders(env.get("INTERRUPT_REMINDERS")),
+        ui_url=env.get("TEMPORAL_UI_URL") or f"http://127.0.0.1:{ui_port}",
+    )
+
+
+def _reminders(raw: str | None) -> tuple[float, ...]:
+    """``0.5,0.9`` (the default); ``none`` or an empty value turns reminders off."""
+    if raw is None:
+        return DEFAULT_REMINDERS
+    if raw.strip().lower() in ("", "none"):
+        return ()
+    try:
+        fractions = tuple(float(part) for part in raw.split(","))
+    except ValueError:
+        fractions = ()
+    if not fractions or not all(0 < f < 1 for f in fractions):
+        raise ValueError(
+            f"INTERRUPT_REMINDERS={raw[:60]!r} must list fractions of the time to the deadline "
+            "between 0 and 1, e.g. 0.5,0.9 (or none)"
+        )
+    return tuple(sorted(set(fractions)))

@@ -10,6 +10,7 @@ from rich.panel import Panel
 
 from app.sdk import RunRow, WaitingRow
 from models.agent_types import AgentType
+from models.interrupt_flow import InterruptStatus
 from models.interrupts import InterruptRequestBase
 from models.results import OrchestratorCollectorResult
 from models.state import EntryKind, HistoryEntry, OrchestratorStatus
@@ -103,6 +104,16 @@ def status(info: OrchestratorStatus) -> None:
         console.print(f"  {event.kind}: {event.message}", soft_wrap=True, markup=False)
 
 
+def interrupt_status(info: InterruptStatus) -> None:
+    """An interrupt's state, question and newest events."""
+    console.print(f"[bold]{info.workflow_id}[/]: {info.state}, {info.origin} asked")
+    if info.deadline is not None:
+        console.print(f"deadline: {_when(info.deadline)} UTC")
+    question(info.workflow_id, info.origin, info.request)
+    for event in info.events[-5:]:
+        console.print(f"  {event.kind}: {event.message}", soft_wrap=True, markup=False)
+
+
 def _when(moment: datetime | None) -> str:
     return f"{moment.astimezone(UTC):%Y-%m-%d %H:%M:%S}" if moment else "—"
 
@@ -151,4 +162,7 @@ def waiting(rows: list[WaitingRow], now: datetime) -> None:
     ]
     headers = ["interrupt id", "origin", "waiting", "deadline (UTC)", "question"]
     _table(headers, cells)
+    for row in rows:
+        if row.warning:
+            console.print(f"  WARNING {row.interrupt_id}: {row.warning}", markup=False)
     console.print("[dim]Answer one with: agents resolve <interrupt id>[/]")

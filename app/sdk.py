@@ -27,7 +27,13 @@ from models.interrupt_events import EventAck, InterruptRequestEvent
 from models.interrupt_flow import InterruptStatus, ResolveAck
 from models.interrupts import InterruptResolution
 from models.results import OrchestratorCollectorResult
-from models.state import DEFAULT_MAX_STEPS, HistoryEntry, OrchestratorInput, OrchestratorStatus
+from models.state import (
+    DEFAULT_MAX_STEPS,
+    EventKind,
+    HistoryEntry,
+    OrchestratorInput,
+    OrchestratorStatus,
+)
 from workflows import visibility
 from workflows.interrupt import InterruptWorkflow
 from workflows.orchestrator import OrchestratorWorkflow
@@ -63,6 +69,8 @@ class WaitingRow:
     question: str
     started: datetime | None
     deadline: datetime | None
+    warning: str | None = None
+    """The newest WARNING event, e.g. a notification that was not delivered."""
 
 
 class AgentWorkflowClient:
@@ -131,6 +139,11 @@ class AgentWorkflowClient:
     async def status(self, workflow_id: str) -> OrchestratorStatus:
         handle = self.client.get_workflow_handle_for(OrchestratorWorkflow.run, workflow_id)
         return await handle.query(OrchestratorWorkflow.status)
+
+    async def is_interrupt(self, workflow_id: str) -> bool:
+        """Whether ``workflow_id`` is an InterruptWorkflow (its ``status`` differs)."""
+        described = await self.client.get_workflow_handle(workflow_id).describe()
+        return described.workflow_type == InterruptWorkflow.__name__
 
     async def blackboard(self, workflow_id: str, *, payloads: bool = False) -> list[HistoryEntry]:
         """Every blackboard entry of the run chain (``status`` holds only the newest); with
@@ -215,4 +228,12 @@ class AgentWorkflowClient:
             summary = await described.static_summary() or ""
             return WaitingRow(execution.id, origin, summary, started, None)
         lines = question.request.reason.strip().splitlines() or [""]
-        return WaitingRow(execution.id, question.origin.value, lines[0], started, question.deadline)
+        warnings = [e.message for e in question.events if e.kind is EventKind.WARNING]
+        return WaitingRow(
+            execution.id,
+            question.origin.value,
+            lines[0],
+            started,
+            question.deadline,
+            warnings[-1] if warnings else None,
+        )

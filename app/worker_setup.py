@@ -13,19 +13,21 @@ from temporalio.worker.workflow_sandbox import SandboxedWorkflowRunner, SandboxR
 import workflows
 from activities.agents import AgentActivities
 from activities.llm import LlmSettings, StructuredLlm
+from activities.notify import NotificationActivities, NotifySettings
 from activities.offline_model import OfflineModel, OfflineScenario
 from activities.prompting import PromptRenderer
 from activities.resolution import ResolutionActivities
 from app.data_converter import with_checked_converter
 from workflows.interrupt import InterruptWorkflow
+from workflows.notifications import NotificationWorkflow
 from workflows.orchestrator import OrchestratorWorkflow
 from workflows.policies import HEARTBEAT_THROTTLE, LLM_REQUEST_TIMEOUT
 
 OFFLINE_BASE_URL = "http://offline-model.invalid/v1"
 
-WORKFLOWS = [OrchestratorWorkflow, InterruptWorkflow]
+WORKFLOWS = [OrchestratorWorkflow, InterruptWorkflow, NotificationWorkflow]
 
-SANDBOXED_MODULES = ("workflows.orchestrator", "workflows.interrupt")
+SANDBOXED_MODULES = ("workflows.orchestrator", "workflows.interrupt", "workflows.notifications")
 """The workflow definitions: re-imported in the sandbox for every run, so its checks apply."""
 PURE_WORKFLOW_MODULES = tuple(
     f"workflows.{m.name}"
@@ -69,10 +71,12 @@ def build_worker(
     offline: OfflineModel | None = None,
     scenario: OfflineScenario | None = None,
     prompts: PromptRenderer | None = None,
+    notify: NotifySettings | None = None,
 ) -> Worker:
     """A worker for ``task_queue`` with all workflows and the agent activities.
 
-    ``prompts`` defaults to a renderer with the default prompt contributors.
+    ``prompts`` defaults to a renderer with the default prompt contributors; ``notify`` to no
+    notification channels (``app.config.notify_settings_from_env`` reads them).
     """
     if offline is None and settings.offline:
         offline = OfflineModel(scenario)
@@ -80,6 +84,7 @@ def build_worker(
     prompts = prompts if prompts is not None else PromptRenderer()
     agents = AgentActivities(llm, prompts)
     resolution = ResolutionActivities(llm, prompts)
+    notifications = NotificationActivities(notify or NotifySettings())
     return Worker(
         with_checked_converter(client),
         task_queue=task_queue,
@@ -91,5 +96,7 @@ def build_worker(
             agents.run_agent,
             resolution.translate_resolution,
             resolution.review_interrupt,
+            notifications.plan,
+            notifications.notify,
         ],
     )

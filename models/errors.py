@@ -95,3 +95,13 @@ class LlmTimedOut(LlmUnavailable):
 
 class LlmReplyTooLarge(AgentWorkflowError):
     """The model's reply is too large to pass through Temporal; asking again will not shrink it."""
+
+
+class NotificationFailed(AgentWorkflowError):
+    """A receiver is down, slow or answered 429/5xx: Temporal tries the delivery again."""
+
+    retryable = True
+
+
+class NotificationRefused(AgentWorkflowError):
+    """A receiver refused the delivery (4xx, SMTP login or recipients): retrying will not help."""

@@ -30,12 +30,14 @@ from models.interrupt_flow import (
 )
 from models.interrupts import InterruptResolution, InterruptType, ResolvedBy
 from models.limits import clip
+from models.notifications import NoticeKind, Reminder
 from models.state import EventKind, GraphEvent
 from workflows.event_log import log_event, record_event
 from workflows.handler_args import parse_raw, parse_values
 from workflows.handover import history_is_long
 from workflows.interrupt_hooks import REQUEST_HOOKS, RESOLUTION_HOOKS, TRANSLATION_HOOKS
 from workflows.legacy import upgrade_start
+from workflows.notifications import Notifier
 from workflows.policies import (
     AGENT_HEARTBEAT_TIMEOUT,
     AGENT_RETRY,
@@ -69,6 +71,7 @@ class InterruptWorkflow:
         self._hooks: list[str] = []
         self._events: list[GraphEvent] = []
         self._events_recorded = 0
+        self._notify = Notifier(self._event)
 
     @workflow.run
     async def run(self, *args: Any) -> InterruptOutcome:
@@ -93,7 +96,10 @@ class InterruptWorkflow:
             self._hooks.append(name)
         self._resolution = resolution
         self._status(InterruptState.RESOLVED, f"resolved by {resolution.resolved_by}")
-        return await self._translate(resolution, timed_out)
+        self._notify.settle(NoticeKind.RESOLVED, self._job, self._deadline, resolution)
+        outcome = await self._translate(resolution, timed_out)
+        await self._notify.settled()
+        return outcome
 
     @workflow.signal(dynamic=True)
     def signal(self, name: str, args: Sequence[RawValue]) -> None:
@@ -203,16 +209,22 @@ class InterruptWorkflow:
             )
             if job.timeout_seconds:
                 self._deadline = workflow.now() + timedelta(seconds=job.timeout_seconds)
+        await self._notify.start(job, self._deadline, ask=job.carried is None)
+        reminders = self._due_reminders()
         while self._resolution is None:
-            remaining = self._deadline - workflow.now() if self._deadline else None
-            if remaining is not None and remaining <= timedelta(0):
-                break
+            due = reminders[0][1] if reminders else self._deadline
+            remaining = due - workflow.now() if due else None
             try:
+                if remaining is not None and remaining <= timedelta(0):
+                    raise TimeoutError
                 await workflow.wait_condition(
                     lambda: self._resolution is not None or history_is_long(), timeout=remaining
                 )
             except TimeoutError:
-                break
+                if not reminders:
+                    break
+                self._notify.send(NoticeKind.REMINDER, job, self._deadline, reminders.pop(0)[0])
+                continue
             if self._resolution is None:
                 await workflow.wait_condition(workflow.all_handlers_finished)
                 if self._resolution is None:
@@ -221,6 +233,8 @@ class InterruptWorkflow:
             return self._resolution, False
         self._status(InterruptState.TIMED_OUT, f"no answer by the deadline; {job.on_timeout}")
         if job.on_timeout is TimeoutOutcome.FAIL:
+            self._notify.settle(NoticeKind.TIMED_OUT, job, self._deadline, None)
+            await self._notify.settled()
             raise ApplicationError(
                 f"nobody answered {job.origin}'s question within {job.timeout_seconds}s",
                 type="InterruptTimedOut",
@@ -240,10 +254,20 @@ class InterruptWorkflow:
         )
         workflow.continue_as_new(self._job.model_copy(update={"carried": carried}))
 
+    def _due_reminders(self) -> list[tuple[Reminder, datetime]]:
+        """The reminders still to send (those due before a continue-as-new were sent)."""
+        timeout = self._job.timeout_seconds
+        if self._deadline is None or not timeout:
+            return []
+        start = self._deadline - timedelta(seconds=timeout)
+        planned = self._notify.reminders(start, timedelta(seconds=timeout))
+        return [(reminder, due) for reminder, due in planned if due > workflow.now()]
+
     async def _review_unless_answered(self, by: ResolvedBy) -> InterruptResolution:
         """A reviewing LLM answers; a person's valid answer that arrives first wins."""
         job = self._job
         self._status(InterruptState.ESCALATED, f"a reviewer answers ({by}); a person still may")
+        self._notify.send(NoticeKind.ESCALATED, job, self._deadline)
         review = workflow.start_activity_method(
             ResolutionActivities.review_interrupt,
             ReviewInput(goal=job.goal, request=job.request, origin_request=job.origin_request),

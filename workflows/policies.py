@@ -41,3 +41,21 @@ whichever comes first): far below the server's 50 MB limit, so a flood of signal
 
 LLM_REPLY_LIMIT = 1024 * 1024
 """Bytes of one LLM reply: half of Temporal's 2 MiB payload limit, leaving room for the event."""
+
+NOTIFY_REQUEST_TIMEOUT = timedelta(seconds=10)
+"""One delivery: an HTTP request to a webhook or Slack, or one SMTP session."""
+NOTIFY_START_TO_CLOSE = NOTIFY_REQUEST_TIMEOUT + timedelta(seconds=5)
+"""One notify attempt: its one delivery times out before this."""
+NOTIFY_RETRY = RetryPolicy(
+    initial_interval=timedelta(seconds=2),
+    backoff_coefficient=2.0,
+    maximum_interval=timedelta(seconds=60),
+    maximum_attempts=6,
+    non_retryable_error_types=["NotificationRefused"],
+)
+"""A receiver that is down is tried again with backoff; one that refuses (4xx) is not."""
+NOTIFY_SCHEDULE_TO_CLOSE = timedelta(minutes=3)
+"""Every attempt of one delivery with the backoffs between them (2+4+8+16+32 s) fits in this;
+then the failure becomes a WARNING event on the interrupt."""
+NOTIFY_PLAN_TIMEOUT = timedelta(seconds=5)
+"""The local activity that reads which channels the worker's settings enable."""

@@ -9,7 +9,7 @@ from temporalio.client import Client, WorkflowHandle
 
 from app.history import read_blackboard
 from models.agent_types import AgentType
-from models.interrupt_flow import InterruptStatus
+from models.interrupt_flow import InterruptInput, InterruptStatus
 from models.interrupts import InterruptRequestBase, InterruptResolution
 from models.state import OrchestratorInput, OrchestratorStatus
 from workflows.interrupt import InterruptWorkflow
@@ -81,3 +81,38 @@ def translation_calls(received: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return [
         r for r in received if r["response_format"]["json_schema"]["name"] == "InterruptRouting"
     ]
+
+
+def question_input(timeout_seconds: int = 24 * 3600) -> InterruptInput:
+    """An InterruptWorkflow start input: REVIEW_AGENT asks which cache, B recommended."""
+    return InterruptInput.model_validate(
+        {
+            "orchestratorId": "orchestrator-notify",
+            "goal": "add caching",
+            "origin": "REVIEW_AGENT",
+            "originNodeId": "review-1",
+            "originRequest": {},
+            "timeoutSeconds": timeout_seconds,
+            "request": {
+                "origin": "REVIEW_AGENT",
+                "type": "HUMAN_REVIEW",
+                "reason": "Which cache?",
+                "contextForDecision": "two options",
+                "choices": [
+                    {
+                        "choiceId": "cache",
+                        "question": "Which cache?",
+                        "context": "",
+                        "options": [
+                            {"key": "A", "description": "in memory"},
+                            {"key": "B", "description": "redis"},
+                        ],
+                        "recommended": "B",
+                    }
+                ],
+                "confirmationItems": [],
+                "reviewCriteria": "",
+                "assessment": "",
+            },
+        }
+    )
