@@ -50,6 +50,7 @@ class AgentActivities:
                 agent=call.agent_type.value,
                 messages=prompt.messages,
                 output_model=node.output_model,
+                template_version=self._prompts.template_version,
             )
         output: WireModel = reply.value
         decorate(output, call)
@@ -58,7 +59,6 @@ class AgentActivities:
         return AgentReply(
             output=output.to_wire(),
             route=route,
-            attempts=reply.attempts,
-            model=reply.model,
+            call=reply.call,
             warnings=warnings,
         )
