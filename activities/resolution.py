@@ -27,26 +27,29 @@ TRANSLATOR = "INTERRUPT_TRANSLATOR"
 def translation_messages(prompts: PromptRenderer, job: TranslationInput) -> list[dict[str, str]]:
     """What the translator is asked: the question, the answer and the origin's last request."""
     system = prompts.render("interrupt/translate.jinja", allowed_route=job.allowed_route)
-    user = prompts.render(
-        "interrupt/_question.jinja",
-        goal=job.goal,
-        origin=job.origin.value,
-        request=job.request.to_wire(),
-        resolution_text=describe_resolution(job.request, job.resolution),
-        origin_request_json=json.dumps(job.origin_request, indent=2, ensure_ascii=False),
-    )
-    return [{"role": "system", "content": system}, {"role": "user", "content": user}]
+    answer = describe_resolution(job.request, job.resolution)
+    return _with_question(prompts, system, job, job.origin.value, answer)
 
 
 def review_messages(prompts: PromptRenderer, job: ReviewInput) -> list[dict[str, str]]:
     """What the reviewer (the controller) is asked: the question and its context."""
     system = prompts.render("interrupt/review.jinja")
+    return _with_question(prompts, system, job, job.request.origin.value, None)
+
+
+def _with_question(
+    prompts: PromptRenderer,
+    system: str,
+    job: ReviewInput | TranslationInput,
+    origin: str,
+    resolution_text: str | None,
+) -> list[dict[str, str]]:
     user = prompts.render(
         "interrupt/_question.jinja",
         goal=job.goal,
-        origin=job.request.origin.value,
+        origin=origin,
         request=job.request.to_wire(),
-        resolution_text=None,
+        resolution_text=resolution_text,
         origin_request_json=json.dumps(job.origin_request, indent=2, ensure_ascii=False),
     )
     return [{"role": "system", "content": system}, {"role": "user", "content": user}]

@@ -175,15 +175,9 @@ def resolution_example(run: RecordedRun, it: RecordedInterrupt, prompts: PromptR
         answer=_compact(decision.to_wire()),
         input=job.to_wire(),
         output=answer.to_wire(),
-        workflow_id=run.workflow_id,
-        run_id=it.run_id,
-        first_run_id=run.first_run_id,
-        node_id=it.asked.origin_node_id,
-        consumed=_question_ids(run, it),
-        produced=[],
         call=call if answer.resolved_by is not ResolvedBy.HUMAN else None,
         resolved_by=answer.resolved_by,
-        interrupt_id=it.interrupt_id,
+        **_from_interrupt(run, it),
     )
 
 
@@ -204,15 +198,9 @@ def translation_example(
         answer=answer,
         input=job.to_wire(),
         output=outcome.routing,
-        workflow_id=run.workflow_id,
-        run_id=it.run_id,
-        first_run_id=run.first_run_id,
-        node_id=it.asked.origin_node_id,
-        consumed=_question_ids(run, it),
-        produced=[],
         call=outcome.call,
         resolved_by=job.resolution.resolved_by,
-        interrupt_id=it.interrupt_id,
+        **_from_interrupt(run, it),
     )
 
 
@@ -390,10 +378,18 @@ def _verified(
     return messages
 
 
-def _question_ids(run: RecordedRun, it: RecordedInterrupt) -> list[str]:
-    """The context id of the output that asked the question."""
+def _from_interrupt(run: RecordedRun, it: RecordedInterrupt) -> dict[str, Any]:
+    """Where an interrupt's example comes from; it consumed the output that asked."""
     asking = [c for c in run.calls if c.call.node_id == it.asked.origin_node_id]
-    return [asking[-1].call.result_id] if asking else []
+    return {
+        "workflow_id": run.workflow_id,
+        "run_id": it.run_id,
+        "first_run_id": run.first_run_id,
+        "node_id": it.asked.origin_node_id,
+        "consumed": [asking[-1].call.result_id] if asking else [],
+        "produced": [],
+        "interrupt_id": it.interrupt_id,
+    }
 
 
 def _compact(value: Any) -> str:

@@ -10,9 +10,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import os
-import subprocess
-import sys
 import uuid
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
@@ -37,17 +34,27 @@ from models.agent_types import AgentType
 from models.ids import parse_context_id
 from models.interrupt_flow import AgentReviewDecision
 from models.interrupts import InterruptResolution, InterruptRouting, ResolvedBy
+from tests.support.cli import client_py
 from tests.support.interrupts import interrupt_status, start, wait_for_interrupt
 from tests.support.openai_server import ReceivedRequest, ScriptedOpenAIServer, usage_for
 from workflows.graph import NODES_BY_OUTPUT
 
-ROOT = Path(__file__).resolve().parent.parent.parent
 AGENT_MODEL = "agent-model"
 CONTROLLER_MODEL = "ft:controller-model"
 SCENARIO = OfflineScenario(
     interrupt_at=frozenset({AgentType.PLANNING_ORCHESTRATOR}),
     agent_review_at=frozenset({AgentType.MERGER_AGENT}),
 )
+
+
+def _settings(server: ScriptedOpenAIServer) -> LlmSettings:
+    """Agents on AGENT_MODEL, the reviewer on CONTROLLER_MODEL, both at the recording server."""
+    return LlmSettings(
+        api_key="sk-test-export",
+        base_url=server.base_url,
+        model=AGENT_MODEL,
+        controller_model=CONTROLLER_MODEL,
+    )
 
 
 @dataclass
@@ -68,13 +75,7 @@ async def runs(env: WorkflowEnvironment) -> AsyncIterator[Runs]:
     task_queue = f"tq-{uuid.uuid4()}"
     asked, plain = f"wf-{uuid.uuid4()}", f"wf-{uuid.uuid4()}"
     with ScriptedOpenAIServer(scenario=SCENARIO) as server:
-        settings = LlmSettings(
-            api_key="sk-test-export",
-            base_url=server.base_url,
-            model=AGENT_MODEL,
-            controller_model=CONTROLLER_MODEL,
-        )
-        async with build_worker(client, task_queue, settings):
+        async with build_worker(client, task_queue, _settings(server)):
             handle = await start(client, task_queue, asked)
             pending = (await wait_for_interrupt(handle)).pending_interrupt
             assert pending is not None
@@ -263,33 +264,19 @@ async def test_stats_show_the_spec_rates_beside_their_targets(runs: Runs) -> Non
 
 async def test_cli_export_and_stats(runs: Runs, tmp_path: Path) -> None:
     out = tmp_path / "cli.jsonl"
-    exported = await _client_py(
+    exported = await client_py(
         runs.client, "export", "--out", str(out), "--kind", "resolution", runs.asked
     )
     assert exported.returncode == 0, exported.stderr
     assert exported.stdout.startswith("wrote 2 examples (resolution 2) from 1 runs to ")
     assert [list(line) for line in _lines(out)] == [["messages"], ["messages"]]
-    stats = await _client_py(runs.client, "stats", "--json", runs.asked)
+    stats = await client_py(runs.client, "stats", "--json", runs.asked)
     assert stats.returncode == 0, stats.stderr
     names = [line["name"] for line in json.loads(stats.stdout)]
     assert "choices with a recommendation (SC-025)" in names
-    wrong = await _client_py(runs.client, "export", "--out", str(out), "--split", "2", runs.asked)
+    wrong = await client_py(runs.client, "export", "--out", str(out), "--split", "2", runs.asked)
     assert wrong.returncode == 2
     assert wrong.stderr.strip() == "error: --split must be between 0 and 1 (exclusive), not 2"
-
-
-async def _client_py(client: Client, *args: str) -> subprocess.CompletedProcess[str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("TEMPORAL_", "OPENAI_"))}
-    env["TEMPORAL_ADDRESS"] = client.service_client.config.target_host
-    return await asyncio.to_thread(
-        subprocess.run,
-        [sys.executable, str(ROOT / "client.py"), *args],
-        capture_output=True,
-        text=True,
-        env=env,
-        timeout=60,
-        cwd=ROOT,
-    )
 
 
 async def test_the_controller_model_answers_a_timeout_escalation(tmp_path: Path) -> None:
@@ -301,13 +288,7 @@ async def test_the_controller_model_answers_a_timeout_escalation(tmp_path: Path)
     ) as skipping:
         client = skipping.client
         with ScriptedOpenAIServer(scenario=scenario) as server:
-            settings = LlmSettings(
-                api_key="sk-test-export",
-                base_url=server.base_url,
-                model=AGENT_MODEL,
-                controller_model=CONTROLLER_MODEL,
-            )
-            async with build_worker(client, task_queue, settings):
+            async with build_worker(client, task_queue, _settings(server)):
                 handle = await start(client, task_queue, workflow_id, interrupt_timeout_seconds=60)
                 await asyncio.wait_for(handle.result(), 60)
             run = await read_run(client, workflow_id)
