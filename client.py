@@ -323,7 +323,7 @@ async def _cmd_stats(args: argparse.Namespace, settings: TemporalSettings) -> in
     for line in lines:
         mark = {True: "ok", False: "BELOW TARGET", None: ""}[line.met]
         target = f"target {line.target}" if line.target else ""
-        print(f"{line.name:<62} {line.value:<24} {target:<18} {mark}".rstrip())
+        print(f"{line.name:<56} {line.value:<26} {target:<18} {mark}".rstrip())
     return 0
 
 

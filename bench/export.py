@@ -139,7 +139,8 @@ def report(result: Result) -> str:
             f"{result.examples_per_second:.0f} examples/s ({result.examples} examples)",
             f"peak Python heap: {result.peak_one / mib:.1f} MiB for 1 run, "
             f"{result.peak_all / mib:.1f} MiB for {result.runs} runs "
-            f"(ratio {result.peak_all / result.peak_one:.2f}: streamed)",
+            f"({result.peak_all / result.peak_one:.2f}x the memory for {result.runs}x the runs: "
+            "streamed; what grows is the deduplication keys)",
             f"one run's export {result.one_run_seconds * 1000:.0f} ms / the run's own wall time "
             f"{result.run_wall_seconds * 1000:.0f} ms: "
             f"{result.one_run_seconds / result.run_wall_seconds:.2f}x",
