@@ -310,3 +310,26 @@ def _tally(run: RecordedRun) -> Tally:
     tally = Tally()
     tally.add(run)
     return tally
+
+
+async def test_a_continued_as_new_chain_is_exported_whole(
+    client: Client, task_queue: str, workflow_id: str, tmp_path: Path
+) -> None:
+    async with build_worker(client, task_queue, LlmSettings()):
+        handle = await start(client, task_queue, workflow_id, continue_as_new_every=6)
+        await handle.result()
+    run = await read_run(client, workflow_id)
+    assert len(run.run_ids) > 1, "the run continued as new"
+    out = tmp_path / "chain.jsonl"
+    summary = await export(client, out, fmt=Format.NATIVE, ids=[workflow_id])
+    records = _lines(out)
+    (chain,) = [r for r in records if r["record"] == "run"]
+    examples = [r for r in records if r["record"] == "example"]
+    assert chain["runIds"] == run.run_ids and summary.runs == 1
+    assert {r["runId"] for r in examples} == set(run.run_ids), "every run of the chain"
+    assert len(examples) + summary.duplicates == len(run.calls)
+    produced = {i for r in examples for i in r["producedContextIds"]}
+    for record in examples:
+        assert record["firstRunId"] == run.first_run_id
+        for context_id in record["consumedContextIds"]:
+            assert context_id in produced or parse_context_id(context_id)[0] == run.first_run_id
