@@ -6,6 +6,8 @@
     agents resolve <interrupt-id> --choice ID=B --confirm ID=yes
     agents interrupt <workflow-id> --source PLANNING_ORCHESTRATOR --reason "..."
     agents up --status
+    agents export --out data.jsonl [--format openai|native] [--kind K ...] [--split 0.9]
+    agents stats [--query Q] [--json]
 
 With no TEMPORAL_ADDRESS (or Temporal profile), commands use the local stack of the state
 directory (``AGENTS_STATE_DIR``, default ``.state``): a Temporal dev server and a worker in the
@@ -36,6 +38,7 @@ from app import render
 from app.answering import resolution_from_flags
 from app.config import TemporalSettings, llm_settings_from_env, notify_settings_from_env
 from app.connect import ConnectionProblem, connect
+from app.export import Format, Kind
 from app.follow import StoppedAtQuestion, answer, follow
 from app.logs import configure_logging
 from app.process_exit import exit_now
@@ -305,6 +308,43 @@ async def _cmd_resolve(args: argparse.Namespace, settings: TemporalSettings) -> 
     return 0
 
 
+async def _cmd_export(args: argparse.Namespace, settings: TemporalSettings) -> int:
+    async with _session(settings) as session:
+        summary = await session.agents.export(
+            Path(args.out),
+            fmt=Format(args.format),
+            kinds=[Kind(k) for k in args.kind],
+            ids=args.ids,
+            query=args.query,
+            split=args.split,
+            metadata=args.metadata,
+        )
+    print("\n".join(summary.lines()))
+    return 0
+
+
+async def _cmd_stats(args: argparse.Namespace, settings: TemporalSettings) -> int:
+    async with _session(settings) as session:
+        lines = (await session.agents.stats(args.ids, args.query)).lines()
+    if args.json:
+        print(json.dumps([line.to_wire() for line in lines], indent=2))
+        return 0
+    for line in lines:
+        mark = {True: "ok", False: "BELOW TARGET", None: ""}[line.met]
+        target = f"target {line.target}" if line.target else ""
+        print(f"{line.name:<56} {line.value:<26} {target:<18} {mark}".rstrip())
+    return 0
+
+
+def _add_selection(command: argparse.ArgumentParser) -> None:
+    command.add_argument("ids", nargs="*", metavar="ID", help="workflow ids (newest run)")
+    command.add_argument(
+        "--query",
+        help="Temporal visibility query, e.g. \"StartTime > '2026-01-01T00:00:00Z'\" "
+        "(default with no ID: every closed OrchestratorWorkflow run)",
+    )
+
+
 def event_from_args(args: argparse.Namespace) -> InterruptRequestEvent:
     """Build an InterruptRequestEvent from ``agents interrupt`` flags."""
     extra: dict[str, object] = {}
@@ -453,6 +493,29 @@ def _parser() -> argparse.ArgumentParser:
         action="store_true",
         help="send as a signal (no answer; problems become workflow events)",
     )
+
+    exporter = command("export", _cmd_export, "write training data (JSONL) from finished runs")
+    exporter.add_argument("--out", required=True, help="JSONL file to write")
+    exporter.add_argument("--format", default="openai", choices=[f.value for f in Format])
+    exporter.add_argument(
+        "--kind",
+        action="append",
+        default=[],
+        choices=[k.value for k in Kind],
+        help="only these kinds (repeat; default: all)",
+    )
+    exporter.add_argument(
+        "--split",
+        type=float,
+        help="fraction of runs for <out>.train.jsonl (by a stable hash); the rest: .valid",
+    )
+    exporter.add_argument(
+        "--metadata", action="store_true", help="openai format: add each example's metadata"
+    )
+    _add_selection(exporter)
+    stats = command("stats", _cmd_stats, "spec 003's success rates over finished runs")
+    stats.add_argument("--json", action="store_true", help="print the rates as JSON")
+    _add_selection(stats)
     return parser
 
 

@@ -51,6 +51,7 @@ class AgentActivities:
                 messages=prompt.messages,
                 output_model=node.output_model,
                 check=well_formed_question,
+                template_version=self._prompts.template_version,
             )
         output = reply.value
         decorate(output, call)
@@ -59,8 +60,7 @@ class AgentActivities:
         return AgentReply(
             output=output.to_wire(),
             route=route,
-            attempts=reply.attempts,
-            model=reply.model,
+            call=reply.call,
             warnings=warnings,
         )
 

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import copy
 import functools
+import hashlib
 import json
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import timedelta
@@ -18,6 +20,7 @@ from temporalio import activity
 from temporalio.exceptions import ApplicationError
 
 from activities.redaction import add_secret, install_log_redaction, redact
+from models.agent_call import CallRecord
 from models.errors import (
     AgentWorkflowError,
     InvalidLlmReply,
@@ -28,6 +31,7 @@ from models.errors import (
     describe_validation_error,
 )
 from models.limits import clip
+from models.results import SCHEMA_VERSION
 from workflows.policies import (
     AGENT_CALL_MARGIN,
     AGENT_START_TO_CLOSE,
@@ -40,6 +44,8 @@ M = TypeVar("M", bound=BaseModel)
 
 DEFAULT_MODEL = "gpt-4o-mini"
 OFFLINE_MODEL = "offline-deterministic"
+CONTROLLER = "INTERRUPT_REVIEWER"
+"""The agent name of the reviewing call that answers interrupts (AGENT_REVIEW, escalations)."""
 
 
 @dataclass(frozen=True)
@@ -54,6 +60,8 @@ class LlmSettings:
     base_url: str | None = None
     model: str = DEFAULT_MODEL
     agent_models: dict[str, str] = field(default_factory=dict)
+    controller_model: str | None = None
+    """Answers interrupts in place of a person (CONTROLLER_MODEL); None: ``model`` does."""
     validation_attempts: int = LLM_VALIDATION_ATTEMPTS
     request_timeout: timedelta = LLM_REQUEST_TIMEOUT
 
@@ -74,7 +82,19 @@ class LlmSettings:
     def model_for(self, agent: str) -> str:
         if self.offline:
             return OFFLINE_MODEL
+        if agent == CONTROLLER and self.controller_model:
+            return self.controller_model
         return self.agent_models.get(agent, self.model)
+
+    def is_controller(self, agent: str) -> bool:
+        """Whether ``agent``'s calls go to CONTROLLER_MODEL."""
+        return agent == CONTROLLER and not self.offline and bool(self.controller_model)
+
+    def setting_for(self, agent: str) -> str:
+        """The setting that chooses ``agent``'s model, as error messages name it."""
+        if self.is_controller(agent):
+            return "CONTROLLER_MODEL"
+        return "AGENT_MODEL, or AGENT_MODEL_<AGENT_TYPE> for this agent"
 
 
 def strict_schema(model: type[BaseModel]) -> dict[str, Any]:
@@ -88,11 +108,34 @@ def _strict_schema(model: type[BaseModel]) -> dict[str, Any]:
     return openai.pydantic_function_tool(model)["function"]["parameters"]
 
 
+def messages_sha256(messages: list[dict[str, str]]) -> str:
+    """The fingerprint of a list of chat messages (canonical JSON, UTF-8)."""
+    canonical = json.dumps(messages, ensure_ascii=False, sort_keys=True, separators=(",", ":"))
+    return hashlib.sha256(canonical.encode()).hexdigest()
+
+
 @dataclass(frozen=True)
 class StructuredReply:
+    """A validated value and the record of the call that produced it."""
+
     value: Any
-    attempts: int
-    model: str
+    call: CallRecord
+
+
+@dataclass
+class _Usage:
+    """Tokens and waiting time, summed over a call's attempts."""
+
+    prompt_tokens: int | None = None
+    completion_tokens: int | None = None
+    seconds: float = 0.0
+
+    def add(self, completion: ChatCompletion, seconds: float) -> None:
+        self.seconds += seconds
+        if completion.usage is not None:
+            self.prompt_tokens = (self.prompt_tokens or 0) + completion.usage.prompt_tokens
+            used = completion.usage.completion_tokens
+            self.completion_tokens = (self.completion_tokens or 0) + used
 
 
 class StructuredLlm:
@@ -114,12 +157,18 @@ class StructuredLlm:
         agent: str,
         messages: list[dict[str, str]],
         output_model: type[M],
+        template_version: str,
         schema: dict[str, Any] | None = None,
         check: Callable[[M], None] | None = None,
     ) -> StructuredReply:
-        """Return a validated ``output_model``; ``check`` may reject a valid one with ValueError."""
+        """Return a validated ``output_model``; ``check`` may reject a valid one with ValueError.
+
+        ``template_version`` names the template set that rendered ``messages``; it is recorded.
+        """
         try:
-            return await self._complete(agent, messages, output_model, schema, check)
+            return await self._complete(
+                agent, messages, output_model, schema, check, template_version
+            )
         except AgentWorkflowError as err:
             raise type(err)(redact(str(err))) from None
 
@@ -130,8 +179,10 @@ class StructuredLlm:
         output_model: type[M],
         schema: dict[str, Any] | None,
         check: Callable[[M], None] | None,
+        template_version: str,
     ) -> StructuredReply:
         model = self._settings.model_for(agent)
+        setting = self._settings.setting_for(agent)
         name = output_model.__name__
         response_format: Any = {
             "type": "json_schema",
@@ -144,22 +195,35 @@ class StructuredLlm:
         conversation = list(messages)
         problem = ""
         attempts = self._settings.validation_attempts
+        usage = _Usage()
         for attempt in range(1, attempts + 1):
-            content = await self._ask(agent, model, conversation, response_format)
+            content = await self._ask(agent, model, conversation, response_format, usage)
             size = len(content.encode())
             if size > LLM_REPLY_LIMIT:
                 raise LlmReplyTooLarge(
                     f"{agent}: the model {model!r} replied with {size / 2**20:.1f} MiB, more "
                     f"than the {LLM_REPLY_LIMIT / 2**20:g} MiB an agent's result may carry through "
                     "Temporal (payload limit 2 MiB); asking again will not help. The model is "
-                    "probably repeating itself: choose another model (AGENT_MODEL, or "
-                    "AGENT_MODEL_<AGENT_TYPE> for this agent) or narrow the goal."
+                    f"probably repeating itself: choose another model ({setting}) or narrow the "
+                    "goal."
                 )
             try:
                 value = output_model.model_validate_json(content)
                 if check is not None:
                     check(value)
-                return StructuredReply(value=value, attempts=attempt, model=model)
+                call = CallRecord(
+                    model=model,
+                    attempts=attempt,
+                    prompt_tokens=usage.prompt_tokens,
+                    completion_tokens=usage.completion_tokens,
+                    latency_ms=round(usage.seconds * 1000),
+                    schema_name=name,
+                    schema_version=SCHEMA_VERSION,
+                    messages_sha256=messages_sha256(messages),
+                    template_version=template_version,
+                    controller=self._settings.is_controller(agent),
+                )
+                return StructuredReply(value=value, call=call)
             except (ValidationError, ValueError) as err:
                 problem = _describe(err)
                 conversation += [
@@ -173,14 +237,21 @@ class StructuredLlm:
         raise InvalidLlmReply(
             f"{agent}: the model {model!r} did not produce a valid {name} in {attempts} "
             f"attempts. Last problem: {problem}. Check that the model supports strict "
-            "json_schema structured output, or choose another model (AGENT_MODEL)."
+            f"json_schema structured output, or choose another model ({setting})."
         )
 
     async def _ask(
-        self, agent: str, model: str, messages: list[dict[str, str]], response_format: Any
+        self,
+        agent: str,
+        model: str,
+        messages: list[dict[str, str]],
+        response_format: Any,
+        usage: _Usage,
     ) -> str:
         where = str(self._client.base_url).rstrip("/")
         timeout = self._settings.request_timeout.total_seconds()
+        setting = self._settings.setting_for(agent)
+        started = time.monotonic()
         try:
             completion = await self._client.chat.completions.create(
                 model=model,
@@ -197,21 +268,21 @@ class StructuredLlm:
         except openai.NotFoundError as err:
             raise LlmConfigurationError(
                 f"{agent}: the LLM endpoint at {where} answered HTTP {err.status_code} for "
-                f"model {model!r}. Set AGENT_MODEL (or AGENT_MODEL_<AGENT_TYPE>) to a model the "
-                "server serves, and check OPENAI_BASE_URL."
+                f"model {model!r}. Set {setting} to a model the server serves, and check "
+                "OPENAI_BASE_URL."
             ) from None
         except (openai.BadRequestError, openai.UnprocessableEntityError) as err:
             raise LlmConfigurationError(
                 f"{agent}: the LLM endpoint at {where} refused the request "
                 f"(HTTP {err.status_code}: {_excerpt(err)}). The model {model!r} may not "
-                "support strict json_schema output: choose another model (AGENT_MODEL)."
+                f"support strict json_schema output: choose another model ({setting})."
             ) from None
         except openai.RateLimitError as err:
             raise _retryable(
                 LlmUnavailable,
                 f"{agent}: the LLM endpoint at {where} is rate limiting us "
                 f"(HTTP 429: {_excerpt(err)})",
-                "wait for the quota to reset, raise it, or choose another model (AGENT_MODEL)",
+                f"wait for the quota to reset, raise it, or choose another model ({setting})",
             ) from None
         except openai.APIStatusError as err:
             raise _retryable(
@@ -219,7 +290,7 @@ class StructuredLlm:
                 f"{agent}: the LLM endpoint at {where} answered HTTP {err.status_code} "
                 f"({_excerpt(err)})",
                 "check the server behind OPENAI_BASE_URL (its logs and load), or choose "
-                "another model (AGENT_MODEL)",
+                f"another model ({setting})",
             ) from None
         except openai.APIResponseValidationError:
             raise LlmConfigurationError(_NOT_CHAT_COMPLETION.format(agent=agent)) from None
@@ -228,7 +299,7 @@ class StructuredLlm:
                 LlmTimedOut,
                 f"{agent}: the LLM endpoint at {where} did not answer within {timeout:g} s",
                 "check that the server is up and not overloaded, choose a faster model "
-                "(AGENT_MODEL), or raise LLM_REQUEST_TIMEOUT in workflows/policies.py",
+                f"({setting}), or raise LLM_REQUEST_TIMEOUT in workflows/policies.py",
             ) from None
         except openai.APIConnectionError:
             raise _retryable(
@@ -238,6 +309,7 @@ class StructuredLlm:
             ) from None
         if not isinstance(completion, ChatCompletion) or not completion.choices:
             raise LlmConfigurationError(_NOT_CHAT_COMPLETION.format(agent=agent))
+        usage.add(completion, time.monotonic() - started)
         message = completion.choices[0].message
         if message.refusal:
             return json.dumps({"refusal": message.refusal})

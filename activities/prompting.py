@@ -10,6 +10,7 @@ and never compiled as a template, so ``{{ ... }}`` inside it stays literal.
 
 from __future__ import annotations
 
+import hashlib
 import json
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -61,10 +62,23 @@ class PromptRenderer:
         self._registry = registry if registry is not None else default_registry()
         self._templates: dict[AgentType, str] = {}
         """Rendered agent templates: they depend only on the node, so once per worker."""
+        self._files_sha256 = _files_sha256(prompts_dir)
 
     @property
     def registry(self) -> ContributorRegistry:
         return self._registry
+
+    @property
+    def template_version(self) -> str:
+        """A fingerprint of the template files and the registered contributors (names and
+        order): the same version renders the same messages from the same call input."""
+        contributors = {
+            (c.order, c.name, type(c).__qualname__)
+            for agent in AgentType
+            for c in self._registry.for_agent(agent)
+        }
+        text = json.dumps([self._files_sha256, sorted(contributors)])
+        return hashlib.sha256(text.encode()).hexdigest()[:16]
 
     def agent_messages(self, node: Node, call: AgentCall) -> AgentPrompt:
         """System prompt (template, then contributor sections), then the request message."""
@@ -102,6 +116,13 @@ class PromptRenderer:
                 f"prompt template {template!r} failed to render: {err}. "
                 f"Templates live in {self._prompts_dir}."
             ) from None
+
+
+def _files_sha256(root: Path) -> str:
+    digest = hashlib.sha256()
+    for path in sorted(p for p in root.rglob("*") if p.is_file()):
+        digest.update(path.relative_to(root).as_posix().encode() + b"\0" + path.read_bytes())
+    return digest.hexdigest()
 
 
 def template_values(node: Node) -> dict[str, Any]:

@@ -8,7 +8,7 @@ import json
 from temporalio import activity
 
 from activities.heartbeat import heartbeating
-from activities.llm import StructuredLlm, as_activity_error
+from activities.llm import CONTROLLER, StructuredLlm, as_activity_error
 from activities.prompting import PromptRenderer
 from activities.route_filter import routing_schema
 from models.interrupt_flow import (
@@ -22,7 +22,37 @@ from workflows.policies import AGENT_HEARTBEAT_INTERVAL
 from workflows.resolution_rules import describe_resolution, recommended_resolution
 
 TRANSLATOR = "INTERRUPT_TRANSLATOR"
-REVIEWER = "INTERRUPT_REVIEWER"
+
+
+def translation_messages(prompts: PromptRenderer, job: TranslationInput) -> list[dict[str, str]]:
+    """What the translator is asked: the question, the answer and the origin's last request."""
+    system = prompts.render("interrupt/translate.jinja", allowed_route=job.allowed_route)
+    answer = describe_resolution(job.request, job.resolution)
+    return _with_question(prompts, system, job, job.origin.value, answer)
+
+
+def review_messages(prompts: PromptRenderer, job: ReviewInput) -> list[dict[str, str]]:
+    """What the reviewer (the controller) is asked: the question and its context."""
+    system = prompts.render("interrupt/review.jinja")
+    return _with_question(prompts, system, job, job.request.origin.value, None)
+
+
+def _with_question(
+    prompts: PromptRenderer,
+    system: str,
+    job: ReviewInput | TranslationInput,
+    origin: str,
+    resolution_text: str | None,
+) -> list[dict[str, str]]:
+    user = prompts.render(
+        "interrupt/_question.jinja",
+        goal=job.goal,
+        origin=origin,
+        request=job.request.to_wire(),
+        resolution_text=resolution_text,
+        origin_request_json=json.dumps(job.origin_request, indent=2, ensure_ascii=False),
+    )
+    return [{"role": "system", "content": system}, {"role": "user", "content": user}]
 
 
 class ResolutionActivities:
@@ -42,22 +72,14 @@ class ResolutionActivities:
             if allowed is not None and route != allowed:
                 raise ValueError(f"set {allowed!r}, the only allowed route, not {route!r}")
 
-        system = self._prompts.render("interrupt/translate.jinja", allowed_route=allowed)
-        user = self._prompts.render(
-            "interrupt/_question.jinja",
-            goal=job.goal,
-            origin=job.origin.value,
-            request=job.request.to_wire(),
-            resolution_text=describe_resolution(job.request, job.resolution),
-            origin_request_json=json.dumps(job.origin_request, indent=2, ensure_ascii=False),
-        )
-        messages = [{"role": "system", "content": system}, {"role": "user", "content": user}]
+        messages = translation_messages(self._prompts, job)
         try:
             async with heartbeating(AGENT_HEARTBEAT_INTERVAL):
                 reply = await self._llm.complete(
                     agent=TRANSLATOR,
                     messages=messages,
                     output_model=InterruptRouting,
+                    template_version=self._prompts.template_version,
                     schema=routing_schema(allowed),
                     check=only_allowed,
                 )
@@ -65,26 +87,24 @@ class ResolutionActivities:
             raise as_activity_error(err) from None
         routing: InterruptRouting = reply.value
         return InterruptOutcome(
-            routing=routing.to_wire(), route=routing.chosen_route()[0], resolution=job.resolution
+            routing=routing.to_wire(),
+            route=routing.chosen_route()[0],
+            resolution=job.resolution,
+            call=reply.call,
         )
 
     @activity.defn
     async def review_interrupt(self, job: ReviewInput) -> InterruptResolution:
-        """A reviewing LLM answers the question; unknown ids fall back to the recommendations."""
-        system = self._prompts.render("interrupt/review.jinja")
-        user = self._prompts.render(
-            "interrupt/_question.jinja",
-            goal=job.goal,
-            origin=job.request.origin.value,
-            request=job.request.to_wire(),
-            resolution_text=None,
-            origin_request_json=json.dumps(job.origin_request, indent=2, ensure_ascii=False),
-        )
-        messages = [{"role": "system", "content": system}, {"role": "user", "content": user}]
+        """A reviewing LLM (CONTROLLER_MODEL when set) answers the question; unknown ids fall
+        back to the recommendations."""
+        messages = review_messages(self._prompts, job)
         try:
             async with heartbeating(AGENT_HEARTBEAT_INTERVAL):
                 reply = await self._llm.complete(
-                    agent=REVIEWER, messages=messages, output_model=AgentReviewDecision
+                    agent=CONTROLLER,
+                    messages=messages,
+                    output_model=AgentReviewDecision,
+                    template_version=self._prompts.template_version,
                 )
         except Exception as err:
             raise as_activity_error(err) from None
@@ -110,4 +130,5 @@ class ResolutionActivities:
             confirmations=confirmations,
             free_text=decision.rationale,
             resolved_by=ResolvedBy.AGENT_REVIEW,
+            call=reply.call,
         )

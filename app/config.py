@@ -101,7 +101,8 @@ def _port(env: Mapping[str, str], name: str, default: int) -> int:
 
 
 def llm_settings_from_env(env: Mapping[str, str] = os.environ) -> LlmSettings:
-    """OPENAI_API_KEY, OPENAI_BASE_URL, AGENT_MODEL and AGENT_MODEL_<AGENT_TYPE> overrides."""
+    """OPENAI_API_KEY, OPENAI_BASE_URL, AGENT_MODEL, AGENT_MODEL_<AGENT_TYPE> overrides and
+    CONTROLLER_MODEL (answers AGENT_REVIEW questions and timeout escalations)."""
     overrides = {
         agent.value: env[f"AGENT_MODEL_{agent.value}"]
         for agent in AgentType
@@ -112,6 +113,7 @@ def llm_settings_from_env(env: Mapping[str, str] = os.environ) -> LlmSettings:
         base_url=env.get("OPENAI_BASE_URL") or None,
         model=env.get("AGENT_MODEL") or DEFAULT_MODEL,
         agent_models=overrides,
+        controller_model=env.get("CONTROLLER_MODEL") or None,
     )
 
 

@@ -7,18 +7,25 @@ OUTPUT the agent's reply (its activity result), a RESOLUTION the interrupt child
 INTERRUPT the question in its node's output (or, for questions the workflow raised for dispatched
 agents, in the interrupt child's input, which also holds the node's request). CONTEXT payloads
 are the curated contexts, which the requests after them carry.
+
+``read_run`` reads the same histories without a query (no worker needed, closed runs too): every
+agent call with its reply, and every interrupt with its question, answer and translation (the
+export and the stats read it).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from typing import Any
 
 from temporalio.api.enums.v1 import EventType
+from temporalio.api.history.v1 import HistoryEvent
 from temporalio.client import Client, WorkflowHandle
 
 from models.agent_call import AgentCall, AgentReply
-from models.interrupt_flow import InterruptOutcome
+from models.interrupt_flow import InterruptInput, InterruptOutcome, ReviewInput, TranslationInput
+from models.interrupts import InterruptResolution
 from models.state import EntryKind, HistoryEntry, HistoryPageRequest, OrchestratorStatus
 from workflows.lifting import lifted_output
 from workflows.orchestrator import OrchestratorWorkflow
@@ -61,31 +68,14 @@ class _Recorded:
     dispatched agents has no agent call, so its node's request and question are read here."""
 
     async def read(self, client: Client, handle: WorkflowHandle) -> None:
-        convert = client.data_converter
-        calls: dict[int, AgentCall] = {}
-        children: dict[int, str] = {}
-        async for event in handle.fetch_history_events():
-            if event.event_type == EventType.EVENT_TYPE_ACTIVITY_TASK_SCHEDULED:
-                attrs = event.activity_task_scheduled_event_attributes
-                if attrs.activity_type.name == "run_agent":
-                    (call,) = await convert.decode(attrs.input.payloads, [AgentCall])
-                    calls[event.event_id] = call
-            elif event.event_type == EventType.EVENT_TYPE_ACTIVITY_TASK_COMPLETED:
-                done = event.activity_task_completed_event_attributes
-                call = calls.get(done.scheduled_event_id)
-                if call is not None:
-                    (reply,) = await convert.decode(done.result.payloads, [AgentReply])
-                    self.requests[call.node_id] = {**call.request, "goal": ""}
-                    self.outputs[call.node_id] = reply.output
-            elif event.event_type == EventType.EVENT_TYPE_START_CHILD_WORKFLOW_EXECUTION_INITIATED:
-                started = event.start_child_workflow_execution_initiated_event_attributes
-                children[event.event_id] = started.workflow_id
-                (job,) = await convert.decode(started.input.payloads, [dict])
-                self.asked[str(job.get("originNodeId"))] = job
-            elif event.event_type == EventType.EVENT_TYPE_CHILD_WORKFLOW_EXECUTION_COMPLETED:
-                closed = event.child_workflow_execution_completed_event_attributes
-                (outcome,) = await convert.decode(closed.result.payloads, [InterruptOutcome])
-                self.resolutions[children.get(closed.initiated_event_id, "")] = outcome.routing
+        run = await _run_events(client, handle)
+        for _, call, reply in run.calls:
+            self.requests[call.node_id] = {**call.request, "goal": ""}
+            self.outputs[call.node_id] = reply.output
+        for child in run.children:
+            self.asked[child.asked.origin_node_id] = child.asked.to_wire()
+            if child.outcome is not None:
+                self.resolutions[child.workflow_id] = child.outcome.routing
 
     def fill(self, entries: list[HistoryEntry], workflow_id: str) -> list[HistoryEntry]:
         filled = []
@@ -180,3 +170,195 @@ async def entries_since(
         known = {e.index for e in head}
         head = [e for e in page.entries if e.index not in known] + head
     return [e for e in head if e.index >= seen]
+
+
+@dataclass(frozen=True)
+class RecordedCall:
+    """An agent call the run used: its input (the prompt is rendered from it) and its reply."""
+
+    run_id: str
+    position: tuple[int, int]
+    """(run of the chain, event id): the order in which the run made its calls."""
+    call: AgentCall
+    reply: AgentReply
+
+
+@dataclass(frozen=True)
+class RecordedInterrupt:
+    """One InterruptWorkflow: the question, the answer, the translation, and their times."""
+
+    run_id: str
+    position: tuple[int, int]
+    interrupt_id: str
+    asked: InterruptInput
+    outcome: InterruptOutcome | None
+    """What the orchestrator received; None when the run ended before an answer."""
+    asked_at: datetime
+    review: ReviewInput | None = None
+    """The reviewing call's input (AGENT_REVIEW, escalation), if one was made."""
+    reviewed: InterruptResolution | None = None
+    translation: TranslationInput | None = None
+    translated: InterruptOutcome | None = None
+    """The translation activity's own result (before the translation hooks)."""
+    answered_at: datetime | None = None
+    """When the answer was taken (the translation was scheduled)."""
+    translation_seconds: float | None = None
+
+
+@dataclass
+class RecordedRun:
+    """A run chain as its histories recorded it, oldest run first."""
+
+    workflow_id: str
+    run_ids: list[str]
+    goal: str
+    calls: list[RecordedCall]
+    interrupts: list[RecordedInterrupt]
+
+    @property
+    def first_run_id(self) -> str:
+        """The chain's first run: its id is in every context id of the chain."""
+        return self.run_ids[0]
+
+
+async def read_run(client: Client, workflow_id: str, run_id: str | None = None) -> RecordedRun:
+    """The run chain that ends at ``run_id`` (default: the latest), from histories only.
+
+    Of a node's calls only the last completed one is kept (an earlier one was superseded by a
+    supervisor's event); every interrupt child's own history is read too.
+    """
+    runs: list[tuple[str, _RunEvents]] = []
+    handle = client.get_workflow_handle(workflow_id, run_id=run_id)
+    while True:
+        events = await _run_events(client, handle)
+        runs.append((events.run_id, events))
+        if not events.previous_run_id:
+            break
+        handle = client.get_workflow_handle(workflow_id, run_id=events.previous_run_id)
+    runs.reverse()
+    latest: dict[str, RecordedCall] = {}
+    interrupts: list[RecordedInterrupt] = []
+    for index, (rid, events) in enumerate(runs):
+        for event_id, call, reply in events.calls:
+            latest.pop(call.node_id, None)
+            latest[call.node_id] = RecordedCall(rid, (index, event_id), call, reply)
+        for child in events.children:
+            interrupts.append(await _read_interrupt(client, rid, (index, child.event_id), child))
+    goal = runs[0][1].goal
+    calls = sorted(latest.values(), key=lambda c: c.position)
+    return RecordedRun(workflow_id, [rid for rid, _ in runs], goal, calls, interrupts)
+
+
+@dataclass
+class _Child:
+    event_id: int
+    workflow_id: str
+    asked: InterruptInput
+    run_id: str = ""
+    outcome: InterruptOutcome | None = None
+
+
+@dataclass
+class _RunEvents:
+    run_id: str = ""
+    previous_run_id: str = ""
+    goal: str = ""
+    calls: list[tuple[int, AgentCall, AgentReply]] = field(default_factory=list)
+    children: list[_Child] = field(default_factory=list)
+
+
+async def _run_events(client: Client, handle: WorkflowHandle) -> _RunEvents:
+    """One run's completed agent calls and its interrupt children, in event order."""
+    convert = client.data_converter
+    run = _RunEvents()
+    calls: dict[int, AgentCall] = {}
+    children: dict[int, _Child] = {}
+    async for event in handle.fetch_history_events():
+        kind = event.event_type
+        if kind == EventType.EVENT_TYPE_WORKFLOW_EXECUTION_STARTED:
+            started = event.workflow_execution_started_event_attributes
+            run.run_id = started.original_execution_run_id
+            run.previous_run_id = started.continued_execution_run_id
+        elif kind == EventType.EVENT_TYPE_ACTIVITY_TASK_SCHEDULED:
+            attrs = event.activity_task_scheduled_event_attributes
+            if attrs.activity_type.name == "run_agent":
+                (call,) = await convert.decode(attrs.input.payloads, [AgentCall])
+                calls[event.event_id] = call
+                run.goal = run.goal or call.goal
+        elif kind == EventType.EVENT_TYPE_ACTIVITY_TASK_COMPLETED:
+            done = event.activity_task_completed_event_attributes
+            call = calls.get(done.scheduled_event_id)
+            if call is not None:
+                (reply,) = await convert.decode(done.result.payloads, [AgentReply])
+                run.calls.append((done.scheduled_event_id, call, reply))
+        elif kind == EventType.EVENT_TYPE_START_CHILD_WORKFLOW_EXECUTION_INITIATED:
+            initiated = event.start_child_workflow_execution_initiated_event_attributes
+            (asked,) = await convert.decode(initiated.input.payloads, [InterruptInput])
+            children[event.event_id] = _Child(event.event_id, initiated.workflow_id, asked)
+        elif kind == EventType.EVENT_TYPE_CHILD_WORKFLOW_EXECUTION_STARTED:
+            began = event.child_workflow_execution_started_event_attributes
+            children[began.initiated_event_id].run_id = began.workflow_execution.run_id
+        elif kind == EventType.EVENT_TYPE_CHILD_WORKFLOW_EXECUTION_COMPLETED:
+            closed = event.child_workflow_execution_completed_event_attributes
+            (outcome,) = await convert.decode(closed.result.payloads, [InterruptOutcome])
+            children[closed.initiated_event_id].outcome = outcome
+    run.children = list(children.values())
+    return run
+
+
+async def _read_interrupt(
+    client: Client, run_id: str, position: tuple[int, int], child: _Child
+) -> RecordedInterrupt:
+    """The child's question time, its reviewing call and its translation, from its history."""
+    convert = client.data_converter
+    found: dict[str, Any] = {}
+    scheduled: dict[int, tuple[str, datetime]] = {}
+    asked_at = datetime.min.replace(tzinfo=UTC)
+    handle = client.get_workflow_handle(child.workflow_id, run_id=child.run_id or None)
+    async for event in handle.fetch_history_events():
+        kind = event.event_type
+        if kind == EventType.EVENT_TYPE_WORKFLOW_EXECUTION_STARTED:
+            asked_at = _time(event)
+        elif kind == EventType.EVENT_TYPE_ACTIVITY_TASK_SCHEDULED:
+            attrs = event.activity_task_scheduled_event_attributes
+            name = attrs.activity_type.name
+            if name in _INTERRUPT_ACTIVITIES:
+                input_type, _ = _INTERRUPT_ACTIVITIES[name]
+                (found[name],) = await convert.decode(attrs.input.payloads, [input_type])
+                scheduled[event.event_id] = (name, _time(event))
+        elif kind == EventType.EVENT_TYPE_ACTIVITY_TASK_COMPLETED:
+            done = event.activity_task_completed_event_attributes
+            name, at = scheduled.get(done.scheduled_event_id, ("", asked_at))
+            if name:
+                _, result_type = _INTERRUPT_ACTIVITIES[name]
+                (found[name + ":result"],) = await convert.decode(
+                    done.result.payloads, [result_type]
+                )
+                found[name + ":seconds"] = (_time(event) - at).total_seconds()
+    answered_at = next((at for name, at in scheduled.values() if name == _TRANSLATE), None)
+    return RecordedInterrupt(
+        run_id=run_id,
+        position=position,
+        interrupt_id=child.workflow_id,
+        asked=child.asked,
+        outcome=child.outcome,
+        asked_at=asked_at,
+        review=found.get(_REVIEW),
+        reviewed=found.get(_REVIEW + ":result"),
+        translation=found.get(_TRANSLATE),
+        translated=found.get(_TRANSLATE + ":result"),
+        answered_at=answered_at,
+        translation_seconds=found.get(_TRANSLATE + ":seconds"),
+    )
+
+
+_REVIEW = "review_interrupt"
+_TRANSLATE = "translate_resolution"
+_INTERRUPT_ACTIVITIES: dict[str, tuple[type, type]] = {
+    _REVIEW: (ReviewInput, InterruptResolution),
+    _TRANSLATE: (TranslationInput, InterruptOutcome),
+}
+
+
+def _time(event: HistoryEvent) -> datetime:
+    return event.event_time.ToDatetime(tzinfo=UTC)

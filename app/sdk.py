@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import asyncio
 import uuid
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
+from pathlib import Path
 
 from temporalio.api.operatorservice.v1 import ListSearchAttributesRequest
 from temporalio.client import (
@@ -20,8 +22,10 @@ from temporalio.service import RPCError
 
 from app.config import DEFAULT_TASK_QUEUE, TemporalSettings
 from app.connect import connect
+from app.export import ExportSummary, Format, Kind, export
 from app.history import read_blackboard
 from app.stack import LocalStack, local_client
+from app.stats import Tally, measure
 from models.errors import failure_message
 from models.interrupt_events import EventAck, InterruptRequestEvent
 from models.interrupt_flow import InterruptStatus, ResolveAck
@@ -176,6 +180,33 @@ class AgentWorkflowClient:
             return await handle.execute_update(OrchestratorWorkflow.send_interrupt_event, event)
         except WorkflowUpdateFailedError as err:
             raise EventRejected(failure_message(err)) from None
+
+    async def export(
+        self,
+        out: Path,
+        *,
+        fmt: Format = Format.OPENAI,
+        kinds: Sequence[Kind] = (),
+        ids: Sequence[str] = (),
+        query: str | None = None,
+        split: float | None = None,
+        metadata: bool = False,
+    ) -> ExportSummary:
+        """Write training data (JSONL) from finished runs: ``app.export.export``."""
+        return await export(
+            self.client,
+            out,
+            fmt=fmt,
+            kinds=kinds,
+            ids=ids,
+            query=query,
+            split=split,
+            metadata=metadata,
+        )
+
+    async def stats(self, ids: Sequence[str] = (), query: str | None = None) -> Tally:
+        """Spec 003's success rates over the selected runs: ``app.stats``."""
+        return await measure(self.client, ids, query)
 
     async def who_answered(self, interrupt_id: str) -> str:
         """The client identity that sent the accepted answer, from the interrupt's history."""

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from pydantic import Field
+from pydantic import ConfigDict, Field
 
 from models.agent_types import AgentType
 from models.base import WireModel
@@ -68,13 +68,38 @@ class AgentCall(WireModel):
     )
 
 
+class CallRecord(WireModel):
+    """How one LLM call went: enough to price it and to prove an exported example's messages.
+
+    The messages themselves are not stored: they are rendered again from the activity's input
+    (recorded in history) with the same templates, and ``messages_sha256`` proves they match.
+    """
+
+    model: str
+    attempts: int = Field(description="Validation attempts; 1 when the first reply was valid.")
+    prompt_tokens: int | None = Field(description="Summed over attempts; null: not reported.")
+    completion_tokens: int | None
+    latency_ms: int = Field(description="Time spent waiting for the model, all attempts.")
+    schema_name: str = Field(description="The structured output's name (its model class).")
+    schema_version: str
+    messages_sha256: str = Field(description="Fingerprint of the first attempt's messages.")
+    template_version: str = Field(description="The prompt template set that rendered them.")
+    controller: bool = Field(
+        default=False, description="The CONTROLLER_MODEL answered (AGENT_REVIEW, escalations)."
+    )
+
+
 class AgentReply(WireModel):
     """The agent's validated output (camelCase JSON) and how it was obtained."""
 
+    model_config = ConfigDict(extra="ignore")
+    """Replies recorded before ``call`` existed carry ``attempts`` and ``model``; ignored."""
+
     output: dict[str, Any]
     route: str | None
-    attempts: int
-    model: str
+    call: CallRecord | None = Field(
+        default=None, description="The LLM call; null in replies recorded before calls were."
+    )
     warnings: list[str] = Field(
         default_factory=list,
         description="Problems that did not stop the call (a failed contributor).",

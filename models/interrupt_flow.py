@@ -6,6 +6,7 @@ from datetime import datetime
 from enum import StrEnum
 from typing import Any
 
+from models.agent_call import CallRecord
 from models.agent_types import AgentType
 from models.base import WireModel
 from models.interrupt_events import InterruptRequestEvent
@@ -70,6 +71,8 @@ class InterruptOutcome(WireModel):
     route: str
     resolution: InterruptResolution
     timed_out: bool = False
+    call: CallRecord | None = None
+    """The translation's LLM call (null in outcomes recorded before calls were)."""
 
 
 class InterruptStatus(WireModel):

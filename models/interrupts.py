@@ -8,6 +8,7 @@ from typing import Annotated, Any, Literal, Self
 from pydantic import Field, model_validator
 from pydantic.json_schema import SkipJsonSchema
 
+from models.agent_call import CallRecord
 from models.agent_types import AgentType, Route
 from models.base import WireModel
 from models.limits import MAX_ITEMS, Answer, Id, Text, clip
@@ -613,6 +614,9 @@ class InterruptResolution(WireModel):
     confirmations: dict[Id, bool] = Field(default_factory=dict, max_length=MAX_ITEMS)
     free_text: Text | None = None
     resolved_by: ResolvedBy = ResolvedBy.HUMAN
+    call: CallRecord | None = None
+    """The reviewing LLM call that gave this answer (AGENT_REVIEW, TIMEOUT_ESCALATION); set by
+    the reviewer activity. A person's answer has none (the export ignores one it carries)."""
 
 
 class InterruptRouting(Routing):

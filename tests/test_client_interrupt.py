@@ -17,6 +17,7 @@ from activities.llm import LlmSettings
 from activities.offline_model import OfflineModel, OfflineScenario
 from app.worker_setup import build_worker
 from models.agent_types import AgentType
+from tests.support.cli import client_py
 from tests.support.interrupts import (
     full_status,
     interrupt_status,
@@ -24,7 +25,6 @@ from tests.support.interrupts import (
     wait_for_interrupt,
     wait_running,
 )
-from tests.test_client_resolve import _client_py
 from workflows.graph import NODES
 
 
@@ -64,11 +64,11 @@ async def test_interrupt_command_reroutes_and_rejects_with_reasons(
         await wait_running(handle, AgentType.REVIEW_AGENT)
 
         not_running, bad_name, sent = await asyncio.gather(
-            _client_py(
+            client_py(
                 client, "interrupt", workflow_id, "--source", "MERGER_AGENT", "--reason", "stop"
             ),
-            _client_py(client, "interrupt", workflow_id, "--source", "NOPE", "--reason", "stop"),
-            _client_py(
+            client_py(client, "interrupt", workflow_id, "--source", "NOPE", "--reason", "stop"),
+            client_py(
                 client,
                 "interrupt",
                 workflow_id,
@@ -95,7 +95,7 @@ async def test_interrupt_command_reroutes_and_rejects_with_reasons(
         )
         question = await interrupt_status(client, pending.workflow_id)
         assert question.request.choices[0].options[1].description == "Merge anyway: ship"
-        answered = await _client_py(
+        answered = await client_py(
             client,
             "resolve",
             pending.workflow_id,

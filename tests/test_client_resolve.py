@@ -3,10 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import os
-import subprocess
-import sys
-from pathlib import Path
 
 from temporalio.client import Client
 
@@ -14,23 +10,8 @@ from activities.llm import LlmSettings
 from activities.offline_model import OfflineModel, OfflineScenario
 from app.worker_setup import build_worker
 from models.agent_types import AgentType
+from tests.support.cli import client_py
 from tests.support.interrupts import start, wait_for_interrupt
-
-ROOT = Path(__file__).resolve().parent.parent
-
-
-async def _client_py(client: Client, *args: str) -> subprocess.CompletedProcess[str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("TEMPORAL_", "OPENAI_"))}
-    env["TEMPORAL_ADDRESS"] = client.service_client.config.target_host
-    env["COLUMNS"] = "200"
-    return await asyncio.to_thread(
-        subprocess.run,
-        [sys.executable, str(ROOT / "client.py"), *args],
-        capture_output=True,
-        text=True,
-        env=env,
-        timeout=60,
-    )
 
 
 async def test_resolve_shows_rejects_and_accepts(
@@ -43,21 +24,21 @@ async def test_resolve_shows_rejects_and_accepts(
         assert pending is not None
         interrupt_id = pending.workflow_id
 
-        shown = await _client_py(client, "resolve", interrupt_id)
+        shown = await client_py(client, "resolve", interrupt_id)
         assert shown.returncode == 0, shown.stderr
         assert "MERGER_AGENT needs a decision" in shown.stdout
         assert "A: Minimal change in the existing modules (recommended)" in shown.stdout
         assert "**" not in shown.stdout, "markdown is rendered for the terminal"
 
-        wrong = await _client_py(client, "resolve", interrupt_id, "--choice", "nope=A")
+        wrong = await client_py(client, "resolve", interrupt_id, "--choice", "nope=A")
         assert wrong.returncode == 1
         assert "unknown choiceId 'nope'" in wrong.stderr
         assert "confirmation 'add-tests' has no yes/no answer" in wrong.stderr
 
-        status = await _client_py(client, "status", workflow_id)
+        status = await client_py(client, "status", workflow_id)
         assert f"waiting on interrupt {interrupt_id}" in status.stdout
 
-        right = await _client_py(
+        right = await client_py(
             client,
             "resolve",
             interrupt_id,

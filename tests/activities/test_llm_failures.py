@@ -98,6 +98,7 @@ async def test_the_request_timeout_applies_to_each_request(server: ScriptedOpenA
                 agent="ORCHESTRATOR",
                 messages=[{"role": "user", "content": "Goal: x"}],
                 output_model=OrchestratorRouting,
+                template_version="test",
             )
     finally:
         await sdk.close()
@@ -117,6 +118,7 @@ async def test_an_unreachable_endpoint_names_openai_base_url() -> None:
                 agent="ORCHESTRATOR",
                 messages=[{"role": "user", "content": "Goal: x"}],
                 output_model=OrchestratorRouting,
+                template_version="test",
             )
     finally:
         await sdk.close()

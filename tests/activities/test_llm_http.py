@@ -260,6 +260,7 @@ async def _complete(server: ScriptedOpenAIServer) -> Any:
             agent=AgentType.ORCHESTRATOR.value,
             messages=list(_UNIT_MESSAGES),
             output_model=OrchestratorRouting,
+            template_version="test",
         )
     finally:
         await sdk.close()
@@ -273,8 +274,8 @@ async def test_complete_feeds_the_validation_error_back_and_returns_the_next_val
     reply = await _complete(server)
 
     assert isinstance(reply.value, OrchestratorRouting)
-    assert reply.attempts == 2
-    assert reply.model == MODEL
+    assert reply.call.attempts == 2
+    assert reply.call.model == MODEL
     first, second = server.completions
     assert first.messages == _UNIT_MESSAGES
     bad, correction = _feedback_turn(second.messages)

@@ -111,8 +111,9 @@ def question_input(timeout_seconds: int = 24 * 3600) -> InterruptInput:
                     }
                 ],
                 "confirmationItems": [],
-                "reviewCriteria": "",
-                "assessment": "",
+                "reviewCriteria": ["the cache is invalidated on writes"],
+                "assessmentFindings": [],
+                "approvalRecommendation": "CHANGES_REQUESTED",
             },
         }
     )

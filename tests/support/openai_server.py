@@ -13,6 +13,10 @@ request (path, headers, JSON body) and answers from a script of replies played i
   that status. Every error body echoes the key and the ``Authorization`` header it received, as a
   careless server might, so tests can check that no error text carries the key anywhere.
 
+Every answer reports token usage derived from the request and the reply (``usage_for``), and the
+server keeps each request's raw bytes and each reply's content, so tests can compare what a run
+recorded and exported with exactly what the endpoint received and answered.
+
 When the script is exhausted every request is answered ``"valid"``. Use it as a context manager::
 
     with ScriptedOpenAIServer(["500"]) as server:
@@ -67,6 +71,8 @@ class ReceivedRequest:
     path: str
     headers: dict[str, str]
     body: dict[str, Any]
+    raw: bytes = b""
+    """The request body exactly as it arrived."""
 
     @property
     def schema_name(self) -> str:
@@ -88,6 +94,7 @@ class ScriptedOpenAIServer:
         self._script: deque[str] = deque()
         self._received: list[ReceivedRequest] = []
         self._replies: list[str] = []
+        self._contents: dict[int, str] = {}
         self._model = OfflineModel(scenario)
         self._httpd: ThreadingHTTPServer | None = None
         self._thread: threading.Thread | None = None
@@ -115,6 +122,12 @@ class ScriptedOpenAIServer:
         """What was played for each received request, in the same order as ``received``."""
         with self._lock:
             return list(self._replies)
+
+    @property
+    def contents(self) -> dict[int, str]:
+        """The content of each chat.completion answered, by the index of its request."""
+        with self._lock:
+            return dict(self._contents)
 
     @property
     def completions(self) -> list[ReceivedRequest]:
@@ -184,19 +197,21 @@ class ScriptedOpenAIServer:
             return 404, _error(404, f"this server serves only POST {COMPLETIONS_PATH}")
         with self._lock:
             reply = self._script.popleft() if self._script else VALID
+            index = len(self._received)
             self._received.append(request)
             self._replies.append(reply)
         body = request.body
         model = str(body.get("model", ""))
-        if reply in (VALID, HUGE):
+        if reply in (VALID, HUGE, INVALID):
             fmt = body.get("response_format") or {}
             spec = fmt.get("json_schema") or {}
             content = self._model.answer(
                 str(spec.get("name", "")), spec.get("schema") or {}, request.messages
             )
-            return 200, chat_completion(model, _padded(content) if reply == HUGE else content)
-        if reply == INVALID:
-            return 200, chat_completion(model, INVALID_CONTENT)
+            content = {VALID: content, HUGE: _padded(content), INVALID: INVALID_CONTENT}[reply]
+            with self._lock:
+                self._contents[index] = content
+            return 200, {**chat_completion(model, content), "usage": usage_for(request, content)}
         if reply == HANG:
             self._released.wait()
             return None
@@ -236,6 +251,7 @@ class _Handler(BaseHTTPRequestHandler):
             path=self.path.split("?", 1)[0],
             headers={k.lower(): v for k, v in self.headers.items()},
             body=body if isinstance(body, dict) else {"_body": body},
+            raw=raw,
         )
         answer = self.server.owner._respond(request)
         if answer is None:
@@ -254,6 +270,16 @@ class _Handler(BaseHTTPRequestHandler):
 
     def log_message(self, format: str, *args: Any) -> None:
         """Quiet: the records are on the server object."""
+
+
+def usage_for(request: ReceivedRequest, content: str) -> dict[str, int]:
+    """Token usage as this server reports it: one token per 4 bytes of request and reply."""
+    prompt, completion = len(request.raw) // 4, len(content.encode()) // 4
+    return {
+        "prompt_tokens": prompt,
+        "completion_tokens": completion,
+        "total_tokens": prompt + completion,
+    }
 
 
 def _padded(content: str) -> str:
