@@ -13,6 +13,7 @@ from typing import Any, TypeVar
 import openai
 from openai import AsyncOpenAI
 from openai.types.chat import ChatCompletion
+from openai.types.chat import ChatCompletionMessageFunctionToolCall as FunctionToolCall
 from pydantic import BaseModel, ValidationError
 from temporalio import activity
 from temporalio.exceptions import ApplicationError
@@ -88,6 +89,15 @@ def _strict_schema(model: type[BaseModel]) -> dict[str, Any]:
     return openai.pydantic_function_tool(model)["function"]["parameters"]
 
 
+class ToolCallsRequested(Exception):
+    """The model asked for tool calls instead of answering: ``calls`` are (id, name, arguments)."""
+
+    def __init__(self, model: str, calls: list[tuple[str, str, str]]) -> None:
+        super().__init__(f"{model} asked for {len(calls)} tool calls")
+        self.model = model
+        self.calls = calls
+
+
 @dataclass(frozen=True)
 class StructuredReply:
     value: Any
@@ -112,24 +122,30 @@ class StructuredLlm:
         self,
         *,
         agent: str,
-        messages: list[dict[str, str]],
+        messages: list[dict[str, Any]],
         output_model: type[M],
         schema: dict[str, Any] | None = None,
         check: Callable[[M], None] | None = None,
+        tools: dict[str, Any] | None = None,
     ) -> StructuredReply:
-        """Return a validated ``output_model``; ``check`` may reject a valid one with ValueError."""
+        """Return a validated ``output_model``; ``check`` may reject a valid one with ValueError.
+
+        ``tools`` (``{"tools": [...], "tool_choice": ...}``) offers tool calls: a model that asks
+        for some raises ToolCallsRequested (``activities/tools/loop.py`` runs them).
+        """
         try:
-            return await self._complete(agent, messages, output_model, schema, check)
+            return await self._complete(agent, messages, output_model, schema, check, tools or {})
         except AgentWorkflowError as err:
             raise type(err)(redact(str(err))) from None
 
     async def _complete(
         self,
         agent: str,
-        messages: list[dict[str, str]],
+        messages: list[dict[str, Any]],
         output_model: type[M],
         schema: dict[str, Any] | None,
         check: Callable[[M], None] | None,
+        tools: dict[str, Any],
     ) -> StructuredReply:
         model = self._settings.model_for(agent)
         name = output_model.__name__
@@ -145,7 +161,7 @@ class StructuredLlm:
         problem = ""
         attempts = self._settings.validation_attempts
         for attempt in range(1, attempts + 1):
-            content = await self._ask(agent, model, conversation, response_format)
+            content = await self._ask(agent, model, conversation, response_format, tools)
             size = len(content.encode())
             if size > LLM_REPLY_LIMIT:
                 raise LlmReplyTooLarge(
@@ -177,7 +193,12 @@ class StructuredLlm:
         )
 
     async def _ask(
-        self, agent: str, model: str, messages: list[dict[str, str]], response_format: Any
+        self,
+        agent: str,
+        model: str,
+        messages: list[dict[str, Any]],
+        response_format: Any,
+        tools: dict[str, Any],
     ) -> str:
         where = str(self._client.base_url).rstrip("/")
         timeout = self._settings.request_timeout.total_seconds()
@@ -187,6 +208,7 @@ class StructuredLlm:
                 messages=messages,  # type: ignore[arg-type]
                 response_format=response_format,
                 timeout=timeout,
+                **tools,
             )
         except (openai.AuthenticationError, openai.PermissionDeniedError) as err:
             raise LlmConfigurationError(
@@ -239,6 +261,11 @@ class StructuredLlm:
         if not isinstance(completion, ChatCompletion) or not completion.choices:
             raise LlmConfigurationError(_NOT_CHAT_COMPLETION.format(agent=agent))
         message = completion.choices[0].message
+        if message.tool_calls:
+            calls = [c for c in message.tool_calls if isinstance(c, FunctionToolCall)]
+            raise ToolCallsRequested(
+                model, [(c.id, c.function.name, c.function.arguments) for c in calls]
+            )
         if message.refusal:
             return json.dumps({"refusal": message.refusal})
         return message.content or ""

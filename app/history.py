@@ -5,7 +5,7 @@ State keeps payloads only for the newest entries; with ``payloads=True`` the oth
 from each run's event history: a REQUEST is the agent call's request (its activity input), an
 OUTPUT the agent's reply (its activity result), a RESOLUTION the interrupt child's result, an
 INTERRUPT the question in its node's output. CONTEXT payloads are the curated contexts, which
-the requests after them carry.
+the requests after them carry. An OUTPUT's tool calls are read from the replies of its rounds.
 """
 
 from __future__ import annotations
@@ -19,6 +19,7 @@ from temporalio.client import Client, WorkflowHandle
 from models.agent_call import AgentCall, AgentReply
 from models.interrupt_flow import InterruptOutcome
 from models.state import EntryKind, HistoryEntry, HistoryPageRequest, OrchestratorStatus
+from models.tools import ToolTrace
 from workflows.orchestrator import OrchestratorWorkflow
 
 PAGE = 500
@@ -54,6 +55,8 @@ class _Recorded:
     outputs: dict[str, dict[str, Any]] = field(default_factory=dict)
     resolutions: dict[str, dict[str, Any]] = field(default_factory=dict)
     contexts: dict[str, dict[str, Any]] = field(default_factory=dict)
+    tool_calls: dict[str, dict[str, ToolTrace]] = field(default_factory=dict)
+    """Each node's tool calls, from all its rounds' replies, by call id."""
 
     async def read(self, client: Client, handle: WorkflowHandle) -> None:
         convert = client.data_converter
@@ -72,6 +75,8 @@ class _Recorded:
                     (reply,) = await convert.decode(done.result.payloads, [AgentReply])
                     self.requests[call.node_id] = {**call.request, "goal": ""}
                     self.outputs[call.node_id] = reply.output
+                    traces = self.tool_calls.setdefault(call.node_id, {})
+                    traces.update((t.call_id, t) for t in reply.tool_trace)
             elif event.event_type == EventType.EVENT_TYPE_START_CHILD_WORKFLOW_EXECUTION_INITIATED:
                 started = event.start_child_workflow_execution_initiated_event_attributes
                 children[event.event_id] = started.workflow_id
@@ -94,6 +99,9 @@ class _Recorded:
                 asked[entry.node_id] = f"{workflow_id}-interrupt-{len(asked) + 1}"
             if entry.payload is None:
                 entry = entry.model_copy(update={"payload": self._payload(entry, asked)})
+            if entry.tool_call_count and not entry.tool_calls:
+                traces = self.tool_calls.get(entry.node_id, {})
+                entry = entry.model_copy(update={"tool_calls": list(traces.values())})
             filled.append(entry)
         _link_curations(filled)
         return filled

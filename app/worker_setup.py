@@ -12,10 +12,14 @@ from temporalio.worker.workflow_sandbox import SandboxedWorkflowRunner, SandboxR
 
 import workflows
 from activities.agents import AgentActivities
+from activities.contributors import default_registry
 from activities.llm import LlmSettings, StructuredLlm
 from activities.offline_model import OfflineModel, OfflineScenario
 from activities.prompting import PromptRenderer
 from activities.resolution import ResolutionActivities
+from activities.tools.loop import Toolbox
+from activities.tools.settings import ToolSettings
+from activities.tools.workspace import WorkspaceActivities
 from app.data_converter import with_checked_converter
 from workflows.interrupt import InterruptWorkflow
 from workflows.orchestrator import OrchestratorWorkflow
@@ -69,16 +73,20 @@ def build_worker(
     offline: OfflineModel | None = None,
     scenario: OfflineScenario | None = None,
     prompts: PromptRenderer | None = None,
+    tools: ToolSettings | None = None,
 ) -> Worker:
     """A worker for ``task_queue`` with all workflows and the agent activities.
 
-    ``prompts`` defaults to a renderer with the default prompt contributors.
+    ``prompts`` defaults to a renderer with the default prompt contributors; ``tools`` (workspace
+    cache, memory, budgets) to ``ToolSettings.from_env()``.
     """
     if offline is None and settings.offline:
         offline = OfflineModel(scenario)
     llm = StructuredLlm(openai_client(settings, offline), settings)
-    prompts = prompts if prompts is not None else PromptRenderer()
-    agents = AgentActivities(llm, prompts)
+    tools = tools if tools is not None else ToolSettings.from_env()
+    prompts = prompts if prompts is not None else PromptRenderer(registry=default_registry(tools))
+    agents = AgentActivities(llm, prompts, Toolbox(tools))
+    workspaces = WorkspaceActivities(tools)
     resolution = ResolutionActivities(llm, prompts)
     return Worker(
         with_checked_converter(client),
@@ -91,5 +99,6 @@ def build_worker(
             agents.run_agent,
             resolution.translate_resolution,
             resolution.review_interrupt,
+            workspaces.pin_workspace,
         ],
     )

@@ -41,3 +41,10 @@ whichever comes first): far below the server's 50 MB limit, so a flood of signal
 
 LLM_REPLY_LIMIT = 1024 * 1024
 """Bytes of one LLM reply: half of Temporal's 2 MiB payload limit, leaving room for the event."""
+
+WORKSPACE_PIN_TIMEOUT = timedelta(minutes=10)
+"""Cloning or fetching a run's workspace and extracting its commit."""
+WORKSPACE_PIN_RETRY = RetryPolicy(
+    maximum_attempts=3, non_retryable_error_types=["WorkspaceUnavailable"]
+)
+"""A source that is not a repository, or a ref that names no commit, fails the run at once."""
