@@ -9,12 +9,17 @@ from models.agent_call import AgentCall, HistoryDigestEntry, PreviousContext
 from models.agent_types import AgentType
 from models.limits import compact_json
 from models.routing import Routing
+from models.tools import PinnedWorkspace
 from workflows.graph import NODES
 
 GOAL = "add rate limiting to the gateway"
 
 ROUTING_AGENTS = [a for a, n in NODES.items() if issubclass(n.output_model, Routing)]
 RESULT_AGENTS = [a for a, n in NODES.items() if not issubclass(n.output_model, Routing)]
+
+
+WORKSPACE = PinnedWorkspace(source="/src/shop", commit="c0ffee" * 6 + "abcd", memory_key="k")
+"""A pinned workspace for prompts (no tool runs: rendering only)."""
 
 
 def make_call(agent: AgentType, **overrides: Any) -> AgentCall:

@@ -1,4 +1,4 @@
-"""@episodic-memory-prompts (spec 003 US2, FR-006..011; SC-009: present exactly when the tool is)."""
+"""@episodic-memory-prompts (spec 003 US2, FR-006..011; SC-009: present when the tool is)."""
 
 from __future__ import annotations
 
@@ -8,12 +8,10 @@ from activities.contributors import EpisodicMemoryContributor, default_registry
 from activities.prompting import PromptRenderer
 from activities.tools.catalog import CODE_AGENTS, MEMORY_AGENTS, tools_for
 from models.agent_types import AgentType
-from models.tools import PinnedWorkspace
-from tests.support.prompts import make_call, make_ctx
+from tests.support.prompts import WORKSPACE, make_call, make_ctx
 from workflows.graph import NODES
 
 RENDERER = PromptRenderer()
-WORKSPACE = PinnedWorkspace(source="/src/shop", commit="c0ffee" * 6 + "abcd", memory_key="k")
 
 
 def _section(text: str, title: str) -> str:
