@@ -26,6 +26,7 @@ from activities.tools.settings import LIST_ENTRIES, SEARCH_HITS, ToolSettings
 from activities.tools.workspace import ToolError, Workspace
 from models.agent_call import AgentCall
 from models.agent_types import AgentType
+from models.ids import parse_context_id
 
 CODE_AGENTS = frozenset(
     {
@@ -124,7 +125,13 @@ def _search(ctx: ToolContext, a: SearchArgs) -> str:
 
 
 def _recall(ctx: ToolContext, a: RecallArgs) -> str:
-    found = ctx.memory.recall(ctx.call.workspace_key, a.query)
+    """Memories retained before the step was scheduled: a recomputed recall (next round, a
+    retry) gives the same answer although this step and its siblings retain meanwhile."""
+    try:
+        before: float | None = parse_context_id(ctx.call.result_id)[3].timestamp()
+    except ValueError:
+        before = None
+    found = ctx.memory.recall(ctx.call.workspace_key, a.query, before=before)
     if not found.memories:
         return f"no memories match {a.query!r}"
     lines = [_memory_line(m) for m in found.memories]

@@ -58,7 +58,9 @@ class MemoryStore(Protocol):
         files: list[str],
     ) -> int: ...
 
-    def recall(self, space: str, query: str, limit: int = RECALL_LIMIT) -> Recalled: ...
+    def recall(
+        self, space: str, query: str, limit: int = RECALL_LIMIT, before: float | None = None
+    ) -> Recalled: ...
 
     def reflect(
         self, key: str, space: str, memory_ids: list[int], insight: str, *, agent: str, node_id: str
@@ -154,8 +156,11 @@ class SqliteMemory:
             )
         return insight_id
 
-    def recall(self, space: str, query: str, limit: int = RECALL_LIMIT) -> Recalled:
-        """The memories of ``space`` that best match ``query``'s words, and those linked to them."""
+    def recall(
+        self, space: str, query: str, limit: int = RECALL_LIMIT, before: float | None = None
+    ) -> Recalled:
+        """The memories of ``space`` that best match ``query``'s words, and those linked to them;
+        with ``before`` (a Unix time), only memories retained earlier."""
         words = _WORD.findall(query.lower())
         if not words:
             return Recalled([], [])
@@ -163,9 +168,9 @@ class SqliteMemory:
         with self._lock:
             rows = self._db.execute(
                 "SELECT m.* FROM memories_fts f JOIN memories m ON m.id = f.rowid "
-                "WHERE memories_fts MATCH ? AND m.space = ? ORDER BY bm25(memories_fts), m.id "
-                "LIMIT ?",
-                (match, space, limit),
+                "WHERE memories_fts MATCH ? AND m.space = ? AND m.created < ? "
+                "ORDER BY bm25(memories_fts), m.id LIMIT ?",
+                (match, space, before if before is not None else float("inf"), limit),
             ).fetchall()
             found = [self._memory(row) for row in rows]
             hit_ids = {m.id for m in found}
@@ -173,8 +178,9 @@ class SqliteMemory:
             linked = [
                 self._memory(row)
                 for row in self._db.execute(
-                    f"SELECT * FROM memories WHERE id IN ({_marks(linked_ids)}) ORDER BY id",
-                    linked_ids,
+                    f"SELECT * FROM memories WHERE id IN ({_marks(linked_ids)}) AND created < ? "
+                    "ORDER BY id",
+                    [*linked_ids, before if before is not None else float("inf")],
                 )
             ]
         return Recalled(found, linked)

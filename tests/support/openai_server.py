@@ -3,8 +3,9 @@
 It listens on 127.0.0.1 on an ephemeral port, serves ``POST /v1/chat/completions``, records every
 request (path, headers, JSON body) and answers from a script of replies played in order:
 
-- ``"valid"``: a ``chat.completion`` whose content is the deterministic answer of
-  ``activities.offline_model.OfflineModel().answer`` for the requested ``json_schema``;
+- ``"valid"``: the offline model's deterministic ``chat.completion``
+  (``activities.offline_model.OfflineModel().completion``): its tool calls while tools are offered
+  and it has some, else the answer for the requested ``json_schema``;
 - ``"invalid"``: a ``chat.completion`` whose content is JSON that validates against no output
   model (it carries only an unknown field, ``INVALID_FIELD``);
 - ``"huge"``: a ``"valid"`` reply with one text field padded past Temporal's 2 MiB payload limit;
@@ -13,7 +14,9 @@ request (path, headers, JSON body) and answers from a script of replies played i
   that status. Every error body echoes the key and the ``Authorization`` header it received, as a
   careless server might, so tests can check that no error text carries the key anywhere.
 
-When the script is exhausted every request is answered ``"valid"``. Use it as a context manager::
+When the script is exhausted every request is answered ``"valid"``. ``hold(n)`` keeps the n-th
+completion request waiting (``holding`` is set when it arrives) until ``release_hold()``.
+Use it as a context manager::
 
     with ScriptedOpenAIServer(["500"]) as server:
         settings = LlmSettings(api_key="sk-...", base_url=server.base_url, model="m")
@@ -89,6 +92,10 @@ class ScriptedOpenAIServer:
         self._received: list[ReceivedRequest] = []
         self._replies: list[str] = []
         self._model = OfflineModel(scenario)
+        self._hold_at: int | None = None
+        self.holding = threading.Event()
+        """Set when the held request has arrived."""
+        self._hold_released = threading.Event()
         self._httpd: ThreadingHTTPServer | None = None
         self._thread: threading.Thread | None = None
         self.play(*script)
@@ -103,6 +110,13 @@ class ScriptedOpenAIServer:
                 raise ValueError(f"unknown scripted reply {reply!r}")
         with self._lock:
             self._script.extend(replies)
+
+    def hold(self, n: int) -> None:
+        """Keep the ``n``-th completion request (1-based) waiting until ``release_hold``."""
+        self._hold_at = n
+
+    def release_hold(self) -> None:
+        self._hold_released.set()
 
     @property
     def received(self) -> list[ReceivedRequest]:
@@ -157,6 +171,7 @@ class ScriptedOpenAIServer:
         if httpd is None:
             return
         self._released.set()  # "hang" handlers give up, so the handler threads can be joined
+        self._hold_released.set()
         httpd.shutdown()
         httpd.server_close()  # joins the handler threads (block_on_close)
         if thread is not None:
@@ -186,15 +201,21 @@ class ScriptedOpenAIServer:
             reply = self._script.popleft() if self._script else VALID
             self._received.append(request)
             self._replies.append(reply)
+            held = sum(r.path == COMPLETIONS_PATH for r in self._received) == self._hold_at
+        if held:
+            self.holding.set()
+            self._hold_released.wait()
         body = request.body
         model = str(body.get("model", ""))
-        if reply in (VALID, HUGE):
+        if reply == VALID:
+            return 200, self._model.completion(body)
+        if reply == HUGE:
             fmt = body.get("response_format") or {}
             spec = fmt.get("json_schema") or {}
             content = self._model.answer(
                 str(spec.get("name", "")), spec.get("schema") or {}, request.messages
             )
-            return 200, chat_completion(model, _padded(content) if reply == HUGE else content)
+            return 200, chat_completion(model, _padded(content))
         if reply == INVALID:
             return 200, chat_completion(model, INVALID_CONTENT)
         if reply == HANG:
