@@ -114,6 +114,7 @@ class SqliteMemory:
         self._lock = threading.Lock()
         with self._lock:
             self._db.execute("PRAGMA journal_mode=WAL")
+            self._db.execute("PRAGMA synchronous=NORMAL")  # WAL: survives a crash of the worker
             self._db.executescript(_SCHEMA)
 
     def retain(
