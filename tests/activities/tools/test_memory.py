@@ -20,21 +20,16 @@ def test_retain_and_reflect_are_idempotent_by_key(tmp_path: Path) -> None:
     first = _retain(store, "step-1/call_0", "the gateway has no rate limit")
     assert _retain(store, "step-1/call_0", "the gateway has no rate limit") == first  # a retry
     other = _retain(store, "step-2/call_0", "settings hold requests_per_minute")
-    insight = store.reflect(
-        "step-2/call_1",
-        "shop",
-        [first, other],
-        "the limit exists, unused",
-        agent="DISCOVERY_AGENT",
-        node_id="n-2",
-    )
-    again = store.reflect(
-        "step-2/call_1",
-        "shop",
-        [first, other],
-        "the limit exists, unused",
-        agent="DISCOVERY_AGENT",
-        node_id="n-2",
+    insight, again = (  # the second: a retried activity reflecting again under the same key
+        store.reflect(
+            "step-2/call_1",
+            "shop",
+            [first, other],
+            "the limit exists, unused",
+            agent="DISCOVERY_AGENT",
+            node_id="n-2",
+        )
+        for _ in range(2)
     )
     assert again == insight
     assert (
