@@ -156,7 +156,9 @@ async def measure(
         tree = settings.workspace_cache / "trees" / pinned.commit
         tree.parent.mkdir(parents=True)
         tree.symlink_to(repo)  # the generated tree stands for the extracted commit
-        step_without, step_with, tool_ms = [], [], []
+        step_without: list[float] = []
+        step_with: list[float] = []
+        tool_ms: list[float] = []
         for count, times in ((0, step_without), (calls, step_with)):
             queue = fresh_id("bench-tools")
             async with step_worker(client, queue, ScriptedTools(count), settings):
