@@ -34,6 +34,7 @@ from temporalio.exceptions import WorkflowAlreadyStartedError
 from temporalio.service import RPCError, RPCStatusCode
 
 from activities.offline_model import OfflineScenario
+from activities.tools.workspace import is_git_url
 from app import render
 from app.answering import resolution_from_flags
 from app.config import TemporalSettings, llm_settings_from_env, notify_settings_from_env
@@ -51,6 +52,7 @@ from models.errors import describe_validation_error, failure_message
 from models.interrupt_events import INTERRUPT_REQUEST_EVENT_SIGNAL, InterruptRequestEvent
 from models.interrupts import InterruptType
 from models.state import DEFAULT_MAX_STEPS
+from models.tools import WorkspaceSpec
 from workflows import visibility
 
 __all__ = ["AgentWorkflowClient", "EventRejected", "ResolutionRejected", "main"]
@@ -103,6 +105,9 @@ async def _cmd_run(args: argparse.Namespace, settings: TemporalSettings) -> int:
     if not args.goal.strip():
         render.error('the goal is empty; run: agents run "<what to achieve>"')
         return 2
+    if args.workspace and not is_git_url(args.workspace) and not Path(args.workspace).is_dir():
+        render.error(f"--workspace {args.workspace!r} is neither a directory nor a git URL")
+        return 2
     if args.scenario:
         OfflineScenario.parse(args.scenario)  # a bad scenario is a one-line ValueError
         if not args.worker and not LocalStack(settings).serves(settings.address):
@@ -129,8 +134,15 @@ async def _cmd_run(args: argparse.Namespace, settings: TemporalSettings) -> int:
             )
             render.note(f"In-process worker on queue {queue!r}; it stops with this command")
         try:
+            workspace = (
+                WorkspaceSpec(source=args.workspace, ref=args.ref) if args.workspace else None
+            )
             handle = await agents.start(
-                args.goal, workflow_id=args.id, max_steps=args.max_steps, task_queue=queue
+                args.goal,
+                workflow_id=args.id,
+                max_steps=args.max_steps,
+                task_queue=queue,
+                workspace=workspace,
             )
         except WorkflowAlreadyStartedError:
             return await _already_started(args, session)
@@ -417,6 +429,12 @@ def _parser() -> argparse.ArgumentParser:
         "--scenario",
         help="offline-model scenario, e.g. 'interrupt=PLANNING_ORCHESTRATOR;delay=REVIEW_AGENT:2'",
     )
+    run.add_argument(
+        "--workspace",
+        metavar="PATH|URL",
+        help="a local git directory or a git URL the agents may read (pinned to one commit)",
+    )
+    run.add_argument("--ref", help="with --workspace: branch, tag or commit (default: HEAD)")
     run.add_argument(
         "--worker",
         action="store_true",

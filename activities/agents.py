@@ -5,10 +5,12 @@ from __future__ import annotations
 from temporalio import activity
 
 from activities.heartbeat import heartbeating
-from activities.llm import StructuredLlm, as_activity_error
+from activities.llm import StructuredLlm, ToolCallsRequested, as_activity_error
 from activities.prompting import PromptRenderer
 from activities.redaction import redact
 from activities.result_decorators import decorate
+from activities.tools.loop import Toolbox
+from activities.tools.settings import ToolSettings
 from models.agent_call import AgentCall, AgentReply
 from models.errors import AgentWorkflowError, UnknownAgentType
 from models.interrupts import InterruptRequestBase
@@ -20,13 +22,17 @@ from workflows.policies import AGENT_HEARTBEAT_INTERVAL
 class AgentActivities:
     """Activities that run agents. Construct once per worker with its LLM and prompts."""
 
-    def __init__(self, llm: StructuredLlm, prompts: PromptRenderer) -> None:
+    def __init__(
+        self, llm: StructuredLlm, prompts: PromptRenderer, tools: Toolbox | None = None
+    ) -> None:
         self._llm = llm
         self._prompts = prompts
+        self._tools = tools or Toolbox(ToolSettings())
 
     @activity.defn
     async def run_agent(self, call: AgentCall) -> AgentReply:
-        """One agent step: one structured LLM call, with validation retries."""
+        """One model call of an agent step (with validation retries); with a workspace, the
+        reply may ask for tool calls instead, and the workflow runs the next round."""
         try:
             return await self._run(call)
         except Exception as err:
@@ -46,15 +52,27 @@ class AgentActivities:
         for warning in warnings:
             activity.logger.warning("%s %s: %s", call.node_id, call.agent_type, warning)
         async with heartbeating(AGENT_HEARTBEAT_INTERVAL):
-            reply = await self._llm.complete(
-                agent=call.agent_type.value,
-                messages=prompt.messages,
-                output_model=node.output_model,
-                check=well_formed_question,
-                template_version=self._prompts.template_version,
-            )
+            tools = await self._tools.round(call)
+            try:
+                reply = await self._llm.complete(
+                    agent=call.agent_type.value,
+                    messages=[*prompt.messages, *tools.messages],
+                    output_model=node.output_model,
+                    check=well_formed_question,
+                    template_version=self._prompts.template_version,
+                    tools=tools.offer,
+                )
+            except ToolCallsRequested as asked:
+                return AgentReply(
+                    output={},
+                    route=None,
+                    warnings=warnings,
+                    tool_requests=tools.requested(asked),
+                    tool_trace=tools.trace,
+                )
         output = reply.value
         decorate(output, call)
+        tools.check(output)
         route = output.chosen_route()[0]
         activity.logger.info("%s %s -> %s", call.node_id, call.agent_type, route or "result")
         return AgentReply(
@@ -62,6 +80,7 @@ class AgentActivities:
             route=route,
             call=reply.call,
             warnings=warnings,
+            tool_trace=tools.trace,
         )
 
 

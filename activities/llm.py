@@ -15,6 +15,7 @@ from typing import Any, TypeVar
 import openai
 from openai import AsyncOpenAI
 from openai.types.chat import ChatCompletion
+from openai.types.chat import ChatCompletionMessageFunctionToolCall as FunctionToolCall
 from pydantic import BaseModel, ValidationError
 from temporalio import activity
 from temporalio.exceptions import ApplicationError
@@ -108,10 +109,19 @@ def _strict_schema(model: type[BaseModel]) -> dict[str, Any]:
     return openai.pydantic_function_tool(model)["function"]["parameters"]
 
 
-def messages_sha256(messages: list[dict[str, str]]) -> str:
+def messages_sha256(messages: list[dict[str, Any]]) -> str:
     """The fingerprint of a list of chat messages (canonical JSON, UTF-8)."""
     canonical = json.dumps(messages, ensure_ascii=False, sort_keys=True, separators=(",", ":"))
     return hashlib.sha256(canonical.encode()).hexdigest()
+
+
+class ToolCallsRequested(Exception):
+    """The model asked for tool calls instead of answering: ``calls`` are (id, name, arguments)."""
+
+    def __init__(self, model: str, calls: list[tuple[str, str, str]]) -> None:
+        super().__init__(f"{model} asked for {len(calls)} tool calls")
+        self.model = model
+        self.calls = calls
 
 
 @dataclass(frozen=True)
@@ -155,19 +165,22 @@ class StructuredLlm:
         self,
         *,
         agent: str,
-        messages: list[dict[str, str]],
+        messages: list[dict[str, Any]],
         output_model: type[M],
         template_version: str,
         schema: dict[str, Any] | None = None,
         check: Callable[[M], None] | None = None,
+        tools: dict[str, Any] | None = None,
     ) -> StructuredReply:
         """Return a validated ``output_model``; ``check`` may reject a valid one with ValueError.
 
         ``template_version`` names the template set that rendered ``messages``; it is recorded.
+        ``tools`` (``{"tools": [...], "tool_choice": ...}``) offers tool calls: a model that asks
+        for some raises ToolCallsRequested (``activities/tools/loop.py`` runs them).
         """
         try:
             return await self._complete(
-                agent, messages, output_model, schema, check, template_version
+                agent, messages, output_model, schema, check, template_version, tools or {}
             )
         except AgentWorkflowError as err:
             raise type(err)(redact(str(err))) from None
@@ -175,11 +188,12 @@ class StructuredLlm:
     async def _complete(
         self,
         agent: str,
-        messages: list[dict[str, str]],
+        messages: list[dict[str, Any]],
         output_model: type[M],
         schema: dict[str, Any] | None,
         check: Callable[[M], None] | None,
         template_version: str,
+        tools: dict[str, Any],
     ) -> StructuredReply:
         model = self._settings.model_for(agent)
         setting = self._settings.setting_for(agent)
@@ -197,7 +211,7 @@ class StructuredLlm:
         attempts = self._settings.validation_attempts
         usage = _Usage()
         for attempt in range(1, attempts + 1):
-            content = await self._ask(agent, model, conversation, response_format, usage)
+            content = await self._ask(agent, model, conversation, response_format, usage, tools)
             size = len(content.encode())
             if size > LLM_REPLY_LIMIT:
                 raise LlmReplyTooLarge(
@@ -244,9 +258,10 @@ class StructuredLlm:
         self,
         agent: str,
         model: str,
-        messages: list[dict[str, str]],
+        messages: list[dict[str, Any]],
         response_format: Any,
         usage: _Usage,
+        tools: dict[str, Any],
     ) -> str:
         where = str(self._client.base_url).rstrip("/")
         timeout = self._settings.request_timeout.total_seconds()
@@ -258,6 +273,7 @@ class StructuredLlm:
                 messages=messages,  # type: ignore[arg-type]
                 response_format=response_format,
                 timeout=timeout,
+                **tools,
             )
         except (openai.AuthenticationError, openai.PermissionDeniedError) as err:
             raise LlmConfigurationError(
@@ -311,6 +327,11 @@ class StructuredLlm:
             raise LlmConfigurationError(_NOT_CHAT_COMPLETION.format(agent=agent))
         usage.add(completion, time.monotonic() - started)
         message = completion.choices[0].message
+        if message.tool_calls:
+            calls = [c for c in message.tool_calls if isinstance(c, FunctionToolCall)]
+            raise ToolCallsRequested(
+                model, [(c.id, c.function.name, c.function.arguments) for c in calls]
+            )
         if message.refusal:
             return json.dumps({"refusal": message.refusal})
         return message.content or ""

@@ -21,6 +21,7 @@ from typing import Any
 import httpx2
 from temporalio import activity
 
+from activities import offline_tools
 from models.agent_types import AgentType, Terminal
 from models.interrupt_events import SUPERVISOR_MESSAGE_PREFIX
 from models.interrupts import InterruptRouting
@@ -139,22 +140,36 @@ class OfflineModel(httpx2.AsyncBaseTransport):
         body = json.loads(await request.aread())
         self.received.append(body)
         fmt = body.get("response_format") or {}
-        spec = fmt.get("json_schema") or {}
-        name = spec.get("name", "")
+        name = (fmt.get("json_schema") or {}).get("name", "")
         node = NODES_BY_OUTPUT.get(name)
         if node is not None and self.scenario.loop is not None:
             self._calls[_workflow_id()] += 1
         if node is not None and node.agent_type in self.scenario.delays:
             await asyncio.sleep(self.scenario.delays[node.agent_type])
-        answer = self.answer(name, spec.get("schema") or {}, body.get("messages") or [])
-        return httpx2.Response(200, json=chat_completion(body.get("model", ""), answer))
+        return httpx2.Response(200, json=self.completion(body))
+
+    def completion(self, body: dict[str, Any]) -> dict[str, Any]:
+        """The response to a request: the next tool calls while tools are offered and the
+        offline plan has some (``activities/offline_tools.py``), else the structured answer."""
+        spec = (body.get("response_format") or {}).get("json_schema") or {}
+        name = spec.get("name", "")
+        messages = body.get("messages") or []
+        offered = {str((t.get("function") or {}).get("name")) for t in body.get("tools") or []}
+        node = NODES_BY_OUTPUT.get(name)
+        if offered and body.get("tool_choice") != "none" and node is not None:
+            agent = node.agent_type.value
+            calls = offline_tools.next_calls(_goal(messages), agent, offered, messages)
+            if calls:
+                return chat_completion(
+                    body.get("model", ""), None, offline_tools.tool_calls(calls, messages)
+                )
+        answer = self.answer(name, spec.get("schema") or {}, messages)
+        return chat_completion(body.get("model", ""), answer)
 
     def answer(self, name: str, schema: dict[str, Any], messages: list[dict[str, Any]]) -> str:
         """The JSON reply for one structured-output request."""
-        asked = "\n".join(str(m.get("content", "")) for m in messages if m.get("role") == "user")
-        match = _GOAL.search(asked)
-        goal = match["goal"].strip() if match else "the requested change"
-        writer = _Writer(goal, schema, self.scenario.fan_out)
+        goal = _goal(messages)
+        writer = _Writer(goal, schema, self.scenario.fan_out, offline_tools.references(messages))
         node = NODES_BY_OUTPUT.get(name)
         model: type[Routing] | None = None
         if name == InterruptRouting.__name__:
@@ -205,6 +220,12 @@ def _workflow_id() -> str:
     return (activity.info().workflow_id or "") if activity.in_activity() else ""
 
 
+def _goal(messages: list[dict[str, Any]]) -> str:
+    asked = "\n".join(str(m.get("content", "")) for m in messages if m.get("role") == "user")
+    match = _GOAL.search(asked)
+    return match["goal"].strip() if match else "the requested change"
+
+
 def _pick_route(
     model: type[Routing],
     schema: dict[str, Any],
@@ -231,10 +252,19 @@ def _pick_route(
 class _Writer:
     """Fills a JSON schema with text derived from the goal."""
 
-    def __init__(self, goal: str, root: dict[str, Any], fan_out: int = 2) -> None:
+    def __init__(
+        self,
+        goal: str,
+        root: dict[str, Any],
+        fan_out: int = 2,
+        refs: list[offline_tools.Reference] | None = None,
+    ) -> None:
         self.goal = goal
         self.root = root
         self.fan_out = fan_out
+        self.refs = refs or []
+        """Line ranges the tools showed: file references and paths are taken from these."""
+        self.next_ref = 0
         self.counter = 0
         self.tickets: list[str] = []
         self.ticket_refs = 0
@@ -315,10 +345,18 @@ class _Writer:
                 self.ticket_refs += not planned
                 index = len(self.tickets) + 1 if planned else self.ticket_refs
                 self.tickets.append(f"T-{index:03d}")
-            return {k: self.value(p, k) for k, p in props.items()}
+            value = {k: self.value(p, k) for k, p in props.items()}
+            if self.refs and "path" in value and "startLine" in value:
+                ref = self.refs[self.next_ref % len(self.refs)]
+                self.next_ref += 1
+                value.update(path=ref.path, startLine=ref.start_line, endLine=ref.end_line)
+                value.update({"note": ref.note} if "note" in value else {})
+            return value
         if kind == "array":
             if key == "dependencies":
                 return self.tickets[-2:-1]  # each planned ticket needs the one before it
+            if self.refs and key in _PATH_LISTS:
+                return list(dict.fromkeys(r.path for r in self.refs))[:2]
             count = self.fan_out if key == "requests" else 2
             return [self.value(schema.get("items", {}), _singular(key)) for _ in range(count)]
         if kind == "boolean":
@@ -371,6 +409,8 @@ class _Writer:
         return f"{words.capitalize()} for '{self.goal}' ({aspect})"
 
 
+_PATH_LISTS = frozenset({"filePaths", "filesModified", "files"})
+"""Arrays of workspace paths: filled with files the tools showed."""
 _ASPECTS = (
     "request handling",
     "configuration and limits",
@@ -393,18 +433,25 @@ def _singular(key: str) -> str:
     return key[:-1] if key.endswith("s") else key
 
 
-def chat_completion(model: str, content: str) -> dict[str, Any]:
-    """A Chat Completions response body carrying ``content`` (deterministic id)."""
+def chat_completion(
+    model: str, content: str | None, tool_calls: list[dict[str, Any]] | None = None
+) -> dict[str, Any]:
+    """A Chat Completions response body carrying ``content`` or ``tool_calls`` (deterministic
+    id)."""
+    message: dict[str, Any] = {"role": "assistant", "content": content, "refusal": None}
+    if tool_calls:
+        message["tool_calls"] = tool_calls
+    digest = hashlib.sha256(json.dumps(message).encode()).hexdigest()[:16]
     return {
-        "id": "chatcmpl-offline-" + hashlib.sha256(content.encode()).hexdigest()[:16],
+        "id": "chatcmpl-offline-" + digest,
         "object": "chat.completion",
         "created": 0,
         "model": model,
         "choices": [
             {
                 "index": 0,
-                "message": {"role": "assistant", "content": content, "refusal": None},
-                "finish_reason": "stop",
+                "message": message,
+                "finish_reason": "tool_calls" if tool_calls else "stop",
                 "logprobs": None,
             }
         ],

@@ -73,7 +73,9 @@ def _decorate_one(result: AgentResult, call: AgentCall, decision: DecisionType |
         result.file_references = consolidate_references(reports)
         result.cross_links = _unique_links([link for r in reports for link in r.cross_links])
         relevance = [r.relevance for r in result.file_references]
+        invalid = [i for r in reports if r.reference_check for i in r.reference_check.invalid]
         result.aggregated_metrics += [
+            Metric(name="invalidReferences", value=float(len(invalid))),
             Metric(name="fileReferences", value=float(len(relevance))),
             Metric(name="meanRelevance", value=round(sum(relevance) / len(relevance), 3))
             if relevance
@@ -97,10 +99,11 @@ def _decorate_one(result: AgentResult, call: AgentCall, decision: DecisionType |
 
 
 def consolidate_references(reports: list[DiscoveryAgentResult]) -> list[ConsolidatedReference]:
-    """Deduplicate by (path, lines); relevance aggregates as 1 - prod(1 - r) over the reports."""
+    """Deduplicate the valid references by (path, lines); relevance aggregates as
+    1 - prod(1 - r) over the reports."""
     merged: dict[tuple[str, int, int], ConsolidatedReference] = {}
     for report in reports:
-        for ref in report.file_references:
+        for ref in (r for r in report.file_references if r.valid):
             key = (ref.path, ref.start_line, ref.end_line)
             seen = merged.get(key)
             score = min(max(ref.relevance, 0.0), 1.0)

@@ -6,7 +6,8 @@ from each run's event history: a REQUEST is the agent call's request (its activi
 OUTPUT the agent's reply (its activity result), a RESOLUTION the interrupt child's result, an
 INTERRUPT the question in its node's output (or, for questions the workflow raised for dispatched
 agents, in the interrupt child's input, which also holds the node's request). CONTEXT payloads
-are the curated contexts, which the requests after them carry.
+are the curated contexts, which the requests after them carry. An OUTPUT's tool calls are read
+from the replies of its rounds.
 
 ``read_run`` reads the same histories without a query (no worker needed, closed runs too): every
 agent call with its reply, and every interrupt with its question, answer and translation (the
@@ -27,6 +28,7 @@ from models.agent_call import AgentCall, AgentReply
 from models.interrupt_flow import InterruptInput, InterruptOutcome, ReviewInput, TranslationInput
 from models.interrupts import InterruptResolution
 from models.state import EntryKind, HistoryEntry, HistoryPageRequest, OrchestratorStatus
+from models.tools import ToolTrace
 from workflows.lifting import lifted_output
 from workflows.orchestrator import OrchestratorWorkflow
 
@@ -66,12 +68,16 @@ class _Recorded:
     asked: dict[str, dict[str, Any]] = field(default_factory=dict)
     """Interrupt children's inputs by the node that asked: a question the workflow raised for
     dispatched agents has no agent call, so its node's request and question are read here."""
+    tool_calls: dict[str, dict[str, ToolTrace]] = field(default_factory=dict)
+    """Each node's tool calls, from all its rounds' replies, by call id."""
 
     async def read(self, client: Client, handle: WorkflowHandle) -> None:
         run = await _run_events(client, handle)
         for _, call, reply in run.calls:
             self.requests[call.node_id] = {**call.request, "goal": ""}
             self.outputs[call.node_id] = reply.output
+            traces = self.tool_calls.setdefault(call.node_id, {})
+            traces.update((t.call_id, t) for t in reply.tool_trace)
         for child in run.children:
             self.asked[child.asked.origin_node_id] = child.asked.to_wire()
             if child.outcome is not None:
@@ -91,6 +97,9 @@ class _Recorded:
                 asked[entry.node_id] = f"{workflow_id}-interrupt-{len(asked) + 1}"
             if entry.payload is None:
                 entry = entry.model_copy(update={"payload": self._payload(entry, asked)})
+            if entry.tool_call_count and not entry.tool_calls:
+                traces = self.tool_calls.get(entry.node_id, {})
+                entry = entry.model_copy(update={"tool_calls": list(traces.values())})
             filled.append(entry)
         _link_curations(filled)
         return filled

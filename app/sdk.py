@@ -20,6 +20,7 @@ from temporalio.client import (
 from temporalio.common import WorkflowIDReusePolicy
 from temporalio.service import RPCError
 
+from activities.tools.workspace import normalized_source
 from app.config import DEFAULT_TASK_QUEUE, TemporalSettings
 from app.connect import connect
 from app.export import ExportSummary, Format, Kind, export
@@ -38,6 +39,7 @@ from models.state import (
     OrchestratorInput,
     OrchestratorStatus,
 )
+from models.tools import WorkspaceSpec
 from workflows import visibility
 from workflows.interrupt import InterruptWorkflow
 from workflows.orchestrator import OrchestratorWorkflow
@@ -113,8 +115,12 @@ class AgentWorkflowClient:
         workflow_id: str | None = None,
         max_steps: int = DEFAULT_MAX_STEPS,
         task_queue: str | None = None,
+        workspace: WorkspaceSpec | None = None,
     ) -> WorkflowHandle[OrchestratorWorkflow, OrchestratorCollectorResult]:
         """Start an OrchestratorWorkflow; raises ValueError for an empty goal.
+
+        ``workspace`` (a local git directory, made absolute here, or a git URL, and a ref) gives
+        the agents read-only code tools and episodic memory.
 
         An id is used once: starting a run with the id of an earlier one (running or closed)
         raises WorkflowAlreadyStartedError.
@@ -122,7 +128,10 @@ class AgentWorkflowClient:
         The run gets the ``AgentPhase`` search attribute (and its interrupts theirs) only when
         the namespace has them registered.
         """
-        run_input = OrchestratorInput(goal=goal, max_steps=max_steps)
+        if workspace is not None:
+            source = normalized_source(workspace.source)
+            workspace = workspace.model_copy(update={"source": source})
+        run_input = OrchestratorInput(goal=goal, max_steps=max_steps, workspace=workspace)
         if self._indexed is None:
             self._indexed = not await self.search_attributes_missing()
         return await self.client.start_workflow(

@@ -12,11 +12,15 @@ from temporalio.worker.workflow_sandbox import SandboxedWorkflowRunner, SandboxR
 
 import workflows
 from activities.agents import AgentActivities
+from activities.contributors import default_registry
 from activities.llm import LlmSettings, StructuredLlm
 from activities.notify import NotificationActivities, NotifySettings
 from activities.offline_model import OfflineModel, OfflineScenario
 from activities.prompting import PromptRenderer
 from activities.resolution import ResolutionActivities
+from activities.tools.loop import Toolbox
+from activities.tools.settings import ToolSettings
+from activities.tools.workspace import WorkspaceActivities
 from app.data_converter import with_checked_converter
 from workflows.interrupt import InterruptWorkflow
 from workflows.notifications import NotificationWorkflow
@@ -72,17 +76,21 @@ def build_worker(
     scenario: OfflineScenario | None = None,
     prompts: PromptRenderer | None = None,
     notify: NotifySettings | None = None,
+    tools: ToolSettings | None = None,
 ) -> Worker:
     """A worker for ``task_queue`` with all workflows and the agent activities.
 
     ``prompts`` defaults to a renderer with the default prompt contributors; ``notify`` to no
-    notification channels (``app.config.notify_settings_from_env`` reads them).
+    notification channels (``app.config.notify_settings_from_env`` reads them); ``tools``
+    (workspace cache, memory, budgets) to ``ToolSettings.from_env()``.
     """
     if offline is None and settings.offline:
         offline = OfflineModel(scenario)
     llm = StructuredLlm(openai_client(settings, offline), settings)
-    prompts = prompts if prompts is not None else PromptRenderer()
-    agents = AgentActivities(llm, prompts)
+    tools = tools if tools is not None else ToolSettings.from_env()
+    prompts = prompts if prompts is not None else PromptRenderer(registry=default_registry(tools))
+    agents = AgentActivities(llm, prompts, Toolbox(tools))
+    workspaces = WorkspaceActivities(tools)
     resolution = ResolutionActivities(llm, prompts)
     notifications = NotificationActivities(notify or NotifySettings())
     return Worker(
@@ -98,5 +106,6 @@ def build_worker(
             resolution.review_interrupt,
             notifications.plan,
             notifications.notify,
+            workspaces.pin_workspace,
         ],
     )

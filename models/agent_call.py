@@ -8,6 +8,7 @@ from pydantic import ConfigDict, Field
 
 from models.agent_types import AgentType
 from models.base import WireModel
+from models.tools import PinnedWorkspace, ToolRequest, ToolTrace
 
 
 class ContextItem(WireModel):
@@ -66,6 +67,18 @@ class AgentCall(WireModel):
         default_factory=list,
         description="The newest blackboard entries without payloads (most recent last, capped).",
     )
+    workspace: PinnedWorkspace | None = Field(
+        default=None, description="The run's pinned workspace; null: no tools."
+    )
+    tool_requests: list[ToolRequest] = Field(
+        default_factory=list,
+        description="Tool calls the model asked for in earlier rounds of this step, in order.",
+    )
+
+    @property
+    def workspace_key(self) -> str:
+        """The memory space of the run's workspace."""
+        return self.workspace.memory_key if self.workspace is not None else ""
 
 
 class CallRecord(WireModel):
@@ -103,4 +116,11 @@ class AgentReply(WireModel):
     warnings: list[str] = Field(
         default_factory=list,
         description="Problems that did not stop the call (a failed contributor).",
+    )
+    tool_requests: list[ToolRequest] = Field(
+        default_factory=list,
+        description="Tool calls the model asks for: run another round (``output`` is empty).",
+    )
+    tool_trace: list[ToolTrace] = Field(
+        default_factory=list, description="The tool calls this step ran, in order."
     )

@@ -63,6 +63,12 @@ def curate_discovery(
     result: DiscoveryCollectorResult, context_id: str
 ) -> DiscoveryCollectorContext:
     ranked = sorted(result.file_references, key=lambda r: (-r.relevance, r.path))
+    check = result.reference_check
+    invalid = {r.path for r in check.invalid} if check is not None else set()
+    findings = [
+        f.model_copy(update={"file_paths": [p for p in f.file_paths if p not in invalid]})
+        for f in result.query_findings
+    ]
     return DiscoveryCollectorContext(
         context_id=context_id,
         source_result_id=result.result_id,
@@ -70,7 +76,7 @@ def curate_discovery(
             summary=result.summary,
             recommendations=sorted(result.recommendations, key=lambda r: r.priority),
             key_references=ranked[:KEY_REFERENCES],
-            query_findings=result.query_findings,
+            query_findings=findings,
         ),
     )
 

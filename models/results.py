@@ -20,12 +20,31 @@ LEGACY_NEEDS_INPUT = "needsInput"
 """The question field dispatched agents' results had before issue 10."""
 
 
+class InvalidReference(WireModel):
+    """A file reference that the pinned workspace does not bear out."""
+
+    path: str
+    start_line: int | None = None
+    end_line: int | None = None
+    reason: str
+
+
+class ReferenceCheck(WireModel):
+    """File references of a result checked against the run's pinned commit (issue 13 item 6)."""
+
+    commit: str
+    checked: int
+    invalid: list[InvalidReference] = Field(default_factory=list)
+
+
 class AgentResult(WireModel):
     """Base of every result. The id fields are stamped by the system, never written by the model."""
 
     schema_version: SkipJsonSchema[str] = SCHEMA_VERSION
     result_id: SkipJsonSchema[str] = ""
     upstream_context_ids: SkipJsonSchema[list[str]] = Field(default_factory=list)
+    reference_check: SkipJsonSchema[ReferenceCheck | None] = None
+    """Set when the run has a workspace: how many file references were checked, which failed."""
 
 
 # --- building blocks -----------------------------------------------------------------------
@@ -37,6 +56,8 @@ class FileReference(WireModel):
     end_line: int
     relevance: float = Field(description="0 (unrelated) to 1 (central to the goal)")
     note: str
+    valid: SkipJsonSchema[bool] = True
+    """False when the pinned workspace has no such file or lines; kept, never curated."""
 
 
 class CrossLink(WireModel):

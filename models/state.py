@@ -15,6 +15,7 @@ from models.fan_out import HeldAgent
 from models.interrupt_events import InterruptRequestEvent
 from models.interrupts import DEFAULT_INTERRUPT_TIMEOUT_SECONDS, TimeoutOutcome
 from models.limits import MAX_GOAL_CHARS
+from models.tools import PinnedWorkspace, ToolTrace, WorkspaceSpec
 
 DEFAULT_MAX_STEPS = 60
 
@@ -51,6 +52,10 @@ class HistoryEntry(WireModel):
     route: str | None = None
     upstream_context_ids: list[str] = Field(default_factory=list)
     at: datetime
+    tool_calls: list[ToolTrace] = Field(default_factory=list)
+    """An OUTPUT's tool calls (tool, arguments, result size and hash, latency), while its payload
+    is kept; ``read_blackboard(payloads=True)`` reads older ones back from history."""
+    tool_call_count: int = 0
 
 
 class LastOutput(WireModel):
@@ -127,6 +132,8 @@ class OrchestratorState(WireModel):
     """Supervisor events by the node id they asked to interrupt; consumed by its interrupt."""
     curated: CuratedContexts = Field(default_factory=CuratedContexts)
     """The latest curated context of each phase, handed to the requests that take it."""
+    workspace: PinnedWorkspace | None = None
+    """The run's workspace pinned to a commit (the pin activity's result), if it has one."""
     processed_event_ids: list[str] = Field(default_factory=list)
     """Ids of the events taken (the newest ``MAX_REMEMBERED_EVENT_IDS``), so a supervisor's retry
     is not processed twice."""
@@ -150,6 +157,11 @@ class OrchestratorInput(WireModel):
         default=None,
         ge=1,
         description="Continue-as-new after this many steps per run; null: when the server says.",
+    )
+    workspace: WorkspaceSpec | None = Field(
+        default=None,
+        description="A local git directory or a git URL (and ref) the agents may read; "
+        "null: agents run without tools.",
     )
     carried_state: OrchestratorState | None = None
 

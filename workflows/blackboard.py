@@ -23,6 +23,7 @@ from models.state import (
     LastOutput,
     OrchestratorState,
 )
+from models.tools import ToolTrace
 
 PAYLOAD_WINDOW = 24
 """Entries that keep their payload in state (enough for a fan-out of four and its collector)."""
@@ -53,8 +54,10 @@ def record(
     at: datetime,
     route: str | None = None,
     upstream: Sequence[str] = (),
+    tool_calls: Sequence[ToolTrace] = (),
 ) -> HistoryEntry:
-    """Append an entry; drop the payload that falls out of the window; keep the counters."""
+    """Append an entry; drop the payload (and tool trace) that falls out of the window; keep the
+    counters."""
     entry = HistoryEntry(
         index=state.entries_recorded,
         node_id=node_id,
@@ -66,14 +69,21 @@ def record(
         route=route,
         upstream_context_ids=list(upstream)[:MAX_UPSTREAM_IDS],
         at=at,
+        tool_calls=list(tool_calls),
+        tool_call_count=len(tool_calls),
     )
     state.history.append(entry)
     state.entries_recorded += 1
     if len(state.history) > PAYLOAD_WINDOW:
-        state.history[-PAYLOAD_WINDOW - 1].payload = None
+        _drop_payload(state.history[-PAYLOAD_WINDOW - 1])
     if kind is EntryKind.INTERRUPT:
         state.interrupt_counts[agent] = state.interrupt_counts.get(agent, 0) + 1
     return entry
+
+
+def _drop_payload(entry: HistoryEntry) -> None:
+    entry.payload = None
+    entry.tool_calls = []
 
 
 def remember_output(state: OrchestratorState, entry: HistoryEntry) -> None:
@@ -161,6 +171,6 @@ def carried(state: OrchestratorState) -> OrchestratorState:
         for e in state.history[-CARRIED_ENTRIES:]
     ]
     for entry in history[:-CARRIED_PAYLOADS]:
-        entry.payload = None
+        _drop_payload(entry)
     events: list[GraphEvent] = state.events[-CARRIED_EVENTS:]
     return state.model_copy(update={"history": history, "events": list(events)})

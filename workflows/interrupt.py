@@ -72,6 +72,8 @@ class InterruptWorkflow:
         self._events: list[GraphEvent] = []
         self._events_recorded = 0
         self._notify = Notifier(self._event)
+        if self._job.carried is not None:  # before any handler runs: signals may come first
+            self._resume_waiting(self._job.carried)
 
     @workflow.run
     async def run(self, *args: Any) -> InterruptOutcome:
@@ -83,8 +85,6 @@ class InterruptWorkflow:
             ).to_application_error()
         if self._job.carried is None:
             self._prepare_question()
-        else:
-            self._resume_waiting(self._job.carried)
         timed_out = False
         if self._job.request.type is InterruptType.AGENT_REVIEW:
             resolution = await self._review_unless_answered(ResolvedBy.AGENT_REVIEW)

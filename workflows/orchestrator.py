@@ -51,6 +51,7 @@ from models.state import (
     PendingInterrupt,
     PendingStep,
 )
+from models.tools import ToolTrace
 from workflows import blackboard
 from workflows.curation import curate, with_contexts
 from workflows.event_log import log_event, record_event
@@ -68,6 +69,7 @@ from workflows.resume import resumed_request
 from workflows.steps import decide
 from workflows.supervised_call import SupervisedCalls
 from workflows.visibility import child_attributes, show_orchestrator
+from workflows.workspace import pin_workspace
 
 IDEMPOTENT_FAN_OUT = "idempotent-fan-out"
 """Patch id: a dispatch node resumes with its fan-out held (runs recorded before re-ran it all)."""
@@ -110,6 +112,8 @@ class OrchestratorWorkflow:
         )
         self._steps_at_start = self._state.steps_taken
         self._calls = SupervisedCalls()
+        self._tool_calls: dict[str, list[ToolTrace]] = {}
+        """Each finished call's tool trace by node id, until its OUTPUT entry takes it."""
 
     @workflow.run
     async def run(self, *args: Any) -> OrchestratorCollectorResult:
@@ -124,6 +128,13 @@ class OrchestratorWorkflow:
         state = self._state
         if self._input.carried_state is None:
             self._event(EventKind.INFO, f"started with goal: {clip(state.goal)}")
+        if self._input.workspace is not None and state.workspace is None:
+            try:
+                state.workspace = await pin_workspace(self._input.workspace)
+            except ActivityError as err:
+                self._fail(InvalidInput(f"the workspace was not pinned: {failure_message(err)}"))
+            pinned = state.workspace
+            self._event(EventKind.INFO, f"workspace {pinned.source} pinned at {pinned.commit}")
         while True:
             if self._should_continue_as_new():
                 await workflow.wait_condition(workflow.all_handlers_finished)
@@ -535,6 +546,7 @@ class OrchestratorWorkflow:
             previous=blackboard.previous_attempt(state, agent, request_entry),
             interrupts_here=state.interrupt_counts.get(agent, 0),
             recent=blackboard.recent_digest(state),
+            workspace=state.workspace,
         )
         try:
             reply = await self._calls.run(call, lambda: state.stored_events.get(node_id))
@@ -545,6 +557,7 @@ class OrchestratorWorkflow:
             self._fail(AgentFailed(f"{agent} at {node_id} failed: {text}"), node_id, agent)
         for warning in reply.warnings:
             self._event(EventKind.WARNING, warning, node_id, agent)
+        self._tool_calls[node_id] = reply.tool_trace
         return reply
 
     def _curate(self, agent: AgentType, output: HistoryEntry, payload: dict[str, Any]) -> None:
@@ -594,6 +607,7 @@ class OrchestratorWorkflow:
     ) -> HistoryEntry:
         return blackboard.record(
             self._state,
+            tool_calls=self._tool_calls.pop(node_id, []) if kind is EntryKind.OUTPUT else [],
             node_id=node_id,
             agent=agent,
             kind=kind,

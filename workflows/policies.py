@@ -59,3 +59,10 @@ NOTIFY_SCHEDULE_TO_CLOSE = timedelta(minutes=3)
 then the failure becomes a WARNING event on the interrupt."""
 NOTIFY_PLAN_TIMEOUT = timedelta(seconds=5)
 """The local activity that reads which channels the worker's settings enable."""
+
+WORKSPACE_PIN_TIMEOUT = timedelta(minutes=10)
+"""Cloning or fetching a run's workspace and extracting its commit."""
+WORKSPACE_PIN_RETRY = RetryPolicy(
+    maximum_attempts=3, non_retryable_error_types=["WorkspaceUnavailable"]
+)
+"""A source that is not a repository, or a ref that names no commit, fails the run at once."""

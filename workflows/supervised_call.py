@@ -1,5 +1,9 @@
 """Agent activities a supervisor can redirect: cancel the running call, run it again with the
-event's message, and never act on a result that an event superseded (spec 002 US3, FR-008)."""
+event's message, and never act on a result that an event superseded (spec 002 US3, FR-008).
+
+An agent step with tools is a loop of model calls, one activity each (``activities/tools/loop.py``
+says why): a reply asking for tool calls adds them to the call and runs the next round.
+"""
 
 from __future__ import annotations
 
@@ -12,6 +16,7 @@ from temporalio.workflow import ActivityHandle
 
 from models.agent_call import AgentCall, AgentReply
 from models.interrupt_events import InterruptRequestEvent
+from models.tools import ToolTrace
 from workflows.event_rules import supervisor_message
 from workflows.policies import AGENT_HEARTBEAT_TIMEOUT, AGENT_RETRY, AGENT_START_TO_CLOSE
 
@@ -42,16 +47,21 @@ class SupervisedCalls:
         of the workflow is never taken for an event's.
         """
         node_id = call.node_id
+        trace: list[ToolTrace] = []
         while True:
             event = stored_event()
             call.user_messages = [supervisor_message(event)] if event else []
+            rounds = (
+                f" (tool round {call.tool_requests[-1].round + 1})" if call.tool_requests else ""
+            )
             handle = workflow.start_activity_method(
                 AgentActivities.run_agent,
                 call,
                 start_to_close_timeout=AGENT_START_TO_CLOSE,
                 heartbeat_timeout=AGENT_HEARTBEAT_TIMEOUT,
                 retry_policy=AGENT_RETRY,
-                summary=f"{call.agent_type} {node_id}" + (" (asked to interrupt)" if event else ""),
+                summary=f"{call.agent_type} {node_id}{rounds}"
+                + (" (asked to interrupt)" if event else ""),
             )
             self._inflight[node_id] = handle
             try:
@@ -65,6 +75,10 @@ class SupervisedCalls:
             finally:
                 self._inflight.pop(node_id, None)
             self._cancelled_for_event.discard(node_id)
+            trace = list({t.call_id: t for t in [*trace, *reply.tool_trace]}.values())
+            if reply.tool_requests:  # the model asked for tools: the next round runs them
+                call.tool_requests = [*call.tool_requests, *reply.tool_requests]
+                continue
             if stored_event() is not event:
                 continue  # the event arrived as the call finished: its result is superseded
-            return reply
+            return reply.model_copy(update={"tool_trace": trace})

@@ -17,6 +17,7 @@ from activities.contributors.interrupt_resolution import InterruptResolutionCont
 from activities.contributors.loop_breaker import InterruptLoopBreakerContributor
 from activities.contributors.previous_context import PreviousContextContributor
 from activities.contributors.we_are_here import WeAreHereContributor
+from activities.tools.settings import ToolSettings
 
 __all__ = [
     "AssembledSections",
@@ -32,14 +33,18 @@ __all__ = [
 ]
 
 
-def default_registry() -> ContributorRegistry:
-    """The five built-in contributors, in their (order, name) order."""
-    return ContributorRegistry(
+def default_registry(tools: ToolSettings | None = None) -> ContributorRegistry:
+    """The built-in contributors and each tool group's own (FR-001), in (order, name) order."""
+    from activities.tools.catalog import tool_groups  # the tools import this package's base
+
+    registry = ContributorRegistry(
         [
-            EpisodicMemoryContributor(),
             WeAreHereContributor(),
             PreviousContextContributor(),
             InterruptResolutionContributor(),
             InterruptLoopBreakerContributor(),
         ]
     )
+    for group in tool_groups(tools or ToolSettings()):
+        registry.register(group.contributor)
+    return registry

@@ -21,6 +21,7 @@ from typing import Any
 from models.agent_call import AgentCall, HistoryDigestEntry, PreviousContext
 from models.agent_types import AgentType
 from models.base import WireModel
+from models.tools import PinnedWorkspace
 
 logger = logging.getLogger(__name__)
 
@@ -43,7 +44,8 @@ class PromptContext:
     - ``recent``: the newest blackboard entries without payloads (node, agent, kind, route, id);
     - ``interrupts_here``: how many interrupts this agent type raised in the run chain;
     - ``previous``: its previous attempt (output excerpt, route, why it runs again), or None;
-    - ``interrupt_resolution``: its earlier question and the answer, when it resumes.
+    - ``interrupt_resolution``: its earlier question and the answer, when it resumes;
+    - ``workspace``: the run's pinned workspace, or None (then no tool is offered).
     """
 
     agent_type: AgentType
@@ -55,6 +57,7 @@ class PromptContext:
     previous: PreviousContext | None
     interrupt_resolution: str | None
     output_model: type[WireModel]
+    workspace: PinnedWorkspace | None = None
 
     @classmethod
     def from_call(cls, call: AgentCall, output_model: type[WireModel]) -> PromptContext:
@@ -68,6 +71,7 @@ class PromptContext:
             previous=call.previous,
             interrupt_resolution=call.interrupt_resolution,
             output_model=output_model,
+            workspace=call.workspace,
         )
 
 

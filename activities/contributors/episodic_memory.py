@@ -1,34 +1,44 @@
-"""Episodic memory guidance: recall, retain, reflect (spec 003 US2, FR-006..011)."""
+"""Episodic memory guidance: recall, retain, reflect (spec 003 US2, FR-006..011).
+
+The memory tool registers this contributor for the agents it is offered to; it speaks only when
+the call has a workspace, i.e. when the tool is really there (SC-009).
+"""
 
 from __future__ import annotations
 
 from activities.contributors.base import PromptContext, PromptContributor
+from models.agent_types import AgentType
 
-GUIDANCE = """\
-You have an episodic memory that outlives this step: what agents learn is kept as episodes and
-linked into a knowledge graph. Use its three operations when the memory tool is available:
-- **Recall before you start.** Before starting a new task, recall episodes related to your
-  request: earlier decisions on this goal, files and modules already explored, answers people gave
-  to earlier questions. Build on them instead of rediscovering them.
-- **Retain with context.** Retain each finding or decision worth keeping together with its
-  contextual metadata: the agent type and node ({agent} at {node}), the context ids it came from,
-  the files or components it concerns, and why it matters.
-- **Reflect after significant actions.** After each significant action (a decision, a finished
-  piece of work, a resolved question, a surprise) reflect on it: how does it relate to what you
-  recalled and retained before, what does it confirm, contradict or explain? Retaining alone only
-  stores isolated facts; reflection is what solidifies the connections between memories and turns
-  them into a knowledge graph the next agent can use. Do not skip it.
-If the memory tool is unavailable, carry on without it and put what you would have retained into
-your output, so the blackboard keeps it."""
+MEMORY_GUIDANCE = """\
+You have an episodic memory shared by every run on this workspace ({source}). Its tools:
+- **Recall before you start** (`memory_recall`): before starting a new task, recall episodes
+  related to your request: earlier decisions on this goal, files and modules already explored,
+  answers people gave to earlier questions. Build on them instead of rediscovering them.
+- **Retain with context** (`memory_retain`): retain each finding or decision worth keeping with
+  its contextual metadata: the files it concerns and the context ids it came from (your agent type
+  and node, {agent} at {node}, are added for you).
+- **Reflect after significant actions** (`memory_reflect`): after each significant action (a
+  decision, a finished piece of work, a resolved question, a surprise) reflect on it: link the
+  memories involved (ids from recall and retain) with an insight saying how they relate, what is
+  confirmed, contradicted or explained. Retaining alone only stores isolated facts; reflection is
+  what solidifies the connections between memories into a knowledge graph the next agent can
+  use. Do not skip it.
+Memory calls count against the step's tool budget."""
 
 
 class EpisodicMemoryContributor(PromptContributor):
-    """The episodic memory tool's guidance, for every agent."""
+    """The episodic memory tool's guidance (FR-006..011): present exactly when the tool is."""
 
     name = "episodic-memory"
     title = "Episodic memory"
     order = 10
-    applies_to = None
 
-    def contribute(self, ctx: PromptContext) -> str:
-        return GUIDANCE.format(agent=ctx.agent_type.value, node=ctx.node_id)
+    def __init__(self, agents: frozenset[AgentType]) -> None:
+        self.applies_to = agents
+
+    def contribute(self, ctx: PromptContext) -> str | None:
+        if ctx.workspace is None:
+            return None
+        return MEMORY_GUIDANCE.format(
+            source=ctx.workspace.source, agent=ctx.agent_type.value, node=ctx.node_id
+        )

@@ -48,7 +48,7 @@ async def test_run_agent_returns_contributor_warnings_and_still_answers() -> Non
     assert "sk-secret" not in warning
     (request,) = offline.received
     system = request["messages"][0]["content"]
-    assert "## Episodic memory" in system and "## Exploding tool" not in system
+    assert "## Where you are in the workflow" in system and "## Exploding tool" not in system
 
 
 async def test_run_agent_without_problems_has_no_warnings() -> None:

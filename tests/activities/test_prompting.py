@@ -26,6 +26,7 @@ from models.limits import compact_json
 from models.routing import Routing
 from tests.support.prompts import (
     ROUTING_AGENTS,
+    WORKSPACE,
     make_call,
     previous,
 )
@@ -128,7 +129,7 @@ def test_routing_agent_prompt_has_every_guidance_section(agent: AgentType) -> No
     )
 
     # contributor sections: memory, where we are (marker on this node), first attempt
-    assert "## Episodic memory\n" in system
+    assert "## Episodic memory\n" not in system  # no workspace: no memory tool, no guidance
     (marked,) = [line for line in system.splitlines() if HERE in line]
     assert marked.startswith(f"{HERE} {agent.value} ") and " -> " in marked
     for alias in model.route_aliases():
@@ -149,6 +150,7 @@ def test_dispatched_agent_asks_with_its_own_type_and_its_dispatcher_raises_it(
     assert f"{dispatcher} ran you in parallel with other agents" in system
     assert "gives you back only\nyour own answer" in system
     assert "There is one interrupt handler for every agent" not in system
+    assert "## Episodic memory\n" not in system  # no workspace: no memory tool, no guidance
     assert f"\n{HERE} {agent.value} (dispatched by {dispatcher}" in system
 
 
@@ -161,6 +163,7 @@ def test_sections_follow_the_template_in_a_stable_order() -> None:
             previous=previous(),
             interrupt_resolution="Question: which scope?\n- scope -> A",
             interrupts_here=3,
+            workspace=WORKSPACE,
         ),
     )
     headings = [
@@ -223,12 +226,15 @@ def test_the_request_message_no_longer_carries_the_resolution() -> None:
     assert prompt.system.count("the answer is B") == 1
 
 
-def test_default_renderer_has_the_five_contributors_and_still_renders_interrupt_templates() -> None:
+def test_default_renderer_has_the_tools_contributors_and_still_renders_interrupt_templates() -> (
+    None
+):
     renderer = PromptRenderer()
     assert (
         renderer.registry.names
         == default_registry().names
         == [
+            "code-tools",
             "episodic-memory",
             "interrupt-loop-breaker",
             "interrupt-resolution",

@@ -69,22 +69,28 @@ async def _finish(
 
 
 async def _send(handle: WorkflowHandle[Any, Any], name: str, payload: Payload, times: int) -> None:
-    """Signal ``times`` times; every signal must be delivered to a running workflow."""
+    """Signal ``times`` times; every signal must be delivered to a running workflow.
+
+    A signal that races a continue-as-new is refused by the run that just closed ("already
+    completed"); like any careful sender, this one sends it again to the run that took over.
+    """
 
     async def one() -> str | None:
-        try:
-            await handle.signal(name, RawValue(payload))
-        except Exception as err:
-            return f"{type(err).__name__}: {err}"
-        return None
+        for _ in range(5):
+            try:
+                await handle.signal(name, RawValue(payload))
+            except Exception as err:
+                if "already completed" in str(err):
+                    continue
+                return f"{type(err).__name__}: {err}"
+            return None
+        return "refused 5 times: already completed"
 
     # One sender, each signal acknowledged before the next: 57 MB at the server's pace. A flood
     # from many senders at once can outrun the worker's continue-as-new and reach the server's
     # history limit in one workflow task; only the server's own limits can stop that.
     results = await bounded_gather((one() for _ in range(times)), 1)
-    # a signal that races a continue-as-new is refused by the run that just closed; the sender
-    # retries it (the next run takes it). Anything else refused is a failure.
-    refused = [r for r in results if r and "already completed" not in r]
+    refused = [r for r in results if r]
     described = await handle.describe()
     assert not refused, (
         f"{len(refused)} of {times} signals of {len(payload.data)} bytes were refused "

@@ -3,8 +3,9 @@
 It listens on 127.0.0.1 on an ephemeral port, serves ``POST /v1/chat/completions``, records every
 request (path, headers, JSON body) and answers from a script of replies played in order:
 
-- ``"valid"``: a ``chat.completion`` whose content is the deterministic answer of
-  ``activities.offline_model.OfflineModel().answer`` for the requested ``json_schema``;
+- ``"valid"``: the offline model's deterministic ``chat.completion``
+  (``activities.offline_model.OfflineModel().completion``): its tool calls while tools are offered
+  and it has some, else the answer for the requested ``json_schema``;
 - ``"invalid"``: a ``chat.completion`` whose content is JSON that validates against no output
   model (it carries only an unknown field, ``INVALID_FIELD``);
 - ``"huge"``: a ``"valid"`` reply with one text field padded past Temporal's 2 MiB payload limit;
@@ -17,7 +18,9 @@ Every answer reports token usage derived from the request and the reply (``usage
 server keeps each request's raw bytes and each reply's content, so tests can compare what a run
 recorded and exported with exactly what the endpoint received and answered.
 
-When the script is exhausted every request is answered ``"valid"``. Use it as a context manager::
+When the script is exhausted every request is answered ``"valid"``. ``hold(n)`` keeps the n-th
+completion request waiting (``holding`` is set when it arrives) until ``release_hold()``.
+Use it as a context manager::
 
     with ScriptedOpenAIServer(["500"]) as server:
         settings = LlmSettings(api_key="sk-...", base_url=server.base_url, model="m")
@@ -96,6 +99,10 @@ class ScriptedOpenAIServer:
         self._replies: list[str] = []
         self._contents: dict[int, str] = {}
         self._model = OfflineModel(scenario)
+        self._hold_at: int | None = None
+        self.holding = threading.Event()
+        """Set when the held request has arrived."""
+        self._hold_released = threading.Event()
         self._httpd: ThreadingHTTPServer | None = None
         self._thread: threading.Thread | None = None
         self.play(*script)
@@ -110,6 +117,13 @@ class ScriptedOpenAIServer:
                 raise ValueError(f"unknown scripted reply {reply!r}")
         with self._lock:
             self._script.extend(replies)
+
+    def hold(self, n: int) -> None:
+        """Keep the ``n``-th completion request (1-based) waiting until ``release_hold``."""
+        self._hold_at = n
+
+    def release_hold(self) -> None:
+        self._hold_released.set()
 
     @property
     def received(self) -> list[ReceivedRequest]:
@@ -170,6 +184,7 @@ class ScriptedOpenAIServer:
         if httpd is None:
             return
         self._released.set()  # "hang" handlers give up, so the handler threads can be joined
+        self._hold_released.set()
         httpd.shutdown()
         httpd.server_close()  # joins the handler threads (block_on_close)
         if thread is not None:
@@ -200,15 +215,25 @@ class ScriptedOpenAIServer:
             index = len(self._received)
             self._received.append(request)
             self._replies.append(reply)
+            held = sum(r.path == COMPLETIONS_PATH for r in self._received) == self._hold_at
+        if held:
+            self.holding.set()
+            self._hold_released.wait()
         body = request.body
         model = str(body.get("model", ""))
-        if reply in (VALID, HUGE, INVALID):
+        if reply == VALID:
+            completion = self._model.completion(body)
+            content = completion["choices"][0]["message"].get("content") or ""
+            with self._lock:
+                self._contents[index] = content
+            return 200, {**completion, "usage": usage_for(request, content)}
+        if reply in (HUGE, INVALID):
             fmt = body.get("response_format") or {}
             spec = fmt.get("json_schema") or {}
             content = self._model.answer(
                 str(spec.get("name", "")), spec.get("schema") or {}, request.messages
             )
-            content = {VALID: content, HUGE: _padded(content), INVALID: INVALID_CONTENT}[reply]
+            content = {HUGE: _padded(content), INVALID: INVALID_CONTENT}[reply]
             with self._lock:
                 self._contents[index] = content
             return 200, {**chat_completion(model, content), "usage": usage_for(request, content)}

@@ -8,12 +8,17 @@ from activities.contributors import PromptContext, PromptContributor
 from models.agent_call import AgentCall, HistoryDigestEntry, PreviousContext
 from models.agent_types import AgentType
 from models.limits import compact_json
+from models.tools import PinnedWorkspace
 from workflows.graph import NODES
 
 GOAL = "add rate limiting to the gateway"
 
 ROUTING_AGENTS = list(NODES)
 """Every agent answers with a Routing (dispatched agents: their result or their question)."""
+
+
+WORKSPACE = PinnedWorkspace(source="/src/shop", commit="c0ffee" * 6 + "abcd", memory_key="k")
+"""A pinned workspace for prompts (no tool runs: rendering only)."""
 
 
 def make_call(agent: AgentType, **overrides: Any) -> AgentCall:

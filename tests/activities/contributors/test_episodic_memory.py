@@ -1,4 +1,4 @@
-"""@episodic-memory-prompts (spec 003 US2, FR-006..011)."""
+"""@episodic-memory-prompts (spec 003 US2, FR-006..011; SC-009: present when the tool is)."""
 
 from __future__ import annotations
 
@@ -6,8 +6,9 @@ import pytest
 
 from activities.contributors import EpisodicMemoryContributor, default_registry
 from activities.prompting import PromptRenderer
+from activities.tools.catalog import CODE_AGENTS, MEMORY_AGENTS, tools_for
 from models.agent_types import AgentType
-from tests.support.prompts import make_call, make_ctx
+from tests.support.prompts import WORKSPACE, make_call, make_ctx
 from workflows.graph import NODES
 
 RENDERER = PromptRenderer()
@@ -20,22 +21,37 @@ def _section(text: str, title: str) -> str:
 
 
 @pytest.mark.parametrize("agent", list(NODES), ids=lambda a: a.value)
-def test_every_agent_gets_recall_retain_and_reflect_guidance(agent: AgentType) -> None:
-    """FR-006 / SC-009: registered by default, present for every agent."""
+def test_every_agent_with_the_tool_gets_recall_retain_and_reflect_guidance(
+    agent: AgentType,
+) -> None:
+    """FR-006 / SC-009: the memory tool registers it; present in every prompt that has the tool."""
     assert "episodic-memory" in [c.name for c in default_registry().for_agent(agent)]
-    prompt = RENDERER.agent_messages(NODES[agent], make_call(agent))
+    assert {t.name for t in tools_for(agent)} >= {"memory_recall", "memory_retain"}
+    prompt = RENDERER.agent_messages(NODES[agent], make_call(agent, workspace=WORKSPACE))
     section = _section(prompt.system, "Episodic memory")
     # FR-009: recall before starting a new task
-    assert "**Recall before you start.** Before starting a new task, recall" in section
+    assert "**Recall before you start** (`memory_recall`): before starting a new task" in section
     # FR-007: retain with contextual metadata, naming this agent and node
-    assert "**Retain with context.**" in section and "contextual metadata" in section
-    assert f"({agent.value} at {agent.slug}-007)" in section
+    assert "**Retain with context** (`memory_retain`)" in section
+    assert "contextual metadata" in section and f"{agent.value} at {agent.slug}-007" in section
     # FR-008, FR-010, FR-011: reflect after significant actions; reflection solidifies links
-    assert "**Reflect after significant actions.**" in section
-    assert "reflection is what solidifies the connections between memories" in section
+    assert "**Reflect after significant actions** (`memory_reflect`)" in section
+    assert "reflection is\n  what solidifies the connections between memories" in section
     assert "knowledge graph" in section and "Retaining alone only" in section
 
 
+@pytest.mark.parametrize("agent", list(NODES), ids=lambda a: a.value)
+def test_without_a_workspace_no_tool_and_no_tool_guidance(agent: AgentType) -> None:
+    """FR-002: a tool's section appears only where the tool is; no workspace, no tools."""
+    system = RENDERER.agent_messages(NODES[agent], make_call(agent)).system
+    assert "## Episodic memory" not in system and "## Code tools" not in system
+    with_tools = RENDERER.agent_messages(NODES[agent], make_call(agent, workspace=WORKSPACE))
+    assert ("## Code tools" in with_tools.system) == (agent in CODE_AGENTS)
+    assert agent in MEMORY_AGENTS
+
+
 def test_recall_comes_before_retain_and_reflect() -> None:
-    text = EpisodicMemoryContributor().contribute(make_ctx(AgentType.ORCHESTRATOR))
+    contributor = EpisodicMemoryContributor(MEMORY_AGENTS)
+    text = contributor.contribute(make_ctx(AgentType.ORCHESTRATOR, workspace=WORKSPACE))
+    assert text is not None
     assert text.index("Recall") < text.index("Retain") < text.index("Reflect")

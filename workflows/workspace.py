@@ -1,0 +1,23 @@
+"""Pin the run's workspace once, at the start: the commit is the activity's result in history,
+so retries, replays and later steps read the same code."""
+
+from __future__ import annotations
+
+from temporalio import workflow
+
+from models.tools import PinnedWorkspace, WorkspaceSpec
+from workflows.policies import WORKSPACE_PIN_RETRY, WORKSPACE_PIN_TIMEOUT
+
+with workflow.unsafe.imports_passed_through():
+    from activities.tools.workspace import WorkspaceActivities
+
+
+async def pin_workspace(spec: WorkspaceSpec) -> PinnedWorkspace:
+    """The pinned workspace; raises the activity's failure (a bad source or ref fails at once)."""
+    return await workflow.execute_activity_method(
+        WorkspaceActivities.pin_workspace,
+        spec,
+        start_to_close_timeout=WORKSPACE_PIN_TIMEOUT,
+        retry_policy=WORKSPACE_PIN_RETRY,
+        summary=f"pin workspace {spec.source}"[:200],
+    )
