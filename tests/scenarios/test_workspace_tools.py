@@ -63,10 +63,10 @@ async def test_discovery_reports_only_valid_references_and_every_tool_call_is_vi
     reports = _outputs(entries, AgentType.DISCOVERY_AGENT)
     assert reports
     for report in reports:
-        refs = report.payload["fileReferences"]  # type: ignore[index]
+        refs = report.payload["result"]["fileReferences"]  # type: ignore[index]
         assert refs and all(r["valid"] for r in refs)
         assert {r["path"] for r in refs} <= {"shop/gateway.py", "shop/config.py", "README.md"}
-        assert report.payload["referenceCheck"]["invalid"] == []  # type: ignore[index]
+        assert report.payload["result"]["referenceCheck"]["invalid"] == []  # type: ignore[index]
         tools_used = [t.tool for t in report.tool_calls]
         assert tools_used[:2] == ["memory_recall", "search"] and "memory_reflect" in tools_used
         for trace in report.tool_calls:
