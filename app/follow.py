@@ -24,6 +24,8 @@ from models.results import OrchestratorCollectorResult
 from workflows.orchestrator import OrchestratorWorkflow
 
 POLL_SECONDS = 0.25
+ANSWERED_BY_GRACE_SECONDS = 10.0
+"""When the run ends while a question is shown, how long to wait to learn who answered it."""
 
 
 class StoppedAtQuestion(Exception):
@@ -134,6 +136,9 @@ async def answer(
         if reader is None:
             render.console.print("Waiting for the answer...")
         await asyncio.wait(waits, return_when=asyncio.FIRST_COMPLETED)
+        if not elsewhere.done():  # the run ended before the poll saw the answer: ask once more
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(asyncio.shield(elsewhere), ANSWERED_BY_GRACE_SECONDS)
         if elsewhere.done():
             render.console.print(f"\nThe question was answered elsewhere, by {elsewhere.result()}.")
     finally:
