@@ -36,7 +36,6 @@ from workflows.event_log import log_event, record_event
 from workflows.handler_args import parse_raw, parse_values
 from workflows.handover import history_is_long
 from workflows.interrupt_hooks import REQUEST_HOOKS, RESOLUTION_HOOKS, TRANSLATION_HOOKS
-from workflows.legacy import upgrade_start
 from workflows.notifications import Notifier
 from workflows.policies import (
     AGENT_HEARTBEAT_TIMEOUT,
@@ -62,7 +61,7 @@ class InterruptWorkflow:
     @workflow.init
     def __init__(self, *args: Any) -> None:
         """Takes any start input; a missing or invalid one fails the interrupt at once."""
-        parsed = parse_values("start input", upgrade_start(args), InterruptInput, max_bytes=None)
+        parsed = parse_values("start input", args, InterruptInput, max_bytes=None)
         self._input_problem = parsed.problem
         self._job = parsed.value or _placeholder_job()
         self._state = InterruptState.REQUESTED

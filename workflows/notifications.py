@@ -43,7 +43,6 @@ with workflow.unsafe.imports_passed_through():
     from activities.notify import NotificationActivities
 
 Record = Callable[[EventKind, str], None]
-NOTIFICATIONS_PATCH = "interrupt-notifications"
 
 
 class Notifier:
@@ -61,12 +60,7 @@ class Notifier:
 
     async def start(self, job: InterruptInput, deadline: datetime | None, *, ask: bool) -> None:
         """Read the plan, then send the question (``ask``: not after a continue-as-new); a plan
-        that cannot be read turns notifications off.
-
-        Interrupts recorded before notifications existed replay without them.
-        """
-        if not workflow.patched(NOTIFICATIONS_PATCH):
-            return
+        that cannot be read turns notifications off."""
         try:
             self._plan = await workflow.execute_local_activity_method(
                 NotificationActivities.plan,

@@ -61,7 +61,6 @@ from workflows.handler_args import parse_raw, parse_values
 from workflows.handover import history_is_long
 from workflows.interrupt import InterruptWorkflow
 from workflows.interrupt_text import details_markdown, summary_line
-from workflows.legacy import upgrade_output
 from workflows.lifting import answer_each, fan_out_context, lift, lifted_output, plan_fan_out
 from workflows.planner import last_request_of, origin_of
 from workflows.resolution_rules import describe_resolution
@@ -71,8 +70,6 @@ from workflows.supervised_call import SupervisedCalls
 from workflows.visibility import child_attributes, show_orchestrator
 from workflows.workspace import pin_workspace
 
-IDEMPOTENT_FAN_OUT = "idempotent-fan-out"
-"""Patch id: a dispatch node resumes with its fan-out held (runs recorded before re-ran it all)."""
 CONTEXT_WINDOW = 6
 """How many recent outputs an agent sees as curated upstream context."""
 CONTINUE_AS_NEW_STEPS = 500
@@ -299,7 +296,7 @@ class OrchestratorWorkflow:
                 output_id,
                 step.interrupt_resolution,
             )
-            payload, route = upgrade_output(agent, reply.output), reply.route
+            payload, route = reply.output, reply.route
         routing = node.output_model.model_validate(payload)
         output = self._record(
             node_id,
@@ -425,7 +422,7 @@ class OrchestratorWorkflow:
                 ),
                 "interrupt_resolution": describe_resolution(request, outcome.resolution),
                 "held": answer_each(request, outcome.resolution, fan_out)
-                if resumes and fan_out and workflow.patched(IDEMPOTENT_FAN_OUT)
+                if resumes and fan_out
                 else [],
             }
         )
@@ -482,7 +479,7 @@ class OrchestratorWorkflow:
         for (index, (sub_id, output_id, upstream)), reply in zip(
             running.items(), replies, strict=True
         ):
-            payload = upgrade_output(child.agent_type, reply.output)
+            payload = reply.output
             routing = child.output_model.model_validate(payload)
             _, target, value = routing.chosen_route()
             output = self._record(

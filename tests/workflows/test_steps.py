@@ -73,7 +73,6 @@ def test_dispatched_results_reach_the_collector() -> None:
             "tags": [],
             "generatedQueries": [],
             "diagrams": [],
-            "needsInput": None,
         }
     )
     routing = DiscoveryDispatchRouting.model_construct(
