@@ -2,7 +2,9 @@
 
 A reference is valid when its path names a file of the commit and its lines lie inside that file.
 Invalid ones stay in the output for the record: a ``FileReference`` gets ``valid: false``, and every
-result lists what failed in its ``referenceCheck``; consolidation and curation skip them.
+result lists what failed in its ``referenceCheck``; consolidation and curation skip them. The code
+references in an agent's question (``codeFindings``, ``codeReferences`` ...) are marked the same
+way, so the person who answers sees which of them the workspace does not hold.
 """
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ from pathlib import Path
 
 from activities.tools.workspace import ToolError, Workspace
 from models.base import WireModel
+from models.interrupts import InterruptRequestBase
 from models.results import (
     AgentResult,
     DiscoveryAgentResult,
@@ -51,6 +54,18 @@ def check_references(output: WireModel, ws: Workspace) -> None:
             result.reference_check = ReferenceCheck(
                 commit=ws.pinned.commit, checked=checked, invalid=invalid
             )
+    for ref in _question_references(output):
+        ref.valid = _problem(ws, lines, ref.path, ref) is None
+
+
+def _question_references(output: WireModel) -> Iterator[FileReference]:
+    """The file references of the typed question an output asks, if it asks one."""
+    question = getattr(output, "interrupt_request", None)
+    if not isinstance(question, InterruptRequestBase):
+        return
+    for value in vars(question).values():
+        if isinstance(value, list):
+            yield from (v for v in value if isinstance(v, FileReference))
 
 
 def _results(output: WireModel) -> Iterator[AgentResult]:

@@ -9,6 +9,7 @@ from activities.tools.references import check_references
 from activities.tools.settings import ToolSettings
 from activities.tools.workspace import Workspace, checkout, pin
 from models.contexts import curate_discovery
+from models.interrupts import DiscoveryCollectorInterruptRequest
 from models.results import (
     CommitInfo,
     Diagram,
@@ -19,6 +20,7 @@ from models.results import (
     TicketAgentResult,
     VerificationStatus,
 )
+from models.routings import DiscoveryCollectorRouting
 from models.tools import WorkspaceSpec
 from tests.support.workspace import make_repo
 
@@ -95,3 +97,22 @@ def test_collector_paths_and_ticket_files_are_checked_and_kept_out_of_curation(
     check_references(ticket, ws)
     assert ticket.reference_check is not None and ticket.reference_check.checked == 2
     assert [i.path for i in ticket.reference_check.invalid] == ["x.py"]
+
+
+def test_code_references_in_a_question_are_marked(tmp_path: Path) -> None:
+    """Issue 13 item 6: "code references in questions" are checked like results' references."""
+    ws = _ws(tmp_path)
+    question = DiscoveryCollectorInterruptRequest(
+        type="HUMAN_REVIEW",
+        reason="which boundary?",
+        choices=[],
+        confirmation_items=[],
+        context_for_decision="",
+        code_references=[_ref("shop/gateway.py", 1, 2), _ref("src/made_up.py", 1, 2)],
+        subdomain_boundaries=[],
+        recommendations=[],
+        merge_decisions=[],
+    )
+    routing = DiscoveryCollectorRouting.model_construct(interrupt_request=question)
+    check_references(routing, ws)
+    assert [r.valid for r in question.code_references] == [True, False]
