@@ -1,0 +1,113 @@
+"""A node's question: hand it to InterruptWorkflow, then set the step the answer leads to."""
+
+from __future__ import annotations
+
+from temporalio import workflow
+from temporalio.exceptions import ChildWorkflowError
+
+from models.errors import DegenerateLoop, InterruptFailed, failure_message
+from models.fan_out import HeldAgent
+from models.interrupt_flow import InterruptInput
+from models.interrupts import InterruptRequestBase, InterruptRouting
+from models.state import EntryKind, EventKind, PendingInterrupt
+from workflows.graph import NODES
+from workflows.interrupt import InterruptWorkflow
+from workflows.interrupt_text import details_markdown, summary_line
+from workflows.lifting import answer_each
+from workflows.planner import last_request_of, origin_of
+from workflows.resolution_rules import describe_resolution
+from workflows.resume import resumed_request
+from workflows.run_book import RunBook
+from workflows.steps import decide
+from workflows.visibility import child_attributes, show_orchestrator
+
+
+async def ask(
+    book: RunBook, node_id: str, request: InterruptRequestBase, fan_out: list[HeldAgent]
+) -> None:
+    """Hand the question to InterruptWorkflow; continue where its routing leads (FR-001).
+
+    A dispatch node that resumes keeps its ``fan_out``: finished agents are not run again,
+    and each agent that asked runs with its own part of the answer (spec 004 section 5).
+    """
+    state = book.state
+    origin = origin_of(request, state.history)
+    last = last_request_of(state.history, origin)
+    if last is None or last.payload is None:
+        book.fail(
+            DegenerateLoop(
+                f"{origin} raised an interrupt but the blackboard holds no earlier request "
+                f"of {origin} to return to (degenerate loop)"
+            ),
+            node_id,
+            origin,
+        )
+    event = state.stored_events.pop(node_id, None)
+    state.interrupts_started += 1
+    child_id = f"{workflow.info().workflow_id}-interrupt-{state.interrupts_started}"
+    job = InterruptInput(
+        orchestrator_id=workflow.info().workflow_id,
+        goal=state.goal,
+        request=request,
+        origin=origin,
+        origin_node_id=node_id,
+        origin_request=last.payload,
+        reroute_to=event.reroute_to_agent_type if event else None,
+        event=event,
+        timeout_seconds=state.interrupt_timeout_seconds,
+        on_timeout=state.on_interrupt_timeout,
+    )
+    book.record(node_id, origin, EntryKind.INTERRUPT, {"workflowId": child_id, **request.to_wire()})
+    book.event(EventKind.INTERRUPT_STATUS, f"REQUESTED: {child_id}", node_id, origin)
+    try:
+        child = await workflow.start_child_workflow(
+            InterruptWorkflow.run,
+            job,
+            id=child_id,
+            static_summary=summary_line(origin, request),
+            static_details=details_markdown(child_id, origin, request),
+            search_attributes=child_attributes(job),
+        )
+        state.pending_interrupt = PendingInterrupt(
+            workflow_id=child_id,
+            origin_agent_type=origin,
+            reroute_to_agent_type=job.reroute_to,
+            request=request.to_wire(),
+        )
+        show_orchestrator(state.phase, None, state.pending_interrupt)
+        outcome = await child
+    except ChildWorkflowError as err:
+        message = failure_message(err)
+        book.fail(InterruptFailed(f"interrupt {child_id} failed: {message}"), node_id, origin)
+    state.pending_interrupt = None
+    book.event(
+        EventKind.INTERRUPT_STATUS,
+        f"RESOLVED: {child_id} by {outcome.resolution.resolved_by} -> {outcome.route}",
+        node_id,
+        origin,
+    )
+    routing = InterruptRouting.model_validate(outcome.routing)
+    entry = book.record(node_id, origin, EntryKind.RESOLUTION, outcome.routing, route=outcome.route)
+    decision = decide(origin, routing, entry, state.history)
+    if decision.step is None:
+        book.fail(
+            InterruptFailed(f"interrupt {child_id} resolved to {decision.route}: no request"),
+            node_id,
+            origin,
+        )
+    target = decision.step.agent_type
+    resumes = target is origin
+    carried = last if resumes else last_request_of(state.history, target)
+    state.pending = decision.step.model_copy(
+        update={
+            "request": resumed_request(
+                NODES[target].request_model,
+                carried.payload if carried is not None and carried.payload else {},
+                NODES[target].request_model.model_validate(decision.step.request),
+            ),
+            "interrupt_resolution": describe_resolution(request, outcome.resolution),
+            "held": answer_each(request, outcome.resolution, fan_out)
+            if resumes and fan_out
+            else [],
+        }
+    )

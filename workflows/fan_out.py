@@ -1,0 +1,109 @@
+"""A dispatch node's fan-out: its agents in parallel, and their questions lifted into the node's
+own interrupt (spec 002 US4, FR-010; spec 004 section 5: finished agents never run again)."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+from models.agent_types import Terminal
+from models.errors import AgentFailed
+from models.fan_out import HeldAgent
+from models.state import EntryKind, EventKind, HistoryEntry
+from workflows import blackboard
+from workflows.curation import with_contexts
+from workflows.graph import NODES, Node
+from workflows.lifting import lift, lifted_output, plan_fan_out
+from workflows.run_book import RunBook, upstream_of
+
+
+async def run_fan_out(
+    book: RunBook,
+    node: Node,
+    node_id: str,
+    parent: HistoryEntry,
+    request: dict[str, Any],
+    held: list[HeldAgent],
+) -> list[HeldAgent]:
+    """Run the fan-out in parallel: one dispatched agent per entry of ``request.requests``,
+    except the ``held`` agents that finished or still wait for their answer."""
+    if node.dispatches is None:
+        book.fail(AgentFailed(f"{node.agent_type} dispatches no agent (a bug)"), node_id)
+    child = NODES[node.dispatches]
+    fan_out = plan_fan_out(child.agent_type, held, list(request.get("requests") or []))
+    if not fan_out:
+        book.event(EventKind.WARNING, f"{node.agent_type} got no agent requests", node_id)
+    kept = [a.key for a in fan_out if not a.runs()]
+    if kept:
+        book.event(
+            EventKind.INFO,
+            f"{node.agent_type} keeps {', '.join(kept)} (finished, or waiting for an answer) "
+            "and runs only the others",
+            node_id,
+        )
+    running: dict[int, tuple[str, str, list[str]]] = {}
+    calls = []
+    for index, held_agent in enumerate(fan_out):
+        if not held_agent.runs():
+            continue
+        sub, curated_ids = with_contexts(
+            book.state.curated, child.request_model, held_agent.request
+        )
+        sub_id = f"{node_id}/{held_agent.key}"
+        entry = book.record(
+            sub_id,
+            child.agent_type,
+            EntryKind.REQUEST,
+            sub,
+            upstream=[parent.context_id, *curated_ids],
+        )
+        output_id = book.context_id(child.agent_type)
+        context = book.context()
+        running[index] = (sub_id, output_id, upstream_of(entry, sub, context))
+        calls.append(
+            book.call_agent(
+                sub_id, child.agent_type, sub, entry, context, output_id, held_agent.answer
+            )
+        )
+    replies = await asyncio.gather(*calls)
+    for (index, (sub_id, output_id, upstream)), reply in zip(running.items(), replies, strict=True):
+        payload = reply.output
+        routing = child.output_model.model_validate(payload)
+        _, target, value = routing.chosen_route()
+        output = book.record(
+            sub_id,
+            child.agent_type,
+            EntryKind.OUTPUT,
+            payload,
+            route=reply.route,
+            context_id=output_id,
+            upstream=upstream,
+        )
+        blackboard.remember_output(book.state, output)
+        asked = target is Terminal.INTERRUPT
+        fan_out[index] = fan_out[index].model_copy(
+            update={
+                "node_id": sub_id,
+                "result": None if asked else value,
+                "question": value if asked else None,
+                "answer": None,
+            }
+        )
+    return fan_out
+
+
+def lifted(
+    book: RunBook, node: Node, fan_out: list[HeldAgent], output_id: str, upstream: list[str]
+) -> dict[str, Any] | None:
+    """The dispatch node's output when its agents asked: their questions lifted into its own
+    interrupt by the workflow, with no LLM call (spec 002 US4 scenario 2); else None."""
+    question = lift(node.agent_type, fan_out) if node.dispatches is not None else None
+    if question is None or node.dispatches is None:
+        return None
+    counts = book.state.interrupt_counts
+    counts[node.dispatches] = counts.get(node.dispatches, 0) + 1
+    summary = (
+        f"{len(question.agent_questions)} of {len(fan_out)} agents asked; the workflow "
+        "raises their questions"
+    )
+    return lifted_output(node.agent_type, question.to_wire(), summary, output_id, upstream)

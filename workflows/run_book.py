@@ -1,0 +1,170 @@
+"""The run book: the orchestrator's state and the bookkeeping every step does with it.
+
+Recording blackboard entries and events, context ids, failing cleanly, curating a collector's
+result, and calling an agent under supervision: the workflow class and its step modules
+(``fan_out``, ``asking``) share one ``RunBook`` instead of reaching into each other.
+"""
+
+from __future__ import annotations
+
+from typing import Any, NoReturn
+
+from temporalio import workflow
+from temporalio.exceptions import ActivityError
+
+from models.agent_call import AgentCall, AgentReply, ContextItem
+from models.agent_types import AgentType
+from models.contexts import curated_ids_in
+from models.errors import AgentFailed, AgentWorkflowError, failure_message
+from models.ids import make_context_id
+from models.state import EntryKind, EventKind, GraphEvent, HistoryEntry, OrchestratorState
+from models.tools import ToolTrace
+from workflows import blackboard
+from workflows.curation import curate as derive_curation
+from workflows.event_log import log_event, record_event
+from workflows.supervised_call import SupervisedCalls
+
+CONTEXT_WINDOW = 6
+"""How many recent outputs an agent sees as curated upstream context."""
+
+
+class RunBook:
+    """The state a run carries, and the one place that writes to it."""
+
+    def __init__(self, state: OrchestratorState) -> None:
+        self.state = state
+        self.calls = SupervisedCalls()
+        self._tool_calls: dict[str, list[ToolTrace]] = {}
+        """Each finished call's tool trace by node id, until its OUTPUT entry takes it."""
+
+    async def call_agent(
+        self,
+        node_id: str,
+        agent: AgentType,
+        request: dict[str, Any],
+        request_entry: HistoryEntry,
+        context: list[ContextItem],
+        result_id: str,
+        interrupt_resolution: str | None = None,
+    ) -> AgentReply:
+        """One supervised agent call; a failure ends the run with the agent's message."""
+        state = self.state
+        call = AgentCall(
+            node_id=node_id,
+            agent_type=agent,
+            result_id=result_id,
+            goal=state.goal,
+            request={k: v for k, v in request.items() if k != "goal"},
+            upstream_context_ids=upstream_of(request_entry, request, context),
+            context=context,
+            interrupt_resolution=interrupt_resolution,
+            previous=blackboard.previous_attempt(state, agent, request_entry),
+            interrupts_here=state.interrupt_counts.get(agent, 0),
+            recent=blackboard.recent_digest(state),
+            workspace=state.workspace,
+        )
+        try:
+            reply = await self.calls.run(call, lambda: state.stored_events.get(node_id))
+        except ActivityError as err:
+            if workflow.cancellation_reason() is not None:
+                raise  # the run is being cancelled: it ends cancelled, not failed
+            text = failure_message(err)
+            self.fail(AgentFailed(f"{agent} at {node_id} failed: {text}"), node_id, agent)
+        for warning in reply.warnings:
+            self.event(EventKind.WARNING, warning, node_id, agent)
+        self._tool_calls[node_id] = reply.tool_trace
+        return reply
+
+    def curate(self, agent: AgentType, output: HistoryEntry, payload: dict[str, Any]) -> None:
+        """After a collector: derive its curated context and record it (spec 003 US3)."""
+        context_id = self.context_id(agent)
+        curated = derive_curation(agent, payload, context_id)
+        if curated is None:
+            return
+        field, context = curated
+        setattr(self.state.curated, field, context)
+        payload["collectorResult"]["derivedCurationIds"] = [context_id]
+        self.record(
+            output.node_id,
+            agent,
+            EntryKind.CONTEXT,
+            context.to_wire(),
+            upstream=[output.context_id],
+            context_id=context_id,
+        )
+
+    def context(self) -> list[ContextItem]:
+        """Curated upstream context: recent results' summaries, with their context ids."""
+        return [
+            ContextItem(context_id=e.context_id, agent_type=e.agent_type, summary=e.summary)
+            for e in self.state.history
+            if e.kind is EntryKind.OUTPUT and "/" not in e.node_id
+        ][-CONTEXT_WINDOW:]
+
+    def context_id(self, agent: AgentType) -> str:
+        state = self.state
+        cid = make_context_id(
+            workflow.info().first_execution_run_id, agent, state.next_seq, workflow.now()
+        )
+        state.next_seq += 1
+        return cid
+
+    def record(
+        self,
+        node_id: str,
+        agent: AgentType,
+        kind: EntryKind,
+        payload: dict[str, Any],
+        *,
+        route: str | None = None,
+        upstream: list[str] | None = None,
+        context_id: str | None = None,
+    ) -> HistoryEntry:
+        return blackboard.record(
+            self.state,
+            tool_calls=self._tool_calls.pop(node_id, []) if kind is EntryKind.OUTPUT else [],
+            node_id=node_id,
+            agent=agent,
+            kind=kind,
+            payload=payload,
+            context_id=context_id or self.context_id(agent),
+            at=workflow.now(),
+            route=route,
+            upstream=upstream or [],
+        )
+
+    def event(
+        self,
+        kind: EventKind,
+        message: str,
+        node_id: str | None = None,
+        agent: AgentType | None = None,
+    ) -> None:
+        state = self.state
+        event = GraphEvent(
+            kind=kind, message=message, node_id=node_id, agent_type=agent, at=workflow.now()
+        )
+        state.events_recorded = record_event(state.events, state.events_recorded, event)
+        log_event(event)
+
+    def fail(
+        self,
+        error: AgentWorkflowError,
+        node_id: str | None = None,
+        agent: AgentType | None = None,
+    ) -> NoReturn:
+        """Record an ERROR event and fail the run with a non-retryable error."""
+        self.state.current = None
+        self.event(EventKind.ERROR, str(error), node_id, agent)
+        raise error.to_application_error()
+
+
+def upstream_of(
+    request_entry: HistoryEntry, request: dict[str, Any], context: list[ContextItem]
+) -> list[str]:
+    """What an agent call considered: its request, the curated contexts in it, the context items."""
+    return [
+        request_entry.context_id,
+        *curated_ids_in(request),
+        *(c.context_id for c in context),
+    ]
