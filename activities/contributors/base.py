@@ -12,12 +12,12 @@ template, so ``{{ ... }}`` from a goal, an answer or an earlier output stays lit
 from __future__ import annotations
 
 import logging
-import re
 from abc import ABC, abstractmethod
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from activities.redaction import redact
 from models.agent_call import AgentCall, HistoryDigestEntry, PreviousContext
 from models.agent_types import AgentType
 from models.base import WireModel
@@ -28,11 +28,6 @@ logger = logging.getLogger(__name__)
 MAX_SECTION_CHARS = 8_000
 """A section longer than this is cut (with a warning) so one contributor cannot flood the prompt."""
 _ERROR_TEXT_CHARS = 200
-
-_SECRET = re.compile(
-    r"(sk-[A-Za-z0-9_\-]{8,}|Bearer\s+\S+|(?:api[_-]?key|token|secret|password)\s*[=:]\s*\S+)",
-    re.IGNORECASE,
-)
 
 
 @dataclass(frozen=True)
@@ -180,7 +175,7 @@ class ContributorRegistry:
 
 def _describe(err: Exception) -> str:
     """``Type: message``, shortened, with anything that looks like a credential removed."""
-    text = _SECRET.sub("[redacted]", str(err)).strip()
+    text = redact(str(err)).strip()
     if len(text) > _ERROR_TEXT_CHARS:
         text = text[:_ERROR_TEXT_CHARS] + "..."
     return f"{type(err).__name__}: {text}" if text else type(err).__name__
