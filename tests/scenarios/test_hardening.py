@@ -178,11 +178,20 @@ async def test_cancelling_a_run_cancels_it_even_with_a_supervisor_event_pending(
 
 
 class _ScriptedModel(OfflineModel):
-    """The offline model, with the reviewer held until released and recommendations rewritten."""
+    """The offline model, with the reviewer (and, when asked, the translator) held until
+    released, and recommendations rewritten."""
 
-    def __init__(self, scenario: OfflineScenario, recommend: str | None = None) -> None:
+    def __init__(
+        self,
+        scenario: OfflineScenario,
+        recommend: str | None = None,
+        hold_translation: bool = False,
+    ) -> None:
         super().__init__(scenario)
         self.release_reviewer = asyncio.Event()
+        self.release_translator = asyncio.Event()
+        if not hold_translation:
+            self.release_translator.set()
         self.recommend = recommend
 
     async def handle_async_request(self, request: httpx2.Request) -> httpx2.Response:
@@ -190,6 +199,8 @@ class _ScriptedModel(OfflineModel):
         name = body["response_format"]["json_schema"]["name"]
         if name == "AgentReviewDecision":
             await self.release_reviewer.wait()
+        if name == "InterruptRouting":
+            await self.release_translator.wait()
         response = await super().handle_async_request(
             httpx2.Request(request.method, request.url, json=body)
         )
@@ -209,7 +220,9 @@ async def test_a_person_who_answers_while_the_reviewer_works_wins(
 ) -> None:
     """Item 9: after the deadline the question is ESCALATED to a reviewer; a person's valid answer
     that arrives first is used (the reviewer is cancelled), and later answers are refused."""
-    model = _ScriptedModel(OfflineScenario(interrupt_at=frozenset({AgentType.REVIEW_AGENT})))
+    model = _ScriptedModel(
+        OfflineScenario(interrupt_at=frozenset({AgentType.REVIEW_AGENT})), hold_translation=True
+    )
     async with build_worker(client, task_queue, LlmSettings(), offline=model):
         handle = await start(client, task_queue, workflow_id, interrupt_timeout_seconds=1)
         pending = (await wait_for_interrupt(handle)).pending_interrupt
@@ -226,6 +239,7 @@ async def test_a_person_who_answers_while_the_reviewer_works_wins(
         assert "replaces the reviewer's" in ack.message
         late = await _rejected(child, "resolve_validated", answer_all(status.request, "A"))
         assert "already resolved (by HUMAN)" in late
+        model.release_translator.set()  # held so the late answer meets a question still open
         await asyncio.wait_for(handle.result(), 60)
         model.release_reviewer.set()
         final = await interrupt_status(client, child.id)
