@@ -36,7 +36,8 @@ def resolution_from_flags(
         try:
             selected[choice_id] = OptionKey(key.upper())
         except ValueError:
-            raise ValueError(f"--choice {choice_id}={key}: use A, B, C or CUSTOM") from None
+            keys = ", ".join(k.value for k in OptionKey)
+            raise ValueError(f"--choice {choice_id}={key}: use one of {keys}") from None
     confirmations = {}
     for confirmation_id, answer in _pairs(confirms, "--confirm").items():
         if answer.lower() not in YES | NO:

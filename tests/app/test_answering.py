@@ -26,7 +26,7 @@ def test_flags_become_a_resolution() -> None:
     ("choice", "confirm", "message"),
     [
         (["approach"], [], "--choice takes ID=VALUE"),
-        (["approach=Z"], [], "use A, B, C or CUSTOM"),
+        (["approach=Z"], [], "use one of A, B, C, D, CUSTOM"),
         ([], ["tests=maybe"], "use yes or no"),
     ],
 )
