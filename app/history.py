@@ -45,11 +45,10 @@ async def read_blackboard(
     handle = client.get_workflow_handle(workflow_id, run_id=run_id)
     while True:
         first_held = await _read_run(handle, entries)
-        if payloads:
-            await recorded.read(client, handle)
-        previous = await _previous_run(handle)
-        if first_held == 0 and (not payloads or previous is None):
+        if first_held == 0 and not payloads:
             break
+        # reading payloads reads the whole history, which names the previous run too
+        previous = await recorded.read(client, handle) if payloads else await _previous_run(handle)
         if previous is None:
             break
         handle = client.get_workflow_handle(workflow_id, run_id=previous)
@@ -71,7 +70,8 @@ class _Recorded:
     tool_calls: dict[str, dict[str, ToolTrace]] = field(default_factory=dict)
     """Each node's tool calls, from all its rounds' replies, by call id."""
 
-    async def read(self, client: Client, handle: WorkflowHandle) -> None:
+    async def read(self, client: Client, handle: WorkflowHandle) -> str | None:
+        """Take in one run's history; return the run it continued from, if any."""
         run = await _run_events(client, handle)
         for _, call, reply in run.calls:
             self.requests[call.node_id] = {**call.request, "goal": ""}
@@ -82,6 +82,7 @@ class _Recorded:
             self.asked[child.asked.origin_node_id] = child.asked.to_wire()
             if child.outcome is not None:
                 self.resolutions[child.workflow_id] = child.outcome.routing
+        return run.previous_run_id or None
 
     def fill(self, entries: list[HistoryEntry], workflow_id: str) -> list[HistoryEntry]:
         filled = []

@@ -88,20 +88,25 @@ def test_settings_whose_requests_outlast_the_activity_are_refused() -> None:
         LlmSettings(validation_attempts=0)
 
 
+async def _ask_once(settings: LlmSettings) -> None:
+    """One structured call through a fresh SDK client (closed afterwards)."""
+    sdk = openai_client(settings)
+    try:
+        await StructuredLlm(sdk, settings).complete(
+            agent="ORCHESTRATOR",
+            messages=[{"role": "user", "content": "Goal: x"}],
+            output_model=OrchestratorRouting,
+            template_version="test",
+        )
+    finally:
+        await sdk.close()
+
+
 async def test_the_request_timeout_applies_to_each_request(server: ScriptedOpenAIServer) -> None:
     server.play(HANG)
     settings = _settings(server, request_timeout=SHORT_TIMEOUT)
-    sdk = openai_client(settings)
-    try:
-        with pytest.raises(LlmTimedOut) as raised:
-            await StructuredLlm(sdk, settings).complete(
-                agent="ORCHESTRATOR",
-                messages=[{"role": "user", "content": "Goal: x"}],
-                output_model=OrchestratorRouting,
-                template_version="test",
-            )
-    finally:
-        await sdk.close()
+    with pytest.raises(LlmTimedOut) as raised:
+        await _ask_once(settings)
     message = str(raised.value)
     assert message.startswith("ORCHESTRATOR: the LLM endpoint at http://127.0.0.1:")
     assert "did not answer within 0.3 s. To fix it," in message
@@ -111,17 +116,8 @@ async def test_the_request_timeout_applies_to_each_request(server: ScriptedOpenA
 async def test_an_unreachable_endpoint_names_openai_base_url() -> None:
     with ScriptedOpenAIServer() as gone:
         settings = _settings(gone)
-    sdk = openai_client(settings)
-    try:
-        with pytest.raises(LlmUnavailable) as raised:
-            await StructuredLlm(sdk, settings).complete(
-                agent="ORCHESTRATOR",
-                messages=[{"role": "user", "content": "Goal: x"}],
-                output_model=OrchestratorRouting,
-                template_version="test",
-            )
-    finally:
-        await sdk.close()
+    with pytest.raises(LlmUnavailable) as raised:
+        await _ask_once(settings)
     assert "could not connect to the LLM endpoint at http://127.0.0.1:" in str(raised.value)
     assert "check OPENAI_BASE_URL" in str(raised.value)
 
