@@ -7,14 +7,17 @@ answers (ids, links, deduplications, execution orders); the model never writes t
 from __future__ import annotations
 
 from enum import StrEnum
+from typing import Any
 
-from pydantic import Field
+from pydantic import Field, model_validator
 from pydantic.json_schema import SkipJsonSchema
 
 from models.agent_types import AgentType
 from models.base import WireModel
 
 SCHEMA_VERSION = "1.0"
+LEGACY_NEEDS_INPUT = "needsInput"
+"""The question field dispatched agents' results had before issue 10 (version 83c9b6c)."""
 
 
 class InvalidReference(WireModel):
@@ -137,6 +140,15 @@ class Consolidation(AgentResult):
 
 class DispatchedResult(AgentResult):
     """Base of a dispatched agent's result."""
+
+    @model_validator(mode="before")
+    @classmethod
+    def _drop_legacy_needs_input(cls, data: Any) -> Any:
+        """Results recorded by 83c9b6c carried a ``needsInput`` text; a dispatched agent now
+        asks with its own typed interrupt request instead (runs in flight still read them)."""
+        if isinstance(data, dict) and LEGACY_NEEDS_INPUT in data:
+            return {k: v for k, v in data.items() if k != LEGACY_NEEDS_INPUT}
+        return data
 
 
 class DiscoveryAgentResult(DispatchedResult):

@@ -36,6 +36,7 @@ from workflows.event_log import log_event, record_event
 from workflows.handler_args import parse_raw, parse_values
 from workflows.handover import history_is_long
 from workflows.interrupt_hooks import REQUEST_HOOKS, RESOLUTION_HOOKS, TRANSLATION_HOOKS
+from workflows.legacy import started_before_notifications, upgrade_start
 from workflows.notifications import Notifier
 from workflows.policies import (
     AGENT_HEARTBEAT_TIMEOUT,
@@ -61,7 +62,8 @@ class InterruptWorkflow:
     @workflow.init
     def __init__(self, *args: Any) -> None:
         """Takes any start input; a missing or invalid one fails the interrupt at once."""
-        parsed = parse_values("start input", args, InterruptInput, max_bytes=None)
+        parsed = parse_values("start input", upgrade_start(args), InterruptInput, max_bytes=None)
+        self._notifies = not started_before_notifications(args)
         self._input_problem = parsed.problem
         self._job = parsed.value or _placeholder_job()
         self._state = InterruptState.REQUESTED
@@ -208,7 +210,8 @@ class InterruptWorkflow:
             )
             if job.timeout_seconds:
                 self._deadline = workflow.now() + timedelta(seconds=job.timeout_seconds)
-        await self._notify.start(job, self._deadline, ask=job.carried is None)
+        if self._notifies:
+            await self._notify.start(job, self._deadline, ask=job.carried is None)
         reminders = self._due_reminders()
         while self._resolution is None:
             due = reminders[0][1] if reminders else self._deadline

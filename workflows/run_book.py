@@ -22,6 +22,7 @@ from models.tools import ToolTrace
 from workflows import blackboard
 from workflows.curation import curate as derive_curation
 from workflows.event_log import log_event, record_event
+from workflows.legacy import upgrade_output
 from workflows.supervised_call import SupervisedCalls
 
 CONTEXT_WINDOW = 6
@@ -72,6 +73,7 @@ class RunBook:
             self.fail(AgentFailed(f"{agent} at {node_id} failed: {text}"), node_id, agent)
         for warning in reply.warnings:
             self.event(EventKind.WARNING, warning, node_id, agent)
+        reply = reply.model_copy(update={"output": upgrade_output(agent, reply.output)})
         self._tool_calls[node_id] = reply.tool_trace
         return reply
 

@@ -1,9 +1,14 @@
-"""In-flight runs survive deploys (issue 9): every recorded history in ``tests/histories``
-replays against the current workflow code. Record them with ``python -m tests.histories.record``."""
+"""In-flight runs survive deploys (issues 9, 17): every history recorded by a landed version,
+in ``tests/histories/<version>/``, replays against the current workflow code.
+
+Record a landed version's histories with its own code: ``python -m tests.histories.record_landed
+<version>``; the current code's with ``python -m tests.histories.record``."""
 
 from __future__ import annotations
 
 import json
+import re
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -12,18 +17,56 @@ from temporalio.contrib.pydantic import pydantic_data_converter
 from temporalio.worker import Replayer
 
 from app.worker_setup import WORKFLOW_RUNNER, WORKFLOWS
+from tests.histories.landed import HISTORIES, LANDED, REPO, version_dirs
 
-HISTORIES = sorted((Path(__file__).parent.parent / "histories").glob("*.json"))
-
-
-def test_the_required_histories_are_recorded() -> None:
-    names = [p.name for p in HISTORIES]
-    for kind in ("orchestrator-interrupt-and-event-", "orchestrator-continued-", "interrupt-"):
-        assert any(n.startswith(kind) for n in names), f"no {kind}* history recorded"
-    assert sum(n.startswith("orchestrator-continued-") for n in names) >= 2
+RECORDED = sorted(HISTORIES.glob("*/*.json"))
+RETIRED = re.compile(r"^- retired `(?P<version>[0-9a-f]{7,40})`: \S", re.MULTILINE)
+"""How the README states why a version's histories left the corpus."""
 
 
-@pytest.mark.parametrize("path", HISTORIES, ids=lambda p: p.stem)
+def _retired() -> set[str]:
+    return {m["version"] for m in RETIRED.finditer((REPO / "README.md").read_text())}
+
+
+def test_every_landed_version_has_its_histories_or_a_stated_reason() -> None:
+    """A version's folder may leave the corpus only with a reason in the README (issue 17)."""
+    present = {p.name for p in version_dirs()}
+    retired = _retired()
+    for version in LANDED:
+        assert version in present or version in retired, (
+            f"tests/histories/{version}/ is missing: runs that {version} left waiting would no "
+            f"longer be checked. Restore it, or add '- retired `{version}`: <reason>' to the README"
+        )
+    assert present <= set(LANDED), f"unlisted history folders: {present - set(LANDED)}"
+
+
+def test_no_folder_of_histories_left_git_without_a_reason() -> None:
+    """Folders once committed under tests/histories/ are still here, or retired in the README."""
+    listed = subprocess.run(
+        ["git", "-C", str(REPO), "log", "--format=", "--name-only", "--", "tests/histories/"],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    if listed.returncode != 0:
+        pytest.skip(f"git log failed: {listed.stderr.strip()}")
+    committed = {
+        Path(line).parts[2]
+        for line in listed.stdout.splitlines()
+        if line.endswith(".json") and len(Path(line).parts) == 4
+    }
+    gone = committed - {p.name for p in version_dirs()} - _retired()
+    assert not gone, f"history folders removed without a reason in the README: {sorted(gone)}"
+
+
+@pytest.mark.parametrize("version", list(LANDED))
+def test_each_version_recorded_a_waiting_question_or_a_finished_run(version: str) -> None:
+    names = [p.name for p in (HISTORIES / version).glob("*.json")]
+    assert any(n.startswith("orchestrator-") for n in names), f"{version}: no orchestrator run"
+    assert any(n.startswith("interrupt-") for n in names), f"{version}: no question"
+
+
+@pytest.mark.parametrize("path", RECORDED, ids=lambda p: f"{p.parent.name}/{p.stem}")
 async def test_a_recorded_history_replays(path: Path) -> None:
     raw = path.read_text()
     first = json.loads(raw)["events"][0]
@@ -35,4 +78,4 @@ async def test_a_recorded_history_replays(path: Path) -> None:
         data_converter=pydantic_data_converter,
     )
     result = await replayer.replay_workflow(history, raise_on_replay_failure=False)
-    assert result.replay_failure is None, f"{path.name}: {result.replay_failure}"
+    assert result.replay_failure is None, f"{path.parent.name}/{path.name}: {result.replay_failure}"

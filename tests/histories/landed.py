@@ -1,0 +1,122 @@
+"""Landed versions: their code, run as a real worker process, and their recorded histories.
+
+Every version that landed on ``main`` could have left runs waiting when the next one was
+deployed. ``LANDED`` names them; ``tests/histories/<version>/`` holds histories recorded by that
+version's own code (``python -m tests.histories.record_landed <version>``), and the deploy test
+runs a landed version's worker until a question waits, then hands the run to the current code.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import subprocess
+import sys
+import tarfile
+import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+from temporalio.client import Client
+from temporalio.service import RPCError
+
+HISTORIES = Path(__file__).parent
+REPO = HISTORIES.parent.parent
+
+LANDED: dict[str, str] = {
+    "83c9b6c": "stop 6: the agent graph, the unified interrupt, supervisor events (issues 2-5)",
+    "8967e4f": "stop 15: hardening, bounded state, typed questions, tools, notices (issues 8-14)",
+}
+"""Every version that landed on main, oldest first, with what it brought."""
+
+GOAL = "add rate limiting to the gateway"
+QUESTIONS = {"planning-question": "PLANNING_ORCHESTRATOR", "dispatch-question": "TICKET_AGENT"}
+"""The waiting questions recorded and handed over: name -> the agent the offline model makes ask
+(a dispatched agent's question is raised by its dispatch node)."""
+
+
+def version_dirs() -> list[Path]:
+    """The folders of recorded histories, one per version."""
+    return sorted(p for p in HISTORIES.iterdir() if p.is_dir() and not p.name.startswith("_"))
+
+
+def has_commit(version: str) -> bool:
+    """Whether this clone holds ``version`` (a shallow clone may not)."""
+    found = subprocess.run(
+        ["git", "-C", str(REPO), "cat-file", "-e", f"{version}^{{commit}}"],
+        capture_output=True,
+        check=False,
+    )
+    return found.returncode == 0
+
+
+@contextmanager
+def checkout(version: str) -> Iterator[Path]:
+    """The tree of ``version`` in a temporary folder (``git archive``: no worktree state)."""
+    with tempfile.TemporaryDirectory(prefix=f"landed-{version}-") as tmp:
+        archive = Path(tmp) / "tree.tar"
+        with archive.open("wb") as out:
+            subprocess.run(
+                ["git", "-C", str(REPO), "archive", "--format=tar", version],
+                stdout=out,
+                check=True,
+            )
+        tree = Path(tmp) / version
+        tree.mkdir()
+        with tarfile.open(archive) as tar:
+            tar.extractall(tree, filter="data")
+        yield tree
+
+
+@contextmanager
+def worker_process(
+    tree: Path, address: str, task_queue: str, scenario: str, log: Path
+) -> Iterator[subprocess.Popen[bytes]]:
+    """``python worker.py`` of a landed version's tree, with the offline model, until the block
+    ends (then SIGKILL: the worker dies as in a crash or a hurried deploy). The tree's folder is
+    the script's folder, so its own ``models``/``workflows``/... are imported, not the current
+    ones."""
+    env = {
+        k: v
+        for k, v in os.environ.items()
+        if not k.startswith(("TEMPORAL_", "OPENAI_", "AGENT", "OFFLINE_"))
+    }
+    env |= {
+        "TEMPORAL_ADDRESS": address,
+        "TEMPORAL_NAMESPACE": "default",
+        "TEMPORAL_TASK_QUEUE": task_queue,
+        "OFFLINE_SCENARIO": scenario,
+        "PYTHONDONTWRITEBYTECODE": "1",
+    }
+    with log.open("wb") as out:
+        process = subprocess.Popen(
+            [sys.executable, "worker.py"], cwd=tree, env=env, stdout=out, stderr=subprocess.STDOUT
+        )
+        try:
+            yield process
+        finally:
+            process.kill()
+            process.wait(timeout=30)
+
+
+async def wait_for_question(client: Client, interrupt_id: str, timeout: float = 90) -> dict[str, Any]:
+    """The ``status`` of an interrupt once it waits for a person, read by name (any version)."""
+    async with asyncio.timeout(timeout):
+        while True:
+            try:
+                status = await client.get_workflow_handle(interrupt_id).query("status")
+            except RPCError:  # not started yet, or no worker has answered the query yet
+                status = None
+            if isinstance(status, dict) and status.get("state") == "WAITING":
+                return status
+            await asyncio.sleep(0.2)
+
+
+def answer_to(request: dict[str, Any], option: str = "A") -> dict[str, Any]:
+    """A resolution (wire form) that picks ``option`` everywhere and confirms nothing."""
+    return {
+        "selectedChoices": {c["choiceId"]: option for c in request.get("choices", [])},
+        "confirmations": {c["confirmationId"]: False for c in request.get("confirmationItems", [])},
+    }

@@ -1,0 +1,92 @@
+"""Record histories with a landed version's own code (issue 17: every landed version's runs).
+
+``python -m tests.histories.record_landed 83c9b6c`` runs that version's ``worker.py`` (from
+``git archive``) against a fresh dev server with the offline model and writes, into
+``tests/histories/<version>/``: an orchestrator and its question while a planning orchestrator's
+question waits, the same while a dispatch node's question waits, an orchestrator in the middle of
+an agent call, and the first two carried on to the end by that version. The current code must
+replay all of them; ``tests/workflows/test_deploys.py`` also hands waiting runs over for real.
+Recorded once per landed version; never re-recorded by a later version.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+import uuid
+from pathlib import Path
+
+from temporalio.client import Client
+from temporalio.contrib.pydantic import pydantic_data_converter
+from temporalio.testing import WorkflowEnvironment
+
+from app.binaries import temporal_cli
+from tests.histories.landed import (
+    GOAL,
+    HISTORIES,
+    LANDED,
+    QUESTIONS,
+    answer_to,
+    checkout,
+    wait_for_question,
+    worker_process,
+)
+from workflows.visibility import dev_server_args
+
+
+
+async def _save(client: Client, workflow_id: str, path: Path) -> None:
+    history = await client.get_workflow_handle(workflow_id).fetch_history()
+    path.write_text(history.to_json())
+
+
+async def _record(client: Client, tree: Path, out: Path) -> None:
+    address = client.service_client.config.target_host
+    for name, agent in QUESTIONS.items():
+        task_queue = f"record-{uuid.uuid4()}"
+        workflow_id = f"landed-{name}"
+        with worker_process(tree, address, task_queue, f"interrupt={agent}", out / "worker.log"):
+            handle = await client.start_workflow(
+                "OrchestratorWorkflow", {"goal": GOAL}, id=workflow_id, task_queue=task_queue
+            )
+            question = await wait_for_question(client, f"{workflow_id}-interrupt-1")
+            await _save(client, workflow_id, out / f"orchestrator-{name}-waiting.json")
+            await _save(client, f"{workflow_id}-interrupt-1", out / f"interrupt-{name}-waiting.json")
+            await client.get_workflow_handle(f"{workflow_id}-interrupt-1").signal(
+                "resolve", answer_to(question["request"])
+            )
+            await handle.result()
+            await _save(client, workflow_id, out / f"orchestrator-{name}-1.json")
+            await _save(client, f"{workflow_id}-interrupt-1", out / f"interrupt-{name}-1.json")
+    task_queue = f"record-{uuid.uuid4()}"
+    with worker_process(tree, address, task_queue, "delay=TICKET_AGENT:30", out / "worker.log"):
+        handle = await client.start_workflow(
+            "OrchestratorWorkflow", {"goal": GOAL}, id="landed-mid-run", task_queue=task_queue
+        )
+        async with asyncio.timeout(90):
+            while "ticket" not in str(await handle.query("status")).lower():
+                await asyncio.sleep(0.2)
+        await asyncio.sleep(2)  # the ticket agents' activities are scheduled and running
+        await _save(client, handle.id, out / "orchestrator-mid-run.json")
+    (out / "worker.log").unlink()
+
+
+async def main(version: str) -> None:
+    if version not in LANDED:
+        raise SystemExit(f"{version} is not in LANDED ({', '.join(LANDED)}); add it there first")
+    out = HISTORIES / version
+    out.mkdir(exist_ok=True)
+    async with (
+        await WorkflowEnvironment.start_local(
+            dev_server_existing_path=temporal_cli(),
+            data_converter=pydantic_data_converter,
+            dev_server_extra_args=dev_server_args(),
+        ) as env,
+    ):
+        with checkout(version) as tree:
+            await _record(env.client, tree, out)
+    print("\n".join(sorted(p.name for p in out.glob("*.json"))))
+
+
+if __name__ == "__main__":
+    asyncio.run(main(sys.argv[1]))

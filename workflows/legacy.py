@@ -1,0 +1,132 @@
+"""Payloads recorded before issue 10, as the current models read them (runs in flight replay).
+
+Before issue 10 a dispatched agent returned its bare result with a ``needsInput`` text, and each
+typed interrupt request had one text per agent-specific field. Recorded histories hold such
+payloads; the workflows read them through these upgrades, so a run in flight makes the same
+decisions on the new code. The upgrades touch only data in the old shape: a payload in the
+current shape is returned as it is. Pure functions.
+"""
+
+from __future__ import annotations
+
+import functools
+import typing
+from enum import Enum
+from typing import Any
+
+from pydantic import TypeAdapter, ValidationError
+
+from models.agent_types import DISPATCHED_AGENTS, AgentType
+from models.interrupts import AnyInterruptRequest, InterruptRequestBase
+from models.results import LEGACY_NEEDS_INPUT
+
+_QUESTIONS: dict[str, type[InterruptRequestBase]] = {
+    str(cls.model_fields["origin"].default): cls
+    for cls in typing.get_args(typing.get_args(AnyInterruptRequest)[0])
+}
+_BASE = {f.alias or n for n, f in InterruptRequestBase.model_fields.items()}
+_DISPATCH = {"dispatchDecisions"}
+LEGACY_FIELDS: dict[str, set[str]] = {
+    "ORCHESTRATOR": {"phase", "goal", "workflowContext"},
+    "ORCHESTRATOR_COLLECTOR": {"phaseDecision", "collectorResults"},
+    "DISCOVERY_ORCHESTRATOR": {"subdomainPartitioning", "scope"},
+    "DISCOVERY_AGENT": {"codeFindings", "boundaryDecisions"},
+    "DISCOVERY_COLLECTOR": {"consolidationDecisions", "recommendations"},
+    "DISCOVERY_DISPATCH": _DISPATCH,
+    "PLANNING_ORCHESTRATOR": {"ticketDecomposition", "discoveryContext"},
+    "PLANNING_AGENT": {"ticketDesign", "architectureDecisions"},
+    "PLANNING_COLLECTOR": {"ticketConsolidation", "dependencyResolution"},
+    "PLANNING_DISPATCH": _DISPATCH,
+    "TICKET_ORCHESTRATOR": {"implementationScope", "planningContext"},
+    "TICKET_AGENT": {"implementationApproach", "fileChanges"},
+    "TICKET_COLLECTOR": {"completionStatus", "followUps"},
+    "TICKET_DISPATCH": _DISPATCH,
+    "REVIEW_AGENT": {"reviewCriteria", "assessment"},
+    "MERGER_AGENT": {"conflictResolution", "mergeStrategy"},
+    "CONTEXT_MANAGER": {"contextGatheringScope"},
+}
+"""The agent-specific fields each typed question had before issue 10, all texts."""
+
+
+def upgrade_output(agent: AgentType, output: dict[str, Any]) -> dict[str, Any]:
+    """An agent's output (wire form) in the current shape."""
+    if agent in DISPATCHED_AGENTS and LEGACY_NEEDS_INPUT in output:
+        return {"result": output, "interruptRequest": None}
+    question = output.get("interruptRequest")
+    if isinstance(question, dict):
+        return {**output, "interruptRequest": upgrade_question(question)}
+    return output
+
+
+def started_before_notifications(args: tuple[Any, ...]) -> bool:
+    """Whether InterruptWorkflow's start input was written by 83c9b6c, before notifications
+    and the ``carried`` field existed (every later version writes ``carried``, null or not).
+
+    Such an interrupt started no notification plan: it goes on waiting without one (issue 17).
+    """
+    return len(args) == 1 and isinstance(args[0], dict) and "carried" not in args[0]
+
+
+def upgrade_start(args: tuple[Any, ...]) -> tuple[Any, ...]:
+    """InterruptWorkflow's start arguments with a recorded question in the current shape."""
+    if len(args) == 1 and isinstance(args[0], dict) and isinstance(args[0].get("request"), dict):
+        return ({**args[0], "request": upgrade_question(args[0]["request"])},)
+    return args
+
+
+def upgrade_question(question: dict[str, Any]) -> dict[str, Any]:
+    """A typed question recorded in the old shape (``LEGACY_FIELDS``: exactly those texts
+    beyond the base fields) in the current shape: an old text that still fits its field stays,
+    the others are kept in ``contextForDecision`` and their fields left empty (a list empty, a
+    text blank, a choice of values its first value). Anything else is returned as it is."""
+    origin = str(question.get("origin"))
+    cls = _QUESTIONS.get(origin)
+    own = {k: v for k, v in question.items() if k not in _BASE and k != "origin"}
+    if (
+        cls is None
+        or set(own) != LEGACY_FIELDS.get(origin)
+        or not all(isinstance(v, str) for v in own.values())
+    ):
+        return question
+    upgraded = {k: v for k, v in question.items() if k not in own}
+    for key, name in _own_fields(cls).items():
+        if key in own and _fits(cls, name, own[key]):
+            upgraded[key] = own[key]
+        else:
+            upgraded[key] = _empty(cls.model_fields[name].annotation)
+    notes = [f"{k}: {v}" for k, v in own.items() if k not in upgraded or upgraded[k] != v]
+    context = str(question.get("contextForDecision", ""))
+    upgraded["contextForDecision"] = "\n".join([context, *notes]).strip()
+    return upgraded
+
+
+@functools.cache
+def _own_fields(cls: type[InterruptRequestBase]) -> dict[str, str]:
+    """JSON name -> field name of the fields the model writes beyond the base ones."""
+    written = cls.model_json_schema(by_alias=True)["properties"]
+    return {
+        f.alias or n: n
+        for n, f in cls.model_fields.items()
+        if (f.alias or n) in written and (f.alias or n) not in _BASE
+    }
+
+
+def _fits(cls: type[InterruptRequestBase], name: str, value: Any) -> bool:
+    try:
+        _adapter(cls, name).validate_python(value)
+    except ValidationError:
+        return False
+    return True
+
+
+@functools.cache
+def _adapter(cls: type[InterruptRequestBase], name: str) -> TypeAdapter[Any]:
+    return TypeAdapter(typing.cast(Any, cls.model_fields[name].annotation))
+
+
+def _empty(annotation: Any) -> Any:
+    if typing.get_origin(annotation) is list:
+        return []
+    if isinstance(annotation, type) and issubclass(annotation, Enum):
+        return next(iter(annotation)).value
+    return ""
