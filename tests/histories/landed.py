@@ -101,7 +101,9 @@ def worker_process(
             process.wait(timeout=30)
 
 
-async def wait_for_question(client: Client, interrupt_id: str, timeout: float = 90) -> dict[str, Any]:
+async def wait_for_question(
+    client: Client, interrupt_id: str, timeout: float = 90
+) -> dict[str, Any]:
     """The ``status`` of an interrupt once it waits for a person, read by name (any version)."""
     async with asyncio.timeout(timeout):
         while True:
@@ -112,11 +114,3 @@ async def wait_for_question(client: Client, interrupt_id: str, timeout: float = 
             if isinstance(status, dict) and status.get("state") == "WAITING":
                 return status
             await asyncio.sleep(0.2)
-
-
-def answer_to(request: dict[str, Any], option: str = "A") -> dict[str, Any]:
-    """A resolution (wire form) that picks ``option`` everywhere and confirms nothing."""
-    return {
-        "selectedChoices": {c["choiceId"]: option for c in request.get("choices", [])},
-        "confirmations": {c["confirmationId"]: False for c in request.get("confirmationItems", [])},
-    }

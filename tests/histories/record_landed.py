@@ -4,8 +4,8 @@
 ``git archive``) against a fresh dev server with the offline model and writes, into
 ``tests/histories/<version>/``: an orchestrator and its question while a planning orchestrator's
 question waits, the same while a dispatch node's question waits, an orchestrator in the middle of
-an agent call, and the first two carried on to the end by that version. The current code must
-replay all of them; ``tests/workflows/test_deploys.py`` also hands waiting runs over for real.
+an agent call. These are the shapes a deploy meets in flight; the current code must replay all
+of them; ``tests/workflows/test_deploys.py`` also hands waiting runs over for real.
 Recorded once per landed version; never re-recorded by a later version.
 """
 
@@ -26,13 +26,11 @@ from tests.histories.landed import (
     HISTORIES,
     LANDED,
     QUESTIONS,
-    answer_to,
     checkout,
     wait_for_question,
     worker_process,
 )
 from workflows.visibility import dev_server_args
-
 
 
 async def _save(client: Client, workflow_id: str, path: Path) -> None:
@@ -49,15 +47,11 @@ async def _record(client: Client, tree: Path, out: Path) -> None:
             handle = await client.start_workflow(
                 "OrchestratorWorkflow", {"goal": GOAL}, id=workflow_id, task_queue=task_queue
             )
-            question = await wait_for_question(client, f"{workflow_id}-interrupt-1")
+            interrupt_id = f"{workflow_id}-interrupt-1"
+            await wait_for_question(client, interrupt_id)
             await _save(client, workflow_id, out / f"orchestrator-{name}-waiting.json")
-            await _save(client, f"{workflow_id}-interrupt-1", out / f"interrupt-{name}-waiting.json")
-            await client.get_workflow_handle(f"{workflow_id}-interrupt-1").signal(
-                "resolve", answer_to(question["request"])
-            )
-            await handle.result()
-            await _save(client, workflow_id, out / f"orchestrator-{name}-1.json")
-            await _save(client, f"{workflow_id}-interrupt-1", out / f"interrupt-{name}-1.json")
+            await _save(client, interrupt_id, out / f"interrupt-{name}-waiting.json")
+            await handle.terminate("recorded")
     task_queue = f"record-{uuid.uuid4()}"
     with worker_process(tree, address, task_queue, "delay=TICKET_AGENT:30", out / "worker.log"):
         handle = await client.start_workflow(
