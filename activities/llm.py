@@ -17,9 +17,9 @@ from openai import AsyncOpenAI
 from openai.types.chat import ChatCompletion
 from openai.types.chat import ChatCompletionMessageFunctionToolCall as FunctionToolCall
 from pydantic import BaseModel, ValidationError
-from temporalio import activity
 from temporalio.exceptions import ApplicationError
 
+from activities.attempts import retry_or_last
 from activities.redaction import add_secret, install_log_redaction, redact
 from models.agent_call import CallRecord
 from models.errors import (
@@ -36,6 +36,7 @@ from models.results import SCHEMA_VERSION
 from workflows.policies import (
     AGENT_CALL_MARGIN,
     AGENT_START_TO_CLOSE,
+    LLM_ENDPOINT_ATTEMPTS,
     LLM_REPLY_LIMIT,
     LLM_REQUEST_TIMEOUT,
     LLM_VALIDATION_ATTEMPTS,
@@ -64,6 +65,9 @@ class LlmSettings:
     controller_model: str | None = None
     """Answers interrupts in place of a person (CONTROLLER_MODEL); None: ``model`` does."""
     validation_attempts: int = LLM_VALIDATION_ATTEMPTS
+    endpoint_attempts: int = LLM_ENDPOINT_ATTEMPTS
+    """Attempts of a call that meets the endpoint's retryable errors (429, 5xx, timeouts,
+    refused connections); attempts a lost worker cost do not count (LLM_ENDPOINT_ATTEMPTS)."""
     request_timeout: timedelta = LLM_REQUEST_TIMEOUT
 
     def __post_init__(self) -> None:
@@ -183,7 +187,7 @@ class StructuredLlm:
                 agent, messages, output_model, schema, check, template_version, tools or {}
             )
         except AgentWorkflowError as err:
-            raise type(err)(redact(str(err))) from None
+            raise err.with_message(redact(str(err))) from None
 
     async def _complete(
         self,
@@ -254,6 +258,12 @@ class StructuredLlm:
             f"json_schema structured output, or choose another model ({setting})."
         )
 
+    def _retryable(self, kind: type[LlmUnavailable], what: str, fix: str) -> LlmUnavailable:
+        """One more of the endpoint's retryable errors: the call stops after
+        ``endpoint_attempts`` of them, however many attempts lost workers cost."""
+        limit = self._settings.endpoint_attempts
+        return retry_or_last(kind, "endpoint", limit, what, fix)
+
     async def _ask(
         self,
         agent: str,
@@ -294,14 +304,14 @@ class StructuredLlm:
                 f"support strict json_schema output: choose another model ({setting})."
             ) from None
         except openai.RateLimitError as err:
-            raise _retryable(
+            raise self._retryable(
                 LlmUnavailable,
                 f"{agent}: the LLM endpoint at {where} is rate limiting us "
                 f"(HTTP 429: {_excerpt(err)})",
                 f"wait for the quota to reset, raise it, or choose another model ({setting})",
             ) from None
         except openai.APIStatusError as err:
-            raise _retryable(
+            raise self._retryable(
                 LlmUnavailable,
                 f"{agent}: the LLM endpoint at {where} answered HTTP {err.status_code} "
                 f"({_excerpt(err)})",
@@ -311,14 +321,14 @@ class StructuredLlm:
         except openai.APIResponseValidationError:
             raise LlmConfigurationError(_NOT_CHAT_COMPLETION.format(agent=agent)) from None
         except openai.APITimeoutError:
-            raise _retryable(
+            raise self._retryable(
                 LlmTimedOut,
                 f"{agent}: the LLM endpoint at {where} did not answer within {timeout:g} s",
                 "check that the server is up and not overloaded, choose a faster model "
                 f"({setting}), or raise LLM_REQUEST_TIMEOUT in workflows/policies.py",
             ) from None
         except openai.APIConnectionError:
-            raise _retryable(
+            raise self._retryable(
                 LlmUnavailable,
                 f"{agent}: could not connect to the LLM endpoint at {where}",
                 "check OPENAI_BASE_URL and that the server is running",
@@ -343,26 +353,10 @@ _NOT_CHAT_COMPLETION = (
 )
 
 
-def _retryable(kind: type[LlmUnavailable], what: str, fix: str) -> LlmUnavailable:
-    """A retryable error whose message says whether Temporal tries again.
-
-    Written once, at raise time: the attempt number and the retry policy's maximum tell this
-    attempt whether it is the last, so a message that ends the run never promises a retry.
-    """
-    if not activity.in_activity():
-        return kind(f"{what}. To fix it, {fix}.")
-    info = activity.info()
-    maximum = info.retry_policy.maximum_attempts if info.retry_policy else 0
-    if maximum and info.attempt >= maximum:
-        return kind(f"{what}, on the last of {maximum} attempts. To fix it, {fix}.")
-    of = f" of {maximum}" if maximum else ""
-    return kind(f"{what} (attempt {info.attempt}{of}; Temporal retries). If it persists, {fix}.")
-
-
 def as_activity_error(err: Exception) -> ApplicationError:
     """The failure an activity raises for ``err``, with every secret redacted from it."""
     if isinstance(err, AgentWorkflowError):
-        return type(err)(redact(str(err))).to_application_error()
+        return err.with_message(redact(str(err))).to_application_error()
     return ApplicationError(redact(str(err)), type=type(err).__name__)
 
 

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from datetime import timedelta
+from typing import Self
+
 from pydantic import ValidationError
 from temporalio.exceptions import ApplicationError
 
@@ -12,10 +15,22 @@ class AgentWorkflowError(Exception):
     """Base error. Messages say what was wrong and how to fix it."""
 
     retryable = False
+    next_retry_delay: timedelta | None = None
+    """How long Temporal waits before the next attempt; None: the retry policy's interval."""
+
+    def with_message(self, message: str) -> Self:
+        """The same error with another message (e.g. redacted); it retries the same way."""
+        same = type(self)(message)
+        same.retryable = self.retryable
+        same.next_retry_delay = self.next_retry_delay
+        return same
 
     def to_application_error(self) -> ApplicationError:
         return ApplicationError(
-            str(self), type=type(self).__name__, non_retryable=not self.retryable
+            str(self),
+            type=type(self).__name__,
+            non_retryable=not self.retryable,
+            next_retry_delay=self.next_retry_delay,
         )
 
 
@@ -29,6 +44,13 @@ class LlmConfigurationError(AgentWorkflowError):
 
 class LlmUnavailable(AgentWorkflowError):
     """Rate limit, timeout or 5xx: Temporal's retry policy tries again."""
+
+    retryable = True
+
+
+class WorkerCannotServe(AgentWorkflowError):
+    """A condition of the worker that took the step (a path it cannot see, a program it lacks):
+    Temporal tries again, so another worker can serve it (WORKER_CONDITION_ATTEMPTS)."""
 
     retryable = True
 

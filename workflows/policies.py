@@ -14,17 +14,40 @@ AGENT_CALL_MARGIN = timedelta(seconds=30)
 """Time an agent activity needs besides its LLM requests: prompts, validation, heartbeats."""
 AGENT_START_TO_CLOSE = LLM_REQUEST_TIMEOUT * LLM_VALIDATION_ATTEMPTS + AGENT_CALL_MARGIN
 """One agent LLM call with all its validation attempts: every request times out before this."""
-AGENT_HEARTBEAT_TIMEOUT = timedelta(seconds=20)
-"""Agent activities heartbeat while waiting on the LLM, so cancellation arrives promptly."""
 AGENT_HEARTBEAT_INTERVAL = timedelta(seconds=1)
+"""Long activities (agent calls, translations, reviews, pinning a workspace) heartbeat this often
+while they wait, so a cancel lands within about a second."""
+AGENT_HEARTBEAT_TIMEOUT = timedelta(seconds=3)
+"""A worker that died in the middle of a long activity is noticed after this long without a
+heartbeat, and the next attempt starts on a live worker (issue 17: recovery within seconds).
+Three missed beats: a busy worker's event loop does not lag that far (tested with both cores
+busy)."""
 HEARTBEAT_THROTTLE = timedelta(seconds=1)
 """Heartbeats reach the server at least this often, so a cancel lands within about a second."""
 
+LLM_ENDPOINT_ATTEMPTS = 5
+"""Default attempts of an agent call that meets the endpoint's retryable errors (429, 5xx,
+timeouts); a worker setting (``LlmSettings.endpoint_attempts``, env LLM_ENDPOINT_ATTEMPTS)."""
+AGENT_ACTIVITY_ATTEMPTS = 50
+"""Temporal's attempts of one long activity. Lost workers retry up to this many times; the
+endpoint's errors and one worker's local conditions stop sooner at their own counts
+(``activities/attempts.py``), so a crash never spends the endpoint's attempts."""
+WORKER_CONDITION_ATTEMPTS = 8
+"""Attempts of a step that meets a condition local to the worker that took it (a workspace path
+it cannot see, a program it lacks): retried so another worker can serve it (about 2 minutes of
+backoff in all), then the run fails naming what to change."""
+
+COUNTED_RETRY_DELAY = timedelta(seconds=1)
+COUNTED_RETRY_DELAY_MAX = timedelta(seconds=30)
+"""The endpoint's errors and a worker's local conditions wait 1, 2, 4 ... 30 s between attempts
+(``next_retry_delay`` of their failures)."""
+LOST_WORKER_RETRY_INTERVAL = timedelta(milliseconds=200)
+"""A heartbeat timeout (a worker died) is retried at once on a live worker: no backoff helps."""
+
 AGENT_RETRY = RetryPolicy(
-    initial_interval=timedelta(seconds=1),
-    backoff_coefficient=2.0,
-    maximum_interval=timedelta(seconds=30),
-    maximum_attempts=5,
+    initial_interval=LOST_WORKER_RETRY_INTERVAL,
+    backoff_coefficient=1.0,
+    maximum_attempts=AGENT_ACTIVITY_ATTEMPTS,
     non_retryable_error_types=[
         "InvalidLlmReply",
         "LlmConfigurationError",
@@ -33,7 +56,9 @@ AGENT_RETRY = RetryPolicy(
         "UnknownAgentType",
     ],
 )
-"""Rate limits and 5xx retry; bad replies and bad credentials do not."""
+"""A lost worker's attempt is retried at once; the endpoint's errors (429, 5xx, timeouts) and a
+worker's local conditions back off and stop at their own counts (``activities/attempts.py``); bad
+replies and bad credentials are not retried."""
 
 HISTORY_HANDOVER_BYTES = 4 * 1024 * 1024
 """A workflow continues as new once its history is this large (or when the server suggests it,
@@ -63,6 +88,10 @@ NOTIFY_PLAN_TIMEOUT = timedelta(seconds=5)
 WORKSPACE_PIN_TIMEOUT = timedelta(minutes=10)
 """Cloning or fetching a run's workspace and extracting its commit."""
 WORKSPACE_PIN_RETRY = RetryPolicy(
-    maximum_attempts=3, non_retryable_error_types=["WorkspaceUnavailable"]
+    initial_interval=LOST_WORKER_RETRY_INTERVAL,
+    backoff_coefficient=1.0,
+    maximum_attempts=AGENT_ACTIVITY_ATTEMPTS,
+    non_retryable_error_types=["WorkspaceUnavailable"],
 )
-"""A source that is not a repository, or a ref that names no commit, fails the run at once."""
+"""A source that is not a repository, or a ref that names no commit, fails the run at once; a path
+the worker cannot see is retried (``WORKER_CONDITION_ATTEMPTS``) so another worker can pin it."""

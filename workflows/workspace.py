@@ -6,7 +6,7 @@ from __future__ import annotations
 from temporalio import workflow
 
 from models.tools import PinnedWorkspace, WorkspaceSpec
-from workflows.policies import WORKSPACE_PIN_RETRY, WORKSPACE_PIN_TIMEOUT
+from workflows.policies import AGENT_HEARTBEAT_TIMEOUT, WORKSPACE_PIN_RETRY, WORKSPACE_PIN_TIMEOUT
 
 with workflow.unsafe.imports_passed_through():
     from activities.tools.workspace import WorkspaceActivities
@@ -18,6 +18,7 @@ async def pin_workspace(spec: WorkspaceSpec) -> PinnedWorkspace:
         WorkspaceActivities.pin_workspace,
         spec,
         start_to_close_timeout=WORKSPACE_PIN_TIMEOUT,
+        heartbeat_timeout=AGENT_HEARTBEAT_TIMEOUT,
         retry_policy=WORKSPACE_PIN_RETRY,
         summary=f"pin workspace {spec.source}"[:200],
     )

@@ -25,7 +25,7 @@ from activities.tools.catalog import Tool, ToolContext, tools_for
 from activities.tools.memory import MemoryStore, open_memory
 from activities.tools.references import check_references
 from activities.tools.settings import ToolSettings
-from activities.tools.workspace import ToolError, Workspace, checkout
+from activities.tools.workspace import ToolError, Workspace, checkout, served_here
 from models.agent_call import AgentCall
 from models.base import WireModel
 from models.errors import InvalidLlmReply, describe_validation_error
@@ -53,7 +53,7 @@ class Toolbox:
         """This call's round: earlier rounds' results recomputed; no tools without a workspace."""
         if call.workspace is None:
             return ToolRound(call, None, [], self.memory, self.settings)
-        root = await asyncio.to_thread(checkout, call.workspace, self.settings.workspace_cache)
+        root = await served_here(checkout, call.workspace, self.settings.workspace_cache)
         workspace = Workspace(root, call.workspace, self.settings)
         tools = tools_for(call.agent_type)
         step = ToolRound(call, workspace, tools, self.memory, self.settings)

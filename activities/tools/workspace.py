@@ -14,17 +14,25 @@ import hashlib
 import io
 import os
 import shutil
+import socket
 import subprocess
 import tarfile
 import tempfile
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
+from typing import Any, TypeVar
 
 from temporalio import activity
 
+from activities.attempts import retry_or_last
+from activities.heartbeat import heartbeating
 from activities.tools.settings import ToolSettings
-from models.errors import AgentWorkflowError
+from models.errors import AgentWorkflowError, WorkerCannotServe
 from models.tools import PinnedWorkspace, WorkspaceSpec
+from workflows.policies import AGENT_HEARTBEAT_INTERVAL, WORKER_CONDITION_ATTEMPTS
+
+T = TypeVar("T")
 
 GIT_TIMEOUT_SECONDS = 240
 """One git command (clone, fetch, archive); under the pin activity's start-to-close timeout."""
@@ -34,6 +42,35 @@ BINARY_SNIFF_BYTES = 8_192
 
 class WorkspaceUnavailable(AgentWorkflowError):
     """The workspace could not be cloned, or its ref does not name a commit."""
+
+
+class NotOnThisWorker(Exception):
+    """What this worker lacks to serve the step; another worker may have it (issue 17 item 5)."""
+
+    def __init__(self, what: str, fix: str) -> None:
+        super().__init__(what)
+        self.fix = fix
+
+
+_MOUNT_IT = (
+    "mount it at the same path on every worker, or start the run with a git URL that every "
+    "worker can fetch (agents run --workspace URL)"
+)
+
+
+async def served_here(work: Callable[..., T], *args: Any) -> T:
+    """``work`` in a thread; what this worker lacks becomes a retryable error, counted so the
+    run fails, naming what to change, once no worker served it (WORKER_CONDITION_ATTEMPTS)."""
+    try:
+        return await asyncio.to_thread(work, *args)
+    except NotOnThisWorker as err:
+        raise retry_or_last(
+            WorkerCannotServe,
+            "local",
+            WORKER_CONDITION_ATTEMPTS,
+            f"{err} (worker {socket.gethostname()})",
+            err.fix,
+        ) from None
 
 
 class ToolError(ValueError):
@@ -57,6 +94,7 @@ def normalized_source(source: str) -> str:
 def pin(spec: WorkspaceSpec, cache: Path) -> PinnedWorkspace:
     """Clone or fetch ``spec.source`` and resolve ``spec.ref`` (default HEAD) to a commit."""
     source = normalized_source(spec.source)
+    _visible_here(source)
     if not is_git_url(source) and not Path(source).is_dir():
         raise WorkspaceUnavailable(f"workspace {source!r} is not a directory or a git URL")
     mirror = _mirror(source, cache)
@@ -98,6 +136,7 @@ def checkout(pinned: PinnedWorkspace, cache: Path) -> Path:
         return tree
     mirror = cache / "repos" / key_of(pinned.source)
     if not (mirror / "HEAD").exists() or not _has_commit(mirror, pinned.commit):
+        _visible_here(pinned.source)
         mirror = _mirror(pinned.source, cache)
     archive = subprocess.run(
         ["git", "--git-dir", str(mirror), "archive", "--format=tar", pinned.commit],
@@ -128,6 +167,14 @@ def _inside_only(member: tarfile.TarInfo, dest: str) -> tarfile.TarInfo | None:
         return tarfile.data_filter(member, dest)
     except tarfile.FilterError:
         return None
+
+
+def _visible_here(source: str) -> None:
+    """A local source this worker cannot see, or no git here, is this worker's condition."""
+    if shutil.which("git") is None:
+        raise NotOnThisWorker("git is not installed on this worker", "install git on it")
+    if not is_git_url(source) and not Path(source).exists():
+        raise NotOnThisWorker(f"workspace {source!r} is not visible on this worker", _MOUNT_IT)
 
 
 def _has_commit(mirror: Path, commit: str) -> bool:
@@ -225,8 +272,9 @@ class WorkspaceActivities:
         """Clone or fetch the source and pin the commit every step of the run will read."""
         cache = self._settings.workspace_cache
         try:
-            pinned = await asyncio.to_thread(pin, spec, cache)
-            await asyncio.to_thread(checkout, pinned, cache)
+            async with heartbeating(AGENT_HEARTBEAT_INTERVAL):
+                pinned = await served_here(pin, spec, cache)
+                await served_here(checkout, pinned, cache)
         except AgentWorkflowError as err:
             raise err.to_application_error() from None
         activity.logger.info("workspace %s pinned at %s", pinned.source, pinned.commit)

@@ -2,8 +2,8 @@
 and the timeouts compose.
 
 Everything talks HTTP through the real openai SDK to ``ScriptedOpenAIServer`` and runs on the
-session's Temporal dev server. Retries are exercised by a one-activity workflow with a short retry
-policy, so a final attempt is reached in about a second instead of AGENT_RETRY's backoff.
+session's Temporal dev server. Retries are exercised by a one-activity workflow with AGENT_RETRY's
+attempts and a short backoff; the endpoint's errors stop at ``endpoint_attempts`` (issue 17).
 """
 
 from __future__ import annotations
@@ -74,7 +74,8 @@ def test_every_llm_request_of_an_agent_call_times_out_before_the_activity_does()
     requests = LLM_REQUEST_TIMEOUT * LLM_VALIDATION_ATTEMPTS
     assert requests + AGENT_CALL_MARGIN <= AGENT_START_TO_CLOSE
     assert timedelta(seconds=10) <= AGENT_CALL_MARGIN, "room for prompts and validation"
-    assert AGENT_HEARTBEAT_INTERVAL * 5 <= AGENT_HEARTBEAT_TIMEOUT
+    # issue 17: three missed beats, and a dead worker is noticed within seconds
+    assert AGENT_HEARTBEAT_INTERVAL * 3 <= AGENT_HEARTBEAT_TIMEOUT <= timedelta(seconds=5)
     assert LLM_REPLY_LIMIT <= TEMPORAL_PAYLOAD_LIMIT // 2
     assert "LlmReplyTooLarge" in AGENT_RETRY.non_retryable_error_types
 
@@ -127,7 +128,7 @@ async def test_an_unreachable_endpoint_names_openai_base_url() -> None:
 
 @workflow.defn(sandboxed=False)
 class OneAgentCall:
-    """Runs ``run_agent`` once under a short retry policy with AGENT_RETRY's error types."""
+    """Runs ``run_agent`` once with AGENT_RETRY's attempts and error types, short backoff."""
 
     @workflow.run
     async def run(self, call: AgentCall) -> AgentReply:
@@ -138,7 +139,7 @@ class OneAgentCall:
             heartbeat_timeout=AGENT_HEARTBEAT_TIMEOUT,
             retry_policy=RetryPolicy(
                 initial_interval=timedelta(milliseconds=50),
-                maximum_attempts=ATTEMPTS,
+                maximum_attempts=AGENT_RETRY.maximum_attempts,
                 non_retryable_error_types=AGENT_RETRY.non_retryable_error_types,
             ),
         )
@@ -147,7 +148,7 @@ class OneAgentCall:
 async def _fail_one_call(
     client: Client, server: ScriptedOpenAIServer, task_queue: str, workflow_id: str
 ) -> tuple[ApplicationError, WorkflowHistory]:
-    settings = _settings(server, request_timeout=SHORT_TIMEOUT)
+    settings = _settings(server, request_timeout=SHORT_TIMEOUT, endpoint_attempts=ATTEMPTS)
     agents = AgentActivities(StructuredLlm(openai_client(settings), settings), PromptRenderer())
     async with Worker(
         client, task_queue=task_queue, workflows=[OneAgentCall], activities=[agents.run_agent]

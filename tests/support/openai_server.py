@@ -155,7 +155,7 @@ class ScriptedOpenAIServer:
         if self._httpd is None:
             raise RuntimeError("the server is not running; use it as a context manager")
         host, port = self._httpd.server_address[:2]
-        return f"http://{host}:{port}"
+        return f"http://{host!s}:{port}"
 
     @property
     def base_url(self) -> str:

@@ -9,6 +9,7 @@ import pytest
 from activities.tools import code_tools
 from activities.tools.settings import ToolSettings
 from activities.tools.workspace import (
+    NotOnThisWorker,
     ToolError,
     Workspace,
     WorkspaceUnavailable,
@@ -49,8 +50,16 @@ def test_the_pinned_commit_is_what_tools_read_after_new_commits(ws: Workspace, r
 def test_a_ref_that_names_no_commit_is_refused_with_the_setting(repo: Path, tmp_path: Path) -> None:
     with pytest.raises(WorkspaceUnavailable, match=r"'nope' names no commit.*workspace.ref"):
         pin(WorkspaceSpec(source=str(repo), ref="nope"), tmp_path / "cache")
+    (tmp_path / "a-file").write_text("x")
     with pytest.raises(WorkspaceUnavailable, match="not a directory or a git URL"):
+        pin(WorkspaceSpec(source=str(tmp_path / "a-file")), tmp_path / "cache")
+
+
+def test_a_path_this_worker_cannot_see_is_its_own_condition(tmp_path: Path) -> None:
+    """Issue 17 item 5: another worker may see it, so the step is retried, not failed."""
+    with pytest.raises(NotOnThisWorker, match="is not visible on this worker") as raised:
         pin(WorkspaceSpec(source=str(tmp_path / "missing")), tmp_path / "cache")
+    assert "agents run --workspace URL" in raised.value.fix
 
 
 @pytest.mark.parametrize(

@@ -1,0 +1,148 @@
+"""Bench: a worker killed in the middle of an agent call, restarted at once (issue 17).
+
+A real ``python worker.py`` process runs a run's first agent call against a local
+OpenAI-compatible server that holds every request (the call stays in flight); the bench kills the
+worker with SIGKILL and starts a new one at once, ``--trials`` times, then lets the model answer.
+
+It prints, per trial, the time from the kill to the model request of the call's next attempt (the
+call running again on the new worker; aim: median <= 5 s), and the model calls each death cost
+(aim <= 1: the one request the dead worker had in flight, asked again). The run must then
+complete: deaths never spend the endpoint's attempts.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+import uuid
+from dataclasses import dataclass
+from pathlib import Path
+
+from temporalio.api.enums.v1 import EventType
+from temporalio.client import Client
+
+from bench.harness import bench_parser, run_on_dev_server, server_mode, versions, versus_aim
+from models.results import OrchestratorCollectorResult
+from tests.support.openai_server import HANG, ScriptedOpenAIServer
+
+ROOT = Path(__file__).resolve().parent.parent
+AIM_SECONDS = 5.0
+
+
+@dataclass
+class Recovery:
+    seconds: list[float]
+    """Per trial: kill -> the call's next model request."""
+    calls_per_death: list[int]
+    """Per trial: model requests the death cost."""
+    attempts: int
+    """The agent call's Temporal attempts when it finished."""
+    completed: bool
+
+
+def _worker(client: Client, task_queue: str, base_url: str, log: Path) -> subprocess.Popen[bytes]:
+    env = {
+        k: v
+        for k, v in os.environ.items()
+        if not k.startswith(("TEMPORAL_", "OPENAI_", "AGENT", "OFFLINE_"))
+    }
+    env |= {
+        "TEMPORAL_ADDRESS": client.service_client.config.target_host,
+        "TEMPORAL_NAMESPACE": "default",
+        "TEMPORAL_TASK_QUEUE": task_queue,
+        "OPENAI_API_KEY": "sk-recovery-bench",
+        "OPENAI_BASE_URL": base_url,
+        "AGENT_MODEL": "recovery-model",
+    }
+    with log.open("ab") as out:
+        return subprocess.Popen(
+            [sys.executable, "worker.py"], cwd=ROOT, env=env, stdout=out, stderr=subprocess.STDOUT
+        )
+
+
+async def _requests_reach(server: ScriptedOpenAIServer, count: int, timeout: float) -> None:
+    async with asyncio.timeout(timeout):
+        while len(server.completions) < count:
+            await asyncio.sleep(0.02)
+
+
+async def measure(client: Client, *, trials: int, timeout: float = 120) -> Recovery:
+    """Kill the worker ``trials`` times in the first agent call, then let the run finish."""
+    seconds: list[float] = []
+    calls: list[int] = []
+    task_queue = f"recovery-{uuid.uuid4()}"
+    with tempfile.TemporaryDirectory() as tmp, ScriptedOpenAIServer([HANG] * trials) as llm:
+        log = Path(tmp) / "workers.log"
+        worker = _worker(client, task_queue, llm.base_url, log)
+        try:
+            handle = await client.start_workflow(
+                "OrchestratorWorkflow",
+                {"goal": "add rate limiting to the gateway", "maxSteps": 40},
+                id=f"recovery-{uuid.uuid4()}",
+                task_queue=task_queue,
+            )
+            await _requests_reach(llm, 1, timeout)
+            first_call = llm.completions[0].schema_name
+            for _ in range(trials):
+                before = len(llm.completions)
+                worker.kill()
+                killed = time.monotonic()
+                worker.wait()
+                worker = _worker(client, task_queue, llm.base_url, log)
+                await _requests_reach(llm, before + 1, timeout)
+                seconds.append(time.monotonic() - killed)
+                await asyncio.sleep(0.5)  # any further request this death caused arrives too
+                again = [r for r in llm.completions[before:] if r.schema_name == first_call]
+                calls.append(len(again))
+            result = await asyncio.wait_for(handle.result(), timeout)
+            history = await handle.fetch_history()
+        finally:
+            worker.kill()
+            worker.wait()
+    started = [
+        e.activity_task_started_event_attributes.attempt
+        for e in history.events
+        if e.event_type == EventType.EVENT_TYPE_ACTIVITY_TASK_STARTED
+    ]
+    final = OrchestratorCollectorResult.model_validate(result)
+    return Recovery(seconds, calls, attempts=started[0], completed=bool(final.phases_completed))
+
+
+def report(recovery: Recovery, mode: str) -> str:
+    trials = len(recovery.seconds)
+    median = statistics.median(recovery.seconds)
+    return "\n".join(
+        [
+            f"recovery after a worker death, {trials} trials ({mode}; {versions()})",
+            "kill -> the call's next model request: "
+            + ", ".join(f"{s:.2f}" for s in recovery.seconds)
+            + f" s; median {versus_aim(median, AIM_SECONDS, unit=' s')}, max "
+            f"{max(recovery.seconds):.2f} s",
+            "model calls per death: "
+            + ", ".join(map(str, recovery.calls_per_death))
+            + f"; max {versus_aim(max(recovery.calls_per_death), 1, unit='')}",
+            f"the agent call finished on attempt {recovery.attempts} "
+            f"({trials} deaths, no endpoint attempt spent); the run completed",
+        ]
+    )
+
+
+def main() -> None:
+    parser = bench_parser(
+        "python -m bench.recovery",
+        __doc__.splitlines()[0],
+        ("--trials", 10, "worker deaths in the call"),
+        db_file=True,
+    )
+    args = parser.parse_args()
+    recovery = run_on_dev_server(measure, db_file=args.db_file, trials=args.trials)
+    print(report(recovery, server_mode(args.db_file)))
+
+
+if __name__ == "__main__":
+    main()
