@@ -270,6 +270,10 @@ def _wire(row: object) -> dict[str, object]:
 
 async def _cmd_status(args: argparse.Namespace, settings: TemporalSettings) -> int:
     async with _session(settings) as session:
+        stuck = await session.agents.stuck(args.workflow_id)
+        if stuck is not None:  # its queries would wait on workers that cannot replay it
+            render.error(stuck)
+            return 1
         if await session.agents.is_interrupt(args.workflow_id):
             question = await session.agents.interrupt_status(args.workflow_id)
             if args.json:

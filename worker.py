@@ -19,10 +19,12 @@ from app.config import (
     TemporalSettings,
     llm_settings_from_env,
     notify_settings_from_env,
+    stuck_check_seconds,
 )
 from app.connect import ConnectionProblem, connect
 from app.logs import configure_logging
 from app.process_exit import exit_now
+from app.stuck import StuckRunWatch
 from app.worker_setup import build_worker
 
 LOCAL_ADDRESS = f"localhost:{DEFAULT_PORT}"
@@ -34,12 +36,13 @@ async def main(argv: list[str]) -> int:
         settings = TemporalSettings.from_env()
         scenario = OfflineScenario.parse(os.environ.get("OFFLINE_SCENARIO"))
         notify = notify_settings_from_env()
+        llm = llm_settings_from_env()
+        watch_every = stuck_check_seconds()
     except ValueError as err:
         print(f"error: {err}", file=sys.stderr)
         return 2
     for warning in settings.warnings:
         print(f"warning: {warning}", file=sys.stderr)
-    llm = llm_settings_from_env()
     address = settings.address or LOCAL_ADDRESS
     try:
         client = await connect(settings, address)
@@ -54,7 +57,12 @@ async def main(argv: list[str]) -> int:
         flush=True,
     )
     worker = build_worker(client, settings.task_queue, llm, scenario=scenario, notify=notify)
+    if watch_every:
+        watch = StuckRunWatch(client, settings.task_queue, notify, watch_every)
+        watching = asyncio.create_task(watch.run())
     await worker.run()
+    if watch_every:
+        watching.cancel()
     return 0
 
 

@@ -18,7 +18,9 @@ from temporalio.envconfig import ClientConfigProfile
 
 from activities.llm import DEFAULT_MODEL, LlmSettings
 from activities.notify import DEFAULT_REMINDERS, NotifySettings, SmtpTarget
+from app.stuck import STUCK_CHECK_SECONDS
 from models.agent_types import AgentType
+from workflows.policies import LLM_ENDPOINT_ATTEMPTS
 
 DEFAULT_TASK_QUEUE = "agents"
 DEFAULT_NAMESPACE = "default"
@@ -114,7 +116,31 @@ def llm_settings_from_env(env: Mapping[str, str] = os.environ) -> LlmSettings:
         model=env.get("AGENT_MODEL") or DEFAULT_MODEL,
         agent_models=overrides,
         controller_model=env.get("CONTROLLER_MODEL") or None,
+        endpoint_attempts=_positive(env, "LLM_ENDPOINT_ATTEMPTS", LLM_ENDPOINT_ATTEMPTS),
     )
+
+
+def stuck_check_seconds(env: Mapping[str, str] = os.environ) -> float:
+    """AGENTS_STUCK_CHECK_SECONDS: how often a worker looks for stuck runs (0: never)."""
+    raw = env.get("AGENTS_STUCK_CHECK_SECONDS", "").strip()
+    try:
+        seconds = float(raw) if raw else STUCK_CHECK_SECONDS
+    except ValueError:
+        seconds = -1.0
+    if not seconds >= 0:
+        raise ValueError(
+            f"AGENTS_STUCK_CHECK_SECONDS must be a number of seconds, 0 or more, not {raw!r}"
+        )
+    return seconds
+
+
+def _positive(env: Mapping[str, str], name: str, default: int) -> int:
+    raw = env.get(name, "").strip()
+    if not raw:
+        return default
+    if not raw.isdigit() or int(raw) < 1:
+        raise ValueError(f"{name} must be a whole number of at least 1, not {raw!r}")
+    return int(raw)
 
 
 def notify_settings_from_env(env: Mapping[str, str] = os.environ) -> NotifySettings:

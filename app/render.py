@@ -150,6 +150,7 @@ def runs(rows: list[RunRow]) -> None:
         return
     cells = [[r.workflow_id, r.phase or "—", r.state, _when(r.started), r.goal] for r in rows]
     _table(["id", "phase", "state", "started (UTC)", "goal"], cells)
+    _problems([(r.workflow_id, r.problem) for r in rows])
 
 
 def waiting(rows: list[WaitingRow], now: datetime) -> None:
@@ -165,4 +166,14 @@ def waiting(rows: list[WaitingRow], now: datetime) -> None:
     for row in rows:
         if row.warning:
             console.print(f"  WARNING {row.interrupt_id}: {row.warning}", markup=False)
+    _problems([(r.interrupt_id, r.problem) for r in rows])
     console.print("[dim]Answer one with: agents resolve <interrupt id>[/]")
+
+
+def _problems(rows: list[tuple[str, str | None]]) -> None:
+    """Runs the current workers cannot continue, with where to read what to do."""
+    for workflow_id, problem in rows:
+        if problem:
+            console.print(
+                f"  {workflow_id}: {problem}; see: agents status {workflow_id}", markup=False
+            )

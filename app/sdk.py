@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 import uuid
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
 from pathlib import Path
 
@@ -27,6 +27,7 @@ from app.export import ExportSummary, Format, Kind, export
 from app.history import read_blackboard
 from app.stack import LocalStack, local_client
 from app.stats import Tally, measure
+from app.stuck import explain, problem_of, stuck_ids
 from models.errors import failure_message
 from models.interrupt_events import EventAck, InterruptRequestEvent
 from models.interrupt_flow import InterruptStatus, ResolveAck
@@ -64,6 +65,8 @@ class RunRow:
     state: str
     started: datetime | None
     goal: str
+    problem: str | None = None
+    """Why a Running run makes no progress (``app/stuck.py``), e.g. after a deploy."""
 
 
 @dataclass(frozen=True)
@@ -77,6 +80,8 @@ class WaitingRow:
     deadline: datetime | None
     warning: str | None = None
     """The newest WARNING event, e.g. a notification that was not delivered."""
+    problem: str | None = None
+    """Why the question or its run makes no progress (``app/stuck.py``), e.g. after a deploy."""
 
 
 class AgentWorkflowClient:
@@ -152,6 +157,10 @@ class AgentWorkflowClient:
     async def status(self, workflow_id: str) -> OrchestratorStatus:
         handle = self.client.get_workflow_handle_for(OrchestratorWorkflow.run, workflow_id)
         return await handle.query(OrchestratorWorkflow.status)
+
+    async def stuck(self, workflow_id: str) -> str | None:
+        """Why the run (or question) makes no progress and how to roll back; None if it does."""
+        return await explain(self.client, workflow_id)
 
     async def is_interrupt(self, workflow_id: str) -> bool:
         """Whether ``workflow_id`` is an InterruptWorkflow (its ``status`` differs)."""
@@ -237,13 +246,15 @@ class AgentWorkflowClient:
         async for execution in self.client.list_workflows(query, limit=limit):
             memo = await execution.memo()
             status = execution.status or WorkflowExecutionStatus.RUNNING
+            problem = problem_of(execution)
             rows.append(
                 RunRow(
                     workflow_id=execution.id,
                     phase=execution.typed_search_attributes.get(visibility.AGENT_PHASE),
-                    state=status.name,
+                    state="STUCK" if problem else status.name,
                     started=execution.start_time,
                     goal=str(memo.get("goal", "")),
+                    problem=problem,
                 )
             )
         return rows
@@ -256,7 +267,13 @@ class AgentWorkflowClient:
             "ExecutionStatus = 'Running'"
         )
         executions = [e async for e in self.client.list_workflows(query, limit=limit)]
-        return list(await asyncio.gather(*(self._waiting_row(e) for e in executions)))
+        rows = await asyncio.gather(*(self._waiting_row(e) for e in executions))
+        runs = {row.interrupt_id: row.interrupt_id.rsplit("-interrupt-", 1)[0] for row in rows}
+        stuck = await stuck_ids(self.client, sorted({*runs, *runs.values()})) if rows else {}
+        return [
+            replace(row, problem=stuck.get(row.interrupt_id) or stuck.get(runs[row.interrupt_id]))
+            for row in rows
+        ]
 
     async def _waiting_row(self, execution: WorkflowExecution) -> WaitingRow:
         origin = execution.typed_search_attributes.get(visibility.INTERRUPT_ORIGIN) or "?"

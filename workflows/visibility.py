@@ -45,12 +45,23 @@ TIMED_OUT = "TIMED_OUT"
 INTERRUPT_STATES = (WAITING, ESCALATED, RESOLVED, TIMED_OUT)
 
 
+REPORTED_PROBLEMS_AFTER = 2
+"""Failed workflow tasks in a row after which the server marks an execution with
+``TemporalReportedProblems`` (``app/stuck.py``: runs a deploy cannot replay, issue 17)."""
+
+
 def dev_server_args() -> list[str]:
-    """``temporal server start-dev`` flags that register the search attributes."""
+    """``temporal server start-dev`` flags that register the search attributes and make the
+    server mark executions whose workflow tasks keep failing."""
     args: list[str] = []
     for key in KEYS:
         args += ["--search-attribute", f"{key.name}=Keyword"]
-    return args
+    return [
+        *args,
+        "--dynamic-config-value",
+        "system.numConsecutiveWorkflowTaskProblemsToTriggerSearchAttribute="
+        f"{REPORTED_PROBLEMS_AFTER}",
+    ]
 
 
 def create_commands(namespace: str = "default") -> list[str]:
