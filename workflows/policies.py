@@ -66,3 +66,10 @@ WORKSPACE_PIN_RETRY = RetryPolicy(
     maximum_attempts=3, non_retryable_error_types=["WorkspaceUnavailable"]
 )
 """A source that is not a repository, or a ref that names no commit, fails the run at once."""
+
+CODE_WORK_TIMEOUT = timedelta(hours=1)
+"""One git step of the agents' code changes, with its verification run (whose own limit,
+``AGENT_TEST_TIMEOUT``, is the worker's setting); liveness is the heartbeat."""
+CODE_WORK_HEARTBEAT = timedelta(seconds=60)
+CODE_WORK_RETRY = RetryPolicy(maximum_attempts=5, non_retryable_error_types=["WorktreeLimit"])
+"""git lock contention retries; too many worktrees on disk fails the run with the setting's name."""

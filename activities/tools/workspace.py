@@ -23,6 +23,7 @@ from pathlib import Path, PurePosixPath
 from temporalio import activity
 
 from activities.tools.settings import ToolSettings
+from activities.tools.test_command import default_test_command
 from models.errors import AgentWorkflowError
 from models.tools import PinnedWorkspace, WorkspaceSpec
 
@@ -96,9 +97,7 @@ def checkout(pinned: PinnedWorkspace, cache: Path) -> Path:
     tree = cache / "trees" / pinned.commit
     if tree.is_dir():
         return tree
-    mirror = cache / "repos" / key_of(pinned.source)
-    if not (mirror / "HEAD").exists() or not _has_commit(mirror, pinned.commit):
-        mirror = _mirror(pinned.source, cache)
+    mirror = mirror_of(pinned, cache)
     archive = subprocess.run(
         ["git", "--git-dir", str(mirror), "archive", "--format=tar", pinned.commit],
         capture_output=True,
@@ -120,6 +119,14 @@ def checkout(pinned: PinnedWorkspace, cache: Path) -> Path:
     finally:
         shutil.rmtree(staging, ignore_errors=True)
     return tree
+
+
+def mirror_of(pinned: PinnedWorkspace, cache: Path) -> Path:
+    """The cached bare clone of the source, fetched again if it lacks the pinned commit."""
+    mirror = cache / "repos" / key_of(pinned.source)
+    if not (mirror / "HEAD").exists() or not _has_commit(mirror, pinned.commit):
+        mirror = _mirror(pinned.source, cache)
+    return mirror
 
 
 def _inside_only(member: tarfile.TarInfo, dest: str) -> tarfile.TarInfo | None:
@@ -226,8 +233,9 @@ class WorkspaceActivities:
         cache = self._settings.workspace_cache
         try:
             pinned = await asyncio.to_thread(pin, spec, cache)
-            await asyncio.to_thread(checkout, pinned, cache)
+            tree = await asyncio.to_thread(checkout, pinned, cache)
         except AgentWorkflowError as err:
             raise err.to_application_error() from None
+        command = spec.test_command or default_test_command(tree)
         activity.logger.info("workspace %s pinned at %s", pinned.source, pinned.commit)
-        return pinned
+        return pinned.model_copy(update={"test_command": command})
