@@ -78,6 +78,12 @@ def result(run_id: str, final: OrchestratorCollectorResult) -> None:
         lines.append(f"- … and {len(final.deliverables) - 8} more")
     if final.phases_completed:
         lines += ["", f"Phases completed: {', '.join(final.phases_completed)}"]
+    if (code := final.code_change) is not None:
+        lines += ["", f"Branch **{code.run_branch}** ({code.head[:12]}): merged "]
+        lines[-1] += f"{', '.join(code.merged_tickets) or 'no ticket'}; tests: "
+        lines[-1] += f"{code.verification or 'not run'}"
+        lines += ["", "```", *code.diff_stat.splitlines()[-12:], "```"]
+        lines += ["", f"Check it out in your clone: `{code.checkout}`"]
     console.print()
     console.print(
         Panel(

@@ -20,8 +20,8 @@ TEST_OUTPUT_CHARS = 4_000
 """The tail of a verification run's output kept with its result."""
 DIFF_CHARS = 12_000
 """One ticket's diff as review, the merger and the export see it; the rest is cut, with a stat."""
-MAX_TEST_OUTCOMES = 200
-"""Parsed test outcomes kept per verification run."""
+MAX_TEST_OUTCOMES = 50
+"""Parsed test outcomes kept per verification run (failures first); the counts cover all."""
 MAX_RUN_TICKETS = 32
 """Ticket branches one run remembers (its merge order); older tickets beyond it are dropped."""
 
@@ -149,6 +149,12 @@ class MergeOutcome(WireModel):
     conflicts: list[ConflictSide] = Field(default_factory=list)
     tests: TestRun | None = None
     pushed_to: str | None = None
+
+    def compact(self) -> MergeOutcome:
+        """Without the diff text and test output: what workflow state keeps."""
+        tests = self.tests
+        small = tests.model_copy(update={"outcomes": [], "output_tail": ""}) if tests else None
+        return self.model_copy(update={"diff": Diff(stat=self.diff.stat), "tests": small})
 
     @property
     def checkout(self) -> str:

@@ -246,7 +246,7 @@ async def before_call(
         ),
         f"merge {len(code.tickets)} ticket branches",
     )
-    code.merge = outcome.model_copy(update={"diff": Diff(stat=outcome.diff.stat)})
+    code.merge = outcome.compact()
     if outcome.conflict_ticket is not None:
         code.asked = AskedConflict(
             ticket_id=outcome.conflict_ticket, paths=[c.path for c in outcome.conflicts]

@@ -140,9 +140,8 @@ def parsed(
     command: str, exit_code: int | None, timed_out: bool, duration_ms: int, text: str
 ) -> TestRun:
     """A run's outcome from its exit status and the runner's summary (pytest, unittest)."""
-    outcomes = [
-        TestOutcome(name=m[2][:300], passed=m[1] == "PASSED") for m in _OUTCOME.finditer(text)
-    ][:MAX_TEST_OUTCOMES]
+    found = [TestOutcome(name=m[2][:300], passed=m[1] == "PASSED") for m in _OUTCOME.finditer(text)]
+    outcomes = sorted(found, key=lambda o: o.passed)[:MAX_TEST_OUTCOMES]  # failures first
     counts = {"passed": 0, "failed": 0}
     summary = [line for line in text.splitlines() if " in " in line and _SUMMARY.search(line)]
     if summary:
