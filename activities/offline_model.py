@@ -179,7 +179,8 @@ class OfflineModel(httpx2.AsyncBaseTransport):
     def answer(self, name: str, schema: dict[str, Any], messages: list[dict[str, Any]]) -> str:
         """The JSON reply for one structured-output request."""
         goal = _goal(messages)
-        writer = _Writer(goal, schema, self.scenario.fan_out, offline_tools.references(messages))
+        refs = offline_tools.diff_references(messages) or offline_tools.references(messages)
+        writer = _Writer(goal, schema, self.scenario.fan_out, refs)
         node = NODES_BY_OUTPUT.get(name)
         model: type[Routing] | None = None
         if name == InterruptRouting.__name__:

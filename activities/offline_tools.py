@@ -243,3 +243,30 @@ def _recipe(text: str) -> dict[str, list[dict[str, str]]]:
     except (ValueError, AttributeError):
         return {}
     return edits if isinstance(edits, dict) else {}
+
+
+_HUNK = re.compile(
+    r"^\+\+\+ b/(?P<path>\S+)$|^@@ -\S+ \+(?P<start>\d+)(?:,(?P<count>\d+))? @@", re.M
+)
+
+
+def diff_references(messages: list[dict[str, Any]]) -> list[Reference]:
+    """The new-side line ranges of the ticket diffs in a review's request (its findings cite
+    them), or [] when the request carries none."""
+    asked = "\n".join(str(m.get("content") or "") for m in messages if m.get("role") == "user")
+    found = _REQUEST.search(asked)
+    try:
+        request = json.loads(found["json"]) if found else {}
+    except ValueError:
+        return []
+    refs = []
+    for change in request.get("ticketChanges") or []:
+        path = ""
+        for m in _HUNK.finditer(str((change.get("diff") or {}).get("text") or "")):
+            if m["path"]:
+                path = m["path"]
+            elif path and int(m["count"] or 1) > 0:
+                start = int(m["start"])
+                end = start + int(m["count"] or 1) - 1
+                refs.append(Reference(path, start, end, f"changed by {change.get('ticketId')}"))
+    return refs

@@ -40,6 +40,8 @@ class WorktreeRef(WireModel):
 class TestRun(WireModel):
     """One verification run in the sandbox: what ran, how it ended, what it printed."""
 
+    __test__ = False  # not a pytest test class
+
     command: str
     exit_code: int | None = Field(description="null when the run was killed (time limit).")
     timed_out: bool = False

@@ -234,6 +234,8 @@ class VerificationStatus(StrEnum):
 
 
 class TestOutcome(WireModel):
+    __test__ = False  # not a pytest test class
+
     name: str
     passed: bool
 

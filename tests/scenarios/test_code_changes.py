@@ -18,7 +18,8 @@ import time
 from pathlib import Path
 from typing import Any
 
-from temporalio.client import Client
+import pytest
+from temporalio.client import Client, WorkflowFailureError
 
 from activities.llm import LlmSettings
 from activities.offline_model import OfflineScenario
@@ -125,7 +126,9 @@ async def test_a_run_ends_with_a_branch_whose_tests_pass_and_every_claim_is_true
 
     (review,) = _outputs(entries, AgentType.REVIEW_AGENT)
     reviewed = [e for e in entries if e.agent_type is AgentType.REVIEW_AGENT]
-    assert reviewed and "findings" in review["reviewResult"]
+    findings = review["reviewResult"]["findings"]
+    assert reviewed and findings and all(f["path"] == "calc/ops.py" for f in findings)
+    assert all(f["valid"] for f in findings)  # they cite lines of the diffs it read
     (merger,) = _outputs(entries, AgentType.MERGER_AGENT)
     assert merger["mergerResult"]["codeChange"]["head"] == change.head
     assert merger["mergerResult"]["acceptable"] is True
@@ -215,7 +218,8 @@ WORKER = textwrap.dedent(
     from pathlib import Path
     import workflows.policies
     workflows.policies.AGENT_HEARTBEAT_TIMEOUT = timedelta(seconds=2)  # a dead worker shows fast
-    from temporalio.client import Client
+    import pytest
+from temporalio.client import Client, WorkflowFailureError
     from temporalio.contrib.pydantic import pydantic_data_converter
     from activities.llm import LlmSettings
     from activities.offline_model import OfflineScenario
@@ -281,3 +285,21 @@ def _wait_for_an_edit(folder: Path, timeout: float) -> Path | None:
                 return path
         time.sleep(0.05)
     return None
+
+
+async def test_a_failed_run_keeps_its_worktrees_and_names_them_in_its_status(
+    client: Client, task_queue: str, workflow_id: str, tmp_path: Path
+) -> None:
+    repo = make_code_repo(tmp_path)
+    tools = ToolSettings(state_dir=tmp_path / "state")
+    start = _start_input(repo).model_copy(update={"max_steps": 10})  # fails at the review
+    async with build_worker(client, task_queue, LlmSettings(), tools=tools):
+        handle = await client.start_workflow(
+            OrchestratorWorkflow.run, start, id=workflow_id, task_queue=task_queue
+        )
+        with pytest.raises(WorkflowFailureError):
+            await handle.result()
+        status = await handle.query(OrchestratorWorkflow.status)
+    assert status.code is not None and len(status.code.worktrees) == 2
+    for path in status.code.worktrees:
+        assert (Path(path) / "calc" / "ops.py").is_file()  # kept for a person to look at
