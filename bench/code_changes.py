@@ -172,8 +172,8 @@ def merges(root: Path, branches: int) -> tuple[float, float]:
     git(root, "clone", "--quiet", ref.repository, str(plain))
     git(plain, "checkout", "--quiet", "-b", "merged", pinned.commit)
     started = time.perf_counter()
-    for ticket in tickets:
-        git(plain, "merge", "--quiet", "--no-ff", "--no-edit", ticket.head)
+    for branch in tickets:
+        git(plain, "merge", "--quiet", "--no-ff", "--no-edit", branch.head)
     return ours, time.perf_counter() - started
 
 
