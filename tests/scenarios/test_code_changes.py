@@ -218,8 +218,7 @@ WORKER = textwrap.dedent(
     from pathlib import Path
     import workflows.policies
     workflows.policies.AGENT_HEARTBEAT_TIMEOUT = timedelta(seconds=2)  # a dead worker shows fast
-    import pytest
-from temporalio.client import Client, WorkflowFailureError
+    from temporalio.client import Client
     from temporalio.contrib.pydantic import pydantic_data_converter
     from activities.llm import LlmSettings
     from activities.offline_model import OfflineScenario
