@@ -203,20 +203,25 @@ def commit(request: CommitRequest, settings: ToolSettings) -> str | None:
     git(path, "add", "-A")
     if not git(path, "diff", "--cached", "--name-only").strip():
         return None
-    name, _, email = settings.commit_author.partition(" <")
     trailers = (
         f"Agent-Run: {request.run_id}\nAgent-Node: {wt.node_id}\nAgent-Ticket: {wt.ticket_id}"
     )
     message = f"{_one_line(request.subject) or wt.ticket_id}\n\n"
     message += f"{request.summary.strip()}\n\n" if request.summary.strip() else ""
-    identity = {
-        "GIT_AUTHOR_NAME": name,
-        "GIT_AUTHOR_EMAIL": email.rstrip(">"),
-        "GIT_COMMITTER_NAME": name,
-        "GIT_COMMITTER_EMAIL": email.rstrip(">"),
-    }
-    git(path, "commit", "--quiet", "--no-verify", "-m", message + trailers, env=identity)
+    git(path, "commit", "--quiet", "--no-verify", "-m", message + trailers, env=_identity(settings))
     return git(path, "rev-parse", "HEAD").strip()
+
+
+def _identity(settings: ToolSettings) -> dict[str, str]:
+    """Author and committer from ``AGENT_COMMIT_AUTHOR`` (``name <email>``)."""
+    name, _, email = settings.commit_author.partition(" <")
+    email = email.rstrip(">")
+    return {
+        "GIT_AUTHOR_NAME": name,
+        "GIT_AUTHOR_EMAIL": email,
+        "GIT_COMMITTER_NAME": name,
+        "GIT_COMMITTER_EMAIL": email,
+    }
 
 
 def _commit_of(path: Path, wt: WorktreeRef) -> str | None:
@@ -318,13 +323,7 @@ def _merge_one(
     path: Path, request: MergeRequest, ticket: TicketBranch, settings: ToolSettings
 ) -> list[ConflictSide]:
     """Merge one ticket; its conflicts when no answer resolves them all (merge undone)."""
-    name, _, email = settings.commit_author.partition(" <")
-    identity = {
-        "GIT_AUTHOR_NAME": name,
-        "GIT_AUTHOR_EMAIL": email.rstrip(">"),
-        "GIT_COMMITTER_NAME": name,
-        "GIT_COMMITTER_EMAIL": email.rstrip(">"),
-    }
+    identity = _identity(settings)
     message = (
         f"Merge {ticket.ticket_id} into {run_branch(request.run_id)}\n\n"
         f"Agent-Run: {request.run_id}\nAgent-Ticket: {ticket.ticket_id}"
