@@ -3,10 +3,13 @@ branch, write tools confined like the read tools, commits made once per node, me
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
+from temporalio.testing import ActivityEnvironment
 
+from activities.code_changes import CodeChangeActivities
 from activities.tools import gitwork, write_tools
 from activities.tools.catalog import CODE_AGENTS, tools_for
 from activities.tools.settings import ToolSettings
@@ -154,3 +157,23 @@ def test_a_conflict_stops_the_merge_and_an_answer_resolves_it(
     assert "return b + a" in (path / "calc" / "ops.py").read_text()
     again, _ = gitwork.merge(resolved, settings)  # idempotent: nothing merged twice
     assert again.head == outcome.head
+
+
+async def test_the_run_branch_is_pushed_only_to_a_named_remote(
+    pinned: PinnedWorkspace, settings: ToolSettings, tmp_path: Path
+) -> None:
+    ref = _worktree(pinned, settings)
+    write_tools.write_file(_ws(ref, pinned, settings), "notes.md", "done\n")
+    sha = gitwork.commit(CommitRequest(worktree=ref, run_id="run-1", subject="notes"), settings)
+    ticket = TicketBranch(ticket_id="T-001", branch=ref.branch, base=pinned.commit, head=sha or "")
+    request = MergeRequest(
+        run_id="run-1", repository=ref.repository, base_commit=pinned.commit, tickets=[ticket]
+    )
+    kept = await ActivityEnvironment().run(CodeChangeActivities(settings).merge_tickets, request)
+    assert kept.pushed_to is None and kept.tests is not None and kept.tests.problem is not None
+    remote = tmp_path / "remote.git"
+    git(tmp_path, "init", "--quiet", "--bare", str(remote))
+    pushing = replace(settings, push_remote=str(remote))
+    pushed = await ActivityEnvironment().run(CodeChangeActivities(pushing).merge_tickets, request)
+    assert pushed.pushed_to == str(remote) and pushed.head == kept.head
+    assert git(remote, "rev-parse", "agents/run-1") == kept.head
