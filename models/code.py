@@ -24,6 +24,14 @@ MAX_TEST_OUTCOMES = 50
 """Parsed test outcomes kept per verification run (failures first); the counts cover all."""
 MAX_RUN_TICKETS = 32
 """Ticket branches one run remembers (its merge order); older tickets beyond it are dropped."""
+CONFLICT_FILES_ASKED = 5
+"""Conflicting files a merger question shows one by one; its last choice also covers the rest."""
+OTHER_FILES = "*"
+"""The path of a resolution that applies to every conflicting file not named on its own."""
+DIFF_FILES = 500
+"""Changed files a diff lists by name; its stat still counts them all."""
+STAT_CHARS = 4_000
+"""A diff's stat; a longer one keeps its first lines and its summary line."""
 
 
 class WorktreeRef(WireModel):
@@ -148,7 +156,10 @@ class MergeOutcome(WireModel):
     commits: list[str] = Field(default_factory=list, description="``sha subject`` lines.")
     diff: Diff = Field(default_factory=Diff)
     conflict_ticket: str | None = None
-    conflicts: list[ConflictSide] = Field(default_factory=list)
+    conflicts: list[ConflictSide] = Field(
+        default_factory=list, description=f"The first {CONFLICT_FILES_ASKED} conflicting files."
+    )
+    conflict_count: int = Field(default=0, description="Every conflicting file of the ticket.")
     tests: TestRun | None = None
     pushed_to: str | None = None
 
@@ -172,6 +183,7 @@ class AskedConflict(WireModel):
 
     ticket_id: str
     paths: list[str]
+    more: int = Field(default=0, description="Conflicting files beyond ``paths``.")
 
 
 class CodeState(WireModel):

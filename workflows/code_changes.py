@@ -21,6 +21,7 @@ from models.agent_call import AgentReply
 from models.agent_types import AgentType
 from models.code import (
     MAX_RUN_TICKETS,
+    OTHER_FILES,
     AskedConflict,
     CodeState,
     CommitRequest,
@@ -71,8 +72,6 @@ with workflow.unsafe.imports_passed_through():
 PATCH = "20-code-changes"
 REVIEW_DIFF_CHARS = 24_000
 """All ticket diffs one review reads; each ticket gets an equal share (at least 2,000)."""
-MAX_CONFLICT_CHOICES = 5
-"""Files a conflict question asks about one by one; the last choice covers the rest."""
 MAX_RESOLVED = 20
 
 
@@ -248,8 +247,11 @@ async def before_call(
     )
     code.merge = outcome.compact()
     if outcome.conflict_ticket is not None:
+        asked = [c.path for c in outcome.conflicts]
         code.asked = AskedConflict(
-            ticket_id=outcome.conflict_ticket, paths=[c.path for c in outcome.conflicts]
+            ticket_id=outcome.conflict_ticket,
+            paths=asked,
+            more=max(outcome.conflict_count - len(asked), 0),
         )
         return Prepared(request, question=conflict_question(outcome, output_id, upstream))
     code.resolutions = {}
@@ -334,11 +336,10 @@ def take_answer(code: CodeState, answer: InterruptResolution | None) -> None:
         return
     resolutions = []
     for index, path in enumerate(asked.paths):
-        choice_id = f"file-{min(index, MAX_CONFLICT_CHOICES - 1) + 1}"
+        choice_id = f"file-{index + 1}"
         key = answer.selected_choices.get(choice_id, OptionKey.A)
         written = answer.custom_inputs.get(choice_id)
-        last_of_many = index >= MAX_CONFLICT_CHOICES - 1 and len(asked.paths) > MAX_CONFLICT_CHOICES
-        if key is OptionKey.CUSTOM and written is not None and not last_of_many:
+        if key is OptionKey.CUSTOM and written is not None:
             resolution = FileResolution(
                 path=path, choice=ConflictChoice.CONTENT, content=_as_file(written)
             )
@@ -347,6 +348,10 @@ def take_answer(code: CodeState, answer: InterruptResolution | None) -> None:
         else:
             resolution = FileResolution(path=path, choice=ConflictChoice.OURS)
         resolutions.append(resolution)
+    if asked.more and resolutions:  # the last choice covers the files not shown
+        last = resolutions[-1].choice
+        rest = ConflictChoice.THEIRS if last is ConflictChoice.THEIRS else ConflictChoice.OURS
+        resolutions.append(FileResolution(path=OTHER_FILES, choice=rest))
     code.resolutions = {**code.resolutions, asked.ticket_id: resolutions}
     code.resolved = [
         *code.resolved,
@@ -377,11 +382,11 @@ def conflict_question(outcome: MergeOutcome, output_id: str, upstream: list[str]
     and both sides, choices ours / theirs / a write-in of the file, and a confirmation each."""
     ticket = outcome.conflict_ticket or ""
     sides = outcome.conflicts
-    many = len(sides) > MAX_CONFLICT_CHOICES
+    more = max(outcome.conflict_count - len(sides), 0)
     choices = []
-    for index, side in enumerate(sides[:MAX_CONFLICT_CHOICES]):
-        rest = many and index == MAX_CONFLICT_CHOICES - 1
-        files = f"{side.path} and the {len(sides) - index - 1} other files" if rest else side.path
+    for index, side in enumerate(sides):
+        last = more and index == len(sides) - 1
+        files = f"{side.path} (and the {more} other conflicting files)" if last else side.path
         choices.append(
             StructuredChoice(
                 choice_id=f"file-{index + 1}",
@@ -412,19 +417,25 @@ def conflict_question(outcome: MergeOutcome, output_id: str, upstream: list[str]
             default_value=True,
             impact_if_no=f"{ticket} is left out of the run branch.",
         )
-        for index, side in enumerate(sides[:MAX_CONFLICT_CHOICES])
+        for index, side in enumerate(sides)
     ]
     merged = ", ".join(outcome.merged) or "no ticket yet"
     question = MergerInterruptRequest(
         type=InterruptType.HUMAN_REVIEW,
-        reason=f"Merging {ticket} into {outcome.run_branch} conflicts in {len(sides)} file(s); "
+        reason=f"Merging {ticket} into {outcome.run_branch} conflicts in "
+        f"{outcome.conflict_count} file(s); "
         "a wrong pick would drop one ticket's change.",
         choices=choices,
         confirmation_items=confirmations,
         context_for_decision=clip(
             f"Merged so far: {merged}. A write-in (CUSTOM) is the file's whole resolved content "
             f"(at most {MAX_ANSWER_CHARS:,} characters)"
-            + (" and applies to the first file of its choice only." if many else ".")
+            + (
+                f"; the {more} files not shown keep the run branch's version unless the last "
+                "choice takes the ticket's (B)."
+                if more
+                else "."
+            )
             + f"\nDiff of the run branch so far:\n{outcome.diff.stat}",
             4_000,
         ),
@@ -439,7 +450,7 @@ def conflict_question(outcome: MergeOutcome, output_id: str, upstream: list[str]
     )
     result = MergerResult(
         acceptable=False,
-        summary=f"{ticket} conflicts with the run branch in {len(sides)} file(s)",
+        summary=f"{ticket} conflicts with the run branch in {outcome.conflict_count} file(s)",
         conflicts=[
             MergeConflict(
                 path=s.path,

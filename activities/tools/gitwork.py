@@ -25,7 +25,11 @@ from pathlib import Path
 from activities.tools.settings import ToolSettings
 from activities.tools.workspace import key_of, mirror_of
 from models.code import (
+    CONFLICT_FILES_ASKED,
     DIFF_CHARS,
+    DIFF_FILES,
+    OTHER_FILES,
+    STAT_CHARS,
     CommitRequest,
     ConflictChoice,
     ConflictSide,
@@ -245,12 +249,17 @@ def _one_line(text: str) -> str:
 def diff(repo: Path, base: str, head: str, limit: int = DIFF_CHARS) -> Diff:
     """``base..head``'s stat, files and patch, the patch cut at ``limit`` characters."""
     stat = git(repo, "diff", "--stat=100", base, head).rstrip()
+    if len(stat) > STAT_CHARS:
+        lines = stat.splitlines()
+        stat = "\n".join([*lines[:40], f" ... ({len(lines) - 41} more files)", lines[-1]])
     files = git(repo, "diff", "--name-only", base, head).split()
+    if len(files) > DIFF_FILES:
+        files = files[:DIFF_FILES]
     text = git(repo, "diff", "--no-color", base, head)
     if len(text) <= limit:
         return Diff(stat=stat, files=files, text=text)
     kept = text[:limit].rsplit("\n", 1)[0] + "\n"
-    shown = set(re.findall(r"^diff --git a/(\S+)", kept, re.M))
+    shown = set(re.findall(r"^diff --git a/(\S+)", kept, re.M))  # of the files listed
     left_out = [f for f in files if f not in shown]
     cut = f"cut at {limit:,} of {len(text):,} characters"
     if left_out:
@@ -298,10 +307,10 @@ def merge(request: MergeRequest, settings: ToolSettings) -> tuple[MergeOutcome, 
         if _merged(path, ticket):
             outcome.merged.append(ticket.ticket_id)
             continue
-        conflicts = _merge_one(path, request, ticket, settings)
-        if conflicts:
+        conflicts, count = _merge_one(path, request, ticket, settings)
+        if count:
             outcome.conflict_ticket = ticket.ticket_id
-            outcome.conflicts = conflicts
+            outcome.conflicts, outcome.conflict_count = conflicts, count
             break
         outcome.merged.append(ticket.ticket_id)
     head = git(path, "rev-parse", "HEAD").strip()
@@ -321,8 +330,9 @@ def _merged(path: Path, ticket: TicketBranch) -> bool:
 
 def _merge_one(
     path: Path, request: MergeRequest, ticket: TicketBranch, settings: ToolSettings
-) -> list[ConflictSide]:
-    """Merge one ticket; its conflicts when no answer resolves them all (merge undone)."""
+) -> tuple[list[ConflictSide], int]:
+    """Merge one ticket; when no answer resolves all its conflicts, the merge is undone and the
+    first files' conflicts and how many files conflict come back."""
     identity = _identity(settings)
     message = (
         f"Merge {ticket.ticket_id} into {run_branch(request.run_id)}\n\n"
@@ -335,17 +345,19 @@ def _merge_one(
     if not unmerged:
         if (Path(git(path, "rev-parse", "--git-dir").strip()) / "MERGE_HEAD").exists():
             git(path, "commit", "--no-edit", "--quiet", env=identity)
-        return []
+        return [], 0
     answers = {r.path: r for r in request.resolutions.get(ticket.ticket_id, [])}
-    if all(f in answers for f in unmerged):
-        for file in unmerged:
-            _apply(path, answers[file])
+    chosen = {f: answers.get(f) or answers.get(OTHER_FILES) for f in unmerged}
+    if all(chosen.values()):
+        for file, answer in chosen.items():
+            if answer is not None:
+                _apply(path, answer.model_copy(update={"path": file}))
         git(path, "add", "-A")
         git(path, "commit", "--no-edit", "--quiet", env=identity)
-        return []
-    sides = [_sides(path, file, ticket) for file in unmerged]
+        return [], 0
+    sides = [_sides(path, file, ticket) for file in unmerged[:CONFLICT_FILES_ASKED]]
     git(path, "merge", "--abort")
-    return sides
+    return sides, len(unmerged)
 
 
 def _apply(path: Path, answer: FileResolution) -> None:

@@ -131,3 +131,14 @@ def test_claims_about_files_tests_and_the_commit_come_from_git() -> None:
     assert real.commit.message == "fix add"
     assert real.verification_status is VerificationStatus.FAILED
     assert [t.name for t in real.test_results] == ["t::test_add"]
+
+
+def test_the_last_choice_of_a_long_conflict_covers_the_files_not_shown() -> None:
+    code = CodeState(asked=AskedConflict(ticket_id="T-2", paths=["a.py", "b.py"], more=9))
+    answer = InterruptResolution.model_validate({"selectedChoices": {"file-2": "B"}})
+    take_answer(code, answer)
+    assert [(r.path, r.choice) for r in code.resolutions["T-2"]] == [
+        ("a.py", ConflictChoice.OURS),
+        ("b.py", ConflictChoice.THEIRS),
+        ("*", ConflictChoice.THEIRS),
+    ]

@@ -177,3 +177,30 @@ async def test_the_run_branch_is_pushed_only_to_a_named_remote(
     pushed = await ActivityEnvironment().run(CodeChangeActivities(pushing).merge_tickets, request)
     assert pushed.pushed_to == str(remote) and pushed.head == kept.head
     assert git(remote, "rev-parse", "agents/run-1") == kept.head
+
+
+def test_many_conflicting_files_show_five_and_one_answer_covers_the_rest(
+    pinned: PinnedWorkspace, settings: ToolSettings
+) -> None:
+    heads = []
+    for ticket in ("T-001", "T-002"):
+        ref = _worktree(pinned, settings, ticket)
+        for n in range(7):
+            write_tools.write_file(_ws(ref, pinned, settings), f"f{n}.txt", f"{ticket} {n}\n")
+        sha = gitwork.commit(CommitRequest(worktree=ref, run_id="run-1", subject=ticket), settings)
+        heads.append(
+            TicketBranch(ticket_id=ticket, branch=ref.branch, base=pinned.commit, head=sha)
+        )
+    request = MergeRequest(
+        run_id="run-1", repository=ref.repository, base_commit=pinned.commit, tickets=heads
+    )
+    outcome, _ = gitwork.merge(request, settings)
+    assert len(outcome.conflicts) == 5 and outcome.conflict_count == 7
+    shown = [FileResolution(path=c.path, choice=ConflictChoice.OURS) for c in outcome.conflicts]
+    rest = FileResolution(path="*", choice=ConflictChoice.THEIRS)
+    answered = request.model_copy(update={"resolutions": {"T-002": [*shown, rest]}})
+    outcome, path = gitwork.merge(answered, settings)
+    assert outcome.conflict_ticket is None
+    assert (path / "f0.txt").read_text() == "T-001 0\n" and (
+        path / "f6.txt"
+    ).read_text() == "T-002 6\n"
