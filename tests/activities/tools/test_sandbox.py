@@ -132,9 +132,9 @@ def test_pytest_and_unittest_summaries_are_parsed() -> None:
     )
     run = parsed("pytest", 1, False, 10, pytest_out)
     assert (run.passed, run.failed, run.status) == (1, 1, VerificationStatus.FAILED)
-    assert [(o.name, o.passed) for o in run.outcomes] == [
-        ("tests/test_ops.py::test_add", True),
+    assert [(o.name, o.passed) for o in run.outcomes] == [  # failures first
         ("tests/test_ops.py::test_mul", False),
+        ("tests/test_ops.py::test_add", True),
     ]
     unittest_out = "Ran 4 tests in 0.001s\n\nFAILED (failures=1, errors=1)\n"
     run = parsed("python -m unittest", 1, False, 10, unittest_out)
