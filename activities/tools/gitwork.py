@@ -174,7 +174,11 @@ def reset(worktree: WorktreeRef) -> None:
     """Back to the step's base commit: every edit is applied again from the transcript."""
     path = Path(worktree.path)
     if not (path / ".git").exists():
-        raise GitWorkFailed(f"worktree {path} is gone; the step is prepared again on retry")
+        raise GitWorkFailed(
+            f"worktree {path} is gone: the workers that serve runs with a workspace must share "
+            "one state directory (AGENTS_STATE_DIR), and a run's worktrees must not be deleted "
+            "while it runs"
+        )
     git(path, "reset", "--hard", "--quiet", worktree.base_commit)
     git(path, "clean", "-fdxq")
 
