@@ -204,3 +204,15 @@ def test_many_conflicting_files_show_five_and_one_answer_covers_the_rest(
     assert (path / "f0.txt").read_text() == "T-001 0\n" and (
         path / "f6.txt"
     ).read_text() == "T-002 6\n"
+
+
+def test_a_ticket_done_again_continues_its_branch_in_a_new_worktree(
+    pinned: PinnedWorkspace, settings: ToolSettings
+) -> None:
+    first = _worktree(pinned, settings)
+    write_tools.write_file(_ws(first, pinned, settings), "one.txt", "1\n")
+    sha = gitwork.commit(CommitRequest(worktree=first, run_id="run-1", subject="one"), settings)
+    again = gitwork.prepare(pinned, "run-1", "T-001", "ticket-dispatch-020/T-001", settings)
+    assert again.branch == first.branch and again.base_commit == sha
+    assert (Path(again.path) / "one.txt").read_text() == "1\n"
+    assert not Path(first.path).exists()  # the earlier step's worktree gave the branch up
