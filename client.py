@@ -135,7 +135,9 @@ async def _cmd_run(args: argparse.Namespace, settings: TemporalSettings) -> int:
             render.note(f"In-process worker on queue {queue!r}; it stops with this command")
         try:
             workspace = (
-                WorkspaceSpec(source=args.workspace, ref=args.ref) if args.workspace else None
+                WorkspaceSpec(source=args.workspace, ref=args.ref, test_command=args.test_command)
+                if args.workspace
+                else None
             )
             handle = await agents.start(
                 args.goal,
@@ -439,6 +441,12 @@ def _parser() -> argparse.ArgumentParser:
         help="a local git directory or a git URL the agents may read (pinned to one commit)",
     )
     run.add_argument("--ref", help="with --workspace: branch, tag or commit (default: HEAD)")
+    run.add_argument(
+        "--test-command",
+        metavar="CMD",
+        help="with --workspace: the ticket agents' verification command, run in a sandbox "
+        "(default: the workspace's [tool.agents] test-command, else pytest when it has tests)",
+    )
     run.add_argument(
         "--worker",
         action="store_true",

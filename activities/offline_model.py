@@ -54,12 +54,15 @@ class OfflineScenario:
     """Dispatched agents that ask, by key within their fan-out (``ticket-agent-2``)."""
     fan_out: int = 2
     """Agents per fan-out (entries of ``requests`` a dispatch node is given)."""
+    conflict: bool = False
+    """Ticket agents without a recipe all write the same file, so the merge conflicts."""
 
     @classmethod
     def parse(cls, text: str | None) -> OfflineScenario:
-        """Parse ``interrupt=A,B#2;agent_review=C;delay=D:2.5;context=E;loop=1000;fanout=3``:
-        AgentType names (``TICKET_AGENT#2`` is the second ticket agent of each fan-out only),
-        ``loop`` a number of agent calls, ``fanout`` the agents per fan-out."""
+        """Parse ``interrupt=A,B#2;agent_review=C;delay=D:2.5;context=E;loop=1000;fanout=3;
+        conflict``: AgentType names (``TICKET_AGENT#2`` is the second ticket agent of each
+        fan-out only), ``loop`` a number of agent calls, ``fanout`` the agents per fan-out,
+        ``conflict`` ticket agents whose edits conflict."""
         if not text or not text.strip():
             return cls()
         interrupt: set[AgentType] = set()
@@ -69,6 +72,7 @@ class OfflineScenario:
         loop: int | None = None
         keys: set[str] = set()
         fan_out = cls.fan_out
+        conflict = False
         for part in filter(None, (p.strip() for p in text.split(";"))):
             key, _, value = part.partition("=")
             items = [v.strip() for v in value.split(",") if v.strip()]
@@ -91,10 +95,13 @@ class OfflineScenario:
                 loop = int(value)
             elif key.strip() == "fanout":
                 fan_out = _count(value)
+            elif key.strip() == "conflict" and not value.strip():
+                conflict = True
             else:
                 raise ValueError(
                     f"unknown OFFLINE_SCENARIO part {part!r}; use 'interrupt=AGENT,AGENT#N;"
-                    "agent_review=AGENT;delay=AGENT:SECONDS;context=AGENT;loop=CALLS;fanout=N'"
+                    "agent_review=AGENT;delay=AGENT:SECONDS;context=AGENT;loop=CALLS;fanout=N;"
+                    "conflict'"
                 )
         return cls(
             frozenset(interrupt),
@@ -104,6 +111,7 @@ class OfflineScenario:
             loop,
             frozenset(keys),
             fan_out,
+            conflict,
         )
 
 
@@ -158,7 +166,9 @@ class OfflineModel(httpx2.AsyncBaseTransport):
         node = NODES_BY_OUTPUT.get(name)
         if offered and body.get("tool_choice") != "none" and node is not None:
             agent = node.agent_type.value
-            calls = offline_tools.next_calls(_goal(messages), agent, offered, messages)
+            calls = offline_tools.next_calls(
+                _goal(messages), agent, offered, messages, self.scenario.conflict
+            )
             if calls:
                 return chat_completion(
                     body.get("model", ""), None, offline_tools.tool_calls(calls, messages)
@@ -169,7 +179,8 @@ class OfflineModel(httpx2.AsyncBaseTransport):
     def answer(self, name: str, schema: dict[str, Any], messages: list[dict[str, Any]]) -> str:
         """The JSON reply for one structured-output request."""
         goal = _goal(messages)
-        writer = _Writer(goal, schema, self.scenario.fan_out, offline_tools.references(messages))
+        refs = offline_tools.diff_references(messages) or offline_tools.references(messages)
+        writer = _Writer(goal, schema, self.scenario.fan_out, refs)
         node = NODES_BY_OUTPUT.get(name)
         model: type[Routing] | None = None
         if name == InterruptRouting.__name__:

@@ -55,9 +55,15 @@ def keywords(goal: str) -> list[str]:
 
 
 def next_calls(
-    goal: str, agent: str, offered: set[str], messages: list[dict[str, Any]]
+    goal: str,
+    agent: str,
+    offered: set[str],
+    messages: list[dict[str, Any]],
+    conflict: bool = False,
 ) -> list[tuple[str, dict[str, Any]]]:
     """The tool calls of the next round, or [] to answer now."""
+    if "write_file" in offered:
+        return ticket_calls(goal, messages, conflict)
     if "search" not in offered:
         return []
     done = _results(messages)
@@ -185,3 +191,82 @@ def tool_calls(
         }
         for i, (name, args) in enumerate(calls)
     ]
+
+
+RECIPE = ".agents/offline-edits.json"
+"""A workspace's edits for the offline ticket agents: ``{"edits": {"T-001": [{"path": ...,
+"old": ..., "new": ...}]}}`` (exact snippets, applied with ``replace_snippet``)."""
+_NUMBERED = re.compile(r"^\s*\d+\| ?", re.MULTILINE)
+_REQUEST = re.compile(r"## Request\n```json\n(?P<json>.*?)\n```", re.DOTALL)
+
+
+def ticket_calls(
+    goal: str, messages: list[dict[str, Any]], conflict: bool
+) -> list[tuple[str, dict[str, Any]]]:
+    """A ticket agent's deterministic edits: read the workspace's recipe, apply this ticket's
+    edits (without one, write a note on the ticket; with ``conflict``, every ticket writes the same
+    note file, so their merge conflicts), run the verification once, then answer."""
+    done = _results(messages)
+    tools = [tool for tool, _ in done]
+    ticket = ticket_id(messages)
+    if not done:
+        return [("read_file", {"path": RECIPE, "start_line": None, "end_line": None})]
+    if "run_verification" in tools:
+        return []
+    if not any(t in tools for t in ("replace_snippet", "write_file")):
+        recipe = _recipe(done[0][1]).get(ticket)
+        if recipe:
+            return [("replace_snippet", dict(edit)) for edit in recipe]
+        path = ".agents-notes/shared.md" if conflict else f".agents-notes/{ticket}.md"
+        note = f"# {ticket}\n\n{ticket} works towards: {goal}\n"
+        return [("write_file", {"path": path, "content": note})]
+    return [("run_verification", {})]
+
+
+def ticket_id(messages: list[dict[str, Any]]) -> str:
+    """The ticket id of the request in the prompt."""
+    asked = "\n".join(str(m.get("content") or "") for m in messages if m.get("role") == "user")
+    found = _REQUEST.search(asked)
+    try:
+        request = json.loads(found["json"]) if found else {}
+    except ValueError:
+        request = {}
+    return str(request.get("ticketId") or "T-000")
+
+
+def _recipe(text: str) -> dict[str, list[dict[str, str]]]:
+    if text.startswith("error:"):
+        return {}
+    body = _NUMBERED.sub("", text.split("\n", 1)[1] if "\n" in text else "")
+    try:
+        edits = json.loads(body).get("edits") or {}
+    except (ValueError, AttributeError):
+        return {}
+    return edits if isinstance(edits, dict) else {}
+
+
+_HUNK = re.compile(
+    r"^\+\+\+ b/(?P<path>\S+)$|^@@ -\S+ \+(?P<start>\d+)(?:,(?P<count>\d+))? @@", re.M
+)
+
+
+def diff_references(messages: list[dict[str, Any]]) -> list[Reference]:
+    """The new-side line ranges of the ticket diffs in a review's request (its findings cite
+    them), or [] when the request carries none."""
+    asked = "\n".join(str(m.get("content") or "") for m in messages if m.get("role") == "user")
+    found = _REQUEST.search(asked)
+    try:
+        request = json.loads(found["json"]) if found else {}
+    except ValueError:
+        return []
+    refs = []
+    for change in request.get("ticketChanges") or []:
+        path = ""
+        for m in _HUNK.finditer(str((change.get("diff") or {}).get("text") or "")):
+            if m["path"]:
+                path = m["path"]
+            elif path and int(m["count"] or 1) > 0:
+                start = int(m["start"])
+                end = start + int(m["count"] or 1) - 1
+                refs.append(Reference(path, start, end, f"changed by {change.get('ticketId')}"))
+    return refs

@@ -107,6 +107,8 @@ class Example:
     """The LLM call that gave ``answer``; None for a person's answer."""
     resolved_by: ResolvedBy | None = None
     interrupt_id: str | None = None
+    diff: str | None = None
+    """The real diff (capped) a ticket step committed or a merge made (issue 20)."""
 
     @property
     def messages(self) -> list[dict[str, str]]:
@@ -146,7 +148,15 @@ def agent_example(run: RecordedRun, recorded: RecordedCall, prompts: PromptRende
         consumed=list(call.upstream_context_ids),
         produced=[call.result_id],
         call=reply.call,
+        diff=run.diffs.get(call.node_id) or _merge_diff(call.request),
     )
+
+
+def _merge_diff(request: dict[str, Any]) -> str | None:
+    """The merged branch's diff a merger's request carries (its prompt shows it too)."""
+    report = request.get("mergeReport")
+    diff = report.get("diff") if isinstance(report, dict) else None
+    return str(diff.get("text") or "") or None if isinstance(diff, dict) else None
 
 
 def resolution_example(run: RecordedRun, it: RecordedInterrupt, prompts: PromptRenderer) -> Example:
@@ -267,6 +277,7 @@ def openai_line(example: Example, metadata: bool) -> dict[str, Any]:
             "nodeId": example.node_id,
             "model": example.call.model if example.call else None,
             "resolvedBy": example.resolved_by.value if example.resolved_by else None,
+            "diff": example.diff,
         }
     return line
 
@@ -299,6 +310,7 @@ def native_line(example: Example) -> dict[str, Any]:
         "producedContextIds": example.produced,
         "input": example.input,
         "output": example.output,
+        "diff": example.diff,
         "messages": example.messages,
     }
 

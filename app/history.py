@@ -25,6 +25,7 @@ from temporalio.api.history.v1 import HistoryEvent
 from temporalio.client import Client, WorkflowHandle
 
 from models.agent_call import AgentCall, AgentReply
+from models.code import TicketCommit
 from models.interrupt_flow import InterruptInput, InterruptOutcome, ReviewInput, TranslationInput
 from models.interrupts import InterruptResolution
 from models.state import EntryKind, HistoryEntry, HistoryPageRequest, OrchestratorStatus
@@ -224,6 +225,8 @@ class RecordedRun:
     goal: str
     calls: list[RecordedCall]
     interrupts: list[RecordedInterrupt]
+    diffs: dict[str, str] = field(default_factory=dict)
+    """A ticket step's real diff (capped) by its node id: the commit activity's result."""
 
     @property
     def first_run_id(self) -> str:
@@ -248,6 +251,7 @@ async def read_run(client: Client, workflow_id: str, run_id: str | None = None) 
     runs.reverse()
     latest: dict[str, RecordedCall] = {}
     interrupts: list[RecordedInterrupt] = []
+    diffs = {node: diff for _, events in runs for node, diff in events.diffs.items()}
     for index, (rid, events) in enumerate(runs):
         for event_id, call, reply in events.calls:
             latest.pop(call.node_id, None)
@@ -256,7 +260,7 @@ async def read_run(client: Client, workflow_id: str, run_id: str | None = None) 
             interrupts.append(await _read_interrupt(client, rid, (index, child.event_id), child))
     goal = runs[0][1].goal
     calls = sorted(latest.values(), key=lambda c: c.position)
-    return RecordedRun(workflow_id, [rid for rid, _ in runs], goal, calls, interrupts)
+    return RecordedRun(workflow_id, [rid for rid, _ in runs], goal, calls, interrupts, diffs)
 
 
 @dataclass
@@ -275,6 +279,7 @@ class _RunEvents:
     goal: str = ""
     calls: list[tuple[int, AgentCall, AgentReply]] = field(default_factory=list)
     children: list[_Child] = field(default_factory=list)
+    diffs: dict[str, str] = field(default_factory=dict)
 
 
 async def _run_events(client: Client, handle: WorkflowHandle) -> _RunEvents:
@@ -282,6 +287,7 @@ async def _run_events(client: Client, handle: WorkflowHandle) -> _RunEvents:
     convert = client.data_converter
     run = _RunEvents()
     calls: dict[int, AgentCall] = {}
+    commits: set[int] = set()
     children: dict[int, _Child] = {}
     async for event in handle.fetch_history_events():
         kind = event.event_type
@@ -295,12 +301,17 @@ async def _run_events(client: Client, handle: WorkflowHandle) -> _RunEvents:
                 (call,) = await convert.decode(attrs.input.payloads, [AgentCall])
                 calls[event.event_id] = call
                 run.goal = run.goal or call.goal
+            elif attrs.activity_type.name == "commit_ticket":
+                commits.add(event.event_id)
         elif kind == EventType.EVENT_TYPE_ACTIVITY_TASK_COMPLETED:
             done = event.activity_task_completed_event_attributes
             call = calls.get(done.scheduled_event_id)
             if call is not None:
                 (reply,) = await convert.decode(done.result.payloads, [AgentReply])
                 run.calls.append((done.scheduled_event_id, call, reply))
+            elif done.scheduled_event_id in commits:
+                (commit,) = await convert.decode(done.result.payloads, [TicketCommit])
+                run.diffs[commit.node_id] = commit.diff.text
         elif kind == EventType.EVENT_TYPE_START_CHILD_WORKFLOW_EXECUTION_INITIATED:
             initiated = event.start_child_workflow_execution_initiated_event_attributes
             (asked,) = await convert.decode(initiated.input.payloads, [InterruptInput])

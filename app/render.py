@@ -78,6 +78,11 @@ def result(run_id: str, final: OrchestratorCollectorResult) -> None:
         lines.append(f"- … and {len(final.deliverables) - 8} more")
     if final.phases_completed:
         lines += ["", f"Phases completed: {', '.join(final.phases_completed)}"]
+    if (code := final.code_change) is not None:
+        lines += ["", f"Branch **{code.run_branch}** ({code.head[:12]}): merged "]
+        lines[-1] += f"{', '.join(code.merged_tickets) or 'no ticket'}; tests: "
+        lines[-1] += f"{code.verification or 'not run'}"
+        lines += ["", "```", *code.diff_stat.splitlines()[-12:], "```"]
     console.print()
     console.print(
         Panel(
@@ -87,6 +92,9 @@ def result(run_id: str, final: OrchestratorCollectorResult) -> None:
             border_style="green",
         )
     )
+    if final.code_change is not None:
+        checkout = final.code_change.checkout
+        console.print(f"Check it out in your clone: {checkout}", soft_wrap=True, markup=False)
     console.print(f"[dim]The whole result: agents follow {run_id} --json[/]")
 
 

@@ -12,6 +12,7 @@ from temporalio.worker.workflow_sandbox import SandboxedWorkflowRunner, SandboxR
 
 import workflows
 from activities.agents import AgentActivities
+from activities.code_changes import CodeChangeActivities
 from activities.contributors import default_registry
 from activities.llm import LlmSettings, StructuredLlm
 from activities.notify import NotificationActivities, NotifySettings
@@ -91,6 +92,7 @@ def build_worker(
     prompts = prompts if prompts is not None else PromptRenderer(registry=default_registry(tools))
     agents = AgentActivities(llm, prompts, Toolbox(tools))
     workspaces = WorkspaceActivities(tools)
+    code = CodeChangeActivities(tools)
     resolution = ResolutionActivities(llm, prompts)
     notifications = NotificationActivities(notify or NotifySettings())
     return Worker(
@@ -107,5 +109,10 @@ def build_worker(
             notifications.plan,
             notifications.notify,
             workspaces.pin_workspace,
+            code.prepare_worktree,
+            code.commit_ticket,
+            code.review_material,
+            code.merge_tickets,
+            code.finish_code,
         ],
     )

@@ -8,6 +8,7 @@ from pydantic import ConfigDict, Field
 
 from models.agent_types import AgentType
 from models.base import WireModel
+from models.code import WorktreeRef
 from models.tools import PinnedWorkspace, ToolRequest, ToolTrace
 
 
@@ -73,6 +74,9 @@ class AgentCall(WireModel):
     tool_requests: list[ToolRequest] = Field(
         default_factory=list,
         description="Tool calls the model asked for in earlier rounds of this step, in order.",
+    )
+    worktree: WorktreeRef | None = Field(
+        default=None, description="A ticket agent's own worktree; null: no write tools."
     )
 
     @property

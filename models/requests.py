@@ -9,6 +9,7 @@ from pydantic import Field
 from pydantic.json_schema import SkipJsonSchema
 
 from models.base import WireModel
+from models.code import MergeOutcome, TicketChange
 from models.contexts import (
     DiscoveryCollectorContext,
     PlanningCollectorContext,
@@ -116,10 +117,14 @@ class TicketCollectorRequest(AgentRequest, WithDiscovery, WithPlanning):
 
 class ReviewRequest(AgentRequest, WithDiscovery, WithPlanning, WithTickets):
     review_focus: str
+    ticket_changes: SkipJsonSchema[list[TicketChange]] = Field(default_factory=list)
+    """Each ticket's real diff (capped, with its stat) and test status (filled by the workflow)."""
 
 
 class MergerRequest(AgentRequest, WithDiscovery, WithPlanning, WithTickets):
     merge_strategy: str
+    merge_report: SkipJsonSchema[MergeOutcome | None] = None
+    """The real merge of the ticket branches into the run branch (filled by the workflow)."""
 
 
 class OrchestratorCollectorRequest(AgentRequest, WithDiscovery, WithPlanning, WithTickets):

@@ -246,6 +246,8 @@ class VerificationStatus(StrEnum):
 
 
 class TestOutcome(WireModel):
+    __test__ = False  # not a pytest test class
+
     name: str
     passed: bool
 
@@ -253,6 +255,9 @@ class TestOutcome(WireModel):
 class CommitInfo(WireModel):
     message: str
     files: list[str]
+    sha: SkipJsonSchema[str | None] = None
+    """The real commit (issue 20): set from git, null when nothing changed or no workspace."""
+    branch: SkipJsonSchema[str | None] = None
 
 
 class TicketAgentResult(DispatchedResult):
@@ -266,6 +271,9 @@ class TicketAgentResult(DispatchedResult):
     verification_status: VerificationStatus
     discovery_reference: SkipJsonSchema[str | None] = None
     planning_reference: SkipJsonSchema[str | None] = None
+    diff_stat: SkipJsonSchema[str | None] = None
+    """``git diff --stat`` of the ticket's commit (the diff itself is in the commit activity's
+    result in history)."""
 
 
 DispatchedAgentResult = DiscoveryAgentResult | PlanningAgentResult | TicketAgentResult
@@ -295,13 +303,42 @@ class AssessmentStatus(StrEnum):
     CHANGES_REQUESTED = "CHANGES_REQUESTED"
 
 
+class ReviewFinding(WireModel):
+    """A review comment on lines of a ticket's diff (issue 20 item 5)."""
+
+    path: str = Field(description="A file the diff changes.")
+    start_line: int = Field(description="First line, in the file's new version.")
+    end_line: int
+    note: str
+    valid: SkipJsonSchema[bool] = True
+    """False when the path or lines are not part of any reviewed diff."""
+
+
 class ReviewResult(AgentResult):
     """ReviewEvaluation (FR-075..077)."""
 
     assessment_status: AssessmentStatus
     feedback: str
     suggestions: list[str]
+    findings: list[ReviewFinding] = Field(
+        default_factory=list,
+        description="Comments on lines of the diffs you reviewed (path and new line numbers).",
+    )
     reviewed_context_ids: SkipJsonSchema[list[str]] = Field(default_factory=list)
+
+
+class CodeChange(WireModel):
+    """A run's branch after the merge: where it is, what it holds, how to get it."""
+
+    run_branch: str
+    repository: str
+    head: str
+    merged_tickets: list[str]
+    commits: list[str]
+    diff_stat: str
+    checkout: str
+    verification: str | None = None
+    pushed_to: str | None = None
 
 
 class MergeConflict(WireModel):
@@ -317,6 +354,8 @@ class MergerResult(AgentResult):
     summary: str
     conflicts: list[MergeConflict]
     merged_context_ids: SkipJsonSchema[list[str]] = Field(default_factory=list)
+    code_change: SkipJsonSchema[CodeChange | None] = None
+    """The real merge (issue 20): set from git, replacing what the model claims."""
 
 
 class ContextManagerResult(AgentResult):
@@ -332,3 +371,5 @@ class OrchestratorCollectorResult(Consolidation):
     summary: str
     deliverables: list[str]
     phases_completed: list[str]
+    code_change: SkipJsonSchema[CodeChange | None] = None
+    """The run branch with the merged tickets, when the run changed code (issue 20)."""

@@ -10,10 +10,15 @@ from pydantic import Field, field_validator
 
 from models.agent_types import AgentType
 from models.base import WireModel
+from models.code import CodeState
 from models.contexts import CuratedContexts
 from models.fan_out import HeldAgent
 from models.interrupt_events import InterruptRequestEvent
-from models.interrupts import DEFAULT_INTERRUPT_TIMEOUT_SECONDS, TimeoutOutcome
+from models.interrupts import (
+    DEFAULT_INTERRUPT_TIMEOUT_SECONDS,
+    InterruptResolution,
+    TimeoutOutcome,
+)
 from models.limits import MAX_GOAL_CHARS
 from models.tools import PinnedWorkspace, ToolTrace, WorkspaceSpec
 
@@ -98,6 +103,8 @@ class PendingStep(WireModel):
     upstream_context_ids: list[str] = Field(default_factory=list)
     interrupt_resolution: str | None = None
     """The question this node asked and its answer, when it resumes after an interrupt."""
+    resolution: InterruptResolution | None = None
+    """The answer itself, when it resumes after an interrupt (the merge applies it, issue 20)."""
     held: list[HeldAgent] = Field(default_factory=list)
     """A dispatch node resuming after its interrupt: its fan-out, so finished agents are not run
     again and each agent that asked runs with its own answer (``workflows/lifting.py``)."""
@@ -134,6 +141,8 @@ class OrchestratorState(WireModel):
     """The latest curated context of each phase, handed to the requests that take it."""
     workspace: PinnedWorkspace | None = None
     """The run's workspace pinned to a commit (the pin activity's result), if it has one."""
+    code: CodeState = Field(default_factory=CodeState)
+    """The run's ticket branches, worktrees and merge (issue 20)."""
     processed_event_ids: list[str] = Field(default_factory=list)
     """Ids of the events taken (the newest ``MAX_REMEMBERED_EVENT_IDS``), so a supervisor's retry
     is not processed twice."""
@@ -200,6 +209,8 @@ class OrchestratorStatus(WireModel):
     events_recorded: int
     """How many events were ever recorded; ``events`` holds the newest of them."""
     stored_events: dict[str, InterruptRequestEvent]
+    code: CodeState | None = None
+    """The run's ticket branches, worktrees on disk (kept when it fails) and merge."""
 
 
 class HistoryPageRequest(WireModel):

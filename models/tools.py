@@ -13,8 +13,9 @@ from pydantic import Field, model_validator
 
 from models.base import WireModel
 
-MAX_TOOL_ARGUMENT_CHARS = 2_000
-"""The arguments of one tool call as the model wrote them (JSON text); longer ones are refused."""
+MAX_TOOL_ARGUMENT_CHARS = 16_000
+"""The arguments of one tool call as the model wrote them (JSON text); longer ones are cut (and
+so refused as invalid JSON). Large enough for a ticket agent's file write (issue 20)."""
 
 
 class WorkspaceSpec(WireModel):
@@ -23,6 +24,12 @@ class WorkspaceSpec(WireModel):
     source: str = Field(min_length=1, max_length=2_000, description="A local path or a git URL.")
     ref: str | None = Field(
         default=None, max_length=200, description="Branch, tag or commit; default: HEAD."
+    )
+    test_command: str | None = Field(
+        default=None,
+        max_length=500,
+        description="The ticket agents' verification command (a shell line run in the "
+        "sandbox); default: taken from the workspace (e.g. pytest).",
     )
 
     @model_validator(mode="before")
@@ -37,6 +44,9 @@ class PinnedWorkspace(WireModel):
     source: str
     commit: str = Field(description="The full commit id every step of the run reads.")
     memory_key: str = Field(description="Names the episodic memory shared by runs of this source.")
+    test_command: str | None = Field(
+        default=None, description="The verification command; null: none found or given."
+    )
 
 
 class ToolRequest(WireModel):

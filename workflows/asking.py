@@ -106,6 +106,7 @@ async def ask(
                 NODES[target].request_model.model_validate(decision.step.request),
             ),
             "interrupt_resolution": describe_resolution(request, outcome.resolution),
+            "resolution": outcome.resolution,
             "held": answer_each(request, outcome.resolution, fan_out)
             if resumes and fan_out
             else [],

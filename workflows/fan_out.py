@@ -4,6 +4,7 @@ own interrupt (spec 002 US4, FR-010; spec 004 section 5: finished agents never r
 from __future__ import annotations
 
 import asyncio
+from functools import partial
 from typing import Any
 
 from models.agent_types import Terminal
@@ -11,6 +12,7 @@ from models.errors import AgentFailed
 from models.fan_out import HeldAgent
 from models.state import EntryKind, EventKind, HistoryEntry
 from workflows import blackboard
+from workflows.code_changes import ticket_step
 from workflows.curation import with_contexts
 from workflows.graph import NODES, Node
 from workflows.lifting import lift, lifted_output, plan_fan_out
@@ -60,10 +62,9 @@ async def run_fan_out(
         output_id = book.context_id(child.agent_type)
         context = book.context()
         running[index] = (sub_id, output_id, upstream_of(entry, sub, context))
+        call = partial(book.call_agent, sub_id, child.agent_type, sub, entry, context, output_id)
         calls.append(
-            book.call_agent(
-                sub_id, child.agent_type, sub, entry, context, output_id, held_agent.answer
-            )
+            ticket_step(book, child.agent_type, sub_id, sub, partial(call, held_agent.answer))
         )
     replies = await asyncio.gather(*calls)
     for (index, (sub_id, output_id, upstream)), reply in zip(running.items(), replies, strict=True):

@@ -41,7 +41,7 @@ from models.state import (
     OrchestratorStatus,
     PendingStep,
 )
-from workflows import blackboard
+from workflows import blackboard, code_changes
 from workflows.asking import ask
 from workflows.curation import with_contexts
 from workflows.event_rules import check_event
@@ -212,6 +212,7 @@ class OrchestratorWorkflow:
             events=s.events,
             events_recorded=s.events_recorded,
             stored_events=s.stored_events,
+            code=s.code if s.workspace is not None else None,
         )
 
     @workflow.query
@@ -274,18 +275,22 @@ class OrchestratorWorkflow:
         output_id = self._book.context_id(agent)
         upstream = upstream_of(request_entry, request, context)
         route: str | None = "interruptRequest"
-        payload = lifted(self._book, node, fan_out, output_id, upstream)
+        git = await code_changes.before_call(
+            self._book, agent, node_id, request, step, output_id, upstream
+        )
+        payload = git.question or lifted(self._book, node, fan_out, output_id, upstream)
         if payload is None:
             reply = await self._book.call_agent(
                 node_id,
                 agent,
-                request,
+                git.request,
                 request_entry,
                 context,
                 output_id,
                 step.interrupt_resolution,
             )
-            payload, route = reply.output, reply.route
+            payload = code_changes.after_call(git, state.code, reply.output)
+            route = reply.route
         routing = node.output_model.model_validate(payload)
         output = self._book.record(
             node_id,
@@ -315,7 +320,7 @@ class OrchestratorWorkflow:
         if decision.failure is not None:
             self._book.fail(decision.failure, node_id, agent)
         if decision.final is not None:
-            return decision.final
+            return await code_changes.finish(self._book, decision.final)
         if decision.interrupt is not None:
             await ask(self._book, node_id, decision.interrupt, fan_out)
         else:

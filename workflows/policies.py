@@ -95,3 +95,18 @@ WORKSPACE_PIN_RETRY = RetryPolicy(
 )
 """A source that is not a repository, or a ref that names no commit, fails the run at once; a path
 the worker cannot see is retried (``WORKER_CONDITION_ATTEMPTS``) so another worker can pin it."""
+
+CODE_WORK_TIMEOUT = timedelta(hours=1)
+"""One git step of the agents' code changes, with its verification run (whose own limit,
+``AGENT_TEST_TIMEOUT``, is the worker's setting); liveness is the heartbeat."""
+CODE_WORK_HEARTBEAT = AGENT_HEARTBEAT_TIMEOUT
+"""Code work heartbeats every second from its worker thread, like the agents' calls."""
+CODE_WORK_RETRY = RetryPolicy(
+    initial_interval=timedelta(seconds=1),
+    backoff_coefficient=2.0,
+    maximum_interval=timedelta(seconds=30),
+    maximum_attempts=AGENT_ACTIVITY_ATTEMPTS,
+    non_retryable_error_types=["WorktreeLimit"],
+)
+"""git lock contention and lost workers retry; too many worktrees on disk fails the run with
+the setting's name."""

@@ -14,6 +14,7 @@ from temporalio.exceptions import ActivityError
 
 from models.agent_call import AgentCall, AgentReply, ContextItem
 from models.agent_types import AgentType
+from models.code import WorktreeRef
 from models.contexts import curated_ids_in
 from models.errors import AgentFailed, AgentWorkflowError, failure_message
 from models.ids import make_context_id
@@ -47,6 +48,7 @@ class RunBook:
         context: list[ContextItem],
         result_id: str,
         interrupt_resolution: str | None = None,
+        worktree: WorktreeRef | None = None,
     ) -> AgentReply:
         """One supervised agent call; a failure ends the run with the agent's message."""
         state = self.state
@@ -63,6 +65,7 @@ class RunBook:
             interrupts_here=state.interrupt_counts.get(agent, 0),
             recent=blackboard.recent_digest(state),
             workspace=state.workspace,
+            worktree=worktree,
         )
         try:
             reply = await self.calls.run(call, lambda: state.stored_events.get(node_id))

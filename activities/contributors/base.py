@@ -21,6 +21,7 @@ from activities.redaction import redact
 from models.agent_call import AgentCall, HistoryDigestEntry, PreviousContext
 from models.agent_types import AgentType
 from models.base import WireModel
+from models.code import WorktreeRef
 from models.tools import PinnedWorkspace
 
 logger = logging.getLogger(__name__)
@@ -40,7 +41,8 @@ class PromptContext:
     - ``interrupts_here``: how many interrupts this agent type raised in the run chain;
     - ``previous``: its previous attempt (output excerpt, route, why it runs again), or None;
     - ``interrupt_resolution``: its earlier question and the answer, when it resumes;
-    - ``workspace``: the run's pinned workspace, or None (then no tool is offered).
+    - ``workspace``: the run's pinned workspace, or None (then no tool is offered);
+    - ``worktree``: a ticket agent's own worktree, or None (then no write tool is offered).
     """
 
     agent_type: AgentType
@@ -53,6 +55,7 @@ class PromptContext:
     interrupt_resolution: str | None
     output_model: type[WireModel]
     workspace: PinnedWorkspace | None = None
+    worktree: WorktreeRef | None = None
 
     @classmethod
     def from_call(cls, call: AgentCall, output_model: type[WireModel]) -> PromptContext:
@@ -67,6 +70,7 @@ class PromptContext:
             interrupt_resolution=call.interrupt_resolution,
             output_model=output_model,
             workspace=call.workspace,
+            worktree=call.worktree,
         )
 
 

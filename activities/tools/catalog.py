@@ -18,11 +18,13 @@ import openai
 from pydantic import BaseModel, ConfigDict, Field
 
 from activities.contributors.base import PromptContributor
+from activities.contributors.code_changes import CodeChangesContributor
 from activities.contributors.code_tools import CodeToolsContributor
 from activities.contributors.episodic_memory import EpisodicMemoryContributor
-from activities.tools import code_tools
+from activities.tools import code_tools, write_tools
 from activities.tools.memory import Memory, MemoryStore
 from activities.tools.settings import LIST_ENTRIES, SEARCH_HITS, ToolSettings
+from activities.tools.verification import describe, verify
 from activities.tools.workspace import ToolError, Workspace
 from models.agent_call import AgentCall
 from models.agent_types import AgentType
@@ -41,6 +43,8 @@ CODE_AGENTS = frozenset(
 """Agents offered the read-only code tools (issue 13 item 2)."""
 MEMORY_AGENTS = frozenset(AgentType)
 """Every agent may recall, retain and reflect."""
+WRITE_AGENTS = frozenset({AgentType.TICKET_AGENT})
+"""Agents that change code, in their own worktree (issue 20 item 2)."""
 
 
 @dataclass
@@ -80,6 +84,32 @@ class SearchArgs(_Args):
     pattern: str = Field(description="A regular expression (case-insensitive), or literal text.")
     literal: bool = Field(description="true: match the pattern as plain text.")
     glob: str | None = Field(description="Only files matching this glob, e.g. '*.py'; or null.")
+
+
+class WriteFileArgs(_Args):
+    path: str = Field(description="A path relative to the worktree root; made if missing.")
+    content: str = Field(description="The file's whole new content.")
+
+
+class ReplaceSnippetArgs(_Args):
+    path: str = Field(description="A file of the worktree.")
+    old: str = Field(description="Exact text that occurs exactly once in the file.")
+    new: str = Field(description="The text that replaces it.")
+
+
+class ReplaceLinesArgs(_Args):
+    path: str = Field(description="A file of the worktree.")
+    start_line: int = Field(description="First line replaced (1-based).")
+    end_line: int = Field(description="Last line replaced (inclusive); start_line - 1 inserts.")
+    new: str = Field(description="The lines that replace them (may be empty).")
+
+
+class DeleteFileArgs(_Args):
+    path: str = Field(description="The file to delete.")
+
+
+class RunVerificationArgs(_Args):
+    pass
 
 
 class RecallArgs(_Args):
@@ -122,6 +152,27 @@ def _read_file(ctx: ToolContext, a: ReadFileArgs) -> str:
 
 def _search(ctx: ToolContext, a: SearchArgs) -> str:
     return code_tools.search(ctx.workspace, a.pattern, a.literal, a.glob)
+
+
+def _write_file(ctx: ToolContext, a: WriteFileArgs) -> str:
+    return write_tools.write_file(ctx.workspace, a.path, a.content)
+
+
+def _replace_snippet(ctx: ToolContext, a: ReplaceSnippetArgs) -> str:
+    return write_tools.replace_snippet(ctx.workspace, a.path, a.old, a.new)
+
+
+def _replace_lines(ctx: ToolContext, a: ReplaceLinesArgs) -> str:
+    return write_tools.replace_lines(ctx.workspace, a.path, a.start_line, a.end_line, a.new)
+
+
+def _delete_file(ctx: ToolContext, a: DeleteFileArgs) -> str:
+    return write_tools.delete_file(ctx.workspace, a.path)
+
+
+def _run_verification(ctx: ToolContext, a: RunVerificationArgs) -> str:
+    command = ctx.call.workspace.test_command if ctx.call.workspace else None
+    return describe(verify(ctx.workspace.root, command, ctx.workspace.settings))
 
 
 def _recall(ctx: ToolContext, a: RecallArgs) -> str:
@@ -198,6 +249,29 @@ CODE_TOOLS = (
         _search,
     ),
 )
+WRITE_TOOLS = (
+    Tool("write_file", "Create or overwrite a file of your worktree.", WriteFileArgs, _write_file),
+    Tool(
+        "replace_snippet",
+        "Replace text that occurs exactly once in a file of your worktree.",
+        ReplaceSnippetArgs,
+        _replace_snippet,
+    ),
+    Tool(
+        "replace_lines",
+        "Replace a line range of a file of your worktree (or insert before a line).",
+        ReplaceLinesArgs,
+        _replace_lines,
+    ),
+    Tool("delete_file", "Delete a file of your worktree.", DeleteFileArgs, _delete_file),
+    Tool(
+        "run_verification",
+        "Run the run's test command on your worktree in a sandbox; exit status, counts and the "
+        "end of the output.",
+        RunVerificationArgs,
+        _run_verification,
+    ),
+)
 MEMORY_TOOLS = (
     Tool(
         "memory_recall",
@@ -232,14 +306,17 @@ def tool_groups(settings: ToolSettings) -> tuple[ToolGroup, ...]:
     return (
         ToolGroup(MEMORY_TOOLS, MEMORY_AGENTS, EpisodicMemoryContributor(MEMORY_AGENTS)),
         ToolGroup(CODE_TOOLS, CODE_AGENTS, CodeToolsContributor(CODE_AGENTS, settings)),
+        ToolGroup(WRITE_TOOLS, WRITE_AGENTS, CodeChangesContributor(WRITE_AGENTS, settings)),
     )
 
 
-def tools_for(agent: AgentType) -> list[Tool]:
-    """The tools ``agent`` is offered when its run has a workspace."""
-    return [
-        tool
-        for tools, agents in ((CODE_TOOLS, CODE_AGENTS), (MEMORY_TOOLS, MEMORY_AGENTS))
-        if agent in agents
-        for tool in tools
+def tools_for(agent: AgentType, *, writes: bool = False) -> list[Tool]:
+    """The tools ``agent`` is offered when its run has a workspace; the write tools only with
+    a worktree of its own (``writes``)."""
+    groups: list[tuple[tuple[Tool, ...], frozenset[AgentType]]] = [
+        (CODE_TOOLS, CODE_AGENTS),
+        (MEMORY_TOOLS, MEMORY_AGENTS),
     ]
+    if writes:
+        groups.append((WRITE_TOOLS, WRITE_AGENTS))
+    return [tool for tools, agents in groups if agent in agents for tool in tools]

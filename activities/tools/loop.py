@@ -3,8 +3,10 @@
 Where the loop lives: in the workflow (``workflows/supervised_call.py``), one ``run_agent``
 activity per model call. A round's activity gets the step's earlier tool requests (names and
 arguments only), *recomputes* their results from the pinned, read-only workspace (memory writes
-are keyed by call id, so they happen once), asks the model once, and returns either the output or
-the next tool requests with the trace of the calls it ran first. So a worker crash repeats at most
+are keyed by call id, so they happen once; a ticket agent's worktree is reset to the step's base
+and its edits applied again in order, verification runs are cached by content), asks the model
+once, and returns either the output or the next tool requests with the trace of the calls it ran
+first. So a worker crash repeats at most
 the one model call in flight, and tool results never enter history or workflow state.
 """
 
@@ -16,11 +18,13 @@ import json
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from pydantic import ValidationError
 
 from activities.llm import ToolCallsRequested
+from activities.tools import gitwork
 from activities.tools.catalog import Tool, ToolContext, tools_for
 from activities.tools.memory import MemoryStore, open_memory
 from activities.tools.references import check_references
@@ -53,9 +57,13 @@ class Toolbox:
         """This call's round: earlier rounds' results recomputed; no tools without a workspace."""
         if call.workspace is None:
             return ToolRound(call, None, [], self.memory, self.settings)
-        root = await served_here(checkout, call.workspace, self.settings.workspace_cache)
+        if call.worktree is not None:  # a ticket agent's edits are applied again from its base
+            await asyncio.to_thread(gitwork.reset, call.worktree)
+            root = Path(call.worktree.path)
+        else:
+            root = await served_here(checkout, call.workspace, self.settings.workspace_cache)
         workspace = Workspace(root, call.workspace, self.settings)
-        tools = tools_for(call.agent_type)
+        tools = tools_for(call.agent_type, writes=call.worktree is not None)
         step = ToolRound(call, workspace, tools, self.memory, self.settings)
         await step.replay()
         return step

@@ -17,6 +17,18 @@ SEARCH_HITS = 40
 """Matching lines one search returns at most."""
 LIST_ENTRIES = 400
 """Paths one list_files returns at most."""
+TEST_TIMEOUT_SECONDS = 300
+"""One verification run in the sandbox (``AGENT_TEST_TIMEOUT``)."""
+TEST_MEMORY_MB = 2_048
+"""Address space of a verification run (``AGENT_TEST_MEMORY_MB``)."""
+TEST_PROCESSES = 256
+"""Processes a verification run may have at once (``AGENT_TEST_PROCESSES``)."""
+MAX_WORKTREES = 16
+"""Ticket worktrees on disk at once per worker state directory (``AGENT_WORKTREES``)."""
+WORKTREE_MB = 500
+"""Size of one worktree after edits (``AGENT_WORKTREE_MB``)."""
+COMMIT_AUTHOR = "agents <agents@localhost>"
+"""Author and committer of the agents' commits (``AGENT_COMMIT_AUTHOR``)."""
 
 
 @dataclass(frozen=True)
@@ -29,12 +41,26 @@ class ToolSettings:
     max_calls: int = MAX_TOOL_CALLS
     result_bytes: int = TOOL_RESULT_BYTES
     max_file_bytes: int = MAX_FILE_BYTES
+    test_timeout: int = TEST_TIMEOUT_SECONDS
+    test_memory_mb: int = TEST_MEMORY_MB
+    test_processes: int = TEST_PROCESSES
+    max_worktrees: int = MAX_WORKTREES
+    worktree_mb: int = WORKTREE_MB
+    commit_author: str = COMMIT_AUTHOR
+    push_remote: str | None = None
+    """``AGENT_PUSH_REMOTE``: a git remote (URL or path) the run branch is pushed to; none: kept
+    in the run repository under the state directory."""
 
     def __post_init__(self) -> None:
         for name, value in (
             ("AGENT_TOOL_CALLS", self.max_calls),
             ("AGENT_TOOL_RESULT_BYTES", self.result_bytes),
             ("AGENT_TOOL_FILE_BYTES", self.max_file_bytes),
+            ("AGENT_TEST_TIMEOUT", self.test_timeout),
+            ("AGENT_TEST_MEMORY_MB", self.test_memory_mb),
+            ("AGENT_TEST_PROCESSES", self.test_processes),
+            ("AGENT_WORKTREES", self.max_worktrees),
+            ("AGENT_WORKTREE_MB", self.worktree_mb),
         ):
             if value < 1:
                 raise ValueError(f"{name} must be a positive number, not {value}")
@@ -42,6 +68,10 @@ class ToolSettings:
     @property
     def workspace_cache(self) -> Path:
         return self.state_dir / "workspaces"
+
+    @property
+    def worktrees(self) -> Path:
+        return self.state_dir / "worktrees"
 
     @property
     def memory(self) -> str:
@@ -56,6 +86,13 @@ class ToolSettings:
             max_calls=_int(env, "AGENT_TOOL_CALLS", MAX_TOOL_CALLS),
             result_bytes=_int(env, "AGENT_TOOL_RESULT_BYTES", TOOL_RESULT_BYTES),
             max_file_bytes=_int(env, "AGENT_TOOL_FILE_BYTES", MAX_FILE_BYTES),
+            test_timeout=_int(env, "AGENT_TEST_TIMEOUT", TEST_TIMEOUT_SECONDS),
+            test_memory_mb=_int(env, "AGENT_TEST_MEMORY_MB", TEST_MEMORY_MB),
+            test_processes=_int(env, "AGENT_TEST_PROCESSES", TEST_PROCESSES),
+            max_worktrees=_int(env, "AGENT_WORKTREES", MAX_WORKTREES),
+            worktree_mb=_int(env, "AGENT_WORKTREE_MB", WORKTREE_MB),
+            commit_author=env.get("AGENT_COMMIT_AUTHOR") or COMMIT_AUTHOR,
+            push_remote=env.get("AGENT_PUSH_REMOTE") or None,
         )
 
 

@@ -28,6 +28,7 @@ from temporalio import activity
 from activities.attempts import retry_or_last
 from activities.heartbeat import heartbeating
 from activities.tools.settings import ToolSettings
+from activities.tools.test_command import default_test_command
 from models.errors import AgentWorkflowError, WorkerCannotServe
 from models.tools import PinnedWorkspace, WorkspaceSpec
 from workflows.policies import AGENT_HEARTBEAT_INTERVAL, WORKER_CONDITION_ATTEMPTS
@@ -134,10 +135,7 @@ def checkout(pinned: PinnedWorkspace, cache: Path) -> Path:
     tree = cache / "trees" / pinned.commit
     if tree.is_dir():
         return tree
-    mirror = cache / "repos" / key_of(pinned.source)
-    if not (mirror / "HEAD").exists() or not _has_commit(mirror, pinned.commit):
-        _visible_here(pinned.source)
-        mirror = _mirror(pinned.source, cache)
+    mirror = mirror_of(pinned, cache)
     archive = subprocess.run(
         ["git", "--git-dir", str(mirror), "archive", "--format=tar", pinned.commit],
         capture_output=True,
@@ -159,6 +157,15 @@ def checkout(pinned: PinnedWorkspace, cache: Path) -> Path:
     finally:
         shutil.rmtree(staging, ignore_errors=True)
     return tree
+
+
+def mirror_of(pinned: PinnedWorkspace, cache: Path) -> Path:
+    """The cached bare clone of the source, fetched again if it lacks the pinned commit."""
+    mirror = cache / "repos" / key_of(pinned.source)
+    if not (mirror / "HEAD").exists() or not _has_commit(mirror, pinned.commit):
+        _visible_here(pinned.source)
+        mirror = _mirror(pinned.source, cache)
+    return mirror
 
 
 def _inside_only(member: tarfile.TarInfo, dest: str) -> tarfile.TarInfo | None:
@@ -274,8 +281,9 @@ class WorkspaceActivities:
         try:
             async with heartbeating(AGENT_HEARTBEAT_INTERVAL):
                 pinned = await served_here(pin, spec, cache)
-                await served_here(checkout, pinned, cache)
+                tree = await served_here(checkout, pinned, cache)
         except AgentWorkflowError as err:
             raise err.to_application_error() from None
+        command = spec.test_command or default_test_command(tree)
         activity.logger.info("workspace %s pinned at %s", pinned.source, pinned.commit)
-        return pinned
+        return pinned.model_copy(update={"test_command": command})

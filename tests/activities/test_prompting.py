@@ -234,6 +234,7 @@ def test_default_renderer_has_the_tools_contributors_and_still_renders_interrupt
         renderer.registry.names
         == default_registry().names
         == [
+            "code-changes",
             "code-tools",
             "episodic-memory",
             "interrupt-loop-breaker",

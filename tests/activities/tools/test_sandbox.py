@@ -1,0 +1,151 @@
+"""Verification runs in the bubblewrap sandbox (issue 20 item 3): escapes are refused, limits
+hold, and the outcome is read from the exit status and the runner's summary."""
+
+from __future__ import annotations
+
+import shlex
+import sys
+from pathlib import Path
+
+import pytest
+
+from activities.tools import sandbox
+from activities.tools.sandbox import parsed, run_verification
+from activities.tools.settings import ToolSettings
+from activities.tools.test_command import PYTEST, default_test_command
+from models.results import VerificationStatus
+
+
+@pytest.fixture
+def settings(tmp_path: Path) -> ToolSettings:
+    return ToolSettings(
+        state_dir=tmp_path / "state", test_timeout=5, test_memory_mb=512, test_processes=40
+    )
+
+
+@pytest.fixture
+def worktree(settings: ToolSettings) -> Path:
+    path = settings.worktrees / "run" / "ticket"
+    path.mkdir(parents=True)
+    (path / "kept.txt").write_text("mine\n")
+    return path
+
+
+def _py(code: str) -> str:
+    return f"{sys.executable} -c {shlex.quote(code)}"
+
+
+def test_the_worktree_is_writable_and_nothing_else_is(
+    worktree: Path, settings: ToolSettings, tmp_path: Path
+) -> None:
+    outside = tmp_path / "outside.txt"  # /tmp in the sandbox is its own, thrown away after
+    home = Path.home() / f"agents-escape-{tmp_path.name}"
+    hidden = settings.state_dir / "memory.sqlite3"
+    hidden.write_text("other runs' state")
+    script = (
+        "echo ok > inside.txt; "
+        f"echo x > {outside}; "
+        f"echo x > {home} || echo refused-home; "
+        "echo x > /etc/agents-escape || echo refused-etc; "
+        f"cat {hidden} || echo hidden-state; "
+        f"ln -s {home.parent} escape; echo x > escape/{home.name} || echo refused-link"
+    )
+    run = run_verification(script, worktree, settings)
+    assert (worktree / "inside.txt").read_text() == "ok\n"
+    assert not outside.exists() and not home.exists() and not Path("/etc/agents-escape").exists()
+    for said in ("refused-home", "refused-etc", "hidden-state", "refused-link"):
+        assert said in run.output_tail
+    assert "other runs' state" not in run.output_tail
+
+
+def test_there_is_no_network(worktree: Path, settings: ToolSettings) -> None:
+    code = (
+        "import socket\n"
+        "try:\n"
+        "    socket.create_connection(('1.1.1.1', 53), timeout=2)\n"
+        "    print('connected')\n"
+        "except OSError as e:\n"
+        "    print('no network:', e.errno)\n"
+    )
+    run = run_verification(_py(code), worktree, settings)
+    assert "no network" in run.output_tail and "connected" not in run.output_tail
+
+
+def test_a_command_that_sleeps_past_its_limit_is_killed(
+    worktree: Path, settings: ToolSettings
+) -> None:
+    short = ToolSettings(state_dir=settings.state_dir, test_timeout=1)
+    run = run_verification("sleep 30", worktree, short)
+    assert run.timed_out and run.exit_code is None and run.duration_ms < 10_000
+    assert run.status is VerificationStatus.FAILED and "AGENT_TEST_TIMEOUT" in run.output_tail
+
+
+def test_a_fork_bomb_is_capped(worktree: Path, settings: ToolSettings) -> None:
+    code = (
+        "import os, time\n"
+        "n = 0\n"
+        "while n < 5000:\n"
+        "    try:\n"
+        "        pid = os.fork()\n"
+        "    except OSError:\n"
+        "        break\n"
+        "    if pid == 0:\n"
+        "        time.sleep(60)\n"
+        "        os._exit(0)\n"
+        "    n += 1\n"
+        "print('forked', n)\n"
+    )
+    run = run_verification(_py(code), worktree, settings)
+    forked = int(run.output_tail.split("forked ")[1].split()[0])
+    assert forked < settings.test_processes  # the cap, not the loop's 5000
+    assert run.duration_ms < 10_000  # the sleeping children died with the sandbox
+
+
+def test_memory_is_capped(worktree: Path, settings: ToolSettings) -> None:
+    run = run_verification(_py("bytearray(900 * 1024 * 1024)"), worktree, settings)
+    assert run.exit_code != 0 and "MemoryError" in run.output_tail
+
+
+def test_secrets_of_the_worker_do_not_reach_the_tests(
+    worktree: Path, settings: ToolSettings, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-sandbox-secret-123")
+    run = run_verification("env; cat /proc/1/environ", worktree, settings)
+    assert "sk-sandbox-secret-123" not in run.output_tail and "HOME=/tmp" in run.output_tail
+
+
+def test_without_bubblewrap_one_line_says_what_is_missing(
+    worktree: Path, settings: ToolSettings, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    monkeypatch.setenv("PATH", str(tmp_path / "empty"))
+    run = run_verification("true", worktree, settings)
+    assert run.status is VerificationStatus.PARTIAL and run.problem is not None
+    assert "\n" not in run.problem and "bubblewrap (bwrap) is not installed" in run.problem
+    assert "apt-get install bubblewrap" in run.problem
+    assert sandbox.shutil.which("bwrap") is None
+
+
+def test_pytest_and_unittest_summaries_are_parsed() -> None:
+    pytest_out = (
+        "PASSED tests/test_ops.py::test_add\nFAILED tests/test_ops.py::test_mul - assert 5 == 6\n"
+        "1 failed, 1 passed in 0.05s\n"
+    )
+    run = parsed("pytest", 1, False, 10, pytest_out)
+    assert (run.passed, run.failed, run.status) == (1, 1, VerificationStatus.FAILED)
+    assert [(o.name, o.passed) for o in run.outcomes] == [  # failures first
+        ("tests/test_ops.py::test_mul", False),
+        ("tests/test_ops.py::test_add", True),
+    ]
+    unittest_out = "Ran 4 tests in 0.001s\n\nFAILED (failures=1, errors=1)\n"
+    run = parsed("python -m unittest", 1, False, 10, unittest_out)
+    assert (run.passed, run.failed) == (2, 2)
+    claimed = parsed("make test", 0, False, 10, "all good, trust me: 0 failed")
+    assert claimed.status is VerificationStatus.VERIFIED and claimed.outcomes[0].passed
+
+
+def test_the_test_command_comes_from_the_workspace(tmp_path: Path) -> None:
+    assert default_test_command(tmp_path) is None
+    (tmp_path / "tests").mkdir()
+    assert default_test_command(tmp_path) == PYTEST
+    (tmp_path / "pyproject.toml").write_text('[tool.agents]\ntest-command = "make check"\n')
+    assert default_test_command(tmp_path) == "make check"

@@ -1,0 +1,144 @@
+"""The workflow's pure decisions about code changes (issue 20): merge order, answers to a
+conflict, findings checked against diffs, claims replaced by git's."""
+
+from __future__ import annotations
+
+import pytest
+
+from models.code import (
+    AskedConflict,
+    CodeState,
+    ConflictChoice,
+    Diff,
+    TestRun,
+    TicketBranch,
+    TicketChange,
+    TicketCommit,
+)
+from models.interrupts import InterruptResolution
+from models.results import CommitInfo, TestOutcome, TicketAgentResult, VerificationStatus
+from workflows.code_changes import (
+    finding_is_in,
+    merge_order,
+    remember_ticket,
+    take_answer,
+    with_commit,
+)
+
+DIFF = Diff(
+    stat=" calc/ops.py | 2 +-",
+    files=["calc/ops.py", "big.txt"],
+    text="diff --git a/calc/ops.py b/calc/ops.py\n--- a/calc/ops.py\n+++ b/calc/ops.py\n"
+    "@@ -1,3 +1,3 @@\n def add(a, b):\n-    return a - b\n+    return a + b\n"
+    "@@ -20,2 +20,4 @@\n x\n+y\n",
+    cut="files not shown: big.txt",
+)
+
+
+def _branch(ticket: str, *deps: str) -> TicketBranch:
+    return TicketBranch(
+        ticket_id=ticket, branch=f"agents/r/{ticket}", base="b", head=ticket, dependencies=[*deps]
+    )
+
+
+def test_tickets_merge_in_dependency_order_and_otherwise_as_done() -> None:
+    done = [_branch("T-3", "T-1"), _branch("T-2"), _branch("T-1"), _branch("T-4", "T-9")]
+    assert [t.ticket_id for t in merge_order(done)] == ["T-2", "T-1", "T-3", "T-4"]
+    cycle = [_branch("A", "B"), _branch("B", "A")]
+    assert [t.ticket_id for t in merge_order(cycle)] == ["A", "B"]
+
+
+def test_a_ticket_done_again_keeps_its_place_with_its_new_head() -> None:
+    code = CodeState(tickets=[_branch("T-1"), _branch("T-2")])
+    remember_ticket(code, _branch("T-1").model_copy(update={"head": "new"}))
+    assert [(t.ticket_id, t.head) for t in code.tickets] == [("T-1", "new"), ("T-2", "T-2")]
+
+
+@pytest.mark.parametrize(
+    ("finding", "valid"),
+    [
+        ({"path": "calc/ops.py", "startLine": 2, "endLine": 2}, True),
+        ({"path": "calc/ops.py", "startLine": 21, "endLine": 30}, True),
+        ({"path": "calc/ops.py", "startLine": 8, "endLine": 12}, False),  # between the hunks
+        ({"path": "calc/other.py", "startLine": 1, "endLine": 1}, False),  # not changed
+        ({"path": "big.txt", "startLine": 500, "endLine": 501}, True),  # its diff was cut away
+        ({"path": "calc/ops.py", "startLine": None, "endLine": None}, False),
+    ],
+)
+def test_review_findings_must_touch_the_diffs_it_read(
+    finding: dict[str, object], valid: bool
+) -> None:
+    change = TicketChange(ticket_id="T-1", branch="b", head="h", verification="", diff=DIFF)
+    assert finding_is_in([change], finding) is valid
+
+
+def test_an_answer_to_a_conflict_becomes_file_resolutions() -> None:
+    code = CodeState(asked=AskedConflict(ticket_id="T-2", paths=["a.py", "b.py", "c.py"]))
+    answer = InterruptResolution.model_validate(
+        {
+            "selectedChoices": {"file-1": "B", "file-2": "CUSTOM", "file-3": "A"},
+            "customInputs": {"file-2": "resolved"},
+        }
+    )
+    take_answer(code, answer)
+    (a, b, c) = code.resolutions["T-2"]
+    assert (a.choice, b.choice, b.content, c.choice) == (
+        ConflictChoice.THEIRS,
+        ConflictChoice.CONTENT,
+        "resolved\n",
+        ConflictChoice.OURS,
+    )
+    assert code.asked is None and len(code.resolved) == 3
+
+
+def test_declining_the_merge_leaves_the_ticket_out() -> None:
+    code = CodeState(
+        tickets=[_branch("T-1"), _branch("T-2")],
+        asked=AskedConflict(ticket_id="T-2", paths=["a.py"]),
+    )
+    take_answer(code, InterruptResolution.model_validate({"confirmations": {"merge-0": False}}))
+    assert [t.ticket_id for t in code.tickets] == ["T-1"] and not code.resolutions
+
+
+def test_claims_about_files_tests_and_the_commit_come_from_git() -> None:
+    claimed = TicketAgentResult(
+        ticket_id="T-9",
+        implementation_summary="did it",
+        files_modified=["everything.py"],
+        test_results=[TestOutcome(name="all", passed=True)],
+        commit=CommitInfo(message="fix add", files=["everything.py"]),
+        verification_status=VerificationStatus.VERIFIED,
+    )
+    tests = TestRun(
+        command="pytest",
+        exit_code=1,
+        outcomes=[TestOutcome(name="t::test_add", passed=False)],
+        failed=1,
+    )
+    done = TicketCommit(
+        ticket_id="T-1",
+        node_id="n",
+        branch="agents/r/T-1",
+        base_commit="b",
+        sha="abc",
+        files=["calc/ops.py"],
+        diff=DIFF,
+        tests=tests,
+    )
+    real = with_commit(claimed, done)
+    assert real.ticket_id == "T-1" and real.files_modified == ["calc/ops.py"]
+    assert real.commit.sha == "abc" and real.commit.files == ["calc/ops.py"]
+    assert real.commit.message == "fix add"
+    assert real.verification_status is VerificationStatus.FAILED
+    assert [t.name for t in real.test_results] == ["t::test_add"]
+
+
+def test_the_last_choice_of_a_long_conflict_covers_the_files_not_shown() -> None:
+    code = CodeState(asked=AskedConflict(ticket_id="T-2", paths=["a.py", "b.py"], more=9))
+    answer = InterruptResolution.model_validate({"selectedChoices": {"file-2": "B"}})
+    take_answer(code, answer)
+    assert [(r.path, r.choice) for r in code.resolutions["T-2"]] == [
+        ("a.py", ConflictChoice.OURS),
+        ("b.py", ConflictChoice.THEIRS),
+        ("*", ConflictChoice.THEIRS),
+    ]
