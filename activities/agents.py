@@ -14,6 +14,7 @@ from activities.tools.settings import ToolSettings
 from models.agent_call import AgentCall, AgentReply
 from models.errors import AgentWorkflowError, UnknownAgentType
 from models.interrupts import InterruptRequestBase
+from models.limits import MAX_FAN_OUT
 from models.routing import Routing
 from workflows.graph import NODES
 from workflows.policies import AGENT_HEARTBEAT_INTERVAL
@@ -58,7 +59,7 @@ class AgentActivities:
                     agent=call.agent_type.value,
                     messages=[*prompt.messages, *tools.messages],
                     output_model=node.output_model,
-                    check=well_formed_question,
+                    check=well_formed_reply,
                     template_version=self._prompts.template_version,
                     tools=tools.offer,
                 )
@@ -84,12 +85,19 @@ class AgentActivities:
         )
 
 
-def well_formed_question(output: Routing) -> None:
+def well_formed_reply(output: Routing) -> None:
     """A question a person cannot answer as asked goes back to the LLM with its problems
-    (the validation-retry path of routes): FR-088..091, SC-025, SC-027."""
-    question = output.chosen_route()[2]
-    problems = question.problems() if isinstance(question, InterruptRequestBase) else []
+    (the validation-retry path of routes): FR-088..091, SC-025, SC-027. So does a fan-out over
+    MAX_FAN_OUT agents (issue 18): the schema says ``maxItems``, not every endpoint enforces it."""
+    field, _, chosen = output.chosen_route()
+    problems = chosen.problems() if isinstance(chosen, InterruptRequestBase) else []
     if problems:
         raise ValueError(
             "the question in interruptRequest is not well formed: " + "; ".join(problems)
+        )
+    fan_out = getattr(chosen, "requests", None)
+    if isinstance(fan_out, list) and len(fan_out) > MAX_FAN_OUT:
+        raise ValueError(
+            f"{field}.requests has {len(fan_out)} agent requests; a fan-out runs at most "
+            f"{MAX_FAN_OUT} agents (MAX_FAN_OUT): group the work into at most {MAX_FAN_OUT}"
         )

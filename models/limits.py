@@ -32,6 +32,10 @@ MAX_EVENTS = 200
 MAX_EVENT_LOG_BYTES = 64 * 1024
 """The most JSON the kept events may take, so ``status`` answers stay small."""
 
+MAX_FAN_OUT = 16
+"""Agents one dispatch node runs in parallel: the schema's ``maxItems`` of its ``requests``, and a
+reply with more is sent back to the model naming this limit (issue 18)."""
+
 MAX_REMEMBERED_EVENT_IDS = 500
 """Supervisor event ids remembered for idempotency (the newest ones)."""
 

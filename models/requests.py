@@ -10,6 +10,7 @@ from pydantic.json_schema import SkipJsonSchema
 
 from models.base import WireModel
 from models.code import MergeOutcome, TicketChange
+from models.limits import MAX_FAN_OUT
 from models.contexts import (
     DiscoveryCollectorContext,
     PlanningCollectorContext,
@@ -68,7 +69,8 @@ class DiscoveryAgentRequest(AgentRequest):
 
 class DiscoveryAgentRequests(AgentRequest):
     requests: list[DiscoveryAgentRequest] = Field(
-        description="One request per discovery agent to run in parallel (1 to 4)."
+        description=f"One request per discovery agent to run in parallel (1 to {MAX_FAN_OUT}).",
+        json_schema_extra={"maxItems": MAX_FAN_OUT},
     )
 
 
@@ -86,7 +88,8 @@ class PlanningAgentRequest(AgentRequest, WithDiscovery):
 
 class PlanningAgentRequests(AgentRequest, WithDiscovery):
     requests: list[PlanningAgentRequest] = Field(
-        description="One request per planning agent to run in parallel (1 to 4)."
+        description=f"One request per planning agent to run in parallel (1 to {MAX_FAN_OUT}).",
+        json_schema_extra={"maxItems": MAX_FAN_OUT},
     )
 
 
@@ -107,7 +110,8 @@ class TicketAgentRequest(AgentRequest, WithDiscovery, WithPlanning):
 
 class TicketAgentRequests(AgentRequest, WithDiscovery, WithPlanning):
     requests: list[TicketAgentRequest] = Field(
-        description="One request per ticket agent to run in parallel (1 to 4)."
+        description=f"One request per ticket agent to run in parallel (1 to {MAX_FAN_OUT}).",
+        json_schema_extra={"maxItems": MAX_FAN_OUT},
     )
 
 

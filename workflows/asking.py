@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from temporalio import workflow
 from temporalio.exceptions import ChildWorkflowError
 
+from models.agent_types import AgentType
 from models.errors import DegenerateLoop, InterruptFailed, failure_message
 from models.fan_out import HeldAgent
 from models.interrupt_flow import InterruptInput
@@ -23,17 +26,28 @@ from workflows.visibility import child_attributes, show_orchestrator
 
 
 async def ask(
-    book: RunBook, node_id: str, request: InterruptRequestBase, fan_out: list[HeldAgent]
+    book: RunBook,
+    node_id: str,
+    node_request: tuple[AgentType, dict[str, Any]],
+    request: InterruptRequestBase,
+    fan_out: list[HeldAgent],
 ) -> None:
     """Hand the question to InterruptWorkflow; continue where its routing leads (FR-001).
 
+    ``node_request`` is the asking node's agent and request, handed over by the step that holds
+    them: a bounded window of payloads may have dropped it (a fan-out of 12 did; issue 18).
     A dispatch node that resumes keeps its ``fan_out``: finished agents are not run again,
     and each agent that asked runs with its own part of the answer (spec 004 section 5).
     """
     state = book.state
     origin = origin_of(request, state.history)
-    last = last_request_of(state.history, origin)
-    if last is None or last.payload is None:
+    agent, own_request = node_request
+    if origin is agent:
+        origin_request: dict[str, Any] | None = own_request
+    else:  # a question typed as another agent's: its newest request, if still held
+        last = last_request_of(state.history, origin)
+        origin_request = last.payload if last is not None else None
+    if origin_request is None:
         book.fail(
             DegenerateLoop(
                 f"{origin} raised an interrupt but the blackboard holds no earlier request "
@@ -51,7 +65,7 @@ async def ask(
         request=request,
         origin=origin,
         origin_node_id=node_id,
-        origin_request=last.payload,
+        origin_request=origin_request,
         reroute_to=event.reroute_to_agent_type if event else None,
         event=event,
         timeout_seconds=state.interrupt_timeout_seconds,
@@ -97,12 +111,16 @@ async def ask(
         )
     target = decision.step.agent_type
     resumes = target is origin
-    carried = last if resumes else last_request_of(state.history, target)
+    if resumes:
+        carried: dict[str, Any] | None = origin_request
+    else:  # a supervisor's reroute: the target's newest request, if still held
+        found = last_request_of(state.history, target)
+        carried = found.payload if found is not None else None
     state.pending = decision.step.model_copy(
         update={
             "request": resumed_request(
                 NODES[target].request_model,
-                carried.payload if carried is not None and carried.payload else {},
+                carried or {},
                 NODES[target].request_model.model_validate(decision.step.request),
             ),
             "interrupt_resolution": describe_resolution(request, outcome.resolution),

@@ -322,7 +322,7 @@ class OrchestratorWorkflow:
         if decision.final is not None:
             return await code_changes.finish(self._book, decision.final)
         if decision.interrupt is not None:
-            await ask(self._book, node_id, decision.interrupt, fan_out)
+            await ask(self._book, node_id, (agent, request), decision.interrupt, fan_out)
         else:
             state.pending = decision.step
         return None
