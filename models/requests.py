@@ -10,12 +10,12 @@ from pydantic.json_schema import SkipJsonSchema
 
 from models.base import WireModel
 from models.code import MergeOutcome, TicketChange
-from models.limits import MAX_FAN_OUT
 from models.contexts import (
     DiscoveryCollectorContext,
     PlanningCollectorContext,
     TicketCollectorContext,
 )
+from models.limits import MAX_FAN_OUT
 from models.results import (
     DiscoveryAgentResult,
     PlannedTicket,
