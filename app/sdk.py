@@ -30,7 +30,7 @@ from app.stats import Tally, measure
 from app.stuck import explain, problem_of, stuck_ids
 from models.errors import failure_message
 from models.interrupt_events import EventAck, InterruptRequestEvent
-from models.interrupt_flow import InterruptStatus, ResolveAck
+from models.interrupt_flow import InterruptInput, InterruptOutcome, InterruptStatus, ResolveAck
 from models.interrupts import InterruptResolution
 from models.results import OrchestratorCollectorResult
 from models.state import (
@@ -43,7 +43,9 @@ from models.state import (
 from models.tools import WorkspaceSpec
 from workflows import visibility
 from workflows.interrupt import InterruptWorkflow
+from workflows.legacy import upgrade_start
 from workflows.orchestrator import OrchestratorWorkflow
+from workflows.resolution_rules import describe_resolution
 
 PHASE_AT_START = "DISCOVERY"
 
@@ -184,6 +186,37 @@ class AgentWorkflowClient:
             return await handle.execute_update(InterruptWorkflow.resolve_validated, resolution)
         except WorkflowUpdateFailedError as err:
             raise ResolutionRejected(failure_message(err)) from None
+        except RPCError:
+            closed = await self.answered_already(interrupt_id)
+            if closed is None:
+                raise
+            raise ResolutionRejected(closed) from None
+
+    async def answered_already(self, interrupt_id: str) -> str | None:
+        """For a question that is closed: who answered it, when and with what (issue 18 item 7);
+        None while it is open."""
+        handle = self.client.get_workflow_handle(interrupt_id)
+        described = await handle.describe()
+        if described.status in (None, WorkflowExecutionStatus.RUNNING):
+            return None
+        when = f"{described.close_time:%Y-%m-%d %H:%M:%S} UTC" if described.close_time else "?"
+        if described.status is not WorkflowExecutionStatus.COMPLETED:
+            return (
+                f"{interrupt_id} is closed ({described.status.name} at {when}); nothing to answer"
+            )
+        outcome = InterruptOutcome.model_validate(await handle.result())
+        job = await self._start_input(interrupt_id)
+        what = describe_resolution(job.request, outcome.resolution).splitlines()[1:]
+        who = await self.who_answered(interrupt_id) or outcome.resolution.resolved_by.value
+        answer = "; ".join(line.lstrip("- ") for line in what)
+        return f"{interrupt_id} is already answered, by {who} at {when}: {answer}"
+
+    async def _start_input(self, interrupt_id: str) -> InterruptInput:
+        async for event in self.client.get_workflow_handle(interrupt_id).fetch_history_events():
+            started = event.workflow_execution_started_event_attributes
+            [value] = await self.client.data_converter.decode(started.input.payloads)
+            return InterruptInput.model_validate(upgrade_start((value,))[0])
+        raise ValueError(f"{interrupt_id} has no history")
 
     async def send_interrupt_event(
         self, workflow_id: str, event: InterruptRequestEvent

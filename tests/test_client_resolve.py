@@ -4,12 +4,15 @@ from __future__ import annotations
 
 import asyncio
 
+import pytest
 from temporalio.client import Client
 
 from activities.llm import LlmSettings
 from activities.offline_model import OfflineModel, OfflineScenario
+from app.sdk import AgentWorkflowClient, ResolutionRejected
 from app.worker_setup import build_worker
 from models.agent_types import AgentType
+from models.interrupts import InterruptResolution
 from tests.support.cli import client_py
 from tests.support.interrupts import start, wait_for_interrupt
 
@@ -55,3 +58,32 @@ async def test_resolve_shows_rejects_and_accepts(
     assert result.summary
     resumed = [r for r in offline.received if "reuse the existing merge queue" in str(r)]
     assert resumed, "the write-in reached the LLM calls after the interrupt"
+
+
+async def test_answering_a_closed_question_says_who_answered_it_when_and_with_what(
+    client: Client, task_queue: str, workflow_id: str
+) -> None:
+    """Issue 18 item 7: the SDK raises ResolutionRejected (not a raw RPCError), and the CLI
+    says who answered, when and with what."""
+    offline = OfflineModel(OfflineScenario(interrupt_at=frozenset({AgentType.MERGER_AGENT})))
+    agents = AgentWorkflowClient(client, task_queue)
+    answer = InterruptResolution.model_validate(
+        {"selectedChoices": {"approach": "B"}, "confirmations": {"add-tests": True}}
+    )
+    async with build_worker(client, task_queue, LlmSettings(), offline=offline):
+        handle = await start(client, task_queue, workflow_id)
+        pending = (await wait_for_interrupt(handle)).pending_interrupt
+        assert pending is not None
+        await agents.resolve(pending.workflow_id, answer)
+        await asyncio.wait_for(handle.result(), 30)
+
+    with pytest.raises(ResolutionRejected) as late:
+        await agents.resolve(pending.workflow_id, answer)
+    message = str(late.value)
+    assert f"{pending.workflow_id} is already answered, by " in message
+    assert "(update resolve_validated)" in message and " UTC: " in message
+    assert "-> B (" in message and "-> yes" in message
+
+    again = await client_py(client, "resolve", pending.workflow_id, "--choice", "approach=A")
+    assert again.returncode == 1
+    assert "is already answered, by " in again.stderr and "Traceback" not in again.stderr
