@@ -613,6 +613,9 @@ class InterruptResolution(WireModel):
     custom_inputs: dict[Id, Answer] = Field(default_factory=dict, max_length=MAX_ITEMS)
     confirmations: dict[Id, bool] = Field(default_factory=dict, max_length=MAX_ITEMS)
     free_text: Text | None = None
+    decided_by_text: list[Id] = Field(default_factory=list, max_length=MAX_ITEMS)
+    """Set by the workflow when it takes the answer: the choice and confirmation ids that the free
+    text alone answers, left to the translating LLM (spec 003 US23; issue 18)."""
     resolved_by: ResolvedBy = ResolvedBy.HUMAN
     call: CallRecord | None = None
     """The reviewing LLM call that gave this answer (AGENT_REVIEW, TIMEOUT_ESCALATION); set by

@@ -46,6 +46,7 @@ from workflows.policies import (
 from workflows.resolution_rules import (
     allowed_route,
     drop_invalid_recommendations,
+    left_to_text,
     recommended_resolution,
     resolution_problems,
 )
@@ -120,7 +121,7 @@ class InterruptWorkflow:
         if parsed.value is None:
             self._event(EventKind.WARNING, f"ignored a malformed resolution: {parsed.problem}")
             return
-        problems = self._problems(parsed.value)
+        problems = self._problems(parsed.value, free_text_decides=workflow.patched(FREE_TEXT))
         if problems:
             self._event(EventKind.WARNING, f"ignored an invalid resolution: {'; '.join(problems)}")
             return
@@ -158,8 +159,11 @@ class InterruptWorkflow:
             events_recorded=self._events_recorded,
         )
 
-    def _problems(self, resolution: InterruptResolution) -> list[str]:
-        """Why ``resolution`` cannot be taken now; the rule is the same for signal and update.
+    def _problems(
+        self, resolution: InterruptResolution, *, free_text_decides: bool = True
+    ) -> list[str]:
+        """Why ``resolution`` cannot be taken now; the rule is the same for signal and update
+        (a signal recorded before free-text answers existed keeps the old rule on replay).
 
         A person may answer while the question waits and while a reviewer works on it
         (ESCALATED): the first valid answer wins. Once resolved, later answers are refused.
@@ -167,11 +171,16 @@ class InterruptWorkflow:
         if self._resolution is not None:
             by = self._resolution.resolved_by
             return [f"this interrupt is already resolved (by {by}); the answer was not used"]
-        return resolution_problems(self._job.request, resolution)
+        return resolution_problems(
+            self._job.request, resolution, free_text_decides=free_text_decides
+        )
 
     def _accept(self, resolution: InterruptResolution) -> str:
         """Take a person's answer; say what happens next."""
-        person = resolution.model_copy(update={"resolved_by": ResolvedBy.HUMAN})
+        left = left_to_text(self._job.request, resolution)
+        person = resolution.model_copy(
+            update={"resolved_by": ResolvedBy.HUMAN, "decided_by_text": left}
+        )
         self._resolution = person
         if self._state is InterruptState.ESCALATED:
             return f"your answer replaces the reviewer's; {self._job.origin} resumes"
@@ -350,6 +359,8 @@ def _reroute_target(job: InterruptInput, resolution: InterruptResolution) -> Age
 
 
 RESOLVE_UPDATE = "resolve_validated"
+FREE_TEXT = "18-free-text-answers"
+"""Patch id: a resolve signal's free text may answer the choices it leaves open (issue 18)."""
 
 
 def _placeholder_job() -> InterruptInput:

@@ -19,11 +19,37 @@ from models.limits import clip
 
 
 def resolution_problems(
-    request: InterruptRequestBase, resolution: InterruptResolution
+    request: InterruptRequestBase,
+    resolution: InterruptResolution,
+    *,
+    free_text_decides: bool = True,
 ) -> list[str]:
-    """Every way ``resolution`` fails to answer ``request``; empty when it is acceptable."""
+    """Every way ``resolution`` fails to answer ``request``; empty when it is acceptable.
+
+    With ``free_text_decides``, free text may answer the choices and confirmations it leaves
+    open (spec 003 US23): the translating LLM decides them. An answer with nothing in it is
+    still refused."""
     if request.type is InterruptType.PAUSE:
         return []
+    if free_text_decides and has_words(resolution.free_text):
+        left = set(left_to_text(request, resolution))
+        complete = resolution.model_copy(
+            update={
+                "selected_choices": {
+                    **resolution.selected_choices,
+                    **{c.choice_id: OptionKey.A for c in request.choices if c.choice_id in left},
+                },
+                "confirmations": {
+                    **resolution.confirmations,
+                    **{
+                        c.confirmation_id: True
+                        for c in request.confirmation_items
+                        if c.confirmation_id in left
+                    },
+                },
+            }
+        )
+        return resolution_problems(request, complete, free_text_decides=False)
     choices = {c.choice_id: c for c in request.choices}
     confirmations = {c.confirmation_id for c in request.confirmation_items}
     problems: list[str] = []
@@ -54,6 +80,25 @@ def resolution_problems(
     for confirmation_id in sorted(confirmations - resolution.confirmations.keys()):
         problems.append(f"confirmation {confirmation_id!r} has no yes/no answer in confirmations")
     return problems
+
+
+def left_to_text(request: InterruptRequestBase, resolution: InterruptResolution) -> list[str]:
+    """The choice and confirmation ids an answer leaves to its free text (none without text)."""
+    if not has_words(resolution.free_text):
+        return []
+    return [
+        *(c.choice_id for c in request.choices if c.choice_id not in resolution.selected_choices),
+        *(
+            c.confirmation_id
+            for c in request.confirmation_items
+            if c.confirmation_id not in resolution.confirmations
+        ),
+    ]
+
+
+def has_words(text: str | None) -> bool:
+    """Whether free text says anything (a letter or digit): blanks and symbols answer nothing."""
+    return any(c.isalnum() for c in text or "")
 
 
 def recommended_resolution(request: InterruptRequestBase) -> InterruptResolution:
@@ -121,6 +166,13 @@ def describe_resolution(request: InterruptRequestBase, resolution: InterruptReso
     for confirmation_id, yes in resolution.confirmations.items():
         statement = statements.get(confirmation_id, confirmation_id)
         lines.append(f"- {statement} -> {'yes' if yes else 'no'}")
+    questions_and_statements = {
+        **{c.choice_id: c.question for c in request.choices},
+        **statements,
+    }
+    for left_id in resolution.decided_by_text:
+        asked = questions_and_statements.get(left_id, left_id)
+        lines.append(f"- {asked} -> left to the answer's own words (Note)")
     if resolution.free_text:
         lines.append(f"Note: {resolution.free_text}")
     lines.append(f"Resolved by: {resolution.resolved_by.value}")

@@ -236,6 +236,8 @@ def _answer(**changes: Any) -> dict[str, Any]:
 
 
 bad_option = nasty_text.filter(lambda s: s not in OPTION_KEYS)
+wordless_text = nasty_text.filter(lambda s: not any(c.isalnum() for c in s))
+"""Free text with no word in it: it answers nothing (a worded one alone may answer, US23)."""
 bad_resolution = st.one_of(
     st.builds(lambda k, v: _answer(**{k: v}), odd_id, json_value),
     st.builds(lambda o: _answer(selectedChoices={CHOICE_ID: o}), bad_option),
@@ -246,7 +248,7 @@ bad_resolution = st.one_of(
     st.builds(lambda v: _answer(selectedChoices=v), not_a_dict),
     st.builds(lambda v: _answer(confirmations={CONFIRMATION_ID: v}), st.lists(json_leaf)),
     st.builds(lambda t: _answer(selectedChoices={CHOICE_ID: "CUSTOM"}, freeText=t), nasty_text),
-    st.builds(lambda t: {"freeText": t, "resolvedBy": "HUMAN"}, nasty_text),
+    st.builds(lambda t: {"freeText": t, "resolvedBy": "HUMAN"}, wordless_text),
     st.builds(lambda r: _answer(resolvedBy=r, selectedChoices={}), nasty_text),
 )
 """Resolutions that do not answer the question (valid JSON, some valid-shaped)."""

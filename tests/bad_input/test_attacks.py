@@ -154,7 +154,11 @@ async def test_a_signal_flood_does_not_end_a_waiting_run(
     client: Client, task_queue: str, workflow_id: str, target: str
 ) -> None:
     """240 signals of 240 KB each: every one is under the limits, together they are 57 MB."""
-    filler = {"freeText": "x" * (FLOOD_PAYLOAD_BYTES - 100)}
+    # an answer that stays invalid however much text it carries: it names no offered choice
+    filler = {
+        "selectedChoices": {"no-such-choice": "A"},
+        "freeText": "x" * (FLOOD_PAYLOAD_BYTES - 150),
+    }
     payload = Payload(metadata={"encoding": b"json/plain"}, data=json.dumps(filler).encode())
     async with build_worker(client, task_queue, LlmSettings(), offline=OfflineModel(SCENARIO)):
         handle, child = await _waiting_run(client, task_queue, workflow_id)
