@@ -56,13 +56,16 @@ class OfflineScenario:
     """Agents per fan-out (entries of ``requests`` a dispatch node is given)."""
     conflict: bool = False
     """Ticket agents without a recipe all write the same file, so the merge conflicts."""
+    deaf: frozenset[AgentType] = frozenset()
+    """These agents ignore a supervisor's message (a model that does not obey it)."""
 
     @classmethod
     def parse(cls, text: str | None) -> OfflineScenario:
         """Parse ``interrupt=A,B#2;agent_review=C;delay=D:2.5;context=E;loop=1000;fanout=3;
-        conflict``: AgentType names (``TICKET_AGENT#2`` is the second ticket agent of each
+        conflict;deaf=F``: AgentType names (``TICKET_AGENT#2`` is the second ticket agent of each
         fan-out only), ``loop`` a number of agent calls, ``fanout`` the agents per fan-out,
-        ``conflict`` ticket agents whose edits conflict."""
+        ``conflict`` ticket agents whose edits conflict, ``deaf`` agents that ignore a
+        supervisor's message."""
         if not text or not text.strip():
             return cls()
         interrupt: set[AgentType] = set()
@@ -73,6 +76,7 @@ class OfflineScenario:
         keys: set[str] = set()
         fan_out = cls.fan_out
         conflict = False
+        deaf: set[AgentType] = set()
         for part in filter(None, (p.strip() for p in text.split(";"))):
             key, _, value = part.partition("=")
             items = [v.strip() for v in value.split(",") if v.strip()]
@@ -97,11 +101,13 @@ class OfflineScenario:
                 fan_out = _count(value)
             elif key.strip() == "conflict" and not value.strip():
                 conflict = True
+            elif key.strip() == "deaf":
+                deaf.update(_agent(v) for v in items)
             else:
                 raise ValueError(
                     f"unknown OFFLINE_SCENARIO part {part!r}; use 'interrupt=AGENT,AGENT#N;"
                     "agent_review=AGENT;delay=AGENT:SECONDS;context=AGENT;loop=CALLS;fanout=N;"
-                    "conflict'"
+                    "conflict;deaf=AGENT'"
                 )
         return cls(
             frozenset(interrupt),
@@ -112,6 +118,7 @@ class OfflineScenario:
             frozenset(keys),
             fan_out,
             conflict,
+            frozenset(deaf),
         )
 
 
@@ -213,7 +220,8 @@ class OfflineModel(httpx2.AsyncBaseTransport):
         """A supervisor's message always wins; an answered question is not asked again."""
         contents = [str(m.get("content", "")) for m in messages]
         users = [str(m.get("content", "")) for m in messages if m.get("role") == "user"]
-        if any(u.startswith(SUPERVISOR_MESSAGE_PREFIX) for u in users):
+        supervised = any(u.startswith(SUPERVISOR_MESSAGE_PREFIX) for u in users)
+        if supervised and agent not in self.scenario.deaf:
             return True
         if any(RESOLVED_MARKER in c for c in contents):
             return False

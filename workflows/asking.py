@@ -71,7 +71,13 @@ async def ask(
         timeout_seconds=state.interrupt_timeout_seconds,
         on_timeout=state.on_interrupt_timeout,
     )
-    book.record(node_id, origin, EntryKind.INTERRUPT, {"workflowId": child_id, **request.to_wire()})
+    book.record(
+        node_id,
+        origin,
+        EntryKind.INTERRUPT,
+        {"workflowId": child_id, **request.to_wire()},
+        supervised=event is not None,
+    )
     book.event(EventKind.INTERRUPT_STATUS, f"REQUESTED: {child_id}", node_id, origin)
     try:
         child = await workflow.start_child_workflow(

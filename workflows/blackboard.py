@@ -55,9 +55,10 @@ def record(
     route: str | None = None,
     upstream: Sequence[str] = (),
     tool_calls: Sequence[ToolTrace] = (),
+    supervised: bool = False,
 ) -> HistoryEntry:
     """Append an entry; drop the payload (and tool trace) that falls out of the window; keep the
-    counters."""
+    counters (an interrupt a supervisor's event caused is not the agent's own: not counted)."""
     entry = HistoryEntry(
         index=state.entries_recorded,
         node_id=node_id,
@@ -76,7 +77,7 @@ def record(
     state.entries_recorded += 1
     if len(state.history) > PAYLOAD_WINDOW:
         _drop_payload(state.history[-PAYLOAD_WINDOW - 1])
-    if kind is EntryKind.INTERRUPT:
+    if kind is EntryKind.INTERRUPT and not supervised:
         state.interrupt_counts[agent] = state.interrupt_counts.get(agent, 0) + 1
     return entry
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from models.agent_types import DISPATCHED_AGENTS
 from models.interrupt_flow import InterruptInput
 from models.interrupts import InterruptResolution
 
@@ -30,17 +31,24 @@ def _suffix_repeats(items: Sequence[object], id_field: str) -> None:
 
 
 def _apply_event(job: InterruptInput) -> InterruptInput:
-    """A supervisor's choices and confirmations are what the person is shown (US3 scenario 4)."""
+    """A supervisor's choices and confirmations are what the person is shown (US3 scenario 4);
+    at a dispatch node they join the agents' own lifted questions, which each reach their owner
+    (issue 18 item 4). The event's context is added to the question's."""
     event = job.event
     if event is None:
         return job
+    asked = job.request
+    lifted = job.origin in set(DISPATCHED_AGENTS.values())
     update: dict[str, Any] = {"type": event.interrupt_type}
     if event.choices:
-        update["choices"] = event.shown_choices()
+        update["choices"] = [*(asked.choices if lifted else []), *event.shown_choices()]
     if event.confirmation_items:
-        update["confirmation_items"] = list(event.confirmation_items)
+        own = asked.confirmation_items if lifted else []
+        update["confirmation_items"] = [*own, *event.confirmation_items]
     if event.context_for_decision:
-        update["context_for_decision"] = event.context_for_decision
+        context = asked.context_for_decision.strip()
+        supervisor = f"Supervisor: {event.context_for_decision}"
+        update["context_for_decision"] = f"{context}\n\n{supervisor}" if context else supervisor
     request = job.request.model_copy(update=update)
     return job.model_copy(update={"request": request})
 

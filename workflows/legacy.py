@@ -9,22 +9,18 @@ current shape is returned as it is. Pure functions.
 
 from __future__ import annotations
 
-import functools
-import typing
-from enum import Enum
 from typing import Any
 
-from pydantic import TypeAdapter, ValidationError
-
 from models.agent_types import DISPATCHED_AGENTS, AgentType
-from models.interrupts import AnyInterruptRequest, InterruptRequestBase
 from models.results import LEGACY_NEEDS_INPUT
+from workflows.question_types import (
+    BASE_FIELDS,
+    QUESTION_TYPES,
+    empty_value,
+    fits,
+    own_fields,
+)
 
-_QUESTIONS: dict[str, type[InterruptRequestBase]] = {
-    str(cls.model_fields["origin"].default): cls
-    for cls in typing.get_args(typing.get_args(AnyInterruptRequest)[0])
-}
-_BASE = {f.alias or n for n, f in InterruptRequestBase.model_fields.items()}
 _DISPATCH = {"dispatchDecisions"}
 LEGACY_FIELDS: dict[str, set[str]] = {
     "ORCHESTRATOR": {"phase", "goal", "workflowContext"},
@@ -80,8 +76,8 @@ def upgrade_question(question: dict[str, Any]) -> dict[str, Any]:
     the others are kept in ``contextForDecision`` and their fields left empty (a list empty, a
     text blank, a choice of values its first value). Anything else is returned as it is."""
     origin = str(question.get("origin"))
-    cls = _QUESTIONS.get(origin)
-    own = {k: v for k, v in question.items() if k not in _BASE and k != "origin"}
+    cls = QUESTION_TYPES.get(origin)
+    own = {k: v for k, v in question.items() if k not in BASE_FIELDS and k != "origin"}
     if (
         cls is None
         or set(own) != LEGACY_FIELDS.get(origin)
@@ -89,44 +85,12 @@ def upgrade_question(question: dict[str, Any]) -> dict[str, Any]:
     ):
         return question
     upgraded = {k: v for k, v in question.items() if k not in own}
-    for key, name in _own_fields(cls).items():
-        if key in own and _fits(cls, name, own[key]):
+    for key, name in own_fields(cls).items():
+        if key in own and fits(cls, name, own[key]):
             upgraded[key] = own[key]
         else:
-            upgraded[key] = _empty(cls.model_fields[name].annotation)
+            upgraded[key] = empty_value(cls.model_fields[name].annotation)
     notes = [f"{k}: {v}" for k, v in own.items() if k not in upgraded or upgraded[k] != v]
     context = str(question.get("contextForDecision", ""))
     upgraded["contextForDecision"] = "\n".join([context, *notes]).strip()
     return upgraded
-
-
-@functools.cache
-def _own_fields(cls: type[InterruptRequestBase]) -> dict[str, str]:
-    """JSON name -> field name of the fields the model writes beyond the base ones."""
-    written = cls.model_json_schema(by_alias=True)["properties"]
-    return {
-        f.alias or n: n
-        for n, f in cls.model_fields.items()
-        if (f.alias or n) in written and (f.alias or n) not in _BASE
-    }
-
-
-def _fits(cls: type[InterruptRequestBase], name: str, value: Any) -> bool:
-    try:
-        _adapter(cls, name).validate_python(value)
-    except ValidationError:
-        return False
-    return True
-
-
-@functools.cache
-def _adapter(cls: type[InterruptRequestBase], name: str) -> TypeAdapter[Any]:
-    return TypeAdapter(typing.cast(Any, cls.model_fields[name].annotation))
-
-
-def _empty(annotation: Any) -> Any:
-    if typing.get_origin(annotation) is list:
-        return []
-    if isinstance(annotation, type) and issubclass(annotation, Enum):
-        return next(iter(annotation)).value
-    return ""

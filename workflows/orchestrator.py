@@ -44,6 +44,7 @@ from models.state import (
 from workflows import blackboard, code_changes
 from workflows.asking import ask
 from workflows.curation import with_contexts
+from workflows.event_questions import question_from_event
 from workflows.event_rules import check_event
 from workflows.fan_out import lifted, run_fan_out
 from workflows.graph import NODES, Node
@@ -55,6 +56,9 @@ from workflows.steps import decide
 from workflows.visibility import show_orchestrator
 from workflows.workspace import pin_workspace
 
+EVENT_ENDS_IN_QUESTION = "18-event-ends-in-question"
+"""Patch id: an agent that ignores a supervisor's event gets its question asked by the workflow
+(runs recorded before dropped the event with a warning)."""
 CONTINUE_AS_NEW_STEPS = 500
 """Steps per run before continuing as new (sooner when the server suggests it)."""
 
@@ -303,12 +307,27 @@ class OrchestratorWorkflow:
         )
         blackboard.remember_output(state, output)
         state.current = None
+        unanswered = state.stored_events.get(node_id)
+        if (
+            unanswered is not None
+            and route != "interruptRequest"
+            and workflow.patched(EVENT_ENDS_IN_QUESTION)
+        ):  # an accepted event is a promise: the workflow asks in the agent's place
+            self._book.event(
+                EventKind.WARNING,
+                f"{agent} did not interrupt although event {unanswered.event_id} asked it to; "
+                "the workflow asks in its place, its reply is kept and not acted on",
+                node_id,
+                agent,
+            )
+            question = question_from_event(agent, unanswered, payload)
+            await ask(self._book, node_id, (agent, request), question, fan_out)
+            return None
         if route != "interruptRequest":
             self._book.curate(agent, output, payload)
         agent_results = [a.result for a in fan_out if a.result is not None]
         decision = decide(agent, routing, output, state.history, agent_results)
-        unanswered = state.stored_events.get(node_id)
-        if unanswered is not None and decision.interrupt is None:
+        if unanswered is not None and decision.interrupt is None:  # runs recorded before
             del state.stored_events[node_id]
             self._book.event(
                 EventKind.WARNING,

@@ -124,6 +124,7 @@ class RunBook:
         route: str | None = None,
         upstream: list[str] | None = None,
         context_id: str | None = None,
+        supervised: bool = False,
     ) -> HistoryEntry:
         return blackboard.record(
             self.state,
@@ -136,6 +137,7 @@ class RunBook:
             at=workflow.now(),
             route=route,
             upstream=upstream or [],
+            supervised=supervised,
         )
 
     def event(

@@ -22,6 +22,7 @@ from models.agent_call import AgentCall, HistoryDigestEntry, PreviousContext
 from models.agent_types import AgentType
 from models.base import WireModel
 from models.code import WorktreeRef
+from models.interrupt_events import SUPERVISOR_MESSAGE_PREFIX
 from models.tools import PinnedWorkspace
 
 logger = logging.getLogger(__name__)
@@ -42,7 +43,9 @@ class PromptContext:
     - ``previous``: its previous attempt (output excerpt, route, why it runs again), or None;
     - ``interrupt_resolution``: its earlier question and the answer, when it resumes;
     - ``workspace``: the run's pinned workspace, or None (then no tool is offered);
-    - ``worktree``: a ticket agent's own worktree, or None (then no write tool is offered).
+    - ``worktree``: a ticket agent's own worktree, or None (then no write tool is offered);
+    - ``supervised``: a supervisor's event asks this call to interrupt (its message is the
+      call's last user message).
     """
 
     agent_type: AgentType
@@ -56,6 +59,7 @@ class PromptContext:
     output_model: type[WireModel]
     workspace: PinnedWorkspace | None = None
     worktree: WorktreeRef | None = None
+    supervised: bool = False
 
     @classmethod
     def from_call(cls, call: AgentCall, output_model: type[WireModel]) -> PromptContext:
@@ -71,6 +75,7 @@ class PromptContext:
             output_model=output_model,
             workspace=call.workspace,
             worktree=call.worktree,
+            supervised=any(m.startswith(SUPERVISOR_MESSAGE_PREFIX) for m in call.user_messages),
         )
 
 

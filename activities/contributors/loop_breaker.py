@@ -2,7 +2,9 @@
 
 An agent that keeps asking questions stalls the run. Once an agent type's interrupts on the
 blackboard exceed the threshold, its prompt tells it not to interrupt again and names the
-correct next step: its first forward route and the agent that route leads to.
+correct next step: its first forward route and the agent that route leads to. It never speaks
+when a supervisor's event asks the agent to interrupt, and interrupts a supervisor caused do not
+count (``asking``).
 """
 
 from __future__ import annotations
@@ -30,7 +32,7 @@ class InterruptLoopBreakerContributor(PromptContributor):
 
     def contribute(self, ctx: PromptContext) -> str | None:
         count = ctx.interrupts_here
-        if count <= self.threshold:
+        if count <= self.threshold or ctx.supervised:  # never contradict a supervisor (issue 18)
             return None
         step = forward_route(ctx.output_model)
         if step is None:
