@@ -14,6 +14,7 @@ from activities.llm import LlmSettings
 from activities.offline_model import RESOLVED_MARKER, OfflineModel, OfflineScenario
 from app.worker_setup import build_worker
 from models.agent_types import AgentType
+from models.interrupt_events import InterruptRequestEvent
 from models.interrupts import InterruptResolution, TicketAgentDispatchInterruptRequest
 from models.state import EntryKind, OrchestratorStatus
 from tests.support.interrupts import (
@@ -22,8 +23,10 @@ from tests.support.interrupts import (
     interrupt_status,
     start,
     wait_for_interrupt,
+    wait_running,
 )
 from workflows.interrupt import InterruptWorkflow
+from workflows.orchestrator import OrchestratorWorkflow
 
 TICKET_AGENT = "TicketAgentRouting"
 TICKET_DISPATCH = "TicketDispatchRouting"
@@ -147,3 +150,52 @@ async def test_resuming_a_dispatch_node_after_its_own_question_reruns_no_agent(
     assert RESOLVED_MARKER in dispatch["messages"][0]["content"]
     assert len(_calls(offline.received, TICKET_AGENT)) == 2
     assert len(_collected(status)) == 2
+
+
+async def test_an_event_on_a_dispatch_node_adds_its_choices_to_the_agents_questions(
+    client: Client, task_queue: str, workflow_id: str
+) -> None:
+    """Issue 18 item 4: the supervisor's choices join the lifted ones; each part is answered
+    and reaches its owner (the agent its answer, the supervisor's option the route)."""
+    scenario = OfflineScenario.parse("fanout=2;interrupt=TICKET_AGENT#1;delay=TICKET_AGENT:2")
+    offline = OfflineModel(scenario)
+    async with build_worker(client, task_queue, LlmSettings(), offline=offline):
+        handle = await start(client, task_queue, workflow_id)
+        running = await wait_running(handle, AgentType.TICKET_DISPATCH, timeout=60)
+        assert running.current_node is not None
+        ack = await handle.execute_update(
+            OrchestratorWorkflow.send_interrupt_event,
+            InterruptRequestEvent.model_validate(
+                {
+                    "eventId": "dispatch-event",
+                    "nodeId": running.current_node.node_id,
+                    "sourceAgentType": "TICKET_DISPATCH",
+                    "reason": "Check the ticket split before merging",
+                    "choices": [
+                        {"label": "Keep", "value": "keep"},
+                        {"label": "Split", "value": "split"},
+                    ],
+                }
+            ),
+        )
+        assert ack.accepted
+        pending = (await wait_for_interrupt(handle, timeout=60)).pending_interrupt
+        assert pending is not None
+        question = (await interrupt_status(client, pending.workflow_id)).request
+        assert {c.choice_id for c in question.choices} == {
+            "ticket-agent-1/approach",
+            "supervisor",
+        }
+        before = len(offline.received)
+        await client.get_workflow_handle(pending.workflow_id).execute_update(
+            InterruptWorkflow.resolve_validated, answer_all(question, option="B")
+        )
+        await asyncio.wait_for(handle.result(), 90)
+
+    resumed = {
+        _node(c): c["messages"][0]["content"]
+        for c in _calls(offline.received[before:], TICKET_AGENT)
+    }
+    assert set(resumed) == {"ticket-agent-1"}, "only the agent that asked runs again"
+    assert RESOLVED_MARKER in resumed["ticket-agent-1"]
+    assert "-> B (" in resumed["ticket-agent-1"]
