@@ -37,6 +37,7 @@ from workflows.policies import (
     AGENT_CALL_MARGIN,
     AGENT_START_TO_CLOSE,
     LLM_ENDPOINT_ATTEMPTS,
+    LLM_MAX_OUTPUT_TOKENS,
     LLM_REPLY_LIMIT,
     LLM_REQUEST_TIMEOUT,
     LLM_VALIDATION_ATTEMPTS,
@@ -65,6 +66,12 @@ class LlmSettings:
     controller_model: str | None = None
     """Answers interrupts in place of a person (CONTROLLER_MODEL); None: ``model`` does."""
     validation_attempts: int = LLM_VALIDATION_ATTEMPTS
+    max_output_tokens: int = LLM_MAX_OUTPUT_TOKENS
+    """``max_completion_tokens`` of every request (LLM_MAX_OUTPUT_TOKENS)."""
+    agent_max_output_tokens: dict[str, int] = field(default_factory=dict)
+    """Per agent type (LLM_MAX_OUTPUT_TOKENS_<AGENT_TYPE>)."""
+    temperature: float | None = None
+    """Sampling temperature (LLM_TEMPERATURE); None: the endpoint's default."""
     endpoint_attempts: int = LLM_ENDPOINT_ATTEMPTS
     """Attempts of a call that meets the endpoint's retryable errors (429, 5xx, timeouts,
     refused connections); attempts a lost worker cost do not count (LLM_ENDPOINT_ATTEMPTS)."""
@@ -74,15 +81,21 @@ class LlmSettings:
         budget = self.request_timeout * self.validation_attempts + AGENT_CALL_MARGIN
         if self.validation_attempts < 1 or budget > AGENT_START_TO_CLOSE:
             raise ValueError(
-                f"{self.validation_attempts} validation attempts of "
-                f"{self.request_timeout.total_seconds():g} s each do not fit the agent "
-                f"activity's {AGENT_START_TO_CLOSE.total_seconds():g} s start-to-close "
-                "timeout; change them together in workflows/policies.py"
+                f"{self.validation_attempts} validation attempts (LLM_VALIDATION_ATTEMPTS) of "
+                f"{self.request_timeout.total_seconds():g} s each (LLM_REQUEST_TIMEOUT) do not "
+                f"fit the agent activity's {AGENT_START_TO_CLOSE.total_seconds():g} s "
+                "start-to-close timeout (workflows/policies.py); lower one of them"
             )
 
     @property
     def offline(self) -> bool:
         return not self.api_key
+
+    def max_tokens_for(self, agent: str) -> tuple[int, str]:
+        """The output token limit of ``agent``'s requests, and the setting that sets it."""
+        if agent in self.agent_max_output_tokens:
+            return self.agent_max_output_tokens[agent], f"LLM_MAX_OUTPUT_TOKENS_{agent}"
+        return self.max_output_tokens, "LLM_MAX_OUTPUT_TOKENS"
 
     def model_for(self, agent: str) -> str:
         if self.offline:
@@ -215,7 +228,23 @@ class StructuredLlm:
         attempts = self._settings.validation_attempts
         usage = _Usage()
         for attempt in range(1, attempts + 1):
-            content = await self._ask(agent, model, conversation, response_format, usage, tools)
+            try:
+                content = await self._ask(agent, model, conversation, response_format, usage, tools)
+            except ReplyCutOff as cut:
+                limit, limit_setting = self._settings.max_tokens_for(agent)
+                problem = (
+                    f"the reply was cut off at the output token limit ({limit} tokens, "
+                    f"{limit_setting}) before its JSON was complete"
+                )
+                conversation += [
+                    {"role": "assistant", "content": cut.content},
+                    {
+                        "role": "user",
+                        "content": f"Your reply was cut off: {problem}. Reply again with "
+                        "shorter JSON: fewer and briefer items, no repetition.",
+                    },
+                ]
+                continue
             size = len(content.encode())
             if size > LLM_REPLY_LIMIT:
                 raise LlmReplyTooLarge(
@@ -277,13 +306,19 @@ class StructuredLlm:
         timeout = self._settings.request_timeout.total_seconds()
         setting = self._settings.setting_for(agent)
         started = time.monotonic()
+        options: dict[str, Any] = {
+            "max_completion_tokens": self._settings.max_tokens_for(agent)[0],
+            **tools,
+        }
+        if self._settings.temperature is not None:
+            options["temperature"] = self._settings.temperature
         try:
             completion = await self._client.chat.completions.create(
                 model=model,
                 messages=messages,  # type: ignore[arg-type]
                 response_format=response_format,
                 timeout=timeout,
-                **tools,
+                **options,
             )
         except (openai.AuthenticationError, openai.PermissionDeniedError) as err:
             raise LlmConfigurationError(
@@ -298,6 +333,12 @@ class StructuredLlm:
                 "OPENAI_BASE_URL."
             ) from None
         except (openai.BadRequestError, openai.UnprocessableEntityError) as err:
+            if _context_exceeded(err):
+                raise LlmConfigurationError(
+                    f"{agent}: the prompt and the output limit do not fit the context of model "
+                    f"{model!r} ({_excerpt(err)}). Lower LLM_MAX_OUTPUT_TOKENS, give the "
+                    f"server a larger context, or choose a model with a larger one ({setting})."
+                ) from None
             raise LlmConfigurationError(
                 f"{agent}: the LLM endpoint at {where} refused the request "
                 f"(HTTP {err.status_code}: {_excerpt(err)}). The model {model!r} may not "
@@ -325,7 +366,7 @@ class StructuredLlm:
                 LlmTimedOut,
                 f"{agent}: the LLM endpoint at {where} did not answer within {timeout:g} s",
                 "check that the server is up and not overloaded, choose a faster model "
-                f"({setting}), or raise LLM_REQUEST_TIMEOUT in workflows/policies.py",
+                f"({setting}), or raise the worker's LLM_REQUEST_TIMEOUT (seconds)",
             ) from None
         except openai.APIConnectionError:
             raise self._retryable(
@@ -342,6 +383,8 @@ class StructuredLlm:
             raise ToolCallsRequested(
                 model, [(c.id, c.function.name, c.function.arguments) for c in calls]
             )
+        if completion.choices[0].finish_reason == "length":
+            raise ReplyCutOff(message.content or "")
         if message.refusal:
             return json.dumps({"refusal": message.refusal})
         return message.content or ""
@@ -362,6 +405,23 @@ def as_activity_error(err: Exception) -> ApplicationError:
 
 def _describe(err: Exception) -> str:
     return describe_validation_error(err) if isinstance(err, ValidationError) else str(err)
+
+
+class ReplyCutOff(Exception):
+    """The reply stopped at the output token limit (``finish_reason`` "length")."""
+
+    def __init__(self, content: str) -> None:
+        super().__init__("the reply was cut off at the output token limit")
+        self.content = content
+
+
+def _context_exceeded(err: openai.APIStatusError) -> bool:
+    """Whether the endpoint refused a request that does not fit the model's context."""
+    body = err.body if isinstance(err.body, dict) else {}
+    text = f"{body.get('code', '')} {body.get('message', '')} {err.message}".lower()
+    return "context_length_exceeded" in text or (
+        "context" in text and any(w in text for w in ("length", "size", "window", "too long"))
+    )
 
 
 def _excerpt(err: openai.APIStatusError) -> str:

@@ -11,6 +11,7 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
@@ -20,7 +21,12 @@ from activities.llm import DEFAULT_MODEL, LlmSettings
 from activities.notify import DEFAULT_REMINDERS, NotifySettings, SmtpTarget
 from app.stuck import STUCK_CHECK_SECONDS
 from models.agent_types import AgentType
-from workflows.policies import LLM_ENDPOINT_ATTEMPTS
+from workflows.policies import (
+    LLM_ENDPOINT_ATTEMPTS,
+    LLM_MAX_OUTPUT_TOKENS,
+    LLM_REQUEST_TIMEOUT,
+    LLM_VALIDATION_ATTEMPTS,
+)
 
 DEFAULT_TASK_QUEUE = "agents"
 DEFAULT_NAMESPACE = "default"
@@ -117,7 +123,30 @@ def llm_settings_from_env(env: Mapping[str, str] = os.environ) -> LlmSettings:
         agent_models=overrides,
         controller_model=env.get("CONTROLLER_MODEL") or None,
         endpoint_attempts=_positive(env, "LLM_ENDPOINT_ATTEMPTS", LLM_ENDPOINT_ATTEMPTS),
+        request_timeout=timedelta(
+            seconds=_positive(env, "LLM_REQUEST_TIMEOUT", int(LLM_REQUEST_TIMEOUT.total_seconds()))
+        ),
+        validation_attempts=_positive(env, "LLM_VALIDATION_ATTEMPTS", LLM_VALIDATION_ATTEMPTS),
+        max_output_tokens=_positive(env, "LLM_MAX_OUTPUT_TOKENS", LLM_MAX_OUTPUT_TOKENS),
+        agent_max_output_tokens={
+            agent.value: _positive(env, f"LLM_MAX_OUTPUT_TOKENS_{agent.value}", 1)
+            for agent in AgentType
+            if env.get(f"LLM_MAX_OUTPUT_TOKENS_{agent.value}")
+        },
+        temperature=_temperature(env.get("LLM_TEMPERATURE", "").strip()),
     )
+
+
+def _temperature(raw: str) -> float | None:
+    if not raw:
+        return None
+    try:
+        value = float(raw)
+    except ValueError:
+        value = -1.0
+    if not 0 <= value <= 2:
+        raise ValueError(f"LLM_TEMPERATURE must be a number from 0 to 2, not {raw!r}")
+    return value
 
 
 def stuck_check_seconds(env: Mapping[str, str] = os.environ) -> float:

@@ -26,7 +26,7 @@ from app.data_converter import with_checked_converter
 from workflows.interrupt import InterruptWorkflow
 from workflows.notifications import NotificationWorkflow
 from workflows.orchestrator import OrchestratorWorkflow
-from workflows.policies import HEARTBEAT_THROTTLE, LLM_REQUEST_TIMEOUT
+from workflows.policies import HEARTBEAT_THROTTLE
 
 OFFLINE_BASE_URL = "http://offline-model.invalid/v1"
 
@@ -64,7 +64,7 @@ def openai_client(settings: LlmSettings, offline: OfflineModel | None = None) ->
         api_key=settings.api_key,
         base_url=settings.base_url,
         max_retries=0,
-        timeout=LLM_REQUEST_TIMEOUT.total_seconds(),
+        timeout=settings.request_timeout.total_seconds(),
     )
 
 

@@ -7,13 +7,21 @@ from datetime import timedelta
 from temporalio.common import RetryPolicy
 
 LLM_REQUEST_TIMEOUT = timedelta(seconds=90)
-"""One HTTP request to the LLM endpoint."""
+"""Default for one HTTP request to the LLM endpoint; a worker setting (LLM_REQUEST_TIMEOUT)."""
 LLM_VALIDATION_ATTEMPTS = 3
-"""Replies that fail validation are asked again with the error fed back, this many times in all."""
+"""Default replies asked for when they fail validation (the error fed back); a worker setting
+(LLM_VALIDATION_ATTEMPTS)."""
+LLM_MAX_OUTPUT_TOKENS = 4096
+"""Default output token limit of every request (``max_completion_tokens``); a worker setting
+(LLM_MAX_OUTPUT_TOKENS, per agent LLM_MAX_OUTPUT_TOKENS_<AGENT_TYPE>). A reply cut off there is
+sent back as invalid."""
 AGENT_CALL_MARGIN = timedelta(seconds=30)
 """Time an agent activity needs besides its LLM requests: prompts, validation, heartbeats."""
-AGENT_START_TO_CLOSE = LLM_REQUEST_TIMEOUT * LLM_VALIDATION_ATTEMPTS + AGENT_CALL_MARGIN
-"""One agent LLM call with all its validation attempts: every request times out before this."""
+AGENT_START_TO_CLOSE = timedelta(hours=6)
+"""The longest one agent call (all its requests) may take, whatever the model's pace: a bound
+for a call that never ends, not a measure of the model. Liveness is the heartbeat (below), so
+a slow local model needs only the worker's LLM_REQUEST_TIMEOUT (issue 19); the worker refuses
+settings whose requests could outlast this."""
 AGENT_HEARTBEAT_INTERVAL = timedelta(seconds=1)
 """Long activities (agent calls, translations, reviews, pinning a workspace) heartbeat this often
 while they wait, so a cancel lands within about a second."""

@@ -28,6 +28,7 @@ from app.worker_setup import build_worker, openai_client
 from models.agent_call import AgentCall, AgentReply
 from models.agent_types import AgentType
 from models.errors import (
+    InvalidLlmReply,
     LlmConfigurationError,
     LlmReplyTooLarge,
     LlmTimedOut,
@@ -35,7 +36,7 @@ from models.errors import (
 )
 from models.routings import OrchestratorRouting
 from models.state import OrchestratorInput
-from tests.support.openai_server import HANG, HUGE, ScriptedOpenAIServer
+from tests.support.openai_server import CONTEXT, CUT, HANG, HUGE, ScriptedOpenAIServer
 from tests.support.prompts import make_call
 from workflows.orchestrator import OrchestratorWorkflow
 from workflows.policies import (
@@ -172,7 +173,7 @@ async def _fail_one_call(
 @pytest.mark.parametrize(
     ("fault", "error", "what", "fix"),
     [
-        (HANG, LlmTimedOut, "did not answer within 0.3 s", "raise LLM_REQUEST_TIMEOUT"),
+        (HANG, LlmTimedOut, "did not answer within 0.3 s", "raise the worker's LLM_REQUEST_TIMEOUT"),
         ("500", LlmUnavailable, "answered HTTP 500 (scripted failure", "OPENAI_BASE_URL"),
         ("429", LlmUnavailable, "is rate limiting us (HTTP 429", "wait for the quota"),
     ],
@@ -296,3 +297,44 @@ async def test_an_http_400_echoing_the_key_reaches_no_history_log_or_failure(
         assert SECRET not in text
         assert SECRET[-12:] not in text
     assert SECRET not in status.model_dump_json()
+
+
+# -- issue 19: the model's pace and output are settings --------------------------------------
+
+
+async def test_every_request_carries_the_output_token_limit(server: ScriptedOpenAIServer) -> None:
+    settings = _settings(
+        server, max_output_tokens=321, agent_max_output_tokens={"REVIEW_AGENT": 99}
+    )
+    await _ask_once(settings)
+    assert server.completions[-1].body["max_completion_tokens"] == 321
+    assert settings.max_tokens_for("REVIEW_AGENT") == (99, "LLM_MAX_OUTPUT_TOKENS_REVIEW_AGENT")
+
+
+async def test_a_reply_cut_off_at_the_limit_is_sent_back_naming_the_setting(
+    server: ScriptedOpenAIServer,
+) -> None:
+    server.play(CUT)
+    await _ask_once(_settings(server, max_output_tokens=200))
+    assert server.replies == [CUT, "valid"]
+    sent_back = server.completions[1].messages[-1]["content"]
+    assert "cut off at the output token limit (200 tokens, LLM_MAX_OUTPUT_TOKENS)" in sent_back
+
+
+async def test_replies_that_stay_cut_off_fail_naming_the_setting(
+    server: ScriptedOpenAIServer,
+) -> None:
+    server.play(CUT, CUT, CUT)
+    with pytest.raises(InvalidLlmReply, match="LLM_MAX_OUTPUT_TOKENS"):
+        await _ask_once(_settings(server))
+
+
+async def test_a_prompt_too_long_for_the_context_is_one_line_naming_the_model(
+    server: ScriptedOpenAIServer,
+) -> None:
+    server.play(CONTEXT)
+    with pytest.raises(LlmConfigurationError) as raised:
+        await _ask_once(_settings(server))
+    message = str(raised.value)
+    assert "do not fit the context of model 'test-model'" in message
+    assert "LLM_MAX_OUTPUT_TOKENS" in message and "\n" not in message

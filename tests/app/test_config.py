@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from app.config import TemporalSettings
+from app.config import TemporalSettings, llm_settings_from_env
 
 PROFILES = """
 [profile.default]
@@ -94,3 +94,35 @@ def test_missing_certificate_file_is_one_line(tmp_path: Path) -> None:
 def test_bad_port_names_the_variable(value: str) -> None:
     with pytest.raises(ValueError, match="AGENTS_PORT"):
         TemporalSettings.from_env({"AGENTS_PORT": value})
+
+
+def test_a_slow_model_is_a_setting_not_a_code_edit() -> None:
+    """Issue 19 item 1: a 20-minute request timeout, attempts, output limits, temperature."""
+    llm = llm_settings_from_env(
+        {
+            "LLM_REQUEST_TIMEOUT": "1200",
+            "LLM_VALIDATION_ATTEMPTS": "2",
+            "LLM_MAX_OUTPUT_TOKENS": "512",
+            "LLM_MAX_OUTPUT_TOKENS_REVIEW_AGENT": "128",
+            "LLM_TEMPERATURE": "0.2",
+            "LLM_ENDPOINT_ATTEMPTS": "7",
+        }
+    )
+    assert llm.request_timeout.total_seconds() == 1200 and llm.validation_attempts == 2
+    assert llm.max_tokens_for("ORCHESTRATOR") == (512, "LLM_MAX_OUTPUT_TOKENS")
+    assert llm.max_tokens_for("REVIEW_AGENT")[0] == 128
+    assert llm.temperature == 0.2 and llm.endpoint_attempts == 7
+
+
+@pytest.mark.parametrize(
+    ("name", "value"),
+    [
+        ("LLM_REQUEST_TIMEOUT", "soon"),
+        ("LLM_MAX_OUTPUT_TOKENS", "0"),
+        ("LLM_TEMPERATURE", "hot"),
+        ("LLM_ENDPOINT_ATTEMPTS", "-1"),
+    ],
+)
+def test_a_bad_model_setting_names_itself(name: str, value: str) -> None:
+    with pytest.raises(ValueError, match=name):
+        llm_settings_from_env({name: value})

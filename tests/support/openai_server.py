@@ -10,6 +10,9 @@ request (path, headers, JSON body) and answers from a script of replies played i
   model (it carries only an unknown field, ``INVALID_FIELD``);
 - ``"huge"``: a ``"valid"`` reply with one text field padded past Temporal's 2 MiB payload limit;
 - ``"hang"``: no answer until the server stops (clients see their own request timeout);
+- ``"cut"``: the first half of the ``"valid"`` content, ``finish_reason`` "length" (a reply
+  that reached the request's ``max_completion_tokens``);
+- ``"context"``: HTTP 400 ``context_length_exceeded``, as OpenAI refuses a prompt too long;
 - an HTTP status code such as ``"500"``, ``"429"`` or ``"401"``: an OpenAI-style error body with
   that status. Every error body echoes the key and the ``Authorization`` header it received, as a
   careless server might, so tests can check that no error text carries the key anywhere.
@@ -49,6 +52,8 @@ VALID = "valid"
 INVALID = "invalid"
 HUGE = "huge"
 HANG = "hang"
+CUT = "cut"
+CONTEXT = "context"
 HUGE_BYTES = 5 * 2**20 // 2
 """Padding of a ``"huge"`` reply: 2.5 MiB, over Temporal's 2 MiB payload limit."""
 INVALID_FIELD = "notInAnyOutputSchema"
@@ -112,7 +117,7 @@ class ScriptedOpenAIServer:
     def play(self, *replies: str) -> None:
         """Append replies to the script: "valid", "invalid", "huge", "hang" or an HTTP status."""
         for reply in replies:
-            known = reply in (VALID, INVALID, HUGE, HANG)
+            known = reply in (VALID, INVALID, HUGE, HANG, CUT, CONTEXT)
             if not known and not (reply.isdigit() and len(reply) == 3):
                 raise ValueError(f"unknown scripted reply {reply!r}")
         with self._lock:
@@ -237,6 +242,19 @@ class ScriptedOpenAIServer:
             with self._lock:
                 self._contents[index] = content
             return 200, {**chat_completion(model, content), "usage": usage_for(request, content)}
+        if reply == CUT:
+            completion = self._model.completion(body)
+            whole = completion["choices"][0]["message"].get("content") or ""
+            content = whole[: len(whole) // 2]
+            with self._lock:
+                self._contents[index] = content
+            cut = chat_completion(model, content)
+            cut["choices"][0]["finish_reason"] = "length"
+            return 200, {**cut, "usage": usage_for(request, content)}
+        if reply == CONTEXT:
+            error = _error(400, "This model's maximum context length is 8192 tokens")
+            error["error"]["code"] = "context_length_exceeded"
+            return 400, error
         if reply == HANG:
             self._released.wait()
             return None
