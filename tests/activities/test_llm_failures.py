@@ -173,7 +173,7 @@ async def _fail_one_call(
 @pytest.mark.parametrize(
     ("fault", "error", "what", "fix"),
     [
-        (HANG, LlmTimedOut, "did not answer within 0.3 s", "raise the worker's LLM_REQUEST_TIMEOUT"),
+        (HANG, LlmTimedOut, "did not answer within 0.3 s", "the worker's LLM_REQUEST_TIMEOUT"),
         ("500", LlmUnavailable, "answered HTTP 500 (scripted failure", "OPENAI_BASE_URL"),
         ("429", LlmUnavailable, "is rate limiting us (HTTP 429", "wait for the quota"),
     ],
