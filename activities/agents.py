@@ -12,7 +12,7 @@ from activities.result_decorators import decorate
 from activities.tools.loop import Toolbox
 from activities.tools.settings import ToolSettings
 from models.agent_call import AgentCall, AgentReply
-from models.errors import AgentWorkflowError, UnknownAgentType
+from models.errors import AgentWorkflowError, InvalidLlmReply, UnknownAgentType
 from models.interrupts import InterruptRequestBase
 from models.limits import MAX_FAN_OUT
 from models.routing import Routing
@@ -36,6 +36,11 @@ class AgentActivities:
         reply may ask for tool calls instead, and the workflow runs the next round."""
         try:
             return await self._run(call)
+        except InvalidLlmReply as err:
+            if not call.ask_when_stuck:
+                raise as_activity_error(err) from None
+            activity.logger.warning("%s is stuck, a person is asked: %s", call.agent_type, err)
+            return AgentReply(output={}, route=None, stuck=redact(str(err)))
         except Exception as err:
             failure = as_activity_error(err)
             unexpected = not isinstance(err, AgentWorkflowError)  # a bug: keep its traceback

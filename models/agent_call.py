@@ -52,6 +52,11 @@ class AgentCall(WireModel):
     request: dict[str, Any]
     upstream_context_ids: list[str] = Field(default_factory=list)
     context: list[ContextItem] = Field(default_factory=list)
+    ask_when_stuck: bool = Field(
+        default=False,
+        description="Replies that stay invalid come back as ``AgentReply.stuck`` for a person, "
+        "instead of failing the call (InvalidLlmReply).",
+    )
     user_messages: list[str] = Field(
         default_factory=list, description="Extra user messages appended after the prompt."
     )
@@ -127,4 +132,9 @@ class AgentReply(WireModel):
     )
     tool_trace: list[ToolTrace] = Field(
         default_factory=list, description="The tool calls this step ran, in order."
+    )
+    stuck: str | None = Field(
+        default=None,
+        description="The replies stayed invalid after every validation attempt: what the model "
+        "answered and why it was refused (``output`` is empty; a person is asked, issue 19).",
     )

@@ -118,6 +118,7 @@ class OrchestratorState(WireModel):
     max_steps: int
     interrupt_timeout_seconds: int | None = DEFAULT_INTERRUPT_TIMEOUT_SECONDS
     on_interrupt_timeout: TimeoutOutcome = TimeoutOutcome.ESCALATE_TO_AGENT_REVIEW
+    fail_on_invalid_replies: bool = False
     steps_taken: int = 0
     next_seq: int = 1
     pending: PendingStep | None = None
@@ -162,6 +163,11 @@ class OrchestratorInput(WireModel):
         description="How long an interrupt waits for a person; null waits forever.",
     )
     on_interrupt_timeout: TimeoutOutcome = TimeoutOutcome.ESCALATE_TO_AGENT_REVIEW
+    fail_on_invalid_replies: bool = Field(
+        default=False,
+        description="An agent whose replies stay invalid fails the run (InvalidLlmReply); "
+        "false: a person is asked at that node instead.",
+    )
     continue_as_new_every: int | None = Field(
         default=None,
         ge=1,

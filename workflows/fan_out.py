@@ -10,6 +10,7 @@ from typing import Any
 from models.agent_types import Terminal
 from models.errors import AgentFailed
 from models.fan_out import HeldAgent
+from models.limits import clip
 from models.state import EntryKind, EventKind, HistoryEntry
 from workflows import blackboard
 from workflows.code_changes import ticket_step
@@ -17,6 +18,7 @@ from workflows.curation import with_contexts
 from workflows.graph import NODES, Node
 from workflows.lifting import lift, lifted_output, plan_fan_out
 from workflows.run_book import RunBook, upstream_of
+from workflows.stuck_questions import stuck_question
 
 
 async def run_fan_out(
@@ -68,7 +70,17 @@ async def run_fan_out(
         )
     replies = await asyncio.gather(*calls)
     for (index, (sub_id, output_id, upstream)), reply in zip(running.items(), replies, strict=True):
-        payload = reply.output
+        payload, route = reply.output, reply.route
+        if reply.stuck is not None:  # the model stays invalid: its agent asks a person (issue 19)
+            book.event(
+                EventKind.WARNING,
+                f"{child.agent_type}'s replies stayed invalid; a person is asked: "
+                f"{clip(reply.stuck)}",
+                sub_id,
+                child.agent_type,
+            )
+            question = stuck_question(child.agent_type, child.output_model, reply.stuck)
+            payload, route = {"interruptRequest": question.to_wire()}, "interruptRequest"
         routing = child.output_model.model_validate(payload)
         _, target, value = routing.chosen_route()
         output = book.record(
@@ -76,7 +88,7 @@ async def run_fan_out(
             child.agent_type,
             EntryKind.OUTPUT,
             payload,
-            route=reply.route,
+            route=route,
             context_id=output_id,
             upstream=upstream,
         )

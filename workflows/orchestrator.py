@@ -53,6 +53,7 @@ from workflows.handover import history_is_long
 from workflows.lifting import fan_out_context
 from workflows.run_book import RunBook, upstream_of
 from workflows.steps import decide
+from workflows.stuck_questions import stuck_question
 from workflows.visibility import show_orchestrator
 from workflows.workspace import pin_workspace
 
@@ -87,6 +88,7 @@ class OrchestratorWorkflow:
             max_steps=input.max_steps,
             interrupt_timeout_seconds=input.interrupt_timeout_seconds,
             on_interrupt_timeout=input.on_interrupt_timeout,
+            fail_on_invalid_replies=input.fail_on_invalid_replies,
             pending=PendingStep(
                 agent_type=AgentType.ORCHESTRATOR,
                 request=OrchestratorRequest(
@@ -293,6 +295,16 @@ class OrchestratorWorkflow:
                 output_id,
                 step.interrupt_resolution,
             )
+            if reply.stuck is not None:  # the model stays invalid: a person decides (issue 19)
+                self._book.event(
+                    EventKind.WARNING,
+                    f"{agent}'s replies stayed invalid; a person is asked: {clip(reply.stuck)}",
+                    node_id,
+                    agent,
+                )
+                stuck = stuck_question(agent, node.output_model, reply.stuck)
+                await ask(self._book, node_id, (agent, request), stuck, fan_out)
+                return None
             payload = code_changes.after_call(git, state.code, reply.output)
             route = reply.route
         routing = node.output_model.model_validate(payload)

@@ -66,6 +66,7 @@ class RunBook:
             recent=blackboard.recent_digest(state),
             workspace=state.workspace,
             worktree=worktree,
+            ask_when_stuck=not state.fail_on_invalid_replies,
         )
         try:
             reply = await self.calls.run(call, lambda: state.stored_events.get(node_id))

@@ -1,0 +1,63 @@
+"""Issue 19 item 3: an agent whose model keeps answering invalid replies asks a person at that
+node instead of failing the run; only the start input's ``failOnInvalidReplies`` fails it.
+
+A real OpenAI-compatible server (``ScriptedOpenAIServer``) answers the first agent's three
+attempts with JSON that no output model accepts, then answers validly."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+from temporalio.client import Client, WorkflowFailureError
+
+from activities.llm import LlmSettings
+from app.worker_setup import build_worker
+from models.agent_types import AgentType
+from models.errors import failure_message
+from models.interrupts import InterruptType, OrchestratorInterruptRequest
+from models.state import EventKind
+from tests.support.interrupts import answer_all, interrupt_status, start, wait_for_interrupt
+from tests.support.openai_server import INVALID, ScriptedOpenAIServer
+from workflows.interrupt import InterruptWorkflow
+from workflows.stuck_questions import ROUTE_CHOICE_ID
+
+
+def _settings(server: ScriptedOpenAIServer) -> LlmSettings:
+    return LlmSettings(api_key="sk-stuck", base_url=server.base_url, model="stuck-model")
+
+
+async def test_a_stuck_agent_asks_a_person_and_the_run_goes_on(
+    client: Client, task_queue: str, workflow_id: str
+) -> None:
+    with ScriptedOpenAIServer([INVALID] * 3) as server:
+        async with build_worker(client, task_queue, _settings(server)):
+            handle = await start(client, task_queue, workflow_id)
+            status = await wait_for_interrupt(handle, timeout=60)
+            pending = status.pending_interrupt
+            assert pending is not None and pending.origin_agent_type is AgentType.ORCHESTRATOR
+            question = (await interrupt_status(client, pending.workflow_id)).request
+            assert isinstance(question, OrchestratorInterruptRequest)
+            assert question.type is InterruptType.HUMAN_REVIEW
+            assert "notInAnyOutputSchema" in question.context_for_decision
+            [choice] = question.choices
+            assert choice.choice_id == ROUTE_CHOICE_ID
+            assert any("discoveryOrchestratorRequest" in o.description for o in choice.options)
+            warnings = [e.message for e in status.events if e.kind is EventKind.WARNING]
+            assert any("replies stayed invalid; a person is asked" in w for w in warnings)
+            await client.get_workflow_handle(pending.workflow_id).execute_update(
+                InterruptWorkflow.resolve_validated, answer_all(question, option="A")
+            )
+            await asyncio.wait_for(handle.result(), 60)
+    assert server.replies[:3] == [INVALID] * 3
+
+
+async def test_the_start_input_may_say_invalid_replies_fail_the_run(
+    client: Client, task_queue: str, workflow_id: str
+) -> None:
+    with ScriptedOpenAIServer([INVALID] * 3) as server:
+        async with build_worker(client, task_queue, _settings(server)):
+            handle = await start(client, task_queue, workflow_id, fail_on_invalid_replies=True)
+            with pytest.raises(WorkflowFailureError) as failed:
+                await asyncio.wait_for(handle.result(), 60)
+    assert "did not produce a valid OrchestratorRouting" in failure_message(failed.value)

@@ -1,0 +1,73 @@
+"""The question a person gets when an agent's model keeps answering invalid replies (issue 19).
+
+This product exists to ask a person when an agent is stuck: after the validation attempts, the
+activity reports the last problem instead of failing (unless the run's start input says
+``failOnInvalidReplies``), and the workflow asks a HUMAN_REVIEW question at that node, typed as
+the agent's own interrupt, with what the model answered and why it was refused, and the routes
+the agent may take as choices. The answer resumes the agent through the filtered resume schema,
+with the person's decision in its guidance. Pure functions.
+"""
+
+from __future__ import annotations
+
+from models.agent_types import AgentType, Terminal
+from models.interrupts import (
+    CUSTOM_OPTION_TEXT,
+    ChoiceOption,
+    InterruptRequestBase,
+    OptionKey,
+    StructuredChoice,
+)
+from models.limits import MAX_TEXT_CHARS, clip
+from models.routing import Routing
+from workflows.question_types import QUESTION_TYPES, empty_value, own_fields
+
+ROUTE_CHOICE_ID = "next-step"
+AGAIN = "Run the agent again with the guidance you write in CUSTOM (or none)"
+_KEYS = (OptionKey.A, OptionKey.B, OptionKey.C)
+CUSTOM = ChoiceOption(key=OptionKey.CUSTOM, description=CUSTOM_OPTION_TEXT)
+
+
+def stuck_question(
+    agent: AgentType, output_model: type[Routing], problem: str
+) -> InterruptRequestBase:
+    """``agent``'s typed HUMAN_REVIEW question about its invalid replies."""
+    cls = QUESTION_TYPES[agent.value]
+    routes = [
+        (alias, target)
+        for alias, target in output_model.route_aliases().items()
+        if target is not Terminal.INTERRUPT
+    ][: len(_KEYS) - 1]
+    descriptions = [f"Continue with {alias} (-> {target.value})" for alias, target in routes]
+    options = [
+        ChoiceOption(key=key, description=text)
+        for key, text in zip(_KEYS, [*descriptions, AGAIN], strict=False)
+    ]
+    fields = {
+        key: empty_value(cls.model_fields[name].annotation) for key, name in own_fields(cls).items()
+    }
+    return cls.model_validate(
+        {
+            **fields,
+            "type": "HUMAN_REVIEW",
+            "reason": f"The model kept answering {agent.value} with replies that are not a valid "
+            f"{output_model.__name__}, so the run asks you instead of failing.",
+            "choices": [
+                StructuredChoice(
+                    choice_id=ROUTE_CHOICE_ID,
+                    question=f"How should {agent.value} go on?",
+                    context="The routes this agent may take; your choice and your words are "
+                    "given to it as guidance when it runs again.",
+                    options=[
+                        *options,
+                        ChoiceOption(key=OptionKey.CUSTOM, description=CUSTOM_OPTION_TEXT),
+                    ],
+                    recommended=OptionKey.A,
+                ).to_wire()
+            ],
+            "confirmationItems": [],
+            "contextForDecision": clip(
+                f"What the model answered and why it was refused: {problem}", MAX_TEXT_CHARS
+            ),
+        }
+    )
