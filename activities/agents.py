@@ -11,6 +11,7 @@ from activities.redaction import redact
 from activities.result_decorators import decorate
 from activities.tools.loop import Toolbox
 from activities.tools.settings import ToolSettings
+from activities.trimming import estimated_tokens, without_oldest_optional
 from models.agent_call import AgentCall, AgentReply
 from models.errors import AgentWorkflowError, InvalidLlmReply, UnknownAgentType
 from models.interrupts import InterruptRequestBase
@@ -54,7 +55,22 @@ class AgentActivities:
         if node is None:
             raise UnknownAgentType(f"no node is defined for agent type {call.agent_type!r}")
         prompt = self._prompts.agent_messages(node, call)
+        limit = self._llm.settings.context_tokens
+        output = self._llm.settings.max_tokens_for(call.agent_type.value)[0]
+        dropped: list[str] = []
+        while limit and estimated_tokens(prompt.messages) + output > limit:
+            smaller = without_oldest_optional(call)
+            if smaller is None:
+                break  # what is left is never dropped; the endpoint says whether it fits
+            call, what = smaller
+            dropped.append(what)
+            prompt = self._prompts.agent_messages(node, call)
         warnings = [redact(w) for w in prompt.warnings]
+        if dropped:
+            warnings.append(
+                f"the prompt was trimmed to fit LLM_CONTEXT_TOKENS ({limit}) with "
+                f"{output} output tokens: dropped {', '.join(dropped)}"
+            )
         for warning in warnings:
             activity.logger.warning("%s %s: %s", call.node_id, call.agent_type, warning)
         async with heartbeating(AGENT_HEARTBEAT_INTERVAL):

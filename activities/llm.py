@@ -72,6 +72,9 @@ class LlmSettings:
     """Per agent type (LLM_MAX_OUTPUT_TOKENS_<AGENT_TYPE>)."""
     temperature: float | None = None
     """Sampling temperature (LLM_TEMPERATURE); None: the endpoint's default."""
+    context_tokens: int | None = None
+    """The model's context in tokens (LLM_CONTEXT_TOKENS): prompts are trimmed to fit it with
+    the output limit; None: not trimmed."""
     endpoint_attempts: int = LLM_ENDPOINT_ATTEMPTS
     """Attempts of a call that meets the endpoint's retryable errors (429, 5xx, timeouts,
     refused connections); attempts a lost worker cost do not count (LLM_ENDPOINT_ATTEMPTS)."""
@@ -177,6 +180,10 @@ class StructuredLlm:
         self._settings = settings
         add_secret(settings.api_key)
         install_log_redaction()
+
+    @property
+    def settings(self) -> LlmSettings:
+        return self._settings
 
     async def complete(
         self,
@@ -336,8 +343,9 @@ class StructuredLlm:
             if _context_exceeded(err):
                 raise LlmConfigurationError(
                     f"{agent}: the prompt and the output limit do not fit the context of model "
-                    f"{model!r} ({_excerpt(err)}). Lower LLM_MAX_OUTPUT_TOKENS, give the "
-                    f"server a larger context, or choose a model with a larger one ({setting})."
+                    f"{model!r} ({_excerpt(err)}). Set LLM_CONTEXT_TOKENS to the model's context "
+                    "so prompts are trimmed, lower LLM_MAX_OUTPUT_TOKENS, or choose a model "
+                    f"with a larger context ({setting})."
                 ) from None
             raise LlmConfigurationError(
                 f"{agent}: the LLM endpoint at {where} refused the request "

@@ -134,6 +134,7 @@ def llm_settings_from_env(env: Mapping[str, str] = os.environ) -> LlmSettings:
             if env.get(f"LLM_MAX_OUTPUT_TOKENS_{agent.value}")
         },
         temperature=_temperature(env.get("LLM_TEMPERATURE", "").strip()),
+        context_tokens=_positive(env, "LLM_CONTEXT_TOKENS", 0) or None,
     )
 
 

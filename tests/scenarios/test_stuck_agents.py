@@ -17,7 +17,13 @@ from models.agent_types import AgentType
 from models.errors import failure_message
 from models.interrupts import InterruptType, OrchestratorInterruptRequest
 from models.state import EventKind
-from tests.support.interrupts import answer_all, interrupt_status, start, wait_for_interrupt
+from tests.support.interrupts import (
+    answer_all,
+    full_status,
+    interrupt_status,
+    start,
+    wait_for_interrupt,
+)
 from tests.support.openai_server import INVALID, ScriptedOpenAIServer
 from workflows.interrupt import InterruptWorkflow
 from workflows.stuck_questions import ROUTE_CHOICE_ID
@@ -61,3 +67,17 @@ async def test_the_start_input_may_say_invalid_replies_fail_the_run(
             with pytest.raises(WorkflowFailureError) as failed:
                 await asyncio.wait_for(handle.result(), 60)
     assert "did not produce a valid OrchestratorRouting" in failure_message(failed.value)
+
+
+async def test_a_prompt_over_the_context_setting_drops_old_context_and_says_so(
+    client: Client, task_queue: str, workflow_id: str
+) -> None:
+    """Issue 19 item 4: the oldest optional context goes first, never the request; recorded."""
+    settings = LlmSettings(max_output_tokens=100, context_tokens=1500)
+    async with build_worker(client, task_queue, settings):
+        handle = await start(client, task_queue, workflow_id)
+        await asyncio.wait_for(handle.result(), 90)
+        status = await full_status(client, handle)
+    trims = [e.message for e in status.events if "trimmed to fit LLM_CONTEXT_TOKENS" in e.message]
+    assert trims and all("(1500) with 100 output tokens: dropped " in t for t in trims)
+    assert any("dropped entry " in t for t in trims), "the recent entries go first"
