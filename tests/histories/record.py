@@ -1,16 +1,19 @@
-"""Record the histories CI replays (issue 9: in-flight runs survive deploys).
+"""Record the histories CI replays (issues 9, 17: in-flight runs survive deploys).
 
-``python -m tests.histories.record`` runs, on a fresh in-memory dev server with the offline
-model: an orchestrator run whose PLANNING_ORCHESTRATOR a supervisor's event interrupts and whose
-REVIEW_AGENT asks a person, both answered; a run whose ticket agents ask at once (issue 10); and a
-run that continues as new every 3 steps. It
-writes every run's history (orchestrator runs and interrupt children) as JSON beside this file.
-Re-record only on purpose: a history that no longer replays means runs in flight would break.
+``python -m tests.histories.record <version>`` runs, with the current code on a fresh in-memory
+dev server and the offline model: an orchestrator run whose PLANNING_ORCHESTRATOR a supervisor's
+event interrupts and whose REVIEW_AGENT asks a person, both answered; a run whose ticket agents
+ask at once (issue 10); a run that continues as new every 3 steps; a run whose agent ignores a
+supervisor's event, so the workflow asks in its place, answered in free text alone (issue 18). It
+writes every run's history (orchestrator runs and interrupt children) as JSON into
+``tests/histories/<version>/`` (the commit the code is at, listed in ``landed.LANDED``); a
+folder that exists is never written again. ``record_landed`` adds the waiting shapes.
 """
 
 from __future__ import annotations
 
 import asyncio
+import sys
 import uuid
 from pathlib import Path
 
@@ -21,12 +24,14 @@ from temporalio.testing import WorkflowEnvironment
 from activities.llm import LlmSettings
 from activities.offline_model import OfflineModel, OfflineScenario
 from app.binaries import temporal_cli
+from app.process_exit import exit_now
 from app.worker_setup import build_worker
 from models.agent_types import AgentType
 from models.interrupt_events import InterruptRequestEvent
 from tests.support.interrupts import answer_all, interrupt_status, start, wait_running
 from workflows.interrupt import InterruptWorkflow
 from workflows.orchestrator import OrchestratorWorkflow
+from workflows.visibility import dev_server_args
 
 HERE = Path(__file__).parent
 
@@ -45,14 +50,14 @@ async def _answer_next(client: Client, handle: WorkflowHandle, n: int) -> None:
     )
 
 
-async def _save(client: Client, workflow_id: str, name: str) -> None:
+async def _save(client: Client, workflow_id: str, name: str, out: Path) -> None:
     runs = [e async for e in client.list_workflows(f"WorkflowId = '{workflow_id}'")]
     for i, run in enumerate(sorted(runs, key=lambda r: r.start_time)):
         history = await client.get_workflow_handle(workflow_id, run_id=run.run_id).fetch_history()
-        (HERE / f"{name}-{i + 1}.json").write_text(history.to_json())
+        (out / f"{name}-{i + 1}.json").write_text(history.to_json())
 
 
-async def _interrupt_and_event(client: Client) -> None:
+async def _interrupt_and_event(client: Client, out: Path) -> None:
     task_queue = f"record-{uuid.uuid4()}"
     scenario = OfflineScenario(
         interrupt_at=frozenset({AgentType.REVIEW_AGENT}),
@@ -73,12 +78,12 @@ async def _interrupt_and_event(client: Client) -> None:
         await _answer_next(client, handle, 1)
         await _answer_next(client, handle, 2)
         await handle.result()
-    await _save(client, handle.id, "orchestrator-interrupt-and-event")
+    await _save(client, handle.id, "orchestrator-interrupt-and-event", out)
     for n in (1, 2):
-        await _save(client, f"{handle.id}-interrupt-{n}", f"interrupt-{n}")
+        await _save(client, f"{handle.id}-interrupt-{n}", f"interrupt-{n}", out)
 
 
-async def _concurrent_questions(client: Client) -> None:
+async def _concurrent_questions(client: Client, out: Path) -> None:
     """Issue 10: two of three ticket agents ask at once; the resumed fan-out runs only them."""
     task_queue = f"record-{uuid.uuid4()}"
     scenario = OfflineScenario.parse("fanout=3;interrupt=TICKET_AGENT#1,TICKET_AGENT#3")
@@ -86,31 +91,69 @@ async def _concurrent_questions(client: Client) -> None:
         handle = await start(client, task_queue, "recorded-concurrent-questions")
         await _answer_next(client, handle, 1)
         await handle.result()
-    await _save(client, handle.id, "orchestrator-concurrent-questions")
-    await _save(client, f"{handle.id}-interrupt-1", "interrupt-concurrent-questions")
+    await _save(client, handle.id, "orchestrator-concurrent-questions", out)
+    await _save(client, f"{handle.id}-interrupt-1", "interrupt-concurrent-questions", out)
 
 
-async def _continued_as_new(client: Client) -> None:
+async def _continued_as_new(client: Client, out: Path) -> None:
     task_queue = f"record-{uuid.uuid4()}"
     async with build_worker(client, task_queue, LlmSettings()):
         handle = await start(
             client, task_queue, "recorded-continue-as-new", continue_as_new_every=3
         )
         await handle.result()
-    await _save(client, handle.id, "orchestrator-continued")
+    await _save(client, handle.id, "orchestrator-continued", out)
 
 
-async def main() -> None:
-    for old in HERE.glob("*.json"):
-        old.unlink()
+async def _ignored_event_answered_in_words(client: Client, out: Path) -> None:
+    """Issue 18: the agent ignores the event; the workflow asks; free text alone answers."""
+    task_queue = f"record-{uuid.uuid4()}"
+    scenario = OfflineScenario.parse("delay=DISCOVERY_COLLECTOR:2;deaf=DISCOVERY_COLLECTOR")
+    async with build_worker(client, task_queue, LlmSettings(), offline=OfflineModel(scenario)):
+        handle = await start(client, task_queue, "recorded-ignored-event")
+        await wait_running(handle, AgentType.DISCOVERY_COLLECTOR)
+        await handle.execute_update(
+            OrchestratorWorkflow.send_interrupt_event,
+            InterruptRequestEvent(
+                event_id="recorded-ignored-event-1",
+                source_agent_type=AgentType.DISCOVERY_COLLECTOR,
+                reroute_to_agent_type=AgentType.DISCOVERY_ORCHESTRATOR,
+                reason="Discovery missed the billing module",
+            ),
+        )
+        child_id = f"{handle.id}-interrupt-1"
+        async with asyncio.timeout(60):
+            while True:
+                try:
+                    await interrupt_status(client, child_id)
+                    break
+                except Exception:  # not started yet
+                    await asyncio.sleep(0.1)
+        await client.get_workflow_handle(child_id).signal(
+            "resolve", {"freeText": "Look at billing/ too, then plan as before."}
+        )
+        await handle.result()
+    await _save(client, handle.id, "orchestrator-ignored-event", out)
+    await _save(client, f"{handle.id}-interrupt-1", "interrupt-free-text", out)
+
+
+async def main(version: str) -> None:
+    out = HERE / version
+    if out.exists():
+        raise SystemExit(f"{out} exists: a landed version's histories are never re-recorded")
+    out.mkdir()
     async with await WorkflowEnvironment.start_local(
-        dev_server_existing_path=temporal_cli(), data_converter=pydantic_data_converter
+        dev_server_existing_path=temporal_cli(),
+        data_converter=pydantic_data_converter,
+        dev_server_extra_args=dev_server_args(),
     ) as env:
-        await _interrupt_and_event(env.client)
-        await _concurrent_questions(env.client)
-        await _continued_as_new(env.client)
-    print("\n".join(sorted(p.name for p in HERE.glob("*.json"))))
+        await _interrupt_and_event(env.client, out)
+        await _concurrent_questions(env.client, out)
+        await _continued_as_new(env.client, out)
+        await _ignored_event_answered_in_words(env.client, out)
+    print("\n".join(sorted(p.name for p in out.glob("*.json"))))
 
 
 if __name__ == "__main__":
-    asyncio.run(main())
+    asyncio.run(main(sys.argv[1]))
+    exit_now(0)

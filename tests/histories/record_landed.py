@@ -21,6 +21,7 @@ from temporalio.contrib.pydantic import pydantic_data_converter
 from temporalio.testing import WorkflowEnvironment
 
 from app.binaries import temporal_cli
+from app.process_exit import exit_now
 from tests.histories.landed import (
     GOAL,
     HISTORIES,
@@ -84,3 +85,4 @@ async def main(version: str) -> None:
 
 if __name__ == "__main__":
     asyncio.run(main(sys.argv[1]))
+    exit_now(0)
