@@ -117,11 +117,13 @@ async def measure(client: Client, *, base_url: str, log: Path, steps: int) -> Re
         while True:
             status: OrchestratorStatus = await handle.query(OrchestratorWorkflow.status)
             described = await handle.describe()
+            done = status.steps_taken
             if described.status is not WorkflowExecutionStatus.RUNNING:
                 ended = described.status.name if described.status else "?"
                 break
             if status.steps_taken > steps:
-                ended = f"RUNNING after {status.steps_taken - 1} steps (stopped by the bench)"
+                done = status.steps_taken - 1  # the step in flight is not counted
+                ended = f"RUNNING after {done} steps (stopped by the bench)"
                 await handle.terminate("bench step budget reached")
                 break
             waiting = status.pending_interrupt
@@ -137,7 +139,7 @@ async def measure(client: Client, *, base_url: str, log: Path, steps: int) -> Re
             await asyncio.sleep(0.2)
     wall = time.monotonic() - started - await _waits(client, answered)
     calls, prompt, output, model_seconds = server_timings(log, since)
-    return RealRun(calls, status.steps_taken, prompt, output, model_seconds, wall, ended)
+    return RealRun(calls, done, prompt, output, model_seconds, wall, ended)
 
 
 def report(run: RealRun, mode: str) -> str:
@@ -147,7 +149,8 @@ def report(run: RealRun, mode: str) -> str:
         [
             f"a whole run against {MODEL} on llama-server ({mode}; {versions()})",
             f"agent steps {run.steps}, LLM calls {run.calls} ({run.calls / steps:.2f} per step), "
-            f"tokens in {run.prompt_tokens}, out {run.output_tokens}",
+            f"tokens in {run.prompt_tokens} (evaluated; the server reuses a cached prefix), "
+            f"out {run.output_tokens}",
             f"wall per step {run.wall_seconds / steps:.1f} s / model time per step "
             f"{run.model_seconds / steps:.1f} s: {versus_aim(share, AIM)}",
             f"the run ended: {run.ended}",
