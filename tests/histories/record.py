@@ -28,6 +28,7 @@ from app.process_exit import exit_now
 from app.worker_setup import build_worker
 from models.agent_types import AgentType
 from models.interrupt_events import InterruptRequestEvent
+from models.interrupt_flow import InterruptStatus
 from tests.support.interrupts import answer_all, interrupt_status, start, wait_running
 from workflows.interrupt import InterruptWorkflow
 from workflows.orchestrator import OrchestratorWorkflow
@@ -36,15 +37,19 @@ from workflows.visibility import dev_server_args
 HERE = Path(__file__).parent
 
 
-async def _answer_next(client: Client, handle: WorkflowHandle, n: int) -> None:
-    child_id = f"{handle.id}-interrupt-{n}"
+async def _question(client: Client, child_id: str) -> InterruptStatus:
+    """The interrupt's status once it has started."""
     async with asyncio.timeout(60):
         while True:
             try:
-                question = await interrupt_status(client, child_id)
-                break
+                return await interrupt_status(client, child_id)
             except Exception:  # not started yet
                 await asyncio.sleep(0.1)
+
+
+async def _answer_next(client: Client, handle: WorkflowHandle, n: int) -> None:
+    child_id = f"{handle.id}-interrupt-{n}"
+    question = await _question(client, child_id)
     await client.get_workflow_handle(child_id).execute_update(
         InterruptWorkflow.resolve_validated, answer_all(question.request)
     )
@@ -122,13 +127,7 @@ async def _ignored_event_answered_in_words(client: Client, out: Path) -> None:
             ),
         )
         child_id = f"{handle.id}-interrupt-1"
-        async with asyncio.timeout(60):
-            while True:
-                try:
-                    await interrupt_status(client, child_id)
-                    break
-                except Exception:  # not started yet
-                    await asyncio.sleep(0.1)
+        await _question(client, child_id)
         await client.get_workflow_handle(child_id).signal(
             "resolve", {"freeText": "Look at billing/ too, then plan as before."}
         )
