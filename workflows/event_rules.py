@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
+from models.agent_types import DISPATCHED_AGENTS
 from models.interrupt_events import SUPERVISOR_MESSAGE_PREFIX, InterruptRequestEvent
 from models.state import OrchestratorState
 
@@ -16,9 +18,17 @@ class EventVerdict:
     problem: str | None = None
 
 
-def check_event(state: OrchestratorState, event: InterruptRequestEvent) -> EventVerdict:
-    """Apply the rules of spec 002 US3 and its edge cases to ``event``."""
+def check_event(
+    state: OrchestratorState, event: InterruptRequestEvent, running_agents: Sequence[str] = ()
+) -> EventVerdict:
+    """Apply the rules of spec 002 US3 and its edge cases to ``event``.
+
+    ``running_agents`` are the node ids of the dispatched agents whose calls run now
+    (``ticket-dispatch-033/ticket-agent-2``): an event may target one of them, by its node id or
+    by its agent type (the first one running), and only that call is redirected (issue 18)."""
     source = event.source_agent_type
+    if source in DISPATCHED_AGENTS:
+        return _check_dispatched(state, event, running_agents)
     if event.event_id in state.processed_event_ids:
         return EventVerdict(None, f"event {event.event_id} was already processed; ignored")
     waiting = state.pending_interrupt
@@ -50,6 +60,35 @@ def check_event(state: OrchestratorState, event: InterruptRequestEvent) -> Event
             "only the first event for a node is processed",
         )
     return EventVerdict(running.node_id)
+
+
+def _check_dispatched(
+    state: OrchestratorState, event: InterruptRequestEvent, running_agents: Sequence[str]
+) -> EventVerdict:
+    source = event.source_agent_type
+    if event.event_id in state.processed_event_ids:
+        return EventVerdict(None, f"event {event.event_id} was already processed; ignored")
+    prefix = f"/{source.slug}-"
+    candidates = [n for n in running_agents if prefix in n]
+    if event.node_id is not None:
+        candidates = [n for n in candidates if n == event.node_id]
+    if not candidates:
+        running = ", ".join(running_agents) or "none"
+        wanted = event.node_id or source.value
+        return EventVerdict(
+            None,
+            f"{wanted} is not running (dispatched agents running now: {running}); "
+            "no message was sent",
+        )
+    target = candidates[0]
+    stored = state.stored_events.get(target)
+    if stored is not None:
+        return EventVerdict(
+            None,
+            f"event {stored.event_id} is already pending for node {target}; "
+            "only the first event for a node is processed",
+        )
+    return EventVerdict(target)
 
 
 def supervisor_message(event: InterruptRequestEvent) -> str:

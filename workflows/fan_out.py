@@ -15,6 +15,7 @@ from models.state import EntryKind, EventKind, HistoryEntry
 from workflows import blackboard
 from workflows.code_changes import ticket_step
 from workflows.curation import with_contexts
+from workflows.event_questions import question_from_event
 from workflows.graph import NODES, Node
 from workflows.lifting import lift, lifted_output, plan_fan_out
 from workflows.run_book import RunBook, upstream_of
@@ -81,6 +82,19 @@ async def run_fan_out(
             )
             question = stuck_question(child.agent_type, child.output_model, reply.stuck)
             payload, route = {"interruptRequest": question.to_wire()}, "interruptRequest"
+        event = book.state.stored_events.pop(sub_id, None)
+        if event is not None:  # a supervisor's event on this agent always ends in a question
+            if route != "interruptRequest":
+                book.event(
+                    EventKind.WARNING,
+                    f"{sub_id} did not interrupt although event {event.event_id} asked it to; "
+                    "the workflow asks in its place, its reply is kept and not acted on",
+                    sub_id,
+                    child.agent_type,
+                )
+                question = question_from_event(child.agent_type, event, payload)
+                payload, route = {"interruptRequest": question.to_wire()}, "interruptRequest"
+            book.state.stored_events.setdefault(node_id, event)  # its choices and reroute
         routing = child.output_model.model_validate(payload)
         _, target, value = routing.chosen_route()
         output = book.record(

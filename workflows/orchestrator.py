@@ -45,7 +45,7 @@ from workflows import blackboard, code_changes
 from workflows.asking import ask
 from workflows.curation import with_contexts
 from workflows.event_questions import question_from_event
-from workflows.event_rules import check_event
+from workflows.event_rules import EventVerdict, check_event
 from workflows.fan_out import lifted, run_fan_out
 from workflows.graph import NODES, Node
 from workflows.handler_args import parse_raw, parse_values
@@ -60,6 +60,9 @@ from workflows.workspace import pin_workspace
 EVENT_ENDS_IN_QUESTION = "18-event-ends-in-question"
 """Patch id: an agent that ignores a supervisor's event gets its question asked by the workflow
 (runs recorded before dropped the event with a warning)."""
+EVENTS_ON_DISPATCHED_AGENTS = "18-events-on-dispatched-agents"
+"""Patch id: a supervisor's signal may target a running dispatched agent (runs recorded before
+refused it)."""
 CONTINUE_AS_NEW_STEPS = 500
 """Steps per run before continuing as new (sooner when the server suggests it)."""
 
@@ -169,7 +172,13 @@ class OrchestratorWorkflow:
             )
             return
         event = parsed.value
-        verdict = check_event(self._state, event)
+        verdict = self._verdict(event)
+        if (
+            verdict.node_id is not None
+            and "/" in verdict.node_id
+            and not workflow.patched(EVENTS_ON_DISPATCHED_AGENTS)
+        ):  # a run recorded before refused events on dispatched agents
+            verdict = EventVerdict(None, f"{event.source_agent_type} is not running")
         if verdict.node_id is None:
             self._book.event(
                 EventKind.INFO, f"InterruptRequestEvent {event.event_id}: {verdict.problem}"
@@ -181,7 +190,7 @@ class OrchestratorWorkflow:
     def send_interrupt_event(self, *args: Any) -> EventAck:
         """The supervisor SDK's way to send an event: accepted, or rejected with the reason."""
         event = parse_values("send_interrupt_event", args, InterruptRequestEvent).value
-        verdict = check_event(self._state, event) if event is not None else None
+        verdict = self._verdict(event) if event is not None else None
         if event is None or verdict is None or verdict.node_id is None:
             raise ApplicationError("the event changed between validation and handling")
         self._take_event(verdict.node_id, event)
@@ -196,7 +205,7 @@ class OrchestratorWorkflow:
         parsed = parse_values("send_interrupt_event", args, InterruptRequestEvent)
         if parsed.value is None:
             raise ValueError(f"event rejected: {parsed.problem}")
-        verdict = check_event(self._state, parsed.value)
+        verdict = self._verdict(parsed.value)
         if verdict.problem is not None:
             raise ValueError(f"event {clip(parsed.value.event_id)} rejected: {verdict.problem}")
 
@@ -233,6 +242,10 @@ class OrchestratorWorkflow:
         every = self._input.continue_as_new_every or CONTINUE_AS_NEW_STEPS
         taken = self._state.steps_taken - self._steps_at_start
         return history_is_long() or taken >= every
+
+    def _verdict(self, event: InterruptRequestEvent) -> EventVerdict:
+        """Whether ``event`` is taken now, and by which node (a dispatched agent's, too)."""
+        return check_event(self._state, event, self._book.calls.running())
 
     def _take_event(self, node_id: str, event: InterruptRequestEvent) -> None:
         """Store the event for the node and ask its running agent to interrupt (FR-008)."""

@@ -31,6 +31,10 @@ class SupervisedCalls:
         self._inflight: dict[str, ActivityHandle[AgentReply]] = {}
         self._cancelled_for_event: set[str] = set()
 
+    def running(self) -> list[str]:
+        """The node ids whose calls are in flight, in the order they started."""
+        return [node_id for node_id, call in self._inflight.items() if not call.done()]
+
     def redirect(self, node_id: str) -> None:
         """Cancel ``node_id``'s running call; it runs again with the stored event's message."""
         running = self._inflight.get(node_id)

@@ -8,7 +8,8 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
-from temporalio.client import Client
+import pytest
+from temporalio.client import Client, WorkflowUpdateFailedError
 
 from activities.llm import LlmSettings
 from activities.offline_model import RESOLVED_MARKER, OfflineModel, OfflineScenario
@@ -199,3 +200,38 @@ async def test_an_event_on_a_dispatch_node_adds_its_choices_to_the_agents_questi
     assert set(resumed) == {"ticket-agent-1"}, "only the agent that asked runs again"
     assert RESOLVED_MARKER in resumed["ticket-agent-1"]
     assert "-> B (" in resumed["ticket-agent-1"]
+
+
+async def test_an_event_stops_one_running_dispatched_agent_and_its_siblings_run_on(
+    client: Client, task_queue: str, workflow_id: str
+) -> None:
+    """Issue 18 item 3: an event names a running ticket agent by its node id; only that call is
+    cancelled and run again with the message; its question is lifted; the siblings ran once."""
+    scenario = OfflineScenario.parse("fanout=3;delay=TICKET_AGENT:3")
+    offline = OfflineModel(scenario)
+    async with build_worker(client, task_queue, LlmSettings(), offline=offline):
+        handle = await start(client, task_queue, workflow_id)
+        running = await wait_running(handle, AgentType.TICKET_DISPATCH, timeout=60)
+        assert running.current_node is not None
+        target = f"{running.current_node.node_id}/ticket-agent-2"
+        event = {"eventId": "one-agent", "sourceAgentType": "TICKET_AGENT", "reason": "Stop"}
+        refused = InterruptRequestEvent.model_validate({**event, "nodeId": f"{target}x"})
+        with pytest.raises(WorkflowUpdateFailedError):
+            await handle.execute_update(OrchestratorWorkflow.send_interrupt_event, refused)
+        ack = await handle.execute_update(
+            OrchestratorWorkflow.send_interrupt_event,
+            InterruptRequestEvent.model_validate({**event, "nodeId": target}),
+        )
+        assert ack.accepted and ack.node_id == target
+        pending = (await wait_for_interrupt(handle, timeout=60)).pending_interrupt
+        assert pending is not None
+        question = (await interrupt_status(client, pending.workflow_id)).request
+        assert {c.choice_id.split("/")[0] for c in question.choices} == {"ticket-agent-2"}
+        await client.get_workflow_handle(pending.workflow_id).execute_update(
+            InterruptWorkflow.resolve_validated, answer_all(question)
+        )
+        await asyncio.wait_for(handle.result(), 90)
+
+    calls = [_node(c) for c in _calls(offline.received, TICKET_AGENT)]
+    assert calls.count("ticket-agent-1") == 1 and calls.count("ticket-agent-3") == 1
+    assert calls.count("ticket-agent-2") == 3, "cancelled, asked again with the message, resumed"
