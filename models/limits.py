@@ -44,7 +44,7 @@ Text = Annotated[str, StringConstraints(max_length=MAX_TEXT_CHARS)]
 Answer = Annotated[str, StringConstraints(max_length=MAX_ANSWER_CHARS)]
 
 
-PREVIOUS_OUTPUT_CHARS = 1_000
+PREVIOUS_OUTPUT_CHARS = 900
 """An agent's previous output is kept (and shown to its next attempt) as compact JSON this long."""
 
 

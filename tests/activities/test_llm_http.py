@@ -70,11 +70,11 @@ async def _run(
 
 
 async def _start(
-    client: Client, task_queue: str, workflow_id: str
+    client: Client, task_queue: str, workflow_id: str, **options: Any
 ) -> WorkflowHandle[Any, OrchestratorCollectorResult]:
     return await client.start_workflow(
         OrchestratorWorkflow.run,
-        OrchestratorInput(goal=GOAL),
+        OrchestratorInput(goal=GOAL, **options),
         id=workflow_id,
         task_queue=task_queue,
     )
@@ -217,10 +217,11 @@ async def test_http_401_fails_the_run_once_without_leaking_the_key(
 async def test_reply_that_never_validates_fails_the_run_promptly_naming_the_agent(
     client: Client, server: ScriptedOpenAIServer, task_queue: str, workflow_id: str
 ) -> None:
+    """With ``failOnInvalidReplies`` (issue 19: otherwise a person is asked)."""
     server.play(INVALID, INVALID, INVALID)
 
     async with build_worker(client, task_queue, _settings(server)):
-        handle = await _start(client, task_queue, workflow_id)
+        handle = await _start(client, task_queue, workflow_id, fail_on_invalid_replies=True)
         with pytest.raises(WorkflowFailureError) as failure:
             await asyncio.wait_for(handle.result(), RESULT_TIMEOUT)
         history = await handle.fetch_history()

@@ -17,11 +17,12 @@ from temporalio.client import Client, WorkflowExecutionStatus
 from activities.llm import LlmSettings, StructuredLlm
 from activities.prompting import PromptRenderer
 from app.worker_setup import build_worker, openai_client
+from bench.real_model import server_timings
 from models.agent_types import AgentType
 from models.errors import InvalidLlmReply
 from models.interrupt_flow import InterruptOutcome
 from models.routings import OrchestratorRouting
-from tests.realmodel.conftest import MODEL
+from tests.realmodel.conftest import MODEL, RealModel
 from tests.support.interrupts import answer_all, interrupt_status, start
 from tests.support.prompts import make_call
 from workflows.graph import NODES
@@ -66,9 +67,11 @@ async def test_an_agent_step_with_its_strict_schema(real_model: str) -> None:
 
 
 async def test_a_run_ends_in_a_question_that_is_answered_and_translated_never_failed(
-    real_model: str, client: Client, task_queue: str, workflow_id: str
+    real_model_server: RealModel, client: Client, task_queue: str, workflow_id: str
 ) -> None:
-    async with build_worker(client, task_queue, _settings(real_model)):
+    """Also the smoke test of ``bench.real_model``'s reading of the server's own counts."""
+    since = real_model_server.log.stat().st_size
+    async with build_worker(client, task_queue, _settings(real_model_server.base_url)):
         handle = await start(client, task_queue, workflow_id)
         async with asyncio.timeout(600):
             while True:
@@ -91,3 +94,5 @@ async def test_a_run_ends_in_a_question_that_is_answered_and_translated_never_fa
             assert outcome.route == allowed_route(question.origin, question.reroute_to)
         if described.status is WorkflowExecutionStatus.RUNNING:
             await handle.terminate("the real-model test checked what it needed")
+    calls, prompt_tokens, output_tokens, seconds = server_timings(real_model_server.log, since)
+    assert calls >= 1 and prompt_tokens > 0 and output_tokens > 0 and seconds > 0
