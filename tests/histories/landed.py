@@ -28,7 +28,7 @@ REPO = HISTORIES.parent.parent
 LANDED: dict[str, str] = {
     "83c9b6c": "stop 6: the agent graph, the unified interrupt, supervisor events (issues 2-5)",
     "8967e4f": "stop 15: hardening, bounded state, typed questions, tools, notices (issues 8-14)",
-    "e8923b5": "stop 24: deploys and dead workers, events that end in questions, free-text "
+    "dfaf874": "stop 24: deploys and dead workers, events that end in questions, free-text "
     "answers, stuck models ask people, real code changes (issues 17-20)",
 }
 """Every version that landed on main, oldest first, with what it brought."""

@@ -4,7 +4,8 @@
 dev server and the offline model: an orchestrator run whose PLANNING_ORCHESTRATOR a supervisor's
 event interrupts and whose REVIEW_AGENT asks a person, both answered; a run whose ticket agents
 ask at once (issue 10); a run that continues as new every 3 steps; a run whose agent ignores a
-supervisor's event, so the workflow asks in its place, answered in free text alone (issue 18). It
+supervisor's event, so the workflow asks in its place, answered in free text alone, and a run in
+which a supervisor's signal stops one running ticket agent (issue 18). It
 writes every run's history (orchestrator runs and interrupt children) as JSON into
 ``tests/histories/<version>/`` (the commit the code is at, listed in ``landed.LANDED``); a
 folder that exists is never written again. ``record_landed`` adds the waiting shapes.
@@ -136,6 +137,29 @@ async def _ignored_event_answered_in_words(client: Client, out: Path) -> None:
     await _save(client, f"{handle.id}-interrupt-1", "interrupt-free-text", out)
 
 
+async def _event_on_a_dispatched_agent(client: Client, out: Path) -> None:
+    """Issue 18: a supervisor's signal stops one running ticket agent; its question is lifted."""
+    task_queue = f"record-{uuid.uuid4()}"
+    scenario = OfflineScenario.parse("fanout=3;delay=TICKET_AGENT:3")
+    async with build_worker(client, task_queue, LlmSettings(), offline=OfflineModel(scenario)):
+        handle = await start(client, task_queue, "recorded-event-on-an-agent")
+        running = await wait_running(handle, AgentType.TICKET_DISPATCH, timeout=60)
+        assert running.current_node is not None
+        await handle.signal(
+            "interrupt_request_event",
+            {
+                "eventId": "recorded-agent-event-1",
+                "sourceAgentType": "TICKET_AGENT",
+                "nodeId": f"{running.current_node.node_id}/ticket-agent-2",
+                "reason": "Stop and check the ticket's scope",
+            },
+        )
+        await _answer_next(client, handle, 1)
+        await handle.result()
+    await _save(client, handle.id, "orchestrator-event-on-an-agent", out)
+    await _save(client, f"{handle.id}-interrupt-1", "interrupt-event-on-an-agent", out)
+
+
 async def main(version: str) -> None:
     out = HERE / version
     if out.exists():
@@ -150,6 +174,7 @@ async def main(version: str) -> None:
         await _concurrent_questions(env.client, out)
         await _continued_as_new(env.client, out)
         await _ignored_event_answered_in_words(env.client, out)
+        await _event_on_a_dispatched_agent(env.client, out)
     print("\n".join(sorted(p.name for p in out.glob("*.json"))))
 
 
