@@ -8,6 +8,7 @@ from temporalio.client import Client
 from temporalio.contrib.pydantic import pydantic_data_converter
 
 from app.config import TemporalSettings
+from app.process_exit import guard_interpreter_exit
 
 
 class ConnectionProblem(Exception):
@@ -20,6 +21,7 @@ async def connect(settings: TemporalSettings, address: str | None = None) -> Cli
     if not target:
         raise ConnectionProblem("no Temporal address: set TEMPORAL_ADDRESS (host:port)")
     options: dict[str, Any] = {"namespace": settings.namespace, **settings.connect_config}
+    guard_interpreter_exit()
     try:
         return await Client.connect(target, data_converter=pydantic_data_converter, **options)
     except RuntimeError as err:

@@ -25,6 +25,7 @@ from app.config import DEFAULT_TASK_QUEUE, TemporalSettings
 from app.connect import connect
 from app.export import ExportSummary, Format, Kind, export
 from app.history import read_blackboard
+from app.process_exit import guard_interpreter_exit
 from app.stack import LocalStack, local_client
 from app.stats import Tally, measure
 from app.stuck import explain, problem_of, stuck_ids
@@ -90,6 +91,7 @@ class AgentWorkflowClient:
     """What supervisors and tools call: start runs, read their status, steer them."""
 
     def __init__(self, client: Client, task_queue: str = DEFAULT_TASK_QUEUE) -> None:
+        guard_interpreter_exit()  # a script that ends right after a call must not crash
         self.client = client
         self.task_queue = task_queue
         self._indexed: bool | None = None

@@ -30,6 +30,7 @@ from temporalio.contrib.pydantic import pydantic_data_converter
 
 from app.binaries import temporal_cli
 from app.config import TemporalSettings
+from app.process_exit import guard_interpreter_exit
 from workflows.visibility import dev_server_args
 
 HOST = "127.0.0.1"
@@ -252,6 +253,7 @@ class LocalStack:
 
 async def local_client(info: StackInfo) -> Client:
     """A client of the stack's server (plain connection, no TLS or API key)."""
+    guard_interpreter_exit()
     return await Client.connect(
         info.address, namespace=info.namespace, data_converter=pydantic_data_converter
     )

@@ -1,0 +1,62 @@
+"""A script that ends right after a Temporal call exits cleanly (app/process_exit.py).
+
+Without the exit guard, about one such process in six aborted or segfaulted at interpreter exit
+when four ran at once on 2 cores (temporalio/sdk-python issue 300); CI once failed on it in a
+README example.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+from pathlib import Path
+
+from temporalio.testing import WorkflowEnvironment
+
+from app.process_exit import foreign_threads_in_python
+
+ROOT = Path(__file__).resolve().parents[2]
+SCRIPT = """
+import asyncio, sys
+from app.config import TemporalSettings
+from app.connect import connect
+
+async def main() -> None:
+    client = await connect(TemporalSettings.from_env(), sys.argv[1])
+    print((await client.count_workflows()).count)
+
+asyncio.run(main())
+"""
+PROCESSES = 24
+AT_ONCE = 4
+
+
+async def _run_script(address: str) -> tuple[int | None, str]:
+    process = await asyncio.create_subprocess_exec(
+        sys.executable,
+        "-c",
+        SCRIPT,
+        address,
+        cwd=ROOT,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE,
+    )
+    _, stderr = await process.communicate()
+    return process.returncode, stderr.decode(errors="replace")[-500:]
+
+
+async def test_scripts_that_end_after_a_call_exit_cleanly(env: WorkflowEnvironment) -> None:
+    address = env.client.service_client.config.target_host
+    gate = asyncio.Semaphore(AT_ONCE)
+
+    async def one() -> tuple[int | None, str]:
+        async with gate:
+            return await _run_script(address)
+
+    outcomes = await asyncio.gather(*(one() for _ in range(PROCESSES)))
+    crashed = [(code, err) for code, err in outcomes if code != 0]
+    assert not crashed, f"{len(crashed)} of {PROCESSES} crashed at exit: {crashed[0]}"
+
+
+def test_only_threads_python_does_not_know_are_foreign() -> None:
+    assert foreign_threads_in_python() == []
