@@ -6,18 +6,23 @@ from temporalio import activity
 
 from activities.heartbeat import heartbeating
 from activities.llm import StructuredLlm, ToolCallsRequested, as_activity_error
-from activities.prompting import PromptRenderer
+from activities.prompting import AgentPrompt, PromptRenderer
 from activities.redaction import redact
 from activities.result_decorators import decorate
 from activities.tools.loop import Toolbox
 from activities.tools.settings import ToolSettings
-from activities.trimming import estimated_tokens, without_oldest_optional
+from activities.trimming import estimated_tokens, prompt_chars, without_oldest_optional
 from models.agent_call import AgentCall, AgentReply
-from models.errors import AgentWorkflowError, InvalidLlmReply, UnknownAgentType
+from models.errors import (
+    AgentWorkflowError,
+    InvalidLlmReply,
+    LlmContextExceeded,
+    UnknownAgentType,
+)
 from models.interrupts import InterruptRequestBase
 from models.limits import MAX_FAN_OUT
 from models.routing import Routing
-from workflows.graph import NODES
+from workflows.graph import NODES, Node
 from workflows.policies import AGENT_HEARTBEAT_INTERVAL
 
 
@@ -37,7 +42,7 @@ class AgentActivities:
         reply may ask for tool calls instead, and the workflow runs the next round."""
         try:
             return await self._run(call)
-        except InvalidLlmReply as err:
+        except (InvalidLlmReply, LlmContextExceeded) as err:
             if not call.ask_when_stuck:
                 raise as_activity_error(err) from None
             activity.logger.warning("%s is stuck, a person is asked: %s", call.agent_type, err)
@@ -59,12 +64,11 @@ class AgentActivities:
         output = self._llm.settings.max_tokens_for(call.agent_type.value)[0]
         dropped: list[str] = []
         while limit and estimated_tokens(prompt.messages) + output > limit:
-            smaller = without_oldest_optional(call)
-            if smaller is None:
+            trimmed = self._trimmed(node, call, prompt)
+            if trimmed is None:
                 break  # what is left is never dropped; the endpoint says whether it fits
-            call, what = smaller
+            call, prompt, what = trimmed
             dropped.append(what)
-            prompt = self._prompts.agent_messages(node, call)
         warnings = [redact(w) for w in prompt.warnings]
         if dropped:
             warnings.append(
@@ -75,23 +79,33 @@ class AgentActivities:
             activity.logger.warning("%s %s: %s", call.node_id, call.agent_type, warning)
         async with heartbeating(AGENT_HEARTBEAT_INTERVAL):
             tools = await self._tools.round(call)
-            try:
-                reply = await self._llm.complete(
-                    agent=call.agent_type.value,
-                    messages=[*prompt.messages, *tools.messages],
-                    output_model=node.output_model,
-                    check=well_formed_reply,
-                    template_version=self._prompts.template_version,
-                    tools=tools.offer,
-                )
-            except ToolCallsRequested as asked:
-                return AgentReply(
-                    output={},
-                    route=None,
-                    warnings=warnings,
-                    tool_requests=tools.requested(asked),
-                    tool_trace=tools.trace,
-                )
+            while True:
+                try:
+                    reply = await self._llm.complete(
+                        agent=call.agent_type.value,
+                        messages=[*prompt.messages, *tools.messages],
+                        output_model=node.output_model,
+                        check=well_formed_reply,
+                        template_version=self._prompts.template_version,
+                        tools=tools.offer,
+                    )
+                    break
+                except ToolCallsRequested as asked:
+                    return AgentReply(
+                        output={},
+                        route=None,
+                        warnings=warnings,
+                        tool_requests=tools.requested(asked),
+                        tool_trace=tools.trace,
+                    )
+                except LlmContextExceeded:  # the endpoint knows the context; we only estimate
+                    trimmed = self._trimmed(node, call, prompt)
+                    if trimmed is None:
+                        raise  # what is left is never dropped: a person is asked
+                    call, prompt, what = trimmed
+                    warning = f"the endpoint said the prompt does not fit the model: dropped {what}"
+                    activity.logger.warning("%s %s: %s", call.node_id, call.agent_type, warning)
+                    warnings.append(warning)
         output = reply.value
         decorate(output, call)
         tools.check(output)
@@ -104,6 +118,22 @@ class AgentActivities:
             warnings=warnings,
             tool_trace=tools.trace,
         )
+
+    def _trimmed(
+        self, node: Node, call: AgentCall, prompt: AgentPrompt
+    ) -> tuple[AgentCall, AgentPrompt, str] | None:
+        """``call`` and its prompt with the oldest optional context dropped until the prompt is
+        shorter (pieces no prompt section shows go along), and what was dropped; None when
+        nothing that is left can be dropped."""
+        size = prompt_chars(prompt.messages)
+        dropped: list[str] = []
+        while (smaller := without_oldest_optional(call)) is not None:
+            call, what = smaller
+            dropped.append(what)
+            shorter = self._prompts.agent_messages(node, call)
+            if prompt_chars(shorter.messages) < size:
+                return call, shorter, ", ".join(dropped)
+        return None
 
 
 def well_formed_reply(output: Routing) -> None:

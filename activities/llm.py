@@ -26,6 +26,7 @@ from models.errors import (
     AgentWorkflowError,
     InvalidLlmReply,
     LlmConfigurationError,
+    LlmContextExceeded,
     LlmReplyTooLarge,
     LlmTimedOut,
     LlmUnavailable,
@@ -341,7 +342,7 @@ class StructuredLlm:
             ) from None
         except (openai.BadRequestError, openai.UnprocessableEntityError) as err:
             if _context_exceeded(err):
-                raise LlmConfigurationError(
+                raise LlmContextExceeded(
                     f"{agent}: the prompt and the output limit do not fit the context of model "
                     f"{model!r} ({_excerpt(err)}). Set LLM_CONTEXT_TOKENS to the model's context "
                     "so prompts are trimmed, lower LLM_MAX_OUTPUT_TOKENS, or choose a model "

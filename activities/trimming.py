@@ -4,7 +4,8 @@ With ``LLM_CONTEXT_TOKENS`` set, an agent's prompt plus its output limit must fi
 context goes first, oldest first (the recent blackboard entries, then the curated upstream
 contexts, then the previous attempt's excerpt); the goal, the request and the output schema are
 never dropped. What was dropped is recorded as a warning on the run. Token counts are estimated
-(``CHARS_PER_TOKEN``), so set the limit a little below the server's real context.
+(``CHARS_PER_TOKEN``), so set the limit a little below the server's real context. Without the
+setting, the endpoint's own refusal (HTTP 400, context length) trims the same way and tries again.
 """
 
 from __future__ import annotations
@@ -19,7 +20,12 @@ CHARS_PER_TOKEN = 4
 
 def estimated_tokens(messages: list[dict[str, Any]]) -> int:
     """About how many tokens ``messages`` take."""
-    return sum(len(str(m.get("content") or "")) for m in messages) // CHARS_PER_TOKEN + 1
+    return prompt_chars(messages) // CHARS_PER_TOKEN + 1
+
+
+def prompt_chars(messages: list[dict[str, Any]]) -> int:
+    """The characters of ``messages``' contents."""
+    return sum(len(str(m.get("content") or "")) for m in messages)
 
 
 def without_oldest_optional(call: AgentCall) -> tuple[AgentCall, str] | None:

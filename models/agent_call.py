@@ -135,6 +135,7 @@ class AgentReply(WireModel):
     )
     stuck: str | None = Field(
         default=None,
-        description="The replies stayed invalid after every validation attempt: what the model "
-        "answered and why it was refused (``output`` is empty; a person is asked, issue 19).",
+        description="The replies stayed invalid after every validation attempt, or the prompt did "
+        "not fit the model with all optional context dropped: what the model answered and why "
+        "it was refused, or the endpoint's refusal (``output`` is empty; a person is asked).",
     )

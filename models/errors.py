@@ -42,6 +42,11 @@ class LlmConfigurationError(AgentWorkflowError):
     """The LLM endpoint rejected our credentials or settings (401/403/404)."""
 
 
+class LlmContextExceeded(LlmConfigurationError):
+    """The endpoint refused a prompt that does not fit the model's context (HTTP 400): the agent
+    call drops its oldest optional context and tries again, then asks a person."""
+
+
 class LlmUnavailable(AgentWorkflowError):
     """Rate limit, timeout or 5xx: Temporal's retry policy tries again."""
 

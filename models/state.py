@@ -119,6 +119,10 @@ class OrchestratorState(WireModel):
     interrupt_timeout_seconds: int | None = DEFAULT_INTERRUPT_TIMEOUT_SECONDS
     on_interrupt_timeout: TimeoutOutcome = TimeoutOutcome.ESCALATE_TO_AGENT_REVIEW
     fail_on_invalid_replies: bool = False
+    fail_on_step_limit: bool = False
+    step_budget: int | None = None
+    """Steps a person grants at a time when the run uses up its budget (the start's maxSteps;
+    None in runs recorded before issue 19's budget questions)."""
     steps_taken: int = 0
     next_seq: int = 1
     pending: PendingStep | None = None
@@ -167,6 +171,11 @@ class OrchestratorInput(WireModel):
         default=False,
         description="An agent whose replies stay invalid fails the run (InvalidLlmReply); "
         "false: a person is asked at that node instead.",
+    )
+    fail_on_step_limit: bool = Field(
+        default=False,
+        description="A run that takes maxSteps agent steps fails (StepLimitExceeded); "
+        "false: a person is asked whether it gets maxSteps more or stops.",
     )
     continue_as_new_every: int | None = Field(
         default=None,

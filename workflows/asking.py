@@ -11,7 +11,7 @@ from models.agent_types import AgentType
 from models.errors import DegenerateLoop, InterruptFailed, failure_message
 from models.fan_out import HeldAgent
 from models.interrupt_flow import InterruptInput
-from models.interrupts import InterruptRequestBase, InterruptRouting
+from models.interrupts import InterruptRequestBase, InterruptRouting, TimeoutOutcome
 from models.state import EntryKind, EventKind, PendingInterrupt
 from workflows.graph import NODES
 from workflows.interrupt import InterruptWorkflow
@@ -31,8 +31,14 @@ async def ask(
     node_request: tuple[AgentType, dict[str, Any]],
     request: InterruptRequestBase,
     fan_out: list[HeldAgent],
+    *,
+    person_only: bool = False,
 ) -> None:
     """Hand the question to InterruptWorkflow; continue where its routing leads (FR-001).
+
+    A ``person_only`` question (a stuck model, a used-up step budget: issue 19) is never
+    escalated to the reviewing model, which may be the model at fault: where the run's timeout
+    would escalate, it waits for a person without a deadline; the loop breaker does not count it.
 
     ``node_request`` is the asking node's agent and request, handed over by the step that holds
     them: a bounded window of payloads may have dropped it (a fan-out of 12 did; issue 18).
@@ -68,7 +74,9 @@ async def ask(
         origin_request=origin_request,
         reroute_to=event.reroute_to_agent_type if event else None,
         event=event,
-        timeout_seconds=state.interrupt_timeout_seconds,
+        timeout_seconds=None
+        if person_only and state.on_interrupt_timeout is TimeoutOutcome.ESCALATE_TO_AGENT_REVIEW
+        else state.interrupt_timeout_seconds,
         on_timeout=state.on_interrupt_timeout,
     )
     book.record(
@@ -76,7 +84,7 @@ async def ask(
         origin,
         EntryKind.INTERRUPT,
         {"workflowId": child_id, **request.to_wire()},
-        supervised=event is not None,
+        supervised=event is not None or person_only,  # not the agent's own: not counted
     )
     book.event(EventKind.INTERRUPT_STATUS, f"REQUESTED: {child_id}", node_id, origin)
     try:

@@ -75,7 +75,7 @@ async def run_fan_out(
         if reply.stuck is not None:  # the model stays invalid: its agent asks a person (issue 19)
             book.event(
                 EventKind.WARNING,
-                f"{child.agent_type}'s replies stayed invalid; a person is asked: "
+                f"{child.agent_type} could not get a valid reply; a person is asked: "
                 f"{clip(reply.stuck)}",
                 sub_id,
                 child.agent_type,

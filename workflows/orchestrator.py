@@ -43,6 +43,7 @@ from models.state import (
 )
 from workflows import blackboard, code_changes
 from workflows.asking import ask
+from workflows.budget_questions import budget_question, stops_the_run
 from workflows.curation import with_contexts
 from workflows.event_questions import question_from_event
 from workflows.event_rules import EventVerdict, check_event
@@ -58,6 +59,7 @@ from workflows.visibility import show_orchestrator
 from workflows.workspace import pin_workspace
 
 EVENT_ENDS_IN_QUESTION = "18-event-ends-in-question"
+STEP_BUDGET_ASKS = "19-step-budget-asks-a-person"
 """Patch id: an agent that ignores a supervisor's event gets its question asked by the workflow
 (runs recorded before dropped the event with a warning)."""
 EVENTS_ON_DISPATCHED_AGENTS = "18-events-on-dispatched-agents"
@@ -92,6 +94,8 @@ class OrchestratorWorkflow:
             interrupt_timeout_seconds=input.interrupt_timeout_seconds,
             on_interrupt_timeout=input.on_interrupt_timeout,
             fail_on_invalid_replies=input.fail_on_invalid_replies,
+            fail_on_step_limit=input.fail_on_step_limit,
+            step_budget=input.max_steps,
             pending=PendingStep(
                 agent_type=AgentType.ORCHESTRATOR,
                 request=OrchestratorRequest(
@@ -139,13 +143,20 @@ class OrchestratorWorkflow:
                     DegenerateLoop("the run has no next step (a bug: please report it)")
                 )
             if state.steps_taken >= state.max_steps:
-                self._book.fail(
-                    StepLimitExceeded(
-                        f"the run took {state.steps_taken} agent steps without finishing, the "
-                        "limit; it is probably looping. Start it again with a larger maxSteps if "
-                        "the goal really needs more steps."
+                if (
+                    state.fail_on_step_limit
+                    or state.step_budget is None
+                    or not workflow.patched(STEP_BUDGET_ASKS)
+                ):
+                    self._book.fail(
+                        StepLimitExceeded(
+                            f"the run took {state.steps_taken} agent steps without finishing, "
+                            "the limit; it is probably looping. Start it again with a larger "
+                            "maxSteps if the goal really needs more steps."
+                        )
                     )
-                )
+                await self._ask_for_steps(step, state.step_budget)
+                continue
             state.steps_taken += 1
             result = await self._run_node(NODES[step.agent_type], step)
             if result is not None:
@@ -243,6 +254,38 @@ class OrchestratorWorkflow:
         taken = self._state.steps_taken - self._steps_at_start
         return history_is_long() or taken >= every
 
+    async def _ask_for_steps(self, step: PendingStep, budget: int) -> None:
+        """The step budget is used up: a person grants ``budget`` more steps or stops the run
+        (issue 19). The waiting step keeps its request, its answer and its held fan-out; the
+        person's words join its guidance."""
+        state = self._state
+        agent = step.agent_type
+        node_id = f"{agent.slug}-{state.next_seq:03d}"
+        self._book.event(
+            EventKind.WARNING,
+            f"the run took {state.steps_taken} agent steps (maxSteps); a person is asked "
+            f"whether it gets {budget} more",
+            node_id,
+            agent,
+        )
+        question = budget_question(agent, state.steps_taken, budget)
+        await ask(self._book, node_id, (agent, step.request), question, [], person_only=True)
+        answered = state.pending
+        if answered is None or stops_the_run(answered.resolution):
+            self._book.fail(
+                StepLimitExceeded(
+                    f"the run took {state.steps_taken} agent steps without finishing and a "
+                    "person chose to stop it at its step budget (maxSteps)"
+                ),
+                node_id,
+                agent,
+            )
+        state.max_steps = state.steps_taken + budget
+        guidance = [g for g in (step.interrupt_resolution, answered.interrupt_resolution) if g]
+        state.pending = step.model_copy(
+            update={"interrupt_resolution": "\n\n".join(guidance) or None}
+        )
+
     def _verdict(self, event: InterruptRequestEvent) -> EventVerdict:
         """Whether ``event`` is taken now, and by which node (a dispatched agent's, too)."""
         return check_event(self._state, event, self._book.calls.running())
@@ -311,12 +354,12 @@ class OrchestratorWorkflow:
             if reply.stuck is not None:  # the model stays invalid: a person decides (issue 19)
                 self._book.event(
                     EventKind.WARNING,
-                    f"{agent}'s replies stayed invalid; a person is asked: {clip(reply.stuck)}",
+                    f"{agent} could not get a valid reply; a person is asked: {clip(reply.stuck)}",
                     node_id,
                     agent,
                 )
                 stuck = stuck_question(agent, node.output_model, reply.stuck)
-                await ask(self._book, node_id, (agent, request), stuck, fan_out)
+                await ask(self._book, node_id, (agent, request), stuck, fan_out, person_only=True)
                 return None
             payload = code_changes.after_call(git, state.code, reply.output)
             route = reply.route

@@ -46,6 +46,13 @@ def _adapter(cls: type[InterruptRequestBase], name: str) -> TypeAdapter[Any]:
     return TypeAdapter(typing.cast(Any, cls.model_fields[name].annotation))
 
 
+def empty_fields(cls: type[InterruptRequestBase]) -> dict[str, Any]:
+    """The agent-specific fields of ``cls``, each empty: a question the workflow asks itself."""
+    return {
+        key: empty_value(cls.model_fields[name].annotation) for key, name in own_fields(cls).items()
+    }
+
+
 def empty_value(annotation: Any) -> Any:
     if typing.get_origin(annotation) is list:
         return []

@@ -1,11 +1,12 @@
-"""The question a person gets when an agent's model keeps answering invalid replies (issue 19).
+"""The question a person gets when an agent's model keeps answering invalid replies, or its
+prompt does not fit the model even with all optional context dropped (issue 19).
 
-This product exists to ask a person when an agent is stuck: after the validation attempts, the
-activity reports the last problem instead of failing (unless the run's start input says
-``failOnInvalidReplies``), and the workflow asks a HUMAN_REVIEW question at that node, typed as
-the agent's own interrupt, with what the model answered and why it was refused, and the routes
-the agent may take as choices. The answer resumes the agent through the filtered resume schema,
-with the person's decision in its guidance. Pure functions.
+This product exists to ask a person when an agent is stuck: after the validation attempts (or
+the context trimming), the activity reports the last problem instead of failing (unless the
+run's start input says ``failOnInvalidReplies``), and the workflow asks a HUMAN_REVIEW question
+at that node, typed as the agent's own interrupt, with what the model answered and why it was
+refused, and the routes the agent may take as choices. The answer resumes the agent through the
+filtered resume schema, with the person's decision in its guidance. Pure functions.
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ from models.interrupts import (
 )
 from models.limits import MAX_TEXT_CHARS, clip
 from models.routing import Routing
-from workflows.question_types import QUESTION_TYPES, empty_value, own_fields
+from workflows.question_types import QUESTION_TYPES, empty_fields
 
 ROUTE_CHOICE_ID = "next-step"
 AGAIN = "Run the agent again with the guidance you write in CUSTOM (or none)"
@@ -43,15 +44,13 @@ def stuck_question(
         ChoiceOption(key=key, description=text)
         for key, text in zip(_KEYS, [*descriptions, AGAIN], strict=False)
     ]
-    fields = {
-        key: empty_value(cls.model_fields[name].annotation) for key, name in own_fields(cls).items()
-    }
     return cls.model_validate(
         {
-            **fields,
+            **empty_fields(cls),
             "type": "HUMAN_REVIEW",
-            "reason": f"The model kept answering {agent.value} with replies that are not a valid "
-            f"{output_model.__name__}, so the run asks you instead of failing.",
+            "reason": f"The model could not give {agent.value} a valid {output_model.__name__} "
+            "(what it answered, or why the call was refused, is below), so the run asks you "
+            "instead of failing.",
             "choices": [
                 StructuredChoice(
                     choice_id=ROUTE_CHOICE_ID,

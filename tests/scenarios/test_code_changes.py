@@ -291,7 +291,9 @@ async def test_a_failed_run_keeps_its_worktrees_and_names_them_in_its_status(
 ) -> None:
     repo = make_code_repo(tmp_path)
     tools = ToolSettings(state_dir=tmp_path / "state")
-    start = _start_input(repo).model_copy(update={"max_steps": 10})  # fails at the review
+    start = _start_input(repo).model_copy(
+        update={"max_steps": 10, "fail_on_step_limit": True}  # fails at the review
+    )
     async with build_worker(client, task_queue, LlmSettings(), tools=tools):
         handle = await client.start_workflow(
             OrchestratorWorkflow.run, start, id=workflow_id, task_queue=task_queue

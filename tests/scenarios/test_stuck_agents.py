@@ -7,6 +7,7 @@ attempts with JSON that no output model accepts, then answers validly."""
 from __future__ import annotations
 
 import asyncio
+import json
 
 import pytest
 from temporalio.client import Client, WorkflowFailureError
@@ -24,7 +25,7 @@ from tests.support.interrupts import (
     start,
     wait_for_interrupt,
 )
-from tests.support.openai_server import INVALID, ScriptedOpenAIServer
+from tests.support.openai_server import CONTEXT, INVALID, VALID, ScriptedOpenAIServer
 from workflows.interrupt import InterruptWorkflow
 from workflows.stuck_questions import ROUTE_CHOICE_ID
 
@@ -50,7 +51,7 @@ async def test_a_stuck_agent_asks_a_person_and_the_run_goes_on(
             assert choice.choice_id == ROUTE_CHOICE_ID
             assert any("discoveryOrchestratorRequest" in o.description for o in choice.options)
             warnings = [e.message for e in status.events if e.kind is EventKind.WARNING]
-            assert any("replies stayed invalid; a person is asked" in w for w in warnings)
+            assert any("could not get a valid reply; a person is asked" in w for w in warnings)
             await client.get_workflow_handle(pending.workflow_id).execute_update(
                 InterruptWorkflow.resolve_validated, answer_all(question, option="A")
             )
@@ -81,3 +82,42 @@ async def test_a_prompt_over_the_context_setting_drops_old_context_and_says_so(
     trims = [e.message for e in status.events if "trimmed to fit LLM_CONTEXT_TOKENS" in e.message]
     assert trims and all("(1500) with 100 output tokens: dropped " in t for t in trims)
     assert any("dropped entry " in t for t in trims), "the recent entries go first"
+
+
+async def test_a_prompt_the_endpoint_refuses_as_too_long_drops_old_context_and_runs_on(
+    client: Client, task_queue: str, workflow_id: str
+) -> None:
+    """Issue 19 item 4 without LLM_CONTEXT_TOKENS: the endpoint's 400 for a prompt over the
+    model's context makes the call drop its oldest optional context and try again; recorded."""
+    with ScriptedOpenAIServer([VALID, CONTEXT]) as server:
+        async with build_worker(client, task_queue, _settings(server)):
+            handle = await start(client, task_queue, workflow_id)
+            await asyncio.wait_for(handle.result(), 90)
+            status = await full_status(client, handle)
+    assert server.replies[:3] == [VALID, CONTEXT, VALID]
+    refused, retried = server.completions[1], server.completions[2]
+    assert refused.schema_name == retried.schema_name  # the same agent's call, tried again
+    assert len(json.dumps(retried.messages)) < len(json.dumps(refused.messages))
+    [dropped] = [e.message for e in status.events if "does not fit the model: dropped" in e.message]
+    assert "context " in dropped  # a curated context the prompt showed went
+
+
+async def test_a_prompt_too_long_with_nothing_left_to_drop_asks_a_person(
+    client: Client, task_queue: str, workflow_id: str
+) -> None:
+    """The first agent's prompt shows no optional context: the refusal goes to a person."""
+    with ScriptedOpenAIServer([CONTEXT]) as server:
+        async with build_worker(client, task_queue, _settings(server)):
+            handle = await start(client, task_queue, workflow_id)
+            status = await wait_for_interrupt(handle, timeout=60)
+            pending = status.pending_interrupt
+            assert pending is not None and pending.origin_agent_type is AgentType.ORCHESTRATOR
+            question = await interrupt_status(client, pending.workflow_id)
+            assert "do not fit the context of model 'stuck-model'" in (
+                question.request.context_for_decision
+            )
+            assert question.deadline is None  # a person, not the reviewing model
+            await client.get_workflow_handle(pending.workflow_id).execute_update(
+                InterruptWorkflow.resolve_validated, answer_all(question.request, option="A")
+            )
+            await asyncio.wait_for(handle.result(), 60)

@@ -73,7 +73,7 @@ async def test_step_limit_fails_the_run_with_a_clear_error(
     client: Client, task_queue: str, workflow_id: str
 ) -> None:
     async with build_worker(client, task_queue, LlmSettings()):
-        handle = await start(client, task_queue, workflow_id, max_steps=3)
+        handle = await start(client, task_queue, workflow_id, max_steps=3, fail_on_step_limit=True)
         with pytest.raises(WorkflowFailureError) as err:
             await asyncio.wait_for(handle.result(), 30)
         status = await full_status(client, handle)
