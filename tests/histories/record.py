@@ -5,7 +5,8 @@ dev server and the offline model: an orchestrator run whose PLANNING_ORCHESTRATO
 event interrupts and whose REVIEW_AGENT asks a person, both answered; a run whose ticket agents
 ask at once (issue 10); a run that continues as new every 3 steps; a run whose agent ignores a
 supervisor's event, so the workflow asks in its place, answered in free text alone, and a run in
-which a supervisor's signal stops one running ticket agent (issue 18). It
+which a supervisor's signal stops one running ticket agent (issue 18); a run that uses up its step
+budget and is granted more (issue 19). It
 writes every run's history (orchestrator runs and interrupt children) as JSON into
 ``tests/histories/<version>/`` (the commit the code is at, listed in ``landed.LANDED``); a
 folder that exists is never written again. ``record_landed`` adds the waiting shapes.
@@ -48,11 +49,11 @@ async def _question(client: Client, child_id: str) -> InterruptStatus:
                 await asyncio.sleep(0.1)
 
 
-async def _answer_next(client: Client, handle: WorkflowHandle, n: int) -> None:
+async def _answer_next(client: Client, handle: WorkflowHandle, n: int, option: str = "B") -> None:
     child_id = f"{handle.id}-interrupt-{n}"
     question = await _question(client, child_id)
     await client.get_workflow_handle(child_id).execute_update(
-        InterruptWorkflow.resolve_validated, answer_all(question.request)
+        InterruptWorkflow.resolve_validated, answer_all(question.request, option)
     )
 
 
@@ -160,6 +161,24 @@ async def _event_on_a_dispatched_agent(client: Client, out: Path) -> None:
     await _save(client, f"{handle.id}-interrupt-1", "interrupt-event-on-an-agent", out)
 
 
+async def _step_budget_granted(client: Client, out: Path) -> None:
+    """Issue 19: the run uses up its step budget of 6 and a person grants more, until it ends."""
+    task_queue = f"record-{uuid.uuid4()}"
+    async with build_worker(client, task_queue, LlmSettings()):
+        handle = await start(client, task_queue, "recorded-step-budget", max_steps=6)
+        result = asyncio.ensure_future(handle.result())
+        answered: set[str] = set()
+        while not result.done():
+            pending = (await handle.query(OrchestratorWorkflow.status)).pending_interrupt
+            if pending is not None and pending.workflow_id not in answered:
+                answered.add(pending.workflow_id)
+                await _answer_next(client, handle, len(answered), "A")
+            await asyncio.wait([result], timeout=0.1)
+        await result
+    await _save(client, handle.id, "orchestrator-step-budget", out)
+    await _save(client, f"{handle.id}-interrupt-1", "interrupt-step-budget", out)
+
+
 async def main(version: str) -> None:
     out = HERE / version
     if out.exists():
@@ -175,6 +194,7 @@ async def main(version: str) -> None:
         await _continued_as_new(env.client, out)
         await _ignored_event_answered_in_words(env.client, out)
         await _event_on_a_dispatched_agent(env.client, out)
+        await _step_budget_granted(env.client, out)
     print("\n".join(sorted(p.name for p in out.glob("*.json"))))
 
 
