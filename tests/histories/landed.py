@@ -28,8 +28,11 @@ REPO = HISTORIES.parent.parent
 LANDED: dict[str, str] = {
     "83c9b6c": "stop 6: the agent graph, the unified interrupt, supervisor events (issues 2-5)",
     "8967e4f": "stop 15: hardening, bounded state, typed questions, tools, notices (issues 8-14)",
-    "dfaf874": "stop 24: deploys and dead workers, events that end in questions, free-text "
-    "answers, stuck models ask people, real code changes (issues 17-20)",
+    "dfaf874": "submitted after issues 17-20 (deploys and dead workers, events that end in "
+    "questions, free-text answers, stuck models ask people, real code changes); its CI failed on "
+    "a crash at exit, so it never landed, but runs may have started on it: its shapes replay",
+    "bbdbe53": "clean exits of client scripts, step budgets and context refusals ask a person "
+    "(issues 17-20 again)",
 }
 """Every version that landed on main, oldest first, with what it brought."""
 
