@@ -27,7 +27,7 @@ async def main() -> None:
 
 asyncio.run(main())
 """
-PROCESSES = 24
+PROCESSES = 16
 AT_ONCE = 4
 
 
