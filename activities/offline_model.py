@@ -58,10 +58,12 @@ class OfflineScenario:
     """Ticket agents without a recipe all write the same file, so the merge conflicts."""
     deaf: frozenset[AgentType] = frozenset()
     """These agents ignore a supervisor's message (a model that does not obey it)."""
+    key_delays: dict[str, float] = field(default_factory=dict)
+    """Seconds by dispatched agent key (``ticket-agent-2``), before ``delays`` by agent type."""
 
     @classmethod
     def parse(cls, text: str | None) -> OfflineScenario:
-        """Parse ``interrupt=A,B#2;agent_review=C;delay=D:2.5;context=E;loop=1000;fanout=3;
+        """Parse ``interrupt=A,B#2;agent_review=C;delay=D:2.5,B#2:30;context=E;loop=1000;fanout=3;
         conflict;deaf=F``: AgentType names (``TICKET_AGENT#2`` is the second ticket agent of each
         fan-out only), ``loop`` a number of agent calls, ``fanout`` the agents per fan-out,
         ``conflict`` ticket agents whose edits conflict, ``deaf`` agents that ignore a
@@ -72,6 +74,7 @@ class OfflineScenario:
         review: set[AgentType] = set()
         context: set[AgentType] = set()
         delays: dict[AgentType, float] = {}
+        key_delays: dict[str, float] = {}
         loop: int | None = None
         keys: set[str] = set()
         fan_out = cls.fan_out
@@ -94,7 +97,11 @@ class OfflineScenario:
             elif key.strip() == "delay":
                 for item in items:
                     name, _, seconds = item.partition(":")
-                    delays[_agent(name)] = float(seconds or 1)
+                    name, _, index = name.partition("#")
+                    if index:
+                        key_delays[agent_key(_agent(name), _count(index))] = float(seconds or 1)
+                    else:
+                        delays[_agent(name)] = float(seconds or 1)
             elif key.strip() == "loop" and value.strip().isdigit() and int(value) > 0:
                 loop = int(value)
             elif key.strip() == "fanout":
@@ -106,7 +113,8 @@ class OfflineScenario:
             else:
                 raise ValueError(
                     f"unknown OFFLINE_SCENARIO part {part!r}; use 'interrupt=AGENT,AGENT#N;"
-                    "agent_review=AGENT;delay=AGENT:SECONDS;context=AGENT;loop=CALLS;fanout=N;"
+                    "agent_review=AGENT;delay=AGENT:SECONDS,AGENT#N:SECONDS;context=AGENT;"
+                    "loop=CALLS;fanout=N;"
                     "conflict;deaf=AGENT'"
                 )
         return cls(
@@ -119,6 +127,7 @@ class OfflineScenario:
             fan_out,
             conflict,
             frozenset(deaf),
+            key_delays,
         )
 
 
@@ -159,8 +168,11 @@ class OfflineModel(httpx2.AsyncBaseTransport):
         node = NODES_BY_OUTPUT.get(name)
         if node is not None and self.scenario.loop is not None:
             self._calls[_workflow_id()] += 1
-        if node is not None and node.agent_type in self.scenario.delays:
-            await asyncio.sleep(self.scenario.delays[node.agent_type])
+        if node is not None:
+            key = _agent_key(body.get("messages") or [])
+            delay = self.scenario.key_delays.get(key, self.scenario.delays.get(node.agent_type))
+            if delay:
+                await asyncio.sleep(delay)
         return httpx2.Response(200, json=self.completion(body))
 
     def completion(self, body: dict[str, Any]) -> dict[str, Any]:
@@ -225,13 +237,18 @@ class OfflineModel(httpx2.AsyncBaseTransport):
             return True
         if any(RESOLVED_MARKER in c for c in contents):
             return False
-        node = _NODE.search("\n".join(users))
-        key = node["node"].rsplit("/", 1)[-1] if node else ""
         scenario = self.scenario
         return (
             agent in scenario.interrupt_at | scenario.agent_review_at
-            or key in scenario.interrupt_agents
+            or _agent_key(messages) in scenario.interrupt_agents
         )
+
+
+def _agent_key(messages: list[dict[str, Any]]) -> str:
+    """The dispatched agent's key within its fan-out (``ticket-agent-2``), or ""."""
+    users = [str(m.get("content", "")) for m in messages if m.get("role") == "user"]
+    node = _NODE.search("\n".join(users))
+    return node["node"].rsplit("/", 1)[-1] if node else ""
 
 
 def _workflow_id() -> str:

@@ -23,6 +23,9 @@ from models.limits import MAX_GOAL_CHARS
 from models.tools import PinnedWorkspace, ToolTrace, WorkspaceSpec
 
 DEFAULT_MAX_STEPS = 60
+DEFAULT_QUESTION_GATHER_SECONDS = 0.5
+"""How long a dispatched agent's question, asked while others still run, waits for others that
+ask at nearly the same moment (issue 18 item 5); then a person sees it, whatever the others do."""
 
 
 class EntryKind(StrEnum):
@@ -120,6 +123,7 @@ class OrchestratorState(WireModel):
     on_interrupt_timeout: TimeoutOutcome = TimeoutOutcome.ESCALATE_TO_AGENT_REVIEW
     fail_on_invalid_replies: bool = False
     fail_on_step_limit: bool = False
+    question_gather_seconds: float = DEFAULT_QUESTION_GATHER_SECONDS
     step_budget: int | None = None
     """Steps a person grants at a time when the run uses up its budget (the start's maxSteps;
     None in runs recorded before issue 19's budget questions)."""
@@ -176,6 +180,13 @@ class OrchestratorInput(WireModel):
         default=False,
         description="A run that takes maxSteps agent steps fails (StepLimitExceeded); "
         "false: a person is asked whether it gets maxSteps more or stops.",
+    )
+    question_gather_seconds: float = Field(
+        default=DEFAULT_QUESTION_GATHER_SECONDS,
+        ge=0,
+        le=3600,
+        description="When a dispatched agent asks while others still run, how long its question "
+        "waits for others that ask at nearly the same moment before a person sees it.",
     )
     continue_as_new_every: int | None = Field(
         default=None,

@@ -2,15 +2,17 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 from temporalio import workflow
 from temporalio.exceptions import ChildWorkflowError
+from temporalio.workflow import ChildWorkflowHandle
 
 from models.agent_types import AgentType
 from models.errors import DegenerateLoop, InterruptFailed, failure_message
 from models.fan_out import HeldAgent
-from models.interrupt_flow import InterruptInput
+from models.interrupt_flow import InterruptInput, InterruptOutcome
 from models.interrupts import InterruptRequestBase, InterruptRouting, TimeoutOutcome
 from models.state import EntryKind, EventKind, PendingInterrupt
 from workflows.graph import NODES
@@ -25,6 +27,18 @@ from workflows.steps import decide
 from workflows.visibility import child_attributes, show_orchestrator
 
 
+@dataclass
+class StartedQuestion:
+    """A node's question handed to its InterruptWorkflow, not answered yet."""
+
+    node_id: str
+    origin: AgentType
+    origin_request: dict[str, Any]
+    request: InterruptRequestBase
+    child_id: str
+    child: ChildWorkflowHandle[InterruptWorkflow, InterruptOutcome]
+
+
 async def ask(
     book: RunBook,
     node_id: str,
@@ -36,15 +50,28 @@ async def ask(
 ) -> None:
     """Hand the question to InterruptWorkflow; continue where its routing leads (FR-001).
 
-    A ``person_only`` question (a stuck model, a used-up step budget: issue 19) is never
-    escalated to the reviewing model, which may be the model at fault: where the run's timeout
-    would escalate, it waits for a person without a deadline; the loop breaker does not count it.
-
     ``node_request`` is the asking node's agent and request, handed over by the step that holds
     them: a bounded window of payloads may have dropped it (a fan-out of 12 did; issue 18).
     A dispatch node that resumes keeps its ``fan_out``: finished agents are not run again,
     and each agent that asked runs with its own part of the answer (spec 004 section 5).
+
+    A ``person_only`` question (a stuck model, a used-up step budget: issue 19) is never
+    escalated to the reviewing model, which may be the model at fault: where the run's timeout
+    would escalate, it waits for a person without a deadline; the loop breaker does not count it.
     """
+    started = await start_question(book, node_id, node_request, request, person_only=person_only)
+    await settle_question(book, started, fan_out)
+
+
+async def start_question(
+    book: RunBook,
+    node_id: str,
+    node_request: tuple[AgentType, dict[str, Any]],
+    request: InterruptRequestBase,
+    *,
+    person_only: bool = False,
+) -> StartedQuestion:
+    """Start the question's InterruptWorkflow: from here on, a person sees it (``ask``)."""
     state = book.state
     origin = origin_of(request, state.history)
     agent, own_request = node_request
@@ -87,23 +114,39 @@ async def ask(
         supervised=event is not None or person_only,  # not the agent's own: not counted
     )
     book.event(EventKind.INTERRUPT_STATUS, f"REQUESTED: {child_id}", node_id, origin)
+    child = await workflow.start_child_workflow(
+        InterruptWorkflow.run,
+        job,
+        id=child_id,
+        static_summary=summary_line(origin, request),
+        static_details=details_markdown(child_id, origin, request),
+        search_attributes=child_attributes(job),
+    )
+    state.pending_interrupt = PendingInterrupt(
+        workflow_id=child_id,
+        origin_agent_type=origin,
+        reroute_to_agent_type=job.reroute_to,
+        request=request.to_wire(),
+    )
+    show_orchestrator(state.phase, None, state.pending_interrupt)
+    return StartedQuestion(node_id, origin, origin_request, request, child_id, child)
+
+
+async def settle_question(
+    book: RunBook, started: StartedQuestion, fan_out: list[HeldAgent]
+) -> None:
+    """Wait for the answer, then set the step it leads to; a dispatch node's ``fan_out`` (as it
+    is now: agents that asked after the question started keep theirs for the next round) gets
+    each agent's own part."""
+    state = book.state
+    node_id, origin, request, child_id = (
+        started.node_id,
+        started.origin,
+        started.request,
+        started.child_id,
+    )
     try:
-        child = await workflow.start_child_workflow(
-            InterruptWorkflow.run,
-            job,
-            id=child_id,
-            static_summary=summary_line(origin, request),
-            static_details=details_markdown(child_id, origin, request),
-            search_attributes=child_attributes(job),
-        )
-        state.pending_interrupt = PendingInterrupt(
-            workflow_id=child_id,
-            origin_agent_type=origin,
-            reroute_to_agent_type=job.reroute_to,
-            request=request.to_wire(),
-        )
-        show_orchestrator(state.phase, None, state.pending_interrupt)
-        outcome = await child
+        outcome = await started.child
     except ChildWorkflowError as err:
         message = failure_message(err)
         book.fail(InterruptFailed(f"interrupt {child_id} failed: {message}"), node_id, origin)
@@ -126,7 +169,7 @@ async def ask(
     target = decision.step.agent_type
     resumes = target is origin
     if resumes:
-        carried: dict[str, Any] | None = origin_request
+        carried: dict[str, Any] | None = started.origin_request
     else:  # a supervisor's reroute: the target's newest request, if still held
         found = last_request_of(state.history, target)
         carried = found.payload if found is not None else None

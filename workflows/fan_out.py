@@ -4,22 +4,31 @@ own interrupt (spec 002 US4, FR-010; spec 004 section 5: finished agents never r
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Awaitable, Callable, Sequence
 from functools import partial
 from typing import Any
 
+from temporalio import workflow
+
+from models.agent_call import AgentReply
 from models.agent_types import Terminal
 from models.errors import AgentFailed
 from models.fan_out import HeldAgent
 from models.limits import clip
 from models.state import EntryKind, EventKind, HistoryEntry
 from workflows import blackboard
+from workflows.asking import StartedQuestion
 from workflows.code_changes import ticket_step
 from workflows.curation import with_contexts
 from workflows.event_questions import question_from_event
 from workflows.graph import NODES, Node
-from workflows.lifting import lift, lifted_output, plan_fan_out
+from workflows.lifting import asked, lift, lifted_output, plan_fan_out
 from workflows.run_book import RunBook, upstream_of
 from workflows.stuck_questions import stuck_question
+
+EARLY_QUESTIONS = "18-questions-while-siblings-run"
+AskEarly = Callable[[list[HeldAgent]], Awaitable[StartedQuestion]]
+"""Asks the dispatch node's question for the agents whose questions wait, while others run."""
 
 
 async def run_fan_out(
@@ -29,9 +38,14 @@ async def run_fan_out(
     parent: HistoryEntry,
     request: dict[str, Any],
     held: list[HeldAgent],
-) -> list[HeldAgent]:
+    ask_early: AskEarly | None = None,
+) -> tuple[list[HeldAgent], StartedQuestion | None]:
     """Run the fan-out in parallel: one dispatched agent per entry of ``request.requests``,
-    except the ``held`` agents that finished or still wait for their answer."""
+    except the ``held`` agents that finished or still wait for their answer.
+
+    With ``ask_early``, a question waits for no sibling: it is asked as soon as an agent asks
+    while others still run (``_settle_as_they_finish``), and the question it started is returned
+    beside the fan-out; runs recorded before (no patch marker) settle after the whole fan-out."""
     if node.dispatches is None:
         book.fail(AgentFailed(f"{node.agent_type} dispatches no agent (a bug)"), node_id)
     child = NODES[node.dispatches]
@@ -69,54 +83,111 @@ async def run_fan_out(
         calls.append(
             ticket_step(book, child.agent_type, sub_id, sub, partial(call, held_agent.answer))
         )
-    replies = await asyncio.gather(*calls)
-    for (index, (sub_id, output_id, upstream)), reply in zip(running.items(), replies, strict=True):
-        payload, route = reply.output, reply.route
-        if reply.stuck is not None:  # the model stays invalid: its agent asks a person (issue 19)
+    settle = partial(_settle, book, child, node_id, fan_out)
+    if ask_early is None or not calls or not workflow.patched(EARLY_QUESTIONS):
+        replies = await asyncio.gather(*calls)
+        for (index, where), reply in zip(running.items(), replies, strict=True):
+            settle(index, where, reply)
+        return fan_out, None
+    gather = book.state.question_gather_seconds
+    return await _settle_as_they_finish(fan_out, running, calls, settle, ask_early, gather)
+
+
+async def _settle_as_they_finish(
+    fan_out: list[HeldAgent],
+    running: dict[int, tuple[str, str, list[str]]],
+    calls: Sequence[Awaitable[AgentReply]],
+    settle: Callable[[int, tuple[str, str, list[str]], AgentReply], None],
+    ask_early: AskEarly,
+    gather_seconds: float,
+) -> tuple[list[HeldAgent], StartedQuestion | None]:
+    """Settle each agent as it finishes; the first time a question waits while agents still run,
+    the node's question is asked after at most ``gather_seconds`` (agents that ask within them
+    join it), whatever the others do (issue 18 item 5). Questions asked after it wait, not run
+    again, and are asked as the next question when the node resumes."""
+
+    async def reply_of(call: Awaitable[AgentReply]) -> AgentReply:
+        return await call
+
+    waiting = [
+        (index, asyncio.ensure_future(reply_of(call)))
+        for index, call in zip(running, calls, strict=True)
+    ]
+
+    def settle_finished() -> None:
+        for index, task in [w for w in waiting if w[1].done()]:  # in fan-out order
+            settle(index, running[index], task.result())
+            waiting.remove((index, task))
+
+    started = await ask_early(fan_out) if asked(fan_out) else None  # held from the last round
+    while waiting:
+        await workflow.wait([t for _, t in waiting], return_when=asyncio.FIRST_COMPLETED)
+        settle_finished()
+        if started is None and waiting and asked(fan_out):
+            if gather_seconds > 0:  # agents asking at nearly the same moment join the question
+                await workflow.wait([t for _, t in waiting], timeout=gather_seconds)
+                settle_finished()
+            if waiting:
+                started = await ask_early(fan_out)
+    return fan_out, started
+
+
+def _settle(
+    book: RunBook,
+    child: Node,
+    node_id: str,
+    fan_out: list[HeldAgent],
+    index: int,
+    where: tuple[str, str, list[str]],
+    reply: AgentReply,
+) -> None:
+    """Record one dispatched agent's reply and mark it finished or asking in ``fan_out``."""
+    sub_id, output_id, upstream = where
+    payload, route = reply.output, reply.route
+    if reply.stuck is not None:  # the model stays invalid: its agent asks a person (issue 19)
+        book.event(
+            EventKind.WARNING,
+            f"{child.agent_type} could not get a valid reply; a person is asked: "
+            f"{clip(reply.stuck)}",
+            sub_id,
+            child.agent_type,
+        )
+        question = stuck_question(child.agent_type, child.output_model, reply.stuck)
+        payload, route = {"interruptRequest": question.to_wire()}, "interruptRequest"
+    event = book.state.stored_events.pop(sub_id, None)
+    if event is not None:  # a supervisor's event on this agent always ends in a question
+        if route != "interruptRequest":
             book.event(
                 EventKind.WARNING,
-                f"{child.agent_type} could not get a valid reply; a person is asked: "
-                f"{clip(reply.stuck)}",
+                f"{sub_id} did not interrupt although event {event.event_id} asked it to; "
+                "the workflow asks in its place, its reply is kept and not acted on",
                 sub_id,
                 child.agent_type,
             )
-            question = stuck_question(child.agent_type, child.output_model, reply.stuck)
+            question = question_from_event(child.agent_type, event, payload)
             payload, route = {"interruptRequest": question.to_wire()}, "interruptRequest"
-        event = book.state.stored_events.pop(sub_id, None)
-        if event is not None:  # a supervisor's event on this agent always ends in a question
-            if route != "interruptRequest":
-                book.event(
-                    EventKind.WARNING,
-                    f"{sub_id} did not interrupt although event {event.event_id} asked it to; "
-                    "the workflow asks in its place, its reply is kept and not acted on",
-                    sub_id,
-                    child.agent_type,
-                )
-                question = question_from_event(child.agent_type, event, payload)
-                payload, route = {"interruptRequest": question.to_wire()}, "interruptRequest"
-            book.state.stored_events.setdefault(node_id, event)  # its choices and reroute
-        routing = child.output_model.model_validate(payload)
-        _, target, value = routing.chosen_route()
-        output = book.record(
-            sub_id,
-            child.agent_type,
-            EntryKind.OUTPUT,
-            payload,
-            route=route,
-            context_id=output_id,
-            upstream=upstream,
-        )
-        blackboard.remember_output(book.state, output)
-        asked = target is Terminal.INTERRUPT
-        fan_out[index] = fan_out[index].model_copy(
-            update={
-                "node_id": sub_id,
-                "result": None if asked else value,
-                "question": value if asked else None,
-                "answer": None,
-            }
-        )
-    return fan_out
+        book.state.stored_events.setdefault(node_id, event)  # its choices and reroute
+    routing = child.output_model.model_validate(payload)
+    _, target, value = routing.chosen_route()
+    output = book.record(
+        sub_id,
+        child.agent_type,
+        EntryKind.OUTPUT,
+        payload,
+        route=route,
+        context_id=output_id,
+        upstream=upstream,
+    )
+    blackboard.remember_output(book.state, output)
+    asks = target is Terminal.INTERRUPT
+    fan_out[index] = fan_out[index].model_copy(
+        update={
+            "node_id": sub_id,
+            "result": None if asks else value,
+            "question": value if asks else None,
+            "answer": None,
+        }
+    )
 
 
 def lifted(

@@ -79,8 +79,13 @@ def plan_fan_out(
 
 
 def asked(fan_out: Sequence[HeldAgent]) -> list[tuple[HeldAgent, DispatchedAgentInterruptRequest]]:
-    """The agents of the fan-out with an open question, and their questions."""
-    return [(a, a.question) for a in fan_out if a.result is None and a.question is not None]
+    """The agents of the fan-out whose question waits for an answer, and their questions (an
+    answered agent running again is not one of them)."""
+    return [
+        (a, a.question)
+        for a in fan_out
+        if a.result is None and a.question is not None and a.answer is None
+    ]
 
 
 def lift(dispatch: AgentType, fan_out: Sequence[HeldAgent]) -> DispatchInterruptRequest | None:

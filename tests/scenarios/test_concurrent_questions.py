@@ -58,7 +58,8 @@ async def test_two_of_three_agents_ask_at_once_and_each_gets_its_own_answer(
     scenario = OfflineScenario.parse("fanout=3;interrupt=TICKET_AGENT#1,TICKET_AGENT#3")
     offline = OfflineModel(scenario)
     async with build_worker(client, task_queue, LlmSettings(), offline=offline):
-        handle = await start(client, task_queue, workflow_id)
+        # agents that ask within 10 s of each other join one question (issue 18 item 5)
+        handle = await start(client, task_queue, workflow_id, question_gather_seconds=10)
         pending = (await wait_for_interrupt(handle, timeout=60)).pending_interrupt
         assert pending is not None
         question = (await interrupt_status(client, pending.workflow_id)).request
