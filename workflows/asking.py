@@ -10,11 +10,12 @@ from temporalio.exceptions import ChildWorkflowError
 from temporalio.workflow import ChildWorkflowHandle
 
 from models.agent_types import AgentType
-from models.errors import DegenerateLoop, InterruptFailed, failure_message
+from models.errors import DegenerateLoop, InterruptFailed, StepLimitExceeded, failure_message
 from models.fan_out import HeldAgent
 from models.interrupt_flow import InterruptInput, InterruptOutcome
 from models.interrupts import InterruptRequestBase, InterruptRouting, TimeoutOutcome
-from models.state import EntryKind, EventKind, PendingInterrupt
+from models.state import EntryKind, EventKind, PendingInterrupt, PendingStep
+from workflows.budget_questions import budget_question, stops_the_run
 from workflows.graph import NODES
 from workflows.interrupt import InterruptWorkflow
 from workflows.interrupt_text import details_markdown, summary_line
@@ -187,3 +188,34 @@ async def settle_question(
             else [],
         }
     )
+
+
+async def ask_for_steps(book: RunBook, step: PendingStep, budget: int) -> None:
+    """The step budget is used up: a person grants ``budget`` more steps or stops the run
+    (issue 19). The waiting step keeps its request, its answer and its held fan-out; the
+    person's words join its guidance."""
+    state = book.state
+    agent = step.agent_type
+    node_id = book.next_node_id(agent)
+    book.event(
+        EventKind.WARNING,
+        f"the run took {state.steps_taken} agent steps (maxSteps); a person is asked "
+        f"whether it gets {budget} more",
+        node_id,
+        agent,
+    )
+    question = budget_question(agent, state.steps_taken, budget)
+    await ask(book, node_id, (agent, step.request), question, [], person_only=True)
+    answered = state.pending
+    if answered is None or stops_the_run(answered.resolution):
+        book.fail(
+            StepLimitExceeded(
+                f"the run took {state.steps_taken} agent steps without finishing and a "
+                "person chose to stop it at its step budget (maxSteps)"
+            ),
+            node_id,
+            agent,
+        )
+    state.max_steps = state.steps_taken + budget
+    guidance = [g for g in (step.interrupt_resolution, answered.interrupt_resolution) if g]
+    state.pending = step.model_copy(update={"interrupt_resolution": "\n\n".join(guidance) or None})

@@ -10,20 +10,21 @@ from typing import Any
 
 from temporalio import workflow
 
-from models.agent_call import AgentReply
+from models.agent_call import AgentReply, ContextItem
 from models.agent_types import Terminal
-from models.errors import AgentFailed
+from models.errors import AgentFailed, DegenerateLoop
 from models.fan_out import HeldAgent
 from models.limits import clip
 from models.state import EntryKind, EventKind, HistoryEntry
 from workflows import blackboard
-from workflows.asking import StartedQuestion
+from workflows.asking import StartedQuestion, start_question
 from workflows.code_changes import ticket_step
 from workflows.curation import with_contexts
 from workflows.event_questions import question_from_event
 from workflows.graph import NODES, Node
-from workflows.lifting import asked, lift, lifted_output, plan_fan_out
+from workflows.lifting import asked, fan_out_context, lift, lifted_output, plan_fan_out
 from workflows.run_book import RunBook, upstream_of
+from workflows.steps import decide
 from workflows.stuck_questions import stuck_question
 
 EARLY_QUESTIONS = "18-questions-while-siblings-run"
@@ -205,3 +206,66 @@ def lifted(
         "raises their questions"
     )
     return lifted_output(node.agent_type, question.to_wire(), summary, output_id, upstream)
+
+
+async def question_while_agents_run(
+    book: RunBook,
+    node: Node,
+    node_id: str,
+    request_entry: HistoryEntry,
+    request: dict[str, Any],
+    context: list[ContextItem],
+    fan_out: list[HeldAgent],
+) -> StartedQuestion:
+    """The dispatch node's question for the agents that asked, started while its other agents
+    still run, so a person sees it at once (issue 18 item 5); the node's output is the lifted
+    question, as when every agent has finished."""
+    agent = node.agent_type
+    output_id = book.context_id(agent)
+    dispatched = node.dispatches or agent
+    upstream = upstream_of(request_entry, request, context + fan_out_context(dispatched, fan_out))
+    payload = lifted(book, node, fan_out, output_id, upstream)
+    if payload is None:
+        book.fail(DegenerateLoop(f"{node_id} had no question to ask (a bug)"), node_id)
+    output = book.record(
+        node_id,
+        agent,
+        EntryKind.OUTPUT,
+        payload,
+        route="interruptRequest",
+        upstream=upstream,
+        context_id=output_id,
+    )
+    blackboard.remember_output(book.state, output)
+    routing = node.output_model.model_validate(payload)
+    decision = decide(agent, routing, output, book.state.history)
+    if decision.interrupt is None:
+        book.fail(DegenerateLoop(f"{node_id}'s lifted question was lost (a bug)"))
+    still = sum(1 for a in fan_out if a.runs())
+    book.event(
+        EventKind.INFO,
+        f"{node_id}: a question is asked while {still} of its agents still run; questions "
+        "asked after it follow when the node resumes",
+        node_id,
+        agent,
+    )
+    return await start_question(book, node_id, (agent, request), decision.interrupt)
+
+
+def keep_late_event(book: RunBook, node_id: str) -> None:
+    """A supervisor's event on one of ``node_id``'s agents taken after its question started
+    goes with the agent's question to the node that asks it next."""
+    state = book.state
+    late = state.stored_events.pop(node_id, None)
+    if late is None:
+        return
+    resumed = state.pending
+    if resumed is not None and NODES[resumed.agent_type].dispatches is not None:
+        state.stored_events[book.next_node_id(resumed.agent_type)] = late
+        return
+    book.event(
+        EventKind.WARNING,
+        f"event {late.event_id} came after {node_id}'s question and the answer leads "
+        f"elsewhere; its agent's own question is kept, its reroute is not taken",
+        node_id,
+    )

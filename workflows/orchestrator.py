@@ -18,7 +18,6 @@ from temporalio import workflow
 from temporalio.common import RawValue
 from temporalio.exceptions import ActivityError, ApplicationError
 
-from models.agent_call import ContextItem
 from models.agent_types import AgentType
 from models.errors import (
     DegenerateLoop,
@@ -35,7 +34,6 @@ from models.results import OrchestratorCollectorResult
 from models.state import (
     EntryKind,
     EventKind,
-    HistoryEntry,
     HistoryPage,
     HistoryPageRequest,
     NodeRef,
@@ -45,12 +43,11 @@ from models.state import (
     PendingStep,
 )
 from workflows import blackboard, code_changes
-from workflows.asking import StartedQuestion, ask, settle_question, start_question
-from workflows.budget_questions import budget_question, stops_the_run
+from workflows.asking import ask, ask_for_steps, settle_question
 from workflows.curation import with_contexts
 from workflows.event_questions import question_from_event
 from workflows.event_rules import EventVerdict, check_event
-from workflows.fan_out import lifted, run_fan_out
+from workflows.fan_out import keep_late_event, lifted, question_while_agents_run, run_fan_out
 from workflows.graph import NODES, Node
 from workflows.handler_args import parse_raw, parse_values
 from workflows.handover import history_is_long
@@ -159,7 +156,7 @@ class OrchestratorWorkflow:
                             "maxSteps if the goal really needs more steps."
                         )
                     )
-                await self._ask_for_steps(step, state.step_budget)
+                await ask_for_steps(self._book, step, state.step_budget)
                 continue
             state.steps_taken += 1
             result = await self._run_node(NODES[step.agent_type], step)
@@ -258,105 +255,6 @@ class OrchestratorWorkflow:
         taken = self._state.steps_taken - self._steps_at_start
         return history_is_long() or taken >= every
 
-    def _next_node_id(self, agent: AgentType) -> str:
-        """The id the next node of ``agent`` gets (``ticket-dispatch-033``)."""
-        return f"{agent.slug}-{self._state.next_seq:03d}"
-
-    async def _ask_early(
-        self,
-        node: Node,
-        node_id: str,
-        request_entry: HistoryEntry,
-        request: dict[str, Any],
-        context: list[ContextItem],
-        fan_out: list[HeldAgent],
-    ) -> StartedQuestion:
-        """The dispatch node's question for the agents that asked, started while its other agents
-        still run, so a person sees it at once (issue 18 item 5); the node's output is the lifted
-        question, as when every agent has finished."""
-        agent = node.agent_type
-        output_id = self._book.context_id(agent)
-        dispatched = node.dispatches or agent
-        upstream = upstream_of(
-            request_entry, request, context + fan_out_context(dispatched, fan_out)
-        )
-        payload = lifted(self._book, node, fan_out, output_id, upstream)
-        if payload is None:
-            self._book.fail(DegenerateLoop(f"{node_id} had no question to ask (a bug)"), node_id)
-        output = self._book.record(
-            node_id,
-            agent,
-            EntryKind.OUTPUT,
-            payload,
-            route="interruptRequest",
-            upstream=upstream,
-            context_id=output_id,
-        )
-        blackboard.remember_output(self._state, output)
-        routing = node.output_model.model_validate(payload)
-        decision = decide(agent, routing, output, self._state.history)
-        if decision.interrupt is None:
-            self._book.fail(DegenerateLoop(f"{node_id}'s lifted question was lost (a bug)"))
-        still = sum(1 for a in fan_out if a.runs())
-        self._book.event(
-            EventKind.INFO,
-            f"{node_id}: a question is asked while {still} of its agents still run; questions "
-            "asked after it follow when the node resumes",
-            node_id,
-            agent,
-        )
-        return await start_question(self._book, node_id, (agent, request), decision.interrupt)
-
-    def _keep_late_event(self, node_id: str) -> None:
-        """A supervisor's event on one of ``node_id``'s agents taken after its question started
-        goes with the agent's question to the node that asks it next."""
-        state = self._state
-        late = state.stored_events.pop(node_id, None)
-        if late is None:
-            return
-        resumed = state.pending
-        if resumed is not None and NODES[resumed.agent_type].dispatches is not None:
-            state.stored_events[self._next_node_id(resumed.agent_type)] = late
-            return
-        self._book.event(
-            EventKind.WARNING,
-            f"event {late.event_id} came after {node_id}'s question and the answer leads "
-            f"elsewhere; its agent's own question is kept, its reroute is not taken",
-            node_id,
-        )
-
-    async def _ask_for_steps(self, step: PendingStep, budget: int) -> None:
-        """The step budget is used up: a person grants ``budget`` more steps or stops the run
-        (issue 19). The waiting step keeps its request, its answer and its held fan-out; the
-        person's words join its guidance."""
-        state = self._state
-        agent = step.agent_type
-        node_id = self._next_node_id(agent)
-        self._book.event(
-            EventKind.WARNING,
-            f"the run took {state.steps_taken} agent steps (maxSteps); a person is asked "
-            f"whether it gets {budget} more",
-            node_id,
-            agent,
-        )
-        question = budget_question(agent, state.steps_taken, budget)
-        await ask(self._book, node_id, (agent, step.request), question, [], person_only=True)
-        answered = state.pending
-        if answered is None or stops_the_run(answered.resolution):
-            self._book.fail(
-                StepLimitExceeded(
-                    f"the run took {state.steps_taken} agent steps without finishing and a "
-                    "person chose to stop it at its step budget (maxSteps)"
-                ),
-                node_id,
-                agent,
-            )
-        state.max_steps = state.steps_taken + budget
-        guidance = [g for g in (step.interrupt_resolution, answered.interrupt_resolution) if g]
-        state.pending = step.model_copy(
-            update={"interrupt_resolution": "\n\n".join(guidance) or None}
-        )
-
     def _verdict(self, event: InterruptRequestEvent) -> EventVerdict:
         """Whether ``event`` is taken now, and by which node (a dispatched agent's, too)."""
         return check_event(self._state, event, self._book.calls.running())
@@ -385,7 +283,7 @@ class OrchestratorWorkflow:
         """Run one node and set the next pending step; return the final result on STOP."""
         state = self._state
         agent = node.agent_type
-        node_id = self._next_node_id(agent)
+        node_id = self._book.next_node_id(agent)
         request, curated_ids = with_contexts(state.curated, node.request_model, step.request)
         request_entry = self._book.record(
             node_id,
@@ -401,14 +299,22 @@ class OrchestratorWorkflow:
         fan_out: list[HeldAgent] = []
         context = self._book.context()
         if node.dispatches is not None:
-            ask_early = partial(self._ask_early, node, node_id, request_entry, request, context)
+            ask_early = partial(
+                question_while_agents_run,
+                self._book,
+                node,
+                node_id,
+                request_entry,
+                request,
+                context,
+            )
             fan_out, early = await run_fan_out(
                 self._book, node, node_id, request_entry, request, step.held, ask_early
             )
             if early is not None:  # asked while agents ran (issue 18 item 5): now the answer
                 state.current = None
                 await settle_question(self._book, early, fan_out)
-                self._keep_late_event(node_id)
+                keep_late_event(self._book, node_id)
                 return None
             context += fan_out_context(node.dispatches, fan_out)
         output_id = self._book.context_id(agent)

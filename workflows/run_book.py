@@ -107,6 +107,10 @@ class RunBook:
             if e.kind is EntryKind.OUTPUT and "/" not in e.node_id
         ][-CONTEXT_WINDOW:]
 
+    def next_node_id(self, agent: AgentType) -> str:
+        """The id the next node of ``agent`` gets (``ticket-dispatch-033``)."""
+        return f"{agent.slug}-{self.state.next_seq:03d}"
+
     def context_id(self, agent: AgentType) -> str:
         state = self.state
         cid = make_context_id(
