@@ -6,7 +6,8 @@ event interrupts and whose REVIEW_AGENT asks a person, both answered; a run whos
 ask at once (issue 10); a run that continues as new every 3 steps; a run whose agent ignores a
 supervisor's event, so the workflow asks in its place, answered in free text alone, and a run in
 which a supervisor's signal stops one running ticket agent (issue 18); a run that uses up its step
-budget and is granted more (issue 19). It
+budget and is granted more (issue 19); a run whose first ticket agent's question is asked while the
+third still works, the third's question following (issue 18). It
 writes every run's history (orchestrator runs and interrupt children) as JSON into
 ``tests/histories/<version>/`` (the commit the code is at, listed in ``landed.LANDED``); a
 folder that exists is never written again. ``record_landed`` adds the waiting shapes.
@@ -95,7 +96,9 @@ async def _concurrent_questions(client: Client, out: Path) -> None:
     task_queue = f"record-{uuid.uuid4()}"
     scenario = OfflineScenario.parse("fanout=3;interrupt=TICKET_AGENT#1,TICKET_AGENT#3")
     async with build_worker(client, task_queue, LlmSettings(), offline=OfflineModel(scenario)):
-        handle = await start(client, task_queue, "recorded-concurrent-questions")
+        handle = await start(
+            client, task_queue, "recorded-concurrent-questions", question_gather_seconds=10
+        )
         await _answer_next(client, handle, 1)
         await handle.result()
     await _save(client, handle.id, "orchestrator-concurrent-questions", out)
@@ -161,22 +164,42 @@ async def _event_on_a_dispatched_agent(client: Client, out: Path) -> None:
     await _save(client, f"{handle.id}-interrupt-1", "interrupt-event-on-an-agent", out)
 
 
+async def _answer_until_done(client: Client, handle: WorkflowHandle, option: str) -> None:
+    """Answer each question the run asks with ``option`` until the run ends."""
+    result = asyncio.ensure_future(handle.result())
+    answered: set[str] = set()
+    while not result.done():
+        pending = (await handle.query(OrchestratorWorkflow.status)).pending_interrupt
+        if pending is not None and pending.workflow_id not in answered:
+            answered.add(pending.workflow_id)
+            await _answer_next(client, handle, len(answered), option)
+        await asyncio.wait([result], timeout=0.1)
+    await result
+
+
 async def _step_budget_granted(client: Client, out: Path) -> None:
     """Issue 19: the run uses up its step budget of 6 and a person grants more, until it ends."""
     task_queue = f"record-{uuid.uuid4()}"
     async with build_worker(client, task_queue, LlmSettings()):
         handle = await start(client, task_queue, "recorded-step-budget", max_steps=6)
-        result = asyncio.ensure_future(handle.result())
-        answered: set[str] = set()
-        while not result.done():
-            pending = (await handle.query(OrchestratorWorkflow.status)).pending_interrupt
-            if pending is not None and pending.workflow_id not in answered:
-                answered.add(pending.workflow_id)
-                await _answer_next(client, handle, len(answered), "A")
-            await asyncio.wait([result], timeout=0.1)
-        await result
+        await _answer_until_done(client, handle, "A")
     await _save(client, handle.id, "orchestrator-step-budget", out)
     await _save(client, f"{handle.id}-interrupt-1", "interrupt-step-budget", out)
+
+
+async def _question_while_a_sibling_runs(client: Client, out: Path) -> None:
+    """Issue 18 item 5: the first agent's question is asked while the third still works; the
+    third's own question follows when the node resumes."""
+    task_queue = f"record-{uuid.uuid4()}"
+    scenario = OfflineScenario.parse(
+        "fanout=3;interrupt=TICKET_AGENT#1,TICKET_AGENT#3;delay=TICKET_AGENT#3:3"
+    )
+    async with build_worker(client, task_queue, LlmSettings(), offline=OfflineModel(scenario)):
+        handle = await start(client, task_queue, "recorded-early-question")
+        await _answer_until_done(client, handle, "B")
+    await _save(client, handle.id, "orchestrator-early-question", out)
+    for n in (1, 2):
+        await _save(client, f"{handle.id}-interrupt-{n}", f"interrupt-early-question-{n}", out)
 
 
 async def main(version: str) -> None:
@@ -195,6 +218,7 @@ async def main(version: str) -> None:
         await _ignored_event_answered_in_words(env.client, out)
         await _event_on_a_dispatched_agent(env.client, out)
         await _step_budget_granted(env.client, out)
+        await _question_while_a_sibling_runs(env.client, out)
     print("\n".join(sorted(p.name for p in out.glob("*.json"))))
 
 

@@ -34,7 +34,15 @@ def real_model_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Real
     if not SERVE.is_file():
         pytest.skip(f"{SERVE} is not here (the shared folder beside the clone)")
     run_dir = tmp_path_factory.mktemp("llama-server")
-    env = {**os.environ, "PYTHON": sys.executable, "RUN_DIR": str(run_dir), "LLM_CTX": "4096"}
+    env = {
+        **os.environ,
+        "PYTHON": sys.executable,
+        "RUN_DIR": str(run_dir),
+        "LLM_CTX": "4096",
+        # one thread: llama.cpp's threads spin while they wait for each other, so two of them on
+        # two busy cores (the suite's own workers and servers) took several times as long
+        "LLM_THREADS": "1",
+    }
     started = subprocess.run(
         ["bash", str(SERVE), "start"], env=env, capture_output=True, text=True, timeout=120
     )
