@@ -31,8 +31,8 @@ LANDED: dict[str, str] = {
     "dfaf874": "submitted after issues 17-20 (deploys and dead workers, events that end in "
     "questions, free-text answers, stuck models ask people, real code changes); its CI failed on "
     "a crash at exit, so it never landed, but runs may have started on it: its shapes replay",
-    "bbdbe53": "clean exits of client scripts, step budgets and context refusals ask a person "
-    "(issues 17-20 again)",
+    "2dab00f": "clean exits of client scripts; step budgets and context refusals ask a person; "
+    "a question waits for no slow sibling (issues 17-20 again)",
 }
 """Every version that landed on main, oldest first, with what it brought."""
 
