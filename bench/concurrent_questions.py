@@ -58,6 +58,8 @@ WARMUPS = 1
 AGENTS = 3
 CONCURRENT = f"fanout={AGENTS};interrupt=TICKET_AGENT"
 SINGLE = f"fanout={AGENTS};interrupt=TICKET_AGENT#2"
+GATHER_SECONDS = 10.0
+"""The runs' ``questionGatherSeconds``: the three agents, asking within it, share one question."""
 
 
 @dataclass(frozen=True)
@@ -95,7 +97,7 @@ class Result:
 async def _once(client: Client, task_queue: str, offline: OfflineModel) -> RoundTrip:
     handle = await client.start_workflow(
         OrchestratorWorkflow.run,
-        OrchestratorInput(goal=GOAL),
+        OrchestratorInput(goal=GOAL, question_gather_seconds=GATHER_SECONDS),
         id=fresh_id("bench-concurrent"),
         task_queue=task_queue,
     )

@@ -62,6 +62,9 @@ def test_scenario_parse_and_clear_errors() -> None:
     scenario = OfflineScenario.parse("interrupt=review_agent, MERGER_AGENT;delay=PLANNING_AGENT:2")
     assert scenario.interrupt_at == {AgentType.REVIEW_AGENT, AgentType.MERGER_AGENT}
     assert scenario.delays == {AgentType.PLANNING_AGENT: 2.0}
+    slow_second = OfflineScenario.parse("delay=TICKET_AGENT:1,TICKET_AGENT#2:30")  # issue 18
+    assert slow_second.delays == {AgentType.TICKET_AGENT: 1.0}
+    assert slow_second.key_delays == {"ticket-agent-2": 30.0}
     with pytest.raises(ValueError, match="unknown agent type 'NOPE'"):
         OfflineScenario.parse("interrupt=NOPE")
     with pytest.raises(ValueError, match="unknown OFFLINE_SCENARIO part"):

@@ -14,6 +14,7 @@ from activities.offline_model import RESOLVED_MARKER, OfflineModel, OfflineScena
 from app.sdk import AgentWorkflowClient
 from app.worker_setup import build_worker
 from models.agent_types import AgentType
+from models.interrupt_events import InterruptRequestEvent
 from models.interrupts import InterruptRequestBase
 from models.state import EntryKind, OrchestratorStatus
 from tests.support.interrupts import GOAL, answer_all, full_status, interrupt_status, start
@@ -64,7 +65,7 @@ async def _answer(
 async def test_a_question_is_seen_while_a_slow_sibling_still_runs(
     client: Client, task_queue: str, workflow_id: str
 ) -> None:
-    scenario = OfflineScenario.parse("fanout=3;interrupt=TICKET_AGENT#1;delay=TICKET_AGENT#3:12")
+    scenario = OfflineScenario.parse("fanout=3;interrupt=TICKET_AGENT#1;delay=TICKET_AGENT#3:15")
     offline = OfflineModel(scenario)
     agents = AgentWorkflowClient(client, task_queue)
     async with build_worker(client, task_queue, LlmSettings(), offline=offline):
@@ -123,3 +124,39 @@ async def test_a_question_asked_later_follows_when_the_node_resumes(
     assert RESOLVED_MARKER in calls["ticket-agent-3"][1]
     assert "-> B (" in calls["ticket-agent-1"][1] and "-> B (" in calls["ticket-agent-3"][1]
     assert "ticket-agent-3" not in calls["ticket-agent-1"][1], "never another agent's answer"
+
+
+async def test_an_event_on_a_sibling_after_the_question_joins_the_next_question(
+    client: Client, task_queue: str, workflow_id: str
+) -> None:
+    """A supervisor's event on an agent that still runs while the node's question waits: the
+    agent asks, and its question (with the supervisor's choices) is the next question."""
+    scenario = OfflineScenario.parse("fanout=3;interrupt=TICKET_AGENT#1;delay=TICKET_AGENT#3:8")
+    asked: set[str] = set()
+    async with build_worker(client, task_queue, LlmSettings(), offline=OfflineModel(scenario)):
+        handle = await start(client, task_queue, workflow_id)
+        status, first = await _next_question(handle, client, asked)
+        assert status.current_node is not None and not _finished(status, "ticket-agent-3")
+        ack = await handle.execute_update(
+            OrchestratorWorkflow.send_interrupt_event,
+            InterruptRequestEvent.model_validate(
+                {
+                    "eventId": "late-sibling-event",
+                    "nodeId": f"{status.current_node.node_id}/ticket-agent-3",
+                    "sourceAgentType": "TICKET_AGENT",
+                    "reason": "Check this ticket's scope with a person",
+                    "choices": [
+                        {"label": "Keep", "value": "keep"},
+                        {"label": "Narrow", "value": "narrow"},
+                    ],
+                }
+            ),
+        )
+        assert ack.accepted
+        await _answer(client, status, first)
+        status, second = await _next_question(handle, client, asked)
+        await _answer(client, status, second)
+        await asyncio.wait_for(handle.result(), 90)
+    assert [q.agent_key for q in first.agent_questions] == ["ticket-agent-1"]  # type: ignore[attr-defined]
+    assert [q.agent_key for q in second.agent_questions] == ["ticket-agent-3"]  # type: ignore[attr-defined]
+    assert "supervisor" in {c.choice_id for c in second.choices}, "the event's choices joined"

@@ -52,7 +52,8 @@ async def _run(client: Client, workflow_id: str, origin: AgentType) -> Orchestra
     task_queue = f"{workflow_id}-q"
     offline = OfflineModel(OfflineScenario.parse(SCENARIOS[origin]))
     async with build_worker(client, task_queue, LlmSettings(), offline=offline):
-        handle = await start(client, task_queue, workflow_id)
+        # every agent of a fan-out asks: one question for them all (issue 18 item 5)
+        handle = await start(client, task_queue, workflow_id, question_gather_seconds=10)
         pending = (await wait_for_interrupt(handle, timeout=90)).pending_interrupt
         assert pending is not None and pending.origin_agent_type is origin
         question = await interrupt_status(client, pending.workflow_id)

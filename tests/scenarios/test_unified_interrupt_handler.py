@@ -25,6 +25,8 @@ from tests.support.interrupts import (
 )
 from workflows.interrupt import InterruptWorkflow
 
+GATHER = 10
+
 US1_ORIGINS = {
     AgentType.ORCHESTRATOR: "orchestratorRequest",
     AgentType.DISCOVERY_ORCHESTRATOR: "discoveryOrchestratorRequest",
@@ -41,7 +43,8 @@ async def _interrupt_and_answer(
     """Run until the scripted interrupt, answer it via the SDK's update, run to the end."""
     offline = OfflineModel(scenario)
     async with build_worker(client, task_queue, LlmSettings(), offline=offline):
-        handle = await start(client, task_queue, workflow_id)
+        # dispatched agents that all ask share one question (issue 18 item 5: else the next follows)
+        handle = await start(client, task_queue, workflow_id, question_gather_seconds=GATHER)
         waiting = await wait_for_interrupt(handle)
         pending = waiting.pending_interrupt
         assert pending is not None

@@ -88,7 +88,8 @@ async def test_a_dispatched_agents_question_notifies_every_channel_once_across_a
     with HttpReceiver().running() as http, SmtpReceiver(password=SMTP_PASSWORD).running() as smtp:
         notify = _settings(http, smtp)
         async with build_worker(client, task_queue, LlmSettings(), offline=offline, notify=notify):
-            handle = await start(client, task_queue, workflow_id)
+            # both ticket agents ask: one question for both (issue 18 item 5)
+            handle = await start(client, task_queue, workflow_id, question_gather_seconds=10)
             pending = (await wait_for_interrupt(handle)).pending_interrupt
             assert pending is not None
             await until(lambda: len(http.delivered()) == 2 and len(smtp.messages) == 1)
