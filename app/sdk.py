@@ -87,6 +87,14 @@ class WaitingRow:
     """Why the question or its run makes no progress (``app/stuck.py``), e.g. after a deploy."""
 
 
+WAITING_QUERY = (
+    f"WorkflowType = '{InterruptWorkflow.__name__}' AND "
+    f"{visibility.INTERRUPT_STATE.name} = '{visibility.WAITING}' AND "
+    "ExecutionStatus = 'Running'"
+)
+"""The visibility query of ``list --waiting``: questions waiting for a person."""
+
+
 class AgentWorkflowClient:
     """What supervisors and tools call: start runs, read their status, steer them."""
 
@@ -296,12 +304,7 @@ class AgentWorkflowClient:
 
     async def waiting(self, limit: int = 100) -> list[WaitingRow]:
         """Questions waiting for a person across all runs (``InterruptState='WAITING'``)."""
-        query = (
-            f"WorkflowType = '{InterruptWorkflow.__name__}' AND "
-            f"{visibility.INTERRUPT_STATE.name} = '{visibility.WAITING}' AND "
-            "ExecutionStatus = 'Running'"
-        )
-        executions = [e async for e in self.client.list_workflows(query, limit=limit)]
+        executions = [e async for e in self.client.list_workflows(WAITING_QUERY, limit=limit)]
         rows = await asyncio.gather(*(self._waiting_row(e) for e in executions))
         runs = {row.interrupt_id: row.interrupt_id.rsplit("-interrupt-", 1)[0] for row in rows}
         stuck = await stuck_ids(self.client, sorted({*runs, *runs.values()})) if rows else {}
@@ -309,6 +312,11 @@ class AgentWorkflowClient:
             replace(row, problem=stuck.get(row.interrupt_id) or stuck.get(runs[row.interrupt_id]))
             for row in rows
         ]
+
+    async def is_listed_waiting(self, interrupt_id: str) -> bool:
+        """Whether ``list --waiting`` lists ``interrupt_id`` (the server's visibility store)."""
+        query = f"{WAITING_QUERY} AND WorkflowId = '{interrupt_id}'"
+        return (await self.client.count_workflows(query)).count > 0
 
     async def _waiting_row(self, execution: WorkflowExecution) -> WaitingRow:
         origin = execution.typed_search_attributes.get(visibility.INTERRUPT_ORIGIN) or "?"

@@ -11,7 +11,7 @@ itself (in memory, with the project's search attributes), with the worker of
    ``--sibling-seconds`` (default 30, ``delay=TICKET_AGENT#2:30``). From the server's
    ``ActivityTaskCompleted`` event of the asking agent's call (its question exists) to the moment
    the bench, polling every 20 ms, first sees the question (a) in the run's ``status`` query and
-   (b) in ``list --waiting`` (``AgentWorkflowClient.waiting``: the server's visibility store).
+   (b) in ``list --waiting`` (its visibility query, ``AgentWorkflowClient.is_listed_waiting``).
 2. **No sibling.** The same with one ticket agent (``fanout=1``).
 
 The ratio 1 / 2 (medians, for ``list --waiting``, the later of the two) is what a running sibling
@@ -131,7 +131,7 @@ async def _once(agents: AgentWorkflowClient, with_sibling: bool) -> Sighting:
                 seen_status = now
             if pending is not None and seen_list is None and now - last_list >= LIST_POLL:
                 last_list = now
-                if pending.workflow_id in {r.interrupt_id for r in await agents.waiting()}:
+                if await agents.is_listed_waiting(pending.workflow_id):
                     seen_list = time.time()
             if with_sibling and _finished(status, SIBLING):
                 sibling_running = False

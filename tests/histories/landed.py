@@ -28,9 +28,6 @@ REPO = HISTORIES.parent.parent
 LANDED: dict[str, str] = {
     "83c9b6c": "stop 6: the agent graph, the unified interrupt, supervisor events (issues 2-5)",
     "8967e4f": "stop 15: hardening, bounded state, typed questions, tools, notices (issues 8-14)",
-    "dfaf874": "submitted after issues 17-20 (deploys and dead workers, events that end in "
-    "questions, free-text answers, stuck models ask people, real code changes); its CI failed on "
-    "a crash at exit, so it never landed, but runs may have started on it: its shapes replay",
     "2dab00f": "clean exits of client scripts; step budgets and context refusals ask a person; "
     "a question waits for no slow sibling (issues 17-20 again)",
 }

@@ -65,7 +65,7 @@ async def _answer(
 async def test_a_question_is_seen_while_a_slow_sibling_still_runs(
     client: Client, task_queue: str, workflow_id: str
 ) -> None:
-    scenario = OfflineScenario.parse("fanout=3;interrupt=TICKET_AGENT#1;delay=TICKET_AGENT#3:15")
+    scenario = OfflineScenario.parse("fanout=3;interrupt=TICKET_AGENT#1;delay=TICKET_AGENT#3:10")
     offline = OfflineModel(scenario)
     agents = AgentWorkflowClient(client, task_queue)
     async with build_worker(client, task_queue, LlmSettings(), offline=offline):
@@ -78,10 +78,8 @@ async def test_a_question_is_seen_while_a_slow_sibling_still_runs(
         assert status.pending_interrupt.origin_agent_type is AgentType.TICKET_DISPATCH
         assert [q.agent_key for q in question.agent_questions] == ["ticket-agent-1"]  # type: ignore[attr-defined]
         async with asyncio.timeout(30):  # the inbox lists it too (search attributes)
-            while status.pending_interrupt.workflow_id not in {
-                row.interrupt_id for row in await agents.waiting()
-            }:
-                await asyncio.sleep(0.2)
+            while not await agents.is_listed_waiting(status.pending_interrupt.workflow_id):
+                await asyncio.sleep(0.1)
         assert not _finished(await handle.query(OrchestratorWorkflow.status), "ticket-agent-3")
         await _answer(client, status, question)
         await asyncio.wait_for(handle.result(), 90)
@@ -131,7 +129,7 @@ async def test_an_event_on_a_sibling_after_the_question_joins_the_next_question(
 ) -> None:
     """A supervisor's event on an agent that still runs while the node's question waits: the
     agent asks, and its question (with the supervisor's choices) is the next question."""
-    scenario = OfflineScenario.parse("fanout=3;interrupt=TICKET_AGENT#1;delay=TICKET_AGENT#3:8")
+    scenario = OfflineScenario.parse("fanout=3;interrupt=TICKET_AGENT#1;delay=TICKET_AGENT#3:6")
     asked: set[str] = set()
     async with build_worker(client, task_queue, LlmSettings(), offline=OfflineModel(scenario)):
         handle = await start(client, task_queue, workflow_id)
