@@ -54,6 +54,17 @@ def has_commit(version: str) -> bool:
     return found.returncode == 0
 
 
+def same_workflow_code(version: str) -> bool:
+    """Whether ``version``'s workflow code (``workflows/``, ``models/``) is this tree's: a
+    deploy from it to here replays nothing new."""
+    diff = subprocess.run(
+        ["git", "-C", str(REPO), "diff", "--quiet", version, "--", "workflows", "models"],
+        capture_output=True,
+        check=False,
+    )
+    return diff.returncode == 0
+
+
 @contextmanager
 def checkout(version: str) -> Iterator[Path]:
     """The tree of ``version`` in a temporary folder (``git archive``: no worktree state)."""

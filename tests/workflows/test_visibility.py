@@ -63,9 +63,10 @@ async def _current_details(handle: WorkflowHandle) -> str:
 
 
 async def _until_waiting(agents: AgentWorkflowClient, interrupt_id: str) -> None:
-    """Visibility is eventually consistent: list again until the question is there."""
+    """Visibility is eventually consistent: ask again until ``list --waiting``'s query finds
+    the question (``waiting()`` would query every question the suite left waiting)."""
     async with asyncio.timeout(60):
-        while interrupt_id not in [row.interrupt_id for row in await agents.waiting()]:
+        while not await agents.is_listed_waiting(interrupt_id):
             await asyncio.sleep(0.2)
 
 
