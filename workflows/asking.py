@@ -140,12 +140,8 @@ async def settle_question(
     is now: agents that asked after the question started keep theirs for the next round) gets
     each agent's own part."""
     state = book.state
-    node_id, origin, request, child_id = (
-        started.node_id,
-        started.origin,
-        started.request,
-        started.child_id,
-    )
+    node_id, origin, child_id = started.node_id, started.origin, started.child_id
+    request = started.request
     try:
         outcome = await started.child
     except ChildWorkflowError as err:

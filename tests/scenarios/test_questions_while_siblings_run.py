@@ -62,6 +62,21 @@ async def _answer(
     )
 
 
+async def _answer_then_the_next(
+    handle: WorkflowHandle[OrchestratorWorkflow, Any],
+    client: Client,
+    asked: set[str],
+    status: OrchestratorStatus,
+    first: InterruptRequestBase,
+) -> InterruptRequestBase:
+    """Answer the first question, then the one that follows; the run then ends."""
+    await _answer(client, status, first)
+    status, second = await _next_question(handle, client, asked)
+    await _answer(client, status, second)
+    await asyncio.wait_for(handle.result(), 90)
+    return second
+
+
 async def test_a_question_is_seen_while_a_slow_sibling_still_runs(
     client: Client, task_queue: str, workflow_id: str
 ) -> None:
@@ -106,10 +121,7 @@ async def test_a_question_asked_later_follows_when_the_node_resumes(
         handle = await start(client, task_queue, workflow_id)
         status, first = await _next_question(handle, client, asked)
         assert not _finished(status, "ticket-agent-3")
-        await _answer(client, status, first)
-        status, second = await _next_question(handle, client, asked)
-        await _answer(client, status, second)
-        await asyncio.wait_for(handle.result(), 90)
+        second = await _answer_then_the_next(handle, client, asked, status, first)
     assert [q.agent_key for q in first.agent_questions] == ["ticket-agent-1"]  # type: ignore[attr-defined]
     assert [q.agent_key for q in second.agent_questions] == ["ticket-agent-3"]  # type: ignore[attr-defined]
     calls = _ticket_calls(offline.received)
@@ -151,10 +163,7 @@ async def test_an_event_on_a_sibling_after_the_question_joins_the_next_question(
             ),
         )
         assert ack.accepted
-        await _answer(client, status, first)
-        status, second = await _next_question(handle, client, asked)
-        await _answer(client, status, second)
-        await asyncio.wait_for(handle.result(), 90)
+        second = await _answer_then_the_next(handle, client, asked, status, first)
     assert [q.agent_key for q in first.agent_questions] == ["ticket-agent-1"]  # type: ignore[attr-defined]
     assert [q.agent_key for q in second.agent_questions] == ["ticket-agent-3"]  # type: ignore[attr-defined]
     assert "supervisor" in {c.choice_id for c in second.choices}, "the event's choices joined"
