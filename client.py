@@ -336,6 +336,7 @@ async def _cmd_export(args: argparse.Namespace, settings: TemporalSettings) -> i
             query=args.query,
             split=args.split,
             metadata=args.metadata,
+            tool_results=Path(args.tool_results) if args.tool_results else None,
         )
     print("\n".join(summary.lines()))
     return 0
@@ -541,6 +542,12 @@ def _parser() -> argparse.ArgumentParser:
     )
     exporter.add_argument(
         "--metadata", action="store_true", help="openai format: add each example's metadata"
+    )
+    exporter.add_argument(
+        "--tool-results",
+        metavar="DIR",
+        help="where the workers kept tool results (default: AGENT_TOOL_RESULTS_DIR, else "
+        "<AGENTS_STATE_DIR>/tool-results)",
     )
     _add_selection(exporter)
     stats = command("stats", _cmd_stats, "spec 003's success rates over finished runs")

@@ -32,7 +32,9 @@ from activities.llm import messages_sha256, strict_schema
 from activities.prompting import PromptRenderer
 from activities.resolution import review_messages, translation_messages
 from activities.route_filter import routing_schema
+from activities.tools.results import ToolResultStore
 from app.history import RecordedCall, RecordedInterrupt, RecordedRun, read_run
+from app.tool_steps import offered_tools, transcripts
 from models.agent_call import CallRecord
 from models.agent_types import AgentType
 from models.interrupt_flow import (
@@ -91,8 +93,9 @@ class Example:
     kind: Kind
     agent_type: str
     schema_name: str
-    prompt: list[dict[str, str]]
-    """The system and user messages, exactly as the model received them."""
+    prompt: list[dict[str, Any]]
+    """The messages exactly as the model received them: system, user, and for a tool-using
+    step its earlier rounds' tool calls and results."""
     answer: str
     """The validated output as compact JSON: the assistant message."""
     input: dict[str, Any]
@@ -109,9 +112,11 @@ class Example:
     interrupt_id: str | None = None
     diff: str | None = None
     """The real diff (capped) a ticket step committed or a merge made (issue 20)."""
+    tools: list[dict[str, Any]] | None = None
+    """The tool definitions the model was offered, as it received them."""
 
     @property
-    def messages(self) -> list[dict[str, str]]:
+    def messages(self) -> list[dict[str, Any]]:
         return [*self.prompt, {"role": "assistant", "content": self.answer}]
 
     @property
@@ -127,11 +132,29 @@ class Unverifiable(Exception):
 # --- pure builders ---------------------------------------------------------------------------
 
 
-def agent_example(run: RecordedRun, recorded: RecordedCall, prompts: PromptRenderer) -> Example:
-    """An agent call -> a delegation, consolidation, report or interrupt example."""
+def agent_example(
+    run: RecordedRun,
+    recorded: RecordedCall,
+    prompts: PromptRenderer,
+    results: ToolResultStore | None = None,
+) -> Example:
+    """An agent call -> a delegation, consolidation, report or interrupt example; a tool-using
+    step's transcript is read back from ``results``, the store its workers kept."""
     call, reply = recorded.call, recorded.reply
     node = NODES[call.agent_type]
-    prompt = _verified(prompts.agent_messages(node, call).messages, reply.call, prompts)
+    rendered = prompts.agent_messages(node, call).messages
+    candidates = [rendered]
+    if call.tool_requests:
+        if results is None:
+            raise Unverifiable("it used tools: export with the workers' tool results")
+        traces = run.tool_traces.get(call.node_id, {})
+        candidates = [[*rendered, *more] for more in transcripts(call, traces, results)]
+        if not candidates:
+            raise Unverifiable(
+                f"its tool results are not in {results.root}: export where the workers' "
+                "AGENT_TOOL_RESULTS_DIR is (agents export --tool-results DIR)"
+            )
+    prompt = _verified(candidates, reply.call, prompts)
     kind = Kind.INTERRUPT if reply.route == "interruptRequest" else KIND_BY_AGENT[call.agent_type]
     return Example(
         kind=kind,
@@ -149,6 +172,7 @@ def agent_example(run: RecordedRun, recorded: RecordedCall, prompts: PromptRende
         produced=[call.result_id],
         call=reply.call,
         diff=run.diffs.get(call.node_id) or _merge_diff(call.request),
+        tools=offered_tools(call),
     )
 
 
@@ -175,7 +199,7 @@ def resolution_example(run: RecordedRun, it: RecordedInterrupt, prompts: PromptR
     call = it.reviewed.call if it.reviewed is not None else None
     messages = review_messages(prompts, job)
     if answer.resolved_by is not ResolvedBy.HUMAN:
-        messages = _verified(messages, call, prompts)
+        messages = _verified([messages], call, prompts)
     decision = decision_of(job, answer)
     return Example(
         kind=Kind.RESOLUTION,
@@ -198,7 +222,7 @@ def translation_example(
     job, outcome = it.translation, it.translated
     if job is None or outcome is None:
         raise Unverifiable("the answer was never translated")
-    prompt = _verified(translation_messages(prompts, job), outcome.call, prompts)
+    prompt = _verified([translation_messages(prompts, job)], outcome.call, prompts)
     answer = _answer(outcome.routing, routing_schema(job.allowed_route), InterruptRouting)
     return Example(
         kind=Kind.TRANSLATION,
@@ -236,10 +260,14 @@ def decision_of(job: ReviewInput, answer: InterruptResolution) -> AgentReviewDec
 
 
 def run_examples(
-    run: RecordedRun, prompts: PromptRenderer, kinds: frozenset[Kind], skipped: Counter[str]
+    run: RecordedRun,
+    prompts: PromptRenderer,
+    kinds: frozenset[Kind],
+    skipped: dict[str, list[str]],
+    results: ToolResultStore | None = None,
 ) -> Iterator[Example]:
     """A run chain's examples of ``kinds`` in the order the run made them; what cannot be
-    proven exact is counted in ``skipped`` by reason."""
+    proven exact is named in ``skipped`` (reason -> ``<workflow id>/<node id>`` of each)."""
     steps: list[tuple[tuple[int, int], RecordedCall | RecordedInterrupt]] = [
         *((c.position, c) for c in run.calls),
         *((i.position, i) for i in run.interrupts),
@@ -250,22 +278,25 @@ def run_examples(
             asked = step.reply.route == "interruptRequest"
             kind = Kind.INTERRUPT if asked else KIND_BY_AGENT[step.call.agent_type]
             if kind in kinds:
-                builders.append(lambda s=step: agent_example(run, s, prompts))
+                builders.append(lambda s=step: agent_example(run, s, prompts, results))
         else:
             if Kind.RESOLUTION in kinds:
                 builders.append(lambda s=step: resolution_example(run, s, prompts))
             if Kind.TRANSLATION in kinds:
                 builders.append(lambda s=step: translation_example(run, s, prompts))
+        node = step.call.node_id if isinstance(step, RecordedCall) else step.asked.origin_node_id
         for build in builders:
             try:
                 yield build()
             except Unverifiable as why:
-                skipped[str(why)] += 1
+                skipped.setdefault(str(why), []).append(f"{run.workflow_id}/{node}")
 
 
 def openai_line(example: Example, metadata: bool) -> dict[str, Any]:
     """The chat fine-tuning format: system, user(s), assistant; optional metadata."""
     line: dict[str, Any] = {"messages": example.messages}
+    if example.tools:
+        line["tools"] = example.tools
     if metadata:
         line["metadata"] = {
             "exampleId": example.example_id,
@@ -312,6 +343,7 @@ def native_line(example: Example) -> dict[str, Any]:
         "output": example.output,
         "diff": example.diff,
         "messages": example.messages,
+        "tools": example.tools,
     }
 
 
@@ -375,19 +407,20 @@ def _answer(output: dict[str, Any], schema: dict[str, Any], model: type[BaseMode
 
 
 def _verified(
-    messages: list[dict[str, str]], call: CallRecord | None, prompts: PromptRenderer
-) -> list[dict[str, str]]:
-    """``messages``, if they are provably what the model received."""
+    candidates: list[list[dict[str, Any]]], call: CallRecord | None, prompts: PromptRenderer
+) -> list[dict[str, Any]]:
+    """The candidate messages that are provably what the model received."""
     if call is None:
         raise Unverifiable("recorded before calls were recorded (no fingerprint)")
-    if messages_sha256(messages) != call.messages_sha256:
+    proven = [m for m in candidates if messages_sha256(m) == call.messages_sha256]
+    if not proven:
         if call.template_version != prompts.template_version:
             raise Unverifiable(
                 f"rendered by template set {call.template_version}, not the current "
                 f"{prompts.template_version}: export with that version of prompts/"
             )
         raise Unverifiable("the messages rendered again differ from the fingerprint")
-    return messages
+    return proven[0]
 
 
 def _from_interrupt(run: RecordedRun, it: RecordedInterrupt) -> dict[str, Any]:
@@ -446,6 +479,10 @@ async def select_runs(client: Client, ids: Sequence[str], query: str | None) -> 
     return sorted(refs.values(), key=lambda r: (r.started, r.workflow_id, r.run_id))
 
 
+SKIPPED_NAMED = 5
+"""Steps a summary line names per reason of skipping; the count says how many there were."""
+
+
 @dataclass
 class ExportSummary:
     """What an export wrote and what it left out, and why."""
@@ -456,8 +493,8 @@ class ExportSummary:
     """Examples written, by kind."""
     train_runs: int = 0
     duplicates: int = 0
-    skipped: Counter[str] = field(default_factory=Counter)
-    """Examples left out, by reason."""
+    skipped: dict[str, list[str]] = field(default_factory=dict)
+    """Examples left out: reason -> where each was (``<workflow id>/<node id>``)."""
 
     def lines(self) -> list[str]:
         kinds = ", ".join(f"{k} {n}" for k, n in sorted(self.written.items())) or "none"
@@ -469,7 +506,11 @@ class ExportSummary:
             out.append(f"split: {self.train_runs} runs train, {self.runs - self.train_runs} valid")
         if self.duplicates:
             out.append(f"left out {self.duplicates} duplicates")
-        out += [f"skipped {n}: {why}" for why, n in sorted(self.skipped.items())]
+        for why, where in sorted(self.skipped.items()):
+            named = ", ".join(where[:SKIPPED_NAMED]) + (
+                ", ..." if len(where) > SKIPPED_NAMED else ""
+            )
+            out.append(f"skipped {len(where)}: {why} ({named})")
         return out
 
 
@@ -492,12 +533,14 @@ async def export(
     split: float | None = None,
     metadata: bool = False,
     prompts: PromptRenderer | None = None,
+    results: ToolResultStore | None = None,
 ) -> ExportSummary:
     """Write the selected runs' examples as JSONL, one run chain in memory at a time.
 
     ``kinds`` empty: every kind. ``split``: the fraction of runs (by a stable hash of each
     chain's first run id) written to ``<out>.train``; the rest go to ``<out>.valid``.
-    ``prompts`` must be the renderer the workers used (same templates, same contributors).
+    ``prompts`` must be the renderer the workers used (same templates, same contributors);
+    ``results`` the store their tool results were kept in (tool-using steps need it).
     """
     if split is not None and not 0 < split < 1:
         raise ValueError(f"--split must be between 0 and 1 (exclusive), not {split:g}")
@@ -517,7 +560,7 @@ async def export(
             summary.train_runs += train
             if fmt is Format.NATIVE:
                 _write(sink, run_line(run))
-            for example in run_examples(run, prompts, wanted, summary.skipped):
+            for example in run_examples(run, prompts, wanted, summary.skipped, results):
                 if example.example_id in seen:
                     summary.duplicates += 1
                     continue

@@ -227,6 +227,8 @@ class RecordedRun:
     interrupts: list[RecordedInterrupt]
     diffs: dict[str, str] = field(default_factory=dict)
     """A ticket step's real diff (capped) by its node id: the commit activity's result."""
+    tool_traces: dict[str, dict[tuple[int, str], ToolTrace]] = field(default_factory=dict)
+    """Every tool call a node's rounds ran, by node id, then by (round, call id)."""
 
     @property
     def first_run_id(self) -> str:
@@ -252,15 +254,21 @@ async def read_run(client: Client, workflow_id: str, run_id: str | None = None) 
     latest: dict[str, RecordedCall] = {}
     interrupts: list[RecordedInterrupt] = []
     diffs = {node: diff for _, events in runs for node, diff in events.diffs.items()}
+    traces: dict[str, dict[tuple[int, str], ToolTrace]] = {}
     for index, (rid, events) in enumerate(runs):
         for event_id, call, reply in events.calls:
             latest.pop(call.node_id, None)
             latest[call.node_id] = RecordedCall(rid, (index, event_id), call, reply)
+            if call.tool_requests:  # a round's trace is of the calls its request carried last
+                ran = call.tool_requests[-1].round
+                node = traces.setdefault(call.node_id, {})
+                node.update(((ran, t.call_id), t) for t in reply.tool_trace)
         for child in events.children:
             interrupts.append(await _read_interrupt(client, rid, (index, child.event_id), child))
     goal = runs[0][1].goal
     calls = sorted(latest.values(), key=lambda c: c.position)
-    return RecordedRun(workflow_id, [rid for rid, _ in runs], goal, calls, interrupts, diffs)
+    run_ids = [rid for rid, _ in runs]
+    return RecordedRun(workflow_id, run_ids, goal, calls, interrupts, diffs, traces)
 
 
 @dataclass

@@ -20,6 +20,8 @@ from temporalio.client import (
 from temporalio.common import WorkflowIDReusePolicy
 from temporalio.service import RPCError
 
+from activities.tools.results import ToolResultStore
+from activities.tools.settings import ToolSettings
 from activities.tools.workspace import normalized_source
 from app.config import DEFAULT_TASK_QUEUE, TemporalSettings
 from app.connect import connect
@@ -252,8 +254,11 @@ class AgentWorkflowClient:
         query: str | None = None,
         split: float | None = None,
         metadata: bool = False,
+        tool_results: Path | None = None,
     ) -> ExportSummary:
-        """Write training data (JSONL) from finished runs: ``app.export.export``."""
+        """Write training data (JSONL) from finished runs: ``app.export.export``. Tool-using
+        steps read their results from ``tool_results`` (default: the workers' default,
+        ``AGENT_TOOL_RESULTS_DIR`` or ``<AGENTS_STATE_DIR>/tool-results``)."""
         return await export(
             self.client,
             out,
@@ -263,6 +268,7 @@ class AgentWorkflowClient:
             query=query,
             split=split,
             metadata=metadata,
+            results=ToolResultStore(tool_results or ToolSettings.from_env().tool_results),
         )
 
     async def stats(self, ids: Sequence[str] = (), query: str | None = None) -> Tally:

@@ -13,7 +13,6 @@ the one model call in flight, and tool results never enter history or workflow s
 from __future__ import annotations
 
 import asyncio
-import hashlib
 import json
 import time
 from collections.abc import Callable
@@ -28,17 +27,14 @@ from activities.tools import gitwork
 from activities.tools.catalog import Tool, ToolContext, tools_for
 from activities.tools.memory import MemoryStore, open_memory
 from activities.tools.references import check_references
+from activities.tools.results import ToolResultStore
 from activities.tools.settings import ToolSettings
+from activities.tools.transcript import BUDGET_SPENT, in_rounds, spent, tool_transcript
 from activities.tools.workspace import ToolError, Workspace, checkout, served_here
 from models.agent_call import AgentCall
 from models.base import WireModel
 from models.errors import InvalidLlmReply, describe_validation_error
 from models.tools import MAX_TOOL_ARGUMENT_CHARS, ToolRequest, ToolTrace
-
-BUDGET_SPENT = (
-    "The tool budget of this step ({limit} calls) is spent: do not call tools again. Answer now "
-    "with your structured output, using what you found."
-)
 
 
 class Toolbox:
@@ -47,6 +43,7 @@ class Toolbox:
     def __init__(self, settings: ToolSettings, memory: MemoryStore | None = None) -> None:
         self.settings = settings
         self._memory = memory
+        self._results = ToolResultStore(settings.tool_results)
 
     def memory(self) -> MemoryStore:
         if self._memory is None:
@@ -56,7 +53,7 @@ class Toolbox:
     async def round(self, call: AgentCall) -> ToolRound:
         """This call's round: earlier rounds' results recomputed; no tools without a workspace."""
         if call.workspace is None:
-            return ToolRound(call, None, [], self.memory, self.settings)
+            return ToolRound(call, None, [], self.memory, self.settings, self._results)
         if call.worktree is not None:  # a ticket agent's edits are applied again from its base
             await asyncio.to_thread(gitwork.reset, call.worktree)
             root = Path(call.worktree.path)
@@ -64,7 +61,7 @@ class Toolbox:
             root = await served_here(checkout, call.workspace, self.settings.workspace_cache)
         workspace = Workspace(root, call.workspace, self.settings)
         tools = tools_for(call.agent_type, writes=call.worktree is not None)
-        step = ToolRound(call, workspace, tools, self.memory, self.settings)
+        step = ToolRound(call, workspace, tools, self.memory, self.settings, self._results)
         await step.replay()
         return step
 
@@ -78,6 +75,8 @@ class ToolRound:
     tools: list[Tool]
     memory: Callable[[], MemoryStore]
     settings: ToolSettings
+    results: ToolResultStore
+    """Where each result text is kept by its hash, for the export."""
     messages: list[dict[str, Any]] = field(default_factory=list)
     """Assistant tool calls and tool results of the earlier rounds, then any budget notice."""
     trace: list[ToolTrace] = field(default_factory=list)
@@ -85,7 +84,7 @@ class ToolRound:
 
     @property
     def spent(self) -> int:
-        return sum(not r.over_budget for r in self.call.tool_requests)
+        return spent(self.call.tool_requests)
 
     @property
     def offer(self) -> dict[str, Any] | None:
@@ -97,35 +96,16 @@ class ToolRound:
 
     async def replay(self) -> None:
         """Rebuild the transcript: run every earlier request again, tracing the newest round."""
-        requests = self.call.tool_requests
+        requests = in_rounds(self.call.tool_requests)
         newest = requests[-1].round if requests else -1
         by_name = {t.name: t for t in self.tools}
-        for number in sorted({r.round for r in requests}):
-            batch = [r for r in requests if r.round == number]
-            self.messages.append(
-                {
-                    "role": "assistant",
-                    "content": None,
-                    "tool_calls": [
-                        {
-                            "id": r.call_id,
-                            "type": "function",
-                            "function": {"name": r.tool, "arguments": r.arguments},
-                        }
-                        for r in batch
-                    ],
-                }
-            )
-            for request in batch:
-                text, trace = await self._run(by_name.get(request.tool), request)
-                if number == newest:
-                    self.trace.append(trace)
-                self.messages.append(
-                    {"role": "tool", "tool_call_id": request.call_id, "content": text}
-                )
-        if requests and self.spent >= self.settings.max_calls:
-            limit = self.settings.max_calls
-            self.messages.append({"role": "user", "content": BUDGET_SPENT.format(limit=limit)})
+        texts = []
+        for request in requests:
+            text, trace = await self._run(by_name.get(request.tool), request)
+            texts.append(text)
+            if request.round == newest:
+                self.trace.append(trace)
+        self.messages = tool_transcript(requests, texts, self.settings.max_calls)
 
     def requested(self, asked: ToolCallsRequested) -> list[ToolRequest]:
         """The model's new tool calls as requests; those past the budget are marked."""
@@ -162,13 +142,13 @@ class ToolRound:
             error = str(err)
             text = f"error: {error}"
         text = _cut(text, self.settings.result_bytes)
-        data = text.encode()
+        sha = await asyncio.to_thread(self.results.put, text)
         return text, ToolTrace(
             call_id=request.call_id,
             tool=request.tool,
             arguments=request.arguments,
-            result_bytes=len(data),
-            result_sha256=hashlib.sha256(data).hexdigest(),
+            result_bytes=len(text.encode()),
+            result_sha256=sha,
             latency_ms=round((time.perf_counter() - started) * 1000, 3),
             error=error,
         )

@@ -47,6 +47,9 @@ class ToolSettings:
     max_worktrees: int = MAX_WORKTREES
     worktree_mb: int = WORKTREE_MB
     commit_author: str = COMMIT_AUTHOR
+    results_dir: Path | None = None
+    """``AGENT_TOOL_RESULTS_DIR``: where the tool results models saw are kept for the export;
+    default: ``tool-results`` in the state directory."""
     push_remote: str | None = None
     """``AGENT_PUSH_REMOTE``: a git remote (URL or path) the run branch is pushed to; none: kept
     in the run repository under the state directory."""
@@ -74,12 +77,16 @@ class ToolSettings:
         return self.state_dir / "worktrees"
 
     @property
+    def tool_results(self) -> Path:
+        return self.results_dir or self.state_dir / "tool-results"
+
+    @property
     def memory(self) -> str:
         return self.memory_url or f"sqlite:///{(self.state_dir / 'memory.sqlite3').resolve()}"
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] = os.environ) -> ToolSettings:
-        """``AGENTS_STATE_DIR``, ``AGENT_MEMORY_URL`` and the ``AGENT_TOOL_*`` budgets."""
+        """``AGENTS_STATE_DIR``, ``AGENT_MEMORY_URL``, the ``AGENT_TOOL_*`` budgets and the rest."""
         return cls(
             state_dir=Path(env.get("AGENTS_STATE_DIR") or ".state"),
             memory_url=env.get("AGENT_MEMORY_URL") or None,
@@ -92,6 +99,7 @@ class ToolSettings:
             max_worktrees=_int(env, "AGENT_WORKTREES", MAX_WORKTREES),
             worktree_mb=_int(env, "AGENT_WORKTREE_MB", WORKTREE_MB),
             commit_author=env.get("AGENT_COMMIT_AUTHOR") or COMMIT_AUTHOR,
+            results_dir=Path(text) if (text := env.get("AGENT_TOOL_RESULTS_DIR")) else None,
             push_remote=env.get("AGENT_PUSH_REMOTE") or None,
         )
 

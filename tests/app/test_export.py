@@ -25,6 +25,8 @@ from temporalio.testing import WorkflowEnvironment
 from activities.llm import LlmSettings, messages_sha256
 from activities.offline_model import OfflineScenario
 from activities.prompting import PromptRenderer
+from activities.tools.results import ToolResultStore
+from activities.tools.settings import ToolSettings
 from app.binaries import temporal_test_server
 from app.export import Format, Kind, export, in_train, project, split_paths
 from app.history import RecordedRun, read_run
@@ -34,10 +36,14 @@ from models.agent_types import AgentType
 from models.ids import parse_context_id
 from models.interrupt_flow import AgentReviewDecision
 from models.interrupts import InterruptResolution, InterruptRouting, ResolvedBy
+from models.state import OrchestratorInput
+from models.tools import WorkspaceSpec
 from tests.support.cli import client_py
+from tests.support.code_repo import TEST_COMMAND, make_code_repo
 from tests.support.interrupts import interrupt_status, start, wait_for_interrupt
 from tests.support.openai_server import ReceivedRequest, ScriptedOpenAIServer, usage_for
 from workflows.graph import NODES_BY_OUTPUT
+from workflows.orchestrator import OrchestratorWorkflow
 
 AGENT_MODEL = "agent-model"
 CONTROLLER_MODEL = "ft:controller-model"
@@ -333,3 +339,55 @@ async def test_a_continued_as_new_chain_is_exported_whole(
         assert record["firstRunId"] == run.first_run_id
         for context_id in record["consumedContextIds"]:
             assert context_id in produced or parse_context_id(context_id)[0] == run.first_run_id
+
+
+async def test_a_workspace_run_exports_every_step_byte_exact_with_tool_calls_and_diffs(
+    client: Client, task_queue: str, workflow_id: str, tmp_path: Path
+) -> None:
+    """Issue 22 item 4 and issue 20 item 8: every step of a run whose agents read, edit, test
+    and commit is exported, its tool calls, tool results and tool definitions exactly as the
+    server received them; ticket steps carry their real diffs; none is skipped."""
+    repo = make_code_repo(tmp_path)
+    tools = ToolSettings(state_dir=tmp_path / "state")
+    spec = WorkspaceSpec(source=str(repo), test_command=TEST_COMMAND)
+    with ScriptedOpenAIServer() as server:
+        async with build_worker(client, task_queue, _settings(server), tools=tools):
+            await client.execute_workflow(
+                OrchestratorWorkflow.run,
+                OrchestratorInput(goal="fix the calculator", workspace=spec),
+                id=workflow_id,
+                task_queue=task_queue,
+            )
+    out = tmp_path / "native.jsonl"
+    results = ToolResultStore(tools.tool_results)
+    summary = await export(client, out, fmt=Format.NATIVE, ids=[workflow_id], results=results)
+    assert summary.skipped == {}
+    examples = [r for r in _lines(out) if r["record"] == "example" and r["model"] is not None]
+    received = [(r.messages, r.body.get("tools")) for r in server.received]
+    for example in examples:
+        prompt = example["messages"][:-1]
+        assert (prompt, example["tools"]) in received, f"{example['nodeId']}: not what was sent"
+    # every request the server got is an exported prompt, or an earlier round of one
+    prompts = [e["messages"][:-1] for e in examples]
+    for messages, _ in received:
+        assert any(p[: len(messages)] == messages for p in prompts)
+    tickets = [e for e in examples if e["agentType"] == "TICKET_AGENT"]
+    assert len(tickets) == 2
+    for ticket in tickets:
+        calls = [m for m in ticket["messages"] if m.get("tool_calls")]
+        names = {c["function"]["name"] for m in calls for c in m["tool_calls"]}
+        assert {"replace_snippet", "run_verification"} <= names, names
+        assert "+++ b/calc/ops.py" in ticket["diff"]
+    kinds = {e["kind"] for e in examples}
+    assert {"delegation", "consolidation", "report"} <= kinds
+
+    # the results kept elsewhere: the tool-using steps are counted and named, not lost silently
+    elsewhere = await export(
+        client,
+        tmp_path / "x.jsonl",
+        ids=[workflow_id],
+        results=ToolResultStore(tmp_path / "elsewhere"),
+    )
+    ((why, where),) = elsewhere.skipped.items()
+    assert "AGENT_TOOL_RESULTS_DIR" in why and len(where) >= len(tickets)
+    assert any(line.startswith(f"skipped {len(where)}: ") for line in elsewhere.lines())

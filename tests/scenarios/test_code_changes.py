@@ -160,12 +160,16 @@ async def test_review_and_the_export_read_the_real_diffs(
     assert changes["T-002"]["verification"].startswith("FAILED: 1 passed, 1 failed")
 
     out = tmp_path / "native.jsonl"
-    await AgentWorkflowClient(client).export(out, fmt=Format.NATIVE, ids=[workflow_id])
+    await AgentWorkflowClient(client).export(
+        out, fmt=Format.NATIVE, ids=[workflow_id], tool_results=tools.tool_results
+    )
     examples = [json.loads(line) for line in out.read_text().splitlines()]
     (merger,) = [e for e in examples if e.get("agentType") == "MERGER_AGENT"]
     assert "return a * b" in merger["diff"] and "return a + b" in merger["diff"]
-    # a ticket step's example takes its diff from here (tool-using steps export with issue 22)
+    # the ticket steps used tools: their examples carry the diffs their commits made
     diffs = (await read_run(client, workflow_id)).diffs
+    tickets = [e for e in examples if e.get("agentType") == "TICKET_AGENT"]
+    assert sorted(e["diff"] for e in tickets) == sorted(diffs.values())
     assert len(diffs) == 2 and all("+++ b/calc/ops.py" in d for d in diffs.values())
 
 

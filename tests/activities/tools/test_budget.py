@@ -7,8 +7,9 @@ from pathlib import Path
 import pytest
 
 from activities.llm import ToolCallsRequested
-from activities.tools.loop import BUDGET_SPENT, Toolbox
+from activities.tools.loop import Toolbox
 from activities.tools.settings import ToolSettings
+from activities.tools.transcript import BUDGET_SPENT, tool_transcript
 from activities.tools.workspace import pin
 from models.agent_types import AgentType
 from models.errors import InvalidLlmReply
@@ -74,3 +75,23 @@ def test_budgets_are_named_settings() -> None:
         ToolSettings.from_env({"AGENT_TOOL_CALLS": "many"})
     with pytest.raises(ValueError, match="AGENT_TOOL_RESULT_BYTES must be a positive number"):
         ToolSettings(result_bytes=0)
+
+
+def test_the_transcript_is_the_rounds_in_order_then_the_budget_notice() -> None:
+    requests = [
+        ToolRequest(call_id="b", tool="read_file", arguments="{}", round=1),
+        ToolRequest(call_id="a", tool="search", arguments="{}", round=0),
+        ToolRequest(call_id="c", tool="read_file", arguments="{}", round=1, over_budget=True),
+    ]
+    messages = tool_transcript(requests, ["A", "B", "C"], budget=2)
+    assert [(m["role"], m.get("tool_call_id")) for m in messages] == [
+        ("assistant", None),
+        ("tool", "a"),
+        ("assistant", None),
+        ("tool", "b"),
+        ("tool", "c"),
+        ("user", None),
+    ]
+    assert [c["id"] for c in messages[2]["tool_calls"]] == ["b", "c"]
+    assert [m["content"] for m in messages[1::2][:2]] == ["A", "B"]
+    assert tool_transcript(requests, ["A", "B", "C"], budget=None)[-1]["role"] == "tool"

@@ -1,0 +1,43 @@
+"""A tool-using step's transcript and tool definitions, rebuilt for the export (issue 22 item 4).
+
+The step's last model call carries every earlier tool request (name and arguments); each round's
+trace names its results by hash, and the workers kept the texts in the ``ToolResultStore``. The
+export proves the rebuilt messages against the call's recorded fingerprint.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from activities.tools.catalog import tools_for
+from activities.tools.results import ToolResultStore
+from activities.tools.transcript import in_rounds, spent, tool_transcript
+from models.agent_call import AgentCall
+from models.tools import ToolTrace
+
+
+def offered_tools(call: AgentCall) -> list[dict[str, Any]] | None:
+    """The ``tools`` the step's model calls were offered (none without a workspace)."""
+    if call.workspace is None:
+        return None
+    return [t.schema for t in tools_for(call.agent_type, writes=call.worktree is not None)] or None
+
+
+def transcripts(
+    call: AgentCall, traces: dict[tuple[int, str], ToolTrace], store: ToolResultStore
+) -> list[list[dict[str, Any]]]:
+    """The transcripts the step's last model call may have had: without, then with, the notice
+    of a spent budget (its limit is not recorded; it equals the calls spent). Empty when a
+    result was not kept."""
+    requests = in_rounds(call.tool_requests)
+    texts = []
+    for request in requests:
+        trace = traces.get((request.round, request.call_id))
+        text = store.get(trace.result_sha256) if trace is not None else None
+        if text is None:
+            return []
+        texts.append(text)
+    return [
+        tool_transcript(requests, texts, None),
+        tool_transcript(requests, texts, spent(requests)),
+    ]
