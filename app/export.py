@@ -434,6 +434,7 @@ def _from_interrupt(run: RecordedRun, it: RecordedInterrupt) -> dict[str, Any]:
         "consumed": [asking[-1].call.result_id] if asking else [],
         "produced": [],
         "interrupt_id": it.interrupt_id,
+        "diff": it.conflict,
     }
 
 

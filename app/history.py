@@ -25,7 +25,8 @@ from temporalio.api.history.v1 import HistoryEvent
 from temporalio.client import Client, WorkflowHandle
 
 from models.agent_call import AgentCall, AgentReply
-from models.code import TicketCommit
+from models.agent_types import AgentType
+from models.code import MergeOutcome, TicketCommit
 from models.interrupt_flow import InterruptInput, InterruptOutcome, ReviewInput, TranslationInput
 from models.interrupts import InterruptResolution
 from models.state import EntryKind, HistoryEntry, HistoryPageRequest, OrchestratorStatus
@@ -205,6 +206,8 @@ class RecordedInterrupt:
     outcome: InterruptOutcome | None
     """What the orchestrator received; None when the run ended before an answer."""
     asked_at: datetime
+    conflict: str | None = None
+    """A merge conflict's two sides (capped), when the question is the merger's about it."""
     review: ReviewInput | None = None
     """The reviewing call's input (AGENT_REVIEW, escalation), if one was made."""
     reviewed: InterruptResolution | None = None
@@ -278,6 +281,7 @@ class _Child:
     asked: InterruptInput
     run_id: str = ""
     outcome: InterruptOutcome | None = None
+    conflict: str | None = None
 
 
 @dataclass
@@ -296,6 +300,9 @@ async def _run_events(client: Client, handle: WorkflowHandle) -> _RunEvents:
     run = _RunEvents()
     calls: dict[int, AgentCall] = {}
     commits: set[int] = set()
+    merges: set[int] = set()
+    conflict: str | None = None
+    """The sides of the latest merge that conflicted: the merger's next question is about it."""
     children: dict[int, _Child] = {}
     async for event in handle.fetch_history_events():
         kind = event.event_type
@@ -311,6 +318,8 @@ async def _run_events(client: Client, handle: WorkflowHandle) -> _RunEvents:
                 run.goal = run.goal or call.goal
             elif attrs.activity_type.name == "commit_ticket":
                 commits.add(event.event_id)
+            elif attrs.activity_type.name == "merge_tickets":
+                merges.add(event.event_id)
         elif kind == EventType.EVENT_TYPE_ACTIVITY_TASK_COMPLETED:
             done = event.activity_task_completed_event_attributes
             call = calls.get(done.scheduled_event_id)
@@ -320,10 +329,16 @@ async def _run_events(client: Client, handle: WorkflowHandle) -> _RunEvents:
             elif done.scheduled_event_id in commits:
                 (commit,) = await convert.decode(done.result.payloads, [TicketCommit])
                 run.diffs[commit.node_id] = commit.diff.text
+            elif done.scheduled_event_id in merges:
+                (merge,) = await convert.decode(done.result.payloads, [MergeOutcome])
+                conflict = conflict_sides(merge)
         elif kind == EventType.EVENT_TYPE_START_CHILD_WORKFLOW_EXECUTION_INITIATED:
             initiated = event.start_child_workflow_execution_initiated_event_attributes
             (asked,) = await convert.decode(initiated.input.payloads, [InterruptInput])
-            children[event.event_id] = _Child(event.event_id, initiated.workflow_id, asked)
+            child = _Child(event.event_id, initiated.workflow_id, asked)
+            if conflict is not None and asked.origin is AgentType.MERGER_AGENT:
+                child.conflict, conflict = conflict, None
+            children[event.event_id] = child
         elif kind == EventType.EVENT_TYPE_CHILD_WORKFLOW_EXECUTION_STARTED:
             began = event.child_workflow_execution_started_event_attributes
             children[began.initiated_event_id].run_id = began.workflow_execution.run_id
@@ -372,6 +387,7 @@ async def _read_interrupt(
         asked=child.asked,
         outcome=child.outcome,
         asked_at=asked_at,
+        conflict=child.conflict,
         review=found.get(_REVIEW),
         reviewed=found.get(_REVIEW + ":result"),
         translation=found.get(_TRANSLATE),
@@ -387,6 +403,17 @@ _INTERRUPT_ACTIVITIES: dict[str, tuple[type, type]] = {
     _REVIEW: (ReviewInput, InterruptResolution),
     _TRANSLATE: (TranslationInput, InterruptOutcome),
 }
+
+
+def conflict_sides(merge: MergeOutcome) -> str | None:
+    """A conflicting merge's files, each as the run branch's and the ticket's lines."""
+    if merge.conflict_ticket is None:
+        return None
+    return "".join(
+        f"--- a/{side.path} ({merge.run_branch})\n{side.ours}\n"
+        f"+++ b/{side.path} ({merge.conflict_ticket})\n{side.theirs}\n"
+        for side in merge.conflicts
+    )
 
 
 def _time(event: HistoryEvent) -> datetime:

@@ -214,6 +214,16 @@ async def test_a_conflict_is_the_mergers_question_and_the_answer_is_applied(
     assert change.verification is not None and change.verification.startswith("VERIFIED")
     assert final.code_change is not None
 
+    out = tmp_path / "native.jsonl"
+    await agents.export(out, fmt=Format.NATIVE, ids=[workflow_id], tool_results=tools.tool_results)
+    examples = [json.loads(line) for line in out.read_text().splitlines()]
+    # the merge-conflict examples (the person's answer, its translation) carry the two sides
+    conflict = [e for e in examples if e.get("kind") in ("resolution", "translation")]
+    assert [e["agentType"] for e in conflict] == ["MERGER_AGENT", "MERGER_AGENT"]
+    for example in conflict:
+        assert "return a + b" in example["diff"] and "return b + a" in example["diff"]
+    assert conflict[0]["output"]["customInputs"]["file-1"] == written.strip()
+
 
 WORKER = textwrap.dedent(
     """
