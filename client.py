@@ -7,6 +7,7 @@
     agents interrupt <workflow-id> --source PLANNING_ORCHESTRATOR --reason "..."
     agents up --status
     agents export --out data.jsonl [--format openai|native] [--kind K ...] [--split 0.9]
+    agents export --check native.jsonl
     agents stats [--query Q] [--json]
 
 With no TEMPORAL_ADDRESS (or Temporal profile), commands use the local stack of the state
@@ -41,6 +42,7 @@ from app.config import TemporalSettings, llm_settings_from_env, notify_settings_
 from app.connect import ConnectionProblem, connect
 from app.export import Format, Kind
 from app.follow import StoppedAtQuestion, answer, follow
+from app.lineage_records import check_file
 from app.logs import configure_logging
 from app.process_exit import exit_now
 from app.sdk import AgentWorkflowClient, EventRejected, ResolutionRejected
@@ -327,6 +329,12 @@ async def _cmd_resolve(args: argparse.Namespace, settings: TemporalSettings) -> 
 
 
 async def _cmd_export(args: argparse.Namespace, settings: TemporalSettings) -> int:
+    if args.check:
+        report = check_file(Path(args.check))
+        print("\n".join(report.lines()))
+        return 1 if report.unresolved else 0
+    if not args.out:
+        raise ValueError("give --out FILE to export, or --check FILE to verify a native export")
     async with _session(settings) as session:
         summary = await session.agents.export(
             Path(args.out),
@@ -349,9 +357,11 @@ async def _cmd_stats(args: argparse.Namespace, settings: TemporalSettings) -> in
         print(json.dumps([line.to_wire() for line in lines], indent=2))
         return 0
     for line in lines:
-        mark = {True: "ok", False: "BELOW TARGET", None: ""}[line.met]
+        mark = {True: "ok", False: f"BELOW TARGET ({line.short} short)", None: ""}[line.met]
         target = f"target {line.target}" if line.target else ""
         print(f"{line.name:<56} {line.value:<26} {target:<18} {mark}".rstrip())
+        if line.meaning:
+            print(f"    {line.meaning}")
     return 0
 
 
@@ -526,7 +536,12 @@ def _parser() -> argparse.ArgumentParser:
     )
 
     exporter = command("export", _cmd_export, "write training data (JSONL) from finished runs")
-    exporter.add_argument("--out", required=True, help="JSONL file to write")
+    exporter.add_argument("--out", help="JSONL file to write")
+    exporter.add_argument(
+        "--check",
+        metavar="FILE",
+        help="verify a native export instead: every context id it names is defined by a record",
+    )
     exporter.add_argument("--format", default="openai", choices=[f.value for f in Format])
     exporter.add_argument(
         "--kind",

@@ -34,6 +34,7 @@ from activities.resolution import review_messages, translation_messages
 from activities.route_filter import routing_schema
 from activities.tools.results import ToolResultStore
 from app.history import RecordedCall, RecordedInterrupt, RecordedRun, read_run
+from app.lineage_records import closing_records
 from app.tool_steps import offered_tools, transcripts
 from models.agent_call import CallRecord
 from models.agent_types import AgentType
@@ -504,7 +505,15 @@ class ExportSummary:
             + ", ".join(str(f) for f in self.files)
         ]
         if len(self.files) == 2:
-            out.append(f"split: {self.train_runs} runs train, {self.runs - self.train_runs} valid")
+            valid = self.runs - self.train_runs
+            out.append(f"split: {self.train_runs} runs train, {valid} valid")
+            if self.runs and not (self.train_runs and valid):
+                empty = self.files[0 if valid else 1]
+                out.append(
+                    f"warning: {empty} is empty: a run chain goes to one side whole (a stable "
+                    f"hash), and all {self.runs} went to the other; export more runs or choose "
+                    "another --split"
+                )
         if self.duplicates:
             out.append(f"left out {self.duplicates} duplicates")
         for why, where in sorted(self.skipped.items()):
@@ -559,18 +568,25 @@ async def export(
             sink = files[0 if train else 1]
             summary.runs += 1
             summary.train_runs += train
-            if fmt is Format.NATIVE:
-                _write(sink, run_line(run))
+            chain: list[dict[str, Any]] = [run_line(run)]
+            examples_by_result: dict[str, str] = {}
             for example in run_examples(run, prompts, wanted, summary.skipped, results):
+                examples_by_result.update((i, example.example_id) for i in example.produced)
                 if example.example_id in seen:
                     summary.duplicates += 1
                     continue
                 seen.add(example.example_id)
-                line = (
-                    native_line(example) if fmt is Format.NATIVE else openai_line(example, metadata)
-                )
-                _write(sink, line)
+                native = fmt is Format.NATIVE
+                line = native_line(example) if native else openai_line(example, metadata)
+                chain.append(line)
                 summary.written[example.kind.value] += 1
+            if fmt is Format.NATIVE:
+                chain += closing_records(run, chain, examples_by_result)
+                for line in chain:
+                    _write(sink, line)
+            else:
+                for line in chain[1:]:
+                    _write(sink, line)
     finally:
         for file in files:
             file.close()

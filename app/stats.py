@@ -31,9 +31,20 @@ class Line:
     value: str
     target: str = ""
     met: bool | None = None
+    meaning: str = ""
+    """What the rate measures, in words (beside its spec code)."""
+    short: int = 0
+    """How many of the counted items miss the target's condition."""
 
     def to_wire(self) -> dict[str, Any]:
-        return {"name": self.name, "value": self.value, "target": self.target, "met": self.met}
+        return {
+            "name": self.name,
+            "value": self.value,
+            "target": self.target,
+            "met": self.met,
+            "meaning": self.meaning,
+            "short": self.short,
+        }
 
 
 @dataclass
@@ -137,14 +148,32 @@ class Tally:
                 self.with_choice,
                 self.interrupts,
                 0.80,
+                "questions that offer at least one choice of options, not only free text",
             ),
-            _share("choices with a recommendation (SC-025)", self.recommended, self.choices, 0.95),
-            _share("choices with CUSTOM (SC-027)", self.with_custom, self.choices, 1.0),
+            _share(
+                "choices with a recommendation (SC-025)",
+                self.recommended,
+                self.choices,
+                0.95,
+                "choices that name the option the asking agent recommends",
+            ),
+            _share(
+                "choices with CUSTOM (SC-027)",
+                self.with_custom,
+                self.choices,
+                1.0,
+                "choices that let a person write their own answer (CUSTOM)",
+            ),
             Line("answered by a person", str(person)),
             Line("answered by a model", _breakdown(by_model, self.by)),
             Line("unanswered (the run ended first)", str(self.unanswered)),
             _share(
-                "response rate of people (SC-026)", self.person_answered, self.asked_a_person, 0.95
+                "response rate of people (SC-026)",
+                self.person_answered,
+                self.asked_a_person,
+                0.95,
+                "questions for a person that a person answered (not the deadline's default or a "
+                "model)",
             ),
             Line("time to a person's answer p50 / p95", _percentiles(self.answer_seconds)),
             Line(
@@ -154,36 +183,43 @@ class Tally:
                 max(self.translation_seconds) < TRANSLATION_TARGET_SECONDS
                 if self.translation_seconds
                 else None,
+                "time from taking an answer to its routing, filtered to the one allowed route",
+                sum(s >= TRANSLATION_TARGET_SECONDS for s in self.translation_seconds),
             ),
             _share(
                 f"discovery reports with >= {SC011_TAGS} tags (SC-011)",
                 sum(r[0] >= SC011_TAGS for r in reports),
                 len(reports),
                 1.0,
+                "discovery agents' reports rich enough to search by: tags",
             ),
             _share(
                 f"discovery reports with >= {SC011_QUERIES} generated queries (SC-011)",
                 sum(r[1] >= SC011_QUERIES for r in reports),
                 len(reports),
                 1.0,
+                "discovery agents' reports rich enough to search by: queries for the next step",
             ),
             _share(
                 f"discovery reports with >= {SC011_REFERENCES} file references (SC-011)",
                 sum(r[2] >= SC011_REFERENCES for r in reports),
                 len(reports),
                 1.0,
+                "discovery agents' reports that point at enough code: file references",
             ),
             _share(
                 "planning tickets with a discovery link (SC-013)",
                 self.tickets_linked,
                 self.tickets,
                 1.0,
+                "tickets that name the curated discovery context they were planned from",
             ),
             _share(
                 "ticket results with the full upstream chain (SC-014)",
                 self.ticket_results_chained,
                 self.ticket_results,
                 1.0,
+                "ticket results that name both the discovery and the planning context behind them",
             ),
             Line("LLM calls, mean attempts", f"{self.calls}, {_ratio(self.attempts, self.calls)}"),
             Line(
@@ -217,11 +253,18 @@ def _made_by(context_id: object, agent: AgentType) -> bool:
         return False
 
 
-def _share(name: str, part: int, whole: int, target: float) -> Line:
+def _share(name: str, part: int, whole: int, target: float, meaning: str) -> Line:
     if not whole:
-        return Line(name, "n/a (none)", f">= {target:.0%}")
+        return Line(name, "n/a (none)", f">= {target:.0%}", None, meaning)
     value = part / whole
-    return Line(name, f"{value:.0%} ({part}/{whole})", f">= {target:.0%}", value >= target)
+    return Line(
+        name,
+        f"{value:.0%} ({part}/{whole})",
+        f">= {target:.0%}",
+        value >= target,
+        meaning,
+        whole - part,
+    )
 
 
 def _ratio(part: int, whole: int) -> str:

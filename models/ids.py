@@ -28,3 +28,8 @@ def parse_context_id(context_id: str) -> tuple[str, AgentType, int, datetime]:
     agent = AgentType(match["agent"].upper().replace("-", "_"))
     at = datetime.strptime(match["ts"], "%Y-%m-%dT%H:%M:%SZ").replace(tzinfo=UTC)
     return match["run"], agent, int(match["seq"]), at
+
+
+def is_context_id(text: str) -> bool:
+    """Whether ``text`` has the shape of a context id."""
+    return _CONTEXT_ID.match(text) is not None

@@ -30,6 +30,7 @@ from activities.tools.settings import ToolSettings
 from app.binaries import temporal_test_server
 from app.export import Format, Kind, export, in_train, project, split_paths
 from app.history import RecordedRun, read_run
+from app.lineage_records import check_file, check_lineage
 from app.stats import Tally, measure
 from app.worker_setup import build_worker
 from models.agent_types import AgentType
@@ -201,10 +202,24 @@ async def test_the_controller_model_answers_agent_reviews_and_is_recorded_as_suc
     assert lines["answered by a person"].value == "1"
 
 
-async def test_native_ids_resolve_in_the_file_or_name_their_run(runs: Runs, tmp_path: Path) -> None:
+async def test_native_lineage_closes_in_the_file(runs: Runs, tmp_path: Path) -> None:
+    """Issue 22 item 5 (SC-008): every context id a record names is defined in the same file;
+    ``check_lineage`` fails on the file with one record removed."""
     out = tmp_path / "native.jsonl"
     await export(runs.client, out, fmt=Format.NATIVE, ids=[runs.asked, runs.plain])
+    report = check_file(out)
+    assert report.unresolved == {} and report.ids > 40
     records = _lines(out)
+    kinds = {r["kind"] for r in records if r["record"] == "context"}
+    assert kinds == {"request", "curated", "result"}, "the plain run's duplicate first step"
+    curated = next(r for r in records if r["record"] == "context" and r["kind"] == "curated")
+    lines = out.read_text(encoding="utf-8").splitlines()
+    broken = [line for line in lines if json.loads(line) != curated]
+    unresolved = check_lineage(broken).unresolved
+    assert list(unresolved) == [curated["contextId"]]
+    assert all(
+        where.startswith(curated["workflowId"]) for where in unresolved[curated["contextId"]]
+    )
     chains = {r["firstRunId"]: r for r in records if r["record"] == "run"}
     examples = [r for r in records if r["record"] == "example"]
     produced = {i for r in examples for i in r["producedContextIds"]}
@@ -253,6 +268,13 @@ async def test_stats_show_the_spec_rates_beside_their_targets(runs: Runs) -> Non
     lines = {
         line.name: line for line in (await measure(runs.client, [runs.asked, runs.plain])).lines()
     }
+    for name, line in lines.items():  # issue 22 item 6: each rate in words, its shortfall counted
+        assert ("SC-0" in name) is bool(line.meaning), name
+        if line.met is False:
+            assert line.short > 0, name
+    thin = lines["discovery reports with >= 5 tags (SC-011)"]
+    part, whole = thin.value.split("(")[1].rstrip(")").split("/")
+    assert (thin.met, thin.short) == (False, int(whole) - int(part))
     assert lines["runs"].value == "2"
     assert lines["interrupts per run"].value == "1.00"
     assert lines["choices with CUSTOM (SC-027)"].met is True
@@ -280,9 +302,22 @@ async def test_cli_export_and_stats(runs: Runs, tmp_path: Path) -> None:
     assert stats.returncode == 0, stats.stderr
     names = [line["name"] for line in json.loads(stats.stdout)]
     assert "choices with a recommendation (SC-025)" in names
+    assert (
+        "    choices that name the option the asking agent recommends"
+        in (await client_py(runs.client, "stats", runs.asked)).stdout
+    )
     wrong = await client_py(runs.client, "export", "--out", str(out), "--split", "2", runs.asked)
     assert wrong.returncode == 2
     assert wrong.stderr.strip() == "error: --split must be between 0 and 1 (exclusive), not 2"
+    native = tmp_path / "native.jsonl"
+    written = await client_py(runs.client, "export", "--out", str(native), "--format", "native")
+    assert written.returncode == 0, written.stderr
+    checked = await client_py(runs.client, "export", "--check", str(native))
+    assert checked.returncode == 0 and checked.stdout.startswith("lineage closed: "), checked
+    lines = native.read_text(encoding="utf-8").splitlines()
+    native.write_text("\n".join(line for line in lines if '"record": "context"' not in line))
+    broken = await client_py(runs.client, "export", "--check", str(native))
+    assert broken.returncode == 1 and broken.stdout.startswith("lineage open: "), broken
 
 
 async def test_the_controller_model_answers_a_timeout_escalation(tmp_path: Path) -> None:
@@ -334,6 +369,7 @@ async def test_a_continued_as_new_chain_is_exported_whole(
     assert chain["runIds"] == run.run_ids and summary.runs == 1
     assert {r["runId"] for r in examples} == set(run.run_ids), "every run of the chain"
     assert len(examples) + summary.duplicates == len(run.calls)
+    assert check_file(out).unresolved == {}
     produced = {i for r in examples for i in r["producedContextIds"]}
     for record in examples:
         assert record["firstRunId"] == run.first_run_id
@@ -362,6 +398,7 @@ async def test_a_workspace_run_exports_every_step_byte_exact_with_tool_calls_and
     results = ToolResultStore(tools.tool_results)
     summary = await export(client, out, fmt=Format.NATIVE, ids=[workflow_id], results=results)
     assert summary.skipped == {}
+    assert check_file(out).unresolved == {}
     examples = [r for r in _lines(out) if r["record"] == "example" and r["model"] is not None]
     received = [(r.messages, r.body.get("tools")) for r in server.received]
     for example in examples:

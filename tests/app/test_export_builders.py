@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from datetime import UTC, datetime
+from pathlib import Path
 
 import pytest
 
@@ -13,6 +14,7 @@ from activities.prompting import PromptRenderer
 from activities.result_decorators import decorate
 from app.export import (
     KIND_BY_AGENT,
+    ExportSummary,
     Kind,
     Unverifiable,
     agent_example,
@@ -21,6 +23,7 @@ from app.export import (
     project,
     resolution_example,
     run_examples,
+    split_paths,
 )
 from app.history import RecordedCall, RecordedInterrupt, RecordedRun
 from app.stats import Tally
@@ -256,3 +259,14 @@ def test_tally_counts_reports_tickets_and_chains() -> None:
     assert lines["interrupts with a structured choice (SC-021)"].value == "n/a (none)"
     assert lines["LLM calls, mean attempts"].value == "1, 1.00"
     assert lines["tokens (prompt / completion)"].value == "10 / 5"
+
+
+def test_a_split_that_leaves_a_file_empty_says_so(tmp_path: Path) -> None:
+    """Issue 22 item 6: 7 runs that all hash to train leave the validation file empty."""
+    train, valid = split_paths(tmp_path / "data.jsonl")
+    lines = ExportSummary(files=[train, valid], runs=7, train_runs=7).lines()
+    assert lines[1] == "split: 7 runs train, 0 valid"
+    assert lines[2].startswith(f"warning: {valid} is empty: ")
+    assert not any(
+        "warning" in line for line in ExportSummary([train, valid], runs=7, train_runs=5).lines()
+    )

@@ -163,7 +163,8 @@ async def test_review_and_the_export_read_the_real_diffs(
     await AgentWorkflowClient(client).export(
         out, fmt=Format.NATIVE, ids=[workflow_id], tool_results=tools.tool_results
     )
-    examples = [json.loads(line) for line in out.read_text().splitlines()]
+    records = [json.loads(line) for line in out.read_text().splitlines()]
+    examples = [r for r in records if r["record"] == "example"]
     (merger,) = [e for e in examples if e.get("agentType") == "MERGER_AGENT"]
     assert "return a * b" in merger["diff"] and "return a + b" in merger["diff"]
     # the ticket steps used tools: their examples carry the diffs their commits made
@@ -216,7 +217,8 @@ async def test_a_conflict_is_the_mergers_question_and_the_answer_is_applied(
 
     out = tmp_path / "native.jsonl"
     await agents.export(out, fmt=Format.NATIVE, ids=[workflow_id], tool_results=tools.tool_results)
-    examples = [json.loads(line) for line in out.read_text().splitlines()]
+    records = [json.loads(line) for line in out.read_text().splitlines()]
+    examples = [r for r in records if r["record"] == "example"]
     # the merge-conflict examples (the person's answer, its translation) carry the two sides
     conflict = [e for e in examples if e.get("kind") in ("resolution", "translation")]
     assert [e["agentType"] for e in conflict] == ["MERGER_AGENT", "MERGER_AGENT"]
