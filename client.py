@@ -147,6 +147,7 @@ async def _cmd_run(args: argparse.Namespace, settings: TemporalSettings) -> int:
                 max_steps=args.max_steps,
                 task_queue=queue,
                 workspace=workspace,
+                shadow_answers=args.shadow_answers,
             )
         except WorkflowAlreadyStartedError:
             return await _already_started(args, session)
@@ -457,6 +458,12 @@ def _parser() -> argparse.ArgumentParser:
         metavar="CMD",
         help="with --workspace: the ticket agents' verification command, run in a sandbox "
         "(default: the workspace's [tool.agents] test-command, else pytest when it has tests)",
+    )
+    run.add_argument(
+        "--shadow-answers",
+        action="store_true",
+        help="the controller model (CONTROLLER_MODEL) also answers every question a person "
+        "answers, recorded and never acted on; agents stats shows how often they agree",
     )
     run.add_argument(
         "--worker",

@@ -27,7 +27,13 @@ from temporalio.client import Client, WorkflowHandle
 from models.agent_call import AgentCall, AgentReply
 from models.agent_types import AgentType
 from models.code import MergeOutcome, TicketCommit
-from models.interrupt_flow import InterruptInput, InterruptOutcome, ReviewInput, TranslationInput
+from models.interrupt_flow import (
+    InterruptInput,
+    InterruptOutcome,
+    ReviewInput,
+    ShadowAnswer,
+    TranslationInput,
+)
 from models.interrupts import InterruptResolution
 from models.state import EntryKind, HistoryEntry, HistoryPageRequest, OrchestratorStatus
 from models.tools import ToolTrace
@@ -208,6 +214,8 @@ class RecordedInterrupt:
     asked_at: datetime
     conflict: str | None = None
     """A merge conflict's two sides (capped), when the question is the merger's about it."""
+    shadow: ShadowAnswer | None = None
+    """The controller's answer in the person's shadow (issue 22), once it is recorded."""
     review: ReviewInput | None = None
     """The reviewing call's input (AGENT_REVIEW, escalation), if one was made."""
     reviewed: InterruptResolution | None = None
@@ -358,6 +366,7 @@ async def _read_interrupt(
     found: dict[str, Any] = {}
     scheduled: dict[int, tuple[str, datetime]] = {}
     asked_at = datetime.min.replace(tzinfo=UTC)
+    shadow_id = ""
     handle = client.get_workflow_handle(child.workflow_id, run_id=child.run_id or None)
     async for event in handle.fetch_history_events():
         kind = event.event_type
@@ -379,6 +388,8 @@ async def _read_interrupt(
                     done.result.payloads, [result_type]
                 )
                 found[name + ":seconds"] = (_time(event) - at).total_seconds()
+        elif kind == EventType.EVENT_TYPE_START_CHILD_WORKFLOW_EXECUTION_INITIATED:
+            shadow_id = event.start_child_workflow_execution_initiated_event_attributes.workflow_id
     answered_at = next((at for name, at in scheduled.values() if name == _TRANSLATE), None)
     return RecordedInterrupt(
         run_id=run_id,
@@ -388,6 +399,7 @@ async def _read_interrupt(
         outcome=child.outcome,
         asked_at=asked_at,
         conflict=child.conflict,
+        shadow=await _shadow_answer(client, shadow_id) if shadow_id else None,
         review=found.get(_REVIEW),
         reviewed=found.get(_REVIEW + ":result"),
         translation=found.get(_TRANSLATE),
@@ -395,6 +407,16 @@ async def _read_interrupt(
         answered_at=answered_at,
         translation_seconds=found.get(_TRANSLATE + ":seconds"),
     )
+
+
+async def _shadow_answer(client: Client, workflow_id: str) -> ShadowAnswer | None:
+    """The shadow workflow's result; None while it runs (or if it ended otherwise)."""
+    async for event in client.get_workflow_handle(workflow_id).fetch_history_events():
+        if event.event_type == EventType.EVENT_TYPE_WORKFLOW_EXECUTION_COMPLETED:
+            done = event.workflow_execution_completed_event_attributes
+            (answer,) = await client.data_converter.decode(done.result.payloads, [ShadowAnswer])
+            return answer
+    return None
 
 
 _REVIEW = "review_interrupt"

@@ -135,8 +135,12 @@ class AgentWorkflowClient:
         max_steps: int = DEFAULT_MAX_STEPS,
         task_queue: str | None = None,
         workspace: WorkspaceSpec | None = None,
+        shadow_answers: bool = False,
     ) -> WorkflowHandle[OrchestratorWorkflow, OrchestratorCollectorResult]:
         """Start an OrchestratorWorkflow; raises ValueError for an empty goal.
+
+        ``shadow_answers``: every question a person answers is also answered by the controller
+        model, recorded and never acted on (``agents stats`` shows the agreement).
 
         ``workspace`` (a local git directory, made absolute here, or a git URL, and a ref) gives
         the agents read-only code tools and episodic memory.
@@ -150,7 +154,9 @@ class AgentWorkflowClient:
         if workspace is not None:
             source = normalized_source(workspace.source)
             workspace = workspace.model_copy(update={"source": source})
-        run_input = OrchestratorInput(goal=goal, max_steps=max_steps, workspace=workspace)
+        run_input = OrchestratorInput(
+            goal=goal, max_steps=max_steps, workspace=workspace, shadow_answers=shadow_answers
+        )
         if self._indexed is None:
             self._indexed = not await self.search_attributes_missing()
         return await self.client.start_workflow(

@@ -13,11 +13,19 @@ from typing import Any
 
 from temporalio.client import Client
 
+from app.agreement import Agreement, QuestionKind, verdicts
 from app.export import select_runs
 from app.history import RecordedRun, read_run
 from models.agent_types import AgentType
 from models.ids import parse_context_id
-from models.interrupts import InterruptType, OptionKey, ResolvedBy
+from models.interrupt_flow import ShadowAnswer
+from models.interrupts import (
+    AnyInterruptRequest,
+    InterruptResolution,
+    InterruptType,
+    OptionKey,
+    ResolvedBy,
+)
 
 SC011_TAGS, SC011_QUERIES, SC011_REFERENCES = 5, 3, 10
 TRANSLATION_TARGET_SECONDS = 2.0
@@ -35,6 +43,8 @@ class Line:
     """What the rate measures, in words (beside its spec code)."""
     short: int = 0
     """How many of the counted items miss the target's condition."""
+    figures: dict[str, Any] = field(default_factory=dict)
+    """The numbers behind ``value``, for scripts (``--json``)."""
 
     def to_wire(self) -> dict[str, Any]:
         return {
@@ -44,6 +54,7 @@ class Line:
             "met": self.met,
             "meaning": self.meaning,
             "short": self.short,
+            **({"figures": self.figures} if self.figures else {}),
         }
 
 
@@ -75,6 +86,11 @@ class Tally:
     attempts: int = 0
     prompt_tokens: int = 0
     completion_tokens: int = 0
+    shadowed: int = 0
+    """People's answers the controller also answered (issue 22)."""
+    shadow_failed: int = 0
+    agreement: dict[tuple[str, QuestionKind], Agreement] = field(default_factory=dict)
+    """By the asking agent's type and the question kind."""
 
     def add(self, run: RecordedRun) -> None:
         """Count one run chain."""
@@ -104,12 +120,28 @@ class Tally:
             if answer.resolved_by is not ResolvedBy.HUMAN and answer.call is not None:
                 who = "CONTROLLER_MODEL" if answer.call.controller else who
             self.by[who] = self.by.get(who, 0) + 1
+            if answer.resolved_by is ResolvedBy.HUMAN and it.shadow is not None:
+                self._shadow(request, it.asked.origin.value, answer, it.shadow)
             if answer.resolved_by is ResolvedBy.HUMAN:
                 self.person_answered += waits_for_person
                 if it.answered_at is not None:
                     self.answer_seconds.append((it.answered_at - it.asked_at).total_seconds())
             if it.translation_seconds is not None:
                 self.translation_seconds.append(it.translation_seconds)
+
+    def _shadow(
+        self,
+        request: AnyInterruptRequest,
+        agent: str,
+        person: InterruptResolution,
+        shadow: ShadowAnswer,
+    ) -> None:
+        if shadow.answer is None:
+            self.shadow_failed += 1
+            return
+        self.shadowed += 1
+        for kind, verdict in verdicts(request, person, shadow.answer):
+            self.agreement.setdefault((agent, kind), Agreement()).add(verdict)
 
     def _call(self, agent: AgentType, output: dict[str, Any]) -> None:
         if isinstance(output.get("result"), dict):  # a dispatched agent's result (not a question)
@@ -225,7 +257,48 @@ class Tally:
             Line(
                 "tokens (prompt / completion)", f"{self.prompt_tokens} / {self.completion_tokens}"
             ),
+            *self._agreement_lines(),
         ]
+
+    def _agreement_lines(self) -> list[Line]:
+        """The controller's shadow answers against people's, per agent type and kind."""
+        if not (self.shadowed or self.shadow_failed):
+            return []
+        lines = [
+            Line(
+                "shadow answers (the controller, after a person)",
+                f"{self.shadowed} recorded, {self.shadow_failed} failed",
+            )
+        ]
+        for (agent, kind), counts in sorted(self.agreement.items()):
+            interval = counts.interval()
+            rate = counts.rate
+            value = (
+                f"{rate:.0%} ({counts.agreed}/{counts.compared}), 95% CI "
+                f"{interval[0]:.0%}-{interval[1]:.0%}"
+                if rate is not None and interval is not None
+                else "n/a"
+            )
+            if counts.not_comparable:
+                value += f"; {counts.not_comparable} not comparable"
+            lines.append(
+                Line(
+                    f"controller agrees: {agent} {kind}",
+                    value,
+                    meaning=f"{kind} decisions of {agent}'s questions where the controller's "
+                    "shadow answer was the person's",
+                    figures={
+                        "agentType": agent,
+                        "questionKind": kind.value,
+                        "agreed": counts.agreed,
+                        "compared": counts.compared,
+                        "notComparable": counts.not_comparable,
+                        "rate": rate,
+                        "ci95": list(interval) if interval else None,
+                    },
+                )
+            )
+        return lines
 
 
 async def measure(client: Client, ids: Sequence[str] = (), query: str | None = None) -> Tally:

@@ -27,10 +27,11 @@ from workflows.interrupt import InterruptWorkflow
 from workflows.notifications import NotificationWorkflow
 from workflows.orchestrator import OrchestratorWorkflow
 from workflows.policies import HEARTBEAT_THROTTLE
+from workflows.shadow import ShadowAnswerWorkflow
 
 OFFLINE_BASE_URL = "http://offline-model.invalid/v1"
 
-WORKFLOWS = [OrchestratorWorkflow, InterruptWorkflow, NotificationWorkflow]
+WORKFLOWS = [OrchestratorWorkflow, InterruptWorkflow, NotificationWorkflow, ShadowAnswerWorkflow]
 
 SANDBOXED_MODULES = ("workflows.orchestrator", "workflows.interrupt", "workflows.notifications")
 """The workflow definitions: re-imported in the sandbox for every run, so its checks apply."""

@@ -6,6 +6,8 @@ from datetime import datetime
 from enum import StrEnum
 from typing import Any
 
+from pydantic import Field
+
 from models.agent_call import CallRecord
 from models.agent_types import AgentType
 from models.base import WireModel
@@ -62,6 +64,8 @@ class InterruptInput(WireModel):
     on_timeout: TimeoutOutcome = TimeoutOutcome.ESCALATE_TO_AGENT_REVIEW
     carried: InterruptCarried | None = None
     """Set by the workflow itself when it continues as new while waiting."""
+    shadow: bool = False
+    """A person's answer is also put to the controller model, recorded, never acted on."""
 
 
 class InterruptOutcome(WireModel):
@@ -114,6 +118,21 @@ class ReviewInput(WireModel):
     goal: str
     request: AnyInterruptRequest
     origin_request: dict[str, Any]
+
+
+class ShadowInput(WireModel):
+    """A question a person answered, for the controller model to answer in their shadow."""
+
+    review: ReviewInput
+    person: InterruptResolution
+
+
+class ShadowAnswer(WireModel):
+    """The controller model's answer to a question a person answered: recorded, never acted on
+    (issue 22 item 1). Its ``call`` holds the model, latency and tokens."""
+
+    answer: InterruptResolution | None = None
+    error: str | None = Field(default=None, description="Why there is no answer.")
 
 
 class ChoiceDecision(WireModel):

@@ -126,6 +126,7 @@ class OrchestratorState(WireModel):
     fail_on_invalid_replies: bool = False
     fail_on_step_limit: bool = False
     question_gather_seconds: float = DEFAULT_QUESTION_GATHER_SECONDS
+    shadow_answers: bool = False
     step_budget: int | None = None
     """Steps a person grants at a time when the run uses up its budget (the start's maxSteps;
     None in runs recorded before issue 19's budget questions)."""
@@ -189,6 +190,12 @@ class OrchestratorInput(WireModel):
         le=3600,
         description="When a dispatched agent asks while others still run, how long its question "
         "waits for others that ask at nearly the same moment before a person sees it.",
+    )
+    shadow_answers: bool = Field(
+        default=False,
+        description="Every question a person answers is also answered by the controller model "
+        "(CONTROLLER_MODEL) in the background, recorded beside the person's answer and never "
+        "acted on; agents stats shows how often the two agree.",
     )
     continue_as_new_every: int | None = Field(
         default=None,

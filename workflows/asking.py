@@ -106,6 +106,7 @@ async def start_question(
         if person_only and state.on_interrupt_timeout is TimeoutOutcome.ESCALATE_TO_AGENT_REVIEW
         else state.interrupt_timeout_seconds,
         on_timeout=state.on_interrupt_timeout,
+        shadow=state.shadow_answers,
     )
     book.record(
         node_id,

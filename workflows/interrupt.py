@@ -12,6 +12,7 @@ from pydantic import ValidationError
 from temporalio import workflow
 from temporalio.common import RawValue
 from temporalio.exceptions import ActivityError, ApplicationError
+from temporalio.workflow import ParentClosePolicy
 
 from models.agent_types import AgentType
 from models.errors import InvalidInput, UndecodablePayload
@@ -25,6 +26,7 @@ from models.interrupt_flow import (
     InterruptStatus,
     ResolveAck,
     ReviewInput,
+    ShadowInput,
     TimeoutOutcome,
     TranslationInput,
 )
@@ -50,6 +52,7 @@ from workflows.resolution_rules import (
     recommended_resolution,
     resolution_problems,
 )
+from workflows.shadow import SHADOW_SUFFIX, ShadowAnswerWorkflow
 from workflows.visibility import show_interrupt
 
 with workflow.unsafe.imports_passed_through():
@@ -99,7 +102,12 @@ class InterruptWorkflow:
         self._resolution = resolution
         self._status(InterruptState.RESOLVED, f"resolved by {resolution.resolved_by}")
         self._notify.settle(NoticeKind.RESOLVED, self._job, self._deadline, resolution)
+        shadow = None
+        if self._job.shadow and resolution.resolved_by is ResolvedBy.HUMAN:
+            shadow = asyncio.create_task(self._start_shadow(resolution))  # beside the translation
         outcome = await self._translate(resolution, timed_out)
+        if shadow is not None:
+            await shadow
         await self._notify.settled()
         return outcome
 
@@ -296,6 +304,24 @@ class InterruptWorkflow:
             return self._resolution
         reviewed = await review
         return reviewed.model_copy(update={"resolved_by": by})
+
+    async def _start_shadow(self, person: InterruptResolution) -> None:
+        """The controller answers in the person's shadow, in a workflow of its own that outlives
+        this one (issue 22 item 1); a failure to start it is a warning."""
+        job = self._job
+        review = ReviewInput(goal=job.goal, request=job.request, origin_request=job.origin_request)
+        try:
+            await workflow.start_child_workflow(
+                ShadowAnswerWorkflow.run,
+                ShadowInput(review=review, person=person),
+                id=workflow.info().workflow_id + SHADOW_SUFFIX,
+                parent_close_policy=ParentClosePolicy.ABANDON,
+                static_summary=clip(f"the controller's shadow answer to {job.origin}", 150),
+            )
+        except Exception as err:
+            self._event(
+                EventKind.WARNING, f"the shadow answer did not start: {clip(str(err), 500)}"
+            )
 
     async def _translate(
         self, resolution: InterruptResolution, timed_out: bool

@@ -96,6 +96,7 @@ class OrchestratorWorkflow:
             fail_on_invalid_replies=input.fail_on_invalid_replies,
             fail_on_step_limit=input.fail_on_step_limit,
             question_gather_seconds=input.question_gather_seconds,
+            shadow_answers=input.shadow_answers,
             step_budget=input.max_steps,
             pending=PendingStep(
                 agent_type=AgentType.ORCHESTRATOR,

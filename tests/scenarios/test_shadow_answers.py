@@ -1,0 +1,118 @@
+"""The controller answers in people's shadow (issue 22 items 1 and 2, spec 003's design
+philosophy): every question a person answers is also put to the controller model, recorded
+beside the person's answer with its model, latency and tokens, and never acted on."""
+
+from __future__ import annotations
+
+import uuid
+
+from temporalio import activity
+from temporalio.client import Client
+from temporalio.exceptions import ApplicationError
+from temporalio.worker import Worker
+
+from activities.llm import LlmSettings
+from activities.offline_model import OfflineScenario
+from app.history import RecordedRun, read_run
+from app.stats import Tally
+from app.worker_setup import build_worker
+from models.agent_types import AgentType
+from models.interrupt_flow import ReviewInput, ShadowAnswer, ShadowInput
+from models.interrupts import InterruptResolution, OptionKey
+from tests.support.interrupts import (
+    answer_all,
+    interrupt_status,
+    question_input,
+    start,
+    wait_for_interrupt,
+)
+from workflows.shadow import SHADOW_SUFFIX, ShadowAnswerWorkflow
+
+SCENARIO = OfflineScenario(interrupt_at=frozenset({AgentType.PLANNING_ORCHESTRATOR}))
+
+
+async def _answered_run(client: Client, task_queue: str, shadow: bool) -> RecordedRun:
+    """A run whose planning orchestrator asks; a person picks A everywhere and says yes."""
+    workflow_id = f"wf-{uuid.uuid4()}"
+    handle = await start(client, task_queue, workflow_id, shadow_answers=shadow)
+    pending = (await wait_for_interrupt(handle)).pending_interrupt
+    assert pending is not None
+    question = (await interrupt_status(client, pending.workflow_id)).request
+    await client.get_workflow_handle(pending.workflow_id).signal(
+        "resolve",
+        InterruptResolution(
+            selected_choices={c.choice_id: OptionKey.A for c in question.choices},
+            confirmations={c.confirmation_id: True for c in question.confirmation_items},
+        ).to_wire(),
+    )
+    await handle.result()
+    if shadow:  # the shadow outlives the question: wait for its record
+        await client.get_workflow_handle(pending.workflow_id + SHADOW_SUFFIX).result()
+    return await read_run(client, workflow_id)
+
+
+def _path(run: RecordedRun) -> list[tuple[str, str | None]]:
+    """Each step the run took and where it routed."""
+    return [(c.call.node_id, c.reply.route) for c in run.calls]
+
+
+async def test_shadow_answers_are_recorded_and_never_acted_on(
+    client: Client, task_queue: str
+) -> None:
+    async with build_worker(client, task_queue, LlmSettings(), scenario=SCENARIO):
+        plain = await _answered_run(client, task_queue, shadow=False)
+        shadowed = await _answered_run(client, task_queue, shadow=True)
+    assert _path(shadowed) == _path(plain) and len(_path(plain)) > 10
+    (mine,) = plain.interrupts
+    (theirs,) = shadowed.interrupts
+    assert mine.shadow is None
+    assert theirs.shadow is not None and theirs.shadow.answer is not None
+    assert theirs.outcome is not None and mine.outcome is not None
+    assert theirs.outcome.resolution == mine.outcome.resolution, "the person's answer was used"
+    call = theirs.shadow.answer.call
+    assert call is not None and call.model and call.latency_ms >= 0
+    assert call.schema_name == "AgentReviewDecision"
+
+    tally = Tally()
+    tally.add(shadowed)
+    lines = {line.name: line for line in tally.lines()}
+    assert lines["shadow answers (the controller, after a person)"].value == "1 recorded, 0 failed"
+    agreement = lines["controller agrees: PLANNING_ORCHESTRATOR choice"]
+    figures = agreement.figures
+    assert figures["compared"] == len(theirs.asked.request.choices) > 0
+    answer = theirs.shadow.answer
+    agreed = sum(
+        answer.selected_choices.get(c.choice_id) is OptionKey.A
+        for c in theirs.asked.request.choices
+    )
+    assert figures["agreed"] == agreed
+    empty = Tally()
+    empty.add(plain)
+    assert not any(line.name.startswith("controller agrees") for line in empty.lines())
+
+
+@activity.defn(name="review_interrupt")
+async def failing_review(job: ReviewInput) -> InterruptResolution:
+    """A same-named fake of the reviewing activity whose endpoint refuses the call."""
+    raise ApplicationError("the controller endpoint refused the key", non_retryable=True)
+
+
+async def test_a_failed_shadow_call_is_recorded_as_a_warning(
+    client: Client, task_queue: str, workflow_id: str
+) -> None:
+    job = question_input()
+    review = ReviewInput(goal=job.goal, request=job.request, origin_request=job.origin_request)
+    async with Worker(
+        client,
+        task_queue=task_queue,
+        workflows=[ShadowAnswerWorkflow],
+        activities=[failing_review],
+    ):
+        answer: ShadowAnswer = await client.execute_workflow(
+            ShadowAnswerWorkflow.run,
+            ShadowInput(review=review, person=answer_all(job.request)),
+            id=workflow_id,
+            task_queue=task_queue,
+        )
+    assert answer.answer is None
+    assert answer.error is not None and "refused the key" in answer.error
