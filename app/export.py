@@ -115,6 +115,8 @@ class Example:
     """The real diff (capped) a ticket step committed or a merge made (issue 20)."""
     tools: list[dict[str, Any]] | None = None
     """The tool definitions the model was offered, as it received them."""
+    shadow: dict[str, Any] | None = None
+    """A person's answer's shadow: what the controller answered (issue 22), never acted on."""
 
     @property
     def messages(self) -> list[dict[str, Any]]:
@@ -212,6 +214,7 @@ def resolution_example(run: RecordedRun, it: RecordedInterrupt, prompts: PromptR
         output=answer.to_wire(),
         call=call if answer.resolved_by is not ResolvedBy.HUMAN else None,
         resolved_by=answer.resolved_by,
+        shadow=it.shadow.to_wire() if it.shadow is not None else None,
         **_from_interrupt(run, it),
     )
 
@@ -345,6 +348,7 @@ def native_line(example: Example) -> dict[str, Any]:
         "diff": example.diff,
         "messages": example.messages,
         "tools": example.tools,
+        "shadow": example.shadow,
     }
 
 

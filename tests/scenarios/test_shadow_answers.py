@@ -4,7 +4,9 @@ beside the person's answer with its model, latency and tokens, and never acted o
 
 from __future__ import annotations
 
+import json
 import uuid
+from pathlib import Path
 
 from temporalio import activity
 from temporalio.client import Client
@@ -13,6 +15,7 @@ from temporalio.worker import Worker
 
 from activities.llm import LlmSettings
 from activities.offline_model import OfflineScenario
+from app.export import Format, export
 from app.history import RecordedRun, read_run
 from app.stats import Tally
 from app.worker_setup import build_worker
@@ -57,7 +60,7 @@ def _path(run: RecordedRun) -> list[tuple[str, str | None]]:
 
 
 async def test_shadow_answers_are_recorded_and_never_acted_on(
-    client: Client, task_queue: str
+    client: Client, task_queue: str, tmp_path: Path
 ) -> None:
     async with build_worker(client, task_queue, LlmSettings(), scenario=SCENARIO):
         plain = await _answered_run(client, task_queue, shadow=False)
@@ -86,6 +89,13 @@ async def test_shadow_answers_are_recorded_and_never_acted_on(
         for c in theirs.asked.request.choices
     )
     assert figures["agreed"] == agreed
+    out = tmp_path / "native.jsonl"
+    await export(client, out, fmt=Format.NATIVE, ids=[plain.workflow_id, shadowed.workflow_id])
+    records = [json.loads(line) for line in out.read_text().splitlines()]
+    people = [r for r in records if r.get("kind") == "resolution"]
+    assert len(people) == 2 and sum(r["shadow"] is not None for r in people) == 1
+    (beside,) = [r["shadow"] for r in people if r["shadow"]]
+    assert beside["answer"]["call"]["schemaName"] == "AgentReviewDecision"
     empty = Tally()
     empty.add(plain)
     assert not any(line.name.startswith("controller agrees") for line in empty.lines())
