@@ -148,6 +148,7 @@ async def _cmd_run(args: argparse.Namespace, settings: TemporalSettings) -> int:
                 task_queue=queue,
                 workspace=workspace,
                 shadow_answers=args.shadow_answers,
+                controller_autonomy=args.controller_autonomy,
             )
         except WorkflowAlreadyStartedError:
             return await _already_started(args, session)
@@ -464,6 +465,12 @@ def _parser() -> argparse.ArgumentParser:
         action="store_true",
         help="the controller model (CONTROLLER_MODEL) also answers every question a person "
         "answers, recorded and never acted on; agents stats shows how often they agree",
+    )
+    run.add_argument(
+        "--controller-autonomy",
+        action="store_true",
+        help="the controller answers kinds of question it earned (the worker's "
+        "AGENT_AUTONOMY_POLICY and its shadow answers' agreement); a person may overrule",
     )
     run.add_argument(
         "--worker",

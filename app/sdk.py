@@ -136,11 +136,14 @@ class AgentWorkflowClient:
         task_queue: str | None = None,
         workspace: WorkspaceSpec | None = None,
         shadow_answers: bool = False,
+        controller_autonomy: bool = False,
     ) -> WorkflowHandle[OrchestratorWorkflow, OrchestratorCollectorResult]:
         """Start an OrchestratorWorkflow; raises ValueError for an empty goal.
 
         ``shadow_answers``: every question a person answers is also answered by the controller
-        model, recorded and never acted on (``agents stats`` shows the agreement).
+        model, recorded and never acted on (``agents stats`` shows the agreement);
+        ``controller_autonomy``: the controller answers the kinds of question it earned under the
+        worker's ``AGENT_AUTONOMY_POLICY``.
 
         ``workspace`` (a local git directory, made absolute here, or a git URL, and a ref) gives
         the agents read-only code tools and episodic memory.
@@ -155,7 +158,11 @@ class AgentWorkflowClient:
             source = normalized_source(workspace.source)
             workspace = workspace.model_copy(update={"source": source})
         run_input = OrchestratorInput(
-            goal=goal, max_steps=max_steps, workspace=workspace, shadow_answers=shadow_answers
+            goal=goal,
+            max_steps=max_steps,
+            workspace=workspace,
+            shadow_answers=shadow_answers,
+            controller_autonomy=controller_autonomy,
         )
         if self._indexed is None:
             self._indexed = not await self.search_attributes_missing()

@@ -13,7 +13,7 @@ from typing import Any
 
 from temporalio.client import Client
 
-from app.agreement import Agreement, QuestionKind, verdicts
+from activities.agreement import Agreement, QuestionKind, verdicts
 from app.export import select_runs
 from app.history import RecordedRun, read_run
 from models.agent_types import AgentType
@@ -28,6 +28,8 @@ from models.interrupts import (
 )
 
 SC011_TAGS, SC011_QUERIES, SC011_REFERENCES = 5, 3, 10
+_REVIEWERS = (ResolvedBy.AGENT_REVIEW, ResolvedBy.TIMEOUT_ESCALATION)
+"""Answers the reviewing model gave: labelled CONTROLLER_MODEL when that model gave them."""
 TRANSLATION_TARGET_SECONDS = 2.0
 
 
@@ -117,7 +119,11 @@ class Tally:
                 continue
             answer = it.outcome.resolution
             who = answer.resolved_by.value
-            if answer.resolved_by is not ResolvedBy.HUMAN and answer.call is not None:
+            reviewer = answer.resolved_by in (
+                ResolvedBy.AGENT_REVIEW,
+                ResolvedBy.TIMEOUT_ESCALATION,
+            )
+            if reviewer and answer.call is not None:
                 who = "CONTROLLER_MODEL" if answer.call.controller else who
             self.by[who] = self.by.get(who, 0) + 1
             if answer.resolved_by is ResolvedBy.HUMAN and it.shadow is not None:

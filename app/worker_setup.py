@@ -12,9 +12,10 @@ from temporalio.worker.workflow_sandbox import SandboxedWorkflowRunner, SandboxR
 
 import workflows
 from activities.agents import AgentActivities
+from activities.autonomy import AutonomyActivities, AutonomySettings
 from activities.code_changes import CodeChangeActivities
 from activities.contributors import default_registry
-from activities.llm import LlmSettings, StructuredLlm
+from activities.llm import CONTROLLER, LlmSettings, StructuredLlm
 from activities.notify import NotificationActivities, NotifySettings
 from activities.offline_model import OfflineModel, OfflineScenario
 from activities.prompting import PromptRenderer
@@ -79,6 +80,7 @@ def build_worker(
     prompts: PromptRenderer | None = None,
     notify: NotifySettings | None = None,
     tools: ToolSettings | None = None,
+    autonomy_settings: AutonomySettings | None = None,
 ) -> Worker:
     """A worker for ``task_queue`` with all workflows and the agent activities.
 
@@ -96,6 +98,9 @@ def build_worker(
     code = CodeChangeActivities(tools)
     resolution = ResolutionActivities(llm, prompts)
     notifications = NotificationActivities(notify or NotifySettings())
+    autonomy = AutonomyActivities(
+        client, autonomy_settings or AutonomySettings.from_env(), settings.model_for(CONTROLLER)
+    )
     return Worker(
         with_checked_converter(client),
         task_queue=task_queue,
@@ -107,6 +112,7 @@ def build_worker(
             agents.run_agent,
             resolution.translate_resolution,
             resolution.review_interrupt,
+            autonomy.decide_autonomy,
             notifications.plan,
             notifications.notify,
             workspaces.pin_workspace,

@@ -66,6 +66,8 @@ class InterruptInput(WireModel):
     """Set by the workflow itself when it continues as new while waiting."""
     shadow: bool = False
     """A person's answer is also put to the controller model, recorded, never acted on."""
+    autonomy: bool = False
+    """The controller may answer itself, where the worker's policy and its record allow."""
 
 
 class InterruptOutcome(WireModel):
@@ -123,8 +125,37 @@ class ReviewInput(WireModel):
 class ShadowInput(WireModel):
     """A question a person answered, for the controller model to answer in their shadow."""
 
+    origin: AgentType
+    """The agent type the question is typed as: agreement is counted per agent type."""
     review: ReviewInput
     person: InterruptResolution
+
+
+class AutonomyQuestion(WireModel):
+    """A question of a run that lets the controller earn autonomy (issue 22 item 3)."""
+
+    origin: AgentType
+    request: AnyInterruptRequest
+
+
+class KindAgreement(WireModel):
+    """The controller's recorded agreement with people on one kind of one agent's questions."""
+
+    agent_type: AgentType
+    question_kind: str
+    agreed: int
+    compared: int
+    allowed: bool = Field(description="The policy names this kind.")
+
+
+class AutonomyDecision(WireModel):
+    """Whether the controller answers a question itself, and the figures that decided it."""
+
+    delegate: bool
+    reason: str
+    figures: list[KindAgreement] = Field(default_factory=list)
+    min_answers: int = 0
+    min_agreement: float = 0.0
 
 
 class ShadowAnswer(WireModel):

@@ -601,6 +601,8 @@ class ResolvedBy(StrEnum):
     HUMAN = "HUMAN"
     AGENT_REVIEW = "AGENT_REVIEW"
     TIMEOUT_ESCALATION = "TIMEOUT_ESCALATION"
+    CONTROLLER_AUTONOMY = "CONTROLLER_AUTONOMY"
+    """The controller answered a kind of question it earned (issue 22): a person may overrule."""
 
 
 class InterruptResolution(WireModel):

@@ -127,6 +127,7 @@ class OrchestratorState(WireModel):
     fail_on_step_limit: bool = False
     question_gather_seconds: float = DEFAULT_QUESTION_GATHER_SECONDS
     shadow_answers: bool = False
+    controller_autonomy: bool = False
     step_budget: int | None = None
     """Steps a person grants at a time when the run uses up its budget (the start's maxSteps;
     None in runs recorded before issue 19's budget questions)."""
@@ -196,6 +197,12 @@ class OrchestratorInput(WireModel):
         description="Every question a person answers is also answered by the controller model "
         "(CONTROLLER_MODEL) in the background, recorded beside the person's answer and never "
         "acted on; agents stats shows how often the two agree.",
+    )
+    controller_autonomy: bool = Field(
+        default=False,
+        description="The controller model answers a question itself when the worker's "
+        "AGENT_AUTONOMY_POLICY names its kind and its shadow answers agreed with people's often "
+        "enough; marked CONTROLLER_AUTONOMY, and a person may still overrule it.",
     )
     continue_as_new_every: int | None = Field(
         default=None,

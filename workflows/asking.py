@@ -107,6 +107,7 @@ async def start_question(
         else state.interrupt_timeout_seconds,
         on_timeout=state.on_interrupt_timeout,
         shadow=state.shadow_answers,
+        autonomy=state.controller_autonomy,
     )
     book.record(
         node_id,

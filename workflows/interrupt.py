@@ -15,10 +15,11 @@ from temporalio.exceptions import ActivityError, ApplicationError
 from temporalio.workflow import ParentClosePolicy
 
 from models.agent_types import AgentType
-from models.errors import InvalidInput, UndecodablePayload
+from models.errors import InvalidInput, UndecodablePayload, failure_message
 from models.interrupt_events import EVENT_CHOICE_ID
 from models.interrupt_flow import (
     RESOLVE_SIGNAL,
+    AutonomyQuestion,
     InterruptCarried,
     InterruptInput,
     InterruptOutcome,
@@ -44,6 +45,7 @@ from workflows.policies import (
     AGENT_HEARTBEAT_TIMEOUT,
     AGENT_RETRY,
     AGENT_START_TO_CLOSE,
+    AUTONOMY_TIMEOUT,
 )
 from workflows.resolution_rules import (
     allowed_route,
@@ -56,6 +58,7 @@ from workflows.shadow import SHADOW_SUFFIX, ShadowAnswerWorkflow
 from workflows.visibility import show_interrupt
 
 with workflow.unsafe.imports_passed_through():
+    from activities.autonomy import AutonomyActivities
     from activities.resolution import ResolutionActivities
 
 
@@ -72,6 +75,8 @@ class InterruptWorkflow:
         self._job = parsed.value or _placeholder_job()
         self._state = InterruptState.REQUESTED
         self._resolution: InterruptResolution | None = None
+        self._overrulable = False
+        """The controller's own answer is being translated: a person's valid answer replaces it."""
         self._deadline: datetime | None = None
         self._hooks: list[str] = []
         self._events: list[GraphEvent] = []
@@ -93,6 +98,8 @@ class InterruptWorkflow:
         timed_out = False
         if self._job.request.type is InterruptType.AGENT_REVIEW:
             resolution = await self._review_unless_answered(ResolvedBy.AGENT_REVIEW)
+        elif await self._delegated():
+            resolution = await self._review_unless_answered(ResolvedBy.CONTROLLER_AUTONOMY)
         else:
             resolution, timed_out = await self._wait_for_person()
         self._resolution = resolution
@@ -105,7 +112,10 @@ class InterruptWorkflow:
         shadow = None
         if self._job.shadow and resolution.resolved_by is ResolvedBy.HUMAN:
             shadow = asyncio.create_task(self._start_shadow(resolution))  # beside the translation
-        outcome = await self._translate(resolution, timed_out)
+        if resolution.resolved_by is ResolvedBy.CONTROLLER_AUTONOMY:
+            outcome = await self._translate_unless_overruled(resolution)
+        else:
+            outcome = await self._translate(resolution, timed_out)
         if shadow is not None:
             await shadow
         await self._notify.settled()
@@ -176,7 +186,7 @@ class InterruptWorkflow:
         A person may answer while the question waits and while a reviewer works on it
         (ESCALATED): the first valid answer wins. Once resolved, later answers are refused.
         """
-        if self._resolution is not None:
+        if self._resolution is not None and not self._overrulable:
             by = self._resolution.resolved_by
             return [f"this interrupt is already resolved (by {by}); the answer was not used"]
         return resolution_problems(
@@ -189,7 +199,11 @@ class InterruptWorkflow:
         person = resolution.model_copy(
             update={"resolved_by": ResolvedBy.HUMAN, "decided_by_text": left}
         )
+        overruled = self._overrulable
         self._resolution = person
+        self._overrulable = False
+        if overruled:
+            return f"your answer overrules the controller's; {self._job.origin} resumes"
         if self._state is InterruptState.ESCALATED:
             return f"your answer replaces the reviewer's; {self._job.origin} resumes"
         return f"{self._job.origin} resumes"
@@ -305,6 +319,45 @@ class InterruptWorkflow:
         reviewed = await review
         return reviewed.model_copy(update={"resolved_by": by})
 
+    async def _delegated(self) -> bool:
+        """Whether the controller answers itself (issue 22 item 3): only in a run that allows it,
+        where the worker's policy and the controller's record say so; the decision is recorded
+        with its figures (the activity's result and an event)."""
+        job = self._job
+        if not job.autonomy or job.carried is not None:
+            return False
+        try:
+            decision = await workflow.execute_activity_method(
+                AutonomyActivities.decide_autonomy,
+                AutonomyQuestion(origin=job.origin, request=job.request),
+                start_to_close_timeout=AUTONOMY_TIMEOUT,
+                retry_policy=AGENT_RETRY,
+                summary=f"may the controller answer {job.origin}'s question?",
+            )
+        except ActivityError as err:
+            self._event(EventKind.WARNING, f"a person answers: {clip(failure_message(err), 500)}")
+            return False
+        self._event(EventKind.INFO, clip(decision.reason, 2_000))
+        return decision.delegate and self._resolution is None
+
+    async def _translate_unless_overruled(self, answer: InterruptResolution) -> InterruptOutcome:
+        """Translate the controller's own answer; a person's valid answer that arrives before
+        the translation is done overrules it and is translated instead."""
+        self._overrulable = True
+        translation = asyncio.create_task(self._translate(answer, False))
+        await workflow.wait_condition(lambda: translation.done() or not self._overrulable)
+        if self._overrulable:
+            self._overrulable = False
+            return translation.result()
+        translation.cancel()
+        with contextlib.suppress(ActivityError, asyncio.CancelledError):
+            await translation
+        person = self._resolution
+        assert person is not None  # set by the answer that overruled
+        self._event(EventKind.INFO, "a person overruled the controller's answer; theirs is used")
+        self._status(InterruptState.RESOLVED, "resolved by HUMAN (overruling the controller)")
+        return await self._translate(person, False)
+
     async def _start_shadow(self, person: InterruptResolution) -> None:
         """The controller answers in the person's shadow, in a workflow of its own that outlives
         this one (issue 22 item 1); a failure to start it is a warning."""
@@ -313,7 +366,7 @@ class InterruptWorkflow:
         try:
             await workflow.start_child_workflow(
                 ShadowAnswerWorkflow.run,
-                ShadowInput(review=review, person=person),
+                ShadowInput(origin=job.origin, review=review, person=person),
                 id=workflow.info().workflow_id + SHADOW_SUFFIX,
                 parent_close_policy=ParentClosePolicy.ABANDON,
                 static_summary=clip(f"the controller's shadow answer to {job.origin}", 150),

@@ -97,6 +97,7 @@ class OrchestratorWorkflow:
             fail_on_step_limit=input.fail_on_step_limit,
             question_gather_seconds=input.question_gather_seconds,
             shadow_answers=input.shadow_answers,
+            controller_autonomy=input.controller_autonomy,
             step_budget=input.max_steps,
             pending=PendingStep(
                 agent_type=AgentType.ORCHESTRATOR,

@@ -68,6 +68,9 @@ AGENT_RETRY = RetryPolicy(
 worker's local conditions back off and stop at their own counts (``activities/attempts.py``); bad
 replies and bad credentials are not retried."""
 
+AUTONOMY_TIMEOUT = timedelta(minutes=2)
+"""Deciding whether the controller answers a question: reading the recorded shadow answers."""
+
 HISTORY_HANDOVER_BYTES = 4 * 1024 * 1024
 """A workflow continues as new once its history is this large (or when the server suggests it,
 whichever comes first): far below the server's 50 MB limit, so a flood of signals is absorbed."""

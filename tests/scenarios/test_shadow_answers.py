@@ -18,7 +18,7 @@ from activities.offline_model import OfflineScenario
 from app.export import Format, export
 from app.history import RecordedRun, read_run
 from app.stats import Tally
-from app.worker_setup import build_worker
+from app.worker_setup import WORKFLOW_RUNNER, build_worker
 from models.agent_types import AgentType
 from models.interrupt_flow import ReviewInput, ShadowAnswer, ShadowInput
 from models.interrupts import InterruptResolution, OptionKey
@@ -116,11 +116,12 @@ async def test_a_failed_shadow_call_is_recorded_as_a_warning(
         client,
         task_queue=task_queue,
         workflows=[ShadowAnswerWorkflow],
+        workflow_runner=WORKFLOW_RUNNER,
         activities=[failing_review],
     ):
         answer: ShadowAnswer = await client.execute_workflow(
             ShadowAnswerWorkflow.run,
-            ShadowInput(review=review, person=answer_all(job.request)),
+            ShadowInput(origin=job.origin, review=review, person=answer_all(job.request)),
             id=workflow_id,
             task_queue=task_queue,
         )

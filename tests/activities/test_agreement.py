@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from app.agreement import Agreement, QuestionKind, verdicts
+from activities.agreement import Agreement, QuestionKind, verdicts
 from models.interrupts import ConfirmationItem, InterruptResolution
 from tests.support.interrupts import question_input
 
