@@ -119,11 +119,7 @@ class Tally:
                 continue
             answer = it.outcome.resolution
             who = answer.resolved_by.value
-            reviewer = answer.resolved_by in (
-                ResolvedBy.AGENT_REVIEW,
-                ResolvedBy.TIMEOUT_ESCALATION,
-            )
-            if reviewer and answer.call is not None:
+            if answer.resolved_by in _REVIEWERS and answer.call is not None:
                 who = "CONTROLLER_MODEL" if answer.call.controller else who
             self.by[who] = self.by.get(who, 0) + 1
             if answer.resolved_by is ResolvedBy.HUMAN and it.shadow is not None:

@@ -21,7 +21,8 @@ class NoticeKind(StrEnum):
     ESCALATED = "escalated"
     """Nobody answered by the deadline: a reviewing LLM answers; a person still may."""
     RESOLVED = "resolved"
-    """Answered (``resolution.resolvedBy``: HUMAN, AGENT_REVIEW or TIMEOUT_ESCALATION)."""
+    """Answered (``resolution.resolvedBy``: HUMAN, AGENT_REVIEW, TIMEOUT_ESCALATION or
+    CONTROLLER_AUTONOMY)."""
     TIMED_OUT = "timed_out"
     """Nobody answered by the deadline and the interrupt fails (``onTimeout`` FAIL)."""
 
