@@ -11,6 +11,7 @@ from activities.heartbeat import heartbeating
 from activities.llm import CONTROLLER, StructuredLlm, as_activity_error
 from activities.prompting import PromptRenderer
 from activities.route_filter import routing_schema
+from activities.shadow_start import ShadowStarter
 from models.interrupt_flow import (
     AgentReviewDecision,
     InterruptOutcome,
@@ -58,9 +59,13 @@ def _with_question(
 class ResolutionActivities:
     """LLM calls of the unified interrupt handler."""
 
-    def __init__(self, llm: StructuredLlm, prompts: PromptRenderer) -> None:
+    def __init__(
+        self, llm: StructuredLlm, prompts: PromptRenderer, shadows: ShadowStarter | None = None
+    ) -> None:
         self._llm = llm
         self._prompts = prompts
+        self._shadows = shadows
+        """Starts the controller's shadow answers (issue 22); None: a worker without them."""
 
     @activity.defn
     async def translate_resolution(self, job: TranslationInput) -> InterruptOutcome:
@@ -72,6 +77,11 @@ class ResolutionActivities:
             if allowed is not None and route != allowed:
                 raise ValueError(f"set {allowed!r}, the only allowed route, not {route!r}")
 
+        if job.shadow_id is not None:
+            if self._shadows is None:
+                activity.logger.warning("%s: this worker starts no shadow answers", job.shadow_id)
+            else:
+                self._shadows.start(job, activity.info().task_queue)
         messages = translation_messages(self._prompts, job)
         try:
             async with heartbeating(AGENT_HEARTBEAT_INTERVAL):

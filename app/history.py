@@ -23,6 +23,7 @@ from typing import Any
 from temporalio.api.enums.v1 import EventType
 from temporalio.api.history.v1 import HistoryEvent
 from temporalio.client import Client, WorkflowHandle
+from temporalio.service import RPCError, RPCStatusCode
 
 from models.agent_call import AgentCall, AgentReply
 from models.agent_types import AgentType
@@ -34,11 +35,12 @@ from models.interrupt_flow import (
     ShadowAnswer,
     TranslationInput,
 )
-from models.interrupts import InterruptResolution
+from models.interrupts import InterruptResolution, ResolvedBy
 from models.state import EntryKind, HistoryEntry, HistoryPageRequest, OrchestratorStatus
 from models.tools import ToolTrace
 from workflows.lifting import lifted_output
 from workflows.orchestrator import OrchestratorWorkflow
+from workflows.shadow import SHADOW_SUFFIX
 
 PAGE = 500
 
@@ -366,7 +368,6 @@ async def _read_interrupt(
     found: dict[str, Any] = {}
     scheduled: dict[int, tuple[str, datetime]] = {}
     asked_at = datetime.min.replace(tzinfo=UTC)
-    shadow_id = ""
     handle = client.get_workflow_handle(child.workflow_id, run_id=child.run_id or None)
     async for event in handle.fetch_history_events():
         kind = event.event_type
@@ -388,8 +389,6 @@ async def _read_interrupt(
                     done.result.payloads, [result_type]
                 )
                 found[name + ":seconds"] = (_time(event) - at).total_seconds()
-        elif kind == EventType.EVENT_TYPE_START_CHILD_WORKFLOW_EXECUTION_INITIATED:
-            shadow_id = event.start_child_workflow_execution_initiated_event_attributes.workflow_id
     answered_at = next((at for name, at in scheduled.values() if name == _TRANSLATE), None)
     return RecordedInterrupt(
         run_id=run_id,
@@ -399,7 +398,9 @@ async def _read_interrupt(
         outcome=child.outcome,
         asked_at=asked_at,
         conflict=child.conflict,
-        shadow=await _shadow_answer(client, shadow_id) if shadow_id else None,
+        shadow=await _shadow_answer(client, child.workflow_id + SHADOW_SUFFIX)
+        if child.asked.shadow and _by_a_person(child.outcome)
+        else None,
         review=found.get(_REVIEW),
         reviewed=found.get(_REVIEW + ":result"),
         translation=found.get(_TRANSLATE),
@@ -409,13 +410,21 @@ async def _read_interrupt(
     )
 
 
+def _by_a_person(outcome: InterruptOutcome | None) -> bool:
+    return outcome is not None and outcome.resolution.resolved_by is ResolvedBy.HUMAN
+
+
 async def _shadow_answer(client: Client, workflow_id: str) -> ShadowAnswer | None:
-    """The shadow workflow's result; None while it runs (or if it ended otherwise)."""
-    async for event in client.get_workflow_handle(workflow_id).fetch_history_events():
-        if event.event_type == EventType.EVENT_TYPE_WORKFLOW_EXECUTION_COMPLETED:
-            done = event.workflow_execution_completed_event_attributes
-            (answer,) = await client.data_converter.decode(done.result.payloads, [ShadowAnswer])
-            return answer
+    """The shadow workflow's result; None while it runs, or if it never started."""
+    try:
+        async for event in client.get_workflow_handle(workflow_id).fetch_history_events():
+            if event.event_type == EventType.EVENT_TYPE_WORKFLOW_EXECUTION_COMPLETED:
+                done = event.workflow_execution_completed_event_attributes
+                (answer,) = await client.data_converter.decode(done.result.payloads, [ShadowAnswer])
+                return answer
+    except RPCError as err:
+        if err.status is not RPCStatusCode.NOT_FOUND:
+            raise
     return None
 
 

@@ -20,6 +20,7 @@ from activities.notify import NotificationActivities, NotifySettings
 from activities.offline_model import OfflineModel, OfflineScenario
 from activities.prompting import PromptRenderer
 from activities.resolution import ResolutionActivities
+from activities.shadow_start import ShadowStarter
 from activities.tools.loop import Toolbox
 from activities.tools.settings import ToolSettings
 from activities.tools.workspace import WorkspaceActivities
@@ -96,7 +97,7 @@ def build_worker(
     agents = AgentActivities(llm, prompts, Toolbox(tools))
     workspaces = WorkspaceActivities(tools)
     code = CodeChangeActivities(tools)
-    resolution = ResolutionActivities(llm, prompts)
+    resolution = ResolutionActivities(llm, prompts, ShadowStarter(client))
     notifications = NotificationActivities(notify or NotifySettings())
     autonomy = AutonomyActivities(
         client, autonomy_settings or AutonomySettings.from_env(), settings.model_for(CONTROLLER)

@@ -211,11 +211,12 @@ async def waiting_interrupt(
     return child, answer_every_question(child_status.request)
 
 
-async def _interrupt_once(client: Client, task_queue: str) -> InterruptRun:
+async def interrupt_once(client: Client, task_queue: str, *, shadow: bool = False) -> InterruptRun:
+    """One interrupt round trip (with ``shadow``: the controller answers in the person's shadow)."""
     workflow_id = fresh_id("bench-interrupt")
     handle = await client.start_workflow(
         OrchestratorWorkflow.run,
-        OrchestratorInput(goal=GOAL),
+        OrchestratorInput(goal=GOAL, shadow_answers=shadow),
         id=workflow_id,
         task_queue=task_queue,
     )
@@ -269,7 +270,7 @@ async def measure_interrupts(
     offline = OfflineModel(OfflineScenario(interrupt_at=frozenset({INTERRUPT_AT})))
     async with build_worker(client, task_queue, LlmSettings(), offline=offline):
         return await repeat(
-            lambda: _interrupt_once(client, task_queue), runs=runs, warmups=warmups, gap=gap
+            lambda: interrupt_once(client, task_queue), runs=runs, warmups=warmups, gap=gap
         )
 
 

@@ -112,6 +112,9 @@ class TranslationInput(WireModel):
     origin_request: dict[str, Any]
     allowed_route: str | None
     """The one route the reply may set; None: every route is offered (no route leads back)."""
+    shadow_id: str | None = None
+    """A person's answer to shadow: the translation also starts the controller's
+    ``ShadowAnswerWorkflow`` with this id (issue 22), without waiting for it."""
 
 
 class ReviewInput(WireModel):

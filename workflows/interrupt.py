@@ -12,7 +12,6 @@ from pydantic import ValidationError
 from temporalio import workflow
 from temporalio.common import RawValue
 from temporalio.exceptions import ActivityError, ApplicationError
-from temporalio.workflow import ParentClosePolicy
 
 from models.agent_types import AgentType
 from models.errors import InvalidInput, UndecodablePayload, failure_message
@@ -27,7 +26,6 @@ from models.interrupt_flow import (
     InterruptStatus,
     ResolveAck,
     ReviewInput,
-    ShadowInput,
     TimeoutOutcome,
     TranslationInput,
 )
@@ -54,7 +52,7 @@ from workflows.resolution_rules import (
     recommended_resolution,
     resolution_problems,
 )
-from workflows.shadow import SHADOW_SUFFIX, ShadowAnswerWorkflow
+from workflows.shadow import SHADOW_SUFFIX
 from workflows.visibility import show_interrupt
 
 with workflow.unsafe.imports_passed_through():
@@ -109,15 +107,10 @@ class InterruptWorkflow:
         self._resolution = resolution
         self._status(InterruptState.RESOLVED, f"resolved by {resolution.resolved_by}")
         self._notify.settle(NoticeKind.RESOLVED, self._job, self._deadline, resolution)
-        shadow = None
-        if self._job.shadow and resolution.resolved_by is ResolvedBy.HUMAN:
-            shadow = asyncio.create_task(self._start_shadow(resolution))  # beside the translation
         if resolution.resolved_by is ResolvedBy.CONTROLLER_AUTONOMY:
             outcome = await self._translate_unless_overruled(resolution)
         else:
             outcome = await self._translate(resolution, timed_out)
-        if shadow is not None:
-            await shadow
         await self._notify.settled()
         return outcome
 
@@ -358,24 +351,6 @@ class InterruptWorkflow:
         self._status(InterruptState.RESOLVED, "resolved by HUMAN (overruling the controller)")
         return await self._translate(person, False)
 
-    async def _start_shadow(self, person: InterruptResolution) -> None:
-        """The controller answers in the person's shadow, in a workflow of its own that outlives
-        this one (issue 22 item 1); a failure to start it is a warning."""
-        job = self._job
-        review = ReviewInput(goal=job.goal, request=job.request, origin_request=job.origin_request)
-        try:
-            await workflow.start_child_workflow(
-                ShadowAnswerWorkflow.run,
-                ShadowInput(origin=job.origin, review=review, person=person),
-                id=workflow.info().workflow_id + SHADOW_SUFFIX,
-                parent_close_policy=ParentClosePolicy.ABANDON,
-                static_summary=clip(f"the controller's shadow answer to {job.origin}", 150),
-            )
-        except Exception as err:
-            self._event(
-                EventKind.WARNING, f"the shadow answer did not start: {clip(str(err), 500)}"
-            )
-
     async def _translate(
         self, resolution: InterruptResolution, timed_out: bool
     ) -> InterruptOutcome:
@@ -397,6 +372,9 @@ class InterruptWorkflow:
                 origin=job.origin,
                 origin_request=job.origin_request,
                 allowed_route=keep,
+                shadow_id=workflow.info().workflow_id + SHADOW_SUFFIX
+                if job.shadow and resolution.resolved_by is ResolvedBy.HUMAN
+                else None,
             ),
             start_to_close_timeout=AGENT_START_TO_CLOSE,
             heartbeat_timeout=AGENT_HEARTBEAT_TIMEOUT,

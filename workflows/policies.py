@@ -68,6 +68,9 @@ AGENT_RETRY = RetryPolicy(
 worker's local conditions back off and stop at their own counts (``activities/attempts.py``); bad
 replies and bad credentials are not retried."""
 
+SHADOW_DELAY = timedelta(seconds=1)
+"""A shadow answer waits this long before it asks the controller, so the run's next step gets the
+worker (and the model) first."""
 AUTONOMY_TIMEOUT = timedelta(minutes=2)
 """Deciding whether the controller answers a question: reading the recorded shadow answers."""
 

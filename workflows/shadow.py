@@ -1,6 +1,6 @@
 """ShadowAnswerWorkflow: the controller model answers a question a person already answered
-(issue 22 item 1). Started by InterruptWorkflow beside the translation and abandoned when it
-ends, so it never delays or changes the run; its result is the record."""
+(issue 22 item 1). The translation of the person's answer starts it, with a start delay, and
+does not wait for it, so it never delays or changes the run; its result is the record."""
 
 from __future__ import annotations
 
@@ -10,7 +10,11 @@ from temporalio.exceptions import ActivityError
 from models.errors import failure_message
 from models.interrupt_flow import ShadowAnswer, ShadowInput
 from models.limits import clip
-from workflows.policies import AGENT_HEARTBEAT_TIMEOUT, AGENT_RETRY, AGENT_START_TO_CLOSE
+from workflows.policies import (
+    AGENT_HEARTBEAT_TIMEOUT,
+    AGENT_RETRY,
+    AGENT_START_TO_CLOSE,
+)
 
 with workflow.unsafe.imports_passed_through():
     from activities.resolution import ResolutionActivities

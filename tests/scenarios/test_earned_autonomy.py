@@ -32,10 +32,15 @@ from models.interrupt_flow import (
     TranslationInput,
 )
 from models.interrupts import InterruptResolution, OptionKey, ResolvedBy
-from tests.support.interrupts import interrupt_status, question_input, start, wait_for_interrupt
+from tests.support.interrupts import (
+    interrupt_status,
+    question_input,
+    shadow_answer,
+    start,
+    wait_for_interrupt,
+)
 from workflows.interrupt import InterruptWorkflow
 from workflows.resolution_rules import recommended_resolution
-from workflows.shadow import SHADOW_SUFFIX
 
 PLANNER = "PLANNING_ORCHESTRATOR"
 SCENARIO = OfflineScenario(interrupt_at=frozenset({AgentType.PLANNING_ORCHESTRATOR}))
@@ -72,7 +77,7 @@ async def test_the_controller_answers_a_kind_it_earned_in_a_persons_shadow(
         assert any(m.startswith(f"a person answers: {PLANNER} choice: 0/0 agreed") for m in said)
         await agents.resolve(pending.workflow_id, recommended_resolution(asked.request))
         await first.result()
-        await client.get_workflow_handle(pending.workflow_id + SHADOW_SUFFIX).result()
+        await shadow_answer(client, pending.workflow_id)
 
         # earned (all of 1 shadowed answer agreed): the controller answers, nobody is asked
         second = await start(client, task_queue, second_id, controller_autonomy=True)

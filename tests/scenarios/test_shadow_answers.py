@@ -15,6 +15,7 @@ from temporalio.worker import Worker
 
 from activities.llm import LlmSettings
 from activities.offline_model import OfflineScenario
+from activities.shadow_start import SHADOW_WORKFLOW
 from app.export import Format, export
 from app.history import RecordedRun, read_run
 from app.stats import Tally
@@ -26,10 +27,11 @@ from tests.support.interrupts import (
     answer_all,
     interrupt_status,
     question_input,
+    shadow_answer,
     start,
     wait_for_interrupt,
 )
-from workflows.shadow import SHADOW_SUFFIX, ShadowAnswerWorkflow
+from workflows.shadow import ShadowAnswerWorkflow
 
 SCENARIO = OfflineScenario(interrupt_at=frozenset({AgentType.PLANNING_ORCHESTRATOR}))
 
@@ -50,7 +52,7 @@ async def _answered_run(client: Client, task_queue: str, shadow: bool) -> Record
     )
     await handle.result()
     if shadow:  # the shadow outlives the question: wait for its record
-        await client.get_workflow_handle(pending.workflow_id + SHADOW_SUFFIX).result()
+        await shadow_answer(client, pending.workflow_id)
     return await read_run(client, workflow_id)
 
 
@@ -105,6 +107,10 @@ async def test_shadow_answers_are_recorded_and_never_acted_on(
 async def failing_review(job: ReviewInput) -> InterruptResolution:
     """A same-named fake of the reviewing activity whose endpoint refuses the call."""
     raise ApplicationError("the controller endpoint refused the key", non_retryable=True)
+
+
+def test_the_translation_starts_the_shadow_workflow_by_its_name() -> None:
+    assert ShadowAnswerWorkflow.__temporal_workflow_definition.name == SHADOW_WORKFLOW  # type: ignore[attr-defined]
 
 
 async def test_a_failed_shadow_call_is_recorded_as_a_warning(

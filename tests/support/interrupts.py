@@ -6,14 +6,16 @@ import asyncio
 from typing import Any
 
 from temporalio.client import Client, WorkflowHandle
+from temporalio.service import RPCError, RPCStatusCode
 
 from app.history import read_blackboard
 from models.agent_types import AgentType
-from models.interrupt_flow import InterruptInput, InterruptStatus
+from models.interrupt_flow import InterruptInput, InterruptStatus, ShadowAnswer
 from models.interrupts import InterruptRequestBase, InterruptResolution
 from models.state import OrchestratorInput, OrchestratorStatus
 from workflows.interrupt import InterruptWorkflow
 from workflows.orchestrator import OrchestratorWorkflow
+from workflows.shadow import SHADOW_SUFFIX
 
 GOAL = "add rate limiting to the gateway"
 
@@ -117,3 +119,18 @@ def question_input(timeout_seconds: int = 24 * 3600) -> InterruptInput:
             },
         }
     )
+
+
+async def shadow_answer(client: Client, interrupt_id: str, timeout: float = 30) -> ShadowAnswer:
+    """The controller's shadow answer to a question (issue 22): its workflow is started in the
+    background by the translation, so it may not exist yet."""
+    handle = client.get_workflow_handle(interrupt_id + SHADOW_SUFFIX, result_type=ShadowAnswer)
+    async with asyncio.timeout(timeout):
+        while True:
+            try:
+                answer: ShadowAnswer = await handle.result()
+                return answer
+            except RPCError as err:
+                if err.status is not RPCStatusCode.NOT_FOUND:
+                    raise
+            await asyncio.sleep(0.1)
