@@ -117,6 +117,7 @@ class AgentActivities:
             call=reply.call,
             warnings=warnings,
             tool_trace=tools.trace,
+            tool_results=tools.result_shas,
         )
 
     def _trimmed(

@@ -151,7 +151,8 @@ def agent_example(
         if results is None:
             raise Unverifiable("it used tools: export with the workers' tool results")
         traces = run.tool_traces.get(call.node_id, {})
-        candidates = [[*rendered, *more] for more in transcripts(call, traces, results)]
+        found = transcripts(call, reply, traces, results)
+        candidates = [[*rendered, *more] for more in found]
         if not candidates:
             raise Unverifiable(
                 f"its tool results are not in {results.root}: export where the workers' "

@@ -12,7 +12,7 @@ from typing import Any
 from activities.tools.catalog import tools_for
 from activities.tools.results import ToolResultStore
 from activities.tools.transcript import in_rounds, spent, tool_transcript
-from models.agent_call import AgentCall
+from models.agent_call import AgentCall, AgentReply
 from models.tools import ToolTrace
 
 
@@ -24,16 +24,25 @@ def offered_tools(call: AgentCall) -> list[dict[str, Any]] | None:
 
 
 def transcripts(
-    call: AgentCall, traces: dict[tuple[int, str], ToolTrace], store: ToolResultStore
+    call: AgentCall,
+    reply: AgentReply,
+    traces: dict[tuple[int, str], ToolTrace],
+    store: ToolResultStore,
 ) -> list[list[dict[str, Any]]]:
     """The transcripts the step's last model call may have had: without, then with, the notice
     of a spent budget (its limit is not recorded; it equals the calls spent). Empty when a
-    result was not kept."""
+    result was not kept.
+
+    The reply names each result the model saw (``tool_results``); a reply recorded before it
+    did falls back to the rounds' traces, which hold each result as first computed."""
     requests = in_rounds(call.tool_requests)
+    shas = list(reply.tool_results)
+    if len(shas) != len(requests):
+        found = [traces.get((r.round, r.call_id)) for r in requests]
+        shas = [t.result_sha256 if t is not None else "" for t in found]
     texts = []
-    for request in requests:
-        trace = traces.get((request.round, request.call_id))
-        text = store.get(trace.result_sha256) if trace is not None else None
+    for sha in shas:
+        text = store.get(sha) if sha else None
         if text is None:
             return []
         texts.append(text)

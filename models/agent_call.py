@@ -133,6 +133,11 @@ class AgentReply(WireModel):
     tool_trace: list[ToolTrace] = Field(
         default_factory=list, description="The tool calls this step ran, in order."
     )
+    tool_results: list[str] = Field(
+        default_factory=list,
+        description="The SHA-256 of each tool result text the answering model call saw, in the "
+        "transcript's order: the export reads the texts by them (issue 22).",
+    )
     stuck: str | None = Field(
         default=None,
         description="The replies stayed invalid after every validation attempt, or the prompt did "

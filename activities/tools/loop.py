@@ -81,6 +81,8 @@ class ToolRound:
     """Assistant tool calls and tool results of the earlier rounds, then any budget notice."""
     trace: list[ToolTrace] = field(default_factory=list)
     """The calls of the newest round, which this activity ran first."""
+    result_shas: list[str] = field(default_factory=list)
+    """The SHA-256 of every result text in ``messages``, in order (kept in ``results``)."""
 
     @property
     def spent(self) -> int:
@@ -103,6 +105,7 @@ class ToolRound:
         for request in requests:
             text, trace = await self._run(by_name.get(request.tool), request)
             texts.append(text)
+            self.result_shas.append(trace.result_sha256)
             if request.round == newest:
                 self.trace.append(trace)
         self.messages = tool_transcript(requests, texts, self.settings.max_calls)

@@ -17,3 +17,10 @@ async def test_bench_exports_and_reports_every_figure(client: Client) -> None:
     text = report(result)
     assert "runs/s" in text and "examples/s" in text and "peak Python heap" in text
     assert "the run's own wall time" in text
+
+
+async def test_bench_exports_workspace_runs_with_their_tool_calls(client: Client) -> None:
+    result = await measure(client, runs=2, parallel=2, workspace=True)
+    assert result.runs == 2 and result.skipped == 0
+    assert result.with_tools >= 2, "the discovery agents' tool-using steps are exported"
+    assert "with tool calls, 0 skipped" in report(result)
