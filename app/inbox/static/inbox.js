@@ -46,8 +46,8 @@ async function refresh() {
   for (const card of waiting.querySelectorAll(":scope > .card:not(.answered)")) {
     if (!listed.has(card.id)) card.remove(); // answered elsewhere, or closed
   }
-  for (const card of fresh.querySelectorAll("#waiting > .card")) {
-    if (!document.getElementById(card.id)) waiting.append(card); // a new question
+  for (const card of [...fresh.querySelectorAll("#waiting > .card")].reverse()) {
+    if (!document.getElementById(card.id)) waiting.prepend(card); // a new question: newest first
   }
   document.getElementById("none-waiting").hidden = waiting.querySelector(".card") !== null;
   document.getElementById("answered").replaceWith(fresh.getElementById("answered"));
