@@ -336,15 +336,16 @@ async def _cmd_resolve(args: argparse.Namespace, settings: TemporalSettings) -> 
 
 
 async def _cmd_inbox(args: argparse.Namespace, settings: TemporalSettings) -> int:
-    from app.inbox.web import create_app, serve  # the web stack loads for this command only
+    from app.inbox.web import create_app, listening, serve  # the web stack: this command only
 
     inbox = InboxSettings.from_env(host=args.host, port=args.port, token=args.token)
-    async with _session(settings) as session:
-        app = create_app(session.agents, inbox, limit=args.limit)
-        host = f"[{inbox.host}]" if ":" in inbox.host else inbox.host
-        link = f"http://{host}:{inbox.port}/" + (f"?token={inbox.token}" if inbox.token else "")
-        render.console.print(f"Inbox: {link}  (Ctrl-C stops it)", markup=False)
-        await serve(app, inbox)
+    with listening(inbox) as sock:
+        async with _session(settings) as session:
+            app = create_app(session.agents, inbox, limit=args.limit)
+            host = f"[{inbox.host}]" if ":" in inbox.host else inbox.host
+            link = f"http://{host}:{inbox.port}/" + (f"?token={inbox.token}" if inbox.token else "")
+            render.console.print(f"Inbox: {link}  (Ctrl-C stops it)", markup=False)
+            await serve(app, sock)
     return 0
 
 

@@ -137,6 +137,8 @@ class InboxSettings:
                 f"--token must be at least {MIN_INBOX_TOKEN_CHARS} characters, e.g. the output "
                 'of: python -c "import secrets; print(secrets.token_urlsafe())"'
             )
+        if port is not None and not 0 < port < 65536:
+            raise ValueError(f"--port {port} is not a port number (1-65535)")
         return cls(host, port or _port(env, "AGENTS_INBOX_PORT", DEFAULT_INBOX_PORT), token)
 
 

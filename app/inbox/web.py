@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 import hmac
 import secrets
+import socket
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -71,12 +72,26 @@ def create_app(
     )
 
 
-async def serve(app: Starlette, settings: InboxSettings) -> None:
-    """Serve until Ctrl-C; no access log (a ``?token=`` link must not land in a log)."""
-    config = uvicorn.Config(
-        app, settings.host, settings.port, log_level="warning", access_log=False, lifespan="off"
-    )
-    await uvicorn.Server(config).serve()
+def listening(settings: InboxSettings) -> socket.socket:
+    """The inbox's socket, bound; a taken port or an unknown host is one line naming the flag."""
+    family = socket.AF_INET6 if ":" in settings.host else socket.AF_INET
+    sock = socket.socket(family, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    try:
+        sock.bind((settings.host, settings.port))
+    except OSError as err:
+        sock.close()
+        raise ValueError(
+            f"cannot listen on {settings.host}:{settings.port} ({err.strerror}); choose another "
+            "--port (or AGENTS_INBOX_PORT) or --host"
+        ) from None
+    return sock
+
+
+async def serve(app: Starlette, sock: socket.socket) -> None:
+    """Serve on ``sock`` until Ctrl-C; no access log (a ``?token=`` link must not land in one)."""
+    config = uvicorn.Config(app, log_level="warning", access_log=False, lifespan="off")
+    await uvicorn.Server(config).serve(sockets=[sock])
 
 
 class Inbox:
@@ -153,10 +168,18 @@ class Inbox:
             self.agents.answered(ANSWERS_SHOWN),
         )
         unknown = [(i, closed) for i, closed in answered if i not in self.answers]
-        found = await asyncio.gather(*(self.agents.answer(*row) for row in unknown))
-        known = self.answers | {a.interrupt_id: a for a in found}
-        self.answers = {i: known[i] for i, _ in answered}
-        return {"waiting": waiting, "answered": [self.answers[i] for i, _ in answered]}
+        found = await asyncio.gather(*(self._answer(*row) for row in unknown))
+        known = self.answers | {a.interrupt_id: a for a in found if a is not None}
+        self.answers = {i: known[i] for i, _ in answered if i in known}
+        return {"waiting": waiting, "answered": list(self.answers.values())}
+
+    async def _answer(self, interrupt_id: str, closed: datetime | None) -> Answer | None:
+        """The answer of a closed question; None for one whose history cannot be read as ours
+        (the list shows the others)."""
+        try:
+            return await self.agents.answer(interrupt_id, closed)
+        except (RPCError, ValueError):
+            return None
 
     def _html(self, name: str, context: dict[str, object], status: int = 200) -> Response:
         return HTMLResponse(self.templates.get_template(name).render(**context), status)

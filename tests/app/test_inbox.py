@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import re
+import socket
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import Any
@@ -20,11 +21,12 @@ from activities.offline_model import OfflineModel, OfflineScenario
 from app.config import InboxSettings
 from app.inbox.access import COOKIE
 from app.inbox.form import resolution_from_form, starting_values
-from app.inbox.web import create_app
+from app.inbox.web import create_app, listening
 from app.sdk import AgentWorkflowClient
 from app.worker_setup import build_worker
 from models.agent_types import AgentType
 from models.interrupts import OptionKey
+from tests.cli.support import free_port
 from tests.support.cli import client_py
 from tests.support.interrupts import GOAL, question_input, wait_for_interrupt
 from workflows import visibility
@@ -209,6 +211,19 @@ async def test_token_required_off_loopback(client: Client, task_queue: str) -> N
         http.cookies.clear()
         bearer = await http.get("/questions", headers={"Authorization": f"Bearer {TOKEN}"})
         assert bearer.status_code == 200
+
+
+def test_a_taken_port_or_a_bad_one_is_one_line_naming_the_flag() -> None:
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        with pytest.raises(ValueError, match=f"cannot listen on 127.0.0.1:{port} .*--port"):
+            listening(InboxSettings(port=port))
+    with pytest.raises(ValueError, match="--port 70000 is not a port number"):
+        InboxSettings.from_env({}, port=70000)
+    with listening(InboxSettings.from_env({"AGENTS_INBOX_PORT": str(free_port())})) as sock:
+        assert sock.getsockname()[0] == "127.0.0.1"
 
 
 def test_the_form_starts_at_the_recommendation_and_reads_back_as_a_resolution() -> None:
