@@ -9,12 +9,10 @@ import re
 import socket
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
-from typing import Any
 
 import httpx
 import pytest
-from temporalio.client import Client, WorkflowHandle
-from temporalio.common import SearchAttributePair, TypedSearchAttributes
+from temporalio.client import Client
 
 from activities.llm import LlmSettings
 from activities.offline_model import OfflineModel, OfflineScenario
@@ -28,14 +26,11 @@ from models.agent_types import AgentType
 from models.interrupts import OptionKey
 from tests.cli.support import free_port
 from tests.support.cli import client_py
+from tests.support.inbox import HOSTILE, TOKEN, start_question, until_listed
 from tests.support.interrupts import GOAL, question_input, wait_for_interrupt
-from workflows import visibility
-from workflows.interrupt import InterruptWorkflow
 
 BASE = "http://127.0.0.1:8300"
 SAME_ORIGIN = {"Origin": BASE, "Sec-Fetch-Site": "same-origin"}
-TOKEN = "t0ken-for-the-inbox-tests"
-HOSTILE = '<script>alert("owned")</script> see [the docs](javascript:alert(2))'
 
 
 @asynccontextmanager
@@ -47,35 +42,6 @@ async def browser_like(
     transport = httpx.ASGITransport(app=app)
     async with httpx.AsyncClient(transport=transport, base_url=BASE) as http:
         yield http
-
-
-async def start_question(
-    client: Client, task_queue: str, interrupt_id: str, reason: str = "Which cache?"
-) -> WorkflowHandle[InterruptWorkflow, Any]:
-    """A waiting REVIEW_AGENT question (cache: A in memory, B redis recommended), listed as
-    ``list --waiting`` lists them."""
-    job = question_input()
-    job.request.reason = reason
-    handle = await client.start_workflow(
-        InterruptWorkflow.run,
-        job,
-        id=interrupt_id,
-        task_queue=task_queue,
-        search_attributes=TypedSearchAttributes(
-            [
-                SearchAttributePair(visibility.INTERRUPT_STATE, visibility.WAITING),
-                SearchAttributePair(visibility.INTERRUPT_ORIGIN, "REVIEW_AGENT"),
-            ]
-        ),
-    )
-    await until_listed(AgentWorkflowClient(client), interrupt_id)
-    return handle
-
-
-async def until_listed(agents: AgentWorkflowClient, interrupt_id: str) -> None:
-    async with asyncio.timeout(60):  # visibility is eventually consistent
-        while not await agents.is_listed_waiting(interrupt_id):
-            await asyncio.sleep(0.1)
 
 
 def csrf_of(page: str) -> str:

@@ -23,9 +23,9 @@ from app.sdk import AgentWorkflowClient
 from app.worker_setup import build_worker
 from models.interrupt_flow import InterruptOutcome
 from models.interrupts import InterruptResolution, OptionKey
-from tests.app.test_inbox import HOSTILE, TOKEN, start_question
 from tests.cli.support import free_port
 from tests.support.cli import ROOT, client_env
+from tests.support.inbox import HOSTILE, TOKEN, start_question
 
 CHROMIUM = Path("/usr/bin/chromium")
 FLAGS = [
