@@ -15,6 +15,7 @@ from temporalio.client import (
     WorkflowExecution,
     WorkflowExecutionStatus,
     WorkflowHandle,
+    WorkflowQueryFailedError,
     WorkflowUpdateFailedError,
 )
 from temporalio.common import WorkflowIDReusePolicy
@@ -426,7 +427,7 @@ class AgentWorkflowClient:
         started = execution.start_time
         try:
             status = await self.interrupt_status(execution.id, timeout)
-        except RPCError:  # no worker to answer the query: what the server itself knows
+        except (RPCError, WorkflowQueryFailedError):  # no worker answers: what the server knows
             described = await self.client.get_workflow_handle(execution.id).describe()
             summary = await described.static_summary() or ""
             return WaitingQuestion(execution.id, origin, started, None, summary)

@@ -112,21 +112,23 @@ async def test_lists_a_run_question_refuses_in_place_then_answers_and_the_run_co
             assert f'id="q-{interrupt_id}"' not in lists.split('id="answered"')[0]
 
 
-async def test_model_text_is_escaped_never_markup(
+async def test_model_text_is_escaped_never_markup_and_a_page_without_script_answers(
     client: Client, task_queue: str, question_id: str
 ) -> None:
     agents = AgentWorkflowClient(client, task_queue)
     async with build_worker(client, task_queue, LlmSettings()):
         handle = await start_question(client, task_queue, question_id, reason=HOSTILE)
-        try:
-            async with browser_like(agents) as http:
-                page = await http.get("/")
-        finally:
-            await handle.terminate("test over")
-    assert "&lt;script&gt;alert(&#34;owned&#34;)&lt;/script&gt;" in page.text
-    assert "[the docs](javascript:alert(2))" in page.text, "markdown stays text"
-    assert "<script>alert" not in page.text and 'javascript:alert(2)"' not in page.text
+        async with browser_like(agents) as http:
+            page = await http.get("/")
+            form = {"csrf": csrf_of(page.text), "interrupt": question_id, "choice.cache": "A"}
+            answered = await http.post("/answer", data=form, headers=SAME_ORIGIN)  # no script
+        await handle.result()
+    for html in (page.text, answered.text):
+        assert "&lt;script&gt;alert(&#34;owned&#34;)&lt;/script&gt;" in html
+        assert "[the docs](javascript:alert(2))" in html, "markdown stays text"
+        assert "<script>alert" not in html and 'javascript:alert(2)"' not in html
     assert "script-src 'self'" in page.headers["content-security-policy"]
+    assert "Back to the inbox" in answered.text and "-&gt; A (in memory)" in answered.text
 
 
 async def test_cross_site_and_foreign_host_requests_are_refused(
