@@ -3,6 +3,7 @@
     agents run "add rate limiting to the gateway"
     agents follow <workflow-id>
     agents list --waiting
+    agents inbox [--host H] [--port P] [--token T]
     agents resolve <interrupt-id> --choice ID=B --confirm ID=yes
     agents interrupt <workflow-id> --source PLANNING_ORCHESTRATOR --reason "..."
     agents up --status
@@ -38,7 +39,12 @@ from activities.offline_model import OfflineScenario
 from activities.tools.workspace import is_git_url
 from app import render
 from app.answering import resolution_from_flags
-from app.config import TemporalSettings, llm_settings_from_env, notify_settings_from_env
+from app.config import (
+    InboxSettings,
+    TemporalSettings,
+    llm_settings_from_env,
+    notify_settings_from_env,
+)
 from app.connect import ConnectionProblem, connect
 from app.export import Format, Kind
 from app.follow import StoppedAtQuestion, answer, follow
@@ -330,6 +336,20 @@ async def _cmd_resolve(args: argparse.Namespace, settings: TemporalSettings) -> 
     return 0
 
 
+async def _cmd_inbox(args: argparse.Namespace, settings: TemporalSettings) -> int:
+    from app.inbox.web import create_app, listening, serve  # the web stack: this command only
+
+    inbox = InboxSettings.from_env(host=args.host, port=args.port, token=args.token)
+    with listening(inbox) as sock:
+        async with _session(settings) as session:
+            app = create_app(session.agents, inbox, limit=args.limit)
+            host = f"[{inbox.host}]" if ":" in inbox.host else inbox.host
+            link = f"http://{host}:{inbox.port}/" + (f"?token={inbox.token}" if inbox.token else "")
+            render.console.print(f"Inbox: {link}  (Ctrl-C stops it)", markup=False)
+            await serve(app, sock)
+    return 0
+
+
 async def _cmd_export(args: argparse.Namespace, settings: TemporalSettings) -> int:
     if args.check:
         report = check_file(Path(args.check))
@@ -495,6 +515,24 @@ def _parser() -> argparse.ArgumentParser:
     lister.add_argument("--waiting", action="store_true", help="the inbox of waiting questions")
     lister.add_argument("--limit", type=int, default=20)
     lister.add_argument("--json", action="store_true", help="machine-readable rows")
+
+    inbox = command("inbox", _cmd_inbox, "answer waiting questions in the browser (a web inbox)")
+    inbox.add_argument(
+        "--host",
+        help=f"address to listen on (default {InboxSettings.host}); any other than loopback "
+        "needs --token",
+    )
+    inbox.add_argument(
+        "--port",
+        type=int,
+        help=f"port (default: AGENTS_INBOX_PORT, else {InboxSettings.port})",
+    )
+    inbox.add_argument(
+        "--token",
+        help="every request must carry it (the printed link sets a cookie); default: "
+        "AGENTS_INBOX_TOKEN",
+    )
+    inbox.add_argument("--limit", type=int, default=100, help="waiting questions listed")
 
     status = command(
         "status",

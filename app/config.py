@@ -8,6 +8,7 @@ CLI). No address anywhere means: use the local stack of the state directory.
 
 from __future__ import annotations
 
+import ipaddress
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -33,6 +34,9 @@ DEFAULT_NAMESPACE = "default"
 DEFAULT_STATE_DIR = Path(".state")
 DEFAULT_PORT = 7233
 DEFAULT_UI_PORT = 8233
+DEFAULT_INBOX_HOST = "127.0.0.1"
+DEFAULT_INBOX_PORT = 8300
+MIN_INBOX_TOKEN_CHARS = 16
 
 DEPRECATED_NAMES = {
     "TEMPORAL_TLS_CERT": "TEMPORAL_TLS_CLIENT_CERT_PATH",
@@ -97,6 +101,55 @@ class TemporalSettings:
             ui_port=_port(env, "AGENTS_UI_PORT", DEFAULT_UI_PORT),
             warnings=tuple(notes),
         )
+
+
+@dataclass(frozen=True)
+class InboxSettings:
+    """Where ``agents inbox`` listens, and the token every request must carry (None: none)."""
+
+    host: str = DEFAULT_INBOX_HOST
+    port: int = DEFAULT_INBOX_PORT
+    token: str | None = field(default=None, repr=False)
+
+    @classmethod
+    def from_env(
+        cls,
+        env: Mapping[str, str] = os.environ,
+        *,
+        host: str | None = None,
+        port: int | None = None,
+        token: str | None = None,
+    ) -> InboxSettings:
+        """Flags first, then ``AGENTS_INBOX_PORT`` and ``AGENTS_INBOX_TOKEN``.
+
+        Raises ValueError naming the flag for a bind off loopback without a token (anyone who
+        reaches the port could answer) and for a token too short to guess at.
+        """
+        host = host or DEFAULT_INBOX_HOST
+        token = token or env.get("AGENTS_INBOX_TOKEN") or None
+        if token is None and not is_loopback(host):
+            raise ValueError(
+                f"--host {host} is not a loopback address: give --token (or set "
+                "AGENTS_INBOX_TOKEN) so that only people with the link can answer"
+            )
+        if token is not None and len(token) < MIN_INBOX_TOKEN_CHARS:
+            raise ValueError(
+                f"--token must be at least {MIN_INBOX_TOKEN_CHARS} characters, e.g. the output "
+                'of: python -c "import secrets; print(secrets.token_urlsafe())"'
+            )
+        if port is not None and not 0 < port < 65536:
+            raise ValueError(f"--port {port} is not a port number (1-65535)")
+        return cls(host, port or _port(env, "AGENTS_INBOX_PORT", DEFAULT_INBOX_PORT), token)
+
+
+def is_loopback(host: str) -> bool:
+    """Whether ``host`` names this machine only (``localhost``, 127.0.0.0/8, ``::1``)."""
+    if host.lower() == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host.strip("[]")).is_loopback
+    except ValueError:
+        return False
 
 
 def _port(env: Mapping[str, str], name: str, default: int) -> int:

@@ -5,8 +5,8 @@ from __future__ import annotations
 import asyncio
 import uuid
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
-from datetime import datetime
+from dataclasses import dataclass, field, replace
+from datetime import datetime, timedelta
 from pathlib import Path
 
 from temporalio.api.operatorservice.v1 import ListSearchAttributesRequest
@@ -15,6 +15,7 @@ from temporalio.client import (
     WorkflowExecution,
     WorkflowExecutionStatus,
     WorkflowHandle,
+    WorkflowQueryFailedError,
     WorkflowUpdateFailedError,
 )
 from temporalio.common import WorkflowIDReusePolicy
@@ -34,7 +35,7 @@ from app.stuck import explain, problem_of, stuck_ids
 from models.errors import failure_message
 from models.interrupt_events import EventAck, InterruptRequestEvent
 from models.interrupt_flow import InterruptInput, InterruptOutcome, InterruptStatus, ResolveAck
-from models.interrupts import InterruptResolution
+from models.interrupts import InterruptRequestBase, InterruptResolution
 from models.results import OrchestratorCollectorResult
 from models.state import (
     DEFAULT_MAX_STEPS,
@@ -89,12 +90,78 @@ class WaitingRow:
     """Why the question or its run makes no progress (``app/stuck.py``), e.g. after a deploy."""
 
 
+@dataclass(frozen=True)
+class WaitingQuestion:
+    """A question waiting for a person, whole: what ``agents inbox`` shows and answers."""
+
+    interrupt_id: str
+    origin: str
+    started: datetime | None
+    status: InterruptStatus | None
+    """None when no worker answered the ``status`` query; ``summary`` is what the server knows."""
+    summary: str = ""
+    problem: str | None = None
+    """Why the question or its run makes no progress (``app/stuck.py``), e.g. after a deploy."""
+
+    @property
+    def run_id(self) -> str:
+        return self.interrupt_id.rsplit("-interrupt-", 1)[0]
+
+    def row(self) -> WaitingRow:
+        """Its line of ``agents list --waiting``."""
+        if self.status is None:
+            return WaitingRow(
+                self.interrupt_id, self.origin, self.summary, self.started, None, None, self.problem
+            )
+        lines = self.status.request.reason.strip().splitlines() or [""]
+        warnings = [e.message for e in self.status.events if e.kind is EventKind.WARNING]
+        return WaitingRow(
+            self.interrupt_id,
+            self.status.origin.value,
+            lines[0],
+            self.started,
+            self.status.deadline,
+            warnings[-1] if warnings else None,
+            self.problem,
+        )
+
+
+@dataclass(frozen=True)
+class Answer:
+    """Who answered a closed question, when, and with what (one line per decision)."""
+
+    interrupt_id: str
+    origin: str
+    question: str
+    who: str
+    at: datetime | None
+    decisions: list[str] = field(default_factory=list)
+
+    def sentence(self) -> str:
+        when = f"{self.at:%Y-%m-%d %H:%M:%S} UTC" if self.at else "?"
+        decided = "; ".join(self.decisions)
+        return f"{self.interrupt_id} is already answered, by {self.who} at {when}: {decided}"
+
+
+def decisions(request: InterruptRequestBase, resolution: InterruptResolution) -> list[str]:
+    """One line per decision of ``resolution`` ("question -> answer"), then who resolved it."""
+    lines = describe_resolution(request, resolution).splitlines()[1:]
+    return [line.lstrip("- ") for line in lines]
+
+
 WAITING_QUERY = (
     f"WorkflowType = '{InterruptWorkflow.__name__}' AND "
     f"{visibility.INTERRUPT_STATE.name} = '{visibility.WAITING}' AND "
     "ExecutionStatus = 'Running'"
 )
 """The visibility query of ``list --waiting``: questions waiting for a person."""
+
+ANSWERED_QUERY = (
+    f"WorkflowType = '{InterruptWorkflow.__name__}' AND "
+    f"{visibility.INTERRUPT_STATE.name} = '{visibility.RESOLVED}' AND "
+    "ExecutionStatus = 'Completed'"
+)
+"""Questions that were answered and whose run went on (the inbox's answered list)."""
 
 
 class AgentWorkflowClient:
@@ -199,10 +266,13 @@ class AgentWorkflowClient:
         ``payloads``, each payload read back from the runs' histories."""
         return await read_blackboard(self.client, workflow_id, payloads=payloads)
 
-    async def interrupt_status(self, interrupt_id: str) -> InterruptStatus:
-        """The question an InterruptWorkflow waits on, its state and its events."""
+    async def interrupt_status(
+        self, interrupt_id: str, timeout: timedelta | None = None
+    ) -> InterruptStatus:
+        """The question an InterruptWorkflow waits on, its state and its events; ``timeout``
+        bounds the wait for a worker to answer (RPCError when it passes)."""
         handle = self.client.get_workflow_handle_for(InterruptWorkflow.run, interrupt_id)
-        return await handle.query(InterruptWorkflow.status)
+        return await handle.query(InterruptWorkflow.status, rpc_timeout=timeout)
 
     async def resolve(self, interrupt_id: str, resolution: InterruptResolution) -> ResolveAck:
         """Answer an interrupt; raises ResolutionRejected with every problem of a wrong answer."""
@@ -224,17 +294,33 @@ class AgentWorkflowClient:
         described = await handle.describe()
         if described.status in (None, WorkflowExecutionStatus.RUNNING):
             return None
-        when = f"{described.close_time:%Y-%m-%d %H:%M:%S} UTC" if described.close_time else "?"
         if described.status is not WorkflowExecutionStatus.COMPLETED:
+            when = f"{described.close_time:%Y-%m-%d %H:%M:%S} UTC" if described.close_time else "?"
             return (
                 f"{interrupt_id} is closed ({described.status.name} at {when}); nothing to answer"
             )
-        outcome = InterruptOutcome.model_validate(await handle.result())
+        return (await self.answer(interrupt_id, described.close_time)).sentence()
+
+    async def answer(self, interrupt_id: str, closed: datetime | None) -> Answer:
+        """Who answered the completed question ``interrupt_id`` and with what (its history)."""
+        outcome = InterruptOutcome.model_validate(
+            await self.client.get_workflow_handle(interrupt_id).result()
+        )
         job = await self._start_input(interrupt_id)
-        what = describe_resolution(job.request, outcome.resolution).splitlines()[1:]
         who = await self.who_answered(interrupt_id) or outcome.resolution.resolved_by.value
-        answer = "; ".join(line.lstrip("- ") for line in what)
-        return f"{interrupt_id} is already answered, by {who} at {when}: {answer}"
+        return Answer(
+            interrupt_id,
+            job.origin.value,
+            job.request.reason,
+            who,
+            closed,
+            decisions(job.request, outcome.resolution),
+        )
+
+    async def answered(self, limit: int = 10) -> list[tuple[str, datetime | None]]:
+        """The newest answered questions: (interrupt id, when it closed), for ``answer``."""
+        executions = self.client.list_workflows(ANSWERED_QUERY, limit=limit)
+        return [(e.id, e.close_time) async for e in executions]
 
     async def _start_input(self, interrupt_id: str) -> InterruptInput:
         async for event in self.client.get_workflow_handle(interrupt_id).fetch_history_events():
@@ -323,36 +409,33 @@ class AgentWorkflowClient:
 
     async def waiting(self, limit: int = 100) -> list[WaitingRow]:
         """Questions waiting for a person across all runs (``InterruptState='WAITING'``)."""
+        return [question.row() for question in await self.waiting_questions(limit)]
+
+    async def waiting_questions(
+        self, limit: int = 100, query_timeout: timedelta | None = None
+    ) -> list[WaitingQuestion]:
+        """Questions waiting for a person across all runs, each with its ``status``; a question
+        whose worker does not answer within ``query_timeout`` comes with its summary only."""
         executions = [e async for e in self.client.list_workflows(WAITING_QUERY, limit=limit)]
-        rows = await asyncio.gather(*(self._waiting_row(e) for e in executions))
-        runs = {row.interrupt_id: row.interrupt_id.rsplit("-interrupt-", 1)[0] for row in rows}
-        stuck = await stuck_ids(self.client, sorted({*runs, *runs.values()})) if rows else {}
-        return [
-            replace(row, problem=stuck.get(row.interrupt_id) or stuck.get(runs[row.interrupt_id]))
-            for row in rows
-        ]
+        found = await asyncio.gather(*(self._waiting(e, query_timeout) for e in executions))
+        ids = sorted({*(q.interrupt_id for q in found), *(q.run_id for q in found)})
+        stuck = await stuck_ids(self.client, ids) if found else {}
+        return [replace(q, problem=stuck.get(q.interrupt_id) or stuck.get(q.run_id)) for q in found]
 
     async def is_listed_waiting(self, interrupt_id: str) -> bool:
         """Whether ``list --waiting`` lists ``interrupt_id`` (the server's visibility store)."""
         query = f"{WAITING_QUERY} AND WorkflowId = '{interrupt_id}'"
         return (await self.client.count_workflows(query)).count > 0
 
-    async def _waiting_row(self, execution: WorkflowExecution) -> WaitingRow:
+    async def _waiting(
+        self, execution: WorkflowExecution, timeout: timedelta | None
+    ) -> WaitingQuestion:
         origin = execution.typed_search_attributes.get(visibility.INTERRUPT_ORIGIN) or "?"
         started = execution.start_time
         try:
-            question = await self.interrupt_status(execution.id)
-        except RPCError:  # no worker to answer the query: what the server itself knows
+            status = await self.interrupt_status(execution.id, timeout)
+        except (RPCError, WorkflowQueryFailedError):  # no worker answers: what the server knows
             described = await self.client.get_workflow_handle(execution.id).describe()
             summary = await described.static_summary() or ""
-            return WaitingRow(execution.id, origin, summary, started, None)
-        lines = question.request.reason.strip().splitlines() or [""]
-        warnings = [e.message for e in question.events if e.kind is EventKind.WARNING]
-        return WaitingRow(
-            execution.id,
-            question.origin.value,
-            lines[0],
-            started,
-            question.deadline,
-            warnings[-1] if warnings else None,
-        )
+            return WaitingQuestion(execution.id, origin, started, None, summary)
+        return WaitingQuestion(execution.id, status.origin.value, started, status)

@@ -217,16 +217,26 @@ def question_markdown(origin: AgentType, request: InterruptRequestBase) -> str:
 def typed_fields(request: InterruptRequestBase) -> list[str]:
     """The agent-specific fields of ``request`` (spec 003 US24-US41), one markdown block each."""
     lines: list[str] = []
+    for label, value in typed_values(request):
+        if isinstance(value, list):
+            lines += ["", f"**{label}:**", "", *(f"- {v}" for v in value)]
+        else:
+            lines += ["", f"**{label}:** {value}"]
+    return lines
+
+
+def typed_values(request: InterruptRequestBase) -> list[tuple[str, str | list[str]]]:
+    """The agent-specific fields of ``request`` as (label, text), a list field one text per item."""
+    values: list[tuple[str, str | list[str]]] = []
     for name, field in type(request).model_fields.items():
         if name in _NOT_TYPED:
             continue
         value = getattr(request, name)
-        label = f"**{field.alias or name}:**"
-        if isinstance(value, list):
-            lines += ["", label, "", *(f"- {_item(v)}" for v in value)]
-        else:
-            lines += ["", f"{label} {_item(value)}"]
-    return lines
+        label = field.alias or name
+        values.append(
+            (label, [_item(v) for v in value] if isinstance(value, list) else _item(value))
+        )
+    return values
 
 
 _NOT_TYPED = {*InterruptRequestBase.model_fields, "origin", "agent_questions"}

@@ -1,0 +1,42 @@
+"""The inbox's answer form: its field names, their starting values and the resolution they
+make (through the same parser as ``agents resolve``'s flags)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from app.answering import resolution_from_flags
+from models.interrupts import InterruptRequestBase, InterruptResolution, OptionKey
+from workflows.resolution_rules import recommended_resolution
+
+CHOICE, CUSTOM, CONFIRM, TEXT = "choice.", "custom.", "confirm.", "text"
+
+
+def starting_values(
+    request: InterruptRequestBase, submitted: Mapping[str, str] | None = None
+) -> dict[str, str]:
+    """Field name -> value: what was submitted, else the recommendation (or the first offered
+    option) and each confirmation's default, as ``agents resolve`` and USE_RECOMMENDED take."""
+    defaults = recommended_resolution(request)
+    values = {f"{CHOICE}{k}": v.value for k, v in defaults.selected_choices.items()}
+    values |= {f"{CONFIRM}{k}": "yes" if v else "no" for k, v in defaults.confirmations.items()}
+    return values | dict(submitted or {})
+
+
+def resolution_from_form(fields: Mapping[str, str]) -> InterruptResolution:
+    """The answer a submitted form gives; a CUSTOM text counts only where CUSTOM was chosen.
+
+    Raises ValueError (or pydantic's ValidationError) for a form no page of ours would send.
+    """
+    choices = {k.removeprefix(CHOICE): v for k, v in fields.items() if k.startswith(CHOICE)}
+    customs = [
+        f"{choice_id}={fields.get(CUSTOM + choice_id, '').strip()}"
+        for choice_id, key in choices.items()
+        if key == OptionKey.CUSTOM.value and fields.get(CUSTOM + choice_id, "").strip()
+    ]
+    return resolution_from_flags(
+        [f"{k}={v}" for k, v in choices.items()],
+        customs,
+        [f"{k.removeprefix(CONFIRM)}={v}" for k, v in fields.items() if k.startswith(CONFIRM)],
+        fields.get(TEXT, "").strip() or None,
+    )

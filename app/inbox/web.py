@@ -1,0 +1,206 @@
+"""The inbox's pages: the waiting questions of every run and the newest answers, refreshed by
+polling, and the form that answers through the validated update (as ``agents resolve`` does).
+
+Everything a model wrote reaches the page through jinja2 with autoescape on; the page's only
+script is the static ``inbox.js`` (the Content-Security-Policy allows no other)."""
+
+from __future__ import annotations
+
+import asyncio
+import hmac
+import secrets
+import socket
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from urllib.parse import parse_qsl
+
+import uvicorn
+from jinja2 import Environment, PackageLoader, StrictUndefined
+from pydantic import ValidationError
+from starlette.applications import Starlette
+from starlette.middleware import Middleware
+from starlette.requests import Request
+from starlette.responses import FileResponse, HTMLResponse, PlainTextResponse, Response
+from starlette.routing import Route
+from temporalio.service import RPCError
+
+from app.config import InboxSettings
+from app.inbox.access import Guard
+from app.inbox.form import CHOICE, CONFIRM, CUSTOM, TEXT, resolution_from_form, starting_values
+from app.sdk import AgentWorkflowClient, Answer, ResolutionRejected, WaitingQuestion, decisions
+from models.errors import describe_validation_error
+from models.interrupt_flow import InterruptStatus
+from workflows.visibility import typed_values
+
+POLL_SECONDS = 2.0
+"""How often an open page asks for the waiting questions and the newest answers."""
+QUERY_TIMEOUT = timedelta(seconds=2)
+"""How long a question's worker may take to answer its ``status`` query before the page shows
+the question's summary only."""
+ANSWERS_SHOWN = 10
+MAX_FORM_BYTES = 256 * 1024
+"""The largest answer form read, the limit of one update payload."""
+FETCH_HEADER = "x-inbox-fetch"
+"""Set by ``inbox.js``: answer with the card alone, not a page."""
+STATIC = Path(__file__).parent / "static"
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """What became of an answer sent from the inbox: why it was refused, or what was answered
+    and the workflow's acknowledgement."""
+
+    problem: str | None = None
+    answer: Answer | None = None
+    message: str = ""
+
+
+def create_app(
+    agents: AgentWorkflowClient, settings: InboxSettings, *, limit: int = 100
+) -> Starlette:
+    """The inbox as an ASGI app; ``limit`` bounds the waiting questions listed."""
+    inbox = Inbox(agents, limit)
+    return Starlette(
+        routes=[
+            Route("/", inbox.page),
+            Route("/questions", inbox.questions),
+            Route("/answer", inbox.answer, methods=["POST"]),
+            Route("/static/{name}", _static),
+        ],
+        middleware=[Middleware(Guard, settings=settings)],
+    )
+
+
+def listening(settings: InboxSettings) -> socket.socket:
+    """The inbox's socket, bound; a taken port or an unknown host is one line naming the flag."""
+    family = socket.AF_INET6 if ":" in settings.host else socket.AF_INET
+    sock = socket.socket(family, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    try:
+        sock.bind((settings.host, settings.port))
+    except OSError as err:
+        sock.close()
+        raise ValueError(
+            f"cannot listen on {settings.host}:{settings.port} ({err.strerror}); choose another "
+            "--port (or AGENTS_INBOX_PORT) or --host"
+        ) from None
+    return sock
+
+
+async def serve(app: Starlette, sock: socket.socket) -> None:
+    """Serve on ``sock`` until Ctrl-C; no access log (a ``?token=`` link must not land in one)."""
+    config = uvicorn.Config(app, log_level="warning", access_log=False, lifespan="off")
+    await uvicorn.Server(config).serve(sockets=[sock])
+
+
+class Inbox:
+    """The handlers; answers of closed questions are kept (they never change)."""
+
+    def __init__(self, agents: AgentWorkflowClient, limit: int) -> None:
+        self.agents = agents
+        self.limit = limit
+        self.csrf = secrets.token_urlsafe(32)
+        self.answers: dict[str, Answer] = {}
+        self.templates = Environment(
+            loader=PackageLoader("app.inbox"), autoescape=True, undefined=StrictUndefined
+        )
+        self.templates.globals.update(
+            typed_values=typed_values,
+            starting_values=starting_values,
+            when=_when,
+            field=dict(choice=CHOICE, custom=CUSTOM, confirm=CONFIRM, text=TEXT),
+            csrf=self.csrf,
+            poll_ms=int(POLL_SECONDS * 1000),
+        )
+
+    async def page(self, request: Request) -> Response:
+        return self._html("page.html", await self._lists())
+
+    async def questions(self, request: Request) -> Response:
+        return self._html("lists.html", await self._lists())
+
+    async def answer(self, request: Request) -> Response:
+        fields = await _form(request)
+        if fields is None:
+            return PlainTextResponse("refused: the answer is larger than 256 KB\n", 413)
+        if not hmac.compare_digest(fields.get("csrf", "").encode(), self.csrf.encode()):
+            return PlainTextResponse("refused: this form is not from this inbox; reload it\n", 403)
+        interrupt_id = fields.get("interrupt", "")
+        try:
+            status = await self.agents.interrupt_status(interrupt_id, QUERY_TIMEOUT)
+        except RPCError as err:
+            return PlainTextResponse(f"cannot read {interrupt_id}: {err.message}\n", 404)
+        outcome = await self._send(status, fields)
+        context = {
+            "q": WaitingQuestion(interrupt_id, status.origin.value, None, status),
+            "outcome": outcome,
+            "submitted": fields if outcome.problem else None,
+        }
+        name = "card.html" if FETCH_HEADER in request.headers else "answered.html"
+        return self._html(name, context, 422 if outcome.problem else 200)
+
+    async def _send(self, status: InterruptStatus, fields: dict[str, str]) -> Outcome:
+        """Answer through the validated update; a refusal is one line."""
+        try:
+            resolution = resolution_from_form(fields)
+            ack = await self.agents.resolve(status.workflow_id, resolution)
+        except ValidationError as err:
+            return Outcome(problem=describe_validation_error(err))
+        except (ValueError, ResolutionRejected) as err:
+            return Outcome(problem=str(err))
+        except RPCError as err:
+            return Outcome(problem=f"Temporal said: {err.message}")
+        who = f"{self.agents.client.identity} (update resolve_validated), in this inbox"
+        answer = Answer(
+            status.workflow_id,
+            status.origin.value,
+            status.request.reason,
+            who,
+            datetime.now(UTC),
+            decisions(status.request, resolution),
+        )
+        return Outcome(answer=answer, message=ack.message)
+
+    async def _lists(self) -> dict[str, object]:
+        waiting, answered = await asyncio.gather(
+            self.agents.waiting_questions(self.limit, QUERY_TIMEOUT),
+            self.agents.answered(ANSWERS_SHOWN),
+        )
+        unknown = [(i, closed) for i, closed in answered if i not in self.answers]
+        found = await asyncio.gather(*(self._answer(*row) for row in unknown))
+        known = self.answers | {a.interrupt_id: a for a in found if a is not None}
+        self.answers = {i: known[i] for i, _ in answered if i in known}
+        return {"waiting": waiting, "answered": list(self.answers.values())}
+
+    async def _answer(self, interrupt_id: str, closed: datetime | None) -> Answer | None:
+        """The answer of a closed question; None for one whose history cannot be read as ours
+        (the list shows the others)."""
+        try:
+            return await self.agents.answer(interrupt_id, closed)
+        except (RPCError, ValueError):
+            return None
+
+    def _html(self, name: str, context: dict[str, object], status: int = 200) -> Response:
+        return HTMLResponse(self.templates.get_template(name).render(**context), status)
+
+
+async def _form(request: Request) -> dict[str, str] | None:
+    """The url-encoded form (last value of a repeated name); None when it is too large."""
+    body = b""
+    async for chunk in request.stream():
+        body += chunk
+        if len(body) > MAX_FORM_BYTES:
+            return None
+    return dict(parse_qsl(body.decode(errors="replace"), keep_blank_values=True))
+
+
+async def _static(request: Request) -> Response:
+    name = request.path_params["name"]
+    if name not in {"inbox.js", "inbox.css"}:
+        return PlainTextResponse("not found\n", 404)
+    return FileResponse(STATIC / name)
+
+
+def _when(moment: datetime | None) -> str:
+    return f"{moment.astimezone(UTC):%Y-%m-%d %H:%M:%S} UTC" if moment else "none"

@@ -1,0 +1,215 @@
+"""``agents inbox`` (issue 23 item 1) against a real Temporal dev server and worker, through
+httpx's ASGI transport: listing, answering, a refused answer in place, the token, cross-site
+requests and escaping. The browser itself: ``test_inbox_browser.py``."""
+
+from __future__ import annotations
+
+import asyncio
+import re
+import socket
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+
+import httpx
+import pytest
+from temporalio.client import Client
+
+from activities.llm import LlmSettings
+from activities.offline_model import OfflineModel, OfflineScenario
+from app.config import InboxSettings
+from app.inbox.access import COOKIE
+from app.inbox.form import resolution_from_form, starting_values
+from app.inbox.web import create_app, listening
+from app.sdk import AgentWorkflowClient
+from app.worker_setup import build_worker
+from models.agent_types import AgentType
+from models.interrupts import OptionKey
+from tests.cli.support import free_port
+from tests.support.cli import client_py
+from tests.support.inbox import HOSTILE, TOKEN, start_question, until_listed
+from tests.support.interrupts import GOAL, question_input, wait_for_interrupt
+
+BASE = "http://127.0.0.1:8300"
+SAME_ORIGIN = {"Origin": BASE, "Sec-Fetch-Site": "same-origin"}
+
+
+@asynccontextmanager
+async def browser_like(
+    agents: AgentWorkflowClient, settings: InboxSettings | None = None
+) -> AsyncIterator[httpx.AsyncClient]:
+    """The inbox app behind httpx, as a browser on the same machine would reach it."""
+    app = create_app(agents, settings or InboxSettings())
+    transport = httpx.ASGITransport(app=app)
+    async with httpx.AsyncClient(transport=transport, base_url=BASE) as http:
+        yield http
+
+
+def csrf_of(page: str) -> str:
+    found = re.search(r'name="csrf" value="([^"]+)"', page)
+    assert found, "the page has an answer form"
+    return found[1]
+
+
+@pytest.fixture
+def question_id(workflow_id: str) -> str:
+    return f"{workflow_id}-interrupt-1"
+
+
+async def test_lists_a_run_question_refuses_in_place_then_answers_and_the_run_continues(
+    client: Client, task_queue: str, workflow_id: str
+) -> None:
+    agents = AgentWorkflowClient(client, task_queue)
+    offline = OfflineModel(OfflineScenario(interrupt_at=frozenset({AgentType.ORCHESTRATOR})))
+    async with build_worker(client, task_queue, LlmSettings(), offline=offline):
+        handle = await agents.start(GOAL, workflow_id=workflow_id)
+        pending = (await wait_for_interrupt(handle)).pending_interrupt
+        assert pending is not None
+        interrupt_id = pending.workflow_id
+        await until_listed(agents, interrupt_id)
+        async with browser_like(agents) as http:
+            page = await http.get("/")
+            assert page.status_code == 200
+            card = page.text.split(f'id="q-{interrupt_id}"', 1)[1].split("</article>", 1)[0]
+            assert "ORCHESTRATOR" in card and "Two reasonable approaches exist" in card
+            assert "phase" in card, "the typed agent fields are shown"
+            assert "Add regression tests for the changed behaviour" in card
+            assert re.search(r'value="A" checked>\s*<b>A</b> <span>Minimal change', card), (
+                "the recommendation is preselected"
+            )
+            assert re.search(r'name="confirm.add-tests" value="yes" checked', card)
+            form = {"csrf": csrf_of(page.text), "interrupt": interrupt_id}
+
+            refused = await http.post(
+                "/answer",
+                data={**form, "choice.approach": "CUSTOM", "confirm.add-tests": "yes"},
+                headers={**SAME_ORIGIN, "X-Inbox-Fetch": "1"},
+            )
+            assert refused.status_code == 422
+            problem = re.search(r'<p class="problem" role="alert">([^<]*)</p>', refused.text)
+            assert problem and "CUSTOM" in problem[1] and "\n" not in problem[1], refused.text
+            assert 'value="CUSTOM" checked' in refused.text, "the person's choice is kept"
+
+            sent = await http.post(
+                "/answer",
+                data={**form, "choice.approach": "B", "confirm.add-tests": "no", "text": "go"},
+                headers={**SAME_ORIGIN, "X-Inbox-Fetch": "1"},
+            )
+            assert sent.status_code == 200, sent.text
+            assert 'class="card answered"' in sent.text
+            assert "Introduce a dedicated component" in sent.text and "-&gt; no" in sent.text
+            assert "(update resolve_validated), in this inbox" in sent.text
+
+            result = await asyncio.wait_for(handle.result(), 60)
+            assert result.summary, "the run went on to its end"
+            lists = ""
+            async with asyncio.timeout(60):  # once the question's workflow has closed
+                while f'id="a-{interrupt_id}"' not in lists:
+                    lists = (await http.get("/questions")).text
+                    await asyncio.sleep(0.2)
+            answered = lists.split(f'id="a-{interrupt_id}"', 1)[1].split("</li>\n", 1)[0]
+            assert "answered by" in answered and "(update resolve_validated)" in answered
+            assert "UTC" in answered and "-&gt; B (Introduce a dedicated component)" in answered
+            assert f'id="q-{interrupt_id}"' not in lists.split('id="answered"')[0]
+
+
+async def test_model_text_is_escaped_never_markup_and_a_page_without_script_answers(
+    client: Client, task_queue: str, question_id: str
+) -> None:
+    agents = AgentWorkflowClient(client, task_queue)
+    async with build_worker(client, task_queue, LlmSettings()):
+        handle = await start_question(client, task_queue, question_id, reason=HOSTILE)
+        async with browser_like(agents) as http:
+            page = await http.get("/")
+            form = {"csrf": csrf_of(page.text), "interrupt": question_id, "choice.cache": "A"}
+            answered = await http.post("/answer", data=form, headers=SAME_ORIGIN)  # no script
+        await handle.result()
+    for html in (page.text, answered.text):
+        assert "&lt;script&gt;alert(&#34;owned&#34;)&lt;/script&gt;" in html
+        assert "[the docs](javascript:alert(2))" in html, "markdown stays text"
+        assert "<script>alert" not in html and 'javascript:alert(2)"' not in html
+    assert "script-src 'self'" in page.headers["content-security-policy"]
+    assert "Back to the inbox" in answered.text and "-&gt; A (in memory)" in answered.text
+
+
+async def test_cross_site_and_foreign_host_requests_are_refused(
+    client: Client, task_queue: str, question_id: str
+) -> None:
+    agents = AgentWorkflowClient(client, task_queue)
+    async with build_worker(client, task_queue, LlmSettings()):
+        handle = await start_question(client, task_queue, question_id)
+        try:
+            async with browser_like(agents) as http:
+                page = await http.get("/")
+                form = {"csrf": csrf_of(page.text), "interrupt": question_id, "choice.cache": "A"}
+                for headers in (
+                    {"Origin": "http://evil.example"},
+                    {"Sec-Fetch-Site": "cross-site"},
+                    {"Origin": "null"},
+                ):
+                    refused = await http.post("/answer", data=form, headers=headers)
+                    assert refused.status_code == 403, headers
+                    assert "another site" in refused.text
+                forged = await http.post("/answer", data={**form, "csrf": "x"}, headers=SAME_ORIGIN)
+                assert forged.status_code == 403 and "not from this inbox" in forged.text
+                rebound = await http.get("/", headers={"Host": "evil.example:8300"})
+                assert rebound.status_code == 403 and "127.0.0.1" in rebound.text
+            assert await agents.is_listed_waiting(question_id), "nothing was answered"
+        finally:
+            await handle.terminate("test over")
+
+
+async def test_token_required_off_loopback(client: Client, task_queue: str) -> None:
+    with pytest.raises(ValueError, match=r"0\.0\.0\.0 is not a loopback address: give --token"):
+        InboxSettings.from_env({}, host="0.0.0.0")
+    refused = await client_py(client, "inbox", "--host", "0.0.0.0")
+    assert refused.returncode == 2
+    assert refused.stderr.strip().startswith("error: --host 0.0.0.0 is not a loopback address")
+    assert len(refused.stderr.strip().splitlines()) == 1
+
+    settings = InboxSettings.from_env({"AGENTS_INBOX_TOKEN": TOKEN}, host="0.0.0.0")
+    agents = AgentWorkflowClient(client, task_queue)
+    async with browser_like(agents, settings) as http:
+        assert (await http.get("/")).status_code == 401
+        assert (await http.get("/?token=wrong-token-of-enough-length")).status_code == 401
+        login = await http.get(f"/?token={TOKEN}")
+        assert login.status_code == 303 and login.headers["location"] == "/"
+        assert "httponly" in login.headers["set-cookie"].lower()
+        assert http.cookies[COOKIE] == TOKEN
+        assert (await http.get("/")).status_code == 200
+        http.cookies.clear()
+        bearer = await http.get("/questions", headers={"Authorization": f"Bearer {TOKEN}"})
+        assert bearer.status_code == 200
+
+
+def test_a_taken_port_or_a_bad_one_is_one_line_naming_the_flag() -> None:
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        with pytest.raises(ValueError, match=f"cannot listen on 127.0.0.1:{port} .*--port"):
+            listening(InboxSettings(port=port))
+    with pytest.raises(ValueError, match="--port 70000 is not a port number"):
+        InboxSettings.from_env({}, port=70000)
+    with listening(InboxSettings.from_env({"AGENTS_INBOX_PORT": str(free_port())})) as sock:
+        assert sock.getsockname()[0] == "127.0.0.1"
+
+
+def test_the_form_starts_at_the_recommendation_and_reads_back_as_a_resolution() -> None:
+    request = question_input().request
+    values = starting_values(request)
+    assert values == {"choice.cache": "B"}
+    assert starting_values(request, {"choice.cache": "A"})["choice.cache"] == "A"
+    answer = resolution_from_form(
+        {
+            "csrf": "x",
+            "choice.cache": "CUSTOM",
+            "custom.cache": " memcached ",
+            "confirm.load": "no",
+            "text": "",
+        }
+    )
+    assert answer.selected_choices == {"cache": OptionKey.CUSTOM}
+    assert answer.custom_inputs == {"cache": "memcached"}
+    assert answer.confirmations == {"load": False} and answer.free_text is None
+    ignored = resolution_from_form({"choice.cache": "A", "custom.cache": "typed, then chose A"})
+    assert ignored.custom_inputs == {}

@@ -1,0 +1,47 @@
+"""Questions for the inbox tests: waiting, listed as ``list --waiting`` lists them."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+from temporalio.client import Client, WorkflowHandle
+from temporalio.common import SearchAttributePair, TypedSearchAttributes
+
+from app.sdk import AgentWorkflowClient
+from tests.support.interrupts import question_input
+from workflows import visibility
+from workflows.interrupt import InterruptWorkflow
+
+TOKEN = "t0ken-for-the-inbox-tests"
+HOSTILE = '<script>alert("owned")</script> see [the docs](javascript:alert(2))'
+"""A question's reason as a model might write it to attack the page."""
+
+
+async def start_question(
+    client: Client, task_queue: str, interrupt_id: str, reason: str = "Which cache?"
+) -> WorkflowHandle[InterruptWorkflow, Any]:
+    """A waiting REVIEW_AGENT question (cache: A in memory, B redis recommended), listed as
+    ``list --waiting`` lists them."""
+    job = question_input()
+    job.request.reason = reason
+    handle = await client.start_workflow(
+        InterruptWorkflow.run,
+        job,
+        id=interrupt_id,
+        task_queue=task_queue,
+        search_attributes=TypedSearchAttributes(
+            [
+                SearchAttributePair(visibility.INTERRUPT_STATE, visibility.WAITING),
+                SearchAttributePair(visibility.INTERRUPT_ORIGIN, "REVIEW_AGENT"),
+            ]
+        ),
+    )
+    await until_listed(AgentWorkflowClient(client), interrupt_id)
+    return handle
+
+
+async def until_listed(agents: AgentWorkflowClient, interrupt_id: str) -> None:
+    async with asyncio.timeout(60):  # visibility is eventually consistent
+        while not await agents.is_listed_waiting(interrupt_id):
+            await asyncio.sleep(0.1)
