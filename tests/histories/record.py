@@ -7,7 +7,8 @@ ask at once (issue 10); a run that continues as new every 3 steps; a run whose a
 supervisor's event, so the workflow asks in its place, answered in free text alone, and a run in
 which a supervisor's signal stops one running ticket agent (issue 18); a run that uses up its step
 budget and is granted more (issue 19); a run whose first ticket agent's question is asked while the
-third still works, the third's question following (issue 18). It
+third still works, the third's question following (issue 18); a person's answer with the
+controller's shadow answer, then a question the controller answers itself (issue 22). It
 writes every run's history (orchestrator runs and interrupt children) as JSON into
 ``tests/histories/<version>/`` (the commit the code is at, listed in ``landed.LANDED``); a
 folder that exists is never written again. ``record_landed`` adds the waiting shapes.
@@ -24,6 +25,8 @@ from temporalio.client import Client, WorkflowHandle
 from temporalio.contrib.pydantic import pydantic_data_converter
 from temporalio.testing import WorkflowEnvironment
 
+from activities.agreement import QuestionKind
+from activities.autonomy import AutonomySettings
 from activities.llm import LlmSettings
 from activities.offline_model import OfflineModel, OfflineScenario
 from app.binaries import temporal_cli
@@ -31,13 +34,22 @@ from app.process_exit import exit_now
 from app.worker_setup import build_worker
 from models.agent_types import AgentType
 from models.interrupt_events import InterruptRequestEvent
-from models.interrupt_flow import InterruptStatus
-from tests.support.interrupts import answer_all, interrupt_status, start, wait_running
+from models.interrupt_flow import InterruptState, InterruptStatus
+from tests.support.interrupts import (
+    answer_all,
+    interrupt_status,
+    shadow_answer,
+    start,
+    wait_running,
+)
 from workflows.interrupt import InterruptWorkflow
 from workflows.orchestrator import OrchestratorWorkflow
+from workflows.resolution_rules import recommended_resolution
+from workflows.shadow import SHADOW_SUFFIX
 from workflows.visibility import dev_server_args
 
 HERE = Path(__file__).parent
+WAITING = InterruptState.WAITING
 
 
 async def _question(client: Client, child_id: str) -> InterruptStatus:
@@ -202,6 +214,46 @@ async def _question_while_a_sibling_runs(client: Client, out: Path) -> None:
         await _save(client, f"{handle.id}-interrupt-{n}", f"interrupt-early-question-{n}", out)
 
 
+async def _shadowed_then_delegated(client: Client, out: Path) -> None:
+    """Issue 22: a person answers and the controller answers in their shadow; the next run's
+    question of that kind is answered by the controller itself (earned autonomy)."""
+    task_queue = f"record-{uuid.uuid4()}"
+    kinds = frozenset(
+        (AgentType.PLANNING_ORCHESTRATOR, kind)
+        for kind in (QuestionKind.CHOICE, QuestionKind.CONFIRMATION)
+    )
+    autonomy = AutonomySettings(kinds, min_answers=1, min_agreement=1.0)
+    scenario = OfflineScenario(interrupt_at=frozenset({AgentType.PLANNING_ORCHESTRATOR}))
+    async with build_worker(
+        client,
+        task_queue,
+        LlmSettings(),
+        offline=OfflineModel(scenario),
+        autonomy_settings=autonomy,
+    ):
+        shadowed = await start(
+            client, task_queue, "recorded-shadowed", shadow_answers=True, controller_autonomy=True
+        )
+        child_id = f"{shadowed.id}-interrupt-1"
+        async with asyncio.timeout(60):
+            while (
+                question := await _question(client, child_id)
+            ).state is not InterruptState.WAITING:
+                await asyncio.sleep(0.1)
+        await client.get_workflow_handle(child_id).execute_update(
+            InterruptWorkflow.resolve_validated, recommended_resolution(question.request)
+        )
+        await shadowed.result()
+        await shadow_answer(client, child_id)
+        delegated = await start(client, task_queue, "recorded-delegated", controller_autonomy=True)
+        await delegated.result()
+    await _save(client, shadowed.id, "orchestrator-shadowed", out)
+    await _save(client, child_id, "interrupt-shadowed", out)
+    await _save(client, child_id + SHADOW_SUFFIX, "shadow-answer", out)
+    await _save(client, delegated.id, "orchestrator-delegated", out)
+    await _save(client, f"{delegated.id}-interrupt-1", "interrupt-delegated", out)
+
+
 async def main(version: str) -> None:
     out = HERE / version
     if out.exists():
@@ -219,6 +271,7 @@ async def main(version: str) -> None:
         await _event_on_a_dispatched_agent(env.client, out)
         await _step_budget_granted(env.client, out)
         await _question_while_a_sibling_runs(env.client, out)
+        await _shadowed_then_delegated(env.client, out)
     print("\n".join(sorted(p.name for p in out.glob("*.json"))))
 
 
