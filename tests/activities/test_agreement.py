@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from activities.agreement import Agreement, QuestionKind, verdicts
-from models.interrupts import ConfirmationItem, InterruptResolution
-from tests.support.interrupts import question_input
+from models.interrupts import InterruptResolution
+from tests.support.interrupts import question_input, with_confirmation
 
 
 def _answer(
@@ -23,15 +23,7 @@ def _answer(
 
 
 def test_each_decision_is_compared_by_its_kind() -> None:
-    asked = question_input().request
-    tests = ConfirmationItem(
-        confirmation_id="tests",
-        statement="add tests",
-        context="",
-        default_value=True,
-        impact_if_no="none",
-    )
-    request = asked.model_copy(update={"confirmation_items": [tests]})
+    request = with_confirmation(question_input().request)
     same = list(verdicts(request, _answer("B", True), _answer("B", True)))
     assert same == [(QuestionKind.CHOICE, True), (QuestionKind.CONFIRMATION, True)]
     other = list(verdicts(request, _answer("A", True, free="why"), _answer("B", False)))

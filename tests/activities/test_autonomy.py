@@ -11,8 +11,7 @@ from activities.agreement import Agreement, QuestionKind
 from activities.autonomy import AutonomySettings, decide, load_policy
 from models.agent_types import AgentType
 from models.interrupt_flow import AutonomyQuestion
-from models.interrupts import ConfirmationItem
-from tests.support.interrupts import question_input
+from tests.support.interrupts import question_input, with_confirmation
 
 REVIEW = AgentType.REVIEW_AGENT
 CHOICE = (REVIEW, QuestionKind.CHOICE)
@@ -22,14 +21,7 @@ CONFIRMATION = (REVIEW, QuestionKind.CONFIRMATION)
 def _question(confirmations: bool = False) -> AutonomyQuestion:
     request = question_input().request
     if confirmations:
-        item = ConfirmationItem(
-            confirmation_id="tests",
-            statement="add tests",
-            context="",
-            default_value=True,
-            impact_if_no="none",
-        )
-        request = request.model_copy(update={"confirmation_items": [item]})
+        request = with_confirmation(request)
     return AutonomyQuestion(origin=REVIEW, request=request)
 
 

@@ -18,6 +18,7 @@ from activities.offline_model import OfflineScenario
 from activities.shadow_start import SHADOW_WORKFLOW
 from app.export import Format, export
 from app.history import RecordedRun, read_run
+from app.sdk import AgentWorkflowClient
 from app.stats import Tally
 from app.worker_setup import WORKFLOW_RUNNER, build_worker
 from models.agent_types import AgentType
@@ -37,19 +38,14 @@ SCENARIO = OfflineScenario(interrupt_at=frozenset({AgentType.PLANNING_ORCHESTRAT
 
 
 async def _answered_run(client: Client, task_queue: str, shadow: bool) -> RecordedRun:
-    """A run whose planning orchestrator asks; a person picks A everywhere and says yes."""
+    """A run whose planning orchestrator asks; a person picks A everywhere and says no."""
     workflow_id = f"wf-{uuid.uuid4()}"
     handle = await start(client, task_queue, workflow_id, shadow_answers=shadow)
     pending = (await wait_for_interrupt(handle)).pending_interrupt
     assert pending is not None
     question = (await interrupt_status(client, pending.workflow_id)).request
-    await client.get_workflow_handle(pending.workflow_id).signal(
-        "resolve",
-        InterruptResolution(
-            selected_choices={c.choice_id: OptionKey.A for c in question.choices},
-            confirmations={c.confirmation_id: True for c in question.confirmation_items},
-        ).to_wire(),
-    )
+    agents = AgentWorkflowClient(client, task_queue)
+    await agents.resolve(pending.workflow_id, answer_all(question, "A"))
     await handle.result()
     if shadow:  # the shadow outlives the question: wait for its record
         await shadow_answer(client, pending.workflow_id)

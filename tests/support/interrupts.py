@@ -11,7 +11,12 @@ from temporalio.service import RPCError, RPCStatusCode
 from app.history import read_blackboard
 from models.agent_types import AgentType
 from models.interrupt_flow import InterruptInput, InterruptStatus, ShadowAnswer
-from models.interrupts import InterruptRequestBase, InterruptResolution
+from models.interrupts import (
+    AnyInterruptRequest,
+    ConfirmationItem,
+    InterruptRequestBase,
+    InterruptResolution,
+)
 from models.state import OrchestratorInput, OrchestratorStatus
 from workflows.interrupt import InterruptWorkflow
 from workflows.orchestrator import OrchestratorWorkflow
@@ -134,3 +139,15 @@ async def shadow_answer(client: Client, interrupt_id: str, timeout: float = 30) 
                 if err.status is not RPCStatusCode.NOT_FOUND:
                     raise
             await asyncio.sleep(0.1)
+
+
+def with_confirmation(request: AnyInterruptRequest) -> AnyInterruptRequest:
+    """``request`` with one yes/no confirmation, ``tests`` (default yes)."""
+    item = ConfirmationItem(
+        confirmation_id="tests",
+        statement="add tests",
+        context="",
+        default_value=True,
+        impact_if_no="none",
+    )
+    return request.model_copy(update={"confirmation_items": [item]})
