@@ -19,6 +19,7 @@ import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 import psycopg
 import pytest
@@ -46,8 +47,8 @@ def pg_bin() -> Path | None:
 class PostgresServer:
     """One running server: ``url(db)`` names a database on it, ``create_database`` makes one."""
 
-    def __init__(self, bin_dir: Path, root: Path, port: int) -> None:
-        self.bin_dir, self.root, self.port = bin_dir, root, port
+    def __init__(self, port: int) -> None:
+        self.port = port
 
     def url(self, database: str, password: str = PASSWORD) -> str:
         return f"postgresql://{USER}:{password}@127.0.0.1:{self.port}/{database}"
@@ -59,7 +60,7 @@ class PostgresServer:
             admin.execute(f"CREATE DATABASE {name}")
         return self.url(name)
 
-    def query(self, url: str, sql: str) -> list[object]:
+    def query(self, url: str, sql: str) -> list[Any]:
         """The first column of ``sql``'s rows, in the database ``url`` names."""
         with psycopg.connect(url) as db:
             return [row[0] for row in db.execute(sql)]
@@ -74,13 +75,13 @@ def postgres_server(bin_dir: Path) -> Iterator[PostgresServer]:
         (root / "password").write_text(PASSWORD)
         if user is not None:
             os.chown(root, user.pw_uid, user.pw_gid)
-        data = ["-D", root / "data"]
+        data: list[str | Path] = ["-D", root / "data"]
         _run(user, bin_dir / "initdb", *data, *INITDB, "--pwfile", root / "password")
         port = free_port()
         options = f"{SETTINGS} -c listen_addresses=127.0.0.1 -p {port} -k {root}"
         _run(user, bin_dir / "pg_ctl", *data, "-l", root / "log", "-o", options, "-w", "start")
         try:
-            yield PostgresServer(bin_dir, root, port)
+            yield PostgresServer(port)
         finally:
             _run(user, bin_dir / "pg_ctl", *data, "-m", "immediate", "-w", "stop")
     finally:
@@ -93,9 +94,17 @@ def _unprivileged() -> pwd.struct_passwd | None:
 
 
 def _run(user: pwd.struct_passwd | None, *argv: str | Path) -> None:
-    ids = {"user": user.pw_uid, "group": user.pw_gid, "extra_groups": []} if user else {}
+    uid, gid = (user.pw_uid, user.pw_gid) if user else (None, None)
+    groups: list[int] | None = [] if user else None
     done = subprocess.run(
-        [str(a) for a in argv], capture_output=True, text=True, check=False, cwd="/", **ids
+        [str(a) for a in argv],
+        capture_output=True,
+        text=True,
+        check=False,
+        cwd="/",
+        user=uid,
+        group=gid,
+        extra_groups=groups,
     )
     if done.returncode != 0:
         log = Path(argv[argv.index("-l") + 1]) if "-l" in argv else None
