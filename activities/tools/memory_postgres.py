@@ -14,8 +14,8 @@ server that cannot be reached raises ``MemoryUnavailable`` with one line naming
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from contextlib import contextmanager
+from collections.abc import Callable, Iterator
+from contextlib import AbstractContextManager, contextmanager
 from typing import Any
 
 import psycopg
@@ -37,6 +37,14 @@ POOL_SIZE = 10
 """Connections one worker keeps at most (memory tools run in the activities' threads)."""
 CONNECT_TIMEOUT = 10
 """Seconds to wait for the server (a new connection, or a free one from the pool)."""
+
+Connection = psycopg.Connection[dict[str, Any]]
+_OPTIONS: dict[str, Any] = {
+    "autocommit": True,
+    "row_factory": dict_row,
+    "connect_timeout": CONNECT_TIMEOUT,
+}
+"""How every connection is made: a statement commits unless a transaction is opened."""
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS memories (
@@ -108,15 +116,11 @@ class PostgresMemory:
         self._where = "{}:{}/{}".format(
             params.get("host", "localhost"), params.get("port", 5432), params.get("dbname", "")
         )
-        with self._connected(lambda: psycopg.connect(url, connect_timeout=CONNECT_TIMEOUT)) as db:
+        with self._connected(lambda: psycopg.connect(url, **_OPTIONS)) as db:
             _create_schema(db)
-        self._pool: ConnectionPool[psycopg.Connection[dict[str, Any]]] = ConnectionPool(
+        self._pool: ConnectionPool[Connection] = ConnectionPool(
             url,
-            kwargs={
-                "autocommit": True,
-                "row_factory": dict_row,
-                "connect_timeout": CONNECT_TIMEOUT,
-            },
+            kwargs=_OPTIONS,
             min_size=1,
             max_size=POOL_SIZE,
             timeout=CONNECT_TIMEOUT,
@@ -176,12 +180,14 @@ class PostgresMemory:
         self._pool.close()
 
     @contextmanager
-    def _connection(self) -> Iterator[psycopg.Connection[dict[str, Any]]]:
+    def _connection(self) -> Iterator[Connection]:
         with self._connected(self._pool.connection) as db:
             yield db
 
     @contextmanager
-    def _connected(self, connect: Any) -> Iterator[Any]:
+    def _connected(
+        self, connect: Callable[[], AbstractContextManager[Connection]]
+    ) -> Iterator[Connection]:
         """``connect()``'s connection; a failure to reach the server becomes one line."""
         try:
             with connect() as db:
@@ -193,17 +199,17 @@ class PostgresMemory:
             ) from None
 
 
-def _create_schema(db: psycopg.Connection[Any]) -> None:
+def _create_schema(db: Connection) -> None:
     """The tables, once: the advisory lock makes a second worker wait, then find them."""
     with db.transaction():
         db.execute(_SCHEMA_LOCK)
-        (missing,) = db.execute(_SCHEMA_MISSING).fetchone() or (True,)
-        if missing:
+        row = db.execute(_SCHEMA_MISSING).fetchone()
+        if row is None or row["missing"]:
             db.execute(_SCHEMA)
 
 
 def _insert(
-    db: psycopg.Connection[dict[str, Any]],
+    db: Connection,
     key: str,
     space: str,
     kind: str,
