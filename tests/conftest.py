@@ -1,9 +1,10 @@
-"""Shared fixtures: one real Temporal dev server per test session (never mocked)."""
+"""Shared fixtures: one real Temporal dev server per test session (never mocked), and one real
+PostgreSQL server for the sessions whose tests ask for it."""
 
 from __future__ import annotations
 
 import uuid
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Iterator
 
 import pytest
 from temporalio.client import Client
@@ -11,6 +12,7 @@ from temporalio.contrib.pydantic import pydantic_data_converter
 from temporalio.testing import WorkflowEnvironment
 
 from app.binaries import temporal_cli
+from tests.support.postgres import PostgresServer, postgres_server, require_pg_bin
 from workflows.visibility import dev_server_args
 
 
@@ -44,3 +46,11 @@ def task_queue() -> str:
 def workflow_id() -> str:
     """A fresh workflow id per test."""
     return f"wf-{uuid.uuid4()}"
+
+
+@pytest.fixture(scope="session")
+def postgres() -> Iterator[PostgresServer]:
+    """Debian's PostgreSQL in a temporary directory on a free loopback port (stopped at the end);
+    started only when a selected test asks for it."""
+    with postgres_server(require_pg_bin()) as server:
+        yield server

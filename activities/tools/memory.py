@@ -2,9 +2,10 @@
 
 ``MemoryStore`` is the whole interface the tools use; ``open_memory(url)`` picks the backend from
 ``AGENT_MEMORY_URL``. The embedded backend is one SQLite file with an FTS5 index: enough for the
-workers of one machine. Memories live in a *space* (one per workspace source), so runs of the same
-workspace share them. ``retain`` and ``reflect`` take a key (the agent call's result id and the
-tool call's id): a retried activity writes nothing twice.
+workers of one machine; workers on several machines share a PostgreSQL server
+(``memory_postgres.py``), which behaves the same. Memories live in a *space* (one per workspace
+source), so runs of the same workspace share them. ``retain`` and ``reflect`` take a key (the agent
+call's result id and the tool call's id): a retried activity writes nothing twice.
 """
 
 from __future__ import annotations
@@ -17,6 +18,8 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Protocol
+
+from activities.redaction import redact
 
 RECALL_LIMIT = 8
 """Memories one recall returns (plus the memories linked to them, at most as many again)."""
@@ -68,13 +71,32 @@ class MemoryStore(Protocol):
 
 
 def open_memory(url: str) -> MemoryStore:
-    """The store ``url`` names: ``sqlite:///<absolute path>`` (the only backend built in)."""
+    """The store ``url`` names: ``sqlite:///<absolute path>`` or ``postgresql://...``."""
     if url.startswith("sqlite:///"):
         return SqliteMemory(Path(url.removeprefix("sqlite://")))
+    if url.startswith(("postgresql://", "postgres://")):
+        from activities.tools.memory_postgres import PostgresMemory  # the driver, only if used
+
+        return PostgresMemory(url)
     raise ValueError(
-        f"AGENT_MEMORY_URL {url!r} is not supported; use sqlite:///<path> (see the README, "
-        "'Episodic memory', for what a shared server store takes)"
+        f"AGENT_MEMORY_URL {redact(url)!r} is not supported; use sqlite:///<path> or "
+        "postgresql://user:password@host:port/database (see the README, 'Episodic memory')"
     )
+
+
+def recall_words(query: str) -> list[str]:
+    """The distinct words of a recall query, lowercased, in order: a memory matching any counts."""
+    return list(dict.fromkeys(_WORD.findall(query.lower())))
+
+
+def check_reflected(memory_ids: list[int], known: set[int]) -> None:
+    """Raise unless ``memory_ids`` is non-empty and every id is ``known`` in the space."""
+    missing = sorted(set(memory_ids) - known)
+    if missing or not memory_ids:
+        raise ValueError(
+            "reflect needs ids of existing memories (from recall or retain); unknown: "
+            + (", ".join(map(str, missing)) or "none given")
+        )
 
 
 _SCHEMA = """
@@ -143,12 +165,7 @@ class SqliteMemory:
                     [space, *memory_ids],
                 )
             }
-        missing = sorted(set(memory_ids) - known)
-        if missing or not memory_ids:
-            raise ValueError(
-                "reflect needs ids of existing memories (from recall or retain); unknown: "
-                + (", ".join(map(str, missing)) or "none given")
-            )
+        check_reflected(memory_ids, known)
         insight_id = self._insert(key, space, "insight", insight, agent, node_id, [], [])
         with self._lock:
             self._db.executemany(
@@ -162,10 +179,10 @@ class SqliteMemory:
     ) -> Recalled:
         """The memories of ``space`` that best match ``query``'s words, and those linked to them;
         with ``before`` (a Unix time), only memories retained earlier."""
-        words = _WORD.findall(query.lower())
+        words = recall_words(query)
         if not words:
             return Recalled([], [])
-        match = " OR ".join(f'"{w}"' for w in dict.fromkeys(words))
+        match = " OR ".join(f'"{w}"' for w in words)
         with self._lock:
             rows = self._db.execute(
                 "SELECT m.* FROM memories_fts f JOIN memories m ON m.id = f.rowid "

@@ -27,6 +27,7 @@ from models.agent_types import AgentType
 from models.state import EntryKind, HistoryEntry, OrchestratorInput
 from models.tools import WorkspaceSpec
 from tests.support.openai_server import ScriptedOpenAIServer
+from tests.support.postgres import PostgresServer
 from tests.support.workspace import make_repo
 from workflows.orchestrator import OrchestratorWorkflow
 
@@ -103,6 +104,26 @@ async def test_a_second_run_recalls_and_links_the_first_runs_memories(
         (first_max, first_max),
     ).fetchone()[0]
     assert linked_back > 0  # run 2 reflected on memories it recalled from run 1
+
+
+async def test_workers_on_two_machines_share_memories_through_postgresql(
+    client: Client, task_queue: str, tmp_path: Path, postgres: PostgresServer
+) -> None:
+    """Issue 21 item 1: each worker has its own state directory, as on its own machine; the
+    second run, on the other worker, recalls and links what the first one retained."""
+    repo = make_repo(tmp_path)
+    url = postgres.create_database()
+    first, second = (ToolSettings(state_dir=tmp_path / m, memory_url=url) for m in ("a", "b"))
+    await _run(client, task_queue + "-a", "pg-run-1-" + task_queue, repo, first)
+    (first_max,) = postgres.query(url, "SELECT max(id) FROM memories")
+    await _run(client, task_queue + "-b", "pg-run-2-" + task_queue, repo, second)
+    (linked_back,) = postgres.query(
+        url,
+        "SELECT count(*) FROM memory_links l JOIN memories i ON i.id = l.a "
+        f"WHERE i.kind = 'insight' AND i.id > {first_max} AND l.b <= {first_max}",
+    )
+    assert linked_back > 0
+    assert not (tmp_path / "b" / "memory.sqlite3").exists()
 
 
 async def test_tool_calls_over_http_and_retain_is_idempotent_under_an_activity_retry(
