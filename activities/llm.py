@@ -10,12 +10,8 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import timedelta
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
-import openai
-from openai import AsyncOpenAI
-from openai.types.chat import ChatCompletion
-from openai.types.chat import ChatCompletionMessageFunctionToolCall as FunctionToolCall
 from pydantic import BaseModel, ValidationError
 from temporalio.exceptions import ApplicationError
 
@@ -43,6 +39,11 @@ from workflows.policies import (
     LLM_REQUEST_TIMEOUT,
     LLM_VALIDATION_ATTEMPTS,
 )
+
+if TYPE_CHECKING:  # the SDK is imported where a call needs it: a CLI command need not load it
+    import openai
+    from openai import AsyncOpenAI
+    from openai.types.chat import ChatCompletion
 
 M = TypeVar("M", bound=BaseModel)
 
@@ -126,7 +127,8 @@ def strict_schema(model: type[BaseModel]) -> dict[str, Any]:
 
 @functools.cache
 def _strict_schema(model: type[BaseModel]) -> dict[str, Any]:
-    # The SDK's public helper applies the same strict conversion as structured outputs do.
+    import openai  # the SDK's public helper: the strict conversion structured outputs apply
+
     return openai.pydantic_function_tool(model)["function"]["parameters"]
 
 
@@ -310,6 +312,10 @@ class StructuredLlm:
         usage: _Usage,
         tools: dict[str, Any],
     ) -> str:
+        import openai
+        from openai.types.chat import ChatCompletion
+        from openai.types.chat import ChatCompletionMessageFunctionToolCall as FunctionToolCall
+
         where = str(self._client.base_url).rstrip("/")
         timeout = self._settings.request_timeout.total_seconds()
         setting = self._settings.setting_for(agent)

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import pkgutil
+from typing import TYPE_CHECKING
 
 import httpx2
-from openai import AsyncOpenAI
 from temporalio.client import Client
 from temporalio.worker import Worker
 from temporalio.worker.workflow_sandbox import SandboxedWorkflowRunner, SandboxRestrictions
@@ -29,6 +29,9 @@ from workflows.interrupt import InterruptWorkflow
 from workflows.notifications import NotificationWorkflow
 from workflows.orchestrator import OrchestratorWorkflow
 from workflows.policies import HEARTBEAT_THROTTLE
+
+if TYPE_CHECKING:
+    from openai import AsyncOpenAI
 from workflows.shadow import ShadowAnswerWorkflow
 
 OFFLINE_BASE_URL = "http://offline-model.invalid/v1"
@@ -55,6 +58,8 @@ once per worker instead of once per run, and one class identity in and out."""
 
 def openai_client(settings: LlmSettings, offline: OfflineModel | None = None) -> AsyncOpenAI:
     """The SDK client: the real endpoint, or the offline model as its HTTP transport."""
+    from openai import AsyncOpenAI  # loaded by workers only, not by every CLI command
+
     if settings.offline:
         transport = offline or OfflineModel()
         return AsyncOpenAI(

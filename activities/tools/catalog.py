@@ -14,7 +14,6 @@ from dataclasses import dataclass
 from functools import cached_property
 from typing import Any
 
-import openai
 from pydantic import BaseModel, ConfigDict, Field
 
 from activities.contributors.base import PromptContributor
@@ -137,6 +136,8 @@ class Tool:
     @cached_property
     def schema(self) -> dict[str, Any]:
         """The strict OpenAI function tool for this tool."""
+        import openai  # loaded where a call needs it: a CLI command need not load the SDK
+
         return dict(
             openai.pydantic_function_tool(self.args, name=self.name, description=self.description)
         )
