@@ -347,6 +347,9 @@ class InterruptWorkflow:
             await translation
         person = self._resolution
         assert person is not None  # set by the answer that overruled
+        for _, resolution_hook in RESOLUTION_HOOKS:
+            person = resolution_hook(person)
+        self._resolution = person
         self._event(EventKind.INFO, "a person overruled the controller's answer; theirs is used")
         self._status(InterruptState.RESOLVED, "resolved by HUMAN (overruling the controller)")
         return await self._translate(person, False)
