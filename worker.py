@@ -23,6 +23,7 @@ from app.config import (
 )
 from app.connect import ConnectionProblem, connect
 from app.logs import configure_logging
+from app.metrics import metrics_address, metrics_runtime
 from app.process_exit import exit_now
 from app.stuck import StuckRunWatch
 from app.worker_setup import build_worker
@@ -38,6 +39,8 @@ async def main(argv: list[str]) -> int:
         notify = notify_settings_from_env()
         llm = llm_settings_from_env()
         watch_every = stuck_check_seconds()
+        metrics_at = metrics_address()
+        runtime = metrics_runtime(metrics_at) if metrics_at else None
     except ValueError as err:
         print(f"error: {err}", file=sys.stderr)
         return 2
@@ -45,15 +48,16 @@ async def main(argv: list[str]) -> int:
         print(f"warning: {warning}", file=sys.stderr)
     address = settings.address or LOCAL_ADDRESS
     try:
-        client = await connect(settings, address)
+        client = await connect(settings, address, runtime)
     except ConnectionProblem as err:
         print(f"error: {err}", file=sys.stderr)
         return 1
     model = "offline model" if llm.offline else f"model {llm.model} at {llm.base_url or 'OpenAI'}"
     channels = ", ".join(notify.channels) or "none"
+    served = f", metrics: http://{metrics_at}/metrics" if metrics_at else ""
     print(
         f"worker: {address} namespace={settings.namespace} queue={settings.task_queue}, {model}, "
-        f"notifications: {channels}",
+        f"notifications: {channels}{served}",
         flush=True,
     )
     worker = build_worker(client, settings.task_queue, llm, scenario=scenario, notify=notify)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from temporalio import activity
 
+from activities import metrics
 from activities.heartbeat import heartbeating
 from activities.llm import StructuredLlm, ToolCallsRequested, as_activity_error
 from activities.prompting import AgentPrompt, PromptRenderer
@@ -40,20 +41,26 @@ class AgentActivities:
     async def run_agent(self, call: AgentCall) -> AgentReply:
         """One model call of an agent step (with validation retries); with a workspace, the
         reply may ask for tool calls instead, and the workflow runs the next round."""
+        agent = call.agent_type.value
         try:
-            return await self._run(call)
+            reply = await self._run(call)
         except (InvalidLlmReply, LlmContextExceeded) as err:
             if not call.ask_when_stuck:
+                metrics.agent_step(agent, "failed")
                 raise as_activity_error(err) from None
             activity.logger.warning("%s is stuck, a person is asked: %s", call.agent_type, err)
+            metrics.agent_step(agent, "stuck")
             return AgentReply(output={}, route=None, stuck=redact(str(err)))
         except Exception as err:
+            metrics.agent_step(agent, "failed")
             failure = as_activity_error(err)
             unexpected = not isinstance(err, AgentWorkflowError)  # a bug: keep its traceback
             activity.logger.warning(
                 "%s failed: %s", call.agent_type, failure.message, exc_info=unexpected
             )
             raise failure from None
+        metrics.agent_step(agent, _outcome(reply))
+        return reply
 
     async def _run(self, call: AgentCall) -> AgentReply:
         node = NODES.get(call.agent_type)
@@ -135,6 +142,13 @@ class AgentActivities:
             if prompt_chars(shorter.messages) < size:
                 return call, shorter, ", ".join(dropped)
         return None
+
+
+def _outcome(reply: AgentReply) -> str:
+    """How a model call ended, for the ``agents_agent_steps`` counter."""
+    if reply.tool_requests:
+        return "tools"
+    return "asked" if reply.route == "interruptRequest" else "routed"
 
 
 def well_formed_reply(output: Routing) -> None:

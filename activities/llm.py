@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from pydantic import BaseModel, ValidationError
 from temporalio.exceptions import ApplicationError
 
+from activities import metrics
 from activities.attempts import retry_or_last
 from activities.redaction import add_secret, install_log_redaction, redact
 from models.agent_call import CallRecord
@@ -282,6 +283,7 @@ class StructuredLlm:
                 )
                 return StructuredReply(value=value, call=call)
             except (ValidationError, ValueError) as err:
+                metrics.invalid_reply(agent)
                 problem = _describe(err)
                 conversation += [
                     {"role": "assistant", "content": content},
@@ -391,7 +393,16 @@ class StructuredLlm:
             ) from None
         if not isinstance(completion, ChatCompletion) or not completion.choices:
             raise LlmConfigurationError(_NOT_CHAT_COMPLETION.format(agent=agent))
-        usage.add(completion, time.monotonic() - started)
+        seconds = time.monotonic() - started
+        usage.add(completion, seconds)
+        used = completion.usage
+        metrics.llm_call(
+            agent,
+            model,
+            seconds,
+            used.prompt_tokens if used else 0,
+            used.completion_tokens if used else 0,
+        )
         message = completion.choices[0].message
         if message.tool_calls:
             calls = [c for c in message.tool_calls if isinstance(c, FunctionToolCall)]

@@ -6,6 +6,7 @@ from typing import Any
 
 from temporalio.client import Client
 from temporalio.contrib.pydantic import pydantic_data_converter
+from temporalio.runtime import Runtime
 
 from app.config import TemporalSettings
 from app.process_exit import guard_interpreter_exit
@@ -15,15 +16,20 @@ class ConnectionProblem(Exception):
     """Temporal could not be reached or refused us; the message names the setting to check."""
 
 
-async def connect(settings: TemporalSettings, address: str | None = None) -> Client:
-    """A client for ``address`` (or the settings' address) with the envconfig TLS/API key."""
+async def connect(
+    settings: TemporalSettings, address: str | None = None, runtime: Runtime | None = None
+) -> Client:
+    """A client for ``address`` (or the settings' address) with the envconfig TLS/API key, on
+    ``runtime`` (default: the SDK's; a worker's may serve metrics)."""
     target = address or settings.address
     if not target:
         raise ConnectionProblem("no Temporal address: set TEMPORAL_ADDRESS (host:port)")
     options: dict[str, Any] = {"namespace": settings.namespace, **settings.connect_config}
     guard_interpreter_exit()
     try:
-        return await Client.connect(target, data_converter=pydantic_data_converter, **options)
+        return await Client.connect(
+            target, data_converter=pydantic_data_converter, runtime=runtime, **options
+        )
     except RuntimeError as err:
         raise ConnectionProblem(connect_error_message(target, settings, str(err))) from None
 

@@ -106,6 +106,7 @@ class InterruptWorkflow:
             self._hooks.append(name)
         self._resolution = resolution
         self._status(InterruptState.RESOLVED, f"resolved by {resolution.resolved_by}")
+        self._count("agents_questions_answered", resolved_by=resolution.resolved_by.value)
         self._notify.settle(NoticeKind.RESOLVED, self._job, self._deadline, resolution)
         if resolution.resolved_by is ResolvedBy.CONTROLLER_AUTONOMY:
             outcome = await self._translate_unless_overruled(resolution)
@@ -205,6 +206,7 @@ class InterruptWorkflow:
         """Record the question; drop invalid recommendations; apply the request hooks."""
         job = self._job
         self._status(InterruptState.REQUESTED, f"{job.origin} asks: {clip(job.request.reason)}")
+        self._count("agents_questions_asked")
         request, warnings = drop_invalid_recommendations(job.request)
         self._job = job.model_copy(update={"request": request})
         for warning in warnings:
@@ -389,6 +391,11 @@ class InterruptWorkflow:
             routing = translation_hook(routing)
             self._hooks.append(name)
         return outcome.model_copy(update={"routing": routing, "timed_out": timed_out})
+
+    def _count(self, name: str, **labels: str) -> None:
+        """One question asked or answered, on the worker's metrics (replay-safe meter)."""
+        counter = workflow.metric_meter().create_counter(name, "Questions by the asking agent")
+        counter.add(1, {"origin": self._job.origin.value, **labels})
 
     def _status(self, state: InterruptState, message: str) -> None:
         self._state = state
