@@ -30,7 +30,7 @@ LANDED: dict[str, str] = {
     "8967e4f": "stop 15: hardening, bounded state, typed questions, tools, notices (issues 8-14)",
     "2dab00f": "clean exits of client scripts; step budgets and context refusals ask a person; "
     "a question waits for no slow sibling (issues 17-20 again)",
-    "7ee1a59": "shadow answers and earned autonomy; tool-using steps exported; the web inbox; "
+    "7aed27b": "shadow answers and earned autonomy; tool-using steps exported; the web inbox; "
     "PostgreSQL memory (issues 20-23)",
 }
 """Every version that landed on main, oldest first, with what it brought."""
