@@ -59,6 +59,7 @@ from models.agent_types import AgentType
 from models.errors import describe_validation_error, failure_message
 from models.interrupt_events import INTERRUPT_REQUEST_EVENT_SIGNAL, InterruptRequestEvent
 from models.interrupts import InterruptType
+from models.limits import MAX_GOAL_CHARS
 from models.state import DEFAULT_MAX_STEPS
 from models.tools import WorkspaceSpec
 from workflows import visibility
@@ -112,6 +113,12 @@ def _interactive(args: argparse.Namespace) -> bool:
 async def _cmd_run(args: argparse.Namespace, settings: TemporalSettings) -> int:
     if not args.goal.strip():
         render.error('the goal is empty; run: agents run "<what to achieve>"')
+        return 2
+    if len(args.goal) > MAX_GOAL_CHARS:
+        render.error(
+            f"the goal has {len(args.goal):,} characters; the limit is {MAX_GOAL_CHARS:,} "
+            "(put the details in a file in the --workspace and name it in the goal)"
+        )
         return 2
     if args.workspace and not is_git_url(args.workspace) and not Path(args.workspace).is_dir():
         render.error(f"--workspace {args.workspace!r} is neither a directory nor a git URL")
@@ -263,7 +270,7 @@ async def _cmd_list(args: argparse.Namespace, settings: TemporalSettings) -> int
             if args.json:
                 print(json.dumps([_wire(row) for row in waiting], indent=2, default=str))
             else:
-                render.waiting(waiting, datetime.now(UTC))
+                render.waiting(waiting, datetime.now(UTC), wide=args.wide)
             return 0
         runs = await agents.runs(limit=args.limit)
         if args.json:
@@ -307,32 +314,36 @@ async def _cmd_status(args: argparse.Namespace, settings: TemporalSettings) -> i
 async def _cmd_resolve(args: argparse.Namespace, settings: TemporalSettings) -> int:
     async with _session(settings) as session:
         agents = session.agents
-        answers_given = bool(args.choice or args.confirm or args.text)
-        if not answers_given:
-            if not _interactive(args):
-                question = await agents.interrupt_status(args.interrupt_id)
-                render.question(args.interrupt_id, question.origin, question.request)
-                render.note(
-                    f"answer with flags, e.g.: agents resolve {args.interrupt_id} "
-                    "--choice ID=B --confirm ID=yes"
-                )
-                return 0
+        answers_given = bool(args.choice or args.custom or args.confirm or args.text)
+        if not answers_given and _interactive(args):
             reader = LineReader()
             try:
                 await answer(agents, args.interrupt_id, reader, session.ui_url)
             finally:
                 reader.close()
             return 0
-        if args.show:
-            question = await agents.interrupt_status(args.interrupt_id)
+        question = await agents.interrupt_status(args.interrupt_id)
+        if not answers_given or args.show:
             render.question(args.interrupt_id, question.origin, question.request)
-        resolution = resolution_from_flags(args.choice, args.custom, args.confirm, args.text)
+        if not answers_given:
+            render.note(
+                f"answer with flags, e.g.: agents resolve {args.interrupt_id} "
+                "--choice ID=B --confirm ID=yes"
+            )
+            return 0
+        closed = question.resolution and await agents.answered_already(args.interrupt_id)
+        if closed:  # who answered what, rather than what the flags lack
+            render.error(closed)
+            return 1
+        resolution = resolution_from_flags(
+            args.choice, args.custom, args.confirm, args.text, request=question.request
+        )
         try:
             ack = await agents.resolve(args.interrupt_id, resolution)
         except ResolutionRejected as err:
             render.error(str(err))
             return 1
-    render.console.print(f"accepted: {ack.message}")
+    render.console.print(f"accepted: {render.accepted(ack.message, question)}", markup=False)
     return 0
 
 
@@ -514,6 +525,11 @@ def _parser() -> argparse.ArgumentParser:
     lister = command("list", _cmd_list, "recent runs; --waiting: questions waiting for a person")
     lister.add_argument("--waiting", action="store_true", help="the inbox of waiting questions")
     lister.add_argument("--limit", type=int, default=20)
+    lister.add_argument(
+        "--wide",
+        action="store_true",
+        help="with --waiting: each question on its row's one line, unwrapped (for grep)",
+    )
     lister.add_argument("--json", action="store_true", help="machine-readable rows")
 
     inbox = command("inbox", _cmd_inbox, "answer waiting questions in the browser (a web inbox)")
@@ -646,6 +662,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         settings = TemporalSettings.from_env()
         return int(asyncio.run(args.handler(args, settings)))
+    except ValidationError as err:
+        render.error(f"invalid input: {describe_validation_error(err)}")
+        return 2
     except (ValueError, ConnectionProblem, StackError) as err:
         render.error(str(err))
         return 2 if isinstance(err, ValueError) else 1
