@@ -116,8 +116,8 @@ async def _cmd_run(args: argparse.Namespace, settings: TemporalSettings) -> int:
         return 2
     if len(args.goal) > MAX_GOAL_CHARS:
         render.error(
-            f"the goal has {len(args.goal):,} characters; the limit is {MAX_GOAL_CHARS:,} "
-            "(put the details in a file in the --workspace and name it in the goal)"
+            f"the goal has {len(args.goal):,} characters, over the limit of {MAX_GOAL_CHARS:,}; "
+            "shorten it"
         )
         return 2
     if args.workspace and not is_git_url(args.workspace) and not Path(args.workspace).is_dir():

@@ -57,10 +57,7 @@ class Progress:
                 console.rule(f"[bold]{phase}[/]", align="left")
             route = f"→ {entry.route}" if entry.route else "(result)"
             indent = "    " if "/" in entry.node_id else "  "
-            console.print(
-                f"{indent}[cyan]{entry.node_id}[/] [dim]{entry.agent_type}[/] {route}",
-                soft_wrap=True,
-            )
+            console.print(f"{indent}[cyan]{entry.node_id}[/] [dim]{entry.agent_type}[/] {route}")
 
 
 def question(interrupt_id: str, origin: AgentType, request: InterruptRequestBase) -> None:
@@ -207,9 +204,9 @@ def waiting(rows: list[WaitingRow], now: datetime, *, wide: bool = False) -> Non
         padded = (c.ljust(w) for c, w in zip(cells, widths, strict=True))
         return "  ".join([*padded, last]).rstrip()
 
-    console.print(line(headers, "question" if wide else ""), style="bold", soft_wrap=True)
+    console.print(line(headers, "question" if wide else ""), style="bold", soft_wrap=wide)
     for row, row_cells in zip(rows, cells, strict=True):
-        console.print(line(row_cells, row.question if wide else ""), markup=False, soft_wrap=True)
+        console.print(line(row_cells, row.question if wide else ""), markup=False, soft_wrap=wide)
         if not wide:
             console.print(Padding(Text(row.question), (0, 0, 0, QUESTION_INDENT), expand=False))
     for row in rows:
