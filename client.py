@@ -52,7 +52,7 @@ from app.lineage_records import check_file
 from app.logs import configure_logging
 from app.process_exit import exit_now
 from app.sdk import AgentWorkflowClient, EventRejected, ResolutionRejected
-from app.stack import LocalStack, StackError, local_client, scenario_queue
+from app.stack import LocalStack, StackError, StackInfo, local_client, scenario_queue
 from app.terminal_input import LineReader
 from app.worker_setup import build_worker
 from models.agent_types import AgentType
@@ -95,6 +95,8 @@ async def _session(settings: TemporalSettings) -> AsyncIterator[Session]:
         ui: str | None = info.ui_url
         namespace, stack = info.namespace, local
     else:
+        if elsewhere := local.elsewhere(settings.address):
+            render.note(elsewhere)
         client = await connect(settings)
         ui = os.environ.get("TEMPORAL_UI_URL") or None
         namespace = settings.namespace
@@ -243,7 +245,21 @@ async def _cmd_up(args: argparse.Namespace, settings: TemporalSettings) -> int:
             render.error(f"search attributes missing on the local server: {', '.join(missing)}")
             return 1
     for line in stack.describe():
-        render.console.print(line, markup=False)
+        render.console.print(line, markup=False, soft_wrap=True)  # each line whole, to paste
+    return 0
+
+
+async def _cmd_env(args: argparse.Namespace, settings: TemporalSettings) -> int:
+    """``export`` lines of the Temporal address and namespace that commands use, for ``eval``."""
+    stack = LocalStack(settings)
+    if settings.address is not None and not stack.serves(settings.address):
+        exports = StackInfo(settings.address, "", settings.namespace, 0).exports()
+    else:
+        info, started = await stack.up()
+        if started:
+            render.note(f"Started the local stack: Temporal {info.address} (stop it: agents down)")
+        exports = info.exports()
+    print("\n".join(exports))
     return 0
 
 
@@ -470,6 +486,12 @@ def _parser() -> argparse.ArgumentParser:
     up = command("up", _cmd_up, "start the local Temporal server and worker (idempotent)")
     up.add_argument("--status", action="store_true", help="only say what runs where")
     command("down", _cmd_down, "stop the local stack of this state directory")
+    command(
+        "env",
+        _cmd_env,
+        "print `export TEMPORAL_ADDRESS=... TEMPORAL_NAMESPACE=...` of the server commands use "
+        '(the local stack, started if needed), for: eval "$(agents env)"',
+    )
 
     run = command("run", _cmd_run, "start a run for a goal and follow it to its result")
     run.add_argument("goal", help="what the agents should achieve")

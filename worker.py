@@ -1,7 +1,8 @@
 """Run a worker for the agent workflows: ``python worker.py`` (``--verbose`` for library logs).
 
-Environment: Temporal's standard connection settings (``TEMPORAL_ADDRESS``, default
-localhost:7233, ``TEMPORAL_NAMESPACE``, ``TEMPORAL_API_KEY``, ``TEMPORAL_TLS_*``, profiles),
+Environment: Temporal's standard connection settings (``TEMPORAL_ADDRESS``, default: the local
+stack of ``AGENTS_STATE_DIR`` when it runs, else 127.0.0.1:``AGENTS_PORT``;
+``TEMPORAL_NAMESPACE``, ``TEMPORAL_API_KEY``, ``TEMPORAL_TLS_*``, profiles),
 ``TEMPORAL_TASK_QUEUE`` (default ``agents``); OPENAI_API_KEY, OPENAI_BASE_URL, AGENT_MODEL,
 AGENT_MODEL_<AGENT_TYPE>; without OPENAI_API_KEY the offline model answers, shaped by
 OFFLINE_SCENARIO (see README).
@@ -12,10 +13,10 @@ from __future__ import annotations
 import asyncio
 import os
 import sys
+from dataclasses import replace
 
 from activities.offline_model import OfflineScenario
 from app.config import (
-    DEFAULT_PORT,
     TemporalSettings,
     llm_settings_from_env,
     notify_settings_from_env,
@@ -24,10 +25,27 @@ from app.config import (
 from app.connect import ConnectionProblem, connect
 from app.logs import configure_logging
 from app.process_exit import exit_now
+from app.stack import HOST, LocalStack
 from app.stuck import StuckRunWatch
 from app.worker_setup import build_worker
 
-LOCAL_ADDRESS = f"localhost:{DEFAULT_PORT}"
+
+def _where(settings: TemporalSettings) -> tuple[str, TemporalSettings, str | None]:
+    """The address to join, the settings to join it with, and a line to say about it: with no
+    address configured, the local stack of the state directory (the one ``agents up`` starts)."""
+    stack = LocalStack(settings)
+    if settings.address is not None:
+        return settings.address, settings, stack.elsewhere(settings.address)
+    info = stack.info()
+    if info is not None:
+        return info.address, replace(settings, namespace=info.namespace), None
+    address = f"{HOST}:{settings.port}"
+    return (
+        address,
+        settings,
+        f"note: no local stack runs for {stack.dir}; trying {address} (start the stack with: "
+        "agents up, or set TEMPORAL_ADDRESS)",
+    )
 
 
 async def main(argv: list[str]) -> int:
@@ -43,7 +61,9 @@ async def main(argv: list[str]) -> int:
         return 2
     for warning in settings.warnings:
         print(f"warning: {warning}", file=sys.stderr)
-    address = settings.address or LOCAL_ADDRESS
+    address, settings, note = _where(settings)
+    if note:
+        print(note, file=sys.stderr)
     try:
         client = await connect(settings, address)
     except ConnectionProblem as err:

@@ -13,6 +13,7 @@ import contextlib
 import fcntl
 import json
 import os
+import shlex
 import signal
 import socket
 import subprocess
@@ -29,7 +30,7 @@ from temporalio.client import Client
 from temporalio.contrib.pydantic import pydantic_data_converter
 
 from app.binaries import temporal_cli
-from app.config import TemporalSettings
+from app.config import DEFAULT_PORT, TemporalSettings
 from app.process_exit import guard_interpreter_exit
 from workflows.visibility import dev_server_args
 
@@ -56,6 +57,18 @@ class StackInfo:
     server_pid: int
     workers: dict[str, int] = field(default_factory=dict)
     """Task queue -> worker pid (``agents`` and one queue per offline scenario)."""
+
+    def assignments(self) -> list[str]:
+        """``NAME=value`` of the settings that point every Temporal tool (the ``temporal`` CLI,
+        ``python worker.py``) at this stack."""
+        return [
+            f"TEMPORAL_ADDRESS={shlex.quote(self.address)}",
+            f"TEMPORAL_NAMESPACE={shlex.quote(self.namespace)}",
+        ]
+
+    def exports(self) -> list[str]:
+        """What ``agents env`` prints for ``eval``."""
+        return [f"export {assignment}" for assignment in self.assignments()]
 
 
 def scenario_queue(task_queue: str, scenario: str) -> str:
@@ -94,6 +107,20 @@ class LocalStack:
         port = self.settings.port
         return _normal(address) == f"{HOST}:{port}" and _free(port)
 
+    def elsewhere(self, address: str | None) -> str | None:
+        """One line when ``address`` is Temporal's default (``localhost:7233``, where a tool
+        lands that was never told about this stack) while this stack runs at another address;
+        else None."""
+        info = self.info()
+        if address is None or info is None or self.owns(address):
+            return None
+        if _normal(address) != f"{HOST}:{DEFAULT_PORT}":
+            return None
+        return (
+            f"note: this uses Temporal at {address}, while the local stack of {self.dir} runs at "
+            f'{info.address}; to use the stack: eval "$(agents env)"'
+        )
+
     def describe(self) -> list[str]:
         """Lines for ``agents up --status``."""
         info = self.info()
@@ -102,6 +129,8 @@ class LocalStack:
         lines = [
             f"Temporal dev server {info.address} (pid {info.server_pid}), UI {info.ui_url}",
             f"state and logs in {self.dir}",
+            f"for the temporal CLI in another shell: export {' '.join(info.assignments())} "
+            '(or: eval "$(agents env)")',
         ]
         for queue, pid in sorted(info.workers.items()):
             state = "running" if _alive(pid) else "stopped"

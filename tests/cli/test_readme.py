@@ -47,9 +47,7 @@ def test_readme_has_no_placeholders_in_runnable_lines() -> None:
 
 @pytest.mark.slow
 def test_readme_blocks_run_verbatim(tmp_path: Path) -> None:
-    port = free_port()
-    env = stack_env(tmp_path / "state", port, free_port())
-    env["TEMPORAL_ADDRESS"] = f"127.0.0.1:{port}"  # so the `temporal` CLI finds the local stack
+    env = stack_env(tmp_path / "state", free_port(), free_port())  # `agents env` tells `temporal`
     env["PYTHONSAFEPATH"] = "1"
     clone = tmp_path / "clone"
     subprocess.run(["git", "clone", "--quiet", "--shared", str(ROOT), str(clone)], check=True)

@@ -45,6 +45,7 @@ def test_two_ups_at_once_start_one_stack_and_down_stops_it(fresh_env: dict[str, 
     status = agents(fresh_env, "up", "--status")
     assert f"127.0.0.1:{fresh_env['AGENTS_PORT']} (pid {server_pid})" in status.stdout
     assert "worker for queue 'agents'" in status.stdout and "running" in status.stdout
+    _one_address_everywhere(fresh_env)
 
     down = agents(fresh_env, "down")
     assert down.returncode == 0 and "Stopped the local stack" in down.stdout
@@ -63,3 +64,35 @@ def test_a_port_held_by_another_program_is_named(fresh_env: dict[str, str]) -> N
     assert f"port {fresh_env['AGENTS_PORT']} is in use by another program" in done.stderr
     assert "AGENTS_PORT" in done.stderr and "Traceback" not in done.stderr
     assert len(done.stderr.strip().splitlines()) == 1
+
+
+def _one_address_everywhere(env: dict[str, str]) -> None:
+    """Issue 23 item 3: ``up`` and ``env`` name the stack's address; ``python worker.py`` with
+    no address joins it; a command aimed at localhost:7233 says where the stack is."""
+    address = f"127.0.0.1:{env['AGENTS_PORT']}"
+    exports = f"export TEMPORAL_ADDRESS={address} TEMPORAL_NAMESPACE=default"
+    assert exports in agents(env, "up").stdout
+    emitted = agents(env, "env")
+    assert emitted.returncode == 0, emitted.stderr
+    assert emitted.stdout.splitlines() == [
+        f"export TEMPORAL_ADDRESS={address}",
+        "export TEMPORAL_NAMESPACE=default",
+    ]
+    worker = subprocess.Popen(
+        [sys.executable, str(ROOT / "worker.py")],
+        env={**env, "TEMPORAL_TASK_QUEUE": "joined"},
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert worker.stdout is not None
+        line = worker.stdout.readline()
+    finally:
+        worker.terminate()
+        worker.communicate(timeout=30)
+    assert line.startswith(f"worker: {address} namespace=default queue=joined"), line
+    aimed = agents({**env, "TEMPORAL_ADDRESS": "localhost:7233"}, "list", timeout=60)
+    assert f"while the local stack of {env['AGENTS_STATE_DIR']}" in aimed.stderr
+    assert f"runs at {address}" in aimed.stderr and 'eval "$(agents env)"' in aimed.stderr
