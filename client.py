@@ -338,6 +338,9 @@ async def _cmd_resolve(args: argparse.Namespace, settings: TemporalSettings) -> 
             finally:
                 reader.close()
             return 0
+        if answers_given and (closed := await agents.answered_already(args.interrupt_id)):
+            render.error(closed)  # who answered what (its history: no worker needed)
+            return 1
         question = await agents.interrupt_status(args.interrupt_id)
         if not answers_given or args.show:
             render.question(args.interrupt_id, question.origin, question.request)
@@ -347,10 +350,6 @@ async def _cmd_resolve(args: argparse.Namespace, settings: TemporalSettings) -> 
                 "--choice ID=B --confirm ID=yes"
             )
             return 0
-        closed = question.resolution and await agents.answered_already(args.interrupt_id)
-        if closed:  # who answered what, rather than what the flags lack
-            render.error(closed)
-            return 1
         resolution = resolution_from_flags(
             args.choice, args.custom, args.confirm, args.text, request=question.request
         )
