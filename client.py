@@ -138,18 +138,22 @@ async def _cmd_run(args: argparse.Namespace, settings: TemporalSettings) -> int:
         session = await resources.enter_async_context(_session(settings))
         agents = session.agents
         queue = settings.task_queue
+        gap: str | None = None
         if args.scenario and session.stack is not None:
             queue = await session.stack.ensure_scenario_worker(args.scenario)
+            gap = session.stack.notifications_gap(queue)
         elif args.worker:
             scenario = OfflineScenario.parse(args.scenario)
             queue = scenario_queue(queue, args.scenario) if args.scenario else queue
-            llm = llm_settings_from_env()
+            llm, notify = llm_settings_from_env(), notify_settings_from_env()
             await resources.enter_async_context(
-                build_worker(
-                    agents.client, queue, llm, scenario=scenario, notify=notify_settings_from_env()
-                )
+                build_worker(agents.client, queue, llm, scenario=scenario, notify=notify)
             )
             render.note(f"In-process worker on queue {queue!r}; it stops with this command")
+            if session.stack is not None:
+                gap = session.stack.notifications_gap(queue, [str(c) for c in notify.channels])
+        if gap:
+            render.note(gap)
         try:
             workspace = (
                 WorkspaceSpec(source=args.workspace, ref=args.ref, test_command=args.test_command)

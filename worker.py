@@ -25,7 +25,7 @@ from app.config import (
 from app.connect import ConnectionProblem, connect
 from app.logs import configure_logging
 from app.process_exit import exit_now
-from app.stack import HOST, LocalStack
+from app.stack import HOST, LocalStack, worker_settings
 from app.stuck import StuckRunWatch
 from app.worker_setup import build_worker
 
@@ -69,11 +69,9 @@ async def main(argv: list[str]) -> int:
     except ConnectionProblem as err:
         print(f"error: {err}", file=sys.stderr)
         return 1
-    model = "offline model" if llm.offline else f"model {llm.model} at {llm.base_url or 'OpenAI'}"
-    channels = ", ".join(notify.channels) or "none"
+    uses, _ = worker_settings(os.environ)
     print(
-        f"worker: {address} namespace={settings.namespace} queue={settings.task_queue}, {model}, "
-        f"notifications: {channels}",
+        f"worker: {address} namespace={settings.namespace} queue={settings.task_queue}, {uses}",
         flush=True,
     )
     worker = build_worker(client, settings.task_queue, llm, scenario=scenario, notify=notify)
