@@ -52,7 +52,7 @@ from app.lineage_records import check_file
 from app.logs import configure_logging
 from app.process_exit import exit_now
 from app.sdk import AgentWorkflowClient, EventRejected, ResolutionRejected
-from app.stack import LocalStack, StackError, StackInfo, local_client, scenario_queue
+from app.stack import LocalStack, StackError, assignments, local_client, scenario_queue
 from app.terminal_input import LineReader
 from app.worker_setup import build_worker
 from models.agent_types import AgentType
@@ -257,13 +257,13 @@ async def _cmd_env(args: argparse.Namespace, settings: TemporalSettings) -> int:
     """``export`` lines of the Temporal address and namespace that commands use, for ``eval``."""
     stack = LocalStack(settings)
     if settings.address is not None and not stack.serves(settings.address):
-        exports = StackInfo(settings.address, "", settings.namespace, 0).exports()
+        names = assignments(settings.address, settings.namespace)
     else:
         info, started = await stack.up()
         if started:
             render.note(f"Started the local stack: Temporal {info.address} (stop it: agents down)")
-        exports = info.exports()
-    print("\n".join(exports))
+        names = info.assignments()
+    print("\n".join(f"export {name}" for name in names))
     return 0
 
 

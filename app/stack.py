@@ -84,14 +84,15 @@ class StackInfo:
     def assignments(self) -> list[str]:
         """``NAME=value`` of the settings that point every Temporal tool (the ``temporal`` CLI,
         ``python worker.py``) at this stack."""
-        return [
-            f"TEMPORAL_ADDRESS={shlex.quote(self.address)}",
-            f"TEMPORAL_NAMESPACE={shlex.quote(self.namespace)}",
-        ]
+        return assignments(self.address, self.namespace)
 
-    def exports(self) -> list[str]:
-        """What ``agents env`` prints for ``eval``."""
-        return [f"export {assignment}" for assignment in self.assignments()]
+
+def assignments(address: str, namespace: str) -> list[str]:
+    """``TEMPORAL_ADDRESS=...`` and ``TEMPORAL_NAMESPACE=...``, quoted for a shell."""
+    return [
+        f"TEMPORAL_ADDRESS={shlex.quote(address)}",
+        f"TEMPORAL_NAMESPACE={shlex.quote(namespace)}",
+    ]
 
 
 def worker_settings(env: Mapping[str, str]) -> tuple[str, list[str]]:
