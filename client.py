@@ -52,13 +52,14 @@ from app.lineage_records import check_file
 from app.logs import configure_logging
 from app.process_exit import exit_now
 from app.sdk import AgentWorkflowClient, EventRejected, ResolutionRejected
-from app.stack import LocalStack, StackError, local_client, scenario_queue
+from app.stack import LocalStack, StackError, assignments, local_client, scenario_queue
 from app.terminal_input import LineReader
 from app.worker_setup import build_worker
 from models.agent_types import AgentType
 from models.errors import describe_validation_error, failure_message
 from models.interrupt_events import INTERRUPT_REQUEST_EVENT_SIGNAL, InterruptRequestEvent
 from models.interrupts import InterruptType
+from models.limits import MAX_GOAL_CHARS
 from models.state import DEFAULT_MAX_STEPS
 from models.tools import WorkspaceSpec
 from workflows import visibility
@@ -94,6 +95,8 @@ async def _session(settings: TemporalSettings) -> AsyncIterator[Session]:
         ui: str | None = info.ui_url
         namespace, stack = info.namespace, local
     else:
+        if elsewhere := local.elsewhere(settings.address):
+            render.note(elsewhere)
         client = await connect(settings)
         ui = os.environ.get("TEMPORAL_UI_URL") or None
         namespace = settings.namespace
@@ -113,6 +116,12 @@ async def _cmd_run(args: argparse.Namespace, settings: TemporalSettings) -> int:
     if not args.goal.strip():
         render.error('the goal is empty; run: agents run "<what to achieve>"')
         return 2
+    if len(args.goal) > MAX_GOAL_CHARS:
+        render.error(
+            f"the goal has {len(args.goal):,} characters, over the limit of {MAX_GOAL_CHARS:,}; "
+            "shorten it"
+        )
+        return 2
     if args.workspace and not is_git_url(args.workspace) and not Path(args.workspace).is_dir():
         render.error(f"--workspace {args.workspace!r} is neither a directory nor a git URL")
         return 2
@@ -129,18 +138,22 @@ async def _cmd_run(args: argparse.Namespace, settings: TemporalSettings) -> int:
         session = await resources.enter_async_context(_session(settings))
         agents = session.agents
         queue = settings.task_queue
+        gap: str | None = None
         if args.scenario and session.stack is not None:
             queue = await session.stack.ensure_scenario_worker(args.scenario)
+            gap = session.stack.notifications_gap(queue)
         elif args.worker:
             scenario = OfflineScenario.parse(args.scenario)
             queue = scenario_queue(queue, args.scenario) if args.scenario else queue
-            llm = llm_settings_from_env()
+            llm, notify = llm_settings_from_env(), notify_settings_from_env()
             await resources.enter_async_context(
-                build_worker(
-                    agents.client, queue, llm, scenario=scenario, notify=notify_settings_from_env()
-                )
+                build_worker(agents.client, queue, llm, scenario=scenario, notify=notify)
             )
             render.note(f"In-process worker on queue {queue!r}; it stops with this command")
+            if session.stack is not None:
+                gap = session.stack.notifications_gap(queue, [str(c) for c in notify.channels])
+        if gap:
+            render.note(gap)
         try:
             workspace = (
                 WorkspaceSpec(source=args.workspace, ref=args.ref, test_command=args.test_command)
@@ -236,7 +249,21 @@ async def _cmd_up(args: argparse.Namespace, settings: TemporalSettings) -> int:
             render.error(f"search attributes missing on the local server: {', '.join(missing)}")
             return 1
     for line in stack.describe():
-        render.console.print(line, markup=False)
+        render.console.print(line, markup=False, soft_wrap=True)  # each line whole, to paste
+    return 0
+
+
+async def _cmd_env(args: argparse.Namespace, settings: TemporalSettings) -> int:
+    """``export`` lines of the Temporal address and namespace that commands use, for ``eval``."""
+    stack = LocalStack(settings)
+    if settings.address is not None and not stack.serves(settings.address):
+        names = assignments(settings.address, settings.namespace)
+    else:
+        info, started = await stack.up()
+        if started:
+            render.note(f"Started the local stack: Temporal {info.address} (stop it: agents down)")
+        names = info.assignments()
+    print("\n".join(f"export {name}" for name in names))
     return 0
 
 
@@ -263,7 +290,7 @@ async def _cmd_list(args: argparse.Namespace, settings: TemporalSettings) -> int
             if args.json:
                 print(json.dumps([_wire(row) for row in waiting], indent=2, default=str))
             else:
-                render.waiting(waiting, datetime.now(UTC))
+                render.waiting(waiting, datetime.now(UTC), wide=args.wide)
             return 0
         runs = await agents.runs(limit=args.limit)
         if args.json:
@@ -307,32 +334,35 @@ async def _cmd_status(args: argparse.Namespace, settings: TemporalSettings) -> i
 async def _cmd_resolve(args: argparse.Namespace, settings: TemporalSettings) -> int:
     async with _session(settings) as session:
         agents = session.agents
-        answers_given = bool(args.choice or args.confirm or args.text)
-        if not answers_given:
-            if not _interactive(args):
-                question = await agents.interrupt_status(args.interrupt_id)
-                render.question(args.interrupt_id, question.origin, question.request)
-                render.note(
-                    f"answer with flags, e.g.: agents resolve {args.interrupt_id} "
-                    "--choice ID=B --confirm ID=yes"
-                )
-                return 0
+        answers_given = bool(args.choice or args.custom or args.confirm or args.text)
+        if not answers_given and _interactive(args):
             reader = LineReader()
             try:
                 await answer(agents, args.interrupt_id, reader, session.ui_url)
             finally:
                 reader.close()
             return 0
-        if args.show:
-            question = await agents.interrupt_status(args.interrupt_id)
+        if answers_given and (closed := await agents.answered_already(args.interrupt_id)):
+            render.error(closed)  # who answered what (its history: no worker needed)
+            return 1
+        question = await agents.interrupt_status(args.interrupt_id)
+        if not answers_given or args.show:
             render.question(args.interrupt_id, question.origin, question.request)
-        resolution = resolution_from_flags(args.choice, args.custom, args.confirm, args.text)
+        if not answers_given:
+            render.note(
+                f"answer with flags, e.g.: agents resolve {args.interrupt_id} "
+                "--choice ID=B --confirm ID=yes"
+            )
+            return 0
+        resolution = resolution_from_flags(
+            args.choice, args.custom, args.confirm, args.text, request=question.request
+        )
         try:
             ack = await agents.resolve(args.interrupt_id, resolution)
         except ResolutionRejected as err:
             render.error(str(err))
             return 1
-    render.console.print(f"accepted: {ack.message}")
+    render.console.print(f"accepted: {render.accepted(ack.message, question)}", markup=False)
     return 0
 
 
@@ -459,6 +489,12 @@ def _parser() -> argparse.ArgumentParser:
     up = command("up", _cmd_up, "start the local Temporal server and worker (idempotent)")
     up.add_argument("--status", action="store_true", help="only say what runs where")
     command("down", _cmd_down, "stop the local stack of this state directory")
+    command(
+        "env",
+        _cmd_env,
+        "print `export TEMPORAL_ADDRESS=... TEMPORAL_NAMESPACE=...` of the server commands use "
+        '(the local stack, started if needed), for: eval "$(agents env)"',
+    )
 
     run = command("run", _cmd_run, "start a run for a goal and follow it to its result")
     run.add_argument("goal", help="what the agents should achieve")
@@ -514,6 +550,11 @@ def _parser() -> argparse.ArgumentParser:
     lister = command("list", _cmd_list, "recent runs; --waiting: questions waiting for a person")
     lister.add_argument("--waiting", action="store_true", help="the inbox of waiting questions")
     lister.add_argument("--limit", type=int, default=20)
+    lister.add_argument(
+        "--wide",
+        action="store_true",
+        help="with --waiting: each question on its row's one line, unwrapped (for grep)",
+    )
     lister.add_argument("--json", action="store_true", help="machine-readable rows")
 
     inbox = command("inbox", _cmd_inbox, "answer waiting questions in the browser (a web inbox)")
@@ -646,6 +687,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         settings = TemporalSettings.from_env()
         return int(asyncio.run(args.handler(args, settings)))
+    except ValidationError as err:
+        render.error(f"invalid input: {describe_validation_error(err)}")
+        return 2
     except (ValueError, ConnectionProblem, StackError) as err:
         render.error(str(err))
         return 2 if isinstance(err, ValueError) else 1

@@ -1,7 +1,8 @@
 """Run a worker for the agent workflows: ``python worker.py`` (``--verbose`` for library logs).
 
-Environment: Temporal's standard connection settings (``TEMPORAL_ADDRESS``, default
-localhost:7233, ``TEMPORAL_NAMESPACE``, ``TEMPORAL_API_KEY``, ``TEMPORAL_TLS_*``, profiles),
+Environment: Temporal's standard connection settings (``TEMPORAL_ADDRESS``, default: the local
+stack of ``AGENTS_STATE_DIR`` when it runs, else 127.0.0.1:``AGENTS_PORT``;
+``TEMPORAL_NAMESPACE``, ``TEMPORAL_API_KEY``, ``TEMPORAL_TLS_*``, profiles),
 ``TEMPORAL_TASK_QUEUE`` (default ``agents``); OPENAI_API_KEY, OPENAI_BASE_URL, AGENT_MODEL,
 AGENT_MODEL_<AGENT_TYPE>; without OPENAI_API_KEY the offline model answers, shaped by
 OFFLINE_SCENARIO (see README).
@@ -12,10 +13,10 @@ from __future__ import annotations
 import asyncio
 import os
 import sys
+from dataclasses import replace
 
 from activities.offline_model import OfflineScenario
 from app.config import (
-    DEFAULT_PORT,
     TemporalSettings,
     llm_settings_from_env,
     notify_settings_from_env,
@@ -25,10 +26,27 @@ from app.connect import ConnectionProblem, connect
 from app.logs import configure_logging
 from app.metrics import metrics_address, metrics_runtime
 from app.process_exit import exit_now
+from app.stack import HOST, LocalStack, worker_settings
 from app.stuck import StuckRunWatch
 from app.worker_setup import build_worker
 
-LOCAL_ADDRESS = f"localhost:{DEFAULT_PORT}"
+
+def _where(settings: TemporalSettings) -> tuple[str, TemporalSettings, str | None]:
+    """The address to join, the settings to join it with, and a line to say about it: with no
+    address configured, the local stack of the state directory (the one ``agents up`` starts)."""
+    stack = LocalStack(settings)
+    if settings.address is not None:
+        return settings.address, settings, stack.elsewhere(settings.address)
+    info = stack.info()
+    if info is not None:
+        return info.address, replace(settings, namespace=info.namespace), None
+    address = f"{HOST}:{settings.port}"
+    return (
+        address,
+        settings,
+        f"note: no local stack runs for {stack.dir}; trying {address} (start the stack with: "
+        "agents up, or set TEMPORAL_ADDRESS)",
+    )
 
 
 async def main(argv: list[str]) -> int:
@@ -46,18 +64,19 @@ async def main(argv: list[str]) -> int:
         return 2
     for warning in settings.warnings:
         print(f"warning: {warning}", file=sys.stderr)
-    address = settings.address or LOCAL_ADDRESS
+    address, settings, note = _where(settings)
+    if note:
+        print(note, file=sys.stderr)
     try:
         client = await connect(settings, address, runtime)
     except ConnectionProblem as err:
         print(f"error: {err}", file=sys.stderr)
         return 1
-    model = "offline model" if llm.offline else f"model {llm.model} at {llm.base_url or 'OpenAI'}"
-    channels = ", ".join(notify.channels) or "none"
+    uses, _ = worker_settings(os.environ)
     served = f", metrics: http://{metrics_at}/metrics" if metrics_at else ""
     print(
-        f"worker: {address} namespace={settings.namespace} queue={settings.task_queue}, {model}, "
-        f"notifications: {channels}{served}",
+        f"worker: {address} namespace={settings.namespace} queue={settings.task_queue}, "
+        f"{uses}{served}",
         flush=True,
     )
     worker = build_worker(client, settings.task_queue, llm, scenario=scenario, notify=notify)

@@ -6,9 +6,16 @@ the question is answered elsewhere.
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
 
-from models.interrupts import InterruptRequestBase, InterruptResolution, OptionKey
+from models.interrupts import (
+    InterruptRequestBase,
+    InterruptResolution,
+    InterruptType,
+    OptionKey,
+    StructuredChoice,
+)
+from workflows.resolution_rules import has_words
 
 YES = {"y", "yes", "true", "1"}
 NO = {"n", "no", "false", "0"}
@@ -29,26 +36,95 @@ def resolution_from_flags(
     customs: Sequence[str],
     confirms: Sequence[str],
     text: str | None,
+    *,
+    request: InterruptRequestBase | None = None,
 ) -> InterruptResolution:
-    """``--choice approach=B --custom approach="..." --confirm add-tests=yes`` -> resolution."""
+    """``--choice approach=B --custom approach="..." --confirm add-tests=yes`` -> resolution.
+
+    With the ``request`` it answers, it is checked before it is sent: one ValueError names
+    every problem in flags (never in the update's JSON field names) and offers only the options
+    the question offers; ``--custom ID=TEXT`` alone then stands for ``--choice ID=CUSTOM``."""
+    given = _pairs(choices, "--choice")
+    custom = _pairs(customs, "--custom")
+    answers = _pairs(confirms, "--confirm")
+    if request is not None:
+        given = {**dict.fromkeys(custom, OptionKey.CUSTOM.value), **given}
+        if problems := flag_problems(request, given, custom, answers, text):
+            raise ValueError("; ".join(problems))
     selected = {}
-    for choice_id, key in _pairs(choices, "--choice").items():
+    for choice_id, key in given.items():
         try:
             selected[choice_id] = OptionKey(key.upper())
         except ValueError:
             keys = ", ".join(k.value for k in OptionKey)
             raise ValueError(f"--choice {choice_id}={key}: use one of {keys}") from None
     confirmations = {}
-    for confirmation_id, answer in _pairs(confirms, "--confirm").items():
+    for confirmation_id, answer in answers.items():
         if answer.lower() not in YES | NO:
             raise ValueError(f"--confirm {confirmation_id}={answer}: use yes or no")
         confirmations[confirmation_id] = answer.lower() in YES
     return InterruptResolution(
         selected_choices=selected,
-        custom_inputs=_pairs(customs, "--custom"),
+        custom_inputs=custom,
         confirmations=confirmations,
         free_text=text,
     )
+
+
+def flag_problems(
+    request: InterruptRequestBase,
+    given: Mapping[str, str],
+    custom: Mapping[str, str],
+    answers: Mapping[str, str],
+    text: str | None,
+) -> list[str]:
+    """What is wrong with ``agents resolve`` flags for ``request``, each said in flags: the
+    client-side twin of ``workflows.resolution_rules.resolution_problems``."""
+    offered = {c.choice_id: c for c in request.choices}
+    asked = {c.confirmation_id for c in request.confirmation_items}
+    problems: list[str] = []
+    for choice_id, key in given.items():
+        choice = offered.get(choice_id)
+        flag = f"--custom {choice_id}" if choice_id in custom else f"--choice {choice_id}={key}"
+        if choice is None:
+            problems.append(f"{flag}: the question has no choice {choice_id!r} ({_ids(offered)})")
+        elif key.upper() not in (keys := _keys(choice)):
+            problems.append(f"{flag}: use one of {', '.join(keys)}")
+        elif key.upper() == OptionKey.CUSTOM.value and not custom.get(choice_id, "").strip():
+            problems.append(f'{flag} needs your approach: --custom {choice_id}="..."')
+        elif key.upper() != OptionKey.CUSTOM.value and choice_id in custom:
+            problems.append(f"--custom {choice_id} goes with --choice {choice_id}=CUSTOM")
+    for confirmation_id, answer in answers.items():
+        if confirmation_id not in asked:
+            problems.append(
+                f"--confirm {confirmation_id}={answer}: the question asks no "
+                f"{confirmation_id!r} ({_ids(asked, '--confirm')})"
+            )
+        elif answer.lower() not in YES | NO:
+            problems.append(f"--confirm {confirmation_id}={answer}: use yes or no")
+    if request.type is InterruptType.PAUSE or has_words(text):
+        return problems  # free text decides what the flags leave open
+    missing = [
+        f"--choice {c.choice_id}={'|'.join(_keys(c))}"
+        for c in request.choices
+        if c.choice_id not in given
+    ]
+    missing += [f"--confirm {i}=yes|no" for i in sorted(asked - answers.keys())]
+    if missing:
+        problems.append(
+            f"no answer yet; add {' '.join(missing)} (or --text to let the agent decide)"
+        )
+    return problems
+
+
+def _keys(choice: StructuredChoice) -> list[str]:
+    """The option keys a choice offers, in order (A, B, ..., CUSTOM)."""
+    return [key.value for key in OptionKey if key in choice.offered()]
+
+
+def _ids(ids: Iterable[str], flag: str = "--choice") -> str:
+    names = sorted(ids)
+    return f"it asks {flag} for {', '.join(names)}" if names else f"it takes no {flag}"
 
 
 async def ask(

@@ -56,6 +56,11 @@ def connect_error_message(address: str, settings: TemporalSettings, detail: str)
             f"cannot connect to Temporal at {address}: namespace {settings.namespace!r} "
             "was not found; check TEMPORAL_NAMESPACE"
         )
+    if settings.address is None:
+        return (
+            f"cannot connect to Temporal at {address}: nothing answers there; start the local "
+            "stack (agents up), or set TEMPORAL_ADDRESS to your server"
+        )
     return (
         f"cannot connect to Temporal at {address}: nothing answers there; check "
         "TEMPORAL_ADDRESS (or unset it to use the local server of `agents up`)"

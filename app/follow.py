@@ -17,7 +17,7 @@ from temporalio.service import RPCError
 from app import render
 from app.answering import ask
 from app.history import entries_since
-from app.sdk import AgentWorkflowClient, ResolutionRejected
+from app.sdk import AgentWorkflowClient, ResolutionRejected, decisions
 from app.terminal_input import LineReader
 from models.interrupts import ResolvedBy
 from models.results import OrchestratorCollectorResult
@@ -131,7 +131,7 @@ async def answer(
                     break
                 render.error(str(err))
                 continue
-            render.console.print(f"Answer accepted: {ack.message}\n")
+            render.console.print(f"Answer accepted: {render.accepted(ack.message, question)}\n")
             return
         if reader is None:
             render.console.print("Waiting for the answer...")
@@ -140,13 +140,15 @@ async def answer(
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(asyncio.shield(elsewhere), ANSWERED_BY_GRACE_SECONDS)
         if elsewhere.done():
-            render.console.print(f"\nThe question was answered elsewhere, by {elsewhere.result()}.")
+            render.console.print(
+                f"\nThe question was answered elsewhere, by {elsewhere.result()}", markup=False
+            )
     finally:
         elsewhere.cancel()
 
 
 async def _answered_by(agents: AgentWorkflowClient, interrupt_id: str) -> str:
-    """Wait until the interrupt has an answer (or closes); say who gave it.
+    """Wait until the interrupt has an answer (or closes); say who gave it, and what.
 
     While a reviewer works on it (ESCALATED) a person's answer still wins, so the prompt stays.
     """
@@ -157,10 +159,12 @@ async def _answered_by(agents: AgentWorkflowClient, interrupt_id: str) -> str:
             described = await agents.client.get_workflow_handle(interrupt_id).describe()
             if described.status is not WorkflowExecutionStatus.RUNNING:
                 name = described.status.name if described.status else "closed"
-                return f"nobody: the question closed ({name.lower()})"
+                return f"nobody: the question closed ({name.lower()})."
         else:
-            if status.resolution is not None:
-                if status.resolution.resolved_by is not ResolvedBy.HUMAN:
-                    return str(status.resolution.resolved_by)
-                return await agents.who_answered(interrupt_id) or "a person"
+            if (resolution := status.resolution) is not None:
+                who = str(resolution.resolved_by)
+                if resolution.resolved_by is ResolvedBy.HUMAN:
+                    who = await agents.who_answered(interrupt_id) or "a person"
+                said = decisions(status.request, resolution)[:-1]  # less "Resolved by: ..."
+                return "".join([f"{who}:" if said else f"{who}.", *(f"\n  {d}" for d in said)])
         await asyncio.sleep(POLL_SECONDS)

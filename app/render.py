@@ -6,22 +6,28 @@ from datetime import UTC, datetime
 
 from rich.console import Console
 from rich.markdown import Markdown
+from rich.padding import Padding
 from rich.panel import Panel
+from rich.text import Text
 
-from app.sdk import RunRow, WaitingRow
+from app.sdk import RunRow, WaitingRow, decisions
 from models.agent_types import AgentType
 from models.interrupt_flow import InterruptStatus
 from models.interrupts import InterruptRequestBase
 from models.results import OrchestratorCollectorResult
-from models.state import EntryKind, HistoryEntry, OrchestratorStatus
+from models.state import EntryKind, GraphEvent, HistoryEntry, OrchestratorStatus
 from workflows.graph import NODES
 from workflows.visibility import question_markdown
 
 MIN_LAST_COLUMN = 20
-"""Narrowest cut of a list's free-text column (goal, question)."""
+"""Narrowest cut of a list's free-text column (the goal of ``agents list``)."""
+QUESTION_INDENT = 4
+"""Indent of a waiting question's wrapped text under its row in ``agents list --waiting``."""
 
-console = Console(highlight=False, soft_wrap=True)
+console = Console(highlight=False)
+"""Standard output: text wraps at word boundaries to the terminal's width (``COLUMNS``)."""
 errors = Console(stderr=True, highlight=False, soft_wrap=True)
+"""Standard error: an error is one line, whatever its length (scripts read it)."""
 
 
 def error(message: str) -> None:
@@ -51,10 +57,7 @@ class Progress:
                 console.rule(f"[bold]{phase}[/]", align="left")
             route = f"→ {entry.route}" if entry.route else "(result)"
             indent = "    " if "/" in entry.node_id else "  "
-            console.print(
-                f"{indent}[cyan]{entry.node_id}[/] [dim]{entry.agent_type}[/] {route}",
-                soft_wrap=True,
-            )
+            console.print(f"{indent}[cyan]{entry.node_id}[/] [dim]{entry.agent_type}[/] {route}")
 
 
 def question(interrupt_id: str, origin: AgentType, request: InterruptRequestBase) -> None:
@@ -108,18 +111,44 @@ def status(info: OrchestratorStatus) -> None:
     if info.pending_interrupt:
         console.print(f"waiting on interrupt {info.pending_interrupt.workflow_id}")
     Progress().show(info.history)
-    for event in info.events[-5:]:
-        console.print(f"  {event.kind}: {event.message}", soft_wrap=True, markup=False)
+    _events(info.events[-5:])
+
+
+def _events(events: list[GraphEvent]) -> None:
+    for event in events:
+        console.print(Padding(Text(f"{event.kind}: {event.message}"), (0, 0, 0, 2), expand=False))
 
 
 def interrupt_status(info: InterruptStatus) -> None:
-    """An interrupt's state, question and newest events."""
+    """An interrupt's state, question, answer (once it has one) and newest events."""
     console.print(f"[bold]{info.workflow_id}[/]: {info.state}, {info.origin} asked")
     if info.deadline is not None:
         console.print(f"deadline: {_when(info.deadline)} UTC")
     question(info.workflow_id, info.origin, info.request)
-    for event in info.events[-5:]:
-        console.print(f"  {event.kind}: {event.message}", soft_wrap=True, markup=False)
+    if info.resolution is not None:
+        console.print("[bold]answer:[/]")
+        for line in decisions(info.request, info.resolution):
+            console.print(Padding(Text(line), (0, 0, 0, 2), expand=False))
+        if (continues := continues_at(info)) != info.origin:
+            console.print(f"the run continues at {continues} (re-routed)", markup=False)
+    _events(info.events[-5:])
+
+
+def continues_at(info: InterruptStatus) -> AgentType:
+    """The agent the run continues at once the question is answered: the supervisor's re-route
+    target, else the agent that asked."""
+    return info.reroute_to or info.origin
+
+
+def accepted(message: str, info: InterruptStatus) -> str:
+    """The answer's acknowledgement, naming the agent the run really continues at: the
+    interrupt says "<origin> resumes" even when a supervisor re-routed the run elsewhere."""
+    target = continues_at(info)
+    if target == info.origin:
+        return message
+    said = f"{info.origin} resumes"
+    instead = f"the run continues at {target} (re-routed from {info.origin})"
+    return message.replace(said, instead) if said in message else f"{message}; {instead}"
 
 
 def _when(moment: datetime | None) -> str:
@@ -161,16 +190,25 @@ def runs(rows: list[RunRow]) -> None:
     _problems([(r.workflow_id, r.problem) for r in rows])
 
 
-def waiting(rows: list[WaitingRow], now: datetime) -> None:
+def waiting(rows: list[WaitingRow], now: datetime, *, wide: bool = False) -> None:
+    """The waiting questions, each question whole: wrapped under its row, or with ``wide`` on
+    the row's one line (as long as it is, for ``grep``)."""
     if not rows:
         console.print("no questions are waiting for a person")
         return
-    cells = [
-        [r.interrupt_id, r.origin, _ago(r.started, now), _when(r.deadline), r.question]
-        for r in rows
-    ]
-    headers = ["interrupt id", "origin", "waiting", "deadline (UTC)", "question"]
-    _table(headers, cells)
+    cells = [[r.interrupt_id, r.origin, _ago(r.started, now), _when(r.deadline)] for r in rows]
+    headers = ["interrupt id", "origin", "waiting", "deadline (UTC)"]
+    widths = [max(len(h), *(len(c[i]) for c in cells)) for i, h in enumerate(headers)]
+
+    def line(cells: list[str], last: str = "") -> str:
+        padded = (c.ljust(w) for c, w in zip(cells, widths, strict=True))
+        return "  ".join([*padded, last]).rstrip()
+
+    console.print(line(headers, "question" if wide else ""), style="bold", soft_wrap=wide)
+    for row, row_cells in zip(rows, cells, strict=True):
+        console.print(line(row_cells, row.question if wide else ""), markup=False, soft_wrap=wide)
+        if not wide:
+            console.print(Padding(Text(row.question), (0, 0, 0, QUESTION_INDENT), expand=False))
     for row in rows:
         if row.warning:
             console.print(f"  WARNING {row.interrupt_id}: {row.warning}", markup=False)

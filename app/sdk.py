@@ -82,6 +82,7 @@ class WaitingRow:
     interrupt_id: str
     origin: str
     question: str
+    """The whole question (its reason), on one line."""
     started: datetime | None
     deadline: datetime | None
     warning: str | None = None
@@ -113,12 +114,11 @@ class WaitingQuestion:
             return WaitingRow(
                 self.interrupt_id, self.origin, self.summary, self.started, None, None, self.problem
             )
-        lines = self.status.request.reason.strip().splitlines() or [""]
         warnings = [e.message for e in self.status.events if e.kind is EventKind.WARNING]
         return WaitingRow(
             self.interrupt_id,
             self.status.origin.value,
-            lines[0],
+            " ".join(self.status.request.reason.split()),
             self.started,
             self.status.deadline,
             warnings[-1] if warnings else None,

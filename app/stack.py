@@ -13,12 +13,13 @@ import contextlib
 import fcntl
 import json
 import os
+import shlex
 import signal
 import socket
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
@@ -29,7 +30,12 @@ from temporalio.client import Client
 from temporalio.contrib.pydantic import pydantic_data_converter
 
 from app.binaries import temporal_cli
-from app.config import TemporalSettings
+from app.config import (
+    DEFAULT_PORT,
+    TemporalSettings,
+    llm_settings_from_env,
+    notify_settings_from_env,
+)
 from app.process_exit import guard_interpreter_exit
 from workflows.visibility import dev_server_args
 
@@ -40,6 +46,20 @@ STOP_TIMEOUT_SECONDS = 15.0
 SERVER_LOG = "temporal-server.log"
 STACK_FILE = "stack.json"
 LOCK_FILE = "stack.lock"
+SETTINGS_FILE = "worker-settings.json"
+"""The model and notification settings of the stack's main worker, which every worker the stack
+starts shares; readable by its owner only (it holds keys and webhook URLs)."""
+WORKER_SETTINGS = (
+    "OPENAI_",
+    "AGENT_MODEL",
+    "CONTROLLER_MODEL",
+    "LLM_",
+    "AGENT_AUTONOMY_",
+    "INTERRUPT_",
+    "SLACK_WEBHOOK_URL",
+    "SMTP_URL",
+)
+"""Prefixes of the variables that make a worker's model and notification settings."""
 
 
 class StackError(Exception):
@@ -56,6 +76,44 @@ class StackInfo:
     server_pid: int
     workers: dict[str, int] = field(default_factory=dict)
     """Task queue -> worker pid (``agents`` and one queue per offline scenario)."""
+    settings: dict[str, str] = field(default_factory=dict)
+    """Task queue -> its worker's model and notifications, as ``up --status`` shows them."""
+    channels: dict[str, list[str]] = field(default_factory=dict)
+    """Task queue -> its worker's notification channels (empty: notifications off)."""
+
+    def assignments(self) -> list[str]:
+        """``NAME=value`` of the settings that point every Temporal tool (the ``temporal`` CLI,
+        ``python worker.py``) at this stack."""
+        return assignments(self.address, self.namespace)
+
+
+def assignments(address: str, namespace: str) -> list[str]:
+    """``TEMPORAL_ADDRESS=...`` and ``TEMPORAL_NAMESPACE=...``, quoted for a shell."""
+    return [
+        f"TEMPORAL_ADDRESS={shlex.quote(address)}",
+        f"TEMPORAL_NAMESPACE={shlex.quote(namespace)}",
+    ]
+
+
+def worker_settings(env: Mapping[str, str]) -> tuple[str, list[str]]:
+    """What a worker started with ``env`` uses: "offline model, notifications: none" (as
+    ``python worker.py`` says it at start), and its notification channels."""
+    try:
+        llm, notify = llm_settings_from_env(env), notify_settings_from_env(env)
+    except ValueError as err:
+        return f"settings refused: {err}", []
+    model = "offline model" if llm.offline else f"model {llm.model} at {llm.base_url or 'OpenAI'}"
+    channels = [str(channel) for channel in notify.channels]
+    return f"{model}, notifications: {', '.join(channels) or 'none'}", channels
+
+
+def notifications_off(queue: str, channels: Sequence[str]) -> str:
+    """The warning for a run whose worker has notifications off while the stack's are on."""
+    return (
+        f"warning: the worker of queue {queue!r} has notifications off while the stack's "
+        f"worker sends them ({', '.join(channels)}); nobody is told of this run's questions. "
+        "Restart the stack to share its settings: agents down && agents up"
+    )
 
 
 def scenario_queue(task_queue: str, scenario: str) -> str:
@@ -94,6 +152,20 @@ class LocalStack:
         port = self.settings.port
         return _normal(address) == f"{HOST}:{port}" and _free(port)
 
+    def elsewhere(self, address: str | None) -> str | None:
+        """One line when ``address`` is Temporal's default (``localhost:7233``, where a tool
+        lands that was never told about this stack) while this stack runs at another address;
+        else None."""
+        info = self.info()
+        if address is None or info is None or self.owns(address):
+            return None
+        if _normal(address) != f"{HOST}:{DEFAULT_PORT}":
+            return None
+        return (
+            f"note: this uses Temporal at {address}, while the local stack of {self.dir} runs at "
+            f'{info.address}; to use the stack: eval "$(agents env)"'
+        )
+
     def describe(self) -> list[str]:
         """Lines for ``agents up --status``."""
         info = self.info()
@@ -102,11 +174,25 @@ class LocalStack:
         lines = [
             f"Temporal dev server {info.address} (pid {info.server_pid}), UI {info.ui_url}",
             f"state and logs in {self.dir}",
+            f"for the temporal CLI in another shell: export {' '.join(info.assignments())} "
+            '(or: eval "$(agents env)")',
         ]
         for queue, pid in sorted(info.workers.items()):
             state = "running" if _alive(pid) else "stopped"
-            lines.append(f"worker for queue {queue!r}: pid {pid}, {state}")
+            settings = f"; {info.settings[queue]}" if queue in info.settings else ""
+            lines.append(f"worker for queue {queue!r}: pid {pid}, {state}{settings}")
         return lines
+
+    def notifications_gap(self, queue: str, channels: Sequence[str] | None = None) -> str | None:
+        """A warning when the worker of ``queue`` (with ``channels``: an in-process worker's)
+        has notifications off while the stack's main worker has them on, e.g. a scenario worker
+        started before the stack kept its settings; else None."""
+        info = self.info()
+        main = info.channels.get(self.settings.task_queue) if info else None
+        if info is None or not main:
+            return None
+        theirs = info.channels.get(queue, main) if channels is None else channels
+        return None if theirs else notifications_off(queue, main)
 
     # -- starting and stopping ------------------------------------------------------------
 
@@ -141,6 +227,7 @@ class LocalStack:
             for pid in [*info.workers.values(), info.server_pid]:
                 _stop(pid)
             path.unlink(missing_ok=True)
+            (self.dir / SETTINGS_FILE).unlink(missing_ok=True)
             return True
 
     @contextlib.contextmanager
@@ -218,15 +305,34 @@ class LocalStack:
         self._save(info)
         return info
 
+    def _worker_settings(self, main: bool) -> dict[str, str]:
+        """The model and notification variables a worker starts with: the main worker's are
+        this command's, kept for the others; the others get the kept ones (else this
+        command's, for a stack started before they were kept)."""
+        path = self.dir / SETTINGS_FILE
+        if main:
+            kept = {k: v for k, v in os.environ.items() if k.startswith(WORKER_SETTINGS)}
+            path.unlink(missing_ok=True)
+            fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+            with os.fdopen(fd, "w") as out:
+                json.dump(kept, out)
+            return kept
+        try:
+            return dict(json.loads(path.read_text()))
+        except (OSError, ValueError):
+            return {k: v for k, v in os.environ.items() if k.startswith(WORKER_SETTINGS)}
+
     async def _ensure_worker(self, info: StackInfo, queue: str, scenario: str | None) -> None:
         pid = info.workers.get(queue)
         if pid is not None and _alive(pid):
             return
+        settings = self._worker_settings(main=queue == self.settings.task_queue)
         env = {
             k: v
             for k, v in os.environ.items()
-            if not k.startswith("TEMPORAL_") and k != "OFFLINE_SCENARIO"
+            if not k.startswith(("TEMPORAL_", *WORKER_SETTINGS)) and k != "OFFLINE_SCENARIO"
         }
+        env.update(settings)
         env.update(
             TEMPORAL_ADDRESS=info.address,
             TEMPORAL_NAMESPACE=info.namespace,
@@ -238,6 +344,7 @@ class LocalStack:
         log = self.dir / f"worker-{_slug(queue)}.log"
         process = _spawn([sys.executable, "-m", "worker"], log, env)
         info.workers[queue] = process.pid
+        info.settings[queue], info.channels[queue] = worker_settings(env)
         self._save(info)
         client = await local_client(info)
         deadline = time.monotonic() + START_TIMEOUT_SECONDS

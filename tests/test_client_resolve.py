@@ -34,9 +34,9 @@ async def test_resolve_shows_rejects_and_accepts(
         assert "**" not in shown.stdout, "markdown is rendered for the terminal"
 
         wrong = await client_py(client, "resolve", interrupt_id, "--choice", "nope=A")
-        assert wrong.returncode == 1
-        assert "unknown choiceId 'nope'" in wrong.stderr
-        assert "confirmation 'add-tests' has no yes/no answer" in wrong.stderr
+        assert wrong.returncode == 2  # checked against the question, named as flags (issue 23)
+        assert "--choice nope=A: the question has no choice 'nope'" in wrong.stderr
+        assert "add --choice approach=A|B|CUSTOM --confirm add-tests=yes|no" in wrong.stderr
 
         status = await client_py(client, "status", workflow_id)
         assert f"waiting on interrupt {interrupt_id}" in status.stdout

@@ -60,3 +60,57 @@ async def test_enter_takes_the_recommended_option() -> None:
     resolution = await ask(REQUEST, _reader("", "n", ""))
     assert resolution.selected_choices == {"approach": OptionKey.B}
     assert resolution.confirmations == {"tests": False}
+
+
+@pytest.mark.parametrize(
+    ("choice", "custom", "confirm", "text", "message"),
+    [
+        (
+            ["approach=C"],
+            [],
+            ["tests=yes"],
+            None,
+            r"^--choice approach=C: use one of A, B, CUSTOM$",
+        ),
+        (
+            ["approach=CUSTOM"],
+            [],
+            ["tests=yes"],
+            None,
+            r'^--choice approach=CUSTOM needs your approach: --custom approach="..."$',
+        ),
+        (
+            ["scope=A"],
+            [],
+            ["tests=yes", "docs=no"],
+            None,
+            r"--choice scope=A: the question has no choice 'scope' \(it asks --choice for "
+            r"approach\); --confirm docs=no: the question asks no 'docs' \(it asks --confirm for "
+            r"tests\); no answer yet; add --choice approach=A\|B\|CUSTOM \(or --text",
+        ),
+        ([], [], ["tests=maybe"], None, r"--confirm tests=maybe: use yes or no; no answer yet"),
+        (["approach=B"], [], [], None, r"^no answer yet; add --confirm tests=yes\|no \(or --text"),
+        (
+            ["approach=B"],
+            ["approach=mine"],
+            ["tests=no"],
+            None,
+            r"^--custom approach goes with --choice approach=CUSTOM$",
+        ),
+    ],
+)
+def test_flags_are_checked_against_the_question_and_named_as_flags(
+    choice: list[str], custom: list[str], confirm: list[str], text: str | None, message: str
+) -> None:
+    with pytest.raises(ValueError, match=message) as raised:
+        resolution_from_flags(choice, custom, confirm, text, request=REQUEST)
+    assert "customInputs" not in str(raised.value) and "selectedChoices" not in str(raised.value)
+
+
+def test_custom_alone_chooses_custom_and_text_may_leave_the_rest_open() -> None:
+    resolution = resolution_from_flags(
+        [], ["approach=a queue"], [], "yes to tests", request=REQUEST
+    )
+    assert resolution.selected_choices == {"approach": OptionKey.CUSTOM}
+    assert resolution.custom_inputs == {"approach": "a queue"}
+    assert resolution_problems(REQUEST, resolution) == []

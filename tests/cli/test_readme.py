@@ -1,6 +1,10 @@
 """The README works verbatim (issue 11 item 8): its shell and Python blocks run, in order, on a
 fresh state directory, as a person would paste them. A block preceded by
-``<!-- readme-test: skip (reason) -->`` is not run; the reason says why it cannot run here."""
+``<!-- readme-test: skip (reason) -->`` is not run; the reason says why it cannot run here.
+
+The blocks run in a clone of this repository in a temporary directory (issue 23 item 6), so what
+they write (``agents export --out data.jsonl``) stays there; its ``.venv`` is this checkout's, and
+Python imports this checkout's code (``PYTHONSAFEPATH``: not the clone's, which is HEAD's)."""
 
 from __future__ import annotations
 
@@ -43,21 +47,23 @@ def test_readme_has_no_placeholders_in_runnable_lines() -> None:
 
 @pytest.mark.slow
 def test_readme_blocks_run_verbatim(tmp_path: Path) -> None:
-    port = free_port()
-    env = stack_env(tmp_path / "state", port, free_port())
-    env["TEMPORAL_ADDRESS"] = f"127.0.0.1:{port}"  # so the `temporal` CLI finds the local stack
+    env = stack_env(tmp_path / "state", free_port(), free_port())  # `agents env` tells `temporal`
+    env["PYTHONSAFEPATH"] = "1"
+    clone = tmp_path / "clone"
+    subprocess.run(["git", "clone", "--quiet", "--shared", str(ROOT), str(clone)], check=True)
+    (clone / ".venv").symlink_to(ROOT / ".venv")
     blocks = readme_blocks((ROOT / "README.md").read_text())
     assert any("agents run" in code for _, code in blocks)
     try:
         for lang, code in blocks:
             command = (
-                ["bash", "-e", "-o", "pipefail", "-c", ". .venv/bin/activate\n" + code]
+                ["bash", "-e", "-o", "pipefail", "-c", f". {ROOT}/.venv/bin/activate\n{code}"]
                 if lang == "bash"
                 else [sys.executable, "-c", code]
             )
             done = subprocess.run(
                 command,
-                cwd=ROOT,
+                cwd=clone,
                 env=env,
                 capture_output=True,
                 text=True,
@@ -66,5 +72,6 @@ def test_readme_blocks_run_verbatim(tmp_path: Path) -> None:
             )
             assert done.returncode == 0, f"{code}\nfailed:\n{done.stdout[-3000:]}{done.stderr}"
             assert "Traceback" not in done.stderr, done.stderr
+        assert (clone / "data.jsonl").is_file(), "the README's export writes where it runs"
     finally:
         agents(env, "down")

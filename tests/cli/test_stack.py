@@ -10,7 +10,9 @@ import subprocess
 import sys
 from pathlib import Path
 
-from tests.cli.support import CLIENT, ROOT, agents
+from app.config import TemporalSettings
+from app.stack import LocalStack
+from tests.cli.support import CLIENT, ROOT, agents, free_port, stack_env
 
 
 def _stack_file(env: dict[str, str]) -> dict[str, object]:
@@ -18,6 +20,7 @@ def _stack_file(env: dict[str, str]) -> dict[str, object]:
 
 
 def test_two_ups_at_once_start_one_stack_and_down_stops_it(fresh_env: dict[str, str]) -> None:
+    fresh_env["INTERRUPT_WEBHOOK_URL"] = f"http://127.0.0.1:{free_port()}/hook"
     both = [
         subprocess.Popen(
             [sys.executable, CLIENT, "up"],
@@ -45,6 +48,8 @@ def test_two_ups_at_once_start_one_stack_and_down_stops_it(fresh_env: dict[str, 
     status = agents(fresh_env, "up", "--status")
     assert f"127.0.0.1:{fresh_env['AGENTS_PORT']} (pid {server_pid})" in status.stdout
     assert "worker for queue 'agents'" in status.stdout and "running" in status.stdout
+    _one_address_everywhere(fresh_env)
+    _scenario_workers_share_the_stacks_settings(fresh_env)
 
     down = agents(fresh_env, "down")
     assert down.returncode == 0 and "Stopped the local stack" in down.stdout
@@ -63,3 +68,63 @@ def test_a_port_held_by_another_program_is_named(fresh_env: dict[str, str]) -> N
     assert f"port {fresh_env['AGENTS_PORT']} is in use by another program" in done.stderr
     assert "AGENTS_PORT" in done.stderr and "Traceback" not in done.stderr
     assert len(done.stderr.strip().splitlines()) == 1
+
+
+def _one_address_everywhere(env: dict[str, str]) -> None:
+    """Issue 23 item 3: ``up`` and ``env`` name the stack's address; ``python worker.py`` with
+    no address joins it; a command aimed at localhost:7233 says where the stack is."""
+    address = f"127.0.0.1:{env['AGENTS_PORT']}"
+    exports = f"export TEMPORAL_ADDRESS={address} TEMPORAL_NAMESPACE=default"
+    assert exports in agents(env, "up").stdout
+    emitted = agents(env, "env")
+    assert emitted.returncode == 0, emitted.stderr
+    assert emitted.stdout.splitlines() == [
+        f"export TEMPORAL_ADDRESS={address}",
+        "export TEMPORAL_NAMESPACE=default",
+    ]
+    worker = subprocess.Popen(
+        [sys.executable, str(ROOT / "worker.py")],
+        env={**env, "TEMPORAL_TASK_QUEUE": "joined"},
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert worker.stdout is not None
+        line = worker.stdout.readline()
+    finally:
+        worker.terminate()
+        worker.communicate(timeout=30)
+    assert line.startswith(f"worker: {address} namespace=default queue=joined"), line
+    aimed = agents({**env, "TEMPORAL_ADDRESS": "localhost:7233"}, "list", timeout=60)
+    assert f"while the local stack of {env['AGENTS_STATE_DIR']}" in aimed.stderr
+    assert f"runs at {address}" in aimed.stderr and 'eval "$(agents env)"' in aimed.stderr
+
+
+def _scenario_workers_share_the_stacks_settings(env: dict[str, str]) -> None:
+    """Issue 23 item 4: a scenario worker started from a shell without the webhook variables
+    gets the stack's; ``up --status`` shows each worker's model and notifications."""
+    shell = {k: v for k, v in env.items() if k != "INTERRUPT_WEBHOOK_URL"}
+    run = agents(shell, "run", "x", "--scenario", "interrupt=REVIEW_AGENT", "--stop-at-question")
+    assert run.returncode == 0, run.stderr
+    assert "notifications off" not in run.stderr
+    status = agents(shell, "up", "--status").stdout
+    assert "'agents': pid" in status and "'agents/scenario/interrupt=REVIEW_AGENT': pid" in status
+    assert status.count("offline model, notifications: webhook") == 2, status
+    kept = Path(env["AGENTS_STATE_DIR"]) / "worker-settings.json"
+    assert kept.stat().st_mode & 0o077 == 0, "the kept settings hold secrets: the owner's only"
+
+
+def test_a_worker_without_the_stacks_notifications_is_a_warning(tmp_path: Path) -> None:
+    env = stack_env(tmp_path, free_port(), free_port())
+    queue = "agents/scenario/interrupt=REVIEW_AGENT"
+    recorded = {"address": "127.0.0.1:1", "ui_url": "", "namespace": "default"}
+    recorded |= {"server_pid": os.getpid(), "channels": {"agents": ["webhook"], queue: []}}
+    (tmp_path / "stack.json").write_text(json.dumps(recorded))
+    stack = LocalStack(TemporalSettings.from_env(env))
+    warning = stack.notifications_gap(queue)
+    assert warning and f"queue {queue!r} has notifications off" in warning and "webhook" in warning
+    assert stack.notifications_gap("agents") is None
+    assert stack.notifications_gap("agents", ["webhook"]) is None
+    assert stack.notifications_gap("agents", []) is not None, "an in-process worker without them"

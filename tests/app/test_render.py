@@ -1,0 +1,35 @@
+"""What the terminal says (issue 23 item 5): the ack after a re-route names where the run goes."""
+
+from __future__ import annotations
+
+from app.render import accepted
+from models.agent_types import AgentType
+from models.interrupt_flow import InterruptState, InterruptStatus
+from tests.workflows.test_resolution_rules import REQUEST
+
+
+def _status(reroute_to: AgentType | None) -> InterruptStatus:
+    return InterruptStatus(
+        workflow_id="run-interrupt-1",
+        state=InterruptState.WAITING,
+        origin=AgentType.PLANNING_ORCHESTRATOR,
+        reroute_to=reroute_to,
+        request=REQUEST,
+        resolution=None,
+        deadline=None,
+        hooks_applied=[],
+        events=[],
+    )
+
+
+def test_the_ack_names_the_agent_the_run_continues_at() -> None:
+    said = "PLANNING_ORCHESTRATOR resumes"
+    assert accepted(said, _status(None)) == said
+    assert accepted(said, _status(AgentType.PLANNING_ORCHESTRATOR)) == said
+    assert accepted(said, _status(AgentType.DISCOVERY_ORCHESTRATOR)) == (
+        "the run continues at DISCOVERY_ORCHESTRATOR (re-routed from PLANNING_ORCHESTRATOR)"
+    )
+    overruled = "your answer overrules the controller's; PLANNING_ORCHESTRATOR resumes"
+    assert accepted(overruled, _status(AgentType.DISCOVERY_ORCHESTRATOR)).endswith(
+        "; the run continues at DISCOVERY_ORCHESTRATOR (re-routed from PLANNING_ORCHESTRATOR)"
+    )
