@@ -22,14 +22,14 @@ RECOVERY_BOUND = 30.0
 """Seconds a recovery may take in this test on a loaded CI machine (the bench's aim is 5 s)."""
 
 
-async def test_five_worker_deaths_in_one_call_cost_seconds_and_never_the_run(
+async def test_three_worker_deaths_in_one_call_cost_seconds_and_never_the_run(
     client: Client,
 ) -> None:
-    recovery = await measure(client, trials=5)
+    recovery = await measure(client, trials=3)
 
     assert recovery.completed
-    assert recovery.attempts == 6, "one attempt per death, then the one that finished"
-    assert recovery.calls_per_death == [1] * 5, "each death repeats the call in flight, once"
+    assert recovery.attempts == 4, "one attempt per death, then the one that finished"
+    assert recovery.calls_per_death == [1] * 3, "each death repeats the call in flight, once"
     assert max(recovery.seconds) < RECOVERY_BOUND, recovery.seconds
     assert "median" in report(recovery, "test")
 
