@@ -347,8 +347,7 @@ class InterruptWorkflow:
         translation.cancel()
         with contextlib.suppress(ActivityError, asyncio.CancelledError):
             await translation
-        person = self._resolution
-        assert person is not None  # set by the answer that overruled
+        person = self._resolution or answer  # set by the answer that overruled
         for _, resolution_hook in RESOLUTION_HOOKS:
             person = resolution_hook(person)
         self._resolution = person
