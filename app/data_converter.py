@@ -1,4 +1,5 @@
-"""The data converter workers use: pydantic's, with decoding failures made workflow failures."""
+"""The data converter workers use: pydantic's, with decoding failures made workflow failures and
+refusals sent as one line."""
 
 from __future__ import annotations
 
@@ -7,11 +8,12 @@ from typing import Any
 
 from pydantic import ValidationError
 from temporalio.api.common.v1 import Payload
+from temporalio.api.failure.v1 import Failure
 from temporalio.client import Client
 from temporalio.contrib.pydantic import PydanticPayloadConverter
-from temporalio.converter import DataConverter
+from temporalio.converter import DataConverter, DefaultFailureConverter, PayloadConverter
 
-from models.errors import UndecodablePayload
+from models.errors import Rejected, UndecodablePayload
 from models.limits import clip
 
 
@@ -36,7 +38,21 @@ class CheckedPayloadConverter(PydanticPayloadConverter):
             ) from None
 
 
-DATA_CONVERTER = DataConverter(payload_converter_class=CheckedPayloadConverter)
+class OneLineRejections(DefaultFailureConverter):
+    """The SDK's failures, except that a refused update or query (``Rejected``) carries its
+    message alone: the Temporal UI and CLI show one line, not the worker's stack trace."""
+
+    def to_failure(
+        self, exception: BaseException, payload_converter: PayloadConverter, failure: Failure
+    ) -> None:
+        super().to_failure(exception, payload_converter, failure)
+        if isinstance(exception, Rejected):
+            failure.stack_trace = ""
+
+
+DATA_CONVERTER = DataConverter(
+    payload_converter_class=CheckedPayloadConverter, failure_converter_class=OneLineRejections
+)
 
 
 def with_checked_converter(client: Client) -> Client:

@@ -88,6 +88,11 @@ class UndecodablePayload(AgentWorkflowError, ValueError):
     """A payload in an encoding the worker cannot decode (a workflow failure type)."""
 
 
+class Rejected(AgentWorkflowError, ValueError):
+    """An update or query refused its input; the caller sees this message as one line, without
+    the worker's stack trace (``app.data_converter.OneLineRejections``)."""
+
+
 class UnknownAgentType(AgentWorkflowError):
     """A name that is not one of the AgentType values."""
 

@@ -1,15 +1,17 @@
 """Turn whatever a caller sent to a handler into a model, or into one clipped line saying why not.
 
-Handlers take any arity and any payload (DESIGN.md section 7): signals arrive raw through a dynamic
-handler, updates and the start input as decoded JSON values. Nothing here raises on bad input.
+Handlers take any arity and any payload (DESIGN.md section 7): a signal's one payload arrives raw
+(``one_raw_payload``), other arities and updates and the start input as decoded JSON values.
+Nothing here raises on bad input.
 """
 
 from __future__ import annotations
 
+import inspect
 import json
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Generic, TypeVar
+from typing import Any, Generic, TypeVar
 
 from pydantic import BaseModel, ValidationError
 from temporalio import workflow
@@ -19,6 +21,7 @@ from models.errors import describe_validation_error
 from models.limits import echo
 
 M = TypeVar("M", bound=BaseModel)
+H = TypeVar("H", bound=Callable[..., Any])
 
 MAX_PAYLOAD_BYTES = 256 * 1024
 """The largest handler payload taken (Temporal warns from 256 KB); the README names it."""
@@ -32,10 +35,32 @@ class Parsed(Generic[M]):
     problem: str | None = None
 
 
-def parse_raw(name: str, args: Sequence[RawValue], model: type[M]) -> Parsed[M]:
-    """A signal's raw payloads -> one ``model``; arity, size, encoding and schema checked."""
+def one_raw_payload(handler: H) -> H:
+    """Declare the signal handler ``handler(self, *args)`` to the SDK as taking one RawValue.
+
+    A named handler (which the Temporal UI lists, issue 23 item 2) gets its payloads converted by
+    the parameters it declares, and only when their count matches. Declared with one RawValue
+    parameter, it receives one payload of any encoding undecoded; none as no argument; two or more
+    decoded, never a TypeError that would fail the workflow task. (Two or more of which one cannot
+    be decoded are dropped by the SDK, with a warning in the worker's log.)
+    """
+    self_param = inspect.Parameter("self", inspect.Parameter.POSITIONAL_OR_KEYWORD)
+    payload = inspect.Parameter(
+        "payload", inspect.Parameter.POSITIONAL_OR_KEYWORD, annotation=RawValue
+    )
+    setattr(handler, "__signature__", inspect.Signature([self_param, payload]))  # noqa: B010
+    handler.__annotations__ = {"payload": RawValue, "return": None}
+    return handler
+
+
+def parse_raw(name: str, args: Sequence[object], model: type[M]) -> Parsed[M]:
+    """A signal's arguments -> one ``model``; arity, size, encoding and schema checked.
+
+    One argument is the raw payload; other arities arrive decoded, and are refused for it."""
     if len(args) != 1:
         return Parsed(None, _arity(name, len(args), model))
+    if not isinstance(args[0], RawValue):
+        return parse_values(name, args, model)
     payload = args[0].payload
     if len(payload.data) > MAX_PAYLOAD_BYTES:
         return Parsed(None, _too_large(name, len(payload.data)))

@@ -14,7 +14,7 @@ from temporalio.common import RawValue
 from temporalio.exceptions import ActivityError, ApplicationError
 
 from models.agent_types import AgentType
-from models.errors import InvalidInput, UndecodablePayload, failure_message
+from models.errors import InvalidInput, Rejected, UndecodablePayload, failure_message
 from models.interrupt_events import EVENT_CHOICE_ID
 from models.interrupt_flow import (
     RESOLVE_SIGNAL,
@@ -34,7 +34,7 @@ from models.limits import clip
 from models.notifications import NoticeKind, Reminder
 from models.state import EventKind, GraphEvent
 from workflows.event_log import log_event, record_event
-from workflows.handler_args import parse_raw, parse_values
+from workflows.handler_args import one_raw_payload, parse_raw, parse_values
 from workflows.handover import history_is_long
 from workflows.interrupt_hooks import REQUEST_HOOKS, RESOLUTION_HOOKS, TRANSLATION_HOOKS
 from workflows.legacy import started_before_notifications, upgrade_start
@@ -115,21 +115,16 @@ class InterruptWorkflow:
         await self._notify.settled()
         return outcome
 
-    @workflow.signal(dynamic=True)
-    def signal(self, name: str, args: Sequence[RawValue]) -> None:
-        """Signal ``resolve`` with the resolution JSON (Temporal UI / CLI).
-
-        Any signal name, arity, size or encoding is taken; what is not a valid answer is recorded
-        as an event and the wait goes on.
-        """
-        if name != RESOLVE_SIGNAL:
-            self._event(
-                EventKind.ERROR,
-                f"ignored unknown signal {clip(name, 60)!r}; "
-                f"this workflow takes {RESOLVE_SIGNAL!r}",
-            )
-            return
-        parsed = parse_raw(name, args, InterruptResolution)
+    @workflow.signal(
+        name=RESOLVE_SIGNAL,
+        description="Answer the question: one resolution JSON object (selectedChoices, "
+        "customInputs, confirmations, freeText); the status query shows the question.",
+    )
+    @one_raw_payload
+    def resolve(self, *args: object) -> None:
+        """The resolution JSON (Temporal UI / CLI): any arity, size or encoding is taken; what is
+        not a valid answer is recorded as a WARNING event and the wait goes on."""
+        parsed = parse_raw(RESOLVE_SIGNAL, args, InterruptResolution)
         if parsed.value is None:
             self._event(EventKind.WARNING, f"ignored a malformed resolution: {parsed.problem}")
             return
@@ -138,6 +133,16 @@ class InterruptWorkflow:
             self._event(EventKind.WARNING, f"ignored an invalid resolution: {'; '.join(problems)}")
             return
         self._accept(parsed.value)
+
+    @workflow.signal(
+        dynamic=True, description=f"Any other name is recorded as ignored; send {RESOLVE_SIGNAL!r}."
+    )
+    def unknown_signal(self, name: str, args: Sequence[RawValue]) -> None:
+        """A signal of any other name: an ERROR event naming the one this workflow takes."""
+        self._event(
+            EventKind.ERROR,
+            f"ignored unknown signal {clip(name, 60)!r}; this workflow takes {RESOLVE_SIGNAL!r}",
+        )
 
     @workflow.update
     def resolve_validated(self, *args: Any) -> ResolveAck:
@@ -151,10 +156,10 @@ class InterruptWorkflow:
     def _check_resolution(self, *args: Any) -> None:
         parsed = parse_values(RESOLVE_UPDATE, args, InterruptResolution)
         if parsed.value is None:
-            raise ValueError(f"resolution rejected: {parsed.problem}")
+            raise Rejected(f"resolution rejected: {parsed.problem}")
         problems = self._problems(parsed.value)
         if problems:
-            raise ValueError("resolution rejected: " + "; ".join(problems))
+            raise Rejected("resolution rejected: " + "; ".join(problems))
 
     @workflow.query
     def status(self) -> InterruptStatus:

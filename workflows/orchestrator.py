@@ -22,6 +22,7 @@ from models.agent_types import AgentType
 from models.errors import (
     DegenerateLoop,
     InvalidInput,
+    Rejected,
     StepLimitExceeded,
     UndecodablePayload,
     failure_message,
@@ -49,7 +50,7 @@ from workflows.event_questions import question_from_event
 from workflows.event_rules import EventVerdict, check_event
 from workflows.fan_out import keep_late_event, lifted, question_while_agents_run, run_fan_out
 from workflows.graph import NODES, Node
-from workflows.handler_args import parse_raw, parse_values
+from workflows.handler_args import one_raw_payload, parse_raw, parse_values
 from workflows.handover import history_is_long
 from workflows.lifting import fan_out_context
 from workflows.run_book import RunBook, upstream_of
@@ -166,20 +167,16 @@ class OrchestratorWorkflow:
                 self._book.event(EventKind.INFO, "finished: the orchestrator collector said STOP")
                 return result
 
-    @workflow.signal(dynamic=True)
-    def signal(self, name: str, args: Sequence[RawValue]) -> None:
-        """Signal ``interrupt_request_event``: a supervisor's InterruptRequestEvent (spec 000 JSON).
-
-        Any signal name, arity, size or encoding is taken; every problem becomes an event.
-        """
-        if name != INTERRUPT_REQUEST_EVENT_SIGNAL:
-            self._book.event(
-                EventKind.ERROR,
-                f"ignored unknown signal {clip(name, 60)!r}; this workflow takes "
-                f"{INTERRUPT_REQUEST_EVENT_SIGNAL!r}",
-            )
-            return
-        parsed = parse_raw(name, args, InterruptRequestEvent)
+    @workflow.signal(
+        name=INTERRUPT_REQUEST_EVENT_SIGNAL,
+        description="A supervisor's InterruptRequestEvent (spec 000 JSON): interrupt the running "
+        "agent, then continue at rerouteToAgentType; status shows what became of it.",
+    )
+    @one_raw_payload
+    def interrupt_request_event(self, *args: object) -> None:
+        """The InterruptRequestEvent JSON: any arity, size or encoding is taken; every problem
+        becomes an event."""
+        parsed = parse_raw(INTERRUPT_REQUEST_EVENT_SIGNAL, args, InterruptRequestEvent)
         if parsed.value is None:
             self._book.event(
                 EventKind.ERROR, f"ignored a malformed InterruptRequestEvent: {parsed.problem}"
@@ -200,6 +197,19 @@ class OrchestratorWorkflow:
             return
         self._take_event(verdict.node_id, event)
 
+    @workflow.signal(
+        dynamic=True,
+        description=f"Any other name is recorded as ignored; send "
+        f"{INTERRUPT_REQUEST_EVENT_SIGNAL!r}.",
+    )
+    def unknown_signal(self, name: str, args: Sequence[RawValue]) -> None:
+        """A signal of any other name: an ERROR event naming the one this workflow takes."""
+        self._book.event(
+            EventKind.ERROR,
+            f"ignored unknown signal {clip(name, 60)!r}; this workflow takes "
+            f"{INTERRUPT_REQUEST_EVENT_SIGNAL!r}",
+        )
+
     @workflow.update
     def send_interrupt_event(self, *args: Any) -> EventAck:
         """The supervisor SDK's way to send an event: accepted, or rejected with the reason."""
@@ -218,10 +228,10 @@ class OrchestratorWorkflow:
     def _check_event(self, *args: Any) -> None:
         parsed = parse_values("send_interrupt_event", args, InterruptRequestEvent)
         if parsed.value is None:
-            raise ValueError(f"event rejected: {parsed.problem}")
+            raise Rejected(f"event rejected: {parsed.problem}")
         verdict = self._verdict(parsed.value)
         if verdict.problem is not None:
-            raise ValueError(f"event {clip(parsed.value.event_id)} rejected: {verdict.problem}")
+            raise Rejected(f"event {clip(parsed.value.event_id)} rejected: {verdict.problem}")
 
     @workflow.query
     def status(self) -> OrchestratorStatus:
@@ -249,7 +259,7 @@ class OrchestratorWorkflow:
         """Entries from ``start`` that this run holds (``{"start": 0, "limit": 100}``)."""
         parsed = parse_values("history_page", args or ({},), HistoryPageRequest)
         if parsed.value is None:
-            raise ValueError(f"history_page: {parsed.problem}")
+            raise Rejected(f"history_page: {parsed.problem}")
         return blackboard.page(self._state, parsed.value.start, parsed.value.limit)
 
     def _should_continue_as_new(self) -> bool:

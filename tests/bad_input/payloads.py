@@ -17,6 +17,7 @@ from hypothesis import strategies as st
 from temporalio.api.common.v1 import Payload
 from temporalio.common import RawValue
 
+from app.data_converter import DATA_CONVERTER
 from models.agent_types import AgentType
 from models.interrupts import OptionKey
 from models.state import OrchestratorInput
@@ -44,6 +45,20 @@ class Junk:
 
     def raw(self) -> list[RawValue]:
         return [RawValue(p) for p in self.args]
+
+    def reaches_handler(self, signal: str) -> bool:
+        """Whether the SDK hands this call, sent as signal ``signal`` (unless it names another), to
+        a handler: the dynamic one always; the named one declared with one RawValue
+        (``one_raw_payload``) for one payload, and for other arities only when the worker's
+        converter decodes every payload (else the SDK drops the signal with a warning in the log).
+        """
+        if (self.name or signal) != signal or len(self.args) == 1:
+            return True
+        try:
+            DATA_CONVERTER.payload_converter.from_payloads(list(self.args))
+        except Exception:
+            return False
+        return True
 
     @property
     def size(self) -> int:

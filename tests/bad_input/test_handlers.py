@@ -3,7 +3,8 @@
 Each test attacks one handler of a live run that waits on a HUMAN_REVIEW interrupt, batch after
 batch, and checks after every batch: no WorkflowTaskFailed in either history, both ``status``
 queries answer (and stay bounded), the blackboard and the interrupt are untouched, events only grow
-(one per bad signal), every bad update is rejected cleanly; then a valid answer finishes the run.
+(one per bad signal the SDK hands over), every bad update is rejected cleanly; then a valid answer
+finishes the run.
 """
 
 from __future__ import annotations
@@ -197,9 +198,10 @@ class Attack:
         assert events_total(other[1]) >= events_total(other[0]), "events shrank"
         if self.handler.update:  # a rejection answers its caller; validators cannot record
             assert after >= before, "events shrank"
-        else:
-            assert after >= before + len(calls), (
-                f"{len(calls)} bad signals recorded only {after - before} events"
+        else:  # issue 23 item 2: the SDK drops extra payloads it cannot decode, with a warning
+            reaching = sum(1 for j in calls if j.reaches_handler(self.handler.name))
+            assert after >= before + reaching, (
+                f"{reaching} bad signals recorded only {after - before} events"
             )
 
 

@@ -6,6 +6,7 @@ import asyncio
 from collections.abc import AsyncIterator
 
 import pytest
+from temporalio.api.sdk.v1 import WorkflowMetadata
 from temporalio.client import Client, WorkflowFailureError, WorkflowUpdateFailedError
 from temporalio.contrib.pydantic import pydantic_data_converter
 from temporalio.exceptions import ApplicationError
@@ -20,6 +21,7 @@ from models.agent_types import AgentType
 from models.interrupt_flow import InterruptState
 from models.interrupts import InterruptResolution, ResolvedBy, TimeoutOutcome
 from models.state import EventKind
+from tests.bad_input.harness import assert_no_task_failed
 from tests.support.interrupts import (
     answer_all,
     full_status,
@@ -28,6 +30,7 @@ from tests.support.interrupts import (
     wait_for_interrupt,
 )
 from workflows.interrupt import InterruptWorkflow
+from workflows.orchestrator import OrchestratorWorkflow
 
 SCENARIO = OfflineScenario(interrupt_at=frozenset({AgentType.PLANNING_ORCHESTRATOR}))
 
@@ -106,6 +109,55 @@ async def test_bad_signals_are_recorded_and_the_wait_goes_on(
     ], "FR-011: the decorator stages run in their fixed order"
     states = [e.message.split(":")[0] for e in done.events if e.kind is EventKind.INTERRUPT_STATUS]
     assert states == ["REQUESTED", "WAITING", "RESOLVED"]
+
+
+async def test_the_ui_lists_the_named_handlers_and_a_rejection_is_one_line(
+    client: Client, task_queue: str, workflow_id: str
+) -> None:
+    """Issue 23 item 2: the metadata query the Temporal UI reads names ``resolve`` and
+    ``interrupt_request_event`` (no blank dynamic-only entry); the named signals still take any
+    arity without failing a task; a refused update carries no stack trace."""
+    async with _worker(client, task_queue):
+        handle = await start(client, task_queue, workflow_id)
+        pending = (await wait_for_interrupt(handle)).pending_interrupt
+        assert pending is not None
+        child = client.get_workflow_handle(pending.workflow_id)
+        metadata = {}
+        for named in (child, handle):
+            found = await named.query("__temporal_workflow_metadata", result_type=WorkflowMetadata)
+            metadata[named.id] = found.definition
+        ours, theirs = metadata[handle.id], metadata[child.id]
+        assert {s.name for s in theirs.signal_definitions} == {"resolve", ""}
+        assert {u.name for u in theirs.update_definitions} == {"resolve_validated"}
+        described = {s.name: s.description for s in theirs.signal_definitions}
+        assert "resolution JSON" in described["resolve"]
+        assert {s.name for s in ours.signal_definitions} == {"interrupt_request_event", ""}
+        assert {u.name for u in ours.update_definitions} == {"send_interrupt_event"}
+
+        await child.signal("resolve", args=[])
+        await child.signal("resolve", args=[{"freeText": "a"}, {"freeText": "b"}])
+        await handle.signal("interrupt_request_event", args=[])
+        await asyncio.sleep(0.5)
+        waiting = await interrupt_status(client, pending.workflow_id)
+        warnings = [e.message for e in waiting.events if e.kind is EventKind.WARNING]
+        assert [w.split(": ", 1)[1] for w in warnings] == [
+            "resolve takes one InterruptResolution JSON argument, got 0",
+            "resolve takes one InterruptResolution JSON argument, got 2",
+        ]
+        run = await handle.query(OrchestratorWorkflow.status)
+        assert any("got 0" in e.message for e in run.events if e.kind is EventKind.ERROR)
+
+        with pytest.raises(WorkflowUpdateFailedError) as err:
+            await child.execute_update(
+                InterruptWorkflow.resolve_validated, {"selectedChoices": {"approach": "C"}}
+            )
+        cause = err.value.cause
+        assert isinstance(cause, ApplicationError) and cause.type == "Rejected"
+        assert cause.failure is not None and cause.failure.stack_trace == ""
+        assert "\n" not in cause.message and "choice 'approach' has no option C" in cause.message
+        await child.execute_update(InterruptWorkflow.resolve_validated, answer_all(waiting.request))
+        assert (await asyncio.wait_for(handle.result(), 30)).summary
+        await assert_no_task_failed(handle, child)
 
 
 async def test_interrupt_history_replays(client: Client, task_queue: str, workflow_id: str) -> None:
