@@ -89,6 +89,8 @@ class WaitingRow:
     """The newest WARNING event, e.g. a notification that was not delivered."""
     problem: str | None = None
     """Why the question or its run makes no progress (``app/stuck.py``), e.g. after a deploy."""
+    pending: bool = False
+    """Not read yet: the inbox shows it as loading and fills it in at its next refresh."""
 
 
 @dataclass(frozen=True)
@@ -103,6 +105,8 @@ class WaitingQuestion:
     summary: str = ""
     problem: str | None = None
     """Why the question or its run makes no progress (``app/stuck.py``), e.g. after a deploy."""
+    pending: bool = False
+    """Not read yet: the inbox shows it as loading and fills it in at its next refresh."""
 
     @property
     def run_id(self) -> str:
@@ -416,20 +420,37 @@ class AgentWorkflowClient:
     ) -> list[WaitingQuestion]:
         """Questions waiting for a person across all runs, each with its ``status``; a question
         whose worker does not answer within ``query_timeout`` comes with its summary only."""
-        executions = [e async for e in self.client.list_workflows(WAITING_QUERY, limit=limit)]
-        found = await asyncio.gather(*(self._waiting(e, query_timeout) for e in executions))
-        ids = sorted({*(q.interrupt_id for q in found), *(q.run_id for q in found)})
-        stuck = await stuck_ids(self.client, ids) if found else {}
-        return [replace(q, problem=stuck.get(q.interrupt_id) or stuck.get(q.run_id)) for q in found]
+        executions = await self.waiting_executions(limit)
+        found = await asyncio.gather(*(self.waiting_question(e, query_timeout) for e in executions))
+        return await self.with_problems(found)
+
+    async def waiting_executions(self, limit: int = 100) -> list[WorkflowExecution]:
+        """The newest ``limit`` executions of questions waiting for a person (one visibility
+        call); ``waiting_question`` reads each."""
+        return [e async for e in self.client.list_workflows(WAITING_QUERY, limit=limit)]
+
+    async def with_problems(self, questions: Sequence[WaitingQuestion]) -> list[WaitingQuestion]:
+        """``questions``, each with the problem of its execution or its run, if stuck."""
+        ids = sorted({*(q.interrupt_id for q in questions), *(q.run_id for q in questions)})
+        stuck = await stuck_ids(self.client, ids) if questions else {}
+        return [
+            replace(q, problem=stuck.get(q.interrupt_id) or stuck.get(q.run_id)) for q in questions
+        ]
+
+    async def count_waiting(self) -> int:
+        """How many questions wait for a person across all runs (one visibility call)."""
+        return (await self.client.count_workflows(WAITING_QUERY)).count
 
     async def is_listed_waiting(self, interrupt_id: str) -> bool:
         """Whether ``list --waiting`` lists ``interrupt_id`` (the server's visibility store)."""
         query = f"{WAITING_QUERY} AND WorkflowId = '{interrupt_id}'"
         return (await self.client.count_workflows(query)).count > 0
 
-    async def _waiting(
+    async def waiting_question(
         self, execution: WorkflowExecution, timeout: timedelta | None
     ) -> WaitingQuestion:
+        """The question of ``execution``, read by its ``status`` query; when no worker answers
+        within ``timeout``, what the server knows (its summary)."""
         origin = execution.typed_search_attributes.get(visibility.INTERRUPT_ORIGIN) or "?"
         started = execution.start_time
         try:

@@ -10,7 +10,7 @@ import asyncio
 import hmac
 import secrets
 import socket
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from urllib.parse import parse_qsl
@@ -28,17 +28,22 @@ from temporalio.service import RPCError
 from app.config import InboxSettings
 from app.inbox.access import Guard
 from app.inbox.form import CHOICE, CONFIRM, CUSTOM, TEXT, resolution_from_form, starting_values
+from app.inbox.questions import QuestionReader
 from app.sdk import AgentWorkflowClient, Answer, ResolutionRejected, WaitingQuestion, decisions
+from app.stuck import stuck_ids
 from models.errors import describe_validation_error
 from models.interrupt_flow import InterruptStatus
 from workflows.visibility import typed_values
 
-POLL_SECONDS = 2.0
-"""How often an open page asks for the waiting questions and the newest answers."""
+POLL_SECONDS = 1.0
+"""How often an open page asks for the waiting questions and the newest answers (each refresh
+costs a few visibility calls; questions are read once, ``app/inbox/questions.py``)."""
 QUERY_TIMEOUT = timedelta(seconds=2)
 """How long a question's worker may take to answer its ``status`` query before the page shows
 the question's summary only."""
 ANSWERS_SHOWN = 10
+CARDS_PER_FETCH = 50
+"""Cards one ``/cards`` request returns; the page asks again for the rest."""
 MAX_FORM_BYTES = 256 * 1024
 """The largest answer form read, the limit of one update payload."""
 FETCH_HEADER = "x-inbox-fetch"
@@ -65,6 +70,7 @@ def create_app(
         routes=[
             Route("/", inbox.page),
             Route("/questions", inbox.questions),
+            Route("/cards", inbox.cards),
             Route("/answer", inbox.answer, methods=["POST"]),
             Route("/static/{name}", _static),
         ],
@@ -100,6 +106,9 @@ class Inbox:
     def __init__(self, agents: AgentWorkflowClient, limit: int) -> None:
         self.agents = agents
         self.limit = limit
+        self.reader = QuestionReader(agents, QUERY_TIMEOUT)
+        self.shown: dict[str, WaitingQuestion] = {}
+        """The waiting questions of the last refresh, by id, for ``/cards``."""
         self.csrf = secrets.token_urlsafe(32)
         self.answers: dict[str, Answer] = {}
         self.templates = Environment(
@@ -118,7 +127,16 @@ class Inbox:
         return self._html("page.html", await self._lists())
 
     async def questions(self, request: Request) -> Response:
-        return self._html("lists.html", await self._lists())
+        """The lists, each waiting question as a stub (its id, whether it is read): an open page
+        fetches ``/cards`` for the ones it lacks, so a refresh stays small however many wait."""
+        return self._html("lists.html", {**await self._lists(), "stubs": True})
+
+    async def cards(self, request: Request) -> Response:
+        """The whole cards of the waiting questions ``?id=...`` (at most ``CARDS_PER_FETCH``), as
+        the last refresh listed them; ids that no longer wait are left out."""
+        ids = request.query_params.getlist("id")[:CARDS_PER_FETCH]
+        waiting = [self.shown[i] for i in ids if i in self.shown]
+        return self._html("cards.html", {"waiting": waiting})
 
     async def answer(self, request: Request) -> Response:
         fields = await _form(request)
@@ -163,15 +181,28 @@ class Inbox:
         return Outcome(answer=answer, message=ack.message)
 
     async def _lists(self) -> dict[str, object]:
-        waiting, answered = await asyncio.gather(
-            self.agents.waiting_questions(self.limit, QUERY_TIMEOUT),
+        executions, answered, total, stuck = await asyncio.gather(
+            self.agents.waiting_executions(self.limit),
             self.agents.answered(ANSWERS_SHOWN),
+            self.agents.count_waiting(),
+            stuck_ids(self.agents.client),
         )
+        waiting = [
+            replace(q, problem=stuck.get(q.interrupt_id) or stuck.get(q.run_id))
+            for q in await self.reader.questions(executions)
+        ]
+        self.shown = {q.interrupt_id: q for q in waiting}
+        more = total - len(waiting)
         unknown = [(i, closed) for i, closed in answered if i not in self.answers]
         found = await asyncio.gather(*(self._answer(*row) for row in unknown))
         known = self.answers | {a.interrupt_id: a for a in found if a is not None}
         self.answers = {i: known[i] for i, _ in answered if i in known}
-        return {"waiting": waiting, "answered": list(self.answers.values())}
+        return {
+            "waiting": waiting,
+            "more": max(more, 0),
+            "answered": list(self.answers.values()),
+            "stubs": False,
+        }
 
     async def _answer(self, interrupt_id: str, closed: datetime | None) -> Answer | None:
         """The answer of a closed question; None for one whose history cannot be read as ours

@@ -9,10 +9,11 @@ import re
 import socket
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
+from typing import Any
 
 import httpx
 import pytest
-from temporalio.client import Client
+from temporalio.client import Client, Interceptor, OutboundInterceptor, QueryWorkflowInput
 
 from activities.llm import LlmSettings
 from activities.offline_model import OfflineModel, OfflineScenario
@@ -35,10 +36,10 @@ SAME_ORIGIN = {"Origin": BASE, "Sec-Fetch-Site": "same-origin"}
 
 @asynccontextmanager
 async def browser_like(
-    agents: AgentWorkflowClient, settings: InboxSettings | None = None
+    agents: AgentWorkflowClient, settings: InboxSettings | None = None, limit: int = 100
 ) -> AsyncIterator[httpx.AsyncClient]:
     """The inbox app behind httpx, as a browser on the same machine would reach it."""
-    app = create_app(agents, settings or InboxSettings())
+    app = create_app(agents, settings or InboxSettings(), limit=limit)
     transport = httpx.ASGITransport(app=app)
     async with httpx.AsyncClient(transport=transport, base_url=BASE) as http:
         yield http
@@ -156,6 +157,91 @@ async def test_cross_site_and_foreign_host_requests_are_refused(
             assert await agents.is_listed_waiting(question_id), "nothing was answered"
         finally:
             await handle.terminate("test over")
+
+
+class QueriedIds(Interceptor):
+    """Records the workflow id of every query the inbox's client sends."""
+
+    def __init__(self) -> None:
+        self.ids: list[str] = []
+
+    def intercept_client(self, next: OutboundInterceptor) -> OutboundInterceptor:
+        ids = self.ids
+
+        class Recording(OutboundInterceptor):
+            async def query_workflow(self, input: QueryWorkflowInput) -> Any:
+                ids.append(input.id)
+                return await super().query_workflow(input)
+
+        return Recording(next)
+
+
+def stub_of(lists: str, interrupt_id: str) -> str | None:
+    found = re.search(rf'<article class="([^"]*)" id="q-{re.escape(interrupt_id)}"', lists)
+    return found[1] if found else None
+
+
+async def test_questions_are_read_once_and_a_refresh_sends_stubs_the_page_fills_from_cards(
+    client: Client, task_queue: str, workflow_id: str
+) -> None:
+    """Issue 23 benchmark: a refresh never queries a question it has read, and lists each waiting
+    question as a stub; ``/cards`` gives the whole cards; a page lists ``--limit`` and says how
+    many more wait."""
+    recorder = QueriedIds()
+    counted = Client(**{**client.config(), "interceptors": [recorder]})
+    agents = AgentWorkflowClient(counted, task_queue)
+    mine = [f"{workflow_id}-a-interrupt-1", f"{workflow_id}-b-interrupt-1"]
+    async with build_worker(client, task_queue, LlmSettings()):
+        handles = [await start_question(client, task_queue, i) for i in mine]
+        try:
+            async with browser_like(agents) as http:
+                async with asyncio.timeout(60):
+                    while True:
+                        lists = (await http.get("/questions")).text
+                        if all(stub_of(lists, i) == "card stub" for i in mine):
+                            cards = (await http.get("/cards", params={"id": mine})).text
+                            if cards.count('<p class="reason">Which cache?</p>') == 2:
+                                break
+                        await asyncio.sleep(0.2)
+                assert "<form" not in lists.split('id="answered"')[0], "stubs only"
+                assert all(f'name="interrupt" value="{i}"' in cards for i in mine)
+                read = len(recorder.ids)
+                for _ in range(2):
+                    await http.get("/questions")
+                    await http.get("/")
+                assert [i for i in recorder.ids[read:] if i in mine] == [], "read once"
+                assert (await http.get("/cards", params={"id": "nope"})).text.strip() == ""
+            async with browser_like(agents, limit=1) as one:
+                page = (await one.get("/")).text
+            more = re.search(r'<p id="more-waiting" class="hint">(\d+) more questions? wait', page)
+            assert more is not None and int(more[1]) >= 1, "the page says how many more wait"
+        finally:
+            for handle in handles:
+                await handle.terminate("test over")
+
+
+async def test_a_question_not_read_yet_shows_as_loading_then_as_what_the_server_knows(
+    client: Client, workflow_id: str
+) -> None:
+    """No worker polls this question's task queue: the first page shows it loading (the reader
+    waits at most FIRST_WAIT), then, once its query timed out, its summary."""
+    interrupt_id = f"{workflow_id}-interrupt-1"
+    no_worker = f"tq-nobody-{workflow_id}"
+    handle = await start_question(client, no_worker, interrupt_id)
+    try:
+        async with browser_like(AgentWorkflowClient(client, no_worker)) as http:
+            first = (await http.get("/questions")).text
+            assert stub_of(first, interrupt_id) == "card stub pending"
+            async with asyncio.timeout(60):
+                while stub_of(lists := (await http.get("/questions")).text, interrupt_id) != (
+                    "card stub"
+                ):
+                    await asyncio.sleep(0.2)
+            assert lists
+            card = (await http.get("/cards", params={"id": interrupt_id})).text
+            assert "No worker answers for this question now" in card
+    finally:
+        await handle.terminate("test over")
 
 
 async def test_token_required_off_loopback(client: Client, task_queue: str) -> None:

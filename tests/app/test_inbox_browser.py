@@ -81,6 +81,7 @@ async def test_a_person_answers_in_chromium(
 ) -> None:
     agents = AgentWorkflowClient(client, task_queue)
     clicked, elsewhere = f"{workflow_id}-a-interrupt-1", f"{workflow_id}-b-interrupt-1"
+    arrived = f"{workflow_id}-c-interrupt-1"
     async with (
         build_worker(client, task_queue, LlmSettings()),
         inbox_cli(client) as link,
@@ -123,9 +124,16 @@ async def test_a_person_answers_in_chromium(
                 InterruptResolution.model_validate({"selectedChoices": {"cache": "B"}}),
             )
             await page.wait_for_selector(card(elsewhere), state="detached", timeout=WAIT_MS)
+
+            late = await start_question(client, task_queue, arrived, reason="Which queue?")
+            await page.locator(f"{card(arrived)} p.reason", has_text="Which queue?").wait_for(
+                timeout=WAIT_MS
+            )  # listed as a stub by the refresh, then fetched whole from /cards
+            assert await page.locator(f"{card(arrived)} form.answer").count() == 1
             assert dialogs == [], "no script of the question ran"
         finally:
             await browser.close()
         outcome = InterruptOutcome.model_validate(await first.result())
         assert outcome.resolution.selected_choices == {"cache": OptionKey.A}
         await second.result()
+        await late.terminate("test over")

@@ -2,6 +2,8 @@
 // Server-rendered HTML only (every model text escaped there); no framework, no build step.
 "use strict";
 
+const CARDS_PER_FETCH = 50; // web.py's CARDS_PER_FETCH
+
 function fragment(html) {
   const template = document.createElement("template");
   template.innerHTML = html;
@@ -38,18 +40,34 @@ async function send(form) {
 }
 
 async function refresh() {
+  // the lists, each waiting question as a stub; then the whole cards this page lacks
   const reply = await fetch("/questions", { credentials: "same-origin" });
   if (!reply.ok) return;
   const fresh = fragment(await reply.text());
   const waiting = document.getElementById("waiting");
-  const listed = new Set([...fresh.querySelectorAll("#waiting > .card")].map((c) => c.id));
+  const stubs = [...fresh.querySelectorAll("#waiting > .card")];
+  const listed = new Set(stubs.map((c) => c.id));
   for (const card of waiting.querySelectorAll(":scope > .card:not(.answered)")) {
     if (!listed.has(card.id)) card.remove(); // answered elsewhere, or closed
   }
-  for (const card of [...fresh.querySelectorAll("#waiting > .card")].reverse()) {
-    if (!document.getElementById(card.id)) waiting.prepend(card); // a new question: newest first
+  const wanted = stubs.filter((stub) => {
+    const shown = document.getElementById(stub.id);
+    // a new question, or one read since this page showed it loading
+    return !shown || (shown.classList.contains("pending") && !stub.classList.contains("pending"));
+  });
+  for (let start = 0; start < wanted.length; start += CARDS_PER_FETCH) {
+    const ids = wanted.slice(start, start + CARDS_PER_FETCH).map((stub) => stub.dataset.id);
+    const query = new URLSearchParams(ids.map((id) => ["id", id]));
+    const cards = await fetch("/cards?" + query, { credentials: "same-origin" });
+    if (!cards.ok) break;
+    for (const card of [...fragment(await cards.text()).querySelectorAll(".card")].reverse()) {
+      const shown = document.getElementById(card.id);
+      if (shown) shown.replaceWith(card);
+      else waiting.prepend(card); // newest first
+    }
   }
   document.getElementById("none-waiting").hidden = waiting.querySelector(".card") !== null;
+  document.getElementById("more-waiting").replaceWith(fresh.getElementById("more-waiting"));
   document.getElementById("answered").replaceWith(fresh.getElementById("answered"));
 }
 
@@ -67,5 +85,11 @@ document.addEventListener("input", (event) => {
   if (custom) custom.checked = true;
 });
 
-const pollMs = Number(document.body.dataset.pollMs) || 2000;
-setInterval(() => refresh().catch(() => {}), pollMs);
+const pollMs = Number(document.body.dataset.pollMs) || 1000;
+async function poll() {
+  const started = Date.now();
+  await refresh().catch(() => {});
+  // every pollMs, and never two at once: a slow refresh delays the next one
+  setTimeout(poll, Math.max(0, pollMs - (Date.now() - started)));
+}
+setTimeout(poll, pollMs);
