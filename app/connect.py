@@ -10,6 +10,7 @@ from temporalio.runtime import Runtime
 
 from app.config import TemporalSettings
 from app.process_exit import guard_interpreter_exit
+from app.tracing import tracing_plugins
 
 
 class ConnectionProblem(Exception):
@@ -20,11 +21,15 @@ async def connect(
     settings: TemporalSettings, address: str | None = None, runtime: Runtime | None = None
 ) -> Client:
     """A client for ``address`` (or the settings' address) with the envconfig TLS/API key, on
-    ``runtime`` (default: the SDK's; a worker's may serve metrics)."""
+    ``runtime`` (default: the SDK's; a worker's may serve metrics), traced when
+    ``AGENTS_TRACES`` says so (its workers too)."""
     target = address or settings.address
     if not target:
         raise ConnectionProblem("no Temporal address: set TEMPORAL_ADDRESS (host:port)")
     options: dict[str, Any] = {"namespace": settings.namespace, **settings.connect_config}
+    plugins = tracing_plugins()
+    if plugins:
+        options["plugins"] = plugins
     guard_interpreter_exit()
     try:
         return await Client.connect(

@@ -49,7 +49,11 @@ def guard_interpreter_exit() -> None:
 
 
 def exit_now(code: int) -> NoReturn:
-    """Flush stdout and stderr, then end the process with ``code``."""
+    """Send buffered spans (``AGENTS_TRACES``), flush stdout and stderr, then end the process
+    with ``code``."""
+    from app.tracing import flush_traces
+
+    flush_traces()
     sys.stdout.flush()
     sys.stderr.flush()
     os._exit(code)
