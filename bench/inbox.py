@@ -70,6 +70,7 @@ from app.worker_setup import build_worker
 from bench.harness import bench_parser, versions, versus_aim
 from models.interrupt_flow import InterruptInput
 from models.interrupts import InterruptResolution
+from tests.support.interrupts import question_input
 from workflows import visibility
 from workflows.interrupt import InterruptWorkflow
 
@@ -125,37 +126,10 @@ class _Counting(OutboundInterceptor):
 
 def question(run_id: str, n: int) -> InterruptInput:
     """A waiting REVIEW_AGENT question of ``run_id``: which cache, A or B (B recommended)."""
-    return InterruptInput.model_validate(
-        {
-            "orchestratorId": run_id,
-            "goal": "add caching",
-            "origin": "REVIEW_AGENT",
-            "originNodeId": "review-1",
-            "originRequest": {},
-            "request": {
-                "origin": "REVIEW_AGENT",
-                "type": "HUMAN_REVIEW",
-                "reason": f"Question {n} of {run_id}: which cache should the gateway use?",
-                "contextForDecision": "two options with different operating costs",
-                "choices": [
-                    {
-                        "choiceId": "cache",
-                        "question": "Which cache?",
-                        "context": "",
-                        "options": [
-                            {"key": "A", "description": "in memory"},
-                            {"key": "B", "description": "redis"},
-                        ],
-                        "recommended": "B",
-                    }
-                ],
-                "confirmationItems": [],
-                "reviewCriteria": ["the cache is invalidated on writes"],
-                "assessmentFindings": [],
-                "approvalRecommendation": "CHANGES_REQUESTED",
-            },
-        }
-    )
+    job = question_input()
+    job.orchestrator_id = run_id
+    job.request.reason = f"Question {n} of {run_id}: which cache should the gateway use?"
+    return job
 
 
 async def start_questions(client: Client, task_queue: str, runs: int, questions: int) -> list[str]:
