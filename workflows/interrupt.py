@@ -144,7 +144,10 @@ class InterruptWorkflow:
             f"ignored unknown signal {clip(name, 60)!r}; this workflow takes {RESOLVE_SIGNAL!r}",
         )
 
-    @workflow.update
+    @workflow.update(
+        description="Answer the question, validated: the same resolution JSON as the resolve "
+        "signal; a wrong answer is rejected with one line naming the problem."
+    )
     def resolve_validated(self, *args: Any) -> ResolveAck:
         """The client SDK's way to resolve: a wrong answer is rejected with the reason."""
         resolution = parse_values(RESOLVE_UPDATE, args, InterruptResolution).value
@@ -161,7 +164,10 @@ class InterruptWorkflow:
         if problems:
             raise Rejected("resolution rejected: " + "; ".join(problems))
 
-    @workflow.query
+    @workflow.query(
+        description="The question, its state (REQUESTED, WAITING, RESOLVED, ...), the answer "
+        "and the newest events."
+    )
     def status(self) -> InterruptStatus:
         return InterruptStatus(
             workflow_id=workflow.info().workflow_id,

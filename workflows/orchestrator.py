@@ -210,7 +210,10 @@ class OrchestratorWorkflow:
             f"{INTERRUPT_REQUEST_EVENT_SIGNAL!r}",
         )
 
-    @workflow.update
+    @workflow.update(
+        description="A supervisor's InterruptRequestEvent (spec 000 JSON), validated: accepted "
+        "with the node it reached, or rejected with one line naming the problem."
+    )
     def send_interrupt_event(self, *args: Any) -> EventAck:
         """The supervisor SDK's way to send an event: accepted, or rejected with the reason."""
         event = parse_values("send_interrupt_event", args, InterruptRequestEvent).value
@@ -233,7 +236,10 @@ class OrchestratorWorkflow:
         if verdict.problem is not None:
             raise Rejected(f"event {clip(parsed.value.event_id)} rejected: {verdict.problem}")
 
-    @workflow.query
+    @workflow.query(
+        description="The head of the run: phase, running node, pending interrupt, counters, "
+        "the newest entries and events."
+    )
     def status(self) -> OrchestratorStatus:
         """The head of the run: phase, running node, pending interrupt, counters, the newest
         entries and events. Older entries: ``history_page``."""
@@ -254,7 +260,9 @@ class OrchestratorWorkflow:
             code=s.code if s.workspace is not None else None,
         )
 
-    @workflow.query
+    @workflow.query(
+        description='Blackboard entries of this run from "start": {"start": 0, "limit": 100}.'
+    )
     def history_page(self, *args: Any) -> HistoryPage:
         """Entries from ``start`` that this run holds (``{"start": 0, "limit": 100}``)."""
         parsed = parse_values("history_page", args or ({},), HistoryPageRequest)

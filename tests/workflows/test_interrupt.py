@@ -131,6 +131,8 @@ async def test_the_ui_lists_the_named_handlers_and_a_rejection_is_one_line(
         assert {u.name for u in theirs.update_definitions} == {"resolve_validated"}
         described = {s.name: s.description for s in theirs.signal_definitions}
         assert "resolution JSON" in described["resolve"]
+        updates = {u.name: u.description for u in theirs.update_definitions}
+        assert "resolution JSON" in updates["resolve_validated"]
         assert {s.name for s in ours.signal_definitions} == {"interrupt_request_event", ""}
         assert {u.name for u in ours.update_definitions} == {"send_interrupt_event"}
 
