@@ -32,8 +32,8 @@ LANDED: dict[str, str] = {
     "a question waits for no slow sibling (issues 17-20 again)",
     "7aed27b": "shadow answers and earned autonomy; tool-using steps exported; the web inbox; "
     "PostgreSQL memory (issues 20-23)",
-    "c30a81c": "named resolve and interrupt_request_event signals the Temporal UI lists; "
-    "one-line update rejections (issue 23)",
+    "0d58100": "named resolve and interrupt_request_event signals the Temporal UI lists; "
+    "described updates and queries; one-line update rejections (issue 23)",
 }
 """Every version that landed on main, oldest first, with what it brought."""
 
