@@ -31,7 +31,7 @@ from activities.offline_model import OfflineModel, chat_completion
 from activities.prompting import PromptRenderer
 from activities.tools import code_tools
 from activities.tools.loop import Toolbox
-from activities.tools.memory import SqliteMemory
+from activities.tools.memory import MemoryStore, SqliteMemory
 from activities.tools.settings import ToolSettings
 from activities.tools.workspace import Workspace
 from app.worker_setup import openai_client
@@ -125,7 +125,7 @@ def make_repository(root: Path, files: int) -> None:
         (folder / f"file{n}.py").write_text("\n".join(lines) + "\n")
 
 
-def fill_memory(store: SqliteMemory, memories: int) -> None:
+def fill_memory(store: MemoryStore, memories: int) -> None:
     rng = random.Random(11)
     for n in range(memories):
         store.retain(

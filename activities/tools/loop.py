@@ -47,7 +47,7 @@ class Toolbox:
 
     def memory(self) -> MemoryStore:
         if self._memory is None:
-            self._memory = open_memory(self.settings.memory)
+            self._memory = open_memory(self.settings.memory, self.settings.recall_window)
         return self._memory
 
     async def round(self, call: AgentCall) -> ToolRound:

@@ -23,6 +23,9 @@ from activities.redaction import redact
 
 RECALL_LIMIT = 8
 """Memories one recall returns (plus the memories linked to them, at most as many again)."""
+RECALL_WINDOW = 1_000
+"""Newest matching memories of a space one recall ranks (``AGENT_MEMORY_RECALL_WINDOW``): a
+recall costs the same at 1,000 memories and at 100,000, and recent episodes win over old ones."""
 
 
 @dataclass(frozen=True)
@@ -70,14 +73,15 @@ class MemoryStore(Protocol):
     ) -> int: ...
 
 
-def open_memory(url: str) -> MemoryStore:
-    """The store ``url`` names: ``sqlite:///<absolute path>`` or ``postgresql://...``."""
+def open_memory(url: str, recall_window: int = RECALL_WINDOW) -> MemoryStore:
+    """The store ``url`` names: ``sqlite:///<absolute path>`` or ``postgresql://...``; a recall
+    ranks the newest ``recall_window`` matching memories."""
     if url.startswith("sqlite:///"):
-        return SqliteMemory(Path(url.removeprefix("sqlite://")))
+        return SqliteMemory(Path(url.removeprefix("sqlite://")), recall_window)
     if url.startswith(("postgresql://", "postgres://")):
         from activities.tools.memory_postgres import PostgresMemory  # the driver, only if used
 
-        return PostgresMemory(url)
+        return PostgresMemory(url, recall_window)
     raise ValueError(
         f"AGENT_MEMORY_URL {redact(url)!r} is not supported; use sqlite:///<path> or "
         "postgresql://user:password@host:port/database (see the README, 'Episodic memory')"
@@ -124,13 +128,23 @@ CREATE TABLE IF NOT EXISTS links (
     PRIMARY KEY (a, b)
 ) WITHOUT ROWID;
 """
+_RECALL = """
+SELECT * FROM (
+    SELECT m.*, bm25(memories_fts) AS score FROM memories_fts f JOIN memories m ON m.id = f.rowid
+    WHERE memories_fts MATCH ? AND m.space = ? AND m.created < ? ORDER BY f.rowid DESC LIMIT ?
+) ORDER BY score, id LIMIT ?
+"""
+"""The best of the newest matches: FTS5 walks its matches newest first and stops at the window,
+so bm25 is computed for the window only."""
 _WORD = re.compile(r"\w+")
 
 
 class SqliteMemory:
-    """The embedded store: one SQLite file (WAL), full-text search with FTS5 and bm25 ranking."""
+    """The embedded store: one SQLite file (WAL), full-text search with FTS5 and bm25 ranking
+    of the newest ``recall_window`` matches."""
 
-    def __init__(self, path: Path) -> None:
+    def __init__(self, path: Path, recall_window: int = RECALL_WINDOW) -> None:
+        self._window = recall_window
         path.parent.mkdir(parents=True, exist_ok=True)
         self._db = sqlite3.connect(path, check_same_thread=False, timeout=30, isolation_level=None)
         self._lock = threading.Lock()
@@ -185,10 +199,8 @@ class SqliteMemory:
         match = " OR ".join(f'"{w}"' for w in words)
         with self._lock:
             rows = self._db.execute(
-                "SELECT m.* FROM memories_fts f JOIN memories m ON m.id = f.rowid "
-                "WHERE memories_fts MATCH ? AND m.space = ? AND m.created < ? "
-                "ORDER BY bm25(memories_fts), m.id LIMIT ?",
-                (match, space, before if before is not None else float("inf"), limit),
+                _RECALL,
+                (match, space, before if before is not None else float("inf"), self._window, limit),
             ).fetchall()
             found = [self._memory(row) for row in rows]
             hit_ids = {m.id for m in found}

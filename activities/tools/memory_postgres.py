@@ -2,14 +2,14 @@
 workers on several machines share.
 
 It behaves as ``SqliteMemory`` does (the same contract tests run against both): retain and
-reflect are idempotent by key, recall ranks the memories of a space that contain any of the
-query's words (``tsvector`` with the ``simple`` configuration over the text split at every
-character that is not a letter or digit, as SQLite's tokenizer splits it; ranked by ``ts_rank``,
-ties by id) and adds the memories linked to them. Two tables, ``memories`` and ``memory_links``,
-are created on first use under an advisory lock, so workers starting together do not race. Times
-are the database server's clock, one clock for every worker. Connections come from a pool; a
-server that cannot be reached raises ``MemoryUnavailable`` with one line naming
-``AGENT_MEMORY_URL`` and never its password.
+reflect are idempotent by key, recall ranks the newest ``recall_window`` memories of a space
+that contain any of the query's words (``tsvector`` with the ``simple`` configuration over the
+text split at every character that is not a letter or digit, as SQLite's tokenizer splits it;
+ranked by ``ts_rank``, ties by id) and adds the memories linked to them. Two tables,
+``memories`` and ``memory_links``, are created on first use under an advisory lock, so workers
+starting together do not race. Times are the database server's clock, one clock for every worker.
+Connections come from a pool; a server that cannot be reached raises ``MemoryUnavailable`` with
+one line naming ``AGENT_MEMORY_URL`` and never its password.
 """
 
 from __future__ import annotations
@@ -27,6 +27,7 @@ from psycopg_pool import ConnectionPool, PoolTimeout
 from activities.redaction import redact
 from activities.tools.memory import (
     RECALL_LIMIT,
+    RECALL_WINDOW,
     Memory,
     Recalled,
     check_reflected,
@@ -88,10 +89,15 @@ ON CONFLICT DO NOTHING
 _MEMORY = """id, kind, content, agent, node_id, context_ids, files,
     ARRAY(SELECT b FROM memory_links WHERE a = m.id ORDER BY b) AS linked"""
 _RECALL = f"""
-SELECT {_MEMORY} FROM memories m, websearch_to_tsquery('simple', %(query)s) q
-WHERE m.words @@ q AND m.space = %(space)s AND m.created < %(before)s
-ORDER BY ts_rank(m.words, q) DESC, m.id LIMIT %(limit)s
+SELECT {_MEMORY} FROM (
+    SELECT id, kind, content, agent, node_id, context_ids, files, words FROM memories
+    WHERE words @@ websearch_to_tsquery('simple', %(query)s) AND space = %(space)s
+        AND created < %(before)s
+    ORDER BY id DESC LIMIT %(window)s
+) m
+ORDER BY ts_rank(m.words, websearch_to_tsquery('simple', %(query)s)) DESC, m.id LIMIT %(limit)s
 """
+"""The best of the newest matches: ``ts_rank`` is computed for the window only."""
 _LINKED = f"""
 SELECT {_MEMORY} FROM memories m WHERE m.id = ANY(%(ids)s::bigint[]) AND m.created < %(before)s
 ORDER BY m.id
@@ -103,9 +109,11 @@ class MemoryUnavailable(ConnectionError):
 
 
 class PostgresMemory:
-    """The shared store: PostgreSQL full-text search, a pool of connections."""
+    """The shared store: PostgreSQL full-text search (``ts_rank`` of the newest
+    ``recall_window`` matches), a pool of connections."""
 
-    def __init__(self, url: str) -> None:
+    def __init__(self, url: str, recall_window: int = RECALL_WINDOW) -> None:
+        self._window = recall_window
         try:
             params = conninfo_to_dict(url)
         except psycopg.ProgrammingError as err:
@@ -168,7 +176,14 @@ class PostgresMemory:
         until = before if before is not None else float("inf")
         with self._connection() as db:
             rows = db.execute(
-                _RECALL, {"query": match, "space": space, "before": until, "limit": limit}
+                _RECALL,
+                {
+                    "query": match,
+                    "space": space,
+                    "before": until,
+                    "window": self._window,
+                    "limit": limit,
+                },
             ).fetchall()
             found = [_memory(row) for row in rows]
             hit_ids = {m.id for m in found}

@@ -7,6 +7,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
+from activities.tools.memory import RECALL_WINDOW
+
 MAX_TOOL_CALLS = 12
 """Tool calls one agent step may make (``AGENT_TOOL_CALLS``); then the model must answer."""
 TOOL_RESULT_BYTES = 16_000
@@ -38,6 +40,7 @@ class ToolSettings:
     state_dir: Path = Path(".state")
     memory_url: str | None = None
     """``sqlite:///<path>``; default: ``memory.sqlite3`` in the state directory."""
+    recall_window: int = RECALL_WINDOW
     max_calls: int = MAX_TOOL_CALLS
     result_bytes: int = TOOL_RESULT_BYTES
     max_file_bytes: int = MAX_FILE_BYTES
@@ -57,6 +60,7 @@ class ToolSettings:
     def __post_init__(self) -> None:
         for name, value in (
             ("AGENT_TOOL_CALLS", self.max_calls),
+            ("AGENT_MEMORY_RECALL_WINDOW", self.recall_window),
             ("AGENT_TOOL_RESULT_BYTES", self.result_bytes),
             ("AGENT_TOOL_FILE_BYTES", self.max_file_bytes),
             ("AGENT_TEST_TIMEOUT", self.test_timeout),
@@ -90,6 +94,7 @@ class ToolSettings:
         return cls(
             state_dir=Path(env.get("AGENTS_STATE_DIR") or ".state"),
             memory_url=env.get("AGENT_MEMORY_URL") or None,
+            recall_window=_int(env, "AGENT_MEMORY_RECALL_WINDOW", RECALL_WINDOW),
             max_calls=_int(env, "AGENT_TOOL_CALLS", MAX_TOOL_CALLS),
             result_bytes=_int(env, "AGENT_TOOL_RESULT_BYTES", TOOL_RESULT_BYTES),
             max_file_bytes=_int(env, "AGENT_TOOL_FILE_BYTES", MAX_FILE_BYTES),

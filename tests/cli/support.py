@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import pty
 import select
+import shutil
 import signal
 import socket
 import subprocess
@@ -14,6 +15,8 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
 CLIENT = str(ROOT / "client.py")
+DIAGNOSED = ("Name", "State", "SigPnd", "ShdPnd", "SigBlk", "SigIgn", "SigCgt")
+"""The /proc status lines of a thread that ``Terminal.diagnosis`` shows."""
 WAIT_CEILING = 120.0
 """Upper bound while waiting for output; the tests never depend on how fast it comes."""
 
@@ -72,7 +75,9 @@ class Terminal:
         deadline = time.monotonic() + timeout
         while needle not in self.seen:
             left = deadline - time.monotonic()
-            assert left > 0, f"no {needle!r} within {timeout}s; got:\n{self.seen[-3000:]}"
+            assert left > 0, (
+                f"no {needle!r} within {timeout}s; got:\n{self.seen[-3000:]}\n{self.diagnosis()}"
+            )
             ready, _, _ = select.select([self.fd], [], [], left)
             if ready:
                 try:
@@ -82,6 +87,33 @@ class Terminal:
                 if not chunk:
                     assert needle in self.seen, f"ended without {needle!r}:\n{self.seen[-3000:]}"
                 self.seen += chunk.decode(errors="replace")
+
+    def diagnosis(self) -> str:
+        """What the process is doing: each thread's state, kernel wait and signal masks, and
+        (with py-spy installed) its Python stacks; for the message of a test that waited in vain."""
+        pid = self.process.pid
+        code = self.process.poll()
+        lines = [f"process {pid}: {'alive' if code is None else f'exited {code}'}"]
+        for task in sorted(Path(f"/proc/{pid}/task").glob("*")):
+            try:
+                status = (task / "status").read_text().splitlines()
+                wchan = (task / "wchan").read_text()
+            except OSError:
+                continue
+            fields = [f for f in status if f.split(":")[0] in DIAGNOSED]
+            lines.append(
+                f"  thread {task.name} wchan={wchan} "
+                + " ".join(" ".join(f.split()) for f in fields)
+            )
+        spy = shutil.which(
+            "py-spy", path=f"{Path(sys.executable).parent}:{os.environ.get('PATH', '')}"
+        )
+        if spy and code is None:
+            dumped = subprocess.run(
+                [spy, "dump", "--pid", str(pid)], capture_output=True, text=True, check=False
+            )
+            lines.append(dumped.stdout + dumped.stderr)
+        return "\n".join(lines)
 
     def send(self, line: str) -> None:
         os.write(self.fd, line.encode() + b"\n")

@@ -75,6 +75,9 @@ def test_budgets_are_named_settings() -> None:
         ToolSettings.from_env({"AGENT_TOOL_CALLS": "many"})
     with pytest.raises(ValueError, match="AGENT_TOOL_RESULT_BYTES must be a positive number"):
         ToolSettings(result_bytes=0)
+    assert ToolSettings.from_env({"AGENT_MEMORY_RECALL_WINDOW": "50"}).recall_window == 50
+    with pytest.raises(ValueError, match="AGENT_MEMORY_RECALL_WINDOW must be a positive number"):
+        ToolSettings.from_env({"AGENT_MEMORY_RECALL_WINDOW": "0"})
 
 
 def test_the_transcript_is_the_rounds_in_order_then_the_budget_notice() -> None:

@@ -10,10 +10,10 @@ from pathlib import Path
 
 import pytest
 
-from activities.tools.memory import MemoryStore, Recalled, open_memory
+from activities.tools.memory import RECALL_WINDOW, MemoryStore, Recalled, open_memory
 from tests.support.postgres import PostgresServer
 
-Opener = Callable[[], MemoryStore]
+Opener = Callable[..., MemoryStore]
 
 
 @pytest.fixture(params=["sqlite", "postgres"])
@@ -27,8 +27,8 @@ def open_store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Opene
         url = server.create_database()
     opened: list[MemoryStore] = []
 
-    def opener() -> MemoryStore:
-        opened.append(open_memory(url))
+    def opener(recall_window: int = RECALL_WINDOW) -> MemoryStore:
+        opened.append(open_memory(url, recall_window))
         return opened[-1]
 
     yield opener
@@ -67,6 +67,23 @@ def test_retain_and_reflect_are_idempotent_by_key(store: MemoryStore) -> None:
         len(store.recall("shop", "gateway limit settings insight unused", limit=50).memories) == 3
     )
     assert store.recall("shop", "gateway").memories[0].linked == [insight]  # linked once
+
+
+def test_recall_ranks_the_newest_matches_of_its_space_within_the_window(
+    open_store: Opener,
+) -> None:
+    """Issue 21 benchmark: a recall ranks at most AGENT_MEMORY_RECALL_WINDOW matches, the newest
+    of its space, so it costs the same at any size; the best of them come first."""
+    store = open_store(recall_window=3)
+    best_but_old = _retain(store, "k0", "cache cache cache cache the gateway cache")
+    newer = [_retain(store, f"k{n}", f"the gateway cache, episode {n}") for n in range(1, 4)]
+    for n in range(5):  # newer still, but of other spaces or matching nothing: not in the window
+        _retain(store, f"other-{n}", "the gateway cache elsewhere", space="elsewhere")
+        _retain(store, f"miss-{n}", "settings hold requests_per_minute")
+    recalled = [m.id for m in store.recall("shop", "cache", limit=10).memories]
+    assert sorted(recalled) == newer, "the three newest matches of the space, no older one"
+    ranked = [m.id for m in open_store().recall("shop", "cache").memories]
+    assert ranked[:1] == [best_but_old], "in the default window the best match comes first"
 
 
 def test_recall_returns_matches_and_the_memories_linked_to_them(store: MemoryStore) -> None:
