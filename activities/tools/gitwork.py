@@ -23,7 +23,7 @@ import threading
 from pathlib import Path
 
 from activities.tools.settings import ToolSettings
-from activities.tools.workspace import key_of, mirror_of
+from activities.tools.workspace import NotOnThisWorker, key_of, mirror_of
 from models.code import (
     CONFLICT_FILES_ASKED,
     DIFF_CHARS,
@@ -174,10 +174,11 @@ def reset(worktree: WorktreeRef) -> None:
     """Back to the step's base commit: every edit is applied again from the transcript."""
     path = Path(worktree.path)
     if not (path / ".git").exists():
-        raise GitWorkFailed(
-            f"worktree {path} is gone: the workers that serve runs with a workspace must share "
-            "one state directory (AGENTS_STATE_DIR), and a run's worktrees must not be deleted "
-            "while it runs"
+        raise NotOnThisWorker(
+            f"ticket worktree {path} is not on this worker",
+            "give every worker that serves runs with a workspace the same AGENT_WORKSPACES_DIR "
+            "(a directory they share at the same path), and do not delete a run's worktrees "
+            "while it runs",
         )
     git(path, "reset", "--hard", "--quiet", worktree.base_commit)
     git(path, "clean", "-fdxq")

@@ -55,7 +55,7 @@ class Toolbox:
         if call.workspace is None:
             return ToolRound(call, None, [], self.memory, self.settings, self._results)
         if call.worktree is not None:  # a ticket agent's edits are applied again from its base
-            await asyncio.to_thread(gitwork.reset, call.worktree)
+            await served_here(gitwork.reset, call.worktree)
             root = Path(call.worktree.path)
         else:
             root = await served_here(checkout, call.workspace, self.settings.workspace_cache)

@@ -111,12 +111,14 @@ def run_verification(command: str, worktree: Path, settings: ToolSettings) -> Te
 def sandbox_argv(command: str, worktree: Path, settings: ToolSettings) -> list[str]:
     """The bwrap command line that runs ``command`` (a shell line) in ``worktree``."""
     root = str(worktree.resolve())
-    state = str(settings.state_dir.resolve())
+    worktrees = str(settings.worktrees.resolve())
     argv = [bwrap_binary(), "--unshare-all", "--die-with-parent", "--new-session"]
     argv += ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp"]
-    if not root.startswith(state + os.sep):
-        raise SandboxUnavailable(f"worktree {root} is not under the state directory {state}")
-    argv += ["--tmpfs", state, "--bind", root, root]
+    if not root.startswith(worktrees + os.sep):
+        raise SandboxUnavailable(f"worktree {root} is not under the worktrees {worktrees}")
+    for private in settings.private_dirs:
+        argv += ["--tmpfs", str(private)]
+    argv += ["--bind", root, root]
     if (worktree / ".git").exists():
         argv += ["--ro-bind", f"{root}/.git", f"{root}/.git"]
     argv += ["--chdir", root, "--clearenv"]

@@ -53,6 +53,10 @@ class ToolSettings:
     results_dir: Path | None = None
     """``AGENT_TOOL_RESULTS_DIR``: where the tool results models saw are kept for the export;
     default: ``tool-results`` in the state directory."""
+    workspaces_dir: Path | None = None
+    """``AGENT_WORKSPACES_DIR``: the clones, pinned commits, the agents' repositories and the
+    ticket worktrees; on several hosts, a directory every worker shares at the same path;
+    default: ``workspaces`` and ``worktrees`` in the state directory."""
     push_remote: str | None = None
     """``AGENT_PUSH_REMOTE``: a git remote (URL or path) the run branch is pushed to; none: kept
     in the run repository under the state directory."""
@@ -74,11 +78,22 @@ class ToolSettings:
 
     @property
     def workspace_cache(self) -> Path:
-        return self.state_dir / "workspaces"
+        return self.workspaces_dir or self.state_dir / "workspaces"
 
     @property
     def worktrees(self) -> Path:
-        return self.state_dir / "worktrees"
+        return (self.workspaces_dir or self.state_dir) / "worktrees"
+
+    @property
+    def private_dirs(self) -> list[Path]:
+        """What a verification run must not see: the state directory, and the workspaces
+        directory when it lies elsewhere (both resolved)."""
+        dirs = [self.state_dir.resolve()]
+        if self.workspaces_dir is not None:
+            shared = self.workspaces_dir.resolve()
+            if not shared.is_relative_to(dirs[0]):
+                dirs.append(shared)
+        return dirs
 
     @property
     def tool_results(self) -> Path:
@@ -105,6 +120,7 @@ class ToolSettings:
             worktree_mb=_int(env, "AGENT_WORKTREE_MB", WORKTREE_MB),
             commit_author=env.get("AGENT_COMMIT_AUTHOR") or COMMIT_AUTHOR,
             results_dir=Path(text) if (text := env.get("AGENT_TOOL_RESULTS_DIR")) else None,
+            workspaces_dir=Path(text) if (text := env.get("AGENT_WORKSPACES_DIR")) else None,
             push_remote=env.get("AGENT_PUSH_REMOTE") or None,
         )
 

@@ -47,11 +47,12 @@ def pg_bin() -> Path | None:
 class PostgresServer:
     """One running server: ``url(db)`` names a database on it, ``create_database`` makes one."""
 
-    def __init__(self, port: int) -> None:
+    def __init__(self, port: int, host: str = "127.0.0.1") -> None:
         self.port = port
+        self.host = host
 
     def url(self, database: str, password: str = PASSWORD) -> str:
-        return f"postgresql://{USER}:{password}@127.0.0.1:{self.port}/{database}"
+        return f"postgresql://{USER}:{password}@{self.host}:{self.port}/{database}"
 
     def create_database(self) -> str:
         """A fresh, empty database; its URL."""
@@ -67,8 +68,11 @@ class PostgresServer:
 
 
 @contextmanager
-def postgres_server(bin_dir: Path) -> Iterator[PostgresServer]:
-    """A server in a fresh temporary directory, stopped and removed at the end."""
+def postgres_server(
+    bin_dir: Path, host: str = "127.0.0.1", clients: str | None = None
+) -> Iterator[PostgresServer]:
+    """A server in a fresh temporary directory listening on ``host``, stopped and removed at the
+    end; ``clients`` (a CIDR network) may connect from other hosts, with the password."""
     root = Path(tempfile.mkdtemp(prefix="pg-test-"))  # not under pytest's root-only tmp dir
     user = _unprivileged()
     try:
@@ -77,11 +81,14 @@ def postgres_server(bin_dir: Path) -> Iterator[PostgresServer]:
             os.chown(root, user.pw_uid, user.pw_gid)
         data: list[str | Path] = ["-D", root / "data"]
         _run(user, bin_dir / "initdb", *data, *INITDB, "--pwfile", root / "password")
-        port = free_port()
-        options = f"{SETTINGS} -c listen_addresses=127.0.0.1 -p {port} -k {root}"
+        if clients is not None:
+            with (root / "data" / "pg_hba.conf").open("a") as hba:
+                hba.write(f"host all all {clients} scram-sha-256\n")
+        port = free_port(host)
+        options = f"{SETTINGS} -c listen_addresses={host} -p {port} -k {root}"
         _run(user, bin_dir / "pg_ctl", *data, "-l", root / "log", "-o", options, "-w", "start")
         try:
-            yield PostgresServer(port)
+            yield PostgresServer(port, host)
         finally:
             _run(user, bin_dir / "pg_ctl", *data, "-m", "immediate", "-w", "stop")
     finally:
@@ -112,9 +119,9 @@ def _run(user: pwd.struct_passwd | None, *argv: str | Path) -> None:
         raise RuntimeError(f"{argv[0]} failed ({done.returncode}): {done.stderr.strip()}\n{tail}")
 
 
-def free_port() -> int:
+def free_port(host: str = "127.0.0.1") -> int:
     with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
+        s.bind((host, 0))
         return int(s.getsockname()[1])
 
 

@@ -58,6 +58,31 @@ def test_the_worktree_is_writable_and_nothing_else_is(
     assert "other runs' state" not in run.output_tail
 
 
+def test_a_shared_workspaces_dir_hides_other_worktrees_and_the_state(tmp_path: Path) -> None:
+    """Issue 21 item 2: with AGENT_WORKSPACES_DIR elsewhere (a mount every host shares), a run
+    sees its own worktree only: not another ticket's, not the worker's state directory."""
+    settings = ToolSettings(
+        state_dir=tmp_path / "state", workspaces_dir=tmp_path / "shared", test_timeout=5
+    )
+    mine, other = (settings.worktrees / "run" / name for name in ("mine", "other"))
+    for path in (mine, other, settings.state_dir):
+        path.mkdir(parents=True)
+    (other / "secret.txt").write_text("another ticket's edit")
+    (settings.state_dir / "memory.sqlite3").write_text("the worker's state")
+    script = (
+        "echo ok > inside.txt; "
+        f"cat {other / 'secret.txt'} || echo hidden-ticket; "
+        f"cat {settings.state_dir / 'memory.sqlite3'} || echo hidden-state"
+    )
+    run = run_verification(script, mine, settings)
+    assert (mine / "inside.txt").read_text() == "ok\n"
+    assert "hidden-ticket" in run.output_tail and "hidden-state" in run.output_tail
+    assert "another ticket's edit" not in run.output_tail
+    assert "the worker's state" not in run.output_tail
+    with pytest.raises(sandbox.SandboxUnavailable, match="not under the worktrees"):
+        sandbox.sandbox_argv("true", settings.state_dir, settings)
+
+
 def test_there_is_no_network(worktree: Path, settings: ToolSettings) -> None:
     code = (
         "import socket\n"

@@ -13,7 +13,7 @@ from activities.code_changes import CodeChangeActivities
 from activities.tools import gitwork, write_tools
 from activities.tools.catalog import CODE_AGENTS, tools_for
 from activities.tools.settings import ToolSettings
-from activities.tools.workspace import ToolError, Workspace, pin
+from activities.tools.workspace import NotOnThisWorker, ToolError, Workspace, pin
 from models.agent_types import AgentType
 from models.code import (
     CommitRequest,
@@ -114,6 +114,28 @@ def test_a_commit_is_made_once_per_node_and_reset_replays_from_the_base(
     assert done.files == ["calc/ops.py"] and "+    return a + b" in done.diff.text
     gitwork.reset(ref)  # the next round starts from the base again
     assert "a - b" in (Path(ref.path) / "calc" / "ops.py").read_text()
+
+
+def test_a_worktree_another_worker_holds_is_this_workers_condition(
+    pinned: PinnedWorkspace, settings: ToolSettings, tmp_path: Path
+) -> None:
+    """Issue 21 item 2: a host without the shared AGENT_WORKSPACES_DIR cannot replay the ticket's
+    edits; the step is retried so a worker that has it serves it, and the fix is named."""
+    ref = _worktree(pinned, settings)
+    elsewhere = ref.model_copy(update={"path": str(tmp_path / "other-host" / "T-001")})
+    with pytest.raises(NotOnThisWorker, match="is not on this worker") as raised:
+        gitwork.reset(elsewhere)
+    assert "AGENT_WORKSPACES_DIR" in raised.value.fix
+
+
+def test_worktrees_live_in_the_shared_workspaces_dir(tmp_path: Path) -> None:
+    """AGENT_WORKSPACES_DIR holds the clones, the agents' repositories and the worktrees."""
+    settings = ToolSettings(state_dir=tmp_path / "state", workspaces_dir=tmp_path / "shared")
+    pinned = pin(WorkspaceSpec(source=str(make_code_repo(tmp_path))), settings.workspace_cache)
+    ref = _worktree(pinned, settings)
+    for path in (ref.path, ref.repository):
+        assert Path(path).is_relative_to(tmp_path / "shared"), path
+    assert not (tmp_path / "state").exists(), "nothing of the code is in the worker's own state"
 
 
 def test_a_diff_over_its_cap_says_what_was_cut(
