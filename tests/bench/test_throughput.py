@@ -2,9 +2,23 @@
 
 from __future__ import annotations
 
+import argparse
+from dataclasses import replace
+
+import pytest
 from temporalio.client import Client
 
-from bench.throughput import measure, report
+from bench.throughput import (
+    GOAL,
+    BenchResult,
+    Rate,
+    measure,
+    process_lines,
+    process_rate,
+    report,
+    worker_counts,
+)
+from models.state import OrchestratorInput
 
 
 async def test_bench_measures_both_rates_and_the_memory_of_held_runs(client: Client) -> None:
@@ -16,3 +30,18 @@ async def test_bench_measures_both_rates_and_the_memory_of_held_runs(client: Cli
     text = report(result)
     assert "ratio agent steps/s / bare activities/s:" in text
     assert "per cached running workflow" in text
+
+
+_NO_RUNS = BenchResult(2, [19], Rate(1, 1), Rate(1, 1), 1, 1, 1, 1, "dev server in memory")
+
+
+async def test_worker_processes_serve_the_runs_and_count_their_steps(client: Client) -> None:
+    """Issue 21 benchmark: --workers runs real worker.py processes, all polling before the runs."""
+    rate = await process_rate(client, 2, 2, OrchestratorInput(goal=GOAL), 19)
+    assert rate.items == 2 * 19 and rate.seconds > 0
+    assert process_lines(replace(_NO_RUNS, processes={1: rate, 2: rate}))[-1].startswith(
+        "2 processes / 1: 1.00x"
+    )
+    assert worker_counts("1,2") == (1, 2)
+    with pytest.raises(argparse.ArgumentTypeError, match="at least 1"):
+        worker_counts("0,2")
