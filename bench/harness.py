@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import os
 import platform
 import statistics
 import sys
@@ -15,6 +16,7 @@ from typing import TypeVar
 
 import temporalio
 from temporalio import activity, workflow
+from temporalio.client import Client
 from temporalio.contrib.pydantic import pydantic_data_converter
 from temporalio.runtime import Runtime
 from temporalio.testing import WorkflowEnvironment
@@ -83,6 +85,21 @@ async def start_dev_server(
         dev_server_database_filename=db_file,
         runtime=runtime,
     )
+
+
+def worker_env(client: Client, task_queue: str) -> dict[str, str]:
+    """The environment of a ``python worker.py`` the bench starts: this one without any Temporal,
+    OpenAI, agent or offline-scenario setting, joined to ``client``'s server and ``task_queue``."""
+    env = {
+        k: v
+        for k, v in os.environ.items()
+        if not k.startswith(("TEMPORAL_", "OPENAI_", "AGENT", "OFFLINE_"))
+    }
+    return env | {
+        "TEMPORAL_ADDRESS": client.service_client.config.target_host,
+        "TEMPORAL_NAMESPACE": client.namespace,
+        "TEMPORAL_TASK_QUEUE": task_queue,
+    }
 
 
 def server_mode(db_file: str | None) -> str:

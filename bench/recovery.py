@@ -13,7 +13,6 @@ complete: deaths never spend the endpoint's attempts.
 from __future__ import annotations
 
 import asyncio
-import os
 import statistics
 import subprocess
 import sys
@@ -26,7 +25,14 @@ from pathlib import Path
 from temporalio.api.enums.v1 import EventType
 from temporalio.client import Client
 
-from bench.harness import bench_parser, run_on_dev_server, server_mode, versions, versus_aim
+from bench.harness import (
+    bench_parser,
+    run_on_dev_server,
+    server_mode,
+    versions,
+    versus_aim,
+    worker_env,
+)
 from models.results import OrchestratorCollectorResult
 from tests.support.openai_server import HANG, ScriptedOpenAIServer
 
@@ -46,15 +52,7 @@ class Recovery:
 
 
 def _worker(client: Client, task_queue: str, base_url: str, log: Path) -> subprocess.Popen[bytes]:
-    env = {
-        k: v
-        for k, v in os.environ.items()
-        if not k.startswith(("TEMPORAL_", "OPENAI_", "AGENT", "OFFLINE_"))
-    }
-    env |= {
-        "TEMPORAL_ADDRESS": client.service_client.config.target_host,
-        "TEMPORAL_NAMESPACE": "default",
-        "TEMPORAL_TASK_QUEUE": task_queue,
+    env = worker_env(client, task_queue) | {
         "OPENAI_API_KEY": "sk-recovery-bench",
         "OPENAI_BASE_URL": base_url,
         "AGENT_MODEL": "recovery-model",

@@ -70,6 +70,7 @@ from bench.harness import (
     server_mode,
     versions,
     versus_aim,
+    worker_env,
 )
 from bench.history_times import fetch_history, rounds
 from bench.interrupt_round_trip import waiting_interrupt
@@ -206,16 +207,7 @@ async def process_rate(
 @contextlib.asynccontextmanager
 async def worker_processes(client: Client, queue: str, count: int) -> AsyncIterator[None]:
     """``count`` ``python worker.py`` processes on ``queue`` (offline model), once all poll it."""
-    env = {
-        k: v
-        for k, v in os.environ.items()
-        if not k.startswith(("TEMPORAL_", "OPENAI_", "AGENT", "OFFLINE_"))
-    }
-    env |= {
-        "TEMPORAL_ADDRESS": client.service_client.config.target_host,
-        "TEMPORAL_NAMESPACE": client.namespace,
-        "TEMPORAL_TASK_QUEUE": queue,
-    }
+    env = worker_env(client, queue)
     with tempfile.TemporaryDirectory(prefix="bench-throughput-") as tmp:
         started: list[subprocess.Popen[bytes]] = []
         try:

@@ -54,13 +54,25 @@ def agents(
     )
 
 
+AS_A_SHELL_STARTS_IT = (
+    "import os, signal, sys\n"
+    "for sig in (signal.SIGHUP, signal.SIGINT, signal.SIGQUIT):\n"
+    "    signal.signal(sig, signal.SIG_DFL)\n"
+    "os.execv(sys.executable, [sys.executable, *sys.argv[1:]])\n"
+)
+"""Exec the command with the signals a person's interactive shell gives its foreground job at
+their defaults. The tests may run where they are ignored (a job started in the background by a
+non-interactive shell ignores SIGINT and SIGQUIT, one under nohup SIGHUP too); a Python program
+started so keeps ignoring them, and Ctrl-C would do nothing."""
+
+
 class Terminal:
     """A CLI process on a pseudo-terminal; ``expect`` waits for text, ``send`` types a line."""
 
     def __init__(self, env: dict[str, str], *args: str) -> None:
         primary, secondary = pty.openpty()
         self.process = subprocess.Popen(
-            [sys.executable, CLIENT, *args],
+            [sys.executable, "-c", AS_A_SHELL_STARTS_IT, CLIENT, *args],
             stdin=secondary,
             stdout=secondary,
             stderr=secondary,
