@@ -58,6 +58,7 @@ class PromptRenderer:
             undefined=StrictUndefined,
             autoescape=False,
             keep_trailing_newline=True,
+            auto_reload=False,  # fingerprinted once (template_version): no stat per step
         )
         self._registry = registry if registry is not None else default_registry()
         self._templates: dict[AgentType, str] = {}
