@@ -348,7 +348,7 @@ class LocalStack:
         self._save(info)
         client = await local_client(info)
         deadline = time.monotonic() + START_TIMEOUT_SECONDS
-        while not await _polled(client, info.namespace, queue):
+        while not await pollers(client, info.namespace, queue):
             if process.poll() is not None:
                 del info.workers[queue]
                 self._save(info)
@@ -366,8 +366,8 @@ async def local_client(info: StackInfo) -> Client:
     )
 
 
-async def _polled(client: Client, namespace: str, queue: str) -> bool:
-    """Whether a worker polls ``queue`` for workflow tasks."""
+async def pollers(client: Client, namespace: str, queue: str) -> set[str]:
+    """The identities of the workers polling ``queue`` for workflow tasks."""
     described = await client.workflow_service.describe_task_queue(
         DescribeTaskQueueRequest(
             namespace=namespace,
@@ -375,7 +375,7 @@ async def _polled(client: Client, namespace: str, queue: str) -> bool:
             task_queue_type=TaskQueueType.TASK_QUEUE_TYPE_WORKFLOW,
         )
     )
-    return bool(described.pollers)
+    return {p.identity for p in described.pollers}
 
 
 def _spawn(command: list[str], log: Path, env: dict[str, str]) -> subprocess.Popen[bytes]:

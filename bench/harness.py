@@ -102,6 +102,11 @@ def worker_env(client: Client, task_queue: str) -> dict[str, str]:
     }
 
 
+def load_average() -> str:
+    """The machine's 1, 5 and 15 minute load averages, for a report."""
+    return " ".join(f"{x:.1f}" for x in os.getloadavg())
+
+
 def server_mode(db_file: str | None) -> str:
     """How the dev server keeps its data, for a report."""
     return f"dev server on the SQLite file {db_file}" if db_file else "dev server in memory"

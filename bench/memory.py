@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import os
 import tempfile
 import time
 from collections.abc import Callable, Iterator
@@ -26,8 +25,8 @@ import psycopg
 
 from activities.tools.memory import MemoryStore, SqliteMemory
 from activities.tools.memory_postgres import PostgresMemory
-from bench.harness import positive_int, versions, versus_aim
-from bench.tools import WORDS, fill_memory, percentile
+from bench.harness import load_average, positive_int, versions, versus_aim
+from bench.tools import fill_memory, percentile, time_recalls
 
 RECALL_P95_AIM = 0.050
 """Seconds: the issue's aim for one recall's p95 over 100,000 memories, in either store."""
@@ -54,12 +53,7 @@ def measure_store(
     fill_memory(store, memories)
     fill_seconds = time.perf_counter() - started
     after_fill()
-    recall = []
-    for n in range(queries):
-        started = time.perf_counter()
-        store.recall("bench", f"{WORDS[n % len(WORDS)]} {WORDS[(n * 7) % len(WORDS)]}")
-        recall.append(time.perf_counter() - started)
-    return StoreTimes(recall, fill_seconds)
+    return StoreTimes(time_recalls(store, queries), fill_seconds)
 
 
 def measure(postgres_url: str, *, memories: int, queries: int) -> dict[str, StoreTimes]:
@@ -98,12 +92,8 @@ def report(times: dict[str, StoreTimes], memories: int) -> str:
         )
     lite, pg = times["SQLite"], times["PostgreSQL"]
     ratio = percentile(pg.recall, 0.95) / percentile(lite.recall, 0.95)
-    lines.append(f"p95 PostgreSQL / SQLite: {ratio:.2f}x (load average {_load()})")
+    lines.append(f"p95 PostgreSQL / SQLite: {ratio:.2f}x (load average {load_average()})")
     return "\n".join(lines)
-
-
-def _load() -> str:
-    return " ".join(f"{x:.1f}" for x in os.getloadavg())
 
 
 @contextlib.contextmanager

@@ -51,20 +51,19 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from temporalio.api.enums.v1 import TaskQueueType
-from temporalio.api.taskqueue.v1 import TaskQueue
-from temporalio.api.workflowservice.v1 import DescribeTaskQueueRequest
 from temporalio.client import Client, WorkflowHandle
 from temporalio.worker import Worker
 
 from activities.llm import LlmSettings
 from activities.offline_model import OfflineModel, OfflineScenario
 from app.process_exit import exit_now
+from app.stack import pollers
 from app.worker_setup import build_worker
 from bench.harness import (
     BareRounds,
     bench_parser,
     fresh_id,
+    load_average,
     noop,
     run_on_dev_server,
     server_mode,
@@ -223,7 +222,7 @@ async def worker_processes(client: Client, queue: str, count: int) -> AsyncItera
                         )
                     )
             async with asyncio.timeout(WAIT_TIMEOUT):
-                while await pollers(client, queue) < count:
+                while len(await pollers(client, client.namespace, queue)) < count:
                     if any(p.poll() is not None for p in started):
                         raise RuntimeError(f"a worker.py ended early; see its log in {tmp}")
                     await asyncio.sleep(POLL_INTERVAL)
@@ -233,18 +232,6 @@ async def worker_processes(client: Client, queue: str, count: int) -> AsyncItera
                 process.terminate()
             for process in started:
                 process.wait()
-
-
-async def pollers(client: Client, queue: str) -> int:
-    """Worker identities polling ``queue`` for activity tasks."""
-    described = await client.workflow_service.describe_task_queue(
-        DescribeTaskQueueRequest(
-            namespace=client.namespace,
-            task_queue=TaskQueue(name=queue),
-            task_queue_type=TaskQueueType.TASK_QUEUE_TYPE_ACTIVITY,
-        )
-    )
-    return len({p.identity for p in described.pollers})
 
 
 async def held_rss(client: Client, runs: int) -> tuple[int, int]:
@@ -308,9 +295,7 @@ def process_lines(result: BenchResult) -> list[str]:
         first, last = result.processes[counts[0]], result.processes[counts[-1]]
         lines.append(
             f"{counts[-1]} processes / {counts[0]}: {last.per_second / first.per_second:.2f}x "
-            f"({os.cpu_count()} cores, load average "
-            + " ".join(f"{x:.1f}" for x in os.getloadavg())
-            + ")"
+            f"({os.cpu_count()} cores, load average {load_average()})"
         )
     return lines
 

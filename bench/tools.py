@@ -139,6 +139,16 @@ def fill_memory(store: MemoryStore, memories: int) -> None:
         )
 
 
+def time_recalls(store: MemoryStore, queries: int) -> list[float]:
+    """Seconds of each of ``queries`` two-word recalls over what ``fill_memory`` retained."""
+    times = []
+    for n in range(queries):
+        started = time.perf_counter()
+        store.recall("bench", f"{WORDS[n % len(WORDS)]} {WORDS[(n * 7) % len(WORDS)]}")
+        times.append(time.perf_counter() - started)
+    return times
+
+
 def percentile(values: list[float], q: float) -> float:
     ordered = sorted(values)
     return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
@@ -189,11 +199,7 @@ async def measure(
             search.append(time.perf_counter() - started)
         store = SqliteMemory(root / "memory.sqlite3")
         fill_memory(store, memories)
-        recall = []
-        for n in range(queries):
-            started = time.perf_counter()
-            store.recall("bench", f"{WORDS[n % len(WORDS)]} {WORDS[(n * 7) % len(WORDS)]}")
-            recall.append(time.perf_counter() - started)
+        recall = time_recalls(store, queries)
         store.close()
     return Result(step_without, step_with, calls, tool_ms, search, recall, files, memories)
 
