@@ -21,9 +21,8 @@ uvicorn on a loopback port) and Debian's headless Chromium (driven by Playwright
    one workflow (query, describe, history), counted by a client interceptor on the inbox's client.
 5. **Live update**: with the page open, ``--answers`` of the questions it lists (default 10) are
    answered through the SDK (the validated update), one at a time, each after a random pause;
-   from the update's
-   return to the moment the card leaves the page (Playwright's ``wait_for_selector``; the page
-   refreshes every second). Aim: at most 1 s (median).
+   from the update's return to the moment the card leaves the page (Playwright's
+   ``wait_for_selector``; the page refreshes every second). Aim: at most 1 s (median).
 
 The baseline of the same shape, in the same run: a page listing 5 waiting questions; the report
 gives the 500-question figures against it as ratios.
