@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from temporalio.client import Client
@@ -11,6 +12,9 @@ from temporalio.runtime import Runtime
 from app.config import TemporalSettings
 from app.process_exit import guard_interpreter_exit
 from app.tracing import tracing_plugins
+
+_REFUSED_CREDENTIALS = re.compile(r"unauthenticated|permission|api key|\b40[13]\b")
+"""What the SDK's error says when the server refused our credentials."""
 
 
 class ConnectionProblem(Exception):
@@ -40,8 +44,12 @@ async def connect(
 
 
 def connect_error_message(address: str, settings: TemporalSettings, detail: str) -> str:
-    """One line: what failed at ``address`` and which setting to check."""
-    lowered = detail.lower()
+    """One line: what failed at ``address`` and which setting to check.
+
+    The SDK's ``detail`` names the address, so the address is taken out before reading it (port
+    40181 is not an HTTP 401), and status codes count only as whole numbers.
+    """
+    lowered = detail.replace(address, "<address>").lower()
     if settings.uses_tls and any(
         word in lowered for word in ("invalidcontenttype", "tls", "ssl", "certificate", "handshake")
     ):
@@ -51,7 +59,7 @@ def connect_error_message(address: str, settings: TemporalSettings, detail: str)
             "for a server without TLS unset TEMPORAL_API_KEY or set TEMPORAL_TLS=false, "
             "else check TEMPORAL_ADDRESS and the TEMPORAL_TLS_* settings"
         )
-    if any(word in lowered for word in ("unauthenticated", "permission", "api key", "401", "403")):
+    if _REFUSED_CREDENTIALS.search(lowered):
         return (
             f"cannot connect to Temporal at {address}: the server refused the credentials; "
             "check TEMPORAL_API_KEY (or the TLS client certificate) and TEMPORAL_NAMESPACE"
