@@ -5,15 +5,20 @@ stack of ``AGENTS_STATE_DIR`` when it runs, else 127.0.0.1:``AGENTS_PORT``;
 ``TEMPORAL_NAMESPACE``, ``TEMPORAL_API_KEY``, ``TEMPORAL_TLS_*``, profiles),
 ``TEMPORAL_TASK_QUEUE`` (default ``agents``); OPENAI_API_KEY, OPENAI_BASE_URL, AGENT_MODEL,
 AGENT_MODEL_<AGENT_TYPE>; without OPENAI_API_KEY the offline model answers, shaped by
-OFFLINE_SCENARIO (see README).
+OFFLINE_SCENARIO (see README). SIGTERM or Ctrl-C lets running activities finish for up to
+AGENTS_WORKER_DRAIN_SECONDS (default 10) before it stops; a second one stops it at once.
 """
 
 from __future__ import annotations
 
 import asyncio
 import os
+import signal
 import sys
 from dataclasses import replace
+from datetime import timedelta
+
+from temporalio.worker import Worker
 
 from activities.offline_model import OfflineScenario
 from app.config import (
@@ -21,6 +26,7 @@ from app.config import (
     llm_settings_from_env,
     notify_settings_from_env,
     stuck_check_seconds,
+    worker_drain,
 )
 from app.connect import ConnectionProblem, connect
 from app.logs import configure_logging
@@ -57,6 +63,7 @@ async def main(argv: list[str]) -> int:
         notify = notify_settings_from_env()
         llm = llm_settings_from_env()
         watch_every = stuck_check_seconds()
+        drain = worker_drain()
         metrics_at = metrics_address()
         runtime = metrics_runtime(metrics_at) if metrics_at else None
     except ValueError as err:
@@ -79,7 +86,10 @@ async def main(argv: list[str]) -> int:
         f"{uses}{served}",
         flush=True,
     )
-    worker = build_worker(client, settings.task_queue, llm, scenario=scenario, notify=notify)
+    worker = build_worker(
+        client, settings.task_queue, llm, scenario=scenario, notify=notify, drain=drain
+    )
+    stop_on_signals(worker, drain)
     if watch_every:
         watch = StuckRunWatch(client, settings.task_queue, notify, watch_every)
         watching = asyncio.create_task(watch.run())
@@ -87,6 +97,27 @@ async def main(argv: list[str]) -> int:
     if watch_every:
         watching.cancel()
     return 0
+
+
+def stop_on_signals(worker: Worker, drain: timedelta) -> None:
+    """The first SIGTERM or SIGINT shuts ``worker`` down, letting running activities finish for
+    ``drain``; the signals then take their default action, so a second one stops at once."""
+    loop = asyncio.get_running_loop()
+    stopping: list[asyncio.Task[None]] = []
+
+    def stop(signum: signal.Signals) -> None:
+        for each in (signal.SIGTERM, signal.SIGINT):
+            loop.remove_signal_handler(each)
+        print(
+            f"worker: {signum.name}: stopping; running activities may finish for "
+            f"{drain.total_seconds():g} s (AGENTS_WORKER_DRAIN_SECONDS); send it again to stop now",
+            file=sys.stderr,
+            flush=True,
+        )
+        stopping.append(loop.create_task(worker.shutdown()))
+
+    for each in (signal.SIGTERM, signal.SIGINT):
+        loop.add_signal_handler(each, stop, each)
 
 
 if __name__ == "__main__":

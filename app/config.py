@@ -27,6 +27,7 @@ from workflows.policies import (
     LLM_MAX_OUTPUT_TOKENS,
     LLM_REQUEST_TIMEOUT,
     LLM_VALIDATION_ATTEMPTS,
+    WORKER_DRAIN_SECONDS,
 )
 
 DEFAULT_TASK_QUEUE = "agents"
@@ -205,15 +206,23 @@ def _temperature(raw: str) -> float | None:
 
 def stuck_check_seconds(env: Mapping[str, str] = os.environ) -> float:
     """AGENTS_STUCK_CHECK_SECONDS: how often a worker looks for stuck runs (0: never)."""
-    raw = env.get("AGENTS_STUCK_CHECK_SECONDS", "").strip()
+    return _seconds(env, "AGENTS_STUCK_CHECK_SECONDS", STUCK_CHECK_SECONDS)
+
+
+def worker_drain(env: Mapping[str, str] = os.environ) -> timedelta:
+    """AGENTS_WORKER_DRAIN_SECONDS: how long a stopping worker lets running activities finish
+    before it cancels them (0: cancel at once)."""
+    return timedelta(seconds=_seconds(env, "AGENTS_WORKER_DRAIN_SECONDS", WORKER_DRAIN_SECONDS))
+
+
+def _seconds(env: Mapping[str, str], name: str, default: float) -> float:
+    raw = env.get(name, "").strip()
     try:
-        seconds = float(raw) if raw else STUCK_CHECK_SECONDS
+        seconds = float(raw) if raw else default
     except ValueError:
         seconds = -1.0
-    if not seconds >= 0:
-        raise ValueError(
-            f"AGENTS_STUCK_CHECK_SECONDS must be a number of seconds, 0 or more, not {raw!r}"
-        )
+    if not 0 <= seconds < float("inf"):
+        raise ValueError(f"{name} must be a number of seconds, 0 or more, not {raw!r}")
     return seconds
 
 

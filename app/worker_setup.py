@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pkgutil
+from datetime import timedelta
 from typing import TYPE_CHECKING
 
 import httpx2
@@ -87,12 +88,15 @@ def build_worker(
     notify: NotifySettings | None = None,
     tools: ToolSettings | None = None,
     autonomy_settings: AutonomySettings | None = None,
+    drain: timedelta = timedelta(),
 ) -> Worker:
     """A worker for ``task_queue`` with all workflows and the agent activities.
 
     ``prompts`` defaults to a renderer with the default prompt contributors; ``notify`` to no
     notification channels (``app.config.notify_settings_from_env`` reads them); ``tools``
-    (workspace cache, memory, budgets) to ``ToolSettings.from_env()``.
+    (workspace cache, memory, budgets) to ``ToolSettings.from_env()``. ``drain``: how long its
+    shutdown lets running activities finish before cancelling them (``worker.py`` passes
+    AGENTS_WORKER_DRAIN_SECONDS; the default, none, suits in-process workers of tests and benches).
     """
     if offline is None and settings.offline:
         offline = OfflineModel(scenario)
@@ -114,6 +118,7 @@ def build_worker(
         workflow_runner=WORKFLOW_RUNNER,
         max_heartbeat_throttle_interval=HEARTBEAT_THROTTLE,
         default_heartbeat_throttle_interval=HEARTBEAT_THROTTLE,
+        graceful_shutdown_timeout=drain,
         activities=[
             agents.run_agent,
             resolution.translate_resolution,

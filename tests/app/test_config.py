@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
-from app.config import TemporalSettings, llm_settings_from_env
+from app.config import TemporalSettings, llm_settings_from_env, stuck_check_seconds, worker_drain
 
 PROFILES = """
 [profile.default]
@@ -126,3 +127,20 @@ def test_a_slow_model_is_a_setting_not_a_code_edit() -> None:
 def test_a_bad_model_setting_names_itself(name: str, value: str) -> None:
     with pytest.raises(ValueError, match=name):
         llm_settings_from_env({name: value})
+
+
+@pytest.mark.parametrize(
+    ("name", "read"),
+    [
+        ("AGENTS_WORKER_DRAIN_SECONDS", lambda env: worker_drain(env).total_seconds()),
+        ("AGENTS_STUCK_CHECK_SECONDS", stuck_check_seconds),
+    ],
+)
+def test_worker_seconds_settings_take_zero_or_more_and_name_themselves(
+    name: str, read: Callable[[dict[str, str]], float]
+) -> None:
+    assert read({name: "2.5"}) == 2.5 and read({name: "0"}) == 0
+    assert read({}) > 0, "a default"
+    for bad in ("-1", "soon", "inf", "nan"):
+        with pytest.raises(ValueError, match=f"{name} must be a number of seconds"):
+            read({name: bad})

@@ -33,12 +33,15 @@ class Received:
 
 
 class HttpReceiver:
-    """Records every POST; answers the scripted statuses first, then 200. ``hang``: never answers.
+    """Records every POST; answers the scripted statuses first, then 200. ``hang``: never answers;
+    ``reply_delay``: seconds between choosing a status (a delivery counts from then) and sending it.
 
     A real ``ThreadingHTTPServer`` in a thread, so it is independent of the test's event loop.
     """
 
-    def __init__(self, statuses: Sequence[int] = (), *, hang: bool = False) -> None:
+    def __init__(
+        self, statuses: Sequence[int] = (), *, hang: bool = False, reply_delay: float = 0.0
+    ) -> None:
         self.requests: list[Received] = []
         self.answered: list[int] = []
         self._statuses = list(statuses)
@@ -55,6 +58,7 @@ class HttpReceiver:
                     receiver._stop.wait()
                     return
                 status = receiver._next_status()
+                time.sleep(reply_delay)
                 self.send_response(status)
                 self.end_headers()
                 self.wfile.write(b"ok" if status < 400 else b"receiver says no")

@@ -50,6 +50,8 @@ WEBHOOK_SECRET = "whsec-DISTINCTIVE-7f3a9c"
 SLACK_TOKEN = "slacktoken-DISTINCTIVE-51b2e8"
 SMTP_PASSWORD = "smtppass-DISTINCTIVE-0c4d1a"
 SECRETS = (WEBHOOK_SECRET, SLACK_TOKEN, SMTP_PASSWORD)
+DRAIN = timedelta(seconds=10)
+"""A stopping worker's drain, as ``worker.py``'s (AGENTS_WORKER_DRAIN_SECONDS)."""
 
 
 def _settings(http: HttpReceiver, smtp: SmtpReceiver | None = None, **kw: Any) -> NotifySettings:
@@ -85,15 +87,19 @@ async def test_a_dispatched_agents_question_notifies_every_channel_once_across_a
 ) -> None:
     caplog.set_level(logging.DEBUG)
     offline = OfflineModel(OfflineScenario(interrupt_at=frozenset({AgentType.TICKET_AGENT})))
-    with HttpReceiver().running() as http, SmtpReceiver(password=SMTP_PASSWORD).running() as smtp:
+    slow_reply = HttpReceiver(reply_delay=1.0)  # the worker stops while the replies are on the way
+    with slow_reply.running() as http, SmtpReceiver(password=SMTP_PASSWORD).running() as smtp:
         notify = _settings(http, smtp)
-        async with build_worker(client, task_queue, LlmSettings(), offline=offline, notify=notify):
+        async with build_worker(
+            client, task_queue, LlmSettings(), offline=offline, notify=notify, drain=DRAIN
+        ):
             # both ticket agents ask: one question for both (issue 18 item 5)
             handle = await start(client, task_queue, workflow_id, question_gather_seconds=10)
             pending = (await wait_for_interrupt(handle)).pending_interrupt
             assert pending is not None
             await until(lambda: len(http.delivered()) == 2 and len(smtp.messages) == 1)
-        # a new worker replays the waiting interrupt: nothing is sent again
+        # the stopping worker let the deliveries finish; a new worker replays the waiting
+        # interrupt: nothing is sent again
         async with build_worker(client, task_queue, LlmSettings(), offline=offline, notify=notify):
             question = await interrupt_status(client, pending.workflow_id)
             await client.get_workflow_handle(pending.workflow_id).execute_update(
