@@ -148,11 +148,15 @@ def _agent(name: str) -> AgentType:
 
 
 class OfflineModel(httpx2.AsyncBaseTransport):
-    """Answers Chat Completions requests locally; keeps every request body it received."""
+    """Answers Chat Completions requests locally; with ``keep_requests`` (for tests and benches)
+    it keeps every request body it received in ``received``, else none: a worker's stays bounded."""
 
-    def __init__(self, scenario: OfflineScenario | None = None) -> None:
+    def __init__(
+        self, scenario: OfflineScenario | None = None, *, keep_requests: bool = True
+    ) -> None:
         self.scenario = scenario or OfflineScenario()
         self.received: list[dict[str, Any]] = []
+        self._keep_requests = keep_requests
         self._calls: Counter[str] = Counter()
         """Agent calls answered per workflow id, counted only for the ``loop`` scenario."""
 
@@ -162,7 +166,8 @@ class OfflineModel(httpx2.AsyncBaseTransport):
                 404, json={"error": {"message": f"offline model serves only {_SUPPORTED_PATH}"}}
             )
         body = json.loads(await request.aread())
-        self.received.append(body)
+        if self._keep_requests:
+            self.received.append(body)
         fmt = body.get("response_format") or {}
         name = (fmt.get("json_schema") or {}).get("name", "")
         node = NODES_BY_OUTPUT.get(name)

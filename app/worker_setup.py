@@ -99,7 +99,7 @@ def build_worker(
     AGENTS_WORKER_DRAIN_SECONDS; the default, none, suits in-process workers of tests and benches).
     """
     if offline is None and settings.offline:
-        offline = OfflineModel(scenario)
+        offline = OfflineModel(scenario, keep_requests=False)  # a worker runs for months
     llm = StructuredLlm(openai_client(settings, offline), settings)
     tools = tools if tools is not None else ToolSettings.from_env()
     prompts = prompts if prompts is not None else PromptRenderer(registry=default_registry(tools))

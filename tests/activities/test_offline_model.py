@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 
+import httpx2
 import pytest
 
 from activities.llm import strict_schema
@@ -92,3 +93,21 @@ def test_scenario_picks_single_dispatched_agents_and_the_fan_out_width() -> None
     for bad in ("fanout=0", "interrupt=TICKET_AGENT#x"):
         with pytest.raises(ValueError, match="whole number"):
             OfflineScenario.parse(bad)
+
+
+async def test_a_workers_offline_model_keeps_no_request_bodies() -> None:
+    """The worker's own offline model answers forever; only tests and benches keep bodies."""
+    model = NODES[AgentType.ORCHESTRATOR].output_model
+    body = {
+        "model": "offline",
+        "messages": MESSAGES,
+        "response_format": {
+            "type": "json_schema",
+            "json_schema": {"name": model.__name__, "schema": strict_schema(model)},
+        },
+    }
+    for keep, kept in ((True, 1), (False, 0)):
+        offline = OfflineModel(keep_requests=keep)
+        request = httpx2.Request("POST", "http://offline/v1/chat/completions", json=body)
+        response = await offline.handle_async_request(request)
+        assert response.status_code == 200 and len(offline.received) == kept
