@@ -27,6 +27,7 @@ from app.config import (
     notify_settings_from_env,
     stuck_check_seconds,
     worker_drain,
+    worker_max_activities,
 )
 from app.connect import ConnectionProblem, connect
 from app.logs import configure_logging
@@ -64,6 +65,7 @@ async def main(argv: list[str]) -> int:
         llm = llm_settings_from_env()
         watch_every = stuck_check_seconds()
         drain = worker_drain()
+        max_activities = worker_max_activities()
         metrics_at = metrics_address()
         runtime = metrics_runtime(metrics_at) if metrics_at else None
     except ValueError as err:
@@ -87,7 +89,13 @@ async def main(argv: list[str]) -> int:
         flush=True,
     )
     worker = build_worker(
-        client, settings.task_queue, llm, scenario=scenario, notify=notify, drain=drain
+        client,
+        settings.task_queue,
+        llm,
+        scenario=scenario,
+        notify=notify,
+        drain=drain,
+        max_activities=max_activities,
     )
     stop_on_signals(worker, drain)
     if watch_every:

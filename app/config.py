@@ -215,6 +215,14 @@ def worker_drain(env: Mapping[str, str] = os.environ) -> timedelta:
     return timedelta(seconds=_seconds(env, "AGENTS_WORKER_DRAIN_SECONDS", WORKER_DRAIN_SECONDS))
 
 
+def worker_max_activities(env: Mapping[str, str] = os.environ) -> int | None:
+    """AGENTS_WORKER_MAX_ACTIVITIES: activities one worker runs at once (unset: the default of
+    ``app.worker_setup.build_worker``)."""
+    if not env.get("AGENTS_WORKER_MAX_ACTIVITIES", "").strip():
+        return None
+    return _positive(env, "AGENTS_WORKER_MAX_ACTIVITIES", 1)
+
+
 def _seconds(env: Mapping[str, str], name: str, default: float) -> float:
     raw = env.get(name, "").strip()
     try:

@@ -29,7 +29,7 @@ from app.data_converter import with_checked_converter
 from workflows.interrupt import InterruptWorkflow
 from workflows.notifications import NotificationWorkflow
 from workflows.orchestrator import OrchestratorWorkflow
-from workflows.policies import HEARTBEAT_THROTTLE
+from workflows.policies import HEARTBEAT_THROTTLE, OFFLINE_MAX_ACTIVITIES
 
 if TYPE_CHECKING:
     from openai import AsyncOpenAI
@@ -89,6 +89,7 @@ def build_worker(
     tools: ToolSettings | None = None,
     autonomy_settings: AutonomySettings | None = None,
     drain: timedelta = timedelta(),
+    max_activities: int | None = None,
 ) -> Worker:
     """A worker for ``task_queue`` with all workflows and the agent activities.
 
@@ -97,6 +98,9 @@ def build_worker(
     (workspace cache, memory, budgets) to ``ToolSettings.from_env()``. ``drain``: how long its
     shutdown lets running activities finish before cancelling them (``worker.py`` passes
     AGENTS_WORKER_DRAIN_SECONDS; the default, none, suits in-process workers of tests and benches).
+    ``max_activities``: activities it runs at once (AGENTS_WORKER_MAX_ACTIVITIES); by default
+    OFFLINE_MAX_ACTIVITIES with the offline model, whose answers take the worker's event loop, and
+    the SDK's default with a model endpoint.
     """
     if offline is None and settings.offline:
         offline = OfflineModel(scenario, keep_requests=False)  # a worker runs for months
@@ -119,6 +123,8 @@ def build_worker(
         max_heartbeat_throttle_interval=HEARTBEAT_THROTTLE,
         default_heartbeat_throttle_interval=HEARTBEAT_THROTTLE,
         graceful_shutdown_timeout=drain,
+        max_concurrent_activities=max_activities
+        or (OFFLINE_MAX_ACTIVITIES if offline is not None else None),
         activities=[
             agents.run_agent,
             resolution.translate_resolution,

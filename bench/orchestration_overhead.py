@@ -16,17 +16,24 @@ queues:
 2. **Bare workflow of the same shape.** ``bench.harness.BareRounds`` runs, round after round, the
    same number of no-op activities (``bench.harness.noop``), the same fan-out in parallel, on the
    same server.
+3. **Bare workflow of the same shape making the same model calls.**
+   ``bench.model_calls.BareModelCalls`` runs, round after round, activities that make the warm-up
+   run's recorded model calls again (same messages and output model, through the same
+   ``StructuredLlm``, openai SDK and offline model), on the same server.
 
 Each is timed by the server's event times, ``WorkflowExecutionStarted`` to
-``WorkflowExecutionCompleted``, and divided by the number of rounds. The two alternate, ``--runs``
+``WorkflowExecutionCompleted``, and divided by the number of rounds. The three alternate, ``--runs``
 times each (default 10), every measured run after a pause of ``--gap`` seconds (default 2.0;
 back-to-back runs slow the dev server down).
 
 How to read ``orchestrator per round / bare per round`` (aim <= 1.2x): both pay Temporal's own
 cost of a round (a workflow task, the activities' schedule, dispatch and completion) and the same
 start and completion, so the ratio is what the orchestrator's code adds per round (state,
-payloads, prompt rendering, validation) on top of Temporal's floor. Compare ratios, not
-milliseconds: those depend on the machine, its load and the server's storage.
+payloads, prompt rendering, validation) and the model calls on top of Temporal's floor.
+``orchestrator per round / same calls per round`` takes the model calls out: what the orchestration
+adds to them (state and decisions, the agent call and reply payloads, prompt rendering,
+heartbeats). Compare ratios, not milliseconds: those depend on the machine, its load and the
+server's storage.
 """
 
 from __future__ import annotations
@@ -43,6 +50,7 @@ from temporalio.client import Client, WorkflowHandle
 from temporalio.worker import Worker
 
 from activities.llm import LlmSettings
+from activities.offline_model import OfflineModel
 from app.process_exit import exit_now
 from app.worker_setup import build_worker
 from bench.harness import (
@@ -65,6 +73,7 @@ from bench.history_times import (
     rounds,
     seconds_between,
 )
+from bench.model_calls import MODEL_CALL, BareModelCalls, RecordedModelCalls, call_rounds
 from models.state import OrchestratorInput
 from workflows.orchestrator import OrchestratorWorkflow
 
@@ -93,6 +102,8 @@ class BenchResult:
     """agents per sequential round of the orchestrator's run"""
     orchestrator: list[Timed]
     bare: list[Timed]
+    same_calls: list[Timed]
+    """the bare workflow whose activities make the orchestrator's model calls"""
     mode: str
     gap: float
 
@@ -105,8 +116,16 @@ class BenchResult:
         return statistics.median(t.per_round for t in self.bare)
 
     @property
+    def same_calls_median(self) -> float:
+        return statistics.median(t.per_round for t in self.same_calls)
+
+    @property
     def ratio(self) -> float:
         return self.orchestrator_median / self.bare_median
+
+    @property
+    def ratio_to_same_calls(self) -> float:
+        return self.orchestrator_median / self.same_calls_median
 
 
 async def timed(handle: WorkflowHandle[Any, Any], activity_type: str) -> Timed:
@@ -147,6 +166,23 @@ def bare_once(client: Client, task_queue: str, widths: list[int]) -> Callable[[]
     return once
 
 
+def same_calls_once(
+    client: Client, task_queue: str, widths: list[int]
+) -> Callable[[], Awaitable[Timed]]:
+    """A function that times one bare run of the shape ``widths`` making the recorded calls."""
+
+    async def once() -> Timed:
+        handle = await client.start_workflow(
+            BareModelCalls.run,
+            call_rounds(widths),
+            id=fresh_id("bench-same-calls"),
+            task_queue=task_queue,
+        )
+        return await timed(handle, MODEL_CALL)
+
+    return once
+
+
 async def measure(
     client: Client,
     *,
@@ -154,30 +190,49 @@ async def measure(
     gap: float = DEFAULT_GAP,
     mode: str = "dev server in memory",
 ) -> BenchResult:
-    """One warm-up run of each (the orchestrator's gives the shape), then ``runs`` orchestrator
-    and bare runs, alternating, each after a pause of ``gap`` seconds."""
+    """One warm-up run of each (the orchestrator's gives the shape and the model calls), then
+    ``runs`` orchestrator, bare and same-call runs, in turn, each after a pause of ``gap``
+    seconds."""
     agents_queue, bare_queue = fresh_id("bench-orchestrator-tq"), fresh_id("bench-bare-tq")
+    calls_queue = fresh_id("bench-same-calls-tq")
+    offline = OfflineModel()
     async with (
-        build_worker(client, agents_queue, LlmSettings()),
+        build_worker(client, agents_queue, LlmSettings(), offline=offline),
         Worker(client, task_queue=bare_queue, workflows=[BareRounds], activities=[noop]),
     ):
         orchestrator = orchestrator_once(client, agents_queue)
         shape = (await orchestrator()).widths
-        bare = bare_once(client, bare_queue, shape)
-        await bare()
-        pairs: list[tuple[Timed, Timed]] = []
-        for _ in range(runs):
-            await asyncio.sleep(gap)
-            ran = await orchestrator()
-            await asyncio.sleep(gap)
-            pairs.append((ran, await bare()))
-    for timed_run in (t for pair in pairs for t in pair):
+        calls = RecordedModelCalls(offline.received)
+        if len(calls) != sum(shape):
+            raise RuntimeError(f"the warm-up made {len(calls)} model calls, not {sum(shape)}")
+        async with Worker(
+            client,
+            task_queue=calls_queue,
+            workflows=[BareModelCalls],
+            activities=[calls.model_call],
+        ):
+            kinds = [
+                bare_once(client, bare_queue, shape),
+                same_calls_once(client, calls_queue, shape),
+            ]
+            for kind in kinds:
+                await kind()
+            timed_runs: list[tuple[Timed, ...]] = []
+            for _ in range(runs):
+                each = []
+                for once in (orchestrator, *kinds):
+                    await asyncio.sleep(gap)
+                    each.append(await once())
+                timed_runs.append(tuple(each))
+    for timed_run in (t for each in timed_runs for t in each):
         if timed_run.widths != shape:
             raise RuntimeError(f"a run's shape {timed_run.widths} is not {shape}")
+    orchestrator_runs, bare_runs, same_call_runs = (list(k) for k in zip(*timed_runs, strict=True))
     return BenchResult(
         widths=shape,
-        orchestrator=[o for o, _ in pairs],
-        bare=[b for _, b in pairs],
+        orchestrator=orchestrator_runs,
+        bare=bare_runs,
+        same_calls=same_call_runs,
         mode=mode,
         gap=gap,
     )
@@ -198,6 +253,10 @@ def report(result: BenchResult) -> str:
             f"bare workflow of the same shape (no-op activities): median "
             f"{result.bare_median * ms:.2f} ms per round",
             f"ratio orchestrator / bare per round: {versus_aim(result.ratio, AIM)}",
+            f"bare workflow of the same shape making the orchestrator's model calls: median "
+            f"{result.same_calls_median * ms:.2f} ms per round",
+            f"ratio orchestrator / same calls per round (what orchestrating the calls adds): "
+            f"{versus_aim(result.ratio_to_same_calls, AIM)}",
         ]
     )
 

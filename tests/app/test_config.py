@@ -7,7 +7,13 @@ from pathlib import Path
 
 import pytest
 
-from app.config import TemporalSettings, llm_settings_from_env, stuck_check_seconds, worker_drain
+from app.config import (
+    TemporalSettings,
+    llm_settings_from_env,
+    stuck_check_seconds,
+    worker_drain,
+    worker_max_activities,
+)
 
 PROFILES = """
 [profile.default]
@@ -144,3 +150,11 @@ def test_worker_seconds_settings_take_zero_or_more_and_name_themselves(
     for bad in ("-1", "soon", "inf", "nan"):
         with pytest.raises(ValueError, match=f"{name} must be a number of seconds"):
             read({name: bad})
+
+
+def test_max_activities_is_a_whole_number_or_unset() -> None:
+    assert worker_max_activities({}) is None and worker_max_activities({"X": "1"}) is None
+    assert worker_max_activities({"AGENTS_WORKER_MAX_ACTIVITIES": "40"}) == 40
+    for bad in ("0", "-3", "many", "2.5"):
+        with pytest.raises(ValueError, match="AGENTS_WORKER_MAX_ACTIVITIES must be a whole number"):
+            worker_max_activities({"AGENTS_WORKER_MAX_ACTIVITIES": bad})

@@ -1,0 +1,65 @@
+"""How many activities a worker runs at once (app/worker_setup.py, AGENTS_WORKER_MAX_ACTIVITIES).
+
+Issue 21 item 4: with the SDK's 100 slots, 200 concurrent offline runs on one worker made its event
+loop so late with heartbeats that about 1 in 130 agent calls timed out and ran again. With the
+offline model a worker now runs OFFLINE_MAX_ACTIVITIES at once; the rest wait on the server.
+"""
+
+from __future__ import annotations
+
+import asyncio
+
+from temporalio.api.enums.v1 import PendingActivityState
+from temporalio.client import Client, WorkflowHandle
+
+from activities.llm import LlmSettings
+from activities.offline_model import OfflineScenario
+from app.worker_setup import build_worker
+from tests.support.interrupts import start
+from workflows.policies import OFFLINE_MAX_ACTIVITIES
+
+RUNS = 2
+AGENTS = 12
+"""Per run: 2 x 12 slow discovery agents want to run at once, more than the 16 slots."""
+
+
+async def _running(handles: list[WorkflowHandle]) -> int:
+    """Activities of ``handles`` a worker has started and not finished."""
+    described = await asyncio.gather(*(h.describe() for h in handles))
+    return sum(
+        p.state == PendingActivityState.PENDING_ACTIVITY_STATE_STARTED
+        for d in described
+        for p in d.raw_description.pending_activities
+    )
+
+
+async def _most_running(handles: list[WorkflowHandle], seconds: float) -> int:
+    most = 0
+    async with asyncio.timeout(seconds + 30):
+        for _ in range(int(seconds / 0.2)):
+            most = max(most, await _running(handles))
+            await asyncio.sleep(0.2)
+    return most
+
+
+async def test_an_offline_worker_runs_at_most_its_slots_and_every_run_completes(
+    client: Client, task_queue: str, workflow_id: str
+) -> None:
+    scenario = OfflineScenario.parse(f"fanout={AGENTS};delay=DISCOVERY_AGENT:3")
+    assert RUNS * AGENTS > OFFLINE_MAX_ACTIVITIES
+    async with build_worker(client, task_queue, LlmSettings(), scenario=scenario):
+        handles = [await start(client, task_queue, f"{workflow_id}-{n}") for n in range(RUNS)]
+        most = await _most_running(handles, 8)
+        await asyncio.wait_for(asyncio.gather(*(h.result() for h in handles)), 120)
+    assert most == OFFLINE_MAX_ACTIVITIES
+
+
+async def test_max_activities_sets_the_slots(
+    client: Client, task_queue: str, workflow_id: str
+) -> None:
+    scenario = OfflineScenario.parse(f"fanout={AGENTS};delay=DISCOVERY_AGENT:2")
+    async with build_worker(client, task_queue, LlmSettings(), scenario=scenario, max_activities=5):
+        handle = await start(client, task_queue, workflow_id)
+        most = await _most_running([handle], 4)
+        await asyncio.wait_for(handle.result(), 120)
+    assert most == 5
