@@ -11,12 +11,13 @@ import asyncio
 import signal
 import subprocess
 import sys
-from collections.abc import Iterator
-from contextlib import contextmanager
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from pathlib import Path
+from typing import Any
 
 from temporalio.api.enums.v1 import EventType
-from temporalio.client import Client
+from temporalio.client import Client, WorkflowHandle
 
 from activities.llm import LlmSettings
 from app.stack import pollers
@@ -28,14 +29,15 @@ from tests.support.interrupts import start, wait_running
 ROOT = Path(__file__).resolve().parents[1]
 
 
-@contextmanager
-def worker_process(
-    client: Client, task_queue: str, state: Path, scenario: str
-) -> Iterator[subprocess.Popen[str]]:
-    """``python worker.py`` on ``task_queue`` with the offline model shaped by ``scenario``."""
+@asynccontextmanager
+async def agent_call_on_worker_py(
+    client: Client, task_queue: str, workflow_id: str, state: Path, seconds: int
+) -> AsyncIterator[tuple[subprocess.Popen[str], WorkflowHandle[Any, Any]]]:
+    """``python worker.py`` on ``task_queue`` running a run's first agent call, which the offline
+    model answers after ``seconds``; the process is killed on the way out."""
     env = worker_env(client, task_queue) | {
         "AGENTS_STATE_DIR": str(state),
-        "OFFLINE_SCENARIO": scenario,
+        "OFFLINE_SCENARIO": f"delay=ORCHESTRATOR:{seconds}",
         "AGENTS_STUCK_CHECK_SECONDS": "0",
     }
     process = subprocess.Popen(
@@ -47,17 +49,25 @@ def worker_process(
         text=True,
     )
     try:
-        yield process
+        async with asyncio.timeout(60):
+            while not await pollers(client, client.namespace, task_queue):
+                assert process.poll() is None, process.communicate()[0]
+                await asyncio.sleep(0.1)
+        handle = await start(client, task_queue, workflow_id)
+        await wait_running(handle, AgentType.ORCHESTRATOR)
+        yield process, handle
     finally:
         process.kill()
         process.communicate()
 
 
-async def _polling(client: Client, task_queue: str, process: subprocess.Popen[str]) -> None:
-    async with asyncio.timeout(60):
-        while not await pollers(client, client.namespace, task_queue):
-            assert process.poll() is None, process.communicate()[0]
-            await asyncio.sleep(0.1)
+async def _finished_elsewhere(
+    client: Client, task_queue: str, handle: WorkflowHandle[Any, Any]
+) -> list[int]:
+    """Finish the run on an in-process worker; the attempts of its agent calls."""
+    async with build_worker(client, task_queue, LlmSettings()):
+        await asyncio.wait_for(handle.result(), 120)
+    return await _attempts(client, handle.id)
 
 
 async def _attempts(client: Client, workflow_id: str) -> list[int]:
@@ -73,28 +83,22 @@ async def _attempts(client: Client, workflow_id: str) -> list[int]:
 async def test_sigterm_lets_the_running_agent_call_finish(
     client: Client, task_queue: str, workflow_id: str, tmp_path: Path
 ) -> None:
-    with worker_process(client, task_queue, tmp_path, "delay=ORCHESTRATOR:3") as process:
-        await _polling(client, task_queue, process)
-        handle = await start(client, task_queue, workflow_id)
-        await wait_running(handle, AgentType.ORCHESTRATOR)
+    async with agent_call_on_worker_py(client, task_queue, workflow_id, tmp_path, 3) as running:
+        process, handle = running
         process.send_signal(signal.SIGTERM)
         output, _ = await asyncio.to_thread(process.communicate, timeout=60)
     assert process.returncode == 0, output
     assert "SIGTERM: stopping" in output and "AGENTS_WORKER_DRAIN_SECONDS" in output
     assert await _attempts(client, workflow_id) == [1], "the call finished during the drain"
-    async with build_worker(client, task_queue, LlmSettings()):
-        await asyncio.wait_for(handle.result(), 120)
-    attempts = await _attempts(client, workflow_id)
+    attempts = await _finished_elsewhere(client, task_queue, handle)
     assert attempts[0] == 1 and len(attempts) > 1
 
 
 async def test_a_second_signal_stops_at_once_and_the_call_is_retried(
     client: Client, task_queue: str, workflow_id: str, tmp_path: Path
 ) -> None:
-    with worker_process(client, task_queue, tmp_path, "delay=ORCHESTRATOR:60") as process:
-        await _polling(client, task_queue, process)
-        handle = await start(client, task_queue, workflow_id)
-        await wait_running(handle, AgentType.ORCHESTRATOR)
+    async with agent_call_on_worker_py(client, task_queue, workflow_id, tmp_path, 60) as running:
+        process, handle = running
         process.send_signal(signal.SIGINT)
         await asyncio.sleep(1)
         assert process.poll() is None, "the first signal drains"
@@ -102,6 +106,5 @@ async def test_a_second_signal_stops_at_once_and_the_call_is_retried(
         output, _ = await asyncio.to_thread(process.communicate, timeout=20)
     assert process.returncode == 130, output
     assert "SIGINT: stopping" in output
-    async with build_worker(client, task_queue, LlmSettings()):
-        await asyncio.wait_for(handle.result(), 120)
-    assert (await _attempts(client, workflow_id))[0] == 2, "the cut call ran again"
+    attempts = await _finished_elsewhere(client, task_queue, handle)
+    assert attempts[0] == 2, "the cut call ran again"
