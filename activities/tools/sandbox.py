@@ -2,7 +2,8 @@
 
 The command runs under ``bwrap`` with every namespace unshared (no network: only a loopback
 device; its own pids, so a time-limit kill takes every process with it), the system read-only,
-the state directory hidden, and only the worktree writable (its ``.git`` link read-only). The
+the state directory hidden, its own empty /tmp (the worker's tools there, such as a venv, stay
+readable), and only the worktree writable (its ``.git`` link read-only). The
 environment is cleared down to ``PATH``, ``HOME=/tmp`` and the locale, so no secret reaches it.
 Limits: ``AGENT_TEST_TIMEOUT`` seconds, ``AGENT_TEST_MEMORY_MB`` of address space (an rlimit), and
 ``AGENT_TEST_PROCESSES`` processes (a pids cgroup when the host lets us create one, else an
@@ -19,6 +20,7 @@ import shlex
 import shutil
 import signal
 import subprocess
+import sys
 import tempfile
 import time
 import uuid
@@ -118,6 +120,8 @@ def sandbox_argv(command: str, worktree: Path, settings: ToolSettings) -> list[s
         raise SandboxUnavailable(f"worktree {root} is not under the worktrees {worktrees}")
     for private in settings.private_dirs:
         argv += ["--tmpfs", str(private)]
+    for tools in tools_under_tmp(settings):
+        argv += ["--ro-bind", tools, tools]
     argv += ["--bind", root, root]
     if (worktree / ".git").exists():
         argv += ["--ro-bind", f"{root}/.git", f"{root}/.git"]
@@ -125,6 +129,24 @@ def sandbox_argv(command: str, worktree: Path, settings: ToolSettings) -> list[s
     for name, value in sandbox_env().items():
         argv += ["--setenv", name, value]
     return [*argv, "--", "/bin/sh", "-c", command]
+
+
+def tools_under_tmp(settings: ToolSettings) -> list[str]:
+    """Directories under /tmp a run needs, read-only: the worker's Python environment and the
+    ``PATH`` entries there (a venv in /tmp). The sandbox's /tmp is otherwise its own and empty;
+    the private directories stay hidden."""
+    hidden = [os.path.realpath(p) for p in settings.private_dirs]
+    found: list[str] = []
+    for entry in (sys.prefix, *os.environ.get("PATH", "").split(os.pathsep)):
+        path = os.path.realpath(entry) if entry else ""
+        if (
+            path.startswith("/tmp/")
+            and os.path.isdir(path)
+            and path not in found
+            and not any(path == h or path.startswith(h + os.sep) for h in hidden)
+        ):
+            found.append(path)
+    return found
 
 
 def sandbox_env() -> dict[str, str]:

@@ -3,6 +3,7 @@ hold, and the outcome is read from the exit status and the runner's summary."""
 
 from __future__ import annotations
 
+import os
 import shlex
 import sys
 from pathlib import Path
@@ -29,6 +30,28 @@ def worktree(settings: ToolSettings) -> Path:
     path.mkdir(parents=True)
     (path / "kept.txt").write_text("mine\n")
     return path
+
+
+def test_a_tool_on_path_under_tmp_runs_read_only(
+    worktree: Path, settings: ToolSettings, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A worker whose environment lives under /tmp (a venv there) still finds its tools: its
+    PATH entries there are bound read-only into the sandbox's own /tmp."""
+    tools = tmp_path / "venv" / "bin"
+    tools.mkdir(parents=True)
+    tool = tools / "agents-tool"
+    tool.write_text("#!/bin/sh\necho tool-ran\n")
+    tool.chmod(0o755)
+    (tmp_path / "venv" / "beside.txt").write_text("not on PATH")
+    monkeypatch.setenv("PATH", f"{tools}{os.pathsep}{os.environ['PATH']}")
+    script = (
+        f"agents-tool; echo x > {tool} || echo read-only; "
+        f"cat {tmp_path / 'venv' / 'beside.txt'} || echo hidden"
+    )
+    run = run_verification(script, worktree, settings)
+    assert "tool-ran" in run.output_tail and "read-only" in run.output_tail
+    assert "hidden" in run.output_tail and "not on PATH" not in run.output_tail
+    assert tool.read_text().endswith("tool-ran\n")
 
 
 def _py(code: str) -> str:
