@@ -27,7 +27,6 @@ from workflows.policies import (
     LLM_MAX_OUTPUT_TOKENS,
     LLM_REQUEST_TIMEOUT,
     LLM_VALIDATION_ATTEMPTS,
-    WORKER_DRAIN_SECONDS,
 )
 
 DEFAULT_TASK_QUEUE = "agents"
@@ -38,6 +37,16 @@ DEFAULT_UI_PORT = 8233
 DEFAULT_INBOX_HOST = "127.0.0.1"
 DEFAULT_INBOX_PORT = 8300
 MIN_INBOX_TOKEN_CHARS = 16
+
+OFFLINE_MAX_ACTIVITIES = 16
+"""Default activities one worker runs at once with the offline model (a worker setting, env
+AGENTS_WORKER_MAX_ACTIVITIES; with a model endpoint the SDK's 100). The offline model answers on
+the worker's own event loop: with 100 at once, 200 concurrent runs made it late enough with
+heartbeats that about 1 in 130 agent calls timed out and ran again (``bench.throughput``)."""
+WORKER_DRAIN_SECONDS = 10.0
+"""Default time a stopping ``worker.py`` lets its running activities finish before it cancels
+them (a worker setting, env AGENTS_WORKER_DRAIN_SECONDS): a deploy then repeats no model call or
+notice that was about to complete. ``agents down`` waits 15 s for a worker before killing it."""
 
 DEPRECATED_NAMES = {
     "TEMPORAL_TLS_CERT": "TEMPORAL_TLS_CLIENT_CERT_PATH",

@@ -25,11 +25,12 @@ from activities.shadow_start import ShadowStarter
 from activities.tools.loop import Toolbox
 from activities.tools.settings import ToolSettings
 from activities.tools.workspace import WorkspaceActivities
+from app.config import OFFLINE_MAX_ACTIVITIES
 from app.data_converter import with_checked_converter
 from workflows.interrupt import InterruptWorkflow
 from workflows.notifications import NotificationWorkflow
 from workflows.orchestrator import OrchestratorWorkflow
-from workflows.policies import HEARTBEAT_THROTTLE, OFFLINE_MAX_ACTIVITIES
+from workflows.policies import HEARTBEAT_THROTTLE
 
 if TYPE_CHECKING:
     from openai import AsyncOpenAI

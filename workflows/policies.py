@@ -32,15 +32,6 @@ Three missed beats: a busy worker's event loop does not lag that far (tested wit
 busy)."""
 HEARTBEAT_THROTTLE = timedelta(seconds=1)
 """Heartbeats reach the server at least this often, so a cancel lands within about a second."""
-OFFLINE_MAX_ACTIVITIES = 16
-"""Default activities one worker runs at once with the offline model (a worker setting, env
-AGENTS_WORKER_MAX_ACTIVITIES; with a model endpoint the SDK's 100). The offline model answers on
-the worker's own event loop: with 100 at once, 200 concurrent runs made it late enough with
-heartbeats that about 1 in 130 agent calls timed out and ran again (``bench.throughput``)."""
-WORKER_DRAIN_SECONDS = 10.0
-"""Default time a stopping ``worker.py`` lets its running activities finish before it cancels
-them (a worker setting, env AGENTS_WORKER_DRAIN_SECONDS): a deploy then repeats no model call or
-notice that was about to complete. ``agents down`` waits 15 s for a worker before killing it."""
 
 LLM_ENDPOINT_ATTEMPTS = 5
 """Default attempts of an agent call that meets the endpoint's retryable errors (429, 5xx,
