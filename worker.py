@@ -104,18 +104,21 @@ async def main(argv: list[str]) -> int:
     await worker.run()
     if watch_every:
         watching.cancel()
-    return 0
+    # at once: asyncio.run would wait for threads that cancelled activities left running (a
+    # sandboxed test run may take AGENT_TEST_TIMEOUT)
+    exit_now(0)
 
 
 def stop_on_signals(worker: Worker, drain: timedelta) -> None:
     """The first SIGTERM or SIGINT shuts ``worker`` down, letting running activities finish for
-    ``drain``; the signals then take their default action, so a second one stops at once."""
+    ``drain``; a second one ends the process at once (exit status 128 + the signal's number)."""
     loop = asyncio.get_running_loop()
     stopping: list[asyncio.Task[None]] = []
 
     def stop(signum: signal.Signals) -> None:
         for each in (signal.SIGTERM, signal.SIGINT):
             loop.remove_signal_handler(each)
+            signal.signal(each, lambda number, _frame: exit_now(128 + number))
         print(
             f"worker: {signum.name}: stopping; running activities may finish for "
             f"{drain.total_seconds():g} s (AGENTS_WORKER_DRAIN_SECONDS); send it again to stop now",

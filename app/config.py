@@ -48,6 +48,10 @@ WORKER_DRAIN_SECONDS = 10.0
 them (a worker setting, env AGENTS_WORKER_DRAIN_SECONDS): a deploy then repeats no model call or
 notice that was about to complete. ``agents down`` waits 15 s for a worker before killing it."""
 
+MAX_SETTING_SECONDS = 1e9
+"""The most seconds a duration setting takes (about 31 years; more overflows a timedelta)."""
+MAX_WORKER_ACTIVITIES = 100_000
+
 DEPRECATED_NAMES = {
     "TEMPORAL_TLS_CERT": "TEMPORAL_TLS_CLIENT_CERT_PATH",
     "TEMPORAL_TLS_KEY": "TEMPORAL_TLS_CLIENT_KEY_PATH",
@@ -229,7 +233,10 @@ def worker_max_activities(env: Mapping[str, str] = os.environ) -> int | None:
     ``app.worker_setup.build_worker``)."""
     if not env.get("AGENTS_WORKER_MAX_ACTIVITIES", "").strip():
         return None
-    return _positive(env, "AGENTS_WORKER_MAX_ACTIVITIES", 1)
+    slots = _positive(env, "AGENTS_WORKER_MAX_ACTIVITIES", 1)
+    if slots > MAX_WORKER_ACTIVITIES:
+        raise ValueError(f"AGENTS_WORKER_MAX_ACTIVITIES must be at most {MAX_WORKER_ACTIVITIES}")
+    return slots
 
 
 def _seconds(env: Mapping[str, str], name: str, default: float) -> float:
@@ -238,8 +245,10 @@ def _seconds(env: Mapping[str, str], name: str, default: float) -> float:
         seconds = float(raw) if raw else default
     except ValueError:
         seconds = -1.0
-    if not 0 <= seconds < float("inf"):
-        raise ValueError(f"{name} must be a number of seconds, 0 or more, not {raw!r}")
+    if not 0 <= seconds <= MAX_SETTING_SECONDS:
+        raise ValueError(
+            f"{name} must be a number of seconds from 0 to {MAX_SETTING_SECONDS:g}, not {raw!r}"
+        )
     return seconds
 
 

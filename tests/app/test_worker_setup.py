@@ -9,14 +9,13 @@ from __future__ import annotations
 
 import asyncio
 
-from temporalio.api.enums.v1 import PendingActivityState
 from temporalio.client import Client, WorkflowExecutionStatus, WorkflowHandle
 
 from activities.llm import LlmSettings
 from activities.offline_model import OfflineScenario
 from app.config import OFFLINE_MAX_ACTIVITIES
 from app.worker_setup import build_worker
-from tests.support.interrupts import start
+from tests.support.interrupts import start, started_activities
 
 RUNS = 2
 AGENTS = 12
@@ -29,13 +28,8 @@ async def _most_running(handles: list[WorkflowHandle]) -> int:
     most = 0
     async with asyncio.timeout(120):
         while True:
+            most = max(most, await started_activities(*handles))
             described = await asyncio.gather(*(h.describe() for h in handles))
-            running = sum(
-                p.state == PendingActivityState.PENDING_ACTIVITY_STATE_STARTED
-                for d in described
-                for p in d.raw_description.pending_activities
-            )
-            most = max(most, running)
             if all(d.status is not WorkflowExecutionStatus.RUNNING for d in described):
                 return most
             await asyncio.sleep(0.2)
@@ -44,7 +38,8 @@ async def _most_running(handles: list[WorkflowHandle]) -> int:
 async def test_an_offline_worker_runs_at_most_its_slots_and_every_run_completes(
     client: Client, task_queue: str, workflow_id: str
 ) -> None:
-    scenario = OfflineScenario.parse(f"fanout={AGENTS};delay=DISCOVERY_AGENT:2")
+    # 5 s: long enough for the second run to reach its fan-out while the first one's agents run
+    scenario = OfflineScenario.parse(f"fanout={AGENTS};delay=DISCOVERY_AGENT:5")
     assert RUNS * AGENTS > OFFLINE_MAX_ACTIVITIES
     async with build_worker(client, task_queue, LlmSettings(), scenario=scenario):
         handles = [await start(client, task_queue, f"{workflow_id}-{n}") for n in range(RUNS)]

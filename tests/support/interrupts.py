@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
+from temporalio.api.enums.v1 import PendingActivityState
 from temporalio.client import Client, WorkflowHandle
 from temporalio.service import RPCError, RPCStatusCode
 
@@ -46,6 +47,16 @@ async def wait_running(
             if status.current_node is not None and status.current_node.agent_type is agent:
                 return status
             await asyncio.sleep(0.05)
+
+
+async def started_activities(*handles: WorkflowHandle[Any, Any]) -> int:
+    """Activities of ``handles`` a worker has started and not finished."""
+    described = await asyncio.gather(*(h.describe() for h in handles))
+    return sum(
+        p.state == PendingActivityState.PENDING_ACTIVITY_STATE_STARTED
+        for d in described
+        for p in d.raw_description.pending_activities
+    )
 
 
 async def wait_for_interrupt(

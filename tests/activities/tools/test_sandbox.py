@@ -54,6 +54,17 @@ def test_a_tool_on_path_under_tmp_runs_read_only(
     assert tool.read_text().endswith("tool-ran\n")
 
 
+def test_a_path_entry_holding_the_state_directory_keeps_it_hidden(
+    worktree: Path, settings: ToolSettings, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    hidden = settings.state_dir / "memory.sqlite3"
+    hidden.write_text("other runs' state")
+    assert hidden.is_relative_to(tmp_path)
+    monkeypatch.setenv("PATH", f"{tmp_path}{os.pathsep}{os.environ['PATH']}")
+    run = run_verification(f"cat {hidden} || echo hidden-state", worktree, settings)
+    assert "hidden-state" in run.output_tail and "other runs' state" not in run.output_tail
+
+
 def _py(code: str) -> str:
     return f"{sys.executable} -c {shlex.quote(code)}"
 
