@@ -19,10 +19,13 @@ from datetime import timedelta
 from typing import Any
 
 from temporalio import activity, workflow
+from temporalio.client import Client
+from temporalio.worker import Worker
 
 with workflow.unsafe.imports_passed_through():
     from activities.llm import LlmSettings, StructuredLlm
     from activities.offline_model import OfflineModel
+    from app.config import OFFLINE_MAX_ACTIVITIES
     from app.worker_setup import openai_client
     from workflows.graph import NODES_BY_OUTPUT
 
@@ -73,6 +76,17 @@ class RecordedModelCalls:
             template_version="bench",
         )
         return index
+
+
+def same_calls_worker(client: Client, task_queue: str, calls: RecordedModelCalls) -> Worker:
+    """A worker for ``BareModelCalls`` on ``task_queue``, with the agents' activity slots."""
+    return Worker(
+        client,
+        task_queue=task_queue,
+        workflows=[BareModelCalls],
+        activities=[calls.model_call],
+        max_concurrent_activities=OFFLINE_MAX_ACTIVITIES,
+    )
 
 
 def call_rounds(widths: Sequence[int]) -> list[list[int]]:

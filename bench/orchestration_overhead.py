@@ -51,7 +51,6 @@ from temporalio.worker import Worker
 
 from activities.llm import LlmSettings
 from activities.offline_model import OfflineModel
-from app.config import OFFLINE_MAX_ACTIVITIES
 from app.process_exit import exit_now
 from app.worker_setup import build_worker
 from bench.harness import (
@@ -74,7 +73,13 @@ from bench.history_times import (
     rounds,
     seconds_between,
 )
-from bench.model_calls import MODEL_CALL, BareModelCalls, RecordedModelCalls, call_rounds
+from bench.model_calls import (
+    MODEL_CALL,
+    BareModelCalls,
+    RecordedModelCalls,
+    call_rounds,
+    same_calls_worker,
+)
 from models.state import OrchestratorInput
 from workflows.orchestrator import OrchestratorWorkflow
 
@@ -206,13 +211,7 @@ async def measure(
         calls = RecordedModelCalls(offline.received)
         if len(calls) != sum(shape):
             raise RuntimeError(f"the warm-up made {len(calls)} model calls, not {sum(shape)}")
-        async with Worker(
-            client,
-            task_queue=calls_queue,
-            workflows=[BareModelCalls],
-            activities=[calls.model_call],
-            max_concurrent_activities=OFFLINE_MAX_ACTIVITIES,  # as the agents' worker
-        ):
+        async with same_calls_worker(client, calls_queue, calls):
             kinds = [
                 bare_once(client, bare_queue, shape),
                 same_calls_once(client, calls_queue, shape),

@@ -62,7 +62,6 @@ from temporalio.worker import Worker
 
 from activities.llm import LlmSettings
 from activities.offline_model import OfflineModel, OfflineScenario
-from app.config import OFFLINE_MAX_ACTIVITIES
 from app.process_exit import exit_now
 from app.stack import pollers
 from app.worker_setup import build_worker
@@ -80,7 +79,7 @@ from bench.harness import (
 )
 from bench.history_times import fetch_history, rounds
 from bench.interrupt_round_trip import waiting_interrupt
-from bench.model_calls import BareModelCalls, RecordedModelCalls, call_rounds
+from bench.model_calls import BareModelCalls, RecordedModelCalls, call_rounds, same_calls_worker
 from models.agent_types import AgentType
 from models.state import OrchestratorInput
 from workflows.graph import NODES
@@ -216,13 +215,7 @@ async def same_calls(
     if len(calls) != sum(widths):
         raise RuntimeError(f"the warm-up made {len(calls)} model calls, not {sum(widths)}")
     queue, by_round = fresh_id("bench-same-calls-tq"), call_rounds(widths)
-    async with Worker(
-        client,
-        task_queue=queue,
-        workflows=[BareModelCalls],
-        activities=[calls.model_call],
-        max_concurrent_activities=OFFLINE_MAX_ACTIVITIES,  # as the agents' worker
-    ):
+    async with same_calls_worker(client, queue, calls):
         await span(await start_runs(client, 1, queue, BareModelCalls.run, by_round))
         seconds = await span(await start_runs(client, runs, queue, BareModelCalls.run, by_round))
     return Rate(runs * len(calls), seconds)
