@@ -51,7 +51,7 @@ from app.follow import StoppedAtQuestion, answer, follow
 from app.lineage_records import check_file
 from app.logs import configure_logging
 from app.process_exit import exit_now
-from app.sdk import AgentWorkflowClient, EventRejected, ResolutionRejected
+from app.sdk import AgentWorkflowClient, EventRejected, ResolutionRejected, accepted
 from app.stack import LocalStack, StackError, assignments, local_client, scenario_queue
 from app.terminal_input import LineReader
 from app.worker_setup import build_worker
@@ -362,20 +362,20 @@ async def _cmd_resolve(args: argparse.Namespace, settings: TemporalSettings) -> 
         except ResolutionRejected as err:
             render.error(str(err))
             return 1
-    render.console.print(f"accepted: {render.accepted(ack.message, question)}", markup=False)
+    render.console.print(f"accepted: {accepted(ack.message, question)}", markup=False)
     return 0
 
 
 async def _cmd_inbox(args: argparse.Namespace, settings: TemporalSettings) -> int:
-    from app.inbox.web import create_app, listening, serve  # the web stack: this command only
+    from app.inbox.web import create_app, inbox_link, listening, serve  # this command only
 
     inbox = InboxSettings.from_env(host=args.host, port=args.port, token=args.token)
     with listening(inbox) as sock:
         async with _session(settings) as session:
             app = create_app(session.agents, inbox, limit=args.limit)
-            host = f"[{inbox.host}]" if ":" in inbox.host else inbox.host
-            link = f"http://{host}:{inbox.port}/" + (f"?token={inbox.token}" if inbox.token else "")
-            render.console.print(f"Inbox: {link}  (Ctrl-C stops it)", markup=False)
+            render.console.print(
+                f"Inbox: {inbox_link(inbox)}  (Ctrl-C stops it)", markup=False, soft_wrap=True
+            )
             await serve(app, sock)
     return 0
 

@@ -17,7 +17,7 @@ from temporalio.service import RPCError
 from app import render
 from app.answering import ask
 from app.history import entries_since
-from app.sdk import AgentWorkflowClient, ResolutionRejected, decisions
+from app.sdk import AgentWorkflowClient, ResolutionRejected, accepted, decisions
 from app.terminal_input import LineReader
 from models.interrupts import ResolvedBy
 from models.results import OrchestratorCollectorResult
@@ -131,7 +131,7 @@ async def answer(
                     break
                 render.error(str(err))
                 continue
-            render.console.print(f"Answer accepted: {render.accepted(ack.message, question)}\n")
+            render.console.print(f"Answer accepted: {accepted(ack.message, question)}\n")
             return
         if reader is None:
             render.console.print("Waiting for the answer...")

@@ -10,7 +10,7 @@ from rich.padding import Padding
 from rich.panel import Panel
 from rich.text import Text
 
-from app.sdk import RunRow, WaitingRow, decisions
+from app.sdk import RunRow, WaitingRow, continues_at, decisions
 from models.agent_types import AgentType
 from models.interrupt_flow import InterruptStatus
 from models.interrupts import InterruptRequestBase
@@ -132,23 +132,6 @@ def interrupt_status(info: InterruptStatus) -> None:
         if (continues := continues_at(info)) != info.origin:
             console.print(f"the run continues at {continues} (re-routed)", markup=False)
     _events(info.events[-5:])
-
-
-def continues_at(info: InterruptStatus) -> AgentType:
-    """The agent the run continues at once the question is answered: the supervisor's re-route
-    target, else the agent that asked."""
-    return info.reroute_to or info.origin
-
-
-def accepted(message: str, info: InterruptStatus) -> str:
-    """The answer's acknowledgement, naming the agent the run really continues at: the
-    interrupt says "<origin> resumes" even when a supervisor re-routed the run elsewhere."""
-    target = continues_at(info)
-    if target == info.origin:
-        return message
-    said = f"{info.origin} resumes"
-    instead = f"the run continues at {target} (re-routed from {info.origin})"
-    return message.replace(said, instead) if said in message else f"{message}; {instead}"
 
 
 def _when(moment: datetime | None) -> str:

@@ -32,6 +32,7 @@ from app.process_exit import guard_interpreter_exit
 from app.stack import LocalStack, local_client
 from app.stats import Tally, measure
 from app.stuck import explain, problem_of, stuck_ids
+from models.agent_types import AgentType
 from models.errors import failure_message
 from models.interrupt_events import EventAck, InterruptRequestEvent
 from models.interrupt_flow import InterruptInput, InterruptOutcome, InterruptStatus, ResolveAck
@@ -166,6 +167,23 @@ ANSWERED_QUERY = (
     "ExecutionStatus = 'Completed'"
 )
 """Questions that were answered and whose run went on (the inbox's answered list)."""
+
+
+def continues_at(info: InterruptStatus) -> AgentType:
+    """The agent the run continues at once the question is answered: the supervisor's re-route
+    target, else the agent that asked."""
+    return info.reroute_to or info.origin
+
+
+def accepted(message: str, info: InterruptStatus) -> str:
+    """The answer's acknowledgement, naming the agent the run really continues at: the
+    interrupt says "<origin> resumes" even when a supervisor re-routed the run elsewhere."""
+    target = continues_at(info)
+    if target == info.origin:
+        return message
+    said = f"{info.origin} resumes"
+    instead = f"the run continues at {target} (re-routed from {info.origin})"
+    return message.replace(said, instead) if said in message else f"{message}; {instead}"
 
 
 class AgentWorkflowClient:

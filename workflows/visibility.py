@@ -14,6 +14,7 @@ Every function here is pure or only touches workflow APIs (no I/O, no environmen
 from __future__ import annotations
 
 import json
+import re
 from datetime import datetime, timedelta
 from typing import Any
 
@@ -37,6 +38,10 @@ DETAILS_BYTES = 16_000
 """UI markdown stays under Temporal's 20,000-byte limit on user-metadata details
 (``limit.userMetadataDetailsSize``); a command over it is refused and the workflow task fails."""
 _CUT = "\n\n... (cut to fit the UI; the whole question is in the interrupt's `status` query)"
+_MARKUP = re.compile(r"([\\`*_\[\]<>#|~&])")
+"""Characters that make markdown or HTML of a text: emphasis, code, links, tags, entities."""
+_LINE_MARKUP = re.compile(r"^([ \t]*)([-+=]|\d+(?=[.)]))", re.M)
+"""A list item, setext underline or numbered item at the start of a line."""
 
 WAITING = "WAITING"
 ESCALATED = "ESCALATED"
@@ -186,32 +191,48 @@ def _encoded(text: str) -> int:
 
 
 def question_markdown(origin: AgentType, request: InterruptRequestBase) -> str:
-    """The question as markdown: reason, context, each choice with one bullet per option."""
-    lines = [f"### {origin} needs a decision ({request.type})", "", f"**Reason:** {request.reason}"]
+    """The question as markdown: reason, context, each choice with one bullet per option.
+    What a model wrote is ``as_text``: a tag or a link in it shows as written."""
+    reason = as_text(request.reason)
+    lines = [f"### {origin} needs a decision ({request.type})", "", f"**Reason:** {reason}"]
     if request.context_for_decision:
-        lines += ["", f"**Context:** {request.context_for_decision}"]
+        lines += ["", f"**Context:** {as_text(request.context_for_decision)}"]
     lines += typed_fields(request)
     for question in getattr(request, "agent_questions", ()):
         asked = question.request
-        lines += ["", f"#### {question.agent_key} ({asked.origin}) asks: {asked.reason}"]
+        lines += [
+            "",
+            f"#### {question.agent_key} ({asked.origin}) asks: {as_text(asked.reason)}",
+        ]
         lines += typed_fields(asked)
     for choice in request.choices:
-        lines += ["", f"**Choice `{choice.choice_id}`:** {choice.question}"]
+        lines += ["", f"**Choice `{choice.choice_id}`:** {as_text(choice.question)}"]
         if choice.context:
-            lines += ["", f"_{choice.context}_"]
+            lines += ["", f"_{as_text(choice.context)}_"]
         lines.append("")
         for option in choice.options:
             mark = " **(recommended)**" if option.key == choice.recommended else ""
-            lines.append(f"- **{option.key}**: {option.description}{mark}")
+            lines.append(f"- **{option.key}**: {as_text(option.description)}{mark}")
     for item in request.confirmation_items:
         default = "yes" if item.default_value else "no"
         lines += [
             "",
-            f"**Confirm `{item.confirmation_id}`:** {item.statement}",
+            f"**Confirm `{item.confirmation_id}`:** {as_text(item.statement)}",
             "",
-            f"- default **{default}**; if no: {item.impact_if_no}",
+            f"- default **{default}**; if no: {as_text(item.impact_if_no)}",
         ]
     return "\n".join(lines)
+
+
+def as_text(text: str) -> str:
+    """Model-written ``text`` as markdown that shows it as written: every character that would
+    make emphasis, code, a link, an HTML tag or entity, a heading or a list is escaped."""
+    return _LINE_MARKUP.sub(_escape_line_start, _MARKUP.sub(r"\\\1", text))
+
+
+def _escape_line_start(found: re.Match[str]) -> str:
+    indent, mark = found[1], found[2]
+    return f"{indent}\\{mark}" if not mark[0].isdigit() else f"{indent}{mark}\\"
 
 
 def typed_fields(request: InterruptRequestBase) -> list[str]:
@@ -219,9 +240,9 @@ def typed_fields(request: InterruptRequestBase) -> list[str]:
     lines: list[str] = []
     for label, value in typed_values(request):
         if isinstance(value, list):
-            lines += ["", f"**{label}:**", "", *(f"- {v}" for v in value)]
+            lines += ["", f"**{label}:**", "", *(f"- {as_text(v)}" for v in value)]
         else:
-            lines += ["", f"**{label}:** {value}"]
+            lines += ["", f"**{label}:** {as_text(value)}"]
     return lines
 
 
@@ -250,6 +271,20 @@ def _item(value: object) -> str:
     return str(value)
 
 
+def offered_options(request: InterruptRequestBase) -> str:
+    """Each choice's options, as `` (`approach`: A, B or CUSTOM with a text in
+    `customInputs`)``; empty for a question without choices."""
+    offered = []
+    for choice in request.choices:
+        keys = [option.key.value for option in choice.options]
+        listed = ", ".join(keys[:-1]) + f" or {keys[-1]}" if len(keys) > 1 else "".join(keys)
+        offered.append(f"`{choice.choice_id}`: {listed}")
+    if not offered:
+        return ""
+    custom = any(option.key.value == "CUSTOM" for c in request.choices for option in c.options)
+    return f" ({'; '.join(offered)}{' with a text in `customInputs`' if custom else ''})"
+
+
 def suggested_answer(request: InterruptRequestBase) -> dict[str, Any]:
     """The resolution JSON that takes the timeout rule's answer: recommendations and defaults."""
     recommended = recommended_resolution(request)
@@ -270,8 +305,8 @@ def answer_markdown(interrupt_id: str, request: InterruptRequestBase) -> str:
             "",
             "In the UI: **Send an Update** named `resolve_validated` (a wrong answer is refused "
             "with the reason), or **Send a Signal** named `resolve` (a wrong answer is recorded "
-            "as a warning and the question keeps waiting). Paste this input and edit it "
-            "(options: A, B, C, D or CUSTOM with a text in `customInputs`):",
+            "as a warning and the question keeps waiting). Paste this input and edit it"
+            f"{offered_options(request)}:",
             "",
             "```json",
             answer,

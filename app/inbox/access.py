@@ -57,9 +57,11 @@ class Guard(BaseHTTPMiddleware):
         token = self.settings.token
         if token is None:
             host = urlsplit(f"//{request.headers.get('host', '')}").hostname or ""
-            if host not in LOCAL_NAMES:  # another name resolving here (DNS rebinding)
+            bound = self.settings.host
+            if host not in LOCAL_NAMES | {bound}:  # another name resolving here (DNS rebinding)
+                shown = f"[{bound}]" if ":" in bound else bound
                 return _refused(
-                    403, f"this inbox answers at http://127.0.0.1:{self.settings.port}/ only"
+                    403, f"this inbox answers at http://{shown}:{self.settings.port}/ only"
                 )
         elif not (_same(request.cookies.get(COOKIE), token) or _same(_bearer(request), token)):
             return _refused(

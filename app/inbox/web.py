@@ -29,7 +29,14 @@ from app.config import InboxSettings
 from app.inbox.access import Guard
 from app.inbox.form import CHOICE, CONFIRM, CUSTOM, TEXT, resolution_from_form, starting_values
 from app.inbox.questions import QuestionReader
-from app.sdk import AgentWorkflowClient, Answer, ResolutionRejected, WaitingQuestion, decisions
+from app.sdk import (
+    AgentWorkflowClient,
+    Answer,
+    ResolutionRejected,
+    WaitingQuestion,
+    accepted,
+    decisions,
+)
 from app.stuck import stuck_ids
 from models.errors import describe_validation_error
 from models.interrupt_flow import InterruptStatus
@@ -49,6 +56,8 @@ MAX_FORM_BYTES = 256 * 1024
 FETCH_HEADER = "x-inbox-fetch"
 """Set by ``inbox.js``: answer with the card alone, not a page."""
 STATIC = Path(__file__).parent / "static"
+ANY_ADDRESS = frozenset({"0.0.0.0", "::", ""})
+"""Bind addresses that mean every address of this machine: no browser opens them."""
 
 
 @dataclass(frozen=True)
@@ -92,6 +101,16 @@ def listening(settings: InboxSettings) -> socket.socket:
             "--port (or AGENTS_INBOX_PORT) or --host"
         ) from None
     return sock
+
+
+def inbox_link(settings: InboxSettings) -> str:
+    """The address a person opens: the bound host, or this machine's name where the inbox
+    listens on every address (``0.0.0.0``, ``::``), which no browser can open; with the token."""
+    host = settings.host if settings.host not in ANY_ADDRESS else socket.gethostname()
+    shown = f"[{host}]" if ":" in host else host
+    return f"http://{shown}:{settings.port}/" + (
+        f"?token={settings.token}" if settings.token else ""
+    )
 
 
 async def serve(app: Starlette, sock: socket.socket) -> None:
@@ -178,7 +197,7 @@ class Inbox:
             datetime.now(UTC),
             decisions(status.request, resolution),
         )
-        return Outcome(answer=answer, message=ack.message)
+        return Outcome(answer=answer, message=accepted(ack.message, status))
 
     async def _lists(self) -> dict[str, object]:
         executions, answered, total, stuck = await asyncio.gather(

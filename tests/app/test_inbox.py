@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 import re
 import socket
+import sys
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import Any
@@ -26,7 +27,7 @@ from app.worker_setup import build_worker
 from models.agent_types import AgentType
 from models.interrupts import OptionKey
 from tests.cli.support import free_port
-from tests.support.cli import client_py
+from tests.support.cli import ROOT, client_env, client_py
 from tests.support.inbox import HOSTILE, TOKEN, start_question, until_listed
 from tests.support.interrupts import GOAL, question_input, wait_for_interrupt
 
@@ -130,6 +131,30 @@ async def test_model_text_is_escaped_never_markup_and_a_page_without_script_answ
         assert "<script>alert" not in html and 'javascript:alert(2)"' not in html
     assert "script-src 'self'" in page.headers["content-security-policy"]
     assert "Back to the inbox" in answered.text and "-&gt; A (in memory)" in answered.text
+
+
+async def test_a_rerouted_question_names_the_agent_the_run_continues_at(
+    client: Client, task_queue: str, question_id: str
+) -> None:
+    """Issue 23 item 5: after a supervisor's re-route the card and the ack name the agent the
+    run continues at, not "REVIEW_AGENT resumes"."""
+    agents = AgentWorkflowClient(client, task_queue)
+    target = AgentType.TICKET_ORCHESTRATOR
+    async with build_worker(client, task_queue, LlmSettings()):
+        handle = await start_question(client, task_queue, question_id, reroute_to=target)
+        async with browser_like(agents) as http:
+            page = await http.get("/")
+            card = page.text.split(f'id="q-{question_id}"', 1)[1].split("</article>", 1)[0]
+            assert f"continues at {target}" in card, card
+            form = {"csrf": csrf_of(page.text), "interrupt": question_id, "choice.cache": "A"}
+            sent = await http.post(
+                "/answer", data=form, headers={**SAME_ORIGIN, "X-Inbox-Fetch": "1"}
+            )
+        outcome = await handle.result()
+    assert outcome.route == "ticketOrchestratorRequest", outcome.route
+    ack = re.search(r'<p class="ack">([^<]*)</p>', sent.text)
+    assert ack and f"the run continues at {target} (re-routed from REVIEW_AGENT)" in ack[1], ack
+    assert "REVIEW_AGENT resumes" not in sent.text
 
 
 async def test_cross_site_and_foreign_host_requests_are_refused(
@@ -265,6 +290,44 @@ async def test_token_required_off_loopback(client: Client, task_queue: str) -> N
         http.cookies.clear()
         bearer = await http.get("/questions", headers={"Authorization": f"Bearer {TOKEN}"})
         assert bearer.status_code == 200
+
+
+async def test_a_loopback_address_of_its_own_is_answered_and_named(
+    client: Client, task_queue: str
+) -> None:
+    """``--host 127.0.0.2`` needs no token and answers at the address it printed."""
+    settings = InboxSettings.from_env({}, host="127.0.0.2", port=8300)
+    async with browser_like(AgentWorkflowClient(client, task_queue), settings) as http:
+        assert (await http.get("/", headers={"Host": "127.0.0.2:8300"})).status_code == 200
+        rebound = await http.get("/", headers={"Host": "evil.example:8300"})
+        assert rebound.status_code == 403 and "http://127.0.0.2:8300/ only" in rebound.text
+
+
+async def test_the_printed_link_opens_and_is_never_folded(client: Client) -> None:
+    """Off loopback the link names this machine, not 0.0.0.0, and stays one line at 60
+    columns: a copied half of the token is refused (issue 23 item 5)."""
+    port = free_port()
+    env = {**client_env(client), "COLUMNS": "60", "AGENTS_INBOX_TOKEN": TOKEN}
+    inbox = await asyncio.create_subprocess_exec(
+        sys.executable,
+        str(ROOT / "client.py"),
+        "inbox",
+        "--host",
+        "0.0.0.0",
+        "--port",
+        str(port),
+        env=env,
+        stdout=asyncio.subprocess.PIPE,
+        cwd=ROOT,
+    )
+    try:
+        assert inbox.stdout is not None
+        first = (await asyncio.wait_for(inbox.stdout.readline(), 60)).decode()
+    finally:
+        inbox.terminate()
+        await inbox.wait()
+    link = f"http://{socket.gethostname()}:{port}/?token={TOKEN}"
+    assert first == f"Inbox: {link}  (Ctrl-C stops it)\n"
 
 
 def test_a_taken_port_or_a_bad_one_is_one_line_naming_the_flag() -> None:

@@ -9,6 +9,7 @@ from temporalio.client import Client, WorkflowHandle
 from temporalio.common import SearchAttributePair, TypedSearchAttributes
 
 from app.sdk import AgentWorkflowClient
+from models.agent_types import AgentType
 from tests.support.interrupts import question_input
 from workflows import visibility
 from workflows.interrupt import InterruptWorkflow
@@ -19,12 +20,17 @@ HOSTILE = '<script>alert("owned")</script> see [the docs](javascript:alert(2))'
 
 
 async def start_question(
-    client: Client, task_queue: str, interrupt_id: str, reason: str = "Which cache?"
+    client: Client,
+    task_queue: str,
+    interrupt_id: str,
+    reason: str = "Which cache?",
+    reroute_to: AgentType | None = None,
 ) -> WorkflowHandle[InterruptWorkflow, Any]:
     """A waiting REVIEW_AGENT question (cache: A in memory, B redis recommended), listed as
-    ``list --waiting`` lists them."""
+    ``list --waiting`` lists them; ``reroute_to``: a supervisor's event re-routed the run."""
     job = question_input()
     job.request.reason = reason
+    job.reroute_to = reroute_to
     handle = await client.start_workflow(
         InterruptWorkflow.run,
         job,

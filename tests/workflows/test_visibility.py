@@ -8,6 +8,7 @@ import json
 import re
 
 import pytest
+from markdown_it import MarkdownIt
 from temporalio.api.enums.v1 import EventType
 from temporalio.api.sdk.v1 import WorkflowMetadata
 from temporalio.client import Client, WorkflowHandle
@@ -48,9 +49,50 @@ def test_question_markdown_puts_every_option_on_its_own_bullet() -> None:
     assert lines[first - 1] == "", "a blank line starts the list, so it never runs together"
 
 
+HOSTILE = (
+    "add <script>alert(1)</script> caching and [click me](javascript:alert(2)) **bold** "
+    "<img src=x onerror=alert(3)> &lt;b&gt; `code`\n- item\n1. one\n# heading\n===\n_x_ | ~y~"
+)
+
+
+def test_model_text_renders_as_written_never_as_markup() -> None:
+    """Issue 23: the UI and the terminal render the question as markdown; a tag, link, list or
+    emphasis a model wrote shows as the characters it wrote (CommonMark with HTML allowed):
+    the page has the tags of the same question written in plain words, and the text itself."""
+    hostile, plain = _rendered(HOSTILE), _rendered("plain words")
+    assert _tags(hostile) == _tags(plain), hostile
+    shown = re.sub(r"<[^>]+>", "", hostile)
+    shown = shown.replace("&lt;", "<").replace("&gt;", ">").replace("&quot;", '"')
+    for line in HOSTILE.splitlines():
+        assert line.replace("&", "&amp;") in shown, line
+
+
+def _rendered(text: str) -> str:
+    """REQUEST with ``text`` as its reason, each choice's question and each option, as HTML."""
+    choices = [
+        c.model_copy(
+            update={
+                "question": text,
+                "options": [o.model_copy(update={"description": text}) for o in c.options],
+            }
+        )
+        for c in REQUEST.choices
+    ]
+    request = REQUEST.model_copy(update={"reason": text, "choices": choices})
+    markdown = visibility.question_markdown(AgentType.REVIEW_AGENT, request)
+    return MarkdownIt("commonmark", {"html": True}).render(markdown)
+
+
+def _tags(html: str) -> list[str]:
+    return re.findall(r"</?\w+", html)
+
+
 def test_the_pasteable_answer_is_a_valid_resolution() -> None:
     text = visibility.answer_markdown("run-interrupt-1", REQUEST)
     assert "resolve_validated" in text and "`resolve`" in text
+    keys = "/".join(o.key.value for o in REQUEST.choices[0].options)
+    assert keys == "A/B/CUSTOM" and "(`approach`: A, B or CUSTOM with a text in" in text
+    assert "C, D" not in text, "only the offered options are named (issue 23 item 5)"
     pasted = json.loads(re.search(r"```json\n(.*?)\n```", text, re.S)[1])  # type: ignore[index]
     assert resolution_problems(REQUEST, InterruptResolution.model_validate(pasted)) == []
     code = "".join(re.findall(r"```\w*\n(.*?)```", text, re.S))

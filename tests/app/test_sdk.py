@@ -1,8 +1,9 @@
-"""What the terminal says (issue 23 item 5): the ack after a re-route names where the run goes."""
+"""What the SDK tells every answering client (issue 23 item 5): the ack after a re-route names where
+the run goes (the terminal, the follow prompt and the inbox all print it)."""
 
 from __future__ import annotations
 
-from app.render import accepted
+from app.sdk import accepted
 from models.agent_types import AgentType
 from models.interrupt_flow import InterruptState, InterruptStatus
 from tests.workflows.test_resolution_rules import REQUEST
