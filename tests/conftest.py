@@ -7,6 +7,7 @@ import uuid
 from collections.abc import AsyncIterator, Iterator
 
 import pytest
+from hypothesis.configuration import set_hypothesis_home_dir
 from temporalio.client import Client
 from temporalio.contrib.pydantic import pydantic_data_converter
 from temporalio.testing import WorkflowEnvironment
@@ -14,6 +15,13 @@ from temporalio.testing import WorkflowEnvironment
 from app.binaries import temporal_cli
 from tests.support.postgres import PostgresServer, postgres_server, require_pg_bin
 from workflows.visibility import dev_server_args
+
+
+@pytest.fixture(scope="session", autouse=True)
+def hypothesis_home(tmp_path_factory: pytest.TempPathFactory) -> None:
+    """Hypothesis keeps its caches (``unicode_data``, ``constants``) in a temporary directory,
+    not in ``.hypothesis/`` of the checkout (issue 23 item 6)."""
+    set_hypothesis_home_dir(tmp_path_factory.mktemp("hypothesis"))
 
 
 @pytest.fixture(scope="session")

@@ -6,6 +6,8 @@ from __future__ import annotations
 import os
 import shlex
 import sys
+import tempfile
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -32,11 +34,19 @@ def worktree(settings: ToolSettings) -> Path:
     return path
 
 
+@pytest.fixture
+def under_tmp() -> Iterator[Path]:
+    """A directory under /tmp whatever TMPDIR says: the sandbox mounts a /tmp of its own."""
+    with tempfile.TemporaryDirectory(dir="/tmp") as path:
+        yield Path(path)
+
+
 def test_a_tool_on_path_under_tmp_runs_read_only(
-    worktree: Path, settings: ToolSettings, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    worktree: Path, settings: ToolSettings, under_tmp: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """A worker whose environment lives under /tmp (a venv there) still finds its tools: its
     PATH entries there are bound read-only into the sandbox's own /tmp."""
+    tmp_path = under_tmp
     tools = tmp_path / "venv" / "bin"
     tools.mkdir(parents=True)
     tool = tools / "agents-tool"
