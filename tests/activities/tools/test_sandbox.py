@@ -46,17 +46,16 @@ def test_a_tool_on_path_under_tmp_runs_read_only(
 ) -> None:
     """A worker whose environment lives under /tmp (a venv there) still finds its tools: its
     PATH entries there are bound read-only into the sandbox's own /tmp."""
-    tmp_path = under_tmp
-    tools = tmp_path / "venv" / "bin"
+    tools = under_tmp / "venv" / "bin"
     tools.mkdir(parents=True)
     tool = tools / "agents-tool"
     tool.write_text("#!/bin/sh\necho tool-ran\n")
     tool.chmod(0o755)
-    (tmp_path / "venv" / "beside.txt").write_text("not on PATH")
+    (under_tmp / "venv" / "beside.txt").write_text("not on PATH")
     monkeypatch.setenv("PATH", f"{tools}{os.pathsep}{os.environ['PATH']}")
     script = (
         f"agents-tool; echo x > {tool} || echo read-only; "
-        f"cat {tmp_path / 'venv' / 'beside.txt'} || echo hidden"
+        f"cat {under_tmp / 'venv' / 'beside.txt'} || echo hidden"
     )
     run = run_verification(script, worktree, settings)
     assert "tool-ran" in run.output_tail and "read-only" in run.output_tail
