@@ -27,6 +27,8 @@ def _pairs(items: Sequence[str], flag: str) -> dict[str, str]:
         key, sep, value = item.partition("=")
         if not sep or not key:
             raise ValueError(f"{flag} takes ID=VALUE, got {item!r}")
+        if key in out and out[key] != value:
+            raise ValueError(f"{flag} {key} is given twice ({out[key]!r}, {value!r}): keep one")
         out[key] = value
     return out
 
@@ -104,6 +106,8 @@ def flag_problems(
             problems.append(f"--confirm {confirmation_id}={answer}: use yes or no")
     if request.type is InterruptType.PAUSE or has_words(text):
         return problems  # free text decides what the flags leave open
+    if text:
+        problems.append(f"--text {text!r} has no letter or digit: it cannot decide anything")
     missing = [
         f"--choice {c.choice_id}={'|'.join(_keys(c))}"
         for c in request.choices

@@ -6,8 +6,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from app.answering import resolution_from_flags
-from models.interrupts import InterruptRequestBase, InterruptResolution, OptionKey
-from workflows.resolution_rules import recommended_resolution
+from models.interrupts import InterruptRequestBase, InterruptResolution, InterruptType, OptionKey
+from workflows.resolution_rules import has_words, recommended_resolution
 
 CHOICE, CUSTOM, CONFIRM, TEXT = "choice.", "custom.", "confirm.", "text"
 
@@ -40,3 +40,30 @@ def resolution_from_form(fields: Mapping[str, str]) -> InterruptResolution:
         [f"{k.removeprefix(CONFIRM)}={v}" for k, v in fields.items() if k.startswith(CONFIRM)],
         fields.get(TEXT, "").strip() or None,
     )
+
+
+def form_problems(request: InterruptRequestBase, fields: Mapping[str, str]) -> list[str]:
+    """What keeps a submitted form from answering ``request``, in the page's words (its
+    choices, boxes and toggles, never the update's JSON names): the inbox's twin of
+    ``agents resolve``'s flag check."""
+    problems = [
+        f"{choice.choice_id}: CUSTOM needs your own approach in its text box"
+        for choice in request.choices
+        if fields.get(CHOICE + choice.choice_id) == OptionKey.CUSTOM.value
+        and not fields.get(CUSTOM + choice.choice_id, "").strip()
+    ]
+    text = fields.get(TEXT, "").strip()
+    if request.type is InterruptType.PAUSE or has_words(text):
+        return problems  # the text decides what the form leaves open
+    open_items = [c.choice_id for c in request.choices if not fields.get(CHOICE + c.choice_id)]
+    open_items += [
+        i.confirmation_id
+        for i in request.confirmation_items
+        if not fields.get(CONFIRM + i.confirmation_id)
+    ]
+    if open_items:
+        problems.append(
+            f"no answer yet for {', '.join(open_items)}: pick one each, or write what the "
+            'agent should do under "Anything else"'
+        )
+    return problems

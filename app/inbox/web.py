@@ -27,7 +27,15 @@ from temporalio.service import RPCError
 
 from app.config import InboxSettings
 from app.inbox.access import Guard
-from app.inbox.form import CHOICE, CONFIRM, CUSTOM, TEXT, resolution_from_form, starting_values
+from app.inbox.form import (
+    CHOICE,
+    CONFIRM,
+    CUSTOM,
+    TEXT,
+    form_problems,
+    resolution_from_form,
+    starting_values,
+)
 from app.inbox.questions import QuestionReader
 from app.sdk import (
     AgentWorkflowClient,
@@ -179,6 +187,8 @@ class Inbox:
 
     async def _send(self, status: InterruptStatus, fields: dict[str, str]) -> Outcome:
         """Answer through the validated update; a refusal is one line."""
+        if problems := form_problems(status.request, fields):
+            return Outcome(problem="; ".join(problems))
         try:
             resolution = resolution_from_form(fields)
             ack = await self.agents.resolve(status.workflow_id, resolution)

@@ -89,6 +89,20 @@ async def test_enter_takes_the_recommended_option() -> None:
             r"tests\); no answer yet; add --choice approach=A\|B\|CUSTOM \(or --text",
         ),
         ([], [], ["tests=maybe"], None, r"--confirm tests=maybe: use yes or no; no answer yet"),
+        (
+            ["approach=B"],
+            [],
+            [],
+            "!!!",
+            r"^--text '!!!' has no letter or digit: it cannot decide anything; no answer yet",
+        ),
+        (
+            ["approach=B"],
+            [],
+            ["tests=yes", "tests=no"],
+            None,
+            r"^--confirm tests is given twice \('yes', 'no'\): keep one$",
+        ),
         (["approach=B"], [], [], None, r"^no answer yet; add --confirm tests=yes\|no \(or --text"),
         (
             ["approach=B"],

@@ -20,7 +20,7 @@ from activities.llm import LlmSettings
 from activities.offline_model import OfflineModel, OfflineScenario
 from app.config import InboxSettings
 from app.inbox.access import COOKIE
-from app.inbox.form import resolution_from_form, starting_values
+from app.inbox.form import form_problems, resolution_from_form, starting_values
 from app.inbox.web import create_app, listening
 from app.sdk import AgentWorkflowClient
 from app.worker_setup import build_worker
@@ -88,7 +88,9 @@ async def test_lists_a_run_question_refuses_in_place_then_answers_and_the_run_co
             )
             assert refused.status_code == 422
             problem = re.search(r'<p class="problem" role="alert">([^<]*)</p>', refused.text)
-            assert problem and "CUSTOM" in problem[1] and "\n" not in problem[1], refused.text
+            assert problem and problem[1] == (
+                "approach: CUSTOM needs your own approach in its text box"
+            ), refused.text  # the page's words, not the update's customInputs
             assert 'value="CUSTOM" checked' in refused.text, "the person's choice is kept"
 
             sent = await http.post(
@@ -362,3 +364,14 @@ def test_the_form_starts_at_the_recommendation_and_reads_back_as_a_resolution() 
     assert answer.confirmations == {"load": False} and answer.free_text is None
     ignored = resolution_from_form({"choice.cache": "A", "custom.cache": "typed, then chose A"})
     assert ignored.custom_inputs == {}
+
+
+def test_a_form_that_cannot_answer_is_named_in_the_page_words() -> None:
+    request = question_input().request
+    assert form_problems(request, {"choice.cache": "A"}) == []
+    assert form_problems(request, {}) == [
+        "no answer yet for cache: pick one each, or write what the agent should do under "
+        '"Anything else"'
+    ]
+    assert form_problems(request, {"text": "use whatever is simplest"}) == []
+    assert form_problems(request, {"text": "!!"}) != []
