@@ -40,7 +40,8 @@ class CheckedPayloadConverter(PydanticPayloadConverter):
 
 class OneLineRejections(DefaultFailureConverter):
     """The SDK's failures, except that a refused update or query (``Rejected``) carries its
-    message alone: the Temporal UI and CLI show one line, not the worker's stack trace."""
+    message alone: the Temporal UI and CLI show one line, not the worker's stack trace, and
+    not ``retryable: true`` (the same input is refused again)."""
 
     def to_failure(
         self, exception: BaseException, payload_converter: PayloadConverter, failure: Failure
@@ -48,6 +49,7 @@ class OneLineRejections(DefaultFailureConverter):
         super().to_failure(exception, payload_converter, failure)
         if isinstance(exception, Rejected):
             failure.stack_trace = ""
+            failure.application_failure_info.non_retryable = True
 
 
 DATA_CONVERTER = DataConverter(

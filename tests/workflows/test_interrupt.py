@@ -156,6 +156,7 @@ async def test_the_ui_lists_the_named_handlers_and_a_rejection_is_one_line(
         cause = err.value.cause
         assert isinstance(cause, ApplicationError) and cause.type == "Rejected"
         assert cause.failure is not None and cause.failure.stack_trace == ""
+        assert cause.non_retryable, "the temporal CLI shows no retryable: true"
         assert "\n" not in cause.message and "choice 'approach' has no option C" in cause.message
         await child.execute_update(InterruptWorkflow.resolve_validated, answer_all(waiting.request))
         assert (await asyncio.wait_for(handle.result(), 30)).summary
