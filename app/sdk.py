@@ -8,17 +8,20 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta
 from pathlib import Path
+from typing import Any
 
 from temporalio.api.operatorservice.v1 import ListSearchAttributesRequest
 from temporalio.client import (
     Client,
     WorkflowExecution,
     WorkflowExecutionStatus,
+    WorkflowFailureError,
     WorkflowHandle,
     WorkflowQueryFailedError,
     WorkflowUpdateFailedError,
 )
 from temporalio.common import WorkflowIDReusePolicy
+from temporalio.exceptions import ApplicationError
 from temporalio.service import RPCError
 
 from activities.tools.results import ToolResultStore
@@ -35,7 +38,13 @@ from app.stuck import explain, problem_of, stuck_ids
 from models.agent_types import AgentType
 from models.errors import failure_message
 from models.interrupt_events import EventAck, InterruptRequestEvent
-from models.interrupt_flow import InterruptInput, InterruptOutcome, InterruptStatus, ResolveAck
+from models.interrupt_flow import (
+    HANDED_OVER,
+    InterruptInput,
+    InterruptOutcome,
+    InterruptStatus,
+    ResolveAck,
+)
 from models.interrupts import InterruptRequestBase, InterruptResolution
 from models.results import OrchestratorCollectorResult
 from models.state import (
@@ -186,6 +195,15 @@ def accepted(message: str, info: InterruptStatus) -> str:
     return message.replace(said, instead) if said in message else f"{message}; {instead}"
 
 
+async def _handed_over(handle: WorkflowHandle[Any, Any]) -> bool:
+    """Whether the closed question was handed back to its run, which asks it again."""
+    try:
+        await handle.result(follow_runs=False)
+    except WorkflowFailureError as err:
+        return isinstance(err.cause, ApplicationError) and err.cause.type == HANDED_OVER
+    return False
+
+
 class AgentWorkflowClient:
     """What supervisors and tools call: start runs, read their status, steer them."""
 
@@ -316,6 +334,11 @@ class AgentWorkflowClient:
         described = await handle.describe()
         if described.status in (None, WorkflowExecutionStatus.RUNNING):
             return None
+        if described.status is WorkflowExecutionStatus.FAILED and await _handed_over(handle):
+            return (
+                f"{interrupt_id} is being asked again by its run (the run's history grew long "
+                "while it waited): answer again in a few seconds"
+            )
         if described.status is not WorkflowExecutionStatus.COMPLETED:
             when = f"{described.close_time:%Y-%m-%d %H:%M:%S} UTC" if described.close_time else "?"
             return (

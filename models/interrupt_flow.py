@@ -23,6 +23,11 @@ from models.state import GraphEvent
 
 RESOLVE_SIGNAL = "resolve"
 """InterruptWorkflow's signal that carries a resolution (Temporal UI / CLI)."""
+HAND_OVER_SIGNAL = "__hand_over"
+"""Sent by the orchestrator whose history grew long while its question waited: an unanswered
+question ends (failure type ``QuestionHandedOver``) and the orchestrator's next run asks it
+again under the same id. Not listed in the UI: it is not for people."""
+HANDED_OVER = "QuestionHandedOver"
 
 
 class InterruptState(StrEnum):

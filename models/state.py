@@ -115,6 +115,19 @@ class PendingStep(WireModel):
     again and each agent that asked runs with its own answer (``workflows/lifting.py``)."""
 
 
+class HandedOverQuestion(WireModel):
+    """A question whose InterruptWorkflow the orchestrator cancelled unanswered because its own
+    history grew long while it waited (a flood of signals): the next run asks it again, under
+    the same workflow id, with what is left of its deadline."""
+
+    child_id: str
+    job: dict[str, Any]
+    """The InterruptInput the question was asked with (its wire form)."""
+    deadline: datetime | None
+    fan_out: list[HeldAgent] = Field(default_factory=list)
+    """The asking dispatch node's agents as they were held (finished ones are not run again)."""
+
+
 class OrchestratorState(WireModel):
     """Everything the orchestrator knows; carried across continue-as-new."""
 
@@ -159,6 +172,8 @@ class OrchestratorState(WireModel):
     processed_event_ids: list[str] = Field(default_factory=list)
     """Ids of the events taken (the newest ``MAX_REMEMBERED_EVENT_IDS``), so a supervisor's retry
     is not processed twice."""
+    handed_over: HandedOverQuestion | None = None
+    """The question the run before this one left unanswered when it continued as new."""
 
 
 class OrchestratorInput(WireModel):

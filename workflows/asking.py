@@ -2,21 +2,31 @@
 
 from __future__ import annotations
 
+import contextlib
+import math
 from dataclasses import dataclass
+from datetime import datetime, timedelta
 from typing import Any
 
 from temporalio import workflow
-from temporalio.exceptions import ChildWorkflowError
+from temporalio.exceptions import ApplicationError, ChildWorkflowError
 from temporalio.workflow import ChildWorkflowHandle
 
 from models.agent_types import AgentType
 from models.errors import DegenerateLoop, InterruptFailed, StepLimitExceeded, failure_message
 from models.fan_out import HeldAgent
-from models.interrupt_flow import InterruptInput, InterruptOutcome
+from models.interrupt_flow import HAND_OVER_SIGNAL, HANDED_OVER, InterruptInput, InterruptOutcome
 from models.interrupts import InterruptRequestBase, InterruptRouting, TimeoutOutcome
-from models.state import EntryKind, EventKind, PendingInterrupt, PendingStep
+from models.state import (
+    EntryKind,
+    EventKind,
+    HandedOverQuestion,
+    PendingInterrupt,
+    PendingStep,
+)
 from workflows.budget_questions import budget_question, stops_the_run
 from workflows.graph import NODES
+from workflows.handover import history_is_long
 from workflows.interrupt import InterruptWorkflow
 from workflows.interrupt_text import details_markdown, summary_line
 from workflows.lifting import answer_each
@@ -26,6 +36,10 @@ from workflows.resume import resumed_request
 from workflows.run_book import RunBook
 from workflows.steps import decide
 from workflows.visibility import child_attributes, show_orchestrator
+
+QUESTION_HANDED_OVER = "23-question-handed-over"
+"""Patch id: a question whose run's history grew long while it waited is cancelled and asked
+again by the next run (runs recorded before waited until the server ended them)."""
 
 
 @dataclass
@@ -38,6 +52,13 @@ class StartedQuestion:
     request: InterruptRequestBase
     child_id: str
     child: ChildWorkflowHandle[InterruptWorkflow, InterruptOutcome]
+    job: InterruptInput
+    deadline: datetime | None
+
+
+class QuestionHandedOver(Exception):
+    """The orchestrator's history grew long while its question waited: the question was
+    cancelled unanswered and is in ``state.handed_over``; the run continues as new."""
 
 
 async def ask(
@@ -48,6 +69,7 @@ async def ask(
     fan_out: list[HeldAgent],
     *,
     person_only: bool = False,
+    hand_over: bool = True,
 ) -> None:
     """Hand the question to InterruptWorkflow; continue where its routing leads (FR-001).
 
@@ -59,9 +81,12 @@ async def ask(
     A ``person_only`` question (a stuck model, a used-up step budget: issue 19) is never
     escalated to the reviewing model, which may be the model at fault: where the run's timeout
     would escalate, it waits for a person without a deadline; the loop breaker does not count it.
+
+    Raises QuestionHandedOver when the run's history grew long while the question waited
+    (``hand_over``; ``settle_question``).
     """
     started = await start_question(book, node_id, node_request, request, person_only=person_only)
-    await settle_question(book, started, fan_out)
+    await settle_question(book, started, fan_out, hand_over=hand_over)
 
 
 async def start_question(
@@ -117,6 +142,29 @@ async def start_question(
         supervised=event is not None or person_only,  # not the agent's own: not counted
     )
     book.event(EventKind.INTERRUPT_STATUS, f"REQUESTED: {child_id}", node_id, origin)
+    return await _start_child(book, job, child_id)
+
+
+async def ask_again(book: RunBook, handed_over: HandedOverQuestion) -> StartedQuestion:
+    """Ask the question the run before left unanswered (``settle_question``) again: the same
+    workflow id, request and event, with what is left of its deadline."""
+    job = InterruptInput.model_validate(handed_over.job)
+    if handed_over.deadline is not None:
+        left = (handed_over.deadline - workflow.now()).total_seconds()
+        job.timeout_seconds = max(1, math.ceil(left))
+    book.event(
+        EventKind.INTERRUPT_STATUS,
+        f"REQUESTED AGAIN: {handed_over.child_id} (the run before continued as new while it "
+        "waited)",
+        job.origin_node_id,
+        job.origin,
+    )
+    return await _start_child(book, job, handed_over.child_id)
+
+
+async def _start_child(book: RunBook, job: InterruptInput, child_id: str) -> StartedQuestion:
+    state, origin, request = book.state, job.origin, job.request
+    asked_at = workflow.now()
     child = await workflow.start_child_workflow(
         InterruptWorkflow.run,
         job,
@@ -132,21 +180,49 @@ async def start_question(
         request=request.to_wire(),
     )
     show_orchestrator(state.phase, None, state.pending_interrupt)
-    return StartedQuestion(node_id, origin, origin_request, request, child_id, child)
+    deadline = asked_at + timedelta(seconds=job.timeout_seconds) if job.timeout_seconds else None
+    return StartedQuestion(
+        job.origin_node_id, origin, job.origin_request, request, child_id, child, job, deadline
+    )
 
 
 async def settle_question(
-    book: RunBook, started: StartedQuestion, fan_out: list[HeldAgent]
+    book: RunBook, started: StartedQuestion, fan_out: list[HeldAgent], *, hand_over: bool = True
 ) -> None:
     """Wait for the answer, then set the step it leads to; a dispatch node's ``fan_out`` (as it
     is now: agents that asked after the question started keep theirs for the next round) gets
-    each agent's own part."""
+    each agent's own part.
+
+    With ``hand_over``, a history grown long while the question waits (a flood of signals: the
+    run cannot continue as new while its child runs, and the server ends a run whose history
+    passes 50 MB) asks the question back; unless an answer came first, it is kept in
+    ``state.handed_over`` and QuestionHandedOver is raised: the run continues as new and asks it
+    again (``ask_again``). The question is handed back only while it waits for a person; an
+    answer being translated finishes first.
+    """
     state = book.state
     node_id, origin, child_id = started.node_id, started.origin, started.child_id
     request = started.request
+    child = started.child
+    if hand_over:
+        await workflow.wait_condition(lambda: child.done() or history_is_long())
+        if not child.done() and workflow.patched(QUESTION_HANDED_OVER):
+            with contextlib.suppress(ApplicationError):  # it ended in the meantime
+                await child.signal(HAND_OVER_SIGNAL)  # answered already: it finishes the answer
     try:
-        outcome = await started.child
+        outcome = await child
     except ChildWorkflowError as err:
+        if hand_over and isinstance(err.cause, ApplicationError) and err.cause.type == HANDED_OVER:
+            state.handed_over = HandedOverQuestion(
+                child_id=child_id,
+                job=started.job.to_wire(),
+                deadline=started.deadline,
+                fan_out=fan_out,
+            )
+            raise QuestionHandedOver(
+                f"continuing as new while {child_id} waited: the history grew long (the "
+                "question is asked again, under the same id)"
+            ) from None
         message = failure_message(err)
         book.fail(InterruptFailed(f"interrupt {child_id} failed: {message}"), node_id, origin)
     state.pending_interrupt = None
@@ -203,7 +279,7 @@ async def ask_for_steps(book: RunBook, step: PendingStep, budget: int) -> None:
         agent,
     )
     question = budget_question(agent, state.steps_taken, budget)
-    await ask(book, node_id, (agent, step.request), question, [], person_only=True)
+    await ask(book, node_id, (agent, step.request), question, [], person_only=True, hand_over=False)
     answered = state.pending
     if answered is None or stops_the_run(answered.resolution):
         book.fail(

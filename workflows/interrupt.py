@@ -17,6 +17,8 @@ from models.agent_types import AgentType
 from models.errors import InvalidInput, Rejected, UndecodablePayload, failure_message
 from models.interrupt_events import EVENT_CHOICE_ID
 from models.interrupt_flow import (
+    HAND_OVER_SIGNAL,
+    HANDED_OVER,
     RESOLVE_SIGNAL,
     AutonomyQuestion,
     InterruptCarried,
@@ -74,6 +76,8 @@ class InterruptWorkflow:
         self._state = InterruptState.REQUESTED
         self._resolution: InterruptResolution | None = None
         self._overrulable = False
+        self._handed_over = False
+        """The orchestrator asks for the question back (``HAND_OVER_SIGNAL``)."""
         """The controller's own answer is being translated: a person's valid answer replaces it."""
         self._deadline: datetime | None = None
         self._hooks: list[str] = []
@@ -138,7 +142,11 @@ class InterruptWorkflow:
         dynamic=True, description=f"Any other name is recorded as ignored; send {RESOLVE_SIGNAL!r}."
     )
     def unknown_signal(self, name: str, args: Sequence[RawValue]) -> None:
-        """A signal of any other name: an ERROR event naming the one this workflow takes."""
+        """A signal of any other name: an ERROR event naming the one this workflow takes (the
+        orchestrator's ``HAND_OVER_SIGNAL`` aside)."""
+        if name == HAND_OVER_SIGNAL:
+            self._handed_over = True
+            return
         self._event(
             EventKind.ERROR,
             f"ignored unknown signal {clip(name, 60)!r}; this workflow takes {RESOLVE_SIGNAL!r}",
@@ -257,13 +265,22 @@ class InterruptWorkflow:
                 if remaining is not None and remaining <= timedelta(0):
                     raise TimeoutError
                 await workflow.wait_condition(
-                    lambda: self._resolution is not None or history_is_long(), timeout=remaining
+                    lambda: self._resolution is not None or history_is_long() or self._handed_over,
+                    timeout=remaining,
                 )
             except TimeoutError:
                 if not reminders:
                     break
                 self._notify.send(NoticeKind.REMINDER, job, self._deadline, reminders.pop(0)[0])
                 continue
+            if self._resolution is None and self._handed_over:
+                self._event(EventKind.INFO, "handed back unanswered: the run asks it again")
+                raise ApplicationError(
+                    "handed back unanswered to the orchestrator, whose history grew long while "
+                    "it waited; its next run asks the question again under this id",
+                    type=HANDED_OVER,
+                    non_retryable=True,
+                )
             if self._resolution is None:
                 await workflow.wait_condition(workflow.all_handlers_finished)
                 if self._resolution is None:

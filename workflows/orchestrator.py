@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from functools import partial
-from typing import Any
+from typing import Any, NoReturn
 
 from pydantic import ValidationError
 from temporalio import workflow
@@ -35,6 +35,7 @@ from models.results import OrchestratorCollectorResult
 from models.state import (
     EntryKind,
     EventKind,
+    HandedOverQuestion,
     HistoryPage,
     HistoryPageRequest,
     NodeRef,
@@ -44,7 +45,13 @@ from models.state import (
     PendingStep,
 )
 from workflows import blackboard, code_changes
-from workflows.asking import ask, ask_for_steps, settle_question
+from workflows.asking import (
+    QuestionHandedOver,
+    ask,
+    ask_again,
+    ask_for_steps,
+    settle_question,
+)
 from workflows.curation import with_contexts
 from workflows.event_questions import question_from_event
 from workflows.event_rules import EventVerdict, check_event
@@ -134,13 +141,10 @@ class OrchestratorWorkflow:
             self._book.event(EventKind.INFO, f"workspace {pinned.source} pinned at {pinned.commit}")
         while True:
             if self._should_continue_as_new():
-                await workflow.wait_condition(workflow.all_handlers_finished)
-                self._book.event(
-                    EventKind.INFO, f"continuing as new after {state.steps_taken} steps"
-                )
-                workflow.continue_as_new(
-                    self._input.model_copy(update={"carried_state": blackboard.carried(state)})
-                )
+                await self._continue_as_new(f"continuing as new after {state.steps_taken} steps")
+            if state.handed_over is not None:  # the run before continued as new while it waited
+                await self._ask_again(state.handed_over)
+                continue
             step = state.pending
             if step is None:
                 self._book.fail(
@@ -162,7 +166,10 @@ class OrchestratorWorkflow:
                 await ask_for_steps(self._book, step, state.step_budget)
                 continue
             state.steps_taken += 1
-            result = await self._run_node(NODES[step.agent_type], step)
+            try:
+                result = await self._run_node(NODES[step.agent_type], step)
+            except QuestionHandedOver as handed:
+                await self._continue_as_new(str(handed))
             if result is not None:
                 self._book.event(EventKind.INFO, "finished: the orchestrator collector said STOP")
                 return result
@@ -269,6 +276,24 @@ class OrchestratorWorkflow:
         if parsed.value is None:
             raise Rejected(f"history_page: {parsed.problem}")
         return blackboard.page(self._state, parsed.value.start, parsed.value.limit)
+
+    async def _continue_as_new(self, why: str) -> NoReturn:
+        await workflow.wait_condition(workflow.all_handlers_finished)
+        self._book.event(EventKind.INFO, why)
+        workflow.continue_as_new(
+            self._input.model_copy(update={"carried_state": blackboard.carried(self._state)})
+        )
+
+    async def _ask_again(self, handed_over: HandedOverQuestion) -> None:
+        """Ask the question the run before handed over (``asking.settle_question``) and settle
+        it as the step that asked it would have."""
+        self._state.handed_over = None
+        started = await ask_again(self._book, handed_over)
+        try:
+            await settle_question(self._book, started, handed_over.fan_out)
+        except QuestionHandedOver as handed:
+            await self._continue_as_new(str(handed))
+        keep_late_event(self._book, started.node_id)
 
     def _should_continue_as_new(self) -> bool:
         every = self._input.continue_as_new_every or CONTINUE_AS_NEW_STEPS

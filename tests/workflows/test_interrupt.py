@@ -16,12 +16,14 @@ from temporalio.worker import Replayer
 from activities.llm import LlmSettings
 from activities.offline_model import OfflineModel, OfflineScenario
 from app.binaries import temporal_test_server
+from app.sdk import AgentWorkflowClient
 from app.worker_setup import WORKFLOW_RUNNER, WORKFLOWS, build_worker
 from models.agent_types import AgentType
-from models.interrupt_flow import InterruptState
+from models.interrupt_flow import HAND_OVER_SIGNAL, HANDED_OVER, InterruptState
 from models.interrupts import InterruptResolution, ResolvedBy, TimeoutOutcome
 from models.state import EventKind
 from tests.bad_input.harness import assert_no_task_failed
+from tests.support.inbox import start_question
 from tests.support.interrupts import (
     answer_all,
     full_status,
@@ -224,3 +226,20 @@ async def test_deadline_can_fail_the_run(
         with pytest.raises(WorkflowFailureError) as err:
             await asyncio.wait_for(handle.result(), 60)
     assert "nobody answered PLANNING_ORCHESTRATOR's question within 600s" in str(err.value.cause)
+
+
+async def test_a_question_handed_back_ends_unanswered_and_says_it_is_asked_again(
+    client: Client, task_queue: str, workflow_id: str
+) -> None:
+    """The orchestrator's hand-over (its history grew long while the question waited): the
+    waiting question ends with QuestionHandedOver, and a person who answers it then is told
+    that it is being asked again, not that it closed."""
+    async with build_worker(client, task_queue, LlmSettings()):
+        handle = await start_question(client, task_queue, workflow_id)
+        await handle.signal(HAND_OVER_SIGNAL)
+        with pytest.raises(WorkflowFailureError) as failed:
+            await asyncio.wait_for(handle.result(), 30)
+    cause = failed.value.cause
+    assert isinstance(cause, ApplicationError) and cause.type == HANDED_OVER
+    said = await AgentWorkflowClient(client, task_queue).answered_already(workflow_id)
+    assert said is not None and "is being asked again by its run" in said, said
