@@ -8,7 +8,9 @@ supervisor's event, so the workflow asks in its place, answered in free text alo
 which a supervisor's signal stops one running ticket agent (issue 18); a run that uses up its step
 budget and is granted more (issue 19); a run whose first ticket agent's question is asked while the
 third still works, the third's question following (issue 18); a person's answer with the
-controller's shadow answer, then a question the controller answers itself (issue 22). It
+controller's shadow answer, then a question the controller answers itself (issue 22); a run
+whose history grows long while its question waits, so the question is handed back and asked again
+(its own dev server suggests continuing as new early). It
 writes every run's history (orchestrator runs and interrupt children) as JSON into
 ``tests/histories/<version>/`` (the commit the code is at, listed in ``landed.LANDED``); a
 folder that exists is never written again. ``record_landed`` adds the waiting shapes.
@@ -21,7 +23,7 @@ import sys
 import uuid
 from pathlib import Path
 
-from temporalio.client import Client, WorkflowHandle
+from temporalio.client import Client, WorkflowExecutionStatus, WorkflowHandle
 from temporalio.contrib.pydantic import pydantic_data_converter
 from temporalio.testing import WorkflowEnvironment
 
@@ -50,6 +52,7 @@ from workflows.visibility import dev_server_args
 
 HERE = Path(__file__).parent
 WAITING = InterruptState.WAITING
+RUNNING = WorkflowExecutionStatus.RUNNING
 
 
 async def _question(client: Client, child_id: str) -> InterruptStatus:
@@ -254,6 +257,45 @@ async def _shadowed_then_delegated(client: Client, out: Path) -> None:
     await _save(client, f"{delegated.id}-interrupt-1", "interrupt-delegated", out)
 
 
+SUGGEST_CONTINUE_AS_NEW_EVENTS = 60
+"""The server suggests continuing as new this early in the hand-over's own dev server, so that a
+few signals make a waiting run's history long (the default is thousands of events)."""
+
+
+async def _question_handed_over(out: Path) -> None:
+    """A run whose history grows long while its REVIEW_AGENT question waits (signals the run
+    ignores): the question is handed back, asked again under its id, then answered."""
+    async with await WorkflowEnvironment.start_local(
+        dev_server_existing_path=temporal_cli(),
+        data_converter=pydantic_data_converter,
+        dev_server_extra_args=[
+            *dev_server_args(),
+            "--dynamic-config-value",
+            f"limit.historyCount.suggestContinueAsNew={SUGGEST_CONTINUE_AS_NEW_EVENTS}",
+        ],
+    ) as env:
+        client, task_queue = env.client, f"record-{uuid.uuid4()}"
+        scenario = OfflineScenario(interrupt_at=frozenset({AgentType.REVIEW_AGENT}))
+        async with build_worker(client, task_queue, LlmSettings(), offline=OfflineModel(scenario)):
+            handle = await start(client, task_queue, "recorded-handed-over")
+            child_id = f"{handle.id}-interrupt-1"
+            await _question(client, child_id)
+            async with asyncio.timeout(60):
+                while not any(
+                    "REQUESTED AGAIN" in e.message
+                    for e in (await handle.query(OrchestratorWorkflow.status)).events
+                ):
+                    await handle.signal("not-a-signal-this-run-takes")
+                    await asyncio.sleep(0.2)
+            async with asyncio.timeout(60):
+                while (await client.get_workflow_handle(child_id).describe()).status != RUNNING:
+                    await asyncio.sleep(0.1)
+            await _answer_next(client, handle, 1)
+            await handle.result()
+        await _save(client, handle.id, "orchestrator-handed-over", out)
+        await _save(client, child_id, "interrupt-handed-over", out)
+
+
 async def main(version: str) -> None:
     out = HERE / version
     if out.exists():
@@ -272,6 +314,7 @@ async def main(version: str) -> None:
         await _step_budget_granted(env.client, out)
         await _question_while_a_sibling_runs(env.client, out)
         await _shadowed_then_delegated(env.client, out)
+    await _question_handed_over(out)
     print("\n".join(sorted(p.name for p in out.glob("*.json"))))
 
 
