@@ -25,7 +25,7 @@ from enum import StrEnum
 from pathlib import Path
 from typing import IO, Any
 
-from pydantic import BaseModel
+from pydantic import BaseModel, ValidationError
 from temporalio.client import Client
 
 from activities.llm import messages_sha256, strict_schema
@@ -126,6 +126,12 @@ class Example:
     def example_id(self) -> str:
         """Stable and content-derived: two identical examples share it (deduplication)."""
         return messages_sha256(self.messages)[:24]
+
+
+OTHER_VERSION = (
+    "the run was recorded by a version whose agent calls or questions this version does not "
+    "read (export it with that version's code)"
+)
 
 
 class Unverifiable(Exception):
@@ -568,7 +574,11 @@ async def export(
     files = [path.open("w", encoding="utf-8") for path in paths]
     try:
         for ref in refs:
-            run = await read_run(client, ref.workflow_id, ref.run_id)
+            try:
+                run = await read_run(client, ref.workflow_id, ref.run_id)
+            except ValidationError:  # an earlier version's agent calls or questions
+                summary.skipped.setdefault(OTHER_VERSION, []).append(ref.workflow_id)
+                continue
             train = split is None or in_train(run.first_run_id, split)
             sink = files[0 if train else 1]
             summary.runs += 1

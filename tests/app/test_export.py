@@ -13,14 +13,17 @@ import json
 import uuid
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
+from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
 import pytest
 from pydantic import BaseModel
+from temporalio import activity, workflow
 from temporalio.client import Client
 from temporalio.contrib.pydantic import pydantic_data_converter
 from temporalio.testing import WorkflowEnvironment
+from temporalio.worker import Worker
 
 from activities.llm import LlmSettings, messages_sha256
 from activities.offline_model import OfflineScenario
@@ -28,7 +31,7 @@ from activities.prompting import PromptRenderer
 from activities.tools.results import ToolResultStore
 from activities.tools.settings import ToolSettings
 from app.binaries import temporal_test_server
-from app.export import Format, Kind, export, in_train, project, split_paths
+from app.export import OTHER_VERSION, Format, Kind, export, in_train, project, split_paths
 from app.history import RecordedRun, read_run
 from app.lineage_records import check_file, check_lineage
 from app.stats import Tally, measure
@@ -426,3 +429,38 @@ async def test_a_workspace_run_exports_every_step_byte_exact_with_tool_calls_and
     ((why, where),) = elsewhere.skipped.items()
     assert "AGENT_TOOL_RESULTS_DIR" in why and len(where) >= len(tickets)
     assert any(line.startswith(f"skipped {len(where)}: ") for line in elsewhere.lines())
+
+
+@activity.defn(name="run_agent")
+async def _old_run_agent(call: dict[str, Any]) -> dict[str, Any]:
+    return {}
+
+
+@workflow.defn(name="OrchestratorWorkflow", sandboxed=False)
+class _OldShapedRun:
+    """A run as an earlier version recorded it: its agent call carries a field (``history``,
+    as 83c9b6c's did) that this version's AgentCall does not take."""
+
+    @workflow.run
+    async def run(self) -> None:
+        await workflow.execute_activity(
+            "run_agent",
+            {"history": [], "agentType": "ORCHESTRATOR"},
+            start_to_close_timeout=timedelta(seconds=30),
+        )
+
+
+async def test_a_run_an_earlier_version_recorded_is_skipped_and_named(
+    client: Client, task_queue: str, workflow_id: str, tmp_path: Path
+) -> None:
+    """Exporting every run after a deploy meets runs of earlier versions: each is named in the
+    summary, and the export goes on (it failed whole, on one line, before)."""
+    async with Worker(
+        client, task_queue=task_queue, workflows=[_OldShapedRun], activities=[_old_run_agent]
+    ):
+        await client.execute_workflow(_OldShapedRun.run, id=workflow_id, task_queue=task_queue)
+    summary = await export(client, tmp_path / "out.jsonl", ids=[workflow_id])
+    assert summary.runs == 0 and summary.skipped == {OTHER_VERSION: [workflow_id]}
+    assert any(
+        line.startswith("skipped 1: the run was recorded by a version") for line in summary.lines()
+    )

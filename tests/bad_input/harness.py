@@ -89,9 +89,15 @@ async def bounded_gather(calls: Iterable[Awaitable[T]], limit: int) -> list[T]:
     return await asyncio.gather(*(one(c) for c in calls))
 
 
-HANDOVER_RACE = frozenset({WorkflowTaskFailedCause.WORKFLOW_TASK_FAILED_CAUSE_FORCE_CLOSE_COMMAND})
-"""The server refuses a continue-as-new while new signals keep arriving and hands the workflow a
-fresh task with them: a retry the server forces, not a failing task (only flood tests allow it)."""
+HANDOVER_RACE = frozenset(
+    {
+        WorkflowTaskFailedCause.WORKFLOW_TASK_FAILED_CAUSE_FORCE_CLOSE_COMMAND,
+        WorkflowTaskFailedCause.WORKFLOW_TASK_FAILED_CAUSE_UNHANDLED_COMMAND,
+    }
+)
+"""The server refuses a continue-as-new (or a question's hand-over) while new signals keep
+arriving and hands the workflow a fresh task with them: a retry the server forces, not a failing
+task (only flood tests allow it)."""
 
 
 async def task_failures(
