@@ -11,16 +11,18 @@ import asyncio
 import contextlib
 from typing import Any
 
-from temporalio.client import WorkflowExecutionStatus
+from temporalio.client import WorkflowExecutionStatus, WorkflowHandle, WorkflowQueryFailedError
 from temporalio.service import RPCError
 
 from app import render
 from app.answering import ask
-from app.history import entries_since
+from app.history import entries_since, over_the_limit, too_big
 from app.sdk import AgentWorkflowClient, ResolutionRejected, accepted, decisions
 from app.terminal_input import LineReader
 from models.interrupts import ResolvedBy
 from models.results import OrchestratorCollectorResult
+from models.state import OrchestratorStatus
+from workflows.interrupt import InterruptWorkflow
 from workflows.orchestrator import OrchestratorWorkflow
 
 POLL_SECONDS = 0.25
@@ -56,33 +58,34 @@ async def follow(
     seen = 0
     shown: set[str] = set()
     reader = LineReader() if interactive else None
-    said_no_worker = False
+    said_no_worker = said_failed = False
     try:
         while not result_task.done():
             try:
-                status = await agents.status(workflow_id)
+                status, pending = await _poll(agents, handle)
+                if not quiet:
+                    seen = await _show(progress, handle, status, seen)
             except RPCError as err:  # no worker yet, or the run is closing
                 if not said_no_worker and "poller" in err.message and not quiet:
                     render.note(f"waiting for a worker to answer the status query ({err.message})")
                     said_no_worker = True
+            except WorkflowQueryFailedError as err:  # its handler failed; the result still comes
+                if not said_failed and not quiet:
+                    render.note(f"no progress to show: the run's query failed ({err.message})")
+                    said_failed = True
             else:
-                if not quiet:
-                    progress.show(await entries_since(handle, status, seen))
-                    seen = status.entries_recorded
-                pending = status.pending_interrupt
                 if pending is not None and stop_at_question:
-                    question = await agents.interrupt_status(pending.workflow_id)
+                    question = await agents.interrupt_status(pending)
                     if not quiet:
-                        render.question(pending.workflow_id, question.origin, question.request)
-                    raise StoppedAtQuestion(pending.workflow_id)
-                if pending is not None and pending.workflow_id not in shown and not quiet:
-                    shown.add(pending.workflow_id)
-                    await answer(agents, pending.workflow_id, reader, ui_url, result_task)
+                        render.question(pending, question.origin, question.request)
+                    raise StoppedAtQuestion(pending)
+                if pending is not None and pending not in shown and not quiet:
+                    shown.add(pending)
+                    await answer(agents, pending, reader, ui_url, result_task)
             await asyncio.wait({result_task}, timeout=POLL_SECONDS)
         if not quiet:
-            with contextlib.suppress(RPCError):
-                final = await agents.status(workflow_id)
-                progress.show(await entries_since(handle, final, seen))
+            with contextlib.suppress(RPCError, WorkflowQueryFailedError):
+                await _show(progress, handle, (await _poll(agents, handle))[0], seen)
         return result_task.result()
     finally:
         if reader is not None:
@@ -91,6 +94,37 @@ async def follow(
             result_task.cancel()
             with contextlib.suppress(BaseException):
                 await result_task
+
+
+async def _poll(
+    agents: AgentWorkflowClient, handle: WorkflowHandle
+) -> tuple[OrchestratorStatus | None, str | None]:
+    """The run's status and the id of the question it waits on. The status holds the newest
+    entries with their payloads; when that is over the server's size limit for a query's answer,
+    no status, and the question is the run's pending InterruptWorkflow child."""
+    try:
+        status = await agents.status(handle.id)
+    except WorkflowQueryFailedError as err:
+        if not too_big(err):
+            raise
+        children = (await handle.describe()).raw_description.pending_children
+        asking = (
+            c.workflow_id for c in children if c.workflow_type_name == InterruptWorkflow.__name__
+        )
+        return None, next(asking, None)
+    pending = status.pending_interrupt
+    return status, pending.workflow_id if pending else None
+
+
+async def _show(
+    progress: render.Progress, handle: WorkflowHandle, status: OrchestratorStatus | None, seen: int
+) -> int:
+    """Show the steps finished since entry ``seen``; return the entry to show from next."""
+    since = await entries_since(handle, status, seen)
+    progress.show(since.entries)
+    if since.skipped:
+        render.note(over_the_limit(since.skipped, handle.id))
+    return since.total
 
 
 async def answer(

@@ -9,6 +9,10 @@ agents, in the interrupt child's input, which also holds the node's request). CO
 are the curated contexts, which the requests after them carry. An OUTPUT's tool calls are read
 from the replies of its rounds.
 
+A query's answer must stay under the server's size limit (2 MB by default), and entries with
+their payloads can be hundreds of kB each: ``read_pages`` halves a page that is over it, down to
+one entry, and skips an entry that is over it alone.
+
 ``read_run`` reads the same histories without a query (no worker needed, closed runs too): every
 agent call with its reply, and every interrupt with its question, answer and translation (the
 export and the stats read it).
@@ -16,13 +20,14 @@ export and the stats read it).
 
 from __future__ import annotations
 
+import logging
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
 from temporalio.api.enums.v1 import EventType
 from temporalio.api.history.v1 import HistoryEvent
-from temporalio.client import Client, WorkflowHandle
+from temporalio.client import Client, WorkflowHandle, WorkflowQueryFailedError
 from temporalio.service import RPCError, RPCStatusCode
 
 from models.agent_call import AgentCall, AgentReply
@@ -36,13 +41,98 @@ from models.interrupt_flow import (
     TranslationInput,
 )
 from models.interrupts import InterruptResolution, ResolvedBy
-from models.state import EntryKind, HistoryEntry, HistoryPageRequest, OrchestratorStatus
+from models.state import (
+    EntryKind,
+    HistoryEntry,
+    HistoryPage,
+    HistoryPageRequest,
+    OrchestratorStatus,
+)
 from models.tools import ToolTrace
 from workflows.lifting import lifted_output
 from workflows.orchestrator import OrchestratorWorkflow
 from workflows.shadow import SHADOW_SUFFIX
 
 PAGE = 500
+"""Entries a ``history_page`` query asks for at most (the most ``HistoryPageRequest`` takes)."""
+PAST_THE_END = 2**31
+"""A ``start`` past every entry: the page holds none, only where the run's entries begin and end."""
+TOO_BIG = ("blob data size exceeds limit", "grpc message too large")
+"""How the server refuses an answer over its size limits: a payload over ``limit.blobSize.error``
+(2 MB by default), a message over the gRPC limit (4 MB)."""
+
+log = logging.getLogger(__name__)
+
+
+def too_big(err: WorkflowQueryFailedError) -> bool:
+    """Whether the query's answer was over the server's size limit."""
+    return any(said in err.message.lower() for said in TOO_BIG)
+
+
+def over_the_limit(skipped: list[int], workflow_id: str) -> str:
+    """One line naming the entries no query could read."""
+    some = f"entry {skipped[0]}" if len(skipped) == 1 else f"entries {', '.join(map(str, skipped))}"
+    return (
+        f"{some} of {workflow_id} left out: over the server's size limit for a query's answer "
+        "even alone"
+    )
+
+
+@dataclass
+class Pages:
+    """Entries a run holds, read by ``history_page`` queries."""
+
+    entries: list[HistoryEntry] = field(default_factory=list)
+    first_held: int = 0
+    """The lowest index the run holds; older entries are in earlier runs of the chain."""
+    total: int = 0
+    """``entriesRecorded``: the index the next entry will get."""
+    skipped: list[int] = field(default_factory=list)
+    """Indices of entries over the size limit even alone: not in ``entries``."""
+
+
+async def read_pages(handle: WorkflowHandle, start: int, stop: int | None = None) -> Pages:
+    """The entries from index ``start`` (to ``stop``, or all) that the run holds, in order.
+
+    A page whose answer is over the server's size limit is asked again with half as many
+    entries (of those left), down to one; an entry over the limit alone is skipped. After a page
+    that came back, the next asks for twice as many again (at most ``PAGE``, at most those left):
+    a closed run replays its whole history for every query, so each query counts.
+    """
+    pages = Pages()
+    limit = PAGE
+    bounds: HistoryPage | None = None
+    while stop is None or start < stop:
+        ask = limit if stop is None else min(limit, stop - start)
+        try:
+            page = await _page(handle, start, ask)
+        except WorkflowQueryFailedError as err:
+            if not too_big(err):
+                raise
+            bounds = bounds or await _page(handle, PAST_THE_END, 1)
+            start = max(start, bounds.first_held)  # a start before the run's entries: its first
+            if ask > 1:  # half of those asked for, or of those left (``total`` may have grown)
+                limit = max(min(ask, bounds.total - start) // 2, 1)
+                continue
+            pages.skipped.append(start)
+            pages.first_held, pages.total = bounds.first_held, max(bounds.total, start + 1)
+            start += 1
+            continue
+        pages.first_held, pages.total = page.first_held, page.total
+        pages.entries += page.entries
+        if not page.entries or page.entries[-1].index + 1 >= page.total:
+            break
+        start = page.entries[-1].index + 1
+        limit = min(2 * len(page.entries), PAGE, page.total - start)
+    if stop is not None:
+        pages.entries = [e for e in pages.entries if e.index < stop]
+    return pages
+
+
+async def _page(handle: WorkflowHandle, start: int, limit: int) -> HistoryPage:
+    return await handle.query(
+        OrchestratorWorkflow.history_page, HistoryPageRequest(start=start, limit=limit)
+    )
 
 
 async def read_blackboard(
@@ -156,18 +246,12 @@ def _link_curations(entries: list[HistoryEntry]) -> None:
 
 async def _read_run(handle: WorkflowHandle, entries: dict[int, HistoryEntry]) -> int:
     """Add the entries this run holds; return the lowest index it holds."""
-    start = 0
-    first_held: int | None = None
-    while True:
-        page = await handle.query(
-            OrchestratorWorkflow.history_page, HistoryPageRequest(start=start, limit=PAGE)
-        )
-        first_held = page.first_held if first_held is None else first_held
-        for entry in page.entries:
-            entries.setdefault(entry.index, entry)
-        if not page.entries or page.entries[-1].index + 1 >= page.total:
-            return first_held
-        start = page.entries[-1].index + 1
+    pages = await read_pages(handle, 0)
+    if pages.skipped:
+        log.warning(over_the_limit(pages.skipped, handle.id))
+    for entry in pages.entries:
+        entries.setdefault(entry.index, entry)
+    return pages.first_held
 
 
 async def _previous_run(handle: WorkflowHandle) -> str | None:
@@ -179,17 +263,20 @@ async def _previous_run(handle: WorkflowHandle) -> str | None:
 
 
 async def entries_since(
-    handle: WorkflowHandle, status: OrchestratorStatus, seen: int
-) -> list[HistoryEntry]:
-    """Entries with an index of at least ``seen``: from the status head, paging when it skipped."""
-    head = status.history
+    handle: WorkflowHandle, status: OrchestratorStatus | None, seen: int
+) -> Pages:
+    """Entries with an index of at least ``seen``: from the status head, paging what it skipped;
+    with no status (its answer was over the size limit), all paged. ``total`` is where the next
+    call starts."""
+    if status is None:
+        return await read_pages(handle, seen)
+    head = [e for e in status.history if e.index >= seen]
+    pages = Pages(head, total=status.entries_recorded)
     if head and head[0].index > seen:
-        page = await handle.query(
-            OrchestratorWorkflow.history_page, HistoryPageRequest(start=seen, limit=PAGE)
-        )
-        known = {e.index for e in head}
-        head = [e for e in page.entries if e.index not in known] + head
-    return [e for e in head if e.index >= seen]
+        before = await read_pages(handle, seen, stop=head[0].index)
+        pages.entries = before.entries + head
+        pages.skipped = before.skipped
+    return pages
 
 
 @dataclass(frozen=True)

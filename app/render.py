@@ -22,7 +22,12 @@ from workflows.visibility import question_markdown
 MIN_LAST_COLUMN = 20
 """Narrowest cut of a list's free-text column (the goal of ``agents list``)."""
 QUESTION_INDENT = 4
-"""Indent of a waiting question's wrapped text under its row in ``agents list --waiting``."""
+"""Indent of the free text under its row: a waiting question's wrapped text in ``agents list
+--waiting``, a goal in ``agents list`` when the row leaves it too little room."""
+CONTINUATION_INDENT = 2
+"""Indent of a row's columns that do not fit on its first line (each column stays whole)."""
+GAP = "  "
+"""Between two columns."""
 
 console = Console(highlight=False)
 """Standard output: text wraps at word boundaries to the terminal's width (``COLUMNS``)."""
@@ -149,19 +154,62 @@ def _ago(moment: datetime | None, now: datetime) -> str:
     return f"{seconds // 3600}h"
 
 
+def _bands(widths: list[int], width: int) -> list[list[int]]:
+    """The fixed columns (by index) in bands that each fit in ``width``: the first band starts
+    at column 0, each next one under it at ``CONTINUATION_INDENT``. A column is never split: one
+    wider than a whole band has a band of its own."""
+    bands: list[list[int]] = [[]]
+    used = 0
+    for i, w in enumerate(widths):
+        if bands[-1] and used + len(GAP) + w > width:
+            bands.append([])
+            used = CONTINUATION_INDENT
+        used += (len(GAP) if bands[-1] else 0) + w
+        bands[-1].append(i)
+    return bands
+
+
+def _band_lines(cells: list[str], widths: list[int], bands: list[list[int]]) -> list[str]:
+    """A row's fixed cells as the lines of its bands, each cell padded to its column's width."""
+    return [
+        " " * (CONTINUATION_INDENT if n else 0) + GAP.join(cells[i].ljust(widths[i]) for i in band)
+        for n, band in enumerate(bands)
+    ]
+
+
+def _one_line(text: str, room: int) -> str:
+    """``text`` on one line, cut to ``room`` cells with an ellipsis."""
+    flat = Text(" ".join(text.split()))
+    flat.truncate(max(room, 1), overflow="ellipsis")
+    return flat.plain
+
+
 def _table(headers: list[str], rows: list[list[str]]) -> None:
-    """Aligned columns, every one whole (ids stay copyable) except the last, which is cut to
-    the terminal's width."""
+    """Aligned columns, all but the last whole (ids and timestamps stay copyable), in bands
+    under one another when they do not fit on one line. The last (free text) is cut to the room
+    after them, or, when that is under ``MIN_LAST_COLUMN``, to a line of its own under the row."""
+    width = console.width
     widths = [max(len(h), *(len(r[i]) for r in rows)) for i, h in enumerate(headers[:-1])]
-    room = max(console.width - sum(widths) - 2 * len(widths), MIN_LAST_COLUMN)
+    bands = _bands(widths, width)
+    room = width - len(_band_lines(headers, widths, bands)[-1]) - len(GAP)
+    inline = room >= MIN_LAST_COLUMN
 
-    def line(cells: list[str]) -> str:
-        last = cells[-1] if len(cells[-1]) <= room else cells[-1][: room - 1] + "…"
-        return "  ".join([*(c.ljust(w) for c, w in zip(cells, widths, strict=False)), last])
+    def lines(cells: list[str]) -> list[str]:
+        fixed = _band_lines(cells, widths, bands)
+        if inline:
+            return [*fixed[:-1], fixed[-1] + GAP + _one_line(cells[-1], room)]
+        return [*fixed, " " * QUESTION_INDENT + _one_line(cells[-1], width - QUESTION_INDENT)]
 
-    console.print(line(headers), style="bold", markup=False)
+    header = lines(headers)
+    _print(header if inline else header[:-1], style="bold")  # the free text's line is unnamed
     for row in rows:
-        console.print(line(row), markup=False)
+        _print(lines(row))
+
+
+def _print(lines: list[str], style: str | None = None) -> None:
+    """Lines of a table, as they are: rich never folds them (they were laid out to fit)."""
+    for line in lines:
+        console.print(line.rstrip(), style=style, markup=False, soft_wrap=True)
 
 
 def runs(rows: list[RunRow]) -> None:
@@ -182,14 +230,15 @@ def waiting(rows: list[WaitingRow], now: datetime, *, wide: bool = False) -> Non
     cells = [[r.interrupt_id, r.origin, _ago(r.started, now), _when(r.deadline)] for r in rows]
     headers = ["interrupt id", "origin", "waiting", "deadline (UTC)"]
     widths = [max(len(h), *(len(c[i]) for c in cells)) for i, h in enumerate(headers)]
+    bands = [list(range(len(widths)))] if wide else _bands(widths, console.width)
 
-    def line(cells: list[str], last: str = "") -> str:
-        padded = (c.ljust(w) for c, w in zip(cells, widths, strict=True))
-        return "  ".join([*padded, last]).rstrip()
+    def lines(cells: list[str], last: str) -> list[str]:
+        fixed = _band_lines(cells, widths, bands)
+        return [*fixed[:-1], GAP.join([fixed[-1], last])] if wide else fixed
 
-    console.print(line(headers, "question" if wide else ""), style="bold", soft_wrap=wide)
+    _print(lines(headers, "question"), style="bold")
     for row, row_cells in zip(rows, cells, strict=True):
-        console.print(line(row_cells, row.question if wide else ""), markup=False, soft_wrap=wide)
+        _print(lines(row_cells, row.question))
         if not wide:
             console.print(Padding(Text(row.question), (0, 0, 0, QUESTION_INDENT), expand=False))
     for row in rows:

@@ -1,6 +1,7 @@
 """A readable terminal (issue 23 item 5): questions wrap to the width rich reads from COLUMNS,
 whole and never cut mid-word; ``list --waiting`` shows the whole question; ``resolve`` speaks in
-flags; ``status`` of an answered question shows the answer; an over-long goal is one line."""
+flags; ``status`` of an answered question shows the answer; an over-long goal is one line;
+``list`` and ``list --waiting`` fit the width with ids and times whole."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ from pathlib import Path
 from tests.cli.support import agents, free_port, stack_env
 
 GOAL = "add caching to the gateway's session lookups without touching the billing service"
+TIMESTAMP = r"\d{4}-\d\d-\d\d \d\d:\d\d:\d\d"
 QUESTION = (
     f"Two reasonable approaches exist for '{GOAL}' and the choice changes the scope of the work."
 )
@@ -25,6 +27,12 @@ def _joined(text: str) -> str:
     word cut across lines would show as two)."""
     lines = (line.strip().strip("│").strip() for line in text.splitlines())
     return re.sub(r"\s+", " ", " ".join(lines))
+
+
+def _whole_times(text: str) -> bool:
+    """Every timestamp (a run's start, a question's deadline) is whole on its line."""
+    dates = re.findall(r"\d{4}-\d\d-\d\d\b", text)
+    return bool(dates) and len(dates) == len(re.findall(TIMESTAMP, text))
 
 
 def _one_line_error(stderr: str) -> str:
@@ -49,6 +57,13 @@ def test_questions_wrap_whole_and_resolve_speaks_in_flags(stack: dict[str, str])
         assert listed.returncode == 0, listed.stderr
         assert max(len(line) for line in listed.stdout.splitlines()) <= columns, listed.stdout
         assert QUESTION in _joined(listed.stdout)
+        assert _whole_times(listed.stdout), listed.stdout
+    for columns in (60, 80):  # the widths that split rows (120 is in tests/app/test_render.py)
+        runs = agents(_at(stack, columns), "list")
+        assert runs.returncode == 0, runs.stderr
+        assert max(len(line) for line in runs.stdout.splitlines()) <= columns, runs.stdout
+        assert any(line.startswith(f"{run_id}  ") for line in runs.stdout.splitlines())
+        assert _whole_times(runs.stdout), runs.stdout
     wide = agents(_at(stack, 60), "list", "--waiting", "--wide")
     assert any(line.endswith(QUESTION) for line in wide.stdout.splitlines()), wide.stdout
 
