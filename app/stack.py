@@ -47,8 +47,10 @@ SERVER_LOG = "temporal-server.log"
 STACK_FILE = "stack.json"
 LOCK_FILE = "stack.lock"
 SETTINGS_FILE = "worker-settings.json"
-"""The model and notification settings of the stack's main worker, which every worker the stack
-starts shares; readable by its owner only (it holds keys and webhook URLs)."""
+"""The model and notification settings of the stack's workers, taken from the command that starts
+the main worker when none are kept (the first ``up``, or the first after ``down``, which deletes
+them); every worker the stack starts later shares them, a restarted main worker too. Readable by
+its owner only (it holds keys and webhook URLs)."""
 WORKER_SETTINGS = (
     "OPENAI_",
     "AGENT_MODEL",
@@ -60,6 +62,12 @@ WORKER_SETTINGS = (
     "SMTP_URL",
 )
 """Prefixes of the variables that make a worker's model and notification settings."""
+CHANNEL_VARIABLES = {
+    "webhook": "INTERRUPT_WEBHOOK_URL",
+    "slack": "SLACK_WEBHOOK_URL",
+    "email": "SMTP_URL, INTERRUPT_EMAIL_TO",
+}
+"""Notification channel -> the variables that turn it on."""
 
 
 class StackError(Exception):
@@ -107,12 +115,20 @@ def worker_settings(env: Mapping[str, str]) -> tuple[str, list[str]]:
     return f"{model}, notifications: {', '.join(channels) or 'none'}", channels
 
 
-def notifications_off(queue: str, channels: Sequence[str]) -> str:
-    """The warning for a run whose worker has notifications off while the stack's are on."""
+def notifications_off(queue: str, channels: Sequence[str], in_process: bool = False) -> str:
+    """The warning for a run whose worker has notifications off while the stack's are on; it
+    names the variables to set, and where (``in_process``: for this command's own worker)."""
+    variables = ", ".join(CHANNEL_VARIABLES.get(channel, channel) for channel in channels)
+    fix = (
+        f"set {variables} in this shell for this command's worker"
+        if in_process
+        else f"run agents down, then agents up from a shell that sets {variables} (the stack "
+        "keeps them for all its workers)"
+    )
     return (
         f"warning: the worker of queue {queue!r} has notifications off while the stack's "
         f"worker sends them ({', '.join(channels)}); nobody is told of this run's questions. "
-        "Restart the stack to share its settings: agents down && agents up"
+        f"To turn them on: {fix}"
     )
 
 
@@ -192,7 +208,7 @@ class LocalStack:
         if info is None or not main:
             return None
         theirs = info.channels.get(queue, main) if channels is None else channels
-        return None if theirs else notifications_off(queue, main)
+        return None if theirs else notifications_off(queue, main, in_process=channels is not None)
 
     # -- starting and stopping ------------------------------------------------------------
 
@@ -221,13 +237,13 @@ class LocalStack:
         with self._lock():
             info = self.info()
             path = self.dir / STACK_FILE
+            (self.dir / SETTINGS_FILE).unlink(missing_ok=True)  # the next up takes its shell's
             if info is None:
                 path.unlink(missing_ok=True)
                 return False
             for pid in [*info.workers.values(), info.server_pid]:
                 _stop(pid)
             path.unlink(missing_ok=True)
-            (self.dir / SETTINGS_FILE).unlink(missing_ok=True)
             return True
 
     @contextlib.contextmanager
@@ -306,21 +322,19 @@ class LocalStack:
         return info
 
     def _worker_settings(self, main: bool) -> dict[str, str]:
-        """The model and notification variables a worker starts with: the main worker's are
-        this command's, kept for the others; the others get the kept ones (else this
-        command's, for a stack started before they were kept)."""
+        """The model and notification variables a worker starts with: the kept ones, whichever
+        shell starts it (a main worker restarted after it died too); with none kept (the first
+        ``up``, or the first after ``down``), this command's, which the main worker keeps."""
         path = self.dir / SETTINGS_FILE
+        with contextlib.suppress(OSError, ValueError, TypeError):
+            return dict(json.loads(path.read_text()))
+        shell = {k: v for k, v in os.environ.items() if k.startswith(WORKER_SETTINGS)}
         if main:
-            kept = {k: v for k, v in os.environ.items() if k.startswith(WORKER_SETTINGS)}
             path.unlink(missing_ok=True)
             fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
             with os.fdopen(fd, "w") as out:
-                json.dump(kept, out)
-            return kept
-        try:
-            return dict(json.loads(path.read_text()))
-        except (OSError, ValueError):
-            return {k: v for k, v in os.environ.items() if k.startswith(WORKER_SETTINGS)}
+                json.dump(shell, out)
+        return shell
 
     async def _ensure_worker(self, info: StackInfo, queue: str, scenario: str | None) -> None:
         pid = info.workers.get(queue)

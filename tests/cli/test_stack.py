@@ -5,9 +5,11 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import socket
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 from app.config import TemporalSettings
@@ -50,6 +52,7 @@ def test_two_ups_at_once_start_one_stack_and_down_stops_it(fresh_env: dict[str, 
     assert "worker for queue 'agents'" in status.stdout and "running" in status.stdout
     _one_address_everywhere(fresh_env)
     _scenario_workers_share_the_stacks_settings(fresh_env)
+    _a_restarted_main_worker_keeps_them(fresh_env)
 
     down = agents(fresh_env, "down")
     assert down.returncode == 0 and "Stopped the local stack" in down.stdout
@@ -116,6 +119,37 @@ def _scenario_workers_share_the_stacks_settings(env: dict[str, str]) -> None:
     assert kept.stat().st_mode & 0o077 == 0, "the kept settings hold secrets: the owner's only"
 
 
+def _a_restarted_main_worker_keeps_them(env: dict[str, str]) -> None:
+    """Issue 23 item 4: a command from a shell without the webhook variable restarts a dead main
+    worker with the stack's kept settings, not the shell's."""
+    workers = _stack_file(env)["workers"]
+    assert isinstance(workers, dict)
+    os.kill(workers["agents"], signal.SIGKILL)
+    _wait_gone(workers["agents"])
+    shell = {k: v for k, v in env.items() if k != "INTERRUPT_WEBHOOK_URL"}
+    listed = agents(shell, "list")
+    assert listed.returncode == 0, listed.stderr
+    recorded = _stack_file(env)  # what up --status shows
+    assert recorded["workers"] != workers, "the command restarted it"
+    assert recorded["settings"] == dict.fromkeys(workers, "offline model, notifications: webhook")
+    kept = json.loads((Path(env["AGENTS_STATE_DIR"]) / "worker-settings.json").read_text())
+    assert kept == {"INTERRUPT_WEBHOOK_URL": env["INTERRUPT_WEBHOOK_URL"]}
+
+
+def _wait_gone(pid: int) -> None:
+    """Until ``pid`` has exited (gone, or a zombie nobody reaped yet)."""
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        try:
+            stat = Path(f"/proc/{pid}/stat").read_text()
+        except OSError:
+            return
+        if stat.rsplit(")", 1)[1].split()[0] == "Z":
+            return
+        time.sleep(0.05)
+    raise AssertionError(f"process {pid} still runs")
+
+
 def test_a_worker_without_the_stacks_notifications_is_a_warning(tmp_path: Path) -> None:
     env = stack_env(tmp_path, free_port(), free_port())
     queue = "agents/scenario/interrupt=REVIEW_AGENT"
@@ -125,6 +159,9 @@ def test_a_worker_without_the_stacks_notifications_is_a_warning(tmp_path: Path) 
     stack = LocalStack(TemporalSettings.from_env(env))
     warning = stack.notifications_gap(queue)
     assert warning and f"queue {queue!r} has notifications off" in warning and "webhook" in warning
+    assert "agents down, then agents up from a shell that sets INTERRUPT_WEBHOOK_URL" in warning
     assert stack.notifications_gap("agents") is None
     assert stack.notifications_gap("agents", ["webhook"]) is None
-    assert stack.notifications_gap("agents", []) is not None, "an in-process worker without them"
+    in_process = stack.notifications_gap("agents", [])
+    assert in_process is not None, "an in-process worker without them"
+    assert "set INTERRUPT_WEBHOOK_URL in this shell" in in_process
