@@ -28,6 +28,7 @@ from temporalio.api.taskqueue.v1 import TaskQueue
 from temporalio.api.workflowservice.v1 import DescribeTaskQueueRequest
 from temporalio.client import Client
 from temporalio.contrib.pydantic import pydantic_data_converter
+from temporalio.service import RPCError
 
 from app.binaries import temporal_cli
 from app.config import (
@@ -132,9 +133,33 @@ def notifications_off(queue: str, channels: Sequence[str], in_process: bool = Fa
     )
 
 
+def no_worker(queue: str, workflow_id: str, detail: str, task_queue: str) -> str:
+    """One line for a workflow whose task queue no worker polls: the queue, and the command that
+    starts its worker (for an offline scenario's queue, one with that scenario)."""
+    scenario = queue_scenario(queue, task_queue)
+    if scenario is not None:
+        start = (
+            "agents up (local stack: it starts the worker of each scenario with open runs), or "
+            f"TEMPORAL_TASK_QUEUE={shlex.quote(queue)} OFFLINE_SCENARIO={shlex.quote(scenario)} "
+            "python worker.py"
+        )
+    elif queue == task_queue:
+        start = "agents up (local stack) or python worker.py"
+    else:
+        start = f"TEMPORAL_TASK_QUEUE={shlex.quote(queue)} python worker.py"
+    return f"no worker serves task queue {queue!r} of {workflow_id} ({detail}); start one: {start}"
+
+
 def scenario_queue(task_queue: str, scenario: str) -> str:
     """The task queue of the worker that runs offline scenario ``scenario``."""
     return f"{task_queue}/scenario/{scenario.strip()}"
+
+
+def queue_scenario(queue: str, task_queue: str) -> str | None:
+    """The offline scenario whose worker serves ``queue`` (what ``scenario_queue`` made it of
+    with ``task_queue``), else None."""
+    prefix = scenario_queue(task_queue, "")
+    return queue.removeprefix(prefix) if queue.startswith(prefix) and queue != prefix else None
 
 
 class LocalStack:
@@ -213,13 +238,21 @@ class LocalStack:
     # -- starting and stopping ------------------------------------------------------------
 
     async def up(self) -> tuple[StackInfo, bool]:
-        """Start the server and the default worker unless they run; True when it started."""
+        """Start the server and the main worker unless they run, and the worker of each offline
+        scenario with open runs unless it runs (after ``down``, or when it died); True when the
+        server started."""
         with self._lock():
             info = self.info()
             started = info is None
             if info is None:
                 info = await self._start_server()
-            await self._ensure_worker(info, self.settings.task_queue, None)
+            starting = [self._start_worker(info, self.settings.task_queue, None)]
+            for queue in await self._scenarios_to_resume(info, started):
+                scenario = queue_scenario(queue, self.settings.task_queue)
+                starting.append(self._start_worker(info, queue, scenario))
+            for worker in starting:
+                if worker is not None:
+                    await self._polling(info, *worker)
             return info, started
 
     async def ensure_scenario_worker(self, scenario: str) -> str:
@@ -231,6 +264,18 @@ class LocalStack:
                 raise StackError("the local stack is not running; start it with: agents up")
             await self._ensure_worker(info, queue, scenario)
         return queue
+
+    async def ensure_worker_of(self, client: Client, workflow_id: str) -> None:
+        """Start the worker of the offline scenario whose queue ``workflow_id`` is on, unless it
+        runs: ``up`` starts only those of open runs, and a closed run's queries need one too.
+        An unknown id does nothing (the command says what is wrong with it)."""
+        try:
+            queue = (await client.get_workflow_handle(workflow_id).describe()).task_queue
+        except RPCError:
+            return
+        scenario = queue_scenario(queue, self.settings.task_queue)
+        if scenario is not None:
+            await self.ensure_scenario_worker(scenario)
 
     def down(self) -> bool:
         """Stop the workers and the server; False when nothing was running."""
@@ -336,10 +381,32 @@ class LocalStack:
                 json.dump(shell, out)
         return shell
 
+    async def _scenarios_to_resume(self, info: StackInfo, started: bool) -> list[str]:
+        """The scenario queues with open runs whose worker does not run; the server is asked only
+        when it just started or one of the stack's scenario workers died."""
+        prefix = scenario_queue(self.settings.task_queue, "")
+        known = {q: pid for q, pid in info.workers.items() if q.startswith(prefix)}
+        if not started and all(_alive(pid) for pid in known.values()):
+            return []
+        client = await local_client(info)
+        literal = prefix.replace("\\", "\\\\").replace("'", "\\'")
+        query = f"ExecutionStatus = 'Running' AND TaskQueue STARTS_WITH '{literal}'"
+        queues = {run.task_queue async for run in client.list_workflows(query)}
+        stopped = [q for q in queues if q not in known or not _alive(known[q])]
+        return sorted(q for q in stopped if q.startswith(prefix))
+
     async def _ensure_worker(self, info: StackInfo, queue: str, scenario: str | None) -> None:
+        worker = self._start_worker(info, queue, scenario)
+        if worker is not None:
+            await self._polling(info, *worker)
+
+    def _start_worker(
+        self, info: StackInfo, queue: str, scenario: str | None
+    ) -> tuple[str, subprocess.Popen[bytes], Path] | None:
+        """Spawn the worker of ``queue`` unless it runs; ``_polling`` waits until it polls."""
         pid = info.workers.get(queue)
         if pid is not None and _alive(pid):
-            return
+            return None
         settings = self._worker_settings(main=queue == self.settings.task_queue)
         env = {
             k: v
@@ -360,6 +427,11 @@ class LocalStack:
         info.workers[queue] = process.pid
         info.settings[queue], info.channels[queue] = worker_settings(env)
         self._save(info)
+        return queue, process, log
+
+    async def _polling(
+        self, info: StackInfo, queue: str, process: subprocess.Popen[bytes], log: Path
+    ) -> None:
         client = await local_client(info)
         deadline = time.monotonic() + START_TIMEOUT_SECONDS
         while not await pollers(client, info.namespace, queue):

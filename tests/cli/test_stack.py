@@ -13,7 +13,7 @@ import time
 from pathlib import Path
 
 from app.config import TemporalSettings
-from app.stack import LocalStack
+from app.stack import LocalStack, no_worker
 from tests.cli.support import CLIENT, ROOT, agents, free_port, stack_env
 
 
@@ -53,6 +53,7 @@ def test_two_ups_at_once_start_one_stack_and_down_stops_it(fresh_env: dict[str, 
     _one_address_everywhere(fresh_env)
     _scenario_workers_share_the_stacks_settings(fresh_env)
     _a_restarted_main_worker_keeps_them(fresh_env)
+    _up_after_down_brings_back_the_scenario_workers(fresh_env)
 
     down = agents(fresh_env, "down")
     assert down.returncode == 0 and "Stopped the local stack" in down.stdout
@@ -109,7 +110,8 @@ def _scenario_workers_share_the_stacks_settings(env: dict[str, str]) -> None:
     """Issue 23 item 4: a scenario worker started from a shell without the webhook variables
     gets the stack's; ``up --status`` shows each worker's model and notifications."""
     shell = {k: v for k, v in env.items() if k != "INTERRUPT_WEBHOOK_URL"}
-    run = agents(shell, "run", "x", "--scenario", "interrupt=REVIEW_AGENT", "--stop-at-question")
+    scenario = ("--scenario", "interrupt=REVIEW_AGENT")
+    run = agents(shell, "run", "x", "--id", "kept", *scenario, "--stop-at-question")
     assert run.returncode == 0, run.stderr
     assert "notifications off" not in run.stderr
     status = agents(shell, "up", "--status").stdout
@@ -134,6 +136,21 @@ def _a_restarted_main_worker_keeps_them(env: dict[str, str]) -> None:
     assert recorded["settings"] == dict.fromkeys(workers, "offline model, notifications: webhook")
     kept = json.loads((Path(env["AGENTS_STATE_DIR"]) / "worker-settings.json").read_text())
     assert kept == {"INTERRUPT_WEBHOOK_URL": env["INTERRUPT_WEBHOOK_URL"]}
+
+
+def _up_after_down_brings_back_the_scenario_workers(env: dict[str, str]) -> None:
+    """Issue 23 items 3 and 4: after ``down`` and ``up`` (the README: runs continue at the next
+    ``agents up``), the question of a ``--scenario`` run has its worker again and takes an
+    answer."""
+    assert agents(env, "down").returncode == 0
+    up = agents(env, "up")
+    assert up.returncode == 0, up.stderr
+    assert "'agents/scenario/interrupt=REVIEW_AGENT': pid" in up.stdout, up.stdout
+    assert up.stdout.count("offline model, notifications: webhook") == 2, up.stdout
+    answer = ("--choice", "approach=B", "--confirm", "add-tests=yes")
+    done = agents(env, "resolve", "kept-interrupt-1", *answer)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.startswith("accepted:"), done.stdout
 
 
 def _wait_gone(pid: int) -> None:
@@ -165,3 +182,16 @@ def test_a_worker_without_the_stacks_notifications_is_a_warning(tmp_path: Path) 
     in_process = stack.notifications_gap("agents", [])
     assert in_process is not None, "an in-process worker without them"
     assert "set INTERRUPT_WEBHOOK_URL in this shell" in in_process
+
+
+def test_a_queue_without_a_worker_is_named_with_the_command_that_serves_it() -> None:
+    """Issue 23 items 3 and 4: the error names the task queue, and for a scenario's queue the
+    worker that serves it (a real no-worker call waits out Temporal's 30 s query timeout, so
+    the sentence is checked here; the down/up test shows the stack serves it)."""
+    queue = "agents/scenario/interrupt=REVIEW_AGENT;delay=PLANNER:2"
+    line = no_worker(queue, "run-1", "Timeout expired", "agents")
+    assert f"no worker serves task queue {queue!r} of run-1 (Timeout expired)" in line
+    assert "agents up" in line
+    assert f"TEMPORAL_TASK_QUEUE='{queue}' OFFLINE_SCENARIO='{queue[16:]}' python worker.py" in line
+    assert "agents up (local stack) or python worker.py" in no_worker("agents", "r", "x", "agents")
+    assert "TEMPORAL_TASK_QUEUE=other python worker.py" in no_worker("other", "r", "x", "agents")
