@@ -31,7 +31,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from pydantic import ValidationError
-from temporalio.client import WorkflowFailureError
+from temporalio.client import Client, WorkflowFailureError, WorkflowQueryFailedError
 from temporalio.exceptions import WorkflowAlreadyStartedError
 from temporalio.service import RPCError, RPCStatusCode
 
@@ -52,7 +52,15 @@ from app.lineage_records import check_file
 from app.logs import configure_logging
 from app.process_exit import exit_now
 from app.sdk import AgentWorkflowClient, EventRejected, ResolutionRejected, accepted
-from app.stack import LocalStack, StackError, assignments, local_client, scenario_queue
+from app.stack import (
+    LocalStack,
+    StackError,
+    assignments,
+    local_client,
+    no_worker,
+    pollers,
+    scenario_queue,
+)
 from app.terminal_input import LineReader
 from app.worker_setup import build_worker
 from models.agent_types import AgentType
@@ -77,9 +85,18 @@ class Session:
     stack: LocalStack | None
 
 
+class NoWorker(Exception):
+    """No worker polls the task queue of the workflow a command is about; the message names
+    the queue and the command that starts its worker."""
+
+
 @asynccontextmanager
-async def _session(settings: TemporalSettings) -> AsyncIterator[Session]:
-    """Connect: the local stack (started if needed) unless an address is configured."""
+async def _session(
+    settings: TemporalSettings, workflow_id: str | None = None
+) -> AsyncIterator[Session]:
+    """Connect: the local stack (started if needed) unless an address is configured. With the
+    ``workflow_id`` the command is about, the stack also starts the worker of its offline
+    scenario, and a missing worker is a NoWorker naming its task queue."""
     for warning in settings.warnings:
         render.note(f"warning: {warning}")
     local = LocalStack(settings)
@@ -94,18 +111,40 @@ async def _session(settings: TemporalSettings) -> AsyncIterator[Session]:
         client = await local_client(info)
         ui: str | None = info.ui_url
         namespace, stack = info.namespace, local
+        if workflow_id is not None:
+            await local.ensure_worker_of(client, workflow_id)
     else:
         if elsewhere := local.elsewhere(settings.address):
             render.note(elsewhere)
         client = await connect(settings)
         ui = os.environ.get("TEMPORAL_UI_URL") or None
         namespace = settings.namespace
-    yield Session(
-        AgentWorkflowClient(client, settings.task_queue),
-        settings,
-        f"{ui}/namespaces/{namespace}/workflows" if ui else None,
-        stack,
-    )
+    try:
+        yield Session(
+            AgentWorkflowClient(client, settings.task_queue),
+            settings,
+            f"{ui}/namespaces/{namespace}/workflows" if ui else None,
+            stack,
+        )
+    except RPCError as err:
+        queue = await _unserved_queue(client, workflow_id, err) if workflow_id else None
+        if workflow_id is None or queue is None:
+            raise
+        raise NoWorker(no_worker(queue, workflow_id, err.message, settings.task_queue)) from None
+
+
+async def _unserved_queue(client: Client, workflow_id: str, err: RPCError) -> str | None:
+    """The task queue of ``workflow_id`` when ``err`` is a call no worker took (Temporal says
+    so, or it timed out while nobody polls the queue); else None."""
+    timed_out = err.status in (RPCStatusCode.CANCELLED, RPCStatusCode.DEADLINE_EXCEEDED)
+    if "poller" not in err.message and not timed_out:
+        return None
+    try:
+        queue = (await client.get_workflow_handle(workflow_id).describe()).task_queue
+        polled = await pollers(client, client.namespace, queue)
+    except RPCError:
+        return None
+    return queue if "poller" in err.message or not polled else None
 
 
 def _interactive(args: argparse.Namespace) -> bool:
@@ -229,7 +268,7 @@ async def _follow(args: argparse.Namespace, session: Session, workflow_id: str) 
 
 
 async def _cmd_follow(args: argparse.Namespace, settings: TemporalSettings) -> int:
-    async with _session(settings) as session:
+    async with _session(settings, args.workflow_id) as session:
         return await _follow(args, session, args.workflow_id)
 
 
@@ -308,7 +347,7 @@ def _wire(row: object) -> dict[str, object]:
 
 
 async def _cmd_status(args: argparse.Namespace, settings: TemporalSettings) -> int:
-    async with _session(settings) as session:
+    async with _session(settings, args.workflow_id) as session:
         stuck = await session.agents.stuck(args.workflow_id)
         if stuck is not None:  # its queries would wait on workers that cannot replay it
             render.error(stuck)
@@ -332,7 +371,7 @@ async def _cmd_status(args: argparse.Namespace, settings: TemporalSettings) -> i
 
 
 async def _cmd_resolve(args: argparse.Namespace, settings: TemporalSettings) -> int:
-    async with _session(settings) as session:
+    async with _session(settings, args.interrupt_id) as session:
         agents = session.agents
         answers_given = bool(args.choice or args.custom or args.confirm or args.text)
         if not answers_given and _interactive(args):
@@ -458,7 +497,7 @@ async def _cmd_interrupt(args: argparse.Namespace, settings: TemporalSettings) -
     except ValidationError as err:
         render.error(f"invalid event: {describe_validation_error(err)}")
         return 2
-    async with _session(settings) as session:
+    async with _session(settings, args.workflow_id) as session:
         agents = session.agents
         if args.signal:
             handle = agents.client.get_workflow_handle(args.workflow_id)
@@ -690,11 +729,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     except ValidationError as err:
         render.error(f"invalid input: {describe_validation_error(err)}")
         return 2
-    except (ValueError, ConnectionProblem, StackError) as err:
+    except (ValueError, ConnectionProblem, StackError, NoWorker) as err:
         render.error(str(err))
         return 2 if isinstance(err, ValueError) else 1
     except RPCError as err:
         render.error(_rpc_message(err, settings))
+        return 1
+    except WorkflowQueryFailedError as err:
+        render.error(f"the workflow could not answer the query: {err.message}")
         return 1
     except KeyboardInterrupt:
         return 130

@@ -28,6 +28,7 @@ from temporalio.api.taskqueue.v1 import TaskQueue
 from temporalio.api.workflowservice.v1 import DescribeTaskQueueRequest
 from temporalio.client import Client
 from temporalio.contrib.pydantic import pydantic_data_converter
+from temporalio.service import RPCError
 
 from app.binaries import temporal_cli
 from app.config import (
@@ -47,8 +48,10 @@ SERVER_LOG = "temporal-server.log"
 STACK_FILE = "stack.json"
 LOCK_FILE = "stack.lock"
 SETTINGS_FILE = "worker-settings.json"
-"""The model and notification settings of the stack's main worker, which every worker the stack
-starts shares; readable by its owner only (it holds keys and webhook URLs)."""
+"""The model and notification settings of the stack's workers, taken from the command that starts
+the main worker when none are kept (the first ``up``, or the first after ``down``, which deletes
+them); every worker the stack starts later shares them, a restarted main worker too. Readable by
+its owner only (it holds keys and webhook URLs)."""
 WORKER_SETTINGS = (
     "OPENAI_",
     "AGENT_MODEL",
@@ -60,6 +63,12 @@ WORKER_SETTINGS = (
     "SMTP_URL",
 )
 """Prefixes of the variables that make a worker's model and notification settings."""
+CHANNEL_VARIABLES = {
+    "webhook": "INTERRUPT_WEBHOOK_URL",
+    "slack": "SLACK_WEBHOOK_URL",
+    "email": "SMTP_URL, INTERRUPT_EMAIL_TO",
+}
+"""Notification channel -> the variables that turn it on."""
 
 
 class StackError(Exception):
@@ -107,18 +116,50 @@ def worker_settings(env: Mapping[str, str]) -> tuple[str, list[str]]:
     return f"{model}, notifications: {', '.join(channels) or 'none'}", channels
 
 
-def notifications_off(queue: str, channels: Sequence[str]) -> str:
-    """The warning for a run whose worker has notifications off while the stack's are on."""
+def notifications_off(queue: str, channels: Sequence[str], in_process: bool = False) -> str:
+    """The warning for a run whose worker has notifications off while the stack's are on; it
+    names the variables to set, and where (``in_process``: for this command's own worker)."""
+    variables = ", ".join(CHANNEL_VARIABLES.get(channel, channel) for channel in channels)
+    fix = (
+        f"set {variables} in this shell for this command's worker"
+        if in_process
+        else f"run agents down, then agents up from a shell that sets {variables} (the stack "
+        "keeps them for all its workers)"
+    )
     return (
         f"warning: the worker of queue {queue!r} has notifications off while the stack's "
         f"worker sends them ({', '.join(channels)}); nobody is told of this run's questions. "
-        "Restart the stack to share its settings: agents down && agents up"
+        f"To turn them on: {fix}"
     )
+
+
+def no_worker(queue: str, workflow_id: str, detail: str, task_queue: str) -> str:
+    """One line for a workflow whose task queue no worker polls: the queue, and the command that
+    starts its worker (for an offline scenario's queue, one with that scenario)."""
+    scenario = queue_scenario(queue, task_queue)
+    if scenario is not None:
+        start = (
+            "agents up (local stack: it starts the worker of each scenario with open runs), or "
+            f"TEMPORAL_TASK_QUEUE={shlex.quote(queue)} OFFLINE_SCENARIO={shlex.quote(scenario)} "
+            "python worker.py"
+        )
+    elif queue == task_queue:
+        start = "agents up (local stack) or python worker.py"
+    else:
+        start = f"TEMPORAL_TASK_QUEUE={shlex.quote(queue)} python worker.py"
+    return f"no worker serves task queue {queue!r} of {workflow_id} ({detail}); start one: {start}"
 
 
 def scenario_queue(task_queue: str, scenario: str) -> str:
     """The task queue of the worker that runs offline scenario ``scenario``."""
     return f"{task_queue}/scenario/{scenario.strip()}"
+
+
+def queue_scenario(queue: str, task_queue: str) -> str | None:
+    """The offline scenario whose worker serves ``queue`` (what ``scenario_queue`` made it of
+    with ``task_queue``), else None."""
+    prefix = scenario_queue(task_queue, "")
+    return queue.removeprefix(prefix) if queue.startswith(prefix) and queue != prefix else None
 
 
 class LocalStack:
@@ -192,18 +233,26 @@ class LocalStack:
         if info is None or not main:
             return None
         theirs = info.channels.get(queue, main) if channels is None else channels
-        return None if theirs else notifications_off(queue, main)
+        return None if theirs else notifications_off(queue, main, in_process=channels is not None)
 
     # -- starting and stopping ------------------------------------------------------------
 
     async def up(self) -> tuple[StackInfo, bool]:
-        """Start the server and the default worker unless they run; True when it started."""
+        """Start the server and the main worker unless they run, and the worker of each offline
+        scenario with open runs unless it runs (after ``down``, or when it died); True when the
+        server started."""
         with self._lock():
             info = self.info()
             started = info is None
             if info is None:
                 info = await self._start_server()
-            await self._ensure_worker(info, self.settings.task_queue, None)
+            starting = [self._start_worker(info, self.settings.task_queue, None)]
+            for queue in await self._scenarios_to_resume(info, started):
+                scenario = queue_scenario(queue, self.settings.task_queue)
+                starting.append(self._start_worker(info, queue, scenario))
+            for worker in starting:
+                if worker is not None:
+                    await self._polling(info, *worker)
             return info, started
 
     async def ensure_scenario_worker(self, scenario: str) -> str:
@@ -216,18 +265,30 @@ class LocalStack:
             await self._ensure_worker(info, queue, scenario)
         return queue
 
+    async def ensure_worker_of(self, client: Client, workflow_id: str) -> None:
+        """Start the worker of the offline scenario whose queue ``workflow_id`` is on, unless it
+        runs: ``up`` starts only those of open runs, and a closed run's queries need one too.
+        An unknown id does nothing (the command says what is wrong with it)."""
+        try:
+            queue = (await client.get_workflow_handle(workflow_id).describe()).task_queue
+        except RPCError:
+            return
+        scenario = queue_scenario(queue, self.settings.task_queue)
+        if scenario is not None:
+            await self.ensure_scenario_worker(scenario)
+
     def down(self) -> bool:
         """Stop the workers and the server; False when nothing was running."""
         with self._lock():
             info = self.info()
             path = self.dir / STACK_FILE
+            (self.dir / SETTINGS_FILE).unlink(missing_ok=True)  # the next up takes its shell's
             if info is None:
                 path.unlink(missing_ok=True)
                 return False
             for pid in [*info.workers.values(), info.server_pid]:
                 _stop(pid)
             path.unlink(missing_ok=True)
-            (self.dir / SETTINGS_FILE).unlink(missing_ok=True)
             return True
 
     @contextlib.contextmanager
@@ -306,26 +367,46 @@ class LocalStack:
         return info
 
     def _worker_settings(self, main: bool) -> dict[str, str]:
-        """The model and notification variables a worker starts with: the main worker's are
-        this command's, kept for the others; the others get the kept ones (else this
-        command's, for a stack started before they were kept)."""
+        """The model and notification variables a worker starts with: the kept ones, whichever
+        shell starts it (a main worker restarted after it died too); with none kept (the first
+        ``up``, or the first after ``down``), this command's, which the main worker keeps."""
         path = self.dir / SETTINGS_FILE
+        with contextlib.suppress(OSError, ValueError, TypeError):
+            return dict(json.loads(path.read_text()))
+        shell = {k: v for k, v in os.environ.items() if k.startswith(WORKER_SETTINGS)}
         if main:
-            kept = {k: v for k, v in os.environ.items() if k.startswith(WORKER_SETTINGS)}
             path.unlink(missing_ok=True)
             fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
             with os.fdopen(fd, "w") as out:
-                json.dump(kept, out)
-            return kept
-        try:
-            return dict(json.loads(path.read_text()))
-        except (OSError, ValueError):
-            return {k: v for k, v in os.environ.items() if k.startswith(WORKER_SETTINGS)}
+                json.dump(shell, out)
+        return shell
+
+    async def _scenarios_to_resume(self, info: StackInfo, started: bool) -> list[str]:
+        """The scenario queues with open runs whose worker does not run; the server is asked only
+        when it just started or one of the stack's scenario workers died."""
+        prefix = scenario_queue(self.settings.task_queue, "")
+        known = {q: pid for q, pid in info.workers.items() if q.startswith(prefix)}
+        if not started and all(_alive(pid) for pid in known.values()):
+            return []
+        client = await local_client(info)
+        literal = prefix.replace("\\", "\\\\").replace("'", "\\'")
+        query = f"ExecutionStatus = 'Running' AND TaskQueue STARTS_WITH '{literal}'"
+        queues = {run.task_queue async for run in client.list_workflows(query)}
+        stopped = [q for q in queues if q not in known or not _alive(known[q])]
+        return sorted(q for q in stopped if q.startswith(prefix))
 
     async def _ensure_worker(self, info: StackInfo, queue: str, scenario: str | None) -> None:
+        worker = self._start_worker(info, queue, scenario)
+        if worker is not None:
+            await self._polling(info, *worker)
+
+    def _start_worker(
+        self, info: StackInfo, queue: str, scenario: str | None
+    ) -> tuple[str, subprocess.Popen[bytes], Path] | None:
+        """Spawn the worker of ``queue`` unless it runs; ``_polling`` waits until it polls."""
         pid = info.workers.get(queue)
         if pid is not None and _alive(pid):
-            return
+            return None
         settings = self._worker_settings(main=queue == self.settings.task_queue)
         env = {
             k: v
@@ -346,6 +427,11 @@ class LocalStack:
         info.workers[queue] = process.pid
         info.settings[queue], info.channels[queue] = worker_settings(env)
         self._save(info)
+        return queue, process, log
+
+    async def _polling(
+        self, info: StackInfo, queue: str, process: subprocess.Popen[bytes], log: Path
+    ) -> None:
         client = await local_client(info)
         deadline = time.monotonic() + START_TIMEOUT_SECONDS
         while not await pollers(client, info.namespace, queue):

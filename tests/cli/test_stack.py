@@ -5,13 +5,15 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import socket
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 from app.config import TemporalSettings
-from app.stack import LocalStack
+from app.stack import LocalStack, no_worker
 from tests.cli.support import CLIENT, ROOT, agents, free_port, stack_env
 
 
@@ -50,6 +52,8 @@ def test_two_ups_at_once_start_one_stack_and_down_stops_it(fresh_env: dict[str, 
     assert "worker for queue 'agents'" in status.stdout and "running" in status.stdout
     _one_address_everywhere(fresh_env)
     _scenario_workers_share_the_stacks_settings(fresh_env)
+    _a_restarted_main_worker_keeps_them(fresh_env)
+    _up_after_down_brings_back_the_scenario_workers(fresh_env)
 
     down = agents(fresh_env, "down")
     assert down.returncode == 0 and "Stopped the local stack" in down.stdout
@@ -106,7 +110,8 @@ def _scenario_workers_share_the_stacks_settings(env: dict[str, str]) -> None:
     """Issue 23 item 4: a scenario worker started from a shell without the webhook variables
     gets the stack's; ``up --status`` shows each worker's model and notifications."""
     shell = {k: v for k, v in env.items() if k != "INTERRUPT_WEBHOOK_URL"}
-    run = agents(shell, "run", "x", "--scenario", "interrupt=REVIEW_AGENT", "--stop-at-question")
+    scenario = ("--scenario", "interrupt=REVIEW_AGENT")
+    run = agents(shell, "run", "x", "--id", "kept", *scenario, "--stop-at-question")
     assert run.returncode == 0, run.stderr
     assert "notifications off" not in run.stderr
     status = agents(shell, "up", "--status").stdout
@@ -114,6 +119,52 @@ def _scenario_workers_share_the_stacks_settings(env: dict[str, str]) -> None:
     assert status.count("offline model, notifications: webhook") == 2, status
     kept = Path(env["AGENTS_STATE_DIR"]) / "worker-settings.json"
     assert kept.stat().st_mode & 0o077 == 0, "the kept settings hold secrets: the owner's only"
+
+
+def _a_restarted_main_worker_keeps_them(env: dict[str, str]) -> None:
+    """Issue 23 item 4: a command from a shell without the webhook variable restarts a dead main
+    worker with the stack's kept settings, not the shell's."""
+    workers = _stack_file(env)["workers"]
+    assert isinstance(workers, dict)
+    os.kill(workers["agents"], signal.SIGKILL)
+    _wait_gone(workers["agents"])
+    shell = {k: v for k, v in env.items() if k != "INTERRUPT_WEBHOOK_URL"}
+    listed = agents(shell, "list")
+    assert listed.returncode == 0, listed.stderr
+    recorded = _stack_file(env)  # what up --status shows
+    assert recorded["workers"] != workers, "the command restarted it"
+    assert recorded["settings"] == dict.fromkeys(workers, "offline model, notifications: webhook")
+    kept = json.loads((Path(env["AGENTS_STATE_DIR"]) / "worker-settings.json").read_text())
+    assert kept == {"INTERRUPT_WEBHOOK_URL": env["INTERRUPT_WEBHOOK_URL"]}
+
+
+def _up_after_down_brings_back_the_scenario_workers(env: dict[str, str]) -> None:
+    """Issue 23 items 3 and 4: after ``down`` and ``up`` (the README: runs continue at the next
+    ``agents up``), the question of a ``--scenario`` run has its worker again and takes an
+    answer."""
+    assert agents(env, "down").returncode == 0
+    up = agents(env, "up")
+    assert up.returncode == 0, up.stderr
+    assert "'agents/scenario/interrupt=REVIEW_AGENT': pid" in up.stdout, up.stdout
+    assert up.stdout.count("offline model, notifications: webhook") == 2, up.stdout
+    answer = ("--choice", "approach=B", "--confirm", "add-tests=yes")
+    done = agents(env, "resolve", "kept-interrupt-1", *answer)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.startswith("accepted:"), done.stdout
+
+
+def _wait_gone(pid: int) -> None:
+    """Until ``pid`` has exited (gone, or a zombie nobody reaped yet)."""
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        try:
+            stat = Path(f"/proc/{pid}/stat").read_text()
+        except OSError:
+            return
+        if stat.rsplit(")", 1)[1].split()[0] == "Z":
+            return
+        time.sleep(0.05)
+    raise AssertionError(f"process {pid} still runs")
 
 
 def test_a_worker_without_the_stacks_notifications_is_a_warning(tmp_path: Path) -> None:
@@ -125,6 +176,22 @@ def test_a_worker_without_the_stacks_notifications_is_a_warning(tmp_path: Path) 
     stack = LocalStack(TemporalSettings.from_env(env))
     warning = stack.notifications_gap(queue)
     assert warning and f"queue {queue!r} has notifications off" in warning and "webhook" in warning
+    assert "agents down, then agents up from a shell that sets INTERRUPT_WEBHOOK_URL" in warning
     assert stack.notifications_gap("agents") is None
     assert stack.notifications_gap("agents", ["webhook"]) is None
-    assert stack.notifications_gap("agents", []) is not None, "an in-process worker without them"
+    in_process = stack.notifications_gap("agents", [])
+    assert in_process is not None, "an in-process worker without them"
+    assert "set INTERRUPT_WEBHOOK_URL in this shell" in in_process
+
+
+def test_a_queue_without_a_worker_is_named_with_the_command_that_serves_it() -> None:
+    """Issue 23 items 3 and 4: the error names the task queue, and for a scenario's queue the
+    worker that serves it (a real no-worker call waits out Temporal's 30 s query timeout, so
+    the sentence is checked here; the down/up test shows the stack serves it)."""
+    queue = "agents/scenario/interrupt=REVIEW_AGENT;delay=PLANNER:2"
+    line = no_worker(queue, "run-1", "Timeout expired", "agents")
+    assert f"no worker serves task queue {queue!r} of run-1 (Timeout expired)" in line
+    assert "agents up" in line
+    assert f"TEMPORAL_TASK_QUEUE='{queue}' OFFLINE_SCENARIO='{queue[16:]}' python worker.py" in line
+    assert "agents up (local stack) or python worker.py" in no_worker("agents", "r", "x", "agents")
+    assert "TEMPORAL_TASK_QUEUE=other python worker.py" in no_worker("other", "r", "x", "agents")
