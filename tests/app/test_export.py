@@ -311,7 +311,10 @@ async def test_cli_export_and_stats(runs: Runs, tmp_path: Path) -> None:
     assert wrong.returncode == 2
     assert wrong.stderr.strip() == "error: --split must be between 0 and 1 (exclusive), not 2"
     native = tmp_path / "native.jsonl"
-    written = await client_py(runs.client, "export", "--out", str(native), "--format", "native")
+    mine = f"TaskQueue = '{runs.task_queue}'"  # the server is shared: other tests' runs differ
+    written = await client_py(
+        runs.client, "export", "--out", str(native), "--format", "native", "--query", mine
+    )
     assert written.returncode == 0, written.stderr
     checked = await client_py(runs.client, "export", "--check", str(native))
     assert checked.returncode == 0 and checked.stdout.startswith("lineage closed: "), checked
