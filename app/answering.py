@@ -106,14 +106,14 @@ def flag_problems(
             problems.append(f"--confirm {confirmation_id}={answer}: use yes or no")
     if request.type is InterruptType.PAUSE or has_words(text):
         return problems  # free text decides what the flags leave open
-    if text:
-        problems.append(f"--text {text!r} has no letter or digit: it cannot decide anything")
     missing = [
         f"--choice {c.choice_id}={'|'.join(_keys(c))}"
         for c in request.choices
         if c.choice_id not in given
     ]
     missing += [f"--confirm {i}=yes|no" for i in sorted(asked - answers.keys())]
+    if missing and text:
+        problems.append(f"--text {text!r} has no letter or digit: it cannot decide anything")
     if missing:
         problems.append(
             f"no answer yet; add {' '.join(missing)} (or --text to let the agent decide)"

@@ -363,7 +363,10 @@ async def read_run(client: Client, workflow_id: str, run_id: str | None = None) 
                 ran = call.tool_requests[-1].round
                 node = traces.setdefault(call.node_id, {})
                 node.update(((ran, t.call_id), t) for t in reply.tool_trace)
-        for child in events.children:
+    asked = [(rid, index, c) for index, (rid, events) in enumerate(runs) for c in events.children]
+    last_asked = {child.workflow_id: i for i, (_, _, child) in enumerate(asked)}
+    for i, (rid, index, child) in enumerate(asked):
+        if last_asked[child.workflow_id] == i:  # a question handed over is asked again: once
             interrupts.append(await _read_interrupt(client, rid, (index, child.event_id), child))
     goal = runs[0][1].goal
     calls = sorted(latest.values(), key=lambda c: c.position)

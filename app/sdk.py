@@ -195,13 +195,18 @@ def accepted(message: str, info: InterruptStatus) -> str:
     return message.replace(said, instead) if said in message else f"{message}; {instead}"
 
 
-async def _handed_over(handle: WorkflowHandle[Any, Any]) -> bool:
-    """Whether the closed question was handed back to its run, which asks it again."""
+FAILED = WorkflowExecutionStatus.FAILED
+
+
+async def _handed_over_by(handle: WorkflowHandle[Any, Any]) -> str | None:
+    """The run a closed question was handed back to (which asks it again), if it was."""
     try:
         await handle.result(follow_runs=False)
     except WorkflowFailureError as err:
-        return isinstance(err.cause, ApplicationError) and err.cause.type == HANDED_OVER
-    return False
+        cause = err.cause
+        if isinstance(cause, ApplicationError) and cause.type == HANDED_OVER and cause.details:
+            return str(InterruptInput.model_validate(cause.details[0]).orchestrator_id)
+    return None
 
 
 class AgentWorkflowClient:
@@ -334,7 +339,8 @@ class AgentWorkflowClient:
         described = await handle.describe()
         if described.status in (None, WorkflowExecutionStatus.RUNNING):
             return None
-        if described.status is WorkflowExecutionStatus.FAILED and await _handed_over(handle):
+        run = await _handed_over_by(handle) if described.status is FAILED else None
+        if run is not None and await self._running(run):
             return (
                 f"{interrupt_id} is being asked again by its run (the run's history grew long "
                 "while it waited): answer again in a few seconds"
@@ -345,6 +351,13 @@ class AgentWorkflowClient:
                 f"{interrupt_id} is closed ({described.status.name} at {when}); nothing to answer"
             )
         return (await self.answer(interrupt_id, described.close_time)).sentence()
+
+    async def _running(self, workflow_id: str) -> bool:
+        try:
+            described = await self.client.get_workflow_handle(workflow_id).describe()
+        except RPCError:  # not found
+            return False
+        return described.status is WorkflowExecutionStatus.RUNNING
 
     async def answer(self, interrupt_id: str, closed: datetime | None) -> Answer:
         """Who answered the completed question ``interrupt_id`` and with what (its history)."""

@@ -25,8 +25,9 @@ RESOLVE_SIGNAL = "resolve"
 """InterruptWorkflow's signal that carries a resolution (Temporal UI / CLI)."""
 HAND_OVER_SIGNAL = "__hand_over"
 """Sent by the orchestrator whose history grew long while its question waited: an unanswered
-question ends (failure type ``QuestionHandedOver``) and the orchestrator's next run asks it
-again under the same id. Not listed in the UI: it is not for people."""
+question ends (failure type ``QuestionHandedOver``, its details the job to continue waiting with)
+and the orchestrator's next run asks it again under the same id. Not listed in the UI: it is not
+for people."""
 HANDED_OVER = "QuestionHandedOver"
 
 
@@ -41,6 +42,8 @@ class InterruptState(StrEnum):
     """A reviewing LLM is answering (AGENT_REVIEW, or after the deadline); a person's valid answer
     that arrives before the reviewer's still wins."""
     RESOLVED = "RESOLVED"
+    HANDED_OVER = "HANDED_OVER"
+    """Handed back unanswered to its run, which asks it again under the same id."""
 
 
 class InterruptCarried(WireModel):
@@ -73,6 +76,9 @@ class InterruptInput(WireModel):
     """A person's answer is also put to the controller model, recorded, never acted on."""
     autonomy: bool = False
     """The controller may answer itself, where the worker's policy and its record allow."""
+    hand_over: bool = False
+    """The orchestrator may ask for the question back while it waits (``HAND_OVER_SIGNAL``):
+    set only by an orchestrator that asks it again; any other such signal is ignored."""
 
 
 class InterruptOutcome(WireModel):

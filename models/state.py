@@ -116,16 +116,18 @@ class PendingStep(WireModel):
 
 
 class HandedOverQuestion(WireModel):
-    """A question whose InterruptWorkflow the orchestrator cancelled unanswered because its own
-    history grew long while it waited (a flood of signals): the next run asks it again, under
-    the same workflow id, with what is left of its deadline."""
+    """A question the orchestrator asked back from its InterruptWorkflow, unanswered, because its
+    own history grew long while it waited (a flood of signals): the next run asks it again, under
+    the same workflow id, continuing the wait (its deadline, reminders and events)."""
 
     child_id: str
     job: dict[str, Any]
-    """The InterruptInput the question was asked with (its wire form)."""
-    deadline: datetime | None
+    """The InterruptInput to ask it again with (its wire form, ``carried`` set)."""
     fan_out: list[HeldAgent] = Field(default_factory=list)
     """The asking dispatch node's agents as they were held (finished ones are not run again)."""
+    requests: dict[AgentType, dict[str, Any]] = Field(default_factory=dict)
+    """The newest request of each agent the answer may re-route to: the carried blackboard
+    keeps few payloads."""
 
 
 class OrchestratorState(WireModel):

@@ -3,9 +3,7 @@
 from __future__ import annotations
 
 import contextlib
-import math
-from dataclasses import dataclass
-from datetime import datetime, timedelta
+from dataclasses import dataclass, field
 from typing import Any
 
 from temporalio import workflow
@@ -16,11 +14,12 @@ from models.agent_types import AgentType
 from models.errors import DegenerateLoop, InterruptFailed, StepLimitExceeded, failure_message
 from models.fan_out import HeldAgent
 from models.interrupt_flow import HAND_OVER_SIGNAL, HANDED_OVER, InterruptInput, InterruptOutcome
-from models.interrupts import InterruptRequestBase, InterruptRouting, TimeoutOutcome
+from models.interrupts import InterruptRequestBase, InterruptRouting, OptionKey, TimeoutOutcome
 from models.state import (
     EntryKind,
     EventKind,
     HandedOverQuestion,
+    HistoryEntry,
     PendingInterrupt,
     PendingStep,
 )
@@ -53,12 +52,13 @@ class StartedQuestion:
     child_id: str
     child: ChildWorkflowHandle[InterruptWorkflow, InterruptOutcome]
     job: InterruptInput
-    deadline: datetime | None
+    earlier_requests: dict[AgentType, dict[str, Any]] = field(default_factory=dict)
+    """Requests the answer may re-route to, kept by the run before (``HandedOverQuestion``)."""
 
 
 class QuestionHandedOver(Exception):
-    """The orchestrator's history grew long while its question waited: the question was
-    cancelled unanswered and is in ``state.handed_over``; the run continues as new."""
+    """The orchestrator's history grew long while its question waited: the question was asked
+    back unanswered and is in ``state.handed_over``; the run continues as new."""
 
 
 async def ask(
@@ -85,7 +85,9 @@ async def ask(
     Raises QuestionHandedOver when the run's history grew long while the question waited
     (``hand_over``; ``settle_question``).
     """
-    started = await start_question(book, node_id, node_request, request, person_only=person_only)
+    started = await start_question(
+        book, node_id, node_request, request, person_only=person_only, hand_over=hand_over
+    )
     await settle_question(book, started, fan_out, hand_over=hand_over)
 
 
@@ -96,8 +98,10 @@ async def start_question(
     request: InterruptRequestBase,
     *,
     person_only: bool = False,
+    hand_over: bool = True,
 ) -> StartedQuestion:
-    """Start the question's InterruptWorkflow: from here on, a person sees it (``ask``)."""
+    """Start the question's InterruptWorkflow: from here on, a person sees it (``ask``); with
+    ``hand_over`` the run may ask for it back (``settle_question``)."""
     state = book.state
     origin = origin_of(request, state.history)
     agent, own_request = node_request
@@ -133,6 +137,7 @@ async def start_question(
         on_timeout=state.on_interrupt_timeout,
         shadow=state.shadow_answers,
         autonomy=state.controller_autonomy,
+        hand_over=hand_over and workflow.patched(QUESTION_HANDED_OVER),
     )
     book.record(
         node_id,
@@ -146,12 +151,9 @@ async def start_question(
 
 
 async def ask_again(book: RunBook, handed_over: HandedOverQuestion) -> StartedQuestion:
-    """Ask the question the run before left unanswered (``settle_question``) again: the same
-    workflow id, request and event, with what is left of its deadline."""
+    """Ask the question the run before handed over (``settle_question``) again: the same
+    workflow id, request and event; the InterruptWorkflow continues its wait (``carried``)."""
     job = InterruptInput.model_validate(handed_over.job)
-    if handed_over.deadline is not None:
-        left = (handed_over.deadline - workflow.now()).total_seconds()
-        job.timeout_seconds = max(1, math.ceil(left))
     book.event(
         EventKind.INTERRUPT_STATUS,
         f"REQUESTED AGAIN: {handed_over.child_id} (the run before continued as new while it "
@@ -159,12 +161,13 @@ async def ask_again(book: RunBook, handed_over: HandedOverQuestion) -> StartedQu
         job.origin_node_id,
         job.origin,
     )
-    return await _start_child(book, job, handed_over.child_id)
+    started = await _start_child(book, job, handed_over.child_id)
+    started.earlier_requests = dict(handed_over.requests)
+    return started
 
 
 async def _start_child(book: RunBook, job: InterruptInput, child_id: str) -> StartedQuestion:
     state, origin, request = book.state, job.origin, job.request
-    asked_at = workflow.now()
     child = await workflow.start_child_workflow(
         InterruptWorkflow.run,
         job,
@@ -180,9 +183,8 @@ async def _start_child(book: RunBook, job: InterruptInput, child_id: str) -> Sta
         request=request.to_wire(),
     )
     show_orchestrator(state.phase, None, state.pending_interrupt)
-    deadline = asked_at + timedelta(seconds=job.timeout_seconds) if job.timeout_seconds else None
     return StartedQuestion(
-        job.origin_node_id, origin, job.origin_request, request, child_id, child, job, deadline
+        job.origin_node_id, origin, job.origin_request, request, child_id, child, job
     )
 
 
@@ -213,11 +215,13 @@ async def settle_question(
         outcome = await child
     except ChildWorkflowError as err:
         if hand_over and isinstance(err.cause, ApplicationError) and err.cause.type == HANDED_OVER:
+            details = err.cause.details
+            job = details[0] if details else started.job.to_wire()  # continues the wait
             state.handed_over = HandedOverQuestion(
                 child_id=child_id,
-                job=started.job.to_wire(),
-                deadline=started.deadline,
+                job=job,
                 fan_out=fan_out,
+                requests=_reroute_requests(state.history, started),
             )
             raise QuestionHandedOver(
                 f"continuing as new while {child_id} waited: the history grew long (the "
@@ -248,6 +252,7 @@ async def settle_question(
     else:  # a supervisor's reroute: the target's newest request, if still held
         found = last_request_of(state.history, target)
         carried = found.payload if found is not None else None
+        carried = carried if carried is not None else started.earlier_requests.get(target)
     state.pending = decision.step.model_copy(
         update={
             "request": resumed_request(
@@ -262,6 +267,22 @@ async def settle_question(
             else [],
         }
     )
+
+
+def _reroute_requests(
+    history: list[HistoryEntry], started: StartedQuestion
+) -> dict[AgentType, dict[str, Any]]:
+    """The newest request of each agent the answer may re-route to (the event's target and the
+    agents its options name), for the next run, whose blackboard keeps few payloads."""
+    job = started.job
+    named = [job.event.route_of_option(key) for key in OptionKey] if job.event else []
+    requests = dict(started.earlier_requests)
+    targets = dict.fromkeys(a for a in (job.reroute_to, *named) if a is not None)  # in order
+    for target in targets:
+        found = last_request_of(history, target) if target is not job.origin else None
+        if found is not None and found.payload is not None:
+            requests[target] = found.payload
+    return requests
 
 
 async def ask_for_steps(book: RunBook, step: PendingStep, budget: int) -> None:

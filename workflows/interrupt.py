@@ -76,9 +76,9 @@ class InterruptWorkflow:
         self._state = InterruptState.REQUESTED
         self._resolution: InterruptResolution | None = None
         self._overrulable = False
+        """The controller's own answer is being translated: a person's valid answer replaces it."""
         self._handed_over = False
         """The orchestrator asks for the question back (``HAND_OVER_SIGNAL``)."""
-        """The controller's own answer is being translated: a person's valid answer replaces it."""
         self._deadline: datetime | None = None
         self._hooks: list[str] = []
         self._events: list[GraphEvent] = []
@@ -144,7 +144,7 @@ class InterruptWorkflow:
     def unknown_signal(self, name: str, args: Sequence[RawValue]) -> None:
         """A signal of any other name: an ERROR event naming the one this workflow takes (the
         orchestrator's ``HAND_OVER_SIGNAL`` aside)."""
-        if name == HAND_OVER_SIGNAL:
+        if name == HAND_OVER_SIGNAL and self._job.hand_over:
             self._handed_over = True
             return
         self._event(
@@ -274,13 +274,7 @@ class InterruptWorkflow:
                 self._notify.send(NoticeKind.REMINDER, job, self._deadline, reminders.pop(0)[0])
                 continue
             if self._resolution is None and self._handed_over:
-                self._event(EventKind.INFO, "handed back unanswered: the run asks it again")
-                raise ApplicationError(
-                    "handed back unanswered to the orchestrator, whose history grew long while "
-                    "it waited; its next run asks the question again under this id",
-                    type=HANDED_OVER,
-                    non_retryable=True,
-                )
+                self._hand_back()
             if self._resolution is None:
                 await workflow.wait_condition(workflow.all_handlers_finished)
                 if self._resolution is None:
@@ -300,15 +294,30 @@ class InterruptWorkflow:
             return recommended_resolution(job.request), True
         return await self._review_unless_answered(ResolvedBy.TIMEOUT_ESCALATION), True
 
+    def _hand_back(self) -> NoReturn:
+        """End unanswered for the orchestrator to ask again; the failure's details are the job
+        that continues this wait (deadline, reminders, events) under the same id."""
+        self._status(InterruptState.HANDED_OVER, "handed back unanswered: the run asks it again")
+        raise ApplicationError(
+            "handed back unanswered to the orchestrator, whose history grew long while it "
+            "waited; its next run asks the question again under this id",
+            self._job.model_copy(update={"carried": self._carried()}).to_wire(),
+            type=HANDED_OVER,
+            non_retryable=True,
+        )
+
     def _continue_waiting_as_new(self) -> NoReturn:
         self._event(EventKind.INFO, "the history grew long while waiting: continuing as new")
-        carried = InterruptCarried(
+        workflow.continue_as_new(self._job.model_copy(update={"carried": self._carried()}))
+
+    def _carried(self) -> InterruptCarried:
+        """What the next run of this wait carries."""
+        return InterruptCarried(
             deadline=self._deadline,
             hooks_applied=self._hooks,
             events=self._events,
             events_recorded=self._events_recorded,
         )
-        workflow.continue_as_new(self._job.model_copy(update={"carried": carried}))
 
     def _due_reminders(self) -> list[tuple[Reminder, datetime]]:
         """The reminders still to send (those due before a continue-as-new were sent)."""

@@ -47,7 +47,8 @@ WAITING = "WAITING"
 ESCALATED = "ESCALATED"
 RESOLVED = "RESOLVED"
 TIMED_OUT = "TIMED_OUT"
-INTERRUPT_STATES = (WAITING, ESCALATED, RESOLVED, TIMED_OUT)
+HANDED_OVER = "HANDED_OVER"
+INTERRUPT_STATES = (WAITING, ESCALATED, RESOLVED, TIMED_OUT, HANDED_OVER)
 
 
 REPORTED_PROBLEMS_AFTER = 2
@@ -206,7 +207,7 @@ def question_markdown(origin: AgentType, request: InterruptRequestBase) -> str:
         ]
         lines += typed_fields(asked)
     for choice in request.choices:
-        lines += ["", f"**Choice `{choice.choice_id}`:** {as_text(choice.question)}"]
+        lines += ["", f"**Choice {code_span(choice.choice_id)}:** {as_text(choice.question)}"]
         if choice.context:
             lines += ["", f"_{as_text(choice.context)}_"]
         lines.append("")
@@ -217,7 +218,7 @@ def question_markdown(origin: AgentType, request: InterruptRequestBase) -> str:
         default = "yes" if item.default_value else "no"
         lines += [
             "",
-            f"**Confirm `{item.confirmation_id}`:** {as_text(item.statement)}",
+            f"**Confirm {code_span(item.confirmation_id)}:** {as_text(item.statement)}",
             "",
             f"- default **{default}**; if no: {as_text(item.impact_if_no)}",
         ]
@@ -228,6 +229,13 @@ def as_text(text: str) -> str:
     """Model-written ``text`` as markdown that shows it as written: every character that would
     make emphasis, code, a link, an HTML tag or entity, a heading or a list is escaped."""
     return _LINE_MARKUP.sub(_escape_line_start, _MARKUP.sub(r"\\\1", text))
+
+
+def code_span(text: str) -> str:
+    """``text`` as one markdown code span, whatever backticks it holds (a model names ids)."""
+    fence = "`" * (max((len(run) for run in re.findall(r"`+", text)), default=0) + 1)
+    padded = f" {text} " if text.startswith("`") or text.endswith("`") else text
+    return f"{fence}{padded}{fence}"
 
 
 def _escape_line_start(found: re.Match[str]) -> str:
@@ -278,7 +286,7 @@ def offered_options(request: InterruptRequestBase) -> str:
     for choice in request.choices:
         keys = [option.key.value for option in choice.options]
         listed = ", ".join(keys[:-1]) + f" or {keys[-1]}" if len(keys) > 1 else "".join(keys)
-        offered.append(f"`{choice.choice_id}`: {listed}")
+        offered.append(f"{code_span(choice.choice_id)}: {listed}")
     if not offered:
         return ""
     custom = any(option.key.value == "CUSTOM" for c in request.choices for option in c.options)

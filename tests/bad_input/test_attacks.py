@@ -20,6 +20,7 @@ from temporalio.common import RawValue
 
 from activities.llm import LlmSettings
 from activities.offline_model import OfflineModel
+from app.history import read_run
 from app.worker_setup import build_worker
 from models.interrupt_flow import InterruptState, InterruptStatus
 from models.state import OrchestratorStatus
@@ -176,6 +177,8 @@ async def test_a_signal_flood_does_not_end_a_waiting_run(
                 assert asked.deadline and now.deadline, "the run's questions have a deadline"
                 assert abs(now.deadline - asked.deadline) < timedelta(seconds=5), "kept"
             await _finish(handle, child, allowed=HANDOVER_RACE)
+            recorded = await read_run(client, handle.id)
+            assert [i.interrupt_id for i in recorded.interrupts] == [child.id], "asked once"
         finally:
             await _terminate(handle)
 

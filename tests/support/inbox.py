@@ -25,12 +25,17 @@ async def start_question(
     interrupt_id: str,
     reason: str = "Which cache?",
     reroute_to: AgentType | None = None,
+    hand_over: bool = False,
+    orchestrator_id: str | None = None,
 ) -> WorkflowHandle[InterruptWorkflow, Any]:
     """A waiting REVIEW_AGENT question (cache: A in memory, B redis recommended), listed as
-    ``list --waiting`` lists them; ``reroute_to``: a supervisor's event re-routed the run."""
+    ``list --waiting`` lists them; ``reroute_to``: a supervisor's event re-routed the run;
+    ``hand_over``: its orchestrator (``orchestrator_id``) may ask for it back."""
     job = question_input()
+    job.orchestrator_id = orchestrator_id or job.orchestrator_id
     job.request.reason = reason
     job.reroute_to = reroute_to
+    job.hand_over = hand_over
     handle = await client.start_workflow(
         InterruptWorkflow.run,
         job,

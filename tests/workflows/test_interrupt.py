@@ -19,7 +19,7 @@ from app.binaries import temporal_test_server
 from app.sdk import AgentWorkflowClient
 from app.worker_setup import WORKFLOW_RUNNER, WORKFLOWS, build_worker
 from models.agent_types import AgentType
-from models.interrupt_flow import HAND_OVER_SIGNAL, HANDED_OVER, InterruptState
+from models.interrupt_flow import HAND_OVER_SIGNAL, HANDED_OVER, InterruptInput, InterruptState
 from models.interrupts import InterruptResolution, ResolvedBy, TimeoutOutcome
 from models.state import EventKind
 from tests.bad_input.harness import assert_no_task_failed
@@ -232,14 +232,32 @@ async def test_a_question_handed_back_ends_unanswered_and_says_it_is_asked_again
     client: Client, task_queue: str, workflow_id: str
 ) -> None:
     """The orchestrator's hand-over (its history grew long while the question waited): the
-    waiting question ends with QuestionHandedOver, and a person who answers it then is told
-    that it is being asked again, not that it closed."""
+    waiting question ends with QuestionHandedOver, its details the job that continues the wait
+    (deadline, events), and a person who answers it then is told that it is asked again. A
+    question whose orchestrator does not hand over ignores the signal (an ERROR event)."""
     async with build_worker(client, task_queue, LlmSettings()):
-        handle = await start_question(client, task_queue, workflow_id)
+        kept = await start_question(client, task_queue, f"{workflow_id}-kept")
+        await kept.signal(HAND_OVER_SIGNAL)
+        handle = await start_question(  # the running `kept` stands in for its orchestrator
+            client, task_queue, workflow_id, hand_over=True, orchestrator_id=kept.id
+        )
+        asked = await interrupt_status(client, workflow_id)
         await handle.signal(HAND_OVER_SIGNAL)
         with pytest.raises(WorkflowFailureError) as failed:
             await asyncio.wait_for(handle.result(), 30)
+        ignored = await interrupt_status(client, kept.id)
+        assert ignored.state is InterruptState.WAITING
+        assert any(
+            e.kind is EventKind.ERROR and HAND_OVER_SIGNAL in e.message for e in ignored.events
+        )
+        agents = AgentWorkflowClient(client, task_queue)
+        said = await agents.answered_already(workflow_id)
+        assert said is not None and "is being asked again by its run" in said, said
+        await kept.terminate("test over")
+        said = await agents.answered_already(workflow_id)
+        assert said is not None and "is closed (FAILED" in said, "its run ended: no promise"
     cause = failed.value.cause
     assert isinstance(cause, ApplicationError) and cause.type == HANDED_OVER
-    said = await AgentWorkflowClient(client, task_queue).answered_already(workflow_id)
-    assert said is not None and "is being asked again by its run" in said, said
+    continued = InterruptInput.model_validate(cause.details[0])
+    assert continued.carried is not None and continued.carried.deadline == asked.deadline
+    assert continued.request == asked.request

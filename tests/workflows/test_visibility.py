@@ -59,7 +59,7 @@ def test_model_text_renders_as_written_never_as_markup() -> None:
     """Issue 23: the UI and the terminal render the question as markdown; a tag, link, list or
     emphasis a model wrote shows as the characters it wrote (CommonMark with HTML allowed):
     the page has the tags of the same question written in plain words, and the text itself."""
-    hostile, plain = _rendered(HOSTILE), _rendered("plain words")
+    hostile, plain = _rendered(HOSTILE, "a`b <b>c</b>``"), _rendered("plain words", "plain")
     assert _tags(hostile) == _tags(plain), hostile
     shown = re.sub(r"<[^>]+>", "", hostile)
     shown = shown.replace("&lt;", "<").replace("&gt;", ">").replace("&quot;", '"')
@@ -67,11 +67,13 @@ def test_model_text_renders_as_written_never_as_markup() -> None:
         assert line.replace("&", "&amp;") in shown, line
 
 
-def _rendered(text: str) -> str:
-    """REQUEST with ``text`` as its reason, each choice's question and each option, as HTML."""
+def _rendered(text: str, choice_id: str) -> str:
+    """REQUEST with ``text`` as its reason, each choice's question and each option, and
+    ``choice_id`` as its choices' id, as HTML."""
     choices = [
         c.model_copy(
             update={
+                "choice_id": choice_id,
                 "question": text,
                 "options": [o.model_copy(update={"description": text}) for o in c.options],
             }
