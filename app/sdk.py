@@ -195,9 +195,6 @@ def accepted(message: str, info: InterruptStatus) -> str:
     return message.replace(said, instead) if said in message else f"{message}; {instead}"
 
 
-FAILED = WorkflowExecutionStatus.FAILED
-
-
 async def _handed_over_by(handle: WorkflowHandle[Any, Any]) -> str | None:
     """The run a closed question was handed back to (which asks it again), if it was."""
     try:
@@ -339,7 +336,8 @@ class AgentWorkflowClient:
         described = await handle.describe()
         if described.status in (None, WorkflowExecutionStatus.RUNNING):
             return None
-        run = await _handed_over_by(handle) if described.status is FAILED else None
+        failed = described.status is WorkflowExecutionStatus.FAILED
+        run = await _handed_over_by(handle) if failed else None
         if run is not None and await self._running(run):
             return (
                 f"{interrupt_id} is being asked again by its run (the run's history grew long "

@@ -392,8 +392,7 @@ class LocalStack:
         literal = prefix.replace("\\", "\\\\").replace("'", "\\'")
         query = f"ExecutionStatus = 'Running' AND TaskQueue STARTS_WITH '{literal}'"
         queues = {run.task_queue async for run in client.list_workflows(query)}
-        stopped = [q for q in queues if q not in known or not _alive(known[q])]
-        return sorted(q for q in stopped if q.startswith(prefix))
+        return sorted(q for q in queues if q not in known or not _alive(known[q]))
 
     async def _ensure_worker(self, info: StackInfo, queue: str, scenario: str | None) -> None:
         worker = self._start_worker(info, queue, scenario)
