@@ -24,6 +24,7 @@ from pathlib import Path
 
 from temporalio.client import Client, WorkflowHandle
 from temporalio.contrib.pydantic import pydantic_data_converter
+from temporalio.service import RPCError
 
 from activities.tools.settings import ToolSettings
 from app.binaries import temporal_cli
@@ -152,10 +153,19 @@ async def _start(client: Client, run_id: str, repo: Path) -> WorkflowHandle[obje
 
 
 async def _answer(agents: AgentWorkflowClient, handle: WorkflowHandle[object, object]) -> None:
-    """Answer the run's question (it may be asked again after a lost host: wait for it)."""
-    pending = (await wait_for_interrupt(handle, timeout=WAIT)).pending_interrupt  # type: ignore[arg-type]
-    assert pending is not None
-    question = (await interrupt_status(agents.client, pending.workflow_id)).request
+    """Answer the run's question (it may be asked again after a lost host: wait for it). A query
+    that reached the killed host's sticky queue fails ("context canceled"): ask again, as a
+    person's command would."""
+    async with asyncio.timeout(WAIT):
+        while True:
+            try:
+                status = await wait_for_interrupt(handle, timeout=WAIT)  # type: ignore[arg-type]
+                pending = status.pending_interrupt
+                assert pending is not None
+                question = (await interrupt_status(agents.client, pending.workflow_id)).request
+                break
+            except RPCError:
+                await asyncio.sleep(0.5)
     await agents.resolve(pending.workflow_id, answer_all(question))
 
 
