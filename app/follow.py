@@ -11,7 +11,12 @@ import asyncio
 import contextlib
 from typing import Any
 
-from temporalio.client import WorkflowExecutionStatus, WorkflowHandle, WorkflowQueryFailedError
+from temporalio.client import (
+    Client,
+    WorkflowExecutionStatus,
+    WorkflowHandle,
+    WorkflowQueryFailedError,
+)
 from temporalio.service import RPCError
 
 from app import render
@@ -64,7 +69,7 @@ async def follow(
             try:
                 status, pending = await _poll(agents, handle)
                 if not quiet:
-                    seen = await _show(progress, handle, status, seen)
+                    seen = await _show(progress, agents.client, handle.id, status, seen)
             except RPCError as err:  # no worker yet, or the run is closing
                 if not said_no_worker and "poller" in err.message and not quiet:
                     render.note(f"waiting for a worker to answer the status query ({err.message})")
@@ -85,7 +90,9 @@ async def follow(
             await asyncio.wait({result_task}, timeout=POLL_SECONDS)
         if not quiet:
             with contextlib.suppress(RPCError, WorkflowQueryFailedError):
-                await _show(progress, handle, (await _poll(agents, handle))[0], seen)
+                await _show(
+                    progress, agents.client, handle.id, (await _poll(agents, handle))[0], seen
+                )
         return result_task.result()
     finally:
         if reader is not None:
@@ -117,13 +124,17 @@ async def _poll(
 
 
 async def _show(
-    progress: render.Progress, handle: WorkflowHandle, status: OrchestratorStatus | None, seen: int
+    progress: render.Progress,
+    client: Client,
+    workflow_id: str,
+    status: OrchestratorStatus | None,
+    seen: int,
 ) -> int:
     """Show the steps finished since entry ``seen``; return the entry to show from next."""
-    since = await entries_since(handle, status, seen)
+    since = await entries_since(client, workflow_id, status, seen)
     progress.show(since.entries)
     if since.skipped:
-        render.note(over_the_limit(since.skipped, handle.id))
+        render.note(over_the_limit(since.skipped, workflow_id))
     return since.total
 
 

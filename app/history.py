@@ -262,18 +262,42 @@ async def _previous_run(handle: WorkflowHandle) -> str | None:
     return None
 
 
-async def entries_since(
-    handle: WorkflowHandle, status: OrchestratorStatus | None, seen: int
+async def chain_pages(
+    client: Client, workflow_id: str, start: int, stop: int | None = None, run_id: str | None = None
 ) -> Pages:
-    """Entries with an index of at least ``seen``: from the status head, paging what it skipped;
-    with no status (its answer was over the size limit), all paged. ``total`` is where the next
-    call starts."""
+    """The entries from index ``start`` (to ``stop``, or all) along the run chain that ends at
+    ``run_id`` (default: the latest run): a run that continued as new since ``start`` holds only
+    its newest entries, so the ones before those are read from the runs it continued from."""
+    handle = client.get_workflow_handle(workflow_id, run_id=run_id)
+    pages = await read_pages(handle, start, stop)
+    if pages.first_held <= start or (stop is not None and start >= stop):
+        return pages
+    previous = await _previous_run(handle)
+    if previous is None:
+        return pages
+    held_from = pages.first_held if stop is None else min(stop, pages.first_held)
+    earlier = await chain_pages(client, workflow_id, start, held_from, previous)
+    return Pages(
+        entries=earlier.entries + pages.entries,
+        first_held=earlier.first_held,
+        total=pages.total,
+        skipped=earlier.skipped + pages.skipped,
+    )
+
+
+async def entries_since(
+    client: Client, workflow_id: str, status: OrchestratorStatus | None, seen: int
+) -> Pages:
+    """Entries of the run chain with an index of at least ``seen``: from the status head, paging
+    what it skipped (from earlier runs too, when the run continued as new meanwhile); with no
+    status (its answer was over the size limit), all paged. ``total`` is where the next call
+    starts."""
     if status is None:
-        return await read_pages(handle, seen)
+        return await chain_pages(client, workflow_id, seen)
     head = [e for e in status.history if e.index >= seen]
     pages = Pages(head, total=status.entries_recorded)
     if head and head[0].index > seen:
-        before = await read_pages(handle, seen, stop=head[0].index)
+        before = await chain_pages(client, workflow_id, seen, stop=head[0].index)
         pages.entries = before.entries + head
         pages.skipped = before.skipped
     return pages

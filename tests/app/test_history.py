@@ -13,7 +13,7 @@ from temporalio.client import Client, WorkflowHandle, WorkflowQueryFailedError
 from activities.llm import LlmSettings
 from activities.offline_model import OfflineScenario
 from app.follow import follow
-from app.history import PAGE, PAST_THE_END, read_blackboard, too_big
+from app.history import PAGE, PAST_THE_END, entries_since, read_blackboard, too_big
 from app.sdk import AgentWorkflowClient
 from app.worker_setup import build_worker
 from models.limits import MAX_GOAL_CHARS
@@ -63,9 +63,16 @@ async def test_a_long_goal_is_followed_and_read_whole(
         )
         with caplog.at_level(logging.WARNING, logger="app.history"):
             chain = await read_blackboard(client, workflow_id)
+            paged = await entries_since(client, workflow_id, None, 0)
+            status = await agents.status(workflow_id)
+            from_status = await entries_since(client, workflow_id, status, 0)
+    assert bounds.first_held > 0, "the run continued as new: its first entries are in another"
     assert final == followed_again
     assert [e.index for e in chain] == list(range(bounds.total)), "every entry of the chain"
     assert not caplog.records, "no entry left out"
+    # a follower whose last look was before the run continued as new reads the runs before it
+    assert [e.index for e in paged.entries] == list(range(bounds.total))
+    assert [e.index for e in from_status.entries] == list(range(bounds.total))
     for step in _steps(chain):
         assert step in running, f"{step} is not shown:\n{running[-3000:]}"
     for step in _steps([e for e in chain if e.index >= bounds.first_held]):
