@@ -144,6 +144,9 @@ class ToolRound:
         except ToolError as err:
             error = str(err)
             text = f"error: {error}"
+        except OSError as err:  # the file system refused: the model is told, the step goes on
+            error = f"the file system refused: {err.strerror or err}"
+            text = f"error: {error}"
         text = _cut(text, self.settings.result_bytes)
         sha = await asyncio.to_thread(self.results.put, text)
         return text, ToolTrace(

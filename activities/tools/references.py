@@ -106,8 +106,11 @@ def _line_count(ws: Workspace, path: str) -> int | None:
         target: Path = ws.resolve(path)
     except ToolError:
         return None
-    if not target.is_file():
+    try:
+        if not target.is_file():
+            return None
+        with target.open("rb") as f:
+            data = f.read()
+    except OSError:  # unreadable: not a reference to check
         return None
-    with target.open("rb") as f:
-        data = f.read()
     return data.count(b"\n") + (0 if data.endswith(b"\n") or not data else 1)

@@ -224,6 +224,19 @@ def _first_line(text: str | bytes) -> str:
     return lines[-1][:300] if lines else "no message"
 
 
+MAX_NAME_BYTES = 255
+"""The longest file name Linux file systems take (``NAME_MAX``)."""
+MAX_PATH_BYTES = 1024
+"""The longest path inside a workspace a tool takes (Linux's ``PATH_MAX`` is 4096, with the
+worker's directories before it)."""
+SHOWN_PATH_CHARS = 120
+
+
+def _shown(path: str) -> str:
+    """``path`` quoted for an error message, cut if long: a model may name anything."""
+    return repr(path if len(path) <= SHOWN_PATH_CHARS else path[:SHOWN_PATH_CHARS] + "...")
+
+
 @dataclass(frozen=True)
 class Workspace:
     """A checked-out commit that tools may read and nothing may leave."""
@@ -238,13 +251,24 @@ class Workspace:
         relative = PurePosixPath(text)
         if not text or relative.is_absolute() or ".." in relative.parts:
             raise ToolError(
-                f"path {path!r} is not a relative path inside the workspace (no '..', no "
+                f"path {_shown(path)} is not a relative path inside the workspace (no '..', no "
                 "leading '/')"
             )
+        if len(text.encode()) > MAX_PATH_BYTES or any(
+            len(part.encode()) > MAX_NAME_BYTES for part in relative.parts
+        ):
+            raise ToolError(
+                f"path {_shown(path)} is too long for a file system: at most {MAX_NAME_BYTES} "
+                f"bytes a name, {MAX_PATH_BYTES} in all"
+            )
         root = self.root.resolve()
-        target = (root / relative).resolve()
+        try:
+            target = (root / relative).resolve()
+        except (OSError, RuntimeError) as err:  # RuntimeError: a symlink loop (Python 3.11)
+            why = err.strerror if isinstance(err, OSError) else "a symlink loop"
+            raise ToolError(f"path {_shown(path)} cannot be followed: {why}") from None
         if target != root and root not in target.parents:
-            raise ToolError(f"path {path!r} leaves the workspace (through a symlink)")
+            raise ToolError(f"path {_shown(path)} leaves the workspace (through a symlink)")
         return target
 
     def relative(self, target: Path) -> str:

@@ -116,3 +116,20 @@ def test_code_references_in_a_question_are_marked(tmp_path: Path) -> None:
     routing = DiscoveryCollectorRouting.model_construct(interrupt_request=question)
     check_references(routing, ws)
     assert [r.valid for r in question.code_references] == [True, False]
+
+
+def test_a_reference_too_long_for_the_file_system_is_marked_not_raised(tmp_path: Path) -> None:
+    ws = _ws(tmp_path)
+    report = DiscoveryAgentResult(
+        result_id="r1",
+        subdomain="s",
+        summary="s",
+        findings=[],
+        cross_links=[],
+        tags=[],
+        generated_queries=[],
+        diagrams=[],
+        file_references=[_ref("src/" + "y" * 8000 + "/middleware.py", 1, 2)],
+    )
+    check_references(report, ws)
+    assert [r.valid for r in report.file_references] == [False]

@@ -94,3 +94,24 @@ def test_search_list_and_read(ws: Workspace) -> None:
     assert text.splitlines()[1] == "    2|     requests_per_minute = 600"
     with pytest.raises(ToolError, match="ripgrep refused"):
         code_tools.search(ws, "(unclosed", literal=False, glob=None)
+
+
+@pytest.mark.parametrize("path", ["y" * 300 + "/middleware.py", "a/" * 600 + "b.py"])
+def test_a_path_too_long_for_the_file_system_is_a_tool_error(ws: Workspace, path: str) -> None:
+    """A model named a file after an 8,000-character goal: the step went on failing with
+    ENAMETOOLONG and the run failed. Now the model is told, in a short line."""
+    with pytest.raises(ToolError, match="too long for a file system") as raised:
+        ws.read_text(path)
+    assert len(str(raised.value)) < 300
+
+
+def test_a_symlink_loop_is_a_tool_error(repo: Path, tmp_path: Path) -> None:
+    (repo / "loop-a").symlink_to("loop-b")
+    (repo / "loop-b").symlink_to("loop-a")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "a symlink loop")
+    settings = ToolSettings(state_dir=tmp_path / "state2")
+    pinned = pin(WorkspaceSpec(source=str(repo)), settings.workspace_cache)
+    ws = Workspace(checkout(pinned, settings.workspace_cache), pinned, settings)
+    with pytest.raises(ToolError, match="'loop-a' cannot be followed: a symlink loop"):
+        ws.read_text("loop-a")

@@ -12,6 +12,7 @@ from temporalio.testing import ActivityEnvironment
 from activities.code_changes import CodeChangeActivities
 from activities.tools import gitwork, write_tools
 from activities.tools.catalog import CODE_AGENTS, tools_for
+from activities.tools.loop import Toolbox
 from activities.tools.settings import ToolSettings
 from activities.tools.workspace import NotOnThisWorker, ToolError, Workspace, pin
 from models.agent_types import AgentType
@@ -23,8 +24,9 @@ from models.code import (
     TicketBranch,
     WorktreeRef,
 )
-from models.tools import PinnedWorkspace, WorkspaceSpec
+from models.tools import PinnedWorkspace, ToolRequest, WorkspaceSpec
 from tests.support.code_repo import make_code_repo
+from tests.support.prompts import make_call
 from tests.support.workspace import git
 
 
@@ -238,3 +240,24 @@ def test_a_ticket_done_again_continues_its_branch_in_a_new_worktree(
     assert again.branch == first.branch and again.base_commit == sha
     assert (Path(again.path) / "one.txt").read_text() == "1\n"
     assert not Path(first.path).exists()  # the earlier step's worktree gave the branch up
+
+
+async def test_a_file_system_refusal_is_told_to_the_model(
+    pinned: PinnedWorkspace, settings: ToolSettings
+) -> None:
+    """A file under a file: its directory cannot be made (an OSError), which failed the step."""
+    write = ToolRequest(
+        call_id="w",
+        tool="write_file",
+        arguments='{"path": "calc/ops.py/limits.py", "content": "x = 1\\n"}',
+    )
+    call = make_call(
+        AgentType.TICKET_AGENT,
+        workspace=pinned,
+        worktree=_worktree(pinned, settings),
+        tool_requests=[write],
+    )
+    step = await Toolbox(settings).round(call)
+    (trace,) = step.trace
+    assert trace.error is not None and trace.error.startswith("the file system refused: ")
+    assert step.messages[-1]["content"] == f"error: {trace.error}"
