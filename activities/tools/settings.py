@@ -75,6 +75,10 @@ class ToolSettings:
         ):
             if value < 1:
                 raise ValueError(f"{name} must be a positive number, not {value}")
+        for name in ("state_dir", "results_dir", "workspaces_dir"):  # git runs in other dirs
+            path = getattr(self, name)
+            if path is not None:
+                object.__setattr__(self, name, path.absolute())
 
     @property
     def workspace_cache(self) -> Path:

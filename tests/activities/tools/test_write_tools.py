@@ -261,3 +261,17 @@ async def test_a_file_system_refusal_is_told_to_the_model(
     (trace,) = step.trace
     assert trace.error is not None and trace.error.startswith("the file system refused: ")
     assert step.messages[-1]["content"] == f"error: {trace.error}"
+
+
+def test_a_relative_state_directory_makes_worktrees_too(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``python worker.py`` without AGENTS_STATE_DIR keeps ``.state`` of its directory: git,
+    run in other directories, made its repository in the wrong place and every ticket's
+    worktree failed (the run waited on its retries for ever)."""
+    monkeypatch.chdir(tmp_path)
+    settings = ToolSettings(state_dir=Path(".state"))
+    assert settings.state_dir == tmp_path / ".state"
+    pinned = pin(WorkspaceSpec(source=str(make_code_repo(tmp_path))), settings.workspace_cache)
+    ref = _worktree(pinned, settings)
+    assert git(Path(ref.path), "rev-parse", "--abbrev-ref", "HEAD") == ref.branch
