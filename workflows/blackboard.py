@@ -14,7 +14,7 @@ from typing import Any
 
 from models.agent_call import HistoryDigestEntry, PreviousContext
 from models.agent_types import AgentType
-from models.limits import clip, compact_json
+from models.limits import clip, compact_json, fit_strings, json_bytes
 from models.state import (
     EntryKind,
     GraphEvent,
@@ -30,6 +30,9 @@ PAYLOAD_WINDOW = 24
 CARRIED_ENTRIES = 16
 """Entries carried across continue-as-new (payloads for the newest ``CARRIED_PAYLOADS``)."""
 CARRIED_PAYLOADS = 2
+CARRIED_STATE_BYTES = 1536 * 1024
+"""The most JSON the carried state may take, under Temporal's 2 MB for the new run's input: over
+it (a question handed over with the questions of 16 agents), its longest texts are cut."""
 CARRIED_UPSTREAM_IDS = 8
 """Upstream ids a carried entry keeps (the rest are in the run chain's histories)."""
 CARRIED_EVENTS = 10
@@ -41,6 +44,24 @@ RECENT_FOR_PROMPTS = 6
 """Compact entries an agent call carries for prompt contributors."""
 STATUS_ENTRIES = 10
 """Entries the ``status`` query returns; older ones are paged with ``history_page``."""
+STATUS_PAYLOAD_BYTES = 1024 * 1024
+"""The most payload JSON those entries carry, newest first, under the server's 2 MB for a query's
+answer; an older entry's payload is left out (``history_page`` and the histories hold it)."""
+
+
+def status_entries(state: OrchestratorState) -> list[HistoryEntry]:
+    """The newest ``STATUS_ENTRIES``, with as many payloads as ``STATUS_PAYLOAD_BYTES`` holds."""
+    entries = state.history[-STATUS_ENTRIES:]
+    room = STATUS_PAYLOAD_BYTES
+    shown: list[HistoryEntry] = []
+    for entry in reversed(entries):
+        size = json_bytes(entry.payload) if entry.payload is not None else 0
+        if size > room:
+            entry = entry.model_copy(update={"payload": None})
+        else:
+            room -= size
+        shown.append(entry)
+    return shown[::-1]
 
 
 def record(
@@ -174,4 +195,7 @@ def carried(state: OrchestratorState) -> OrchestratorState:
     for entry in history[:-CARRIED_PAYLOADS]:
         _drop_payload(entry)
     events: list[GraphEvent] = state.events[-CARRIED_EVENTS:]
-    return state.model_copy(update={"history": history, "events": list(events)})
+    kept = state.model_copy(update={"history": history, "events": list(events)})
+    wire = kept.to_wire()
+    fitted = fit_strings(wire, CARRIED_STATE_BYTES)
+    return kept if fitted is wire else OrchestratorState.model_validate(fitted)

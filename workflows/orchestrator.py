@@ -29,7 +29,7 @@ from models.errors import (
 )
 from models.fan_out import HeldAgent
 from models.interrupt_events import INTERRUPT_REQUEST_EVENT_SIGNAL, EventAck, InterruptRequestEvent
-from models.limits import MAX_REMEMBERED_EVENT_IDS, clip
+from models.limits import AGENT_OUTPUT_BYTES, MAX_REMEMBERED_EVENT_IDS, clip, fit_strings
 from models.requests import OrchestratorRequest
 from models.results import OrchestratorCollectorResult
 from models.state import (
@@ -258,7 +258,7 @@ class OrchestratorWorkflow:
             pending_interrupt=s.pending_interrupt,
             steps_taken=s.steps_taken,
             max_steps=s.max_steps,
-            history=s.history[-blackboard.STATUS_ENTRIES :],
+            history=blackboard.status_entries(s),
             entries_recorded=s.entries_recorded,
             interrupt_counts=s.interrupt_counts,
             events=s.events,
@@ -369,6 +369,8 @@ class OrchestratorWorkflow:
             self._book, agent, node_id, request, step, output_id, upstream
         )
         payload = git.question or lifted(self._book, node, fan_out, output_id, upstream)
+        if payload is not None:  # its agents' questions, gathered: up to MAX_FAN_OUT of them
+            payload = fit_strings(payload, AGENT_OUTPUT_BYTES)
         if payload is None:
             reply = await self._book.call_agent(
                 node_id,

@@ -18,6 +18,7 @@ from models.code import WorktreeRef
 from models.contexts import curated_ids_in
 from models.errors import AgentFailed, AgentWorkflowError, failure_message
 from models.ids import make_context_id
+from models.limits import AGENT_OUTPUT_BYTES, AGENT_REQUEST_BYTES, fit_strings, json_bytes
 from models.state import EntryKind, EventKind, GraphEvent, HistoryEntry, OrchestratorState
 from models.tools import ToolTrace
 from workflows import blackboard
@@ -57,7 +58,9 @@ class RunBook:
             agent_type=agent,
             result_id=result_id,
             goal=state.goal,
-            request={k: v for k, v in request.items() if k != "goal"},
+            request=fit_strings(
+                {k: v for k, v in request.items() if k != "goal"}, AGENT_REQUEST_BYTES
+            ),
             upstream_context_ids=upstream_of(request_entry, request, context),
             context=context,
             interrupt_resolution=interrupt_resolution,
@@ -77,7 +80,18 @@ class RunBook:
             self.fail(AgentFailed(f"{agent} at {node_id} failed: {text}"), node_id, agent)
         for warning in reply.warnings:
             self.event(EventKind.WARNING, warning, node_id, agent)
-        reply = reply.model_copy(update={"output": upgrade_output(agent, reply.output)})
+        upgraded = upgrade_output(agent, reply.output)
+        output = fit_strings(upgraded, AGENT_OUTPUT_BYTES)
+        if output is not upgraded:
+            self.event(
+                EventKind.WARNING,
+                f"{agent}'s output is {json_bytes(upgraded):,} bytes: its longest texts are cut "
+                f"to fit the run's {AGENT_OUTPUT_BYTES:,} bytes for one output (the activity's "
+                "result in history keeps all of it)",
+                node_id,
+                agent,
+            )
+        reply = reply.model_copy(update={"output": output})
         self._tool_calls[node_id] = reply.tool_trace
         return reply
 

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from models.agent_types import AgentType, Terminal
 from models.errors import AgentFailed, AgentWorkflowError, DegenerateLoop
 from models.interrupts import InterruptRequestBase
-from models.limits import clip
+from models.limits import AGENT_REQUEST_BYTES, clip, fit_strings
 from models.requests import CONTEXT_FOUND, AgentRequest
 from models.results import AgentResult, OrchestratorCollectorResult
 from models.routing import Routing
@@ -66,7 +66,6 @@ def decide(
     value = nxt.value
     if agent_results and "agent_results" in type(value).model_fields:
         value = value.model_copy(update={"agent_results": list(agent_results)})
-    step = PendingStep(
-        agent_type=nxt.target, request=value.to_wire(), upstream_context_ids=upstream
-    )
+    request = fit_strings(value.to_wire(), AGENT_REQUEST_BYTES)  # agent results: up to 16
+    step = PendingStep(agent_type=nxt.target, request=request, upstream_context_ids=upstream)
     return Decision(nxt.route, step=step)

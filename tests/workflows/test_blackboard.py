@@ -6,7 +6,7 @@ from __future__ import annotations
 from datetime import UTC, datetime
 
 from models.agent_types import AgentType
-from models.state import EntryKind, EventKind, GraphEvent, OrchestratorState
+from models.state import EntryKind, EventKind, GraphEvent, OrchestratorState, PendingStep
 from workflows import blackboard
 
 NOW = datetime(2026, 1, 1, tzinfo=UTC)
@@ -123,3 +123,41 @@ def test_pages_start_at_an_index_and_say_what_this_run_holds() -> None:
     assert [e.index for e in page.entries] == list(range(page.first_held, page.first_held + 10))
     assert page.total == 60
     assert blackboard.page(state, 55, 100).entries[-1].index == 59
+
+
+def test_the_status_entries_carry_payloads_under_a_query_answers_limit() -> None:
+    """Ten entries of 256 KB outputs made a 2.5 MB status answer, which the server refused."""
+    state = _state()
+    huge = {"collectorResult": {"summary": "s", "findings": ["f" * 250_000]}}
+    for n in range(blackboard.STATUS_ENTRIES):
+        blackboard.record(
+            state,
+            node_id=f"n-{n}",
+            agent=AgentType.REVIEW_AGENT,
+            kind=EntryKind.OUTPUT,
+            payload=huge if n != 0 else {"summary": "small and old"},
+            context_id=f"c-{n}",
+            at=NOW,
+        )
+    shown = blackboard.status_entries(state)
+    assert [e.index for e in shown] == [e.index for e in state.history]
+    sizes = [len(e.model_dump_json()) for e in shown]
+    assert sum(sizes) <= blackboard.STATUS_PAYLOAD_BYTES + 10_000
+    assert shown[-1].payload == huge, "the newest keep theirs"
+    assert shown[0].payload == {"summary": "small and old"}, "an older one that fits keeps it"
+    assert any(e.payload is None for e in shown) and state.history[1].payload == huge
+
+
+def test_carried_state_over_its_bytes_is_cut_and_still_valid() -> None:
+    state = _state()
+    for n in range(blackboard.CARRIED_ENTRIES):
+        _step(state, n)
+    state.pending = PendingStep(
+        agent_type=AgentType.TICKET_COLLECTOR,
+        request={"agentResults": [{"summary": "r" * 150_000} for _ in range(16)]},
+    )
+    carried = blackboard.carried(state)
+    assert len(carried.model_dump_json()) <= blackboard.CARRIED_STATE_BYTES
+    assert carried.pending is not None and len(carried.pending.request["agentResults"]) == 16
+    assert "[cut: " in carried.pending.request["agentResults"][0]["summary"]
+    assert carried.goal == state.goal, "what fits is not cut"
