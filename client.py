@@ -108,6 +108,8 @@ async def _session(
                 f"Started the local stack: Temporal {info.address}, UI {info.ui_url}, "
                 f"logs in {local.dir} (stop it with: agents down)"
             )
+        for problem in local.not_started:
+            render.note(f"warning: {problem}")
         client = await local_client(info)
         ui: str | None = info.ui_url
         namespace, stack = info.namespace, local
@@ -283,6 +285,8 @@ async def _cmd_up(args: argparse.Namespace, settings: TemporalSettings) -> int:
     if not args.status:
         info, started = await stack.up()
         render.console.print("Started the local stack." if started else "The local stack runs.")
+        for problem in stack.not_started:
+            render.note(f"warning: {problem}")
         missing = await AgentWorkflowClient(await local_client(info)).search_attributes_missing()
         if missing:
             render.error(f"search attributes missing on the local server: {', '.join(missing)}")
@@ -301,6 +305,8 @@ async def _cmd_env(args: argparse.Namespace, settings: TemporalSettings) -> int:
         info, started = await stack.up()
         if started:
             render.note(f"Started the local stack: Temporal {info.address} (stop it: agents down)")
+        for problem in stack.not_started:
+            render.note(f"warning: {problem}")
         names = info.assignments()
     print("\n".join(f"export {name}" for name in names))
     return 0

@@ -12,6 +12,7 @@ import sys
 import time
 from pathlib import Path
 
+from app.binaries import temporal_cli
 from app.config import TemporalSettings
 from app.stack import LocalStack, no_worker
 from tests.cli.support import CLIENT, ROOT, agents, free_port, stack_env
@@ -141,11 +142,27 @@ def _a_restarted_main_worker_keeps_them(env: dict[str, str]) -> None:
 def _up_after_down_brings_back_the_scenario_workers(env: dict[str, str]) -> None:
     """Issue 23 items 3 and 4: after ``down`` and ``up`` (the README: runs continue at the next
     ``agents up``), the question of a ``--scenario`` run has its worker again and takes an
-    answer."""
+    answer. A scenario whose worker cannot start (a name this version does not know) is a
+    warning naming it: the stack and the other runs go on."""
+    bogus = "agents/scenario/no-such-scenario"
+    address = f"127.0.0.1:{env['AGENTS_PORT']}"
+    start = ["workflow", "start", "--address", address, "--type", "OrchestratorWorkflow"]
+    run = ["--task-queue", bogus, "--workflow-id", "bogus", "--input", '{"goal": "x"}']
+    started = subprocess.run(
+        [str(temporal_cli()), *start, *run],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert started.returncode == 0, started.stderr
     assert agents(env, "down").returncode == 0
     up = agents(env, "up")
     assert up.returncode == 0, up.stderr
     assert "'agents/scenario/interrupt=REVIEW_AGENT': pid" in up.stdout, up.stdout
+    assert f"warning: the worker for {bogus!r} exited at start" in up.stderr, up.stderr
+    assert "unknown OFFLINE_SCENARIO part 'no-such-scenario'" in up.stderr
+    assert "once fixed: agents up (local stack" in up.stderr
+    assert bogus not in str(_stack_file(env)["workers"]), "no dead worker is recorded"
     assert up.stdout.count("offline model, notifications: webhook") == 2, up.stdout
     answer = ("--choice", "approach=B", "--confirm", "add-tests=yes")
     done = agents(env, "resolve", "kept-interrupt-1", *answer)
