@@ -179,16 +179,17 @@ ANSWERED_QUERY = (
 
 
 def continues_at(info: InterruptStatus) -> AgentType:
-    """The agent the run continues at once the question is answered: the supervisor's re-route
-    target, else the agent that asked."""
-    return info.reroute_to or info.origin
+    """The agent the run continues at once the question is answered: where the chosen
+    supervisor's option leads, else the supervisor's re-route target, else the agent that asked."""
+    return info.continues_at or info.reroute_to or info.origin
 
 
 def accepted(message: str, info: InterruptStatus) -> str:
-    """The answer's acknowledgement, naming the agent the run really continues at: the
-    interrupt says "<origin> resumes" even when a supervisor re-routed the run elsewhere."""
+    """The answer's acknowledgement, naming the agent the run really continues at: an earlier
+    version's interrupt says "<origin> resumes" even when a supervisor re-routed the run
+    elsewhere (the current one names where the chosen option leads)."""
     target = continues_at(info)
-    if target == info.origin:
+    if target == info.origin or "the run continues at" in message:
         return message
     said = f"{info.origin} resumes"
     instead = f"the run continues at {target} (re-routed from {info.origin})"

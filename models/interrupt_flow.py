@@ -106,6 +106,10 @@ class InterruptStatus(WireModel):
     events: list[GraphEvent]
     events_recorded: int = 0
     """How many events were ever recorded; ``events`` holds the newest of them."""
+    continues_at: AgentType | None = None
+    """The agent the run continues at once answered: the one the chosen supervisor's option
+    leads to, else the supervisor's re-route target, else the agent that asked (None from a
+    worker of an earlier version)."""
 
 
 class ResolveAck(WireModel):

@@ -188,6 +188,11 @@ class InterruptWorkflow:
             hooks_applied=self._hooks,
             events=self._events,
             events_recorded=self._events_recorded,
+            continues_at=(
+                _reroute_target(self._job, self._resolution) if self._resolution else None
+            )
+            or self._job.reroute_to
+            or self._job.origin,
         )
 
     def _problems(
@@ -215,11 +220,18 @@ class InterruptWorkflow:
         overruled = self._overrulable
         self._resolution = person
         self._overrulable = False
+        origin = self._job.origin
+        target = _reroute_target(self._job, person) or origin
+        then = (
+            f"{origin} resumes"
+            if target is origin
+            else f"the run continues at {target} (re-routed from {origin})"
+        )
         if overruled:
-            return f"your answer overrules the controller's; {self._job.origin} resumes"
+            return f"your answer overrules the controller's; {then}"
         if self._state is InterruptState.ESCALATED:
-            return f"your answer replaces the reviewer's; {self._job.origin} resumes"
-        return f"{self._job.origin} resumes"
+            return f"your answer replaces the reviewer's; {then}"
+        return then
 
     def _prepare_question(self) -> None:
         """Record the question; drop invalid recommendations; apply the request hooks."""

@@ -34,3 +34,10 @@ def test_the_ack_names_the_agent_the_run_continues_at() -> None:
     assert accepted(overruled, _status(AgentType.DISCOVERY_ORCHESTRATOR)).endswith(
         "; the run continues at DISCOVERY_ORCHESTRATOR (re-routed from PLANNING_ORCHESTRATOR)"
     )
+
+
+def test_an_ack_that_names_the_target_already_is_kept() -> None:
+    """The current interrupt names where the chosen option leads, which may not be the event's
+    own target: the ack is not rewritten to the event's."""
+    said = "the run continues at TICKET_ORCHESTRATOR (re-routed from PLANNING_ORCHESTRATOR)"
+    assert accepted(said, _status(AgentType.DISCOVERY_ORCHESTRATOR)) == said

@@ -200,9 +200,15 @@ async def test_event_choices_are_shown_and_the_selected_one_decides_the_route(
             "On to tickets: skip ahead",
         ]
         resolution = answer_all(question.request, option="B")
-        await child.execute_update(InterruptWorkflow.resolve_validated, resolution)
+        ack = await child.execute_update(InterruptWorkflow.resolve_validated, resolution)
+        answered = await child.query(InterruptWorkflow.status)
+        assert answered.continues_at is AgentType.TICKET_ORCHESTRATOR
         await asyncio.wait_for(handle.result(), 60)
         status = await full_status(client, handle)
+    # the acknowledgement names where the chosen option leads, not the event's own target
+    assert ack.message == (
+        "the run continues at TICKET_ORCHESTRATOR (re-routed from PLANNING_ORCHESTRATOR)"
+    )
     (call,) = translation_calls(offline.received)
     assert list(call["response_format"]["json_schema"]["schema"]["properties"]) == [
         "ticketOrchestratorRequest"
