@@ -34,9 +34,10 @@ LANDED: dict[str, str] = {
     "PostgreSQL memory (issues 20-23)",
     "0d58100": "named resolve and interrupt_request_event signals the Temporal UI lists; "
     "described updates and queries; one-line update rejections (issue 23)",
-    "2150ed9": "a question outlives its run's long history (handed back, asked again under "
+    "8f0f9de": "a question outlives its run's long history (handed back, asked again under "
     "its id); model text escaped in the UI's markdown; outputs, requests and the carried "
-    "state cut to fit Temporal's payload limits (issue 23 review)",
+    "state cut to fit Temporal's payload limits; acks name where a chosen option leads "
+    "(issue 23 review)",
 }
 """Every version that landed on main, oldest first, with what it brought."""
 
