@@ -53,11 +53,11 @@ def test_the_shape_and_keys_stay_and_the_bytes_fit_when_they_can(value: Any, bud
     fitted = fit_strings(value, budget)
     assert _shape(fitted) == _shape(value)
     floor = sum(  # at most 6 bytes a character (an escaped control character)
-        min(len(s), CUT_FLOOR_CHARS) * 6 for s in _strings(value)
+        min(len(s), CUT_FLOOR_CHARS) * 6 for s in _texts(value)
     )
     if json_bytes(value) <= budget:
         assert fitted is value
-    elif json_bytes(value) - sum(len(s.encode()) for s in _strings(value)) + floor <= budget:
+    elif json_bytes(value) - sum(len(s.encode()) for s in _texts(value)) + floor <= budget:
         assert json_bytes(fitted) <= budget
 
 
@@ -69,11 +69,16 @@ def _shape(value: Any) -> Any:
     return type(value).__name__
 
 
-def _strings(value: Any) -> list[str]:
-    if isinstance(value, str):
-        return [value]
-    if isinstance(value, dict):
-        return [s for v in value.values() for s in _strings(v)]
-    if isinstance(value, list):
-        return [s for v in value for s in _strings(v)]
-    return []
+def _texts(value: Any) -> list[str]:
+    """The string values in ``value``, in any order."""
+    found: list[str] = []
+    todo = [value]
+    while todo:
+        item = todo.pop()
+        if isinstance(item, str):
+            found.append(item)
+        elif isinstance(item, dict):
+            todo.extend(item.values())
+        elif isinstance(item, list):
+            todo.extend(item)
+    return found

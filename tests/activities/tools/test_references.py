@@ -35,9 +35,8 @@ def _ref(path: str, start: int, end: int) -> FileReference:
     return FileReference(path=path, start_line=start, end_line=end, relevance=0.8, note="n")
 
 
-def test_invalid_references_are_marked_counted_and_never_consolidated(tmp_path: Path) -> None:
-    ws = _ws(tmp_path)
-    report = DiscoveryAgentResult(
+def _report(references: list[FileReference]) -> DiscoveryAgentResult:
+    return DiscoveryAgentResult(
         result_id="r1",
         subdomain="s",
         summary="s",
@@ -46,12 +45,19 @@ def test_invalid_references_are_marked_counted_and_never_consolidated(tmp_path: 
         tags=[],
         generated_queries=[],
         diagrams=[],
-        file_references=[
+        file_references=references,
+    )
+
+
+def test_invalid_references_are_marked_counted_and_never_consolidated(tmp_path: Path) -> None:
+    ws = _ws(tmp_path)
+    report = _report(
+        [
             _ref("shop/gateway.py", 10, 12),  # valid
             _ref("shop/gateway.py", 10, 99),  # past the end (15 lines)
             _ref("shop/invented.py", 1, 2),  # no such file
             _ref("../etc/passwd", 1, 1),  # outside the workspace
-        ],
+        ]
     )
     check_references(report, ws)
     assert [r.valid for r in report.file_references] == [True, False, False, False]
@@ -120,16 +126,6 @@ def test_code_references_in_a_question_are_marked(tmp_path: Path) -> None:
 
 def test_a_reference_too_long_for_the_file_system_is_marked_not_raised(tmp_path: Path) -> None:
     ws = _ws(tmp_path)
-    report = DiscoveryAgentResult(
-        result_id="r1",
-        subdomain="s",
-        summary="s",
-        findings=[],
-        cross_links=[],
-        tags=[],
-        generated_queries=[],
-        diagrams=[],
-        file_references=[_ref("src/" + "y" * 8000 + "/middleware.py", 1, 2)],
-    )
+    report = _report([_ref("src/" + "y" * 8000 + "/middleware.py", 1, 2)])
     check_references(report, ws)
     assert [r.valid for r in report.file_references] == [False]
