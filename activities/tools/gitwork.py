@@ -132,8 +132,8 @@ def prepare(
     path = settings.worktrees / safe_name(run_id) / safe_name(node_id.replace("/", "--"))
     record = path.with_name(path.name + ".json")
     with _LOCK:
-        if record.exists() and (path / ".git").exists():
-            return WorktreeRef.model_validate_json(record.read_text())
+        if (path / ".git").exists() and (kept := _kept_ref(record)) is not None:
+            return kept
         on_disk = [p for p in settings.worktrees.glob("*/*") if p.is_dir()]
         if len(on_disk) >= settings.max_worktrees:
             raise WorktreeLimit(
@@ -157,8 +157,19 @@ def prepare(
             node_id=node_id,
             repository=str(repo),
         )
-        record.write_text(ref.model_dump_json())
+        staged = record.with_name(record.name + ".tmp")
+        staged.write_text(ref.model_dump_json())
+        staged.replace(record)  # whole or absent: a worker killed while writing leaves no half
         return ref
+
+
+def _kept_ref(record: Path) -> WorktreeRef | None:
+    """The worktree a retried ``prepare`` finds; None when there is none to trust (no record, or
+    one cut short by a worker killed while writing it: the worktree is made again)."""
+    try:
+        return WorktreeRef.model_validate_json(record.read_text())
+    except (OSError, ValueError):
+        return None
 
 
 def _free_branch(repo: Path, branch: str) -> None:

@@ -275,3 +275,17 @@ def test_a_relative_state_directory_makes_worktrees_too(
     pinned = pin(WorkspaceSpec(source=str(make_code_repo(tmp_path))), settings.workspace_cache)
     ref = _worktree(pinned, settings)
     assert git(Path(ref.path), "rev-parse", "--abbrev-ref", "HEAD") == ref.branch
+
+
+def test_a_record_cut_short_by_a_killed_worker_is_made_again(
+    pinned: PinnedWorkspace, settings: ToolSettings
+) -> None:
+    """A worker killed while writing a worktree's record left it empty: every retry of
+    prepare_worktree failed to read it and the run waited for ever (CI hung on it)."""
+    ref = _worktree(pinned, settings)
+    record = Path(ref.path).with_name(Path(ref.path).name + ".json")
+    record.write_text("")
+    again = _worktree(pinned, settings)
+    assert again == ref
+    assert git(Path(again.path), "rev-parse", "--abbrev-ref", "HEAD") == ref.branch
+    assert not list(record.parent.glob("*.tmp")), "no staged record is left behind"
