@@ -30,6 +30,7 @@ from activities.heartbeat import heartbeating
 from activities.tools.settings import ToolSettings
 from activities.tools.test_command import default_test_command
 from models.errors import AgentWorkflowError, WorkerCannotServe
+from models.limits import echo
 from models.tools import PinnedWorkspace, WorkspaceSpec
 from workflows.policies import AGENT_HEARTBEAT_INTERVAL, WORKER_CONDITION_ATTEMPTS
 
@@ -230,11 +231,7 @@ MAX_PATH_BYTES = 1024
 """The longest path inside a workspace a tool takes (Linux's ``PATH_MAX`` is 4096, with the
 worker's directories before it)."""
 SHOWN_PATH_CHARS = 120
-
-
-def _shown(path: str) -> str:
-    """``path`` quoted for an error message, cut if long: a model may name anything."""
-    return repr(path if len(path) <= SHOWN_PATH_CHARS else path[:SHOWN_PATH_CHARS] + "...")
+"""How much of a path an error quotes: a model may name anything."""
 
 
 @dataclass(frozen=True)
@@ -248,17 +245,18 @@ class Workspace:
     def resolve(self, path: str) -> Path:
         """The file ``path`` names inside the workspace; ToolError if it would leave it."""
         text = path.strip().replace("\\", "/")
+        shown = echo(path, SHOWN_PATH_CHARS)
         relative = PurePosixPath(text)
         if not text or relative.is_absolute() or ".." in relative.parts:
             raise ToolError(
-                f"path {_shown(path)} is not a relative path inside the workspace (no '..', no "
+                f"path {shown} is not a relative path inside the workspace (no '..', no "
                 "leading '/')"
             )
         if len(text.encode()) > MAX_PATH_BYTES or any(
             len(part.encode()) > MAX_NAME_BYTES for part in relative.parts
         ):
             raise ToolError(
-                f"path {_shown(path)} is too long for a file system: at most {MAX_NAME_BYTES} "
+                f"path {shown} is too long for a file system: at most {MAX_NAME_BYTES} "
                 f"bytes a name, {MAX_PATH_BYTES} in all"
             )
         root = self.root.resolve()
@@ -266,9 +264,9 @@ class Workspace:
             target = (root / relative).resolve()
         except (OSError, RuntimeError) as err:  # RuntimeError: a symlink loop (Python 3.11)
             why = err.strerror if isinstance(err, OSError) else "a symlink loop"
-            raise ToolError(f"path {_shown(path)} cannot be followed: {why}") from None
+            raise ToolError(f"path {shown} cannot be followed: {why}") from None
         if target != root and root not in target.parents:
-            raise ToolError(f"path {_shown(path)} leaves the workspace (through a symlink)")
+            raise ToolError(f"path {shown} leaves the workspace (through a symlink)")
         return target
 
     def relative(self, target: Path) -> str:
