@@ -32,6 +32,7 @@ from app.config import (
 from app.connect import ConnectionProblem, connect
 from app.logs import configure_logging
 from app.metrics import metrics_address, metrics_runtime
+from app.model_context import with_served_context
 from app.process_exit import exit_now
 from app.stack import HOST, LocalStack, worker_settings
 from app.stuck import StuckRunWatch
@@ -81,6 +82,7 @@ async def main(argv: list[str]) -> int:
     except ConnectionProblem as err:
         print(f"error: {err}", file=sys.stderr)
         return 1
+    llm = await with_served_context(llm)
     uses, _ = worker_settings(os.environ)
     served = f", metrics: http://{metrics_at}/metrics" if metrics_at else ""
     print(

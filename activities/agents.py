@@ -21,7 +21,7 @@ from models.errors import (
     UnknownAgentType,
 )
 from models.interrupts import InterruptRequestBase
-from models.limits import MAX_FAN_OUT
+from models.limits import MAX_FAN_OUT, clip
 from models.routing import Routing
 from workflows.graph import NODES, Node
 from workflows.policies import AGENT_HEARTBEAT_INTERVAL
@@ -93,6 +93,7 @@ class AgentActivities:
                         messages=[*prompt.messages, *tools.messages],
                         output_model=node.output_model,
                         check=well_formed_reply,
+                        repair=answerable_question,
                         template_version=self._prompts.template_version,
                         tools=tools.offer,
                     )
@@ -113,6 +114,12 @@ class AgentActivities:
                     warning = f"the endpoint said the prompt does not fit the model: dropped {what}"
                     activity.logger.warning("%s %s: %s", call.node_id, call.agent_type, warning)
                     warnings.append(warning)
+        if reply.repaired:
+            warnings.append(
+                f"the model's question stayed malformed ({clip(reply.repaired, 600)}); it is "
+                "asked as repaired: unusable ids renumbered, repeated options kept once, a "
+                "recommendation of no real option dropped"
+            )
         output = reply.value
         decorate(output, call)
         tools.check(output)
@@ -149,6 +156,16 @@ def _outcome(reply: AgentReply) -> str:
     if reply.tool_requests:
         return "tools"
     return "asked" if reply.route == "interruptRequest" else "routed"
+
+
+def answerable_question(output: Routing) -> Routing | None:
+    """On the last attempt, the model's malformed question made answerable rather than lost
+    (``InterruptRequestBase.answerable``); None when what was refused is not a question."""
+    for name in output.route_fields:
+        chosen = getattr(output, name)
+        if isinstance(chosen, InterruptRequestBase):
+            return output.model_copy(update={name: chosen.answerable()})
+    return None
 
 
 def well_formed_reply(output: Routing) -> None:

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import copy
-import functools
 import hashlib
 import json
 import time
@@ -17,6 +15,7 @@ from temporalio.exceptions import ApplicationError
 
 from activities import metrics
 from activities.attempts import retry_or_last
+from activities.output_schema import OutputProfile, reply_json, shared_decoder_schema
 from activities.redaction import add_secret, install_log_redaction, redact
 from models.agent_call import CallRecord
 from models.errors import (
@@ -82,6 +81,8 @@ class LlmSettings:
     """Attempts of a call that meets the endpoint's retryable errors (429, 5xx, timeouts,
     refused connections); attempts a lost worker cost do not count (LLM_ENDPOINT_ATTEMPTS)."""
     request_timeout: timedelta = LLM_REQUEST_TIMEOUT
+    profile: OutputProfile = OutputProfile.STANDARD
+    """How much a reply may write per field (LLM_PROFILE): the bounds of every output schema."""
 
     def __post_init__(self) -> None:
         budget = self.request_timeout * self.validation_attempts + AGENT_CALL_MARGIN
@@ -121,20 +122,6 @@ class LlmSettings:
         return "AGENT_MODEL, or AGENT_MODEL_<AGENT_TYPE> for this agent"
 
 
-def strict_schema(model: type[BaseModel]) -> dict[str, Any]:
-    """The JSON schema OpenAI's strict mode accepts for ``model`` (a fresh copy to edit)."""
-    return copy.deepcopy(shared_strict_schema(model))
-
-
-@functools.cache
-def shared_strict_schema(model: type[BaseModel]) -> dict[str, Any]:
-    """The same schema, one object per model shared by every request: never modify it (a copy
-    per agent step cost a tenth of the step's time, issue 21 item 4)."""
-    import openai  # the SDK's public helper: the strict conversion structured outputs apply
-
-    return openai.pydantic_function_tool(model)["function"]["parameters"]
-
-
 def messages_sha256(messages: list[dict[str, Any]]) -> str:
     """The fingerprint of a list of chat messages (canonical JSON, UTF-8)."""
     canonical = json.dumps(messages, ensure_ascii=False, sort_keys=True, separators=(",", ":"))
@@ -156,6 +143,9 @@ class StructuredReply:
 
     value: Any
     call: CallRecord
+    repaired: str = ""
+    """Why the value, refused by ``check`` on the last attempt, was repaired instead ("": it
+    was not)."""
 
 
 @dataclass
@@ -200,9 +190,12 @@ class StructuredLlm:
         template_version: str,
         schema: dict[str, Any] | None = None,
         check: Callable[[M], None] | None = None,
+        repair: Callable[[M], M | None] | None = None,
         tools: dict[str, Any] | None = None,
     ) -> StructuredReply:
         """Return a validated ``output_model``; ``check`` may reject a valid one with ValueError.
+        On the last attempt ``repair`` may turn a value ``check`` rejected into one to use (None:
+        it cannot); the reply then says why in ``repaired``.
 
         ``template_version`` names the template set that rendered ``messages``; it is recorded.
         ``tools`` (``{"tools": [...], "tool_choice": ...}``) offers tool calls: a model that asks
@@ -210,7 +203,7 @@ class StructuredLlm:
         """
         try:
             return await self._complete(
-                agent, messages, output_model, schema, check, template_version, tools or {}
+                agent, messages, output_model, schema, check, repair, template_version, tools or {}
             )
         except AgentWorkflowError as err:
             raise err.with_message(redact(str(err))) from None
@@ -222,19 +215,18 @@ class StructuredLlm:
         output_model: type[M],
         schema: dict[str, Any] | None,
         check: Callable[[M], None] | None,
+        repair: Callable[[M], M | None] | None,
         template_version: str,
         tools: dict[str, Any],
     ) -> StructuredReply:
         model = self._settings.model_for(agent)
         setting = self._settings.setting_for(agent)
         name = output_model.__name__
+        if schema is None:
+            schema = shared_decoder_schema(output_model, self._settings.profile)
         response_format: Any = {
             "type": "json_schema",
-            "json_schema": {
-                "name": name,
-                "schema": schema if schema is not None else shared_strict_schema(output_model),
-                "strict": True,
-            },
+            "json_schema": {"name": name, "schema": schema, "strict": True},
         }
         conversation = list(messages)
         problem = ""
@@ -267,10 +259,17 @@ class StructuredLlm:
                     f"probably repeating itself: choose another model ({setting}) or narrow the "
                     "goal."
                 )
+            repaired = ""
             try:
-                value = output_model.model_validate_json(content)
+                value = output_model.model_validate_json(reply_json(content, schema))
                 if check is not None:
-                    check(value)
+                    try:
+                        check(value)
+                    except ValueError as refused:
+                        fixed = repair(value) if repair and attempt == attempts else None
+                        if fixed is None:
+                            raise
+                        value, repaired = fixed, str(refused)
                 call = CallRecord(
                     model=model,
                     attempts=attempt,
@@ -283,7 +282,7 @@ class StructuredLlm:
                     template_version=template_version,
                     controller=self._settings.is_controller(agent),
                 )
-                return StructuredReply(value=value, call=call)
+                return StructuredReply(value=value, call=call, repaired=repaired)
             except (ValidationError, ValueError) as err:
                 metrics.invalid_reply(agent)
                 problem = _describe(err)

@@ -22,6 +22,7 @@ import httpx2
 from temporalio import activity
 
 from activities import offline_tools
+from activities.output_schema import REPLY_KEY, is_wrapped, variants
 from models.agent_types import AgentType, Terminal
 from models.interrupt_events import SUPERVISOR_MESSAGE_PREFIX
 from models.interrupts import InterruptRouting
@@ -197,11 +198,15 @@ class OfflineModel(httpx2.AsyncBaseTransport):
                 return chat_completion(
                     body.get("model", ""), None, offline_tools.tool_calls(calls, messages)
                 )
-        answer = self.answer(name, spec.get("schema") or {}, messages)
+        schema = spec.get("schema") or {}
+        answer = self.answer(name, schema, messages)
+        if is_wrapped(schema):
+            answer = json.dumps({REPLY_KEY: json.loads(answer)})
         return chat_completion(body.get("model", ""), answer)
 
     def answer(self, name: str, schema: dict[str, Any], messages: list[dict[str, Any]]) -> str:
-        """The JSON reply for one structured-output request."""
+        """The routing (or other value) one structured-output request asks for, as JSON; a
+        reply to a schema of several route variants carries it under REPLY_KEY."""
         goal = _goal(messages)
         refs = offline_tools.diff_references(messages) or offline_tools.references(messages)
         writer = _Writer(goal, schema, self.scenario.fan_out, refs)
@@ -219,9 +224,11 @@ class OfflineModel(httpx2.AsyncBaseTransport):
             and node.agent_type in self.scenario.context_at
             and not any(CONTEXT_FOUND in str(m.get("content", "")) for m in messages)
         )
-        route = _pick_route(model, schema, wants, context, stop=not self._loops(node))
+        routes = model.route_aliases()
+        offered = {r: v for v in variants(schema) for r in v.get("properties", {}) if r in routes}
+        route = _pick_route(model, list(offered), wants, context, stop=not self._loops(node))
         review = node is not None and node.agent_type in self.scenario.agent_review_at
-        return json.dumps(writer.routing(schema, model, route, agent_review=review))
+        return json.dumps(writer.routing(offered[route], model, route, agent_review=review))
 
     def _loops(self, node: Node | None) -> bool:
         """Whether the orchestrator collector must go round again (the ``loop`` scenario)."""
@@ -269,14 +276,14 @@ def _goal(messages: list[dict[str, Any]]) -> str:
 
 def _pick_route(
     model: type[Routing],
-    schema: dict[str, Any],
+    present: list[str],
     interrupt: bool,
     context: bool = False,
     *,
     stop: bool = True,
 ) -> str:
+    """The route the offline model takes among those the schema offers (``present``)."""
     routes = model.route_aliases()
-    present = [a for a in routes if a in schema.get("properties", {})]
     if interrupt and "interruptRequest" in present:
         return "interruptRequest"
     if context and "contextManagerRequest" in present:

@@ -90,7 +90,7 @@ class ResolutionActivities:
                     messages=messages,
                     output_model=InterruptRouting,
                     template_version=self._prompts.template_version,
-                    schema=routing_schema(allowed),
+                    schema=routing_schema(allowed, self._llm.settings.profile),
                     check=only_allowed,
                 )
         except Exception as err:

@@ -20,6 +20,7 @@ from temporalio.envconfig import ClientConfigProfile
 
 from activities.llm import DEFAULT_MODEL, LlmSettings
 from activities.notify import DEFAULT_REMINDERS, NotifySettings, SmtpTarget
+from activities.output_schema import OutputProfile
 from app.stuck import STUCK_CHECK_SECONDS
 from models.agent_types import AgentType
 from workflows.policies import (
@@ -175,9 +176,31 @@ def _port(env: Mapping[str, str], name: str, default: int) -> int:
     return int(raw)
 
 
+SMALL_MODEL_SETTINGS: dict[str, str] = {
+    "LLM_MAX_OUTPUT_TOKENS": "1024",
+    **{
+        f"LLM_MAX_OUTPUT_TOKENS_{agent.value}": "2048"
+        for agent in AgentType
+        if agent.value.endswith("_COLLECTOR")
+    },
+    "LLM_TEMPERATURE": "0",
+    "LLM_VALIDATION_ATTEMPTS": "2",
+    "LLM_REQUEST_TIMEOUT": "900",
+}
+"""What ``LLM_PROFILE=small`` sets unless the environment sets it too: a model of a few hundred
+million parameters on a CPU. Measured with SmolLM2-135M on 2 cores (README "Small local
+models"): with the small output schemas every agent's first reply was valid in 55-960 tokens; a
+collector's result has the most fields, and a model this small may write a token per character,
+so collectors get twice the room."""
+
+
 def llm_settings_from_env(env: Mapping[str, str] = os.environ) -> LlmSettings:
     """OPENAI_API_KEY, OPENAI_BASE_URL, AGENT_MODEL, AGENT_MODEL_<AGENT_TYPE> overrides and
-    CONTROLLER_MODEL (answers AGENT_REVIEW questions and timeout escalations)."""
+    CONTROLLER_MODEL (answers AGENT_REVIEW questions and timeout escalations); LLM_PROFILE
+    (``small``: SMALL_MODEL_SETTINGS are the defaults)."""
+    profile = _profile(env.get("LLM_PROFILE", "").strip())
+    if profile is OutputProfile.SMALL:
+        env = {**SMALL_MODEL_SETTINGS, **env}
     overrides = {
         agent.value: env[f"AGENT_MODEL_{agent.value}"]
         for agent in AgentType
@@ -202,7 +225,16 @@ def llm_settings_from_env(env: Mapping[str, str] = os.environ) -> LlmSettings:
         },
         temperature=_temperature(env.get("LLM_TEMPERATURE", "").strip()),
         context_tokens=_positive(env, "LLM_CONTEXT_TOKENS", 0) or None,
+        profile=profile,
     )
+
+
+def _profile(raw: str) -> OutputProfile:
+    try:
+        return OutputProfile(raw.lower() or OutputProfile.STANDARD)
+    except ValueError:
+        names = ", ".join(p.value for p in OutputProfile)
+        raise ValueError(f"LLM_PROFILE must be one of {names}, not {raw!r}") from None
 
 
 def _temperature(raw: str) -> float | None:

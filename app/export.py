@@ -28,7 +28,8 @@ from typing import IO, Any
 from pydantic import BaseModel, ValidationError
 from temporalio.client import Client
 
-from activities.llm import messages_sha256, strict_schema
+from activities.llm import messages_sha256
+from activities.output_schema import decoder_schema, reply_json, reply_object
 from activities.prompting import PromptRenderer
 from activities.resolution import review_messages, translation_messages
 from activities.route_filter import routing_schema
@@ -171,7 +172,7 @@ def agent_example(
         agent_type=call.agent_type.value,
         schema_name=node.output_model.__name__,
         prompt=prompt,
-        answer=_answer(reply.output, strict_schema(node.output_model), node.output_model),
+        answer=_answer(reply.output, decoder_schema(node.output_model), node.output_model),
         input=call.request,
         output=reply.output,
         workflow_id=run.workflow_id,
@@ -413,8 +414,8 @@ def _ref(root: dict[str, Any], ref: str) -> dict[str, Any]:
 
 def _answer(output: dict[str, Any], schema: dict[str, Any], model: type[BaseModel]) -> str:
     """The output as the model gave it (the schema's fields), validated again."""
-    text = _compact(project(output, schema, schema))
-    model.model_validate_json(text)
+    text = _compact(project(reply_object(output, model, schema), schema, schema))
+    model.model_validate_json(reply_json(text, schema))
     return text
 
 

@@ -33,8 +33,8 @@ What is measured, in one run, on one real Temporal dev server the bench starts i
    taken ``--bare`` times after 3 warm-ups. That is the floor of an interrupt handled by a child
    workflow that makes one activity call (the translation): the same legs, no work in them.
 4. **Schema size.** For each of the 14 origins in ``activities.route_filter.ROUTE_OF``, the size
-   of the InterruptRouting schema the translation call gets (``filter_schema`` of
-   ``strict_schema(InterruptRouting)`` for that origin's route) against the unfiltered one, in
+   of the InterruptRouting schema the translation call gets (``routing_schema`` of that origin's
+   route) against the unfiltered strict schema, in
    the unit of ``bench.tokens.counter()``: o200k_base tokens (tiktoken, else bpe-openai) of the
    compact JSON; without a tokenizer, word and symbol pieces (the output says which).
 
@@ -72,9 +72,10 @@ from temporalio.service import RPCError, RPCStatusCode
 from temporalio.worker import Worker
 
 with workflow.unsafe.imports_passed_through():
-    from activities.llm import LlmSettings, strict_schema
+    from activities.llm import LlmSettings
     from activities.offline_model import OfflineModel, OfflineScenario
-    from activities.route_filter import ROUTE_OF, filter_schema
+    from activities.output_schema import strict_schema
+    from activities.route_filter import ROUTE_OF, routing_schema
     from app.process_exit import exit_now
     from app.worker_setup import build_worker
     from bench import tokens
@@ -376,7 +377,7 @@ def measure_schema_sizes(
         SchemaSize(
             origin=origin,
             route=route,
-            filtered=size(filter_schema(schema, route)),
+            filtered=size(routing_schema(route)),
             unfiltered=unfiltered,
         )
         for origin, route in ROUTE_OF.items()

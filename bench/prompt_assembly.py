@@ -53,8 +53,9 @@ from temporalio.testing import ActivityEnvironment
 
 from activities.agents import AgentActivities
 from activities.contributors.loop_breaker import INTERRUPT_LOOP_THRESHOLD
-from activities.llm import LlmSettings, StructuredLlm, strict_schema
+from activities.llm import LlmSettings, StructuredLlm
 from activities.offline_model import OfflineModel
+from activities.output_schema import decoder_schema
 from activities.prompting import PromptRenderer
 from activities.routing_info import forward_route
 from app.worker_setup import openai_client
@@ -152,14 +153,14 @@ def blackboard(size: int, agent: AgentType | None = None) -> list[HistoryDigestE
 def _offline_value(model: type[BaseModel]) -> dict[str, Any]:
     """What the offline model writes for ``model``'s schema (valid and goal-derived)."""
     messages = [{"role": "user", "content": f"Goal: {GOAL}"}]
-    value = json.loads(OfflineModel().answer(model.__name__, strict_schema(model), messages))
+    value = json.loads(OfflineModel().answer(model.__name__, decoder_schema(model), messages))
     assert isinstance(value, dict)
     return value
 
 
 def _hidden_models(model: type[BaseModel]) -> dict[str, tuple[type[BaseModel], bool]]:
     """Fields the workflow fills (absent from the LLM's schema) whose type is a model."""
-    shown = set(strict_schema(model).get("properties", {}))
+    shown = set(decoder_schema(model).get("properties", {}))
     found: dict[str, tuple[type[BaseModel], bool]] = {}
     for name, info in model.model_fields.items():
         alias = info.alias or name

@@ -69,6 +69,7 @@ class OptionKey(StrEnum):
 
 
 CUSTOM_OPTION_TEXT = "Or provide your own approach"
+NO_OPTION_TEXT = "(the agent wrote no text for this option)"
 MIN_REAL_OPTIONS = 2
 """A choice offers two to four real alternatives (A-D) besides CUSTOM (FR-088, US21)."""
 MAX_CHOICES = 5
@@ -88,6 +89,25 @@ class ChoiceOption(WireModel):
     )
 
 
+def _own_keys(choice_id: str, options: list[ChoiceOption]) -> list[ChoiceOption]:
+    """``options`` with each repeated key moved to the first free one (A-D, then CUSTOM), in
+    order, so no alternative a model wrote is lost (a grammar cannot forbid repeated keys)."""
+    free = [k for k in OptionKey if k not in {o.key for o in options}]
+    seen: set[OptionKey] = set()
+    kept: list[ChoiceOption] = []
+    for option in options:
+        if option.key in seen:
+            if not free:
+                raise ValueError(
+                    f"choice {choice_id[:60]!r} offers {len(options)} options; offer at most "
+                    "four (A, B, C, D) besides CUSTOM"
+                )
+            option = option.model_copy(update={"key": free.pop(0)})
+        seen.add(option.key)
+        kept.append(option)
+    return kept
+
+
 class StructuredChoice(WireModel):
     """One decision point offered as A/B/C/D plus a CUSTOM write-in (spec 003 US21)."""
 
@@ -104,18 +124,32 @@ class StructuredChoice(WireModel):
     @model_validator(mode="after")
     def _always_offer_custom(self) -> Self:
         keys = [o.key for o in self.options]
-        repeated = sorted({k.value for k in keys if keys.count(k) > 1})
-        if repeated:
-            raise ValueError(
-                f"choice {self.choice_id[:60]!r} offers option {', '.join(repeated)} more than "
-                "once; give each option its own key (A, B, C, D)"
-            )
+        if len(set(keys)) < len(keys):
+            self.options = _own_keys(self.choice_id, self.options)
+            keys = [o.key for o in self.options]
         if OptionKey.CUSTOM not in keys:
             self.options.append(ChoiceOption(key=OptionKey.CUSTOM, description=CUSTOM_OPTION_TEXT))
         return self
 
     def offered(self) -> set[OptionKey]:
         return {o.key for o in self.options}
+
+    def _answerable(self) -> StructuredChoice:
+        """This choice with repeated real options kept once, empty ones saying so, and a
+        recommendation of no real option dropped (``InterruptRequestBase.answerable``)."""
+        seen: set[str] = set()
+        options: list[ChoiceOption] = []
+        for option in self.options:
+            text = option.description.strip().lower()
+            if option.key is not OptionKey.CUSTOM and text and text in seen:
+                continue
+            seen.add(text)
+            if not text:
+                option = option.model_copy(update={"description": NO_OPTION_TEXT})
+            options.append(option)
+        real = {o.key for o in options if o.key is not OptionKey.CUSTOM}
+        recommended = self.recommended if self.recommended in real else None
+        return self.model_copy(update={"options": options, "recommended": recommended})
 
     def problems(self) -> list[str]:
         """Why a person could not answer this choice well (FR-088..091, SC-025, SC-027)."""
@@ -195,6 +229,46 @@ class InterruptRequestBase(WireModel):
         for choice in self.choices:
             found += choice.problems()
         return found
+
+    def answerable(self) -> Self:
+        """A copy a person can answer whatever its problems: ids that are empty, too long or
+        repeated get their position's (``choice-2``), a recommendation that is not a real option
+        is dropped, options without text say so and repeated ones go (kept once), an empty
+        reason says so. What the model wrote is otherwise kept."""
+        choices = [
+            c.model_copy(update={"choice_id": i})
+            for c, i in zip(
+                (c._answerable() for c in self.choices),
+                _own_ids("choice", [c.choice_id for c in self.choices]),
+                strict=True,
+            )
+        ]
+        items = [
+            c.model_copy(update={"confirmation_id": i})
+            for c, i in zip(
+                self.confirmation_items,
+                _own_ids("confirmation", [c.confirmation_id for c in self.confirmation_items]),
+                strict=True,
+            )
+        ]
+        reason = self.reason if self.reason.strip() else "The agent gave no reason."
+        return self.model_copy(
+            update={"reason": reason, "choices": choices, "confirmation_items": items}
+        )
+
+
+def _own_ids(what: str, ids: list[str]) -> list[str]:
+    """``ids`` with each unusable one (empty, too long, repeated) replaced by its position's."""
+    taken = {i for i in ids if i.strip() and len(i) <= MAX_QUESTION_ID_CHARS}
+    kept: list[str] = []
+    for n, i in enumerate(ids, start=1):
+        usable = i.strip() and len(i) <= MAX_QUESTION_ID_CHARS and i not in kept
+        if not usable:
+            i = f"{what}-{n}"
+            while i in taken or i in kept:
+                i += "x"
+        kept.append(i)
+    return kept
 
 
 def _id_problems(what: str, ids: list[str]) -> list[str]:

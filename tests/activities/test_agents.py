@@ -4,7 +4,9 @@ WARNING events while the run goes on (spec 003 FR-005)."""
 from __future__ import annotations
 
 import asyncio
+import json
 import uuid
+from typing import Any
 
 from temporalio.client import Client
 from temporalio.testing import ActivityEnvironment
@@ -12,7 +14,7 @@ from temporalio.testing import ActivityEnvironment
 from activities.agents import AgentActivities
 from activities.contributors import ContributorRegistry, default_registry
 from activities.llm import LlmSettings, StructuredLlm
-from activities.offline_model import OfflineModel
+from activities.offline_model import OfflineModel, OfflineScenario
 from activities.prompting import PromptRenderer
 from app.worker_setup import build_worker, openai_client
 from models.agent_types import AgentType
@@ -83,3 +85,33 @@ async def test_a_failing_contributor_becomes_a_warning_event_and_the_run_finishe
     assert event.node_id is not None and event.node_id.startswith("review-agent-")
     assert "prompt contributor 'exploding-tool' failed and was skipped" in event.message
     assert "sk-secret" not in event.message
+
+
+class _SameOptions(OfflineModel):
+    """A model that asks at the ticket agent, every time with options that all say the same and
+    a recommendation it did not offer."""
+
+    def answer(self, name: str, schema: dict[str, Any], messages: list[dict[str, Any]]) -> str:
+        value = json.loads(super().answer(name, schema, messages))
+        for choice in (value.get("interruptRequest") or {}).get("choices", []):
+            for option in choice["options"]:
+                option["description"] = "the same"
+            choice["recommended"] = "D"
+        return json.dumps(value)
+
+
+async def test_a_question_that_stays_malformed_is_asked_repaired_not_lost() -> None:
+    settings = LlmSettings()
+    model = _SameOptions(OfflineScenario(interrupt_at=frozenset({AgentType.TICKET_AGENT})))
+    agents = AgentActivities(
+        StructuredLlm(openai_client(settings, model), settings), PromptRenderer()
+    )
+    reply = await ActivityEnvironment().run(agents.run_agent, make_call(AgentType.TICKET_AGENT))
+
+    assert len(model.received) == settings.validation_attempts, "its problems were fed back"
+    assert reply.route == "interruptRequest" and reply.call is not None
+    (warning,) = reply.warnings
+    assert "stayed malformed" in warning and "asked as repaired" in warning
+    (choice,) = reply.output["interruptRequest"]["choices"]
+    assert [o["key"] for o in choice["options"]] == ["A", "CUSTOM"], "B repeated A: kept once"
+    assert choice["recommended"] is None

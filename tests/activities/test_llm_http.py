@@ -17,14 +17,14 @@ import asyncio
 from collections.abc import Iterator
 from typing import Any
 
-import openai
 import pytest
 from temporalio.api.enums.v1 import EventType
 from temporalio.api.history.v1 import HistoryEvent
 from temporalio.client import Client, WorkflowFailureError, WorkflowHandle, WorkflowHistory
 from temporalio.exceptions import ApplicationError
 
-from activities.llm import LlmSettings, StructuredLlm, shared_strict_schema
+from activities.llm import LlmSettings, StructuredLlm
+from activities.output_schema import decoder_schema, shared_decoder_schema
 from app.worker_setup import build_worker, openai_client
 from models.agent_types import AgentType
 from models.errors import InvalidLlmReply, LlmConfigurationError, LlmUnavailable
@@ -294,8 +294,8 @@ async def test_every_request_sends_the_shared_strict_schema_unchanged(
     """Issue 21 item 4: requests share one schema object per output model instead of a copy."""
     server.play(INVALID)  # two requests, the second after the feedback turn
     await _complete(server)
-    fresh = openai.pydantic_function_tool(OrchestratorRouting)["function"]["parameters"]
-    assert shared_strict_schema(OrchestratorRouting) == fresh, "no request modified it"
+    fresh = decoder_schema(OrchestratorRouting)
+    assert shared_decoder_schema(OrchestratorRouting) == fresh, "no request modified it"
     sent = [c.body["response_format"]["json_schema"]["schema"] for c in server.completions]
     assert sent == [fresh, fresh]
 

@@ -7,8 +7,8 @@ import json
 import httpx2
 import pytest
 
-from activities.llm import strict_schema
 from activities.offline_model import OfflineModel, OfflineScenario
+from activities.output_schema import decoder_schema
 from models.agent_types import AgentType
 from models.routing import Routing
 from workflows.graph import NODES
@@ -20,7 +20,7 @@ MESSAGES = [{"role": "system", "content": "x"}, {"role": "user", "content": f"Go
 @pytest.mark.parametrize("agent", list(NODES))
 def test_answer_validates_against_every_output_model(agent: AgentType) -> None:
     model = NODES[agent].output_model
-    reply = OfflineModel().answer(model.__name__, strict_schema(model), MESSAGES)
+    reply = OfflineModel().answer(model.__name__, decoder_schema(model), MESSAGES)
     value = model.model_validate_json(reply)
     assert GOAL in reply
     if isinstance(value, Routing):
@@ -32,7 +32,7 @@ def test_scenario_makes_the_chosen_agent_interrupt(agent: AgentType) -> None:
     model = NODES[agent].output_model
     offline = OfflineModel(OfflineScenario(interrupt_at=frozenset({agent})))
     value = model.model_validate_json(
-        offline.answer(model.__name__, strict_schema(model), MESSAGES)
+        offline.answer(model.__name__, decoder_schema(model), MESSAGES)
     )
     assert isinstance(value, Routing)
     route, _, request = value.chosen_route()
@@ -53,7 +53,7 @@ def test_scenario_makes_the_chosen_agent_interrupt(agent: AgentType) -> None:
 
 def test_answers_are_deterministic() -> None:
     model = NODES[AgentType.PLANNING_COLLECTOR].output_model
-    schema = strict_schema(model)
+    schema = decoder_schema(model)
     first = OfflineModel().answer(model.__name__, schema, MESSAGES)
     assert first == OfflineModel().answer(model.__name__, schema, MESSAGES)
     assert json.loads(first)["collectorResult"]["summary"]
@@ -78,7 +78,7 @@ def test_scenario_picks_single_dispatched_agents_and_the_fan_out_width() -> None
     assert scenario.fan_out == 3 and scenario.interrupt_at == frozenset()
     assert scenario.interrupt_agents == {"ticket-agent-2"}
     model = NODES[AgentType.TICKET_AGENT].output_model
-    schema = strict_schema(model)
+    schema = decoder_schema(model)
 
     def route(node: str) -> str:
         messages = [{"role": "user", "content": f"Goal: {GOAL}\nNode: {node}\n"}]
@@ -88,7 +88,7 @@ def test_scenario_picks_single_dispatched_agents_and_the_fan_out_width() -> None
     assert route("ticket-dispatch-009/ticket-agent-2") == "interruptRequest"
     assert route("ticket-dispatch-009/ticket-agent-1") == "result"
     dispatch = NODES[AgentType.TICKET_ORCHESTRATOR].output_model
-    reply = OfflineModel(scenario).answer(dispatch.__name__, strict_schema(dispatch), MESSAGES)
+    reply = OfflineModel(scenario).answer(dispatch.__name__, decoder_schema(dispatch), MESSAGES)
     assert len(json.loads(reply)["ticketAgentRequests"]["requests"]) == 3
     for bad in ("fanout=0", "interrupt=TICKET_AGENT#x"):
         with pytest.raises(ValueError, match="whole number"):
@@ -103,7 +103,7 @@ async def test_a_workers_offline_model_keeps_no_request_bodies() -> None:
         "messages": MESSAGES,
         "response_format": {
             "type": "json_schema",
-            "json_schema": {"name": model.__name__, "schema": strict_schema(model)},
+            "json_schema": {"name": model.__name__, "schema": decoder_schema(model)},
         },
     }
     for keep, kept in ((True, 1), (False, 0)):

@@ -8,8 +8,8 @@ from typing import Any
 
 import pytest
 
-from activities.llm import strict_schema
-from activities.route_filter import ROUTE_OF, filter_schema, routing_schema
+from activities.output_schema import REPLY_KEY, strict_schema, variants
+from activities.route_filter import ROUTE_OF, routing_schema
 from models.agent_types import AgentType
 from models.interrupts import InterruptRouting
 from workflows.resolution_rules import allowed_route
@@ -35,7 +35,7 @@ def test_the_mapping_covers_the_14_origins_of_spec_000() -> None:
 @pytest.mark.parametrize("origin", list(ROUTE_OF), ids=lambda a: a.value)
 def test_filtered_schema_keeps_exactly_the_origin_route(origin: AgentType) -> None:
     route = ROUTE_OF[origin]
-    schema = filter_schema(FULL, route)
+    schema = routing_schema(route)
     assert list(schema["properties"]) == [route]
     assert schema["required"] == [route]
     assert "anyOf" not in schema["properties"][route], "null branch dropped"
@@ -57,17 +57,19 @@ def test_reroute_target_wins_over_origin() -> None:
 
 def test_transitive_defs_are_kept() -> None:
     """DiscoveryAgentRequests -> DiscoveryAgentRequest: reached only through another $def."""
-    schema = filter_schema(FULL, "discoveryAgentRequests")
+    schema = routing_schema("discoveryAgentRequests")
     assert {"DiscoveryAgentRequests", "DiscoveryAgentRequest"} <= set(schema["$defs"])
 
 
 def test_unknown_origin_is_not_filtered() -> None:
     assert allowed_route(AgentType.TICKET_AGENT, None) is None
-    assert len(routing_schema(None)["properties"]) == 14
+    schema = routing_schema(None)
+    assert list(schema["properties"]) == [REPLY_KEY]
+    offered = [list(v["properties"]) for v in variants(schema)]
+    assert offered == [[route] for route in FULL["properties"]], "one variant per route, 14"
 
 
-def test_the_translation_schema_is_the_filtered_one_and_a_fresh_copy() -> None:
+def test_the_translation_schema_is_a_fresh_copy() -> None:
     first = routing_schema("reviewRequest")
-    assert first == filter_schema(FULL, "reviewRequest")
     first["properties"].clear()
     assert list(routing_schema("reviewRequest")["properties"]) == ["reviewRequest"]

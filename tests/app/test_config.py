@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from activities.output_schema import OutputProfile
 from app.config import (
     TemporalSettings,
     llm_settings_from_env,
@@ -121,6 +122,18 @@ def test_a_slow_model_is_a_setting_not_a_code_edit() -> None:
     assert llm.temperature == 0.2 and llm.endpoint_attempts == 7
 
 
+def test_the_small_profile_is_one_setting_and_every_part_of_it_can_be_overridden() -> None:
+    small = llm_settings_from_env({"LLM_PROFILE": "small"})
+    assert small.profile is OutputProfile.SMALL
+    assert small.max_tokens_for("ORCHESTRATOR") == (1024, "LLM_MAX_OUTPUT_TOKENS")
+    assert small.temperature == 0 and small.validation_attempts == 2
+    assert small.request_timeout.total_seconds() == 900
+    mine = llm_settings_from_env({"LLM_PROFILE": "SMALL", "LLM_MAX_OUTPUT_TOKENS": "300"})
+    assert mine.max_tokens_for("ORCHESTRATOR")[0] == 300 and mine.temperature == 0
+    standard = llm_settings_from_env({})
+    assert standard.profile is OutputProfile.STANDARD and standard.temperature is None
+
+
 @pytest.mark.parametrize(
     ("name", "value"),
     [
@@ -128,6 +141,7 @@ def test_a_slow_model_is_a_setting_not_a_code_edit() -> None:
         ("LLM_MAX_OUTPUT_TOKENS", "0"),
         ("LLM_TEMPERATURE", "hot"),
         ("LLM_ENDPOINT_ATTEMPTS", "-1"),
+        ("LLM_PROFILE", "tiny"),
     ],
 )
 def test_a_bad_model_setting_names_itself(name: str, value: str) -> None:

@@ -27,6 +27,7 @@ from temporalio.worker import Worker
 
 from activities.llm import LlmSettings, messages_sha256
 from activities.offline_model import OfflineScenario
+from activities.output_schema import reply_json, reply_object
 from activities.prompting import PromptRenderer
 from activities.tools.results import ToolResultStore
 from activities.tools.settings import ToolSettings
@@ -153,8 +154,10 @@ async def test_every_exported_message_is_what_the_server_received(
             continue  # its answer is the answer that was used, in the reviewer's output shape
         model = _output_model(received.schema_name)
         schema = received.body["response_format"]["json_schema"]["schema"]
-        given = model.model_validate_json(contents[index]).model_dump(mode="json", by_alias=True)
-        assert json.loads(assistant["content"]) == project(given, schema, schema)
+        written = reply_json(contents[index], schema)
+        given = model.model_validate_json(written).model_dump(mode="json", by_alias=True)
+        shaped = reply_object(given, model, schema)  # the reply's shape: its route's variant
+        assert json.loads(assistant["content"]) == project(shaped, schema, schema)
     kinds = {e["metadata"]["kind"] for e in examples}
     assert kinds == {k.value for k in Kind}
 

@@ -8,8 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from activities.llm import messages_sha256, strict_schema
+from activities.llm import messages_sha256
 from activities.offline_model import OfflineModel
+from activities.output_schema import REPLY_KEY, decoder_schema
 from activities.prompting import PromptRenderer
 from activities.result_decorators import decorate
 from app.export import (
@@ -55,7 +56,7 @@ def _recorded(agent: AgentType, **record: object) -> tuple[RecordedRun, Recorded
         upstream_context_ids=[f"wf-{RUN_ID}/{agent.slug}/001/2026-01-19T10:30:00Z"],
     )
     messages = PROMPTS.agent_messages(node, call).messages
-    schema = strict_schema(node.output_model)
+    schema = decoder_schema(node.output_model)
     output = node.output_model.model_validate_json(
         OfflineModel().answer(node.output_model.__name__, schema, messages)
     )
@@ -103,7 +104,7 @@ def test_an_agent_example_is_the_exact_prompt_and_the_output_the_model_wrote() -
         example.prompt
         == PROMPTS.agent_messages(NODES[AgentType.DISCOVERY_AGENT], recorded.call).messages
     )
-    answer = json.loads(example.answer)["result"]
+    answer = json.loads(example.answer)[REPLY_KEY]["result"]  # the reply's shape: its variant
     assert "resultId" not in answer and "upstreamContextIds" not in answer, "stamped, not written"
     assert recorded.reply.output["result"]["resultId"] == recorded.call.result_id
     DiscoveryAgentResult.model_validate(answer)

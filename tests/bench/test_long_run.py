@@ -7,8 +7,9 @@ import logging
 import pytest
 from temporalio.client import Client, WorkflowExecutionStatus
 
-from activities.llm import LlmSettings, strict_schema
+from activities.llm import LlmSettings
 from activities.offline_model import OfflineModel, OfflineScenario
+from activities.output_schema import decoder_schema
 from app.worker_setup import build_worker
 from bench.long_run import GOAL, RefusedPayloads, measure, report, watch
 from models.agent_types import AgentType
@@ -38,7 +39,7 @@ def test_the_loop_scenario_parses_a_positive_number_of_calls() -> None:
 
 def test_the_orchestrator_collector_goes_round_again_until_the_run_took_enough_calls() -> None:
     model = NODES[AgentType.ORCHESTRATOR_COLLECTOR].output_model
-    schema = strict_schema(model)
+    schema = decoder_schema(model)
 
     def route(scenario: OfflineScenario) -> str:
         reply = OfflineModel(scenario).answer(model.__name__, schema, MESSAGES)

@@ -190,3 +190,39 @@ def test_custom_is_always_offered_and_never_counted_as_an_alternative() -> None:
     question = _question(choices=[_choice(options=ONE, recommended=None)])
     assert [o.key.value for o in question.choices[0].options] == ["A", "CUSTOM"]
     assert question.problems()
+
+
+def test_a_malformed_question_is_made_answerable_keeping_what_the_model_wrote() -> None:
+    """What a small model writes on its last attempt: the question is asked, repaired."""
+    question = _question(
+        reason=" ",
+        choices=[
+            _choice(
+                options=[
+                    {"key": "A", "description": "same"},
+                    {"key": "B", "description": " Same"},
+                    {"key": "C", "description": ""},
+                ],
+                recommended="D",
+            ),
+            _choice(),
+            _choice(choiceId="x" * (MAX_QUESTION_ID_CHARS + 1)),
+        ],
+        confirmationItems=[_confirmation(""), _confirmation("tests"), _confirmation("tests")],
+    )
+    fixed = question.answerable()
+    assert [c.choice_id for c in fixed.choices] == ["approach", "choice-2", "choice-3"]
+    assert [c.confirmation_id for c in fixed.confirmation_items] == [
+        "confirmation-1",
+        "tests",
+        "confirmation-3",
+    ]
+    first = fixed.choices[0]
+    assert [(o.key.value, o.description) for o in first.options] == [
+        ("A", "same"),
+        ("C", interrupts.NO_OPTION_TEXT),
+        ("CUSTOM", interrupts.CUSTOM_OPTION_TEXT),
+    ]
+    assert first.recommended is None and fixed.reason.strip()
+    assert fixed.problems() == [], "a person can answer it as asked"
+    assert _question().answerable() == _question(), "a well-formed question is unchanged"

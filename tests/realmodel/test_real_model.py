@@ -1,101 +1,137 @@
-"""Issue 19 item 5: a real local model (SmolLM2-135M behind llama-server, through the real
-``openai`` SDK and a real Temporal dev server) drives a run. A model this small writes poor
-content and fills arrays until the output limit, so these tests check structure and route
-legality, never the text: (a) an agent step with its strict schema is accepted by the endpoint
-and answers a valid routing or a reply that stays invalid, never an error; (b) a question is
-raised, answered and translated through the filtered resume schema; (c) a whole run with a small
-step budget ends COMPLETED or in a question for a person (its own, a stuck agent's, or the used-up
-budget's), never FAILED.
+"""A real local model does the work: SmolLM2-135M behind llama-server, through the real
+``openai`` SDK and a real Temporal dev server, with the small-model profile (``LLM_PROFILE=small``:
+bounded schemas of one variant per route). A model this small writes poor content, so these tests
+check structure and routes, never the text: (a) every agent type's first reply is a valid routing
+for its schema; (b) a whole run reaches its final result, a question the model chose to ask, or the
+step budget's question, and never a stuck agent's; the question is answered and translated
+through the filtered resume schema; (c) the worker reads the model's context from the server.
 """
 
 from __future__ import annotations
 
 import asyncio
-from datetime import timedelta
+import json
 
+import httpx2
 import pytest
+from openai import AsyncOpenAI
 from temporalio.client import Client, WorkflowExecutionStatus
 
 from activities.llm import LlmSettings, StructuredLlm
 from activities.prompting import PromptRenderer
-from app.worker_setup import build_worker, openai_client
-from bench.real_model import server_timings
+from app.config import llm_settings_from_env
+from app.model_context import with_served_context
+from app.worker_setup import build_worker
+from bench.real_model import agent_steps, server_timings
 from models.agent_types import AgentType
 from models.errors import InvalidLlmReply
 from models.interrupt_flow import InterruptOutcome
-from models.routings import OrchestratorRouting
+from models.state import EventKind
 from tests.realmodel.conftest import MODEL, RealModel
 from tests.support.interrupts import answer_all, interrupt_status, start
 from tests.support.prompts import make_call
 from workflows.graph import NODES
 from workflows.orchestrator import OrchestratorWorkflow
 from workflows.resolution_rules import allowed_route
+from workflows.stuck_questions import ROUTE_CHOICE_ID
 
 pytestmark = pytest.mark.realmodel
 
-OUTPUT_TOKENS = 160
-"""Each reply's limit: the 135M model fills arrays until cut off, so this bounds each call's time
-(a cut-off reply is sent back, then the agent asks a person)."""
-STEP_BUDGET = 3
-"""The run's maxSteps (each step takes 5-60 s here): at the latest then, a person is asked."""
+STEP_BUDGET = 6
+"""The run's maxSteps: at the latest then, the step budget's question is asked."""
+STUCK = "could not get a valid reply"
+"""The run's WARNING event when an agent's model stayed invalid (a stuck agent's question)."""
 
 
-def _settings(base_url: str) -> LlmSettings:
-    return LlmSettings(
-        api_key="sk-local",
-        base_url=base_url,
-        model=MODEL,
-        max_output_tokens=OUTPUT_TOKENS,
-        validation_attempts=1,
-        request_timeout=timedelta(seconds=600),
+def small_model(base_url: str, **more: str) -> LlmSettings:
+    """The settings a user sets for this model: the small profile, nothing else tuned."""
+    return llm_settings_from_env(
+        {
+            "OPENAI_API_KEY": "sk-local",
+            "OPENAI_BASE_URL": base_url,
+            "AGENT_MODEL": MODEL,
+            "LLM_PROFILE": "small",
+            **more,
+        }
     )
 
 
-async def test_an_agent_step_with_its_strict_schema(real_model: str) -> None:
-    settings = _settings(real_model)
-    node = NODES[AgentType.ORCHESTRATOR]
-    prompt = PromptRenderer().agent_messages(node, make_call(AgentType.ORCHESTRATOR))
-    sdk = openai_client(settings)
+class _Replies(httpx2.AsyncHTTPTransport):
+    """Keeps the last chat completion the server sent, to name a refused reply."""
+
+    last = ""
+
+    async def handle_async_request(self, request: httpx2.Request) -> httpx2.Response:
+        response = await super().handle_async_request(request)
+        await response.aread()
+        self.last = response.text
+        return response
+
+
+@pytest.mark.parametrize("agent", list(NODES), ids=lambda a: a.value)
+async def test_every_agent_types_first_reply_is_a_valid_routing(
+    real_model: str, agent: AgentType
+) -> None:
+    settings = small_model(real_model, LLM_VALIDATION_ATTEMPTS="1")
+    node = NODES[agent]
+    prompt = PromptRenderer().agent_messages(node, make_call(agent))
+    replies = _Replies()
+    sdk = AsyncOpenAI(
+        api_key="sk-local",
+        base_url=real_model,
+        max_retries=0,
+        http_client=httpx2.AsyncClient(transport=replies, timeout=900),
+    )
     try:
         reply = await StructuredLlm(sdk, settings).complete(
-            agent="ORCHESTRATOR",
+            agent=agent.value,
             messages=prompt.messages,
-            output_model=OrchestratorRouting,
+            output_model=node.output_model,
             template_version="realmodel",
         )
-    except InvalidLlmReply as stuck:  # the model's limit, said in words; not an endpoint error
-        assert "did not produce a valid OrchestratorRouting" in str(stuck)
-    else:
-        assert isinstance(reply.value, OrchestratorRouting)  # exactly one route: validated
-        assert reply.call.completion_tokens <= OUTPUT_TOKENS
+    except InvalidLlmReply as refused:
+        content = json.loads(replies.last)["choices"][0]["message"]["content"]
+        pytest.fail(f"{agent.value}: {refused}\nits reply: {content}")
+    assert isinstance(reply.value, node.output_model)  # exactly one route: validated
+    limit = settings.max_tokens_for(agent.value)[0]
+    assert reply.call.attempts == 1 and (reply.call.completion_tokens or 0) < limit
 
 
-async def test_a_run_ends_in_a_question_that_is_answered_and_translated_never_failed(
+async def test_a_run_ends_in_the_models_own_question_or_the_budget_never_a_stuck_agent(
     real_model_server: RealModel, client: Client, task_queue: str, workflow_id: str
 ) -> None:
     """Also the smoke test of ``bench.real_model``'s reading of the server's own counts."""
     since = real_model_server.log.stat().st_size
-    async with build_worker(client, task_queue, _settings(real_model_server.base_url)):
+    settings = await with_served_context(small_model(real_model_server.base_url))
+    assert settings.context_tokens == 4096, "read from llama-server's /props"
+    async with build_worker(client, task_queue, settings):
         handle = await start(client, task_queue, workflow_id, max_steps=STEP_BUDGET)
-        async with asyncio.timeout(600):
+        async with asyncio.timeout(900):
             while True:
                 status = await handle.query(OrchestratorWorkflow.status)
                 described = await handle.describe()
                 assert described.status is not WorkflowExecutionStatus.FAILED
+                stuck = [e.message for e in status.events if STUCK in e.message]
+                assert not stuck, stuck
                 if (
                     status.pending_interrupt is not None
                     or described.status is WorkflowExecutionStatus.COMPLETED
                 ):
                     break
                 await asyncio.sleep(1)
+        assert not [e for e in status.events if e.kind is EventKind.ERROR], status.events
         pending = status.pending_interrupt
         if pending is not None:
             question = await interrupt_status(client, pending.workflow_id)
+            assert ROUTE_CHOICE_ID not in {c.choice_id for c in question.request.choices}
             child = client.get_workflow_handle(pending.workflow_id)
             await child.execute_update("resolve_validated", answer_all(question.request, "A"))
-            outcome = InterruptOutcome.model_validate(await asyncio.wait_for(child.result(), 600))
+            outcome = InterruptOutcome.model_validate(await asyncio.wait_for(child.result(), 900))
             assert outcome.route == allowed_route(question.origin, question.reroute_to)
         if described.status is WorkflowExecutionStatus.RUNNING:
             await handle.terminate("the real-model test checked what it needed")
     calls, prompt_tokens, output_tokens, seconds = server_timings(real_model_server.log, since)
     assert calls >= 1 and prompt_tokens > 0 and output_tokens > 0 and seconds > 0
+    steps = await agent_steps(client, workflow_id, handle.first_execution_run_id or "")
+    assert steps and all(s.prompt_tokens > 0 and s.wall_seconds > 0 for s in steps.values())
+    assert sum(s.steps for s in steps.values()) <= calls, "each step made at least one call"

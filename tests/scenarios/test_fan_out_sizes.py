@@ -9,8 +9,9 @@ import pytest
 from temporalio.client import Client
 
 from activities.agents import well_formed_reply
-from activities.llm import LlmSettings, strict_schema
+from activities.llm import LlmSettings
 from activities.offline_model import OfflineScenario
+from activities.output_schema import decoder_schema
 from app.worker_setup import build_worker
 from models.limits import MAX_FAN_OUT
 from models.requests import DiscoveryAgentRequest, DiscoveryAgentRequests
@@ -56,7 +57,7 @@ async def test_one_agent_of_a_large_fan_out_asks_and_the_run_completes(
 
 
 def test_the_schema_and_the_send_back_name_the_fan_out_limit() -> None:
-    schema = strict_schema(DiscoveryOrchestratorRouting)
+    schema = decoder_schema(DiscoveryOrchestratorRouting)
     assert f'"maxItems": {MAX_FAN_OUT}' in str(schema).replace("'", '"')
     one = DiscoveryAgentRequest.model_construct(subdomain="s", focus_questions=[])
     too_many = DiscoveryOrchestratorRouting.model_construct(

@@ -23,6 +23,7 @@ from temporalio.common import RawValue
 
 from activities.llm import LlmSettings
 from activities.offline_model import OfflineModel, OfflineScenario
+from activities.output_schema import REPLY_KEY
 from app.worker_setup import build_worker
 from models.agent_types import AgentType
 from models.errors import failure_message
@@ -205,13 +206,14 @@ class _ScriptedModel(OfflineModel):
             httpx2.Request(request.method, request.url, json=body)
         )
         completion = response.json()
-        reply = json.loads(completion["choices"][0]["message"]["content"])
+        written = json.loads(completion["choices"][0]["message"]["content"])
+        reply = written.get(REPLY_KEY, written)  # the routing inside its variant's wrapper
         retry = "Your reply was not a valid" in body["messages"][-1]["content"]
         if self.recommend is None or not reply.get("interruptRequest") or retry:
             return response
         for choice in reply["interruptRequest"]["choices"]:
             choice["recommended"] = self.recommend
-        completion["choices"][0]["message"]["content"] = json.dumps(reply)
+        completion["choices"][0]["message"]["content"] = json.dumps(written)
         return httpx2.Response(200, json=completion)
 
 

@@ -96,7 +96,15 @@ class ReceivedRequest:
 class ScriptedOpenAIServer:
     """An OpenAI-compatible server on 127.0.0.1 that plays a script of replies and faults."""
 
-    def __init__(self, script: Iterable[str] = (), scenario: OfflineScenario | None = None) -> None:
+    def __init__(
+        self,
+        script: Iterable[str] = (),
+        scenario: OfflineScenario | None = None,
+        pages: dict[str, dict[str, Any]] | None = None,
+    ) -> None:
+        self._pages = pages or {}
+        """Other endpoints' JSON answers by path (``/props``, ``/api/show``): what a server of a
+        given kind says about its model."""
         self._lock = threading.Lock()
         self._released = threading.Event()
         self._script: deque[str] = deque()
@@ -210,6 +218,11 @@ class ScriptedOpenAIServer:
 
     def _respond(self, request: ReceivedRequest) -> tuple[int, dict[str, Any]] | None:
         """The status and body to send, or None to close the connection without an answer."""
+        if request.path in self._pages:
+            with self._lock:
+                self._received.append(request)
+                self._replies.append("200")
+            return 200, self._pages[request.path]
         if request.method != "POST" or request.path != COMPLETIONS_PATH:
             with self._lock:
                 self._received.append(request)

@@ -126,16 +126,32 @@ def test_invalid_recommendations_are_dropped_with_a_warning() -> None:
     assert drop_invalid_recommendations(cleaned) == (cleaned, [])
 
 
-def test_repeated_option_keys_are_refused() -> None:
-    with pytest.raises(ValidationError, match="offers option A more than once"):
+def test_repeated_option_keys_move_to_free_keys_and_nothing_is_lost() -> None:
+    choice = StructuredChoice.model_validate(
+        {
+            "choiceId": "c",
+            "question": "q",
+            "context": "",
+            "options": [
+                {"key": "A", "description": "x"},
+                {"key": "A", "description": "y"},
+                {"key": "CUSTOM", "description": "z"},
+                {"key": "CUSTOM", "description": "w"},
+            ],
+            "recommended": "A",
+        }
+    )
+    assert [(o.key.value, o.description) for o in choice.options] == [
+        ("A", "x"),
+        ("B", "y"),
+        ("CUSTOM", "z"),
+        ("C", "w"),
+    ]
+    assert choice.recommended is OptionKey.A
+    six = [{"key": "A", "description": str(i)} for i in range(6)]
+    with pytest.raises(ValidationError, match="offer at most four"):
         StructuredChoice.model_validate(
-            {
-                "choiceId": "c",
-                "question": "q",
-                "context": "",
-                "options": [{"key": "A", "description": "x"}, {"key": "A", "description": "y"}],
-                "recommended": "A",
-            }
+            {"choiceId": "c", "question": "q", "context": "", "options": six, "recommended": None}
         )
 
 

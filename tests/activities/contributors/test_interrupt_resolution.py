@@ -7,8 +7,8 @@ import json
 
 import pytest
 
-from activities.llm import strict_schema
 from activities.offline_model import RESOLVED_MARKER, OfflineModel, OfflineScenario
+from activities.output_schema import decoder_schema
 from activities.prompting import PromptRenderer
 from models.agent_types import AgentType
 from models.routing import Routing
@@ -54,7 +54,7 @@ def test_the_offline_model_asks_until_the_answer_is_in_the_prompt(agent: AgentTy
         prompt = RENDERER.agent_messages(
             NODES[agent], make_call(agent, interrupt_resolution=resolution)
         )
-        reply = offline.answer(model.__name__, strict_schema(model), prompt.messages)
+        reply = offline.answer(model.__name__, decoder_schema(model), prompt.messages)
         return model.model_validate(json.loads(reply)).chosen_route()[0]
 
     assert route(None) == "interruptRequest"

@@ -8,8 +8,8 @@ import pytest
 
 from activities.contributors import InterruptLoopBreakerContributor, default_registry
 from activities.contributors.loop_breaker import INTERRUPT_LOOP_THRESHOLD
-from activities.llm import strict_schema
 from activities.offline_model import OfflineModel
+from activities.output_schema import decoder_schema
 from activities.prompting import PromptRenderer
 from models.agent_types import AgentType
 from models.routing import Routing
@@ -57,7 +57,7 @@ def test_the_named_next_step_is_the_route_the_offline_model_takes(agent: AgentTy
     model = NODES[agent].output_model
     assert issubclass(model, Routing)
     messages = [{"role": "user", "content": f"Goal: {GOAL}"}]
-    reply = OfflineModel().answer(model.__name__, strict_schema(model), messages)
+    reply = OfflineModel().answer(model.__name__, decoder_schema(model), messages)
     route, target, _ = model.model_validate(json.loads(reply)).chosen_route()
     assert route not in ("interruptRequest", "contextManagerRequest")
 
