@@ -226,6 +226,37 @@ def refs(node: Any) -> set[str]:
     return found
 
 
+def longest_reply(schema: dict[str, Any]) -> int:
+    """An upper bound of the tokens a reply to ``schema`` takes: a token per character of every
+    key and value at their bounds (a small model may write one per character, digits above all)
+    and two per key, item and bracket for the whitespace a grammar allows between them."""
+    return _longest(schema, schema, frozenset())
+
+
+def _longest(node: dict[str, Any], root: dict[str, Any], seen: frozenset[str]) -> int:
+    ref = node.get("$ref")
+    if isinstance(ref, str):
+        if ref in seen:
+            raise ValueError(f"{ref} refers to itself: no reply to it is bounded")
+        target: Any = root
+        for part in ref.removeprefix("#/").split("/"):
+            target = target[part]
+        return _longest(target, root, seen | {ref})
+    if "anyOf" in node:
+        return max(_longest(branch, root, seen) for branch in node["anyOf"])
+    if "enum" in node or "const" in node:
+        return max(len(json.dumps(v)) for v in node.get("enum", [node.get("const")]))
+    kind = node.get("type")
+    if kind == "object":
+        properties = node.get("properties", {}).items()
+        return 4 + sum(len(k) + 6 + _longest(p, root, seen) for k, p in properties)
+    if kind == "array":
+        return 4 + node["maxItems"] * (2 + _longest(node.get("items", {}), root, seen))
+    if kind == "string":
+        return node["maxLength"] + 2
+    return 24  # a number (the grammar bounds its digits), a boolean, null
+
+
 def variants(schema: dict[str, Any]) -> list[dict[str, Any]]:
     """The variants a decoder schema offers (the schema itself when it has one)."""
     wrapped = schema.get("properties", {}).get(REPLY_KEY)

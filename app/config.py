@@ -20,9 +20,12 @@ from temporalio.envconfig import ClientConfigProfile
 
 from activities.llm import DEFAULT_MODEL, LlmSettings
 from activities.notify import DEFAULT_REMINDERS, NotifySettings, SmtpTarget
-from activities.output_schema import OutputProfile
+from activities.output_schema import OutputProfile, longest_reply, shared_decoder_schema
+from activities.route_filter import ROUTE_OF, routing_schema
 from app.stuck import STUCK_CHECK_SECONDS
 from models.agent_types import AgentType
+from models.interrupt_flow import AgentReviewDecision
+from workflows.graph import NODES
 from workflows.policies import (
     LLM_ENDPOINT_ATTEMPTS,
     LLM_MAX_OUTPUT_TOKENS,
@@ -177,21 +180,30 @@ def _port(env: Mapping[str, str], name: str, default: int) -> int:
 
 
 SMALL_MODEL_SETTINGS: dict[str, str] = {
-    "LLM_MAX_OUTPUT_TOKENS": "1024",
-    **{
-        f"LLM_MAX_OUTPUT_TOKENS_{agent.value}": "2048"
-        for agent in AgentType
-        if agent.value.endswith("_COLLECTOR")
-    },
     "LLM_TEMPERATURE": "0",
     "LLM_VALIDATION_ATTEMPTS": "2",
     "LLM_REQUEST_TIMEOUT": "900",
 }
-"""What ``LLM_PROFILE=small`` sets unless the environment sets it too: a model of a few hundred
-million parameters on a CPU. Measured with SmolLM2-135M on 2 cores (README "Small local
-models"): with the small output schemas every agent's first reply was valid in 55-960 tokens; a
-collector's result has the most fields, and a model this small may write a token per character,
-so collectors get twice the room."""
+"""What ``LLM_PROFILE=small`` sets unless the environment sets it too, besides the output limits
+(``small_model_output_limits``): a model of a few hundred million parameters on a CPU (measured
+with SmolLM2-135M on 2 cores, README "Small local models")."""
+
+
+def small_model_output_limits() -> dict[str, str]:
+    """``LLM_PROFILE=small``'s output limits: each agent's the longest reply its small schema
+    admits (``longest_reply``), so no reply is cut off; LLM_MAX_OUTPUT_TOKENS, for the calls
+    that answer questions, the longest of theirs (any resume route, the reviewer's decision)."""
+    small = OutputProfile.SMALL
+    limits = {
+        f"LLM_MAX_OUTPUT_TOKENS_{agent.value}": str(
+            longest_reply(shared_decoder_schema(node.output_model, small))
+        )
+        for agent, node in NODES.items()
+    }
+    answering = [routing_schema(route, small) for route in ROUTE_OF.values()]
+    answering.append(shared_decoder_schema(AgentReviewDecision, small))
+    limits["LLM_MAX_OUTPUT_TOKENS"] = str(max(map(longest_reply, answering)))
+    return limits
 
 
 def llm_settings_from_env(env: Mapping[str, str] = os.environ) -> LlmSettings:
@@ -200,7 +212,8 @@ def llm_settings_from_env(env: Mapping[str, str] = os.environ) -> LlmSettings:
     (``small``: SMALL_MODEL_SETTINGS are the defaults)."""
     profile = _profile(env.get("LLM_PROFILE", "").strip())
     if profile is OutputProfile.SMALL:
-        env = {**SMALL_MODEL_SETTINGS, **env}
+        limits = {} if env.get("LLM_MAX_OUTPUT_TOKENS") else small_model_output_limits()
+        env = {**SMALL_MODEL_SETTINGS, **limits, **env}
     overrides = {
         agent.value: env[f"AGENT_MODEL_{agent.value}"]
         for agent in AgentType

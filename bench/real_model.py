@@ -252,7 +252,7 @@ def main() -> None:
     )
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
-        env = {**os.environ, "PYTHON": sys.executable, "RUN_DIR": tmp, "LLM_CTX": "4096"}
+        env = {**os.environ, "PYTHON": sys.executable, "RUN_DIR": tmp, "LLM_CTX": "8192"}
         started = subprocess.run(
             ["bash", str(SERVE), "start"], env=env, capture_output=True, text=True, check=False
         )

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from activities.output_schema import OutputProfile
+from activities.output_schema import OutputProfile, decoder_schema, longest_reply
 from app.config import (
     TemporalSettings,
     llm_settings_from_env,
@@ -15,6 +15,7 @@ from app.config import (
     worker_drain,
     worker_max_activities,
 )
+from workflows.graph import NODES
 
 PROFILES = """
 [profile.default]
@@ -125,11 +126,17 @@ def test_a_slow_model_is_a_setting_not_a_code_edit() -> None:
 def test_the_small_profile_is_one_setting_and_every_part_of_it_can_be_overridden() -> None:
     small = llm_settings_from_env({"LLM_PROFILE": "small"})
     assert small.profile is OutputProfile.SMALL
-    assert small.max_tokens_for("ORCHESTRATOR") == (1024, "LLM_MAX_OUTPUT_TOKENS")
+    for agent, node in NODES.items():  # room for the longest reply its schema admits
+        longest = longest_reply(decoder_schema(node.output_model, OutputProfile.SMALL))
+        assert small.max_tokens_for(agent.value)[0] == longest
+        assert longest < 3_000, "a small model's reply takes at most minutes on a CPU"
     assert small.temperature == 0 and small.validation_attempts == 2
     assert small.request_timeout.total_seconds() == 900
-    mine = llm_settings_from_env({"LLM_PROFILE": "SMALL", "LLM_MAX_OUTPUT_TOKENS": "300"})
-    assert mine.max_tokens_for("ORCHESTRATOR")[0] == 300 and mine.temperature == 0
+    mine = llm_settings_from_env(
+        {"LLM_PROFILE": "SMALL", "LLM_MAX_OUTPUT_TOKENS": "300", "LLM_TEMPERATURE": "0.5"}
+    )
+    assert mine.max_tokens_for("ORCHESTRATOR") == (300, "LLM_MAX_OUTPUT_TOKENS")
+    assert mine.temperature == 0.5 and mine.validation_attempts == 2
     standard = llm_settings_from_env({})
     assert standard.profile is OutputProfile.STANDARD and standard.temperature is None
 

@@ -38,7 +38,7 @@ def real_model_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Real
         **os.environ,
         "PYTHON": sys.executable,
         "RUN_DIR": str(run_dir),
-        "LLM_CTX": "4096",
+        "LLM_CTX": "8192",
         # one thread: llama.cpp's threads spin while they wait for each other, so two of them on
         # two busy cores (the suite's own workers and servers) took several times as long
         "LLM_THREADS": "1",

@@ -103,7 +103,7 @@ async def test_a_run_ends_in_the_models_own_question_or_the_budget_never_a_stuck
     """Also the smoke test of ``bench.real_model``'s reading of the server's own counts."""
     since = real_model_server.log.stat().st_size
     settings = await with_served_context(small_model(real_model_server.base_url))
-    assert settings.context_tokens == 4096, "read from llama-server's /props"
+    assert settings.context_tokens == 8192, "read from llama-server's /props"
     async with build_worker(client, task_queue, settings):
         handle = await start(client, task_queue, workflow_id, max_steps=STEP_BUDGET)
         async with asyncio.timeout(900):
