@@ -84,6 +84,13 @@ class LlmSettings:
     profile: OutputProfile = OutputProfile.STANDARD
     """How much a reply may write per field (LLM_PROFILE): the bounds of every output schema."""
 
+    @property
+    def repair_at_once(self) -> bool:
+        """Whether a reply ``check`` refuses is repaired on its first attempt, not sent back: a
+        small model did not mend one malformed question in three when told
+        (``bench.real_model``), and each attempt costs it most of a minute."""
+        return self.profile is OutputProfile.SMALL
+
     def __post_init__(self) -> None:
         budget = self.request_timeout * self.validation_attempts + AGENT_CALL_MARGIN
         if self.validation_attempts < 1 or budget > AGENT_START_TO_CLOSE:
@@ -194,8 +201,9 @@ class StructuredLlm:
         tools: dict[str, Any] | None = None,
     ) -> StructuredReply:
         """Return a validated ``output_model``; ``check`` may reject a valid one with ValueError.
-        On the last attempt ``repair`` may turn a value ``check`` rejected into one to use (None:
-        it cannot); the reply then says why in ``repaired``.
+        On the last attempt (with ``LLM_PROFILE=small`` the first) ``repair`` may turn a value
+        ``check`` rejected into one to use (None: it cannot); the reply then says why in
+        ``repaired``.
 
         ``template_version`` names the template set that rendered ``messages``; it is recorded.
         ``tools`` (``{"tools": [...], "tool_choice": ...}``) offers tool calls: a model that asks
@@ -266,7 +274,8 @@ class StructuredLlm:
                     try:
                         check(value)
                     except ValueError as refused:
-                        fixed = repair(value) if repair and attempt == attempts else None
+                        last = attempt == attempts or self._settings.repair_at_once
+                        fixed = repair(value) if repair and last else None
                         if fixed is None:
                             raise
                         value, repaired = fixed, str(refused)

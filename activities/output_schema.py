@@ -201,17 +201,17 @@ def _bound(node: Any, bounds: OutputBounds, name: str = "") -> None:
 def _reached(root: dict[str, Any], defs: dict[str, Any]) -> set[str]:
     """The ``$defs`` names ``root`` reaches, transitively."""
     reached: set[str] = set()
-    pending = refs(root)
+    pending = _refs(root)
     while pending:
         name = pending.pop()
         if name in reached or name not in defs:
             continue
         reached.add(name)
-        pending |= refs(defs[name])
+        pending |= _refs(defs[name])
     return reached
 
 
-def refs(node: Any) -> set[str]:
+def _refs(node: Any) -> set[str]:
     """The ``#/$defs/...`` names ``node`` refers to directly."""
     found: set[str] = set()
     if isinstance(node, dict):
@@ -219,10 +219,10 @@ def refs(node: Any) -> set[str]:
         if isinstance(ref, str) and ref.startswith("#/$defs/"):
             found.add(ref.removeprefix("#/$defs/"))
         for value in node.values():
-            found |= refs(value)
+            found |= _refs(value)
     elif isinstance(node, list):
         for value in node:
-            found |= refs(value)
+            found |= _refs(value)
     return found
 
 

@@ -15,6 +15,7 @@ from activities.agents import AgentActivities
 from activities.contributors import ContributorRegistry, default_registry
 from activities.llm import LlmSettings, StructuredLlm
 from activities.offline_model import OfflineModel, OfflineScenario
+from activities.output_schema import OutputProfile
 from activities.prompting import PromptRenderer
 from app.worker_setup import build_worker, openai_client
 from models.agent_types import AgentType
@@ -115,3 +116,14 @@ async def test_a_question_that_stays_malformed_is_asked_repaired_not_lost() -> N
     (choice,) = reply.output["interruptRequest"]["choices"]
     assert [o["key"] for o in choice["options"]] == ["A", "CUSTOM"], "B repeated A: kept once"
     assert choice["recommended"] is None
+
+
+async def test_a_small_model_s_malformed_question_is_repaired_at_once() -> None:
+    settings = LlmSettings(profile=OutputProfile.SMALL, validation_attempts=3)
+    model = _SameOptions(OfflineScenario(interrupt_at=frozenset({AgentType.TICKET_AGENT})))
+    llm = StructuredLlm(openai_client(settings, model), settings)
+    reply = await ActivityEnvironment().run(
+        AgentActivities(llm, PromptRenderer()).run_agent, make_call(AgentType.TICKET_AGENT)
+    )
+    assert len(model.received) == 1 and reply.call is not None and reply.call.attempts == 1
+    assert reply.route == "interruptRequest" and "asked as repaired" in reply.warnings[0]
