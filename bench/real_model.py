@@ -37,7 +37,7 @@ from bench.harness import bench_parser, run_on_dev_server, server_mode, versions
 from bench.history_times import ACTIVITY_COMPLETED, ACTIVITY_SCHEDULED, AGENT_ACTIVITY, fetch_chain
 from models.interrupt_flow import InterruptStatus
 from models.state import OrchestratorInput, OrchestratorStatus
-from tests.support.interrupts import answer_all
+from tests.support.interrupts import answer_offered
 from workflows.interrupt import InterruptWorkflow
 from workflows.orchestrator import OrchestratorWorkflow
 
@@ -161,7 +161,7 @@ async def measure(client: Client, *, base_url: str, log: Path, steps: int) -> Re
                 ).query(InterruptWorkflow.status)
                 if question.state.value == "WAITING":
                     await client.get_workflow_handle(waiting.workflow_id).execute_update(
-                        InterruptWorkflow.resolve_validated, answer_all(question.request, "A")
+                        InterruptWorkflow.resolve_validated, answer_offered(question.request)
                     )
                     answered.add(waiting.workflow_id)
             await asyncio.sleep(0.2)

@@ -28,7 +28,7 @@ from models.errors import InvalidLlmReply
 from models.interrupt_flow import InterruptOutcome
 from models.state import EventKind
 from tests.realmodel.conftest import MODEL, RealModel
-from tests.support.interrupts import answer_all, interrupt_status, start
+from tests.support.interrupts import answer_offered, interrupt_status, start
 from tests.support.prompts import make_call
 from workflows.graph import NODES
 from workflows.orchestrator import OrchestratorWorkflow
@@ -125,7 +125,7 @@ async def test_a_run_ends_in_the_models_own_question_or_the_budget_never_a_stuck
             question = await interrupt_status(client, pending.workflow_id)
             assert ROUTE_CHOICE_ID not in {c.choice_id for c in question.request.choices}
             child = client.get_workflow_handle(pending.workflow_id)
-            await child.execute_update("resolve_validated", answer_all(question.request, "A"))
+            await child.execute_update("resolve_validated", answer_offered(question.request))
             outcome = InterruptOutcome.model_validate(await asyncio.wait_for(child.result(), 900))
             assert outcome.route == allowed_route(question.origin, question.reroute_to)
         if described.status is WorkflowExecutionStatus.RUNNING:

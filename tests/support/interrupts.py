@@ -94,6 +94,21 @@ def answer_all(request: InterruptRequestBase, option: str = "B") -> InterruptRes
     )
 
 
+def answer_offered(request: InterruptRequestBase) -> InterruptResolution:
+    """Pick each choice's first offered option (with words when it is CUSTOM) and say yes to
+    every confirmation: what a person answers to a question whatever options it offers."""
+    selected = {c.choice_id: c.options[0].key.value for c in request.choices}
+    return InterruptResolution.model_validate(
+        {
+            "selectedChoices": selected,
+            "customInputs": {
+                i: "Go on as you see fit." for i, k in selected.items() if k == "CUSTOM"
+            },
+            "confirmations": {c.confirmation_id: True for c in request.confirmation_items},
+        }
+    )
+
+
 def translation_calls(received: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """The LLM requests whose structured output was InterruptRouting."""
     return [
