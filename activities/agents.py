@@ -6,10 +6,12 @@ from temporalio import activity
 
 from activities import metrics
 from activities.heartbeat import heartbeating
-from activities.llm import StructuredLlm, ToolCallsRequested, as_activity_error
+from activities.llm import LlmSettings, StructuredLlm, ToolCallsRequested, as_activity_error
+from activities.output_schema import shared_decoder_schema
 from activities.prompting import AgentPrompt, PromptRenderer
 from activities.redaction import redact
 from activities.result_decorators import decorate
+from activities.route_filter import closed_routes
 from activities.tools.loop import Toolbox
 from activities.tools.settings import ToolSettings
 from activities.trimming import estimated_tokens, prompt_chars, without_oldest_optional
@@ -84,15 +86,17 @@ class AgentActivities:
             )
         for warning in warnings:
             activity.logger.warning("%s %s: %s", call.node_id, call.agent_type, warning)
+        routes = _OpenRoutes(node, call, self._llm.settings)
         async with heartbeating(AGENT_HEARTBEAT_INTERVAL):
             tools = await self._tools.round(call)
             while True:
                 try:
                     reply = await self._llm.complete(
                         agent=call.agent_type.value,
-                        messages=[*prompt.messages, *tools.messages],
+                        messages=[*prompt.messages, *routes.messages, *tools.messages],
                         output_model=node.output_model,
-                        check=well_formed_reply,
+                        schema=routes.schema,
+                        check=routes.check,
                         repair=answerable_question,
                         template_version=self._prompts.template_version,
                         tools=tools.offer,
@@ -149,6 +153,34 @@ class AgentActivities:
             if prompt_chars(shorter.messages) < size:
                 return call, shorter, ", ".join(dropped)
         return None
+
+
+class _OpenRoutes:
+    """What one agent call may route to, with LLM_MAX_PHASE_ROUNDS: the schema of its open
+    routes (None: all are open), a message naming the closed ones, and a check that refuses
+    them from an endpoint that does not enforce the schema."""
+
+    def __init__(self, node: Node, call: AgentCall, settings: LlmSettings) -> None:
+        self.closed = closed_routes(node.output_model, call.agent_runs, settings.max_phase_rounds)
+        self.schema = None
+        self.messages: list[dict[str, str]] = []
+        if self.closed:
+            routes = tuple(r for r in node.output_model.route_aliases() if r not in self.closed)
+            self.schema = shared_decoder_schema(node.output_model, settings.profile, routes)
+            why = "; ".join(f"{r}: {reason}" for r, reason in self.closed.items())
+            self.messages.append(
+                {
+                    "role": "user",
+                    "content": f"These routes are closed now ({why}). Take "
+                    "another route: move the run on, or ask a person in interruptRequest.",
+                }
+            )
+
+    def check(self, output: Routing) -> None:
+        route = output.chosen_route()[0]
+        if route in self.closed:
+            raise ValueError(f"{route} is closed: {self.closed[route]}; take another route")
+        well_formed_reply(output)
 
 
 def _outcome(reply: AgentReply) -> str:

@@ -83,6 +83,9 @@ class LlmSettings:
     request_timeout: timedelta = LLM_REQUEST_TIMEOUT
     profile: OutputProfile = OutputProfile.STANDARD
     """How much a reply may write per field (LLM_PROFILE): the bounds of every output schema."""
+    max_phase_rounds: int | None = None
+    """How many times a model may send a run into one phase (LLM_MAX_PHASE_ROUNDS): then the
+    routes into it leave the agents' schemas; None: no bound but the run's step budget."""
 
     @property
     def repair_at_once(self) -> bool:

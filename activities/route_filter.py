@@ -9,11 +9,13 @@ for its LLM call, once per route per worker (no extra activity hop).
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from activities.output_schema import OutputProfile, decoder_schema
 from models.agent_types import AgentType
 from models.interrupts import InterruptRouting
+from models.routing import Routing
 
 ROUTE_OF: dict[AgentType, str] = {
     agent: route for agent in AgentType if (route := InterruptRouting.route_for(agent)) is not None
@@ -27,3 +29,35 @@ def routing_schema(
     """The InterruptRouting schema filtered to route ``keep`` (None: every route, one variant
     each), bounded by ``profile``."""
     return decoder_schema(InterruptRouting, profile, None if keep is None else (keep,))
+
+
+PHASE_ENTRIES = frozenset(
+    {
+        AgentType.ORCHESTRATOR,
+        AgentType.DISCOVERY_ORCHESTRATOR,
+        AgentType.PLANNING_ORCHESTRATOR,
+        AgentType.TICKET_ORCHESTRATOR,
+    }
+)
+"""The agents that open a phase, the run's own orchestrator among them: a route to one of them
+enters its phase (again)."""
+
+
+def closed_routes(
+    model: type[Routing], runs: Mapping[AgentType, int], max_rounds: int | None
+) -> dict[str, str]:
+    """The routes of ``model`` a model may no longer take, by JSON name, each with why: those
+    into a phase whose entry agent already ran ``max_rounds`` times in the run (None: no route
+    closes). Asking a person is never among them: a looping model moves on or asks."""
+    if max_rounds is None:
+        return {}
+    closed = {}
+    for route, target in model.route_aliases().items():
+        if isinstance(target, AgentType) and target in PHASE_ENTRIES:
+            ran = runs.get(target, 0)
+            if ran >= max_rounds:
+                closed[route] = (
+                    f"{target} already ran {ran} time{'s' * (ran != 1)}, the most a model may "
+                    f"send a run into one phase (LLM_MAX_PHASE_ROUNDS={max_rounds})"
+                )
+    return closed

@@ -69,6 +69,11 @@ class AgentCall(WireModel):
     interrupts_here: int = Field(
         default=0, description="Interrupts this agent type raised so far in the run chain."
     )
+    agent_runs: dict[AgentType, int] = Field(
+        default_factory=dict,
+        description="Calls of each agent type in the run chain before this one: the model may "
+        "not route into a phase whose entry agent ran LLM_MAX_PHASE_ROUNDS times.",
+    )
     recent: list[HistoryDigestEntry] = Field(
         default_factory=list,
         description="The newest blackboard entries without payloads (most recent last, capped).",

@@ -159,6 +159,9 @@ class OrchestratorState(WireModel):
     last_outputs: dict[AgentType, LastOutput] = Field(default_factory=dict)
     interrupt_counts: dict[AgentType, int] = Field(default_factory=dict)
     """Interrupts raised per agent type in the run chain (the loop breaker reads it)."""
+    agent_runs: dict[AgentType, int] = Field(default_factory=dict)
+    """Agent calls per agent type in the run chain: a model's routes into a phase close when its
+    entry agent ran LLM_MAX_PHASE_ROUNDS times (``activities/route_filter.closed_routes``)."""
     events: list[GraphEvent] = Field(default_factory=list)
     """The newest events (at most ``MAX_EVENTS``)."""
     events_recorded: int = 0

@@ -66,11 +66,13 @@ class RunBook:
             interrupt_resolution=interrupt_resolution,
             previous=blackboard.previous_attempt(state, agent, request_entry),
             interrupts_here=state.interrupt_counts.get(agent, 0),
+            agent_runs=dict(state.agent_runs),
             recent=blackboard.recent_digest(state),
             workspace=state.workspace,
             worktree=worktree,
             ask_when_stuck=not state.fail_on_invalid_replies,
         )
+        state.agent_runs[agent] = state.agent_runs.get(agent, 0) + 1
         try:
             reply = await self.calls.run(call, lambda: state.stored_events.get(node_id))
         except ActivityError as err:

@@ -15,7 +15,7 @@ from activities.agents import AgentActivities
 from activities.contributors import ContributorRegistry, default_registry
 from activities.llm import LlmSettings, StructuredLlm
 from activities.offline_model import OfflineModel, OfflineScenario
-from activities.output_schema import OutputProfile
+from activities.output_schema import OutputProfile, variants
 from activities.prompting import PromptRenderer
 from app.worker_setup import build_worker, openai_client
 from models.agent_types import AgentType
@@ -127,3 +127,60 @@ async def test_a_small_model_s_malformed_question_is_repaired_at_once() -> None:
     )
     assert len(model.received) == 1 and reply.call is not None and reply.call.attempts == 1
     assert reply.route == "interruptRequest" and "asked as repaired" in reply.warnings[0]
+
+
+async def test_a_phase_that_ran_its_rounds_is_not_offered_again() -> None:
+    """LLM_MAX_PHASE_ROUNDS: the schema offers the other routes only, and the prompt says why."""
+    settings = LlmSettings(max_phase_rounds=1)
+    model = OfflineModel(OfflineScenario.parse("loop=1000"))
+    agents = AgentActivities(
+        StructuredLlm(openai_client(settings, model), settings), PromptRenderer()
+    )
+    call = make_call(
+        AgentType.ORCHESTRATOR_COLLECTOR,
+        agent_runs={
+            AgentType.ORCHESTRATOR: 1,
+            AgentType.DISCOVERY_ORCHESTRATOR: 1,
+            AgentType.TICKET_ORCHESTRATOR: 1,
+        },
+    )
+    reply = await ActivityEnvironment().run(agents.run_agent, call)
+
+    (request,) = model.received
+    schema = request["response_format"]["json_schema"]["schema"]
+    offered = {r for v in variants(schema) for r in v["properties"]}
+    assert "discoveryOrchestratorRequest" not in offered
+    assert "ticketOrchestratorRequest" not in offered and "orchestratorRequest" not in offered
+    assert {"planningOrchestratorRequest", "finalResult", "interruptRequest"} <= offered
+    assert "DISCOVERY_ORCHESTRATOR already ran 1 time," in request["messages"][-1]["content"]
+    assert reply.route == "planningOrchestratorRequest", "the looping model took an open route"
+
+
+class _Deaf(OfflineModel):
+    """An endpoint that does not enforce the schema: the first reply routes back to discovery."""
+
+    def answer(self, name: str, schema: dict[str, Any], messages: list[dict[str, Any]]) -> str:
+        value = json.loads(super().answer(name, schema, messages))
+        if len(self.received) == 1:
+            guidance = value.pop("planningOrchestratorRequest")["guidance"]
+            value["discoveryOrchestratorRequest"] = {"guidance": guidance, "scope": "again"}
+        return json.dumps(value)
+
+
+async def test_a_closed_route_from_an_endpoint_that_ignores_the_schema_is_sent_back() -> None:
+    settings = LlmSettings(max_phase_rounds=2)
+    model = _Deaf()
+    agents = AgentActivities(
+        StructuredLlm(openai_client(settings, model), settings), PromptRenderer()
+    )
+    call = make_call(
+        AgentType.DISCOVERY_COLLECTOR, agent_runs={AgentType.DISCOVERY_ORCHESTRATOR: 2}
+    )
+    reply = await ActivityEnvironment().run(agents.run_agent, call)
+
+    assert reply.route == "planningOrchestratorRequest" and reply.call is not None
+    assert reply.call.attempts == 2
+    fed_back = str(model.received[1]["messages"][-1]["content"])
+    assert (
+        "discoveryOrchestratorRequest is closed" in fed_back and "LLM_MAX_PHASE_ROUNDS" in fed_back
+    )

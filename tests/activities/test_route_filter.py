@@ -1,5 +1,6 @@
 """The route filter (spec 000 FilterPropertiesDecorator, FR-003..005, SC-003), property by
-property for all 14 origins."""
+property for all 14 origins; and the routes a looping model may no longer take
+(LLM_MAX_PHASE_ROUNDS)."""
 
 from __future__ import annotations
 
@@ -9,9 +10,10 @@ from typing import Any
 import pytest
 
 from activities.output_schema import REPLY_KEY, strict_schema, variants
-from activities.route_filter import ROUTE_OF, routing_schema
+from activities.route_filter import PHASE_ENTRIES, ROUTE_OF, closed_routes, routing_schema
 from models.agent_types import AgentType
 from models.interrupts import InterruptRouting
+from workflows.graph import NODES
 from workflows.resolution_rules import allowed_route
 
 FULL = strict_schema(InterruptRouting)
@@ -73,3 +75,30 @@ def test_the_translation_schema_is_a_fresh_copy() -> None:
     first = routing_schema("reviewRequest")
     first["properties"].clear()
     assert list(routing_schema("reviewRequest")["properties"]) == ["reviewRequest"]
+
+
+def test_routes_into_a_phase_close_once_its_entry_agent_ran_the_most_rounds() -> None:
+    collector = NODES[AgentType.DISCOVERY_COLLECTOR].output_model
+    runs = {AgentType.DISCOVERY_ORCHESTRATOR: 2, AgentType.PLANNING_ORCHESTRATOR: 1}
+    assert closed_routes(collector, runs, None) == {}, "unset: no bound but the step budget"
+    assert closed_routes(collector, runs, 3) == {}
+    closed = closed_routes(collector, runs, 2)
+    assert list(closed) == ["discoveryOrchestratorRequest"]
+    assert "DISCOVERY_ORCHESTRATOR already ran 2 times" in closed["discoveryOrchestratorRequest"]
+    assert "LLM_MAX_PHASE_ROUNDS=2" in closed["discoveryOrchestratorRequest"]
+    assert list(closed_routes(collector, runs, 1)) == [
+        "planningOrchestratorRequest",
+        "discoveryOrchestratorRequest",
+    ]
+
+
+@pytest.mark.parametrize("agent", list(NODES), ids=lambda a: a.value)
+def test_asking_a_person_never_closes(agent: AgentType) -> None:
+    model = NODES[agent].output_model
+    every_phase_ran = {entry: 9 for entry in PHASE_ENTRIES}
+    closed = closed_routes(model, every_phase_ran, 1)
+    assert "interruptRequest" in model.route_aliases()
+    assert "interruptRequest" not in closed
+    assert set(closed) == {
+        route for route, target in model.route_aliases().items() if target in PHASE_ENTRIES
+    }

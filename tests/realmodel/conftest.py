@@ -24,6 +24,11 @@ class RealModel:
     log: Path
     """llama-server's log: its own timings and token counts per request."""
 
+    def log_tail(self, lines: int = 30) -> str:
+        """The end of llama-server's log, to tell why a request found no server."""
+        text = self.log.read_text(errors="replace") if self.log.is_file() else "(no log)"
+        return "\n".join(text.splitlines()[-lines:])
+
 
 @pytest.fixture(scope="session")
 def real_model_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RealModel]:
@@ -52,9 +57,3 @@ def real_model_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Real
         yield RealModel(started.stdout.strip().splitlines()[-1], run_dir / "llama-server.log")
     finally:
         subprocess.run(["bash", str(SERVE), "stop"], env=env, capture_output=True, timeout=60)
-
-
-@pytest.fixture
-def real_model(real_model_server: RealModel) -> str:
-    """The base URL of the running llama-server."""
-    return real_model_server.base_url

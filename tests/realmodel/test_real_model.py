@@ -24,7 +24,7 @@ from app.model_context import with_served_context
 from app.worker_setup import build_worker
 from bench.real_model import agent_steps, server_timings
 from models.agent_types import AgentType
-from models.errors import InvalidLlmReply
+from models.errors import InvalidLlmReply, LlmUnavailable
 from models.interrupt_flow import InterruptOutcome
 from models.state import EventKind
 from tests.realmodel.conftest import MODEL, RealModel
@@ -70,8 +70,9 @@ class _Replies(httpx2.AsyncHTTPTransport):
 
 @pytest.mark.parametrize("agent", list(NODES), ids=lambda a: a.value)
 async def test_every_agent_types_first_reply_is_a_valid_routing(
-    real_model: str, agent: AgentType
+    real_model_server: RealModel, agent: AgentType
 ) -> None:
+    real_model = real_model_server.base_url
     settings = small_model(real_model, LLM_VALIDATION_ATTEMPTS="1")
     node = NODES[agent]
     prompt = PromptRenderer().agent_messages(node, make_call(agent))
@@ -79,7 +80,7 @@ async def test_every_agent_types_first_reply_is_a_valid_routing(
     sdk = AsyncOpenAI(
         api_key="sk-local",
         base_url=real_model,
-        max_retries=0,
+        max_retries=1,  # a refused connection is tried again, as the worker would
         http_client=httpx2.AsyncClient(transport=replies, timeout=900),
     )
     try:
@@ -92,6 +93,8 @@ async def test_every_agent_types_first_reply_is_a_valid_routing(
     except InvalidLlmReply as refused:
         content = json.loads(replies.last)["choices"][0]["message"]["content"]
         pytest.fail(f"{agent.value}: {refused}\nits reply: {content}")
+    except LlmUnavailable as unavailable:
+        pytest.fail(f"{unavailable}\nllama-server's log ends:\n{real_model_server.log_tail()}")
     assert isinstance(reply.value, node.output_model)  # exactly one route: validated
     limit = settings.max_tokens_for(agent.value)[0]
     assert reply.call.attempts == 1 and (reply.call.completion_tokens or 0) < limit
