@@ -33,3 +33,9 @@ def parse_context_id(context_id: str) -> tuple[str, AgentType, int, datetime]:
 def is_context_id(text: str) -> bool:
     """Whether ``text`` has the shape of a context id."""
     return _CONTEXT_ID.match(text) is not None
+
+
+def ref_component(text: str) -> str:
+    """``text`` as one git-ref and file-name component (at most 100 characters, never empty)."""
+    name = re.sub(r"[^A-Za-z0-9._-]+", "-", text).replace("..", ".").strip(".-")
+    return name[:100] or "x"

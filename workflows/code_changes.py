@@ -10,7 +10,7 @@ and behind the ``20-code-changes`` patch, so runs recorded before keep their com
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -40,6 +40,7 @@ from models.code import (
     WorktreeRef,
 )
 from models.errors import AgentFailed, failure_message
+from models.ids import ref_component
 from models.interrupts import (
     ChoiceOption,
     ConfirmationItem,
@@ -75,19 +76,38 @@ REVIEW_DIFF_CHARS = 24_000
 MAX_RESOLVED = 20
 
 
+def ticket_names(requests: Sequence[Mapping[str, Any]], keys: Sequence[str]) -> list[str]:
+    """The name of each ticket of a fan-out, which names its branch: the model's ``ticketId``
+    (its first 100 characters; the agent's key when empty), a repeat as a git ref numbered
+    (``T-1``, ``T-1-2``), so no two tickets share a branch or a worktree. A model's ids never
+    decide uniqueness; the same fan-out gives the same names each round."""
+    taken: set[str] = set()
+    names = []
+    for request, key in zip(requests, keys, strict=True):
+        base = str(request.get("ticketId") or "").strip()[:100] or key
+        name, n = base, 1
+        while ref_component(name) in taken:
+            n += 1
+            name = f"{base[:90]}-{n}"
+        taken.add(ref_component(name))
+        names.append(name)
+    return names
+
+
 async def ticket_step(
     book: RunBook,
     agent: AgentType,
     node_id: str,
     request: dict[str, Any],
+    ticket: str,
     call: Callable[..., Awaitable[AgentReply]],
 ) -> AgentReply:
-    """A ticket agent's step in its own worktree, then its real commit (FR-064, FR-066)."""
+    """A ticket agent's step at ``node_id`` (for ``request``) in its own worktree on ticket
+    ``ticket``'s branch (``ticket_names``), then its real commit (FR-064, FR-066)."""
     state = book.state
     workspace = state.workspace
     if agent is not AgentType.TICKET_AGENT or workspace is None or not workflow.patched(PATCH):
         return await call()
-    ticket = clip(str(request.get("ticketId") or node_id), 100)
     worktree: WorktreeRef = await _git(
         book,
         node_id,

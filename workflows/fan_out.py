@@ -18,7 +18,7 @@ from models.limits import clip
 from models.state import EntryKind, EventKind, HistoryEntry
 from workflows import blackboard
 from workflows.asking import StartedQuestion, start_question
-from workflows.code_changes import ticket_step
+from workflows.code_changes import ticket_names, ticket_step
 from workflows.curation import with_contexts
 from workflows.event_questions import question_from_event
 from workflows.graph import NODES, Node
@@ -63,6 +63,7 @@ async def run_fan_out(
         )
     running: dict[int, tuple[str, str, list[str]]] = {}
     calls = []
+    tickets = ticket_names([a.request for a in fan_out], [a.key for a in fan_out])
     for index, held_agent in enumerate(fan_out):
         if not held_agent.runs():
             continue
@@ -82,7 +83,14 @@ async def run_fan_out(
         running[index] = (sub_id, output_id, upstream_of(entry, sub, context))
         call = partial(book.call_agent, sub_id, child.agent_type, sub, entry, context, output_id)
         calls.append(
-            ticket_step(book, child.agent_type, sub_id, sub, partial(call, held_agent.answer))
+            ticket_step(
+                book,
+                child.agent_type,
+                sub_id,
+                sub,
+                tickets[index],
+                partial(call, held_agent.answer),
+            )
         )
     settle = partial(_settle, book, child, node_id, fan_out)
     if ask_early is None or not calls or not workflow.patched(EARLY_QUESTIONS):

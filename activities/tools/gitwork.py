@@ -42,6 +42,7 @@ from models.code import (
     WorktreeRef,
 )
 from models.errors import AgentWorkflowError
+from models.ids import ref_component
 from models.tools import PinnedWorkspace
 
 GIT_TIMEOUT_SECONDS = 120
@@ -63,14 +64,8 @@ class WorktreeLimit(AgentWorkflowError):
     """More ticket worktrees than ``AGENT_WORKTREES`` would be on disk."""
 
 
-def safe_name(text: str) -> str:
-    """``text`` as one git-ref and file-name component."""
-    name = re.sub(r"[^A-Za-z0-9._-]+", "-", text).replace("..", ".").strip(".-")
-    return name[:100] or "x"
-
-
 def run_branch(run_id: str) -> str:
-    return f"agents/{safe_name(run_id)}"
+    return f"agents/{ref_component(run_id)}"
 
 
 def git(cwd: Path, *args: str, env: dict[str, str] | None = None, check: bool = True) -> str:
@@ -128,8 +123,8 @@ def prepare(
     The branch starts at the pinned commit; a ticket that runs again continues from its tip.
     """
     repo = run_repository(pinned, settings)
-    branch = f"{run_branch(run_id)}/{safe_name(ticket_id)}"
-    path = settings.worktrees / safe_name(run_id) / safe_name(node_id.replace("/", "--"))
+    branch = f"{run_branch(run_id)}/{ref_component(ticket_id)}"
+    path = settings.worktrees / ref_component(run_id) / ref_component(node_id.replace("/", "--"))
     record = path.with_name(path.name + ".json")
     with _LOCK:
         if (path / ".git").exists() and (kept := _kept_ref(record)) is not None:
@@ -304,7 +299,7 @@ def merge(request: MergeRequest, settings: ToolSettings) -> tuple[MergeOutcome, 
     has no resolution (the merge is undone, the outcome names it). Returns the merge worktree."""
     repo = runs_repository(Path(request.repository))
     branch = run_branch(request.run_id)
-    path = settings.worktrees / safe_name(request.run_id) / "_merge"
+    path = settings.worktrees / ref_component(request.run_id) / "_merge"
     with _LOCK:
         if not (path / ".git").exists():
             shutil.rmtree(path, ignore_errors=True)
@@ -417,7 +412,7 @@ def push(path: Path, branch: str, remote: str) -> None:
 def remove_worktrees(run_id: str, pinned: PinnedWorkspace, settings: ToolSettings) -> list[str]:
     """Remove the run's worktrees (its branches stay); the paths removed."""
     repo = run_repository(pinned, settings)
-    folder = settings.worktrees / safe_name(run_id)
+    folder = settings.worktrees / ref_component(run_id)
     removed = [str(p) for p in sorted(folder.glob("*")) if p.is_dir()]
     with _LOCK:
         shutil.rmtree(folder, ignore_errors=True)

@@ -22,7 +22,7 @@ import pytest
 from temporalio.client import Client, WorkflowFailureError
 
 from activities.llm import LlmSettings
-from activities.offline_model import OfflineScenario
+from activities.offline_model import OfflineModel, OfflineScenario
 from activities.tools.settings import ToolSettings
 from app.export import Format
 from app.history import read_run
@@ -237,7 +237,7 @@ WORKER = textwrap.dedent(
     from temporalio.client import Client
     from temporalio.contrib.pydantic import pydantic_data_converter
     from activities.llm import LlmSettings
-    from activities.offline_model import OfflineScenario
+    from activities.offline_model import OfflineModel, OfflineScenario
     from activities.tools.settings import ToolSettings
     from app.worker_setup import build_worker
 
@@ -320,3 +320,38 @@ async def test_a_failed_run_keeps_its_worktrees_and_names_them_in_its_status(
     assert status.code is not None and len(status.code.worktrees) == 2
     for path in status.code.worktrees:
         assert (Path(path) / "calc" / "ops.py").is_file()  # kept for a person to look at
+
+
+class _OddTicketIds(OfflineModel):
+    """A model whose tickets repeat an id, leave it empty and write a long path-like one."""
+
+    IDS = ("T-1", "T-1", "", "../x/" + "y" * 500)
+
+    def answer(self, name: str, schema: dict[str, Any], messages: list[dict[str, Any]]) -> str:
+        value = json.loads(super().answer(name, schema, messages))
+        requests = (value.get("ticketAgentRequests") or {}).get("requests") or []
+        for request, ticket in zip(requests, self.IDS, strict=False):
+            request["ticketId"] = ticket
+        return json.dumps(value)
+
+
+async def test_tickets_a_model_gave_the_same_or_odd_ids_each_get_their_own_branch(
+    client: Client, task_queue: str, workflow_id: str, tmp_path: Path
+) -> None:
+    repo = make_code_repo(tmp_path)
+    tools = ToolSettings(state_dir=tmp_path / "state")
+    model = _OddTicketIds(OfflineScenario.parse("fanout=4"))
+    async with build_worker(client, task_queue, LlmSettings(), offline=model, tools=tools):
+        handle = await client.start_workflow(
+            OrchestratorWorkflow.run, _start_input(repo), id=workflow_id, task_queue=task_queue
+        )
+        final = await handle.result()
+        status = await full_status(client, handle)
+    tickets = [p["result"] for p in _outputs(status.history, AgentType.TICKET_AGENT)]
+    branches = [t["commit"]["branch"] for t in tickets]
+    assert len(tickets) == 4 and len(set(branches)) == 4, branches
+    assert all(b.startswith(f"agents/{workflow_id}/") and ".." not in b for b in branches)
+    assert {"T-1", "T-1-2", "ticket-agent-3"} < {t["ticketId"] for t in tickets}
+    change = final.code_change
+    assert change is not None and len(change.merged_tickets) == 4
+    assert not (tmp_path / "x").exists() and not (tools.worktrees / workflow_id).exists()

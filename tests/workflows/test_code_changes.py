@@ -15,6 +15,7 @@ from models.code import (
     TicketChange,
     TicketCommit,
 )
+from models.ids import ref_component
 from models.interrupts import InterruptResolution
 from models.results import CommitInfo, TestOutcome, TicketAgentResult, VerificationStatus
 from workflows.code_changes import (
@@ -22,6 +23,7 @@ from workflows.code_changes import (
     merge_order,
     remember_ticket,
     take_answer,
+    ticket_names,
     with_commit,
 )
 
@@ -142,3 +144,26 @@ def test_the_last_choice_of_a_long_conflict_covers_the_files_not_shown() -> None
         ("b.py", ConflictChoice.THEIRS),
         ("*", ConflictChoice.THEIRS),
     ]
+
+
+def test_a_models_ticket_ids_never_make_two_tickets_share_a_branch() -> None:
+    keys = [f"ticket-agent-{n}" for n in range(1, 8)]
+    requests = [
+        {"ticketId": "T-1"},
+        {"ticketId": "T-1"},
+        {"ticketId": ""},
+        {"ticketId": "../../etc/T 1"},
+        {"ticketId": "z" * 500},
+        {"ticketId": "z" * 500 + "other"},
+        {},
+    ]
+    names = ticket_names(requests, keys)
+    assert names[:4] == ["T-1", "T-1-2", "ticket-agent-3", "../../etc/T 1"]
+    assert len(names[4]) == 100 and names[5] == "z" * 90 + "-2"
+    assert names[6] == "ticket-agent-7"
+    refs = [ref_component(n) for n in names]
+    assert len(set(refs)) == len(refs), refs
+    assert all("/" not in r and not r.startswith(".") for r in refs)
+    assert ticket_names(requests, keys) == names, "the same each round"
+    taken = [{"ticketId": "T-1-2"}, {"ticketId": "T-1"}, {"ticketId": "T-1"}]
+    assert ticket_names(taken, keys[:3]) == ["T-1-2", "T-1", "T-1-3"]
