@@ -113,6 +113,14 @@ def describe_validation_error(err: ValidationError, limit: int = 8) -> str:
     return "; ".join(parts)
 
 
+def failure_type(err: BaseException) -> str | None:
+    """The type of the ApplicationError behind a Temporal failure (``LlmUnavailable``), if any."""
+    cause: BaseException | None = err
+    while cause is not None and not isinstance(cause, ApplicationError):
+        cause = cause.__cause__
+    return cause.type if isinstance(cause, ApplicationError) else None
+
+
 def failure_message(err: BaseException) -> str:
     """The message of the ApplicationError behind a Temporal failure, else the failure's text."""
     cause: BaseException | None = err
@@ -137,3 +145,11 @@ class NotificationFailed(AgentWorkflowError):
 
 class NotificationRefused(AgentWorkflowError):
     """A receiver refused the delivery (4xx, SMTP login or recipients): retrying will not help."""
+
+
+RESCUABLE_FAILURES = frozenset(
+    {LlmUnavailable.__name__, LlmTimedOut.__name__, LlmReplyTooLarge.__name__}
+)
+"""Model failures a person can rescue (run the agent again now or later, or tell it how to go
+on): an agent call that ends in one asks a person at its node instead of failing the run. A
+refused key or an unknown model (LlmConfigurationError) still fails it in one line."""

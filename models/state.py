@@ -197,7 +197,8 @@ class OrchestratorInput(WireModel):
     on_interrupt_timeout: TimeoutOutcome = TimeoutOutcome.ESCALATE_TO_AGENT_REVIEW
     fail_on_invalid_replies: bool = Field(
         default=False,
-        description="An agent whose replies stay invalid fails the run (InvalidLlmReply); "
+        description="An agent whose replies stay invalid (InvalidLlmReply), or whose model call "
+        "fails on every attempt (endpoint down or hanging, a reply too large), fails the run; "
         "false: a person is asked at that node instead.",
     )
     fail_on_step_limit: bool = Field(

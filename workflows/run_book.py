@@ -16,7 +16,13 @@ from models.agent_call import AgentCall, AgentReply, ContextItem
 from models.agent_types import AgentType
 from models.code import WorktreeRef
 from models.contexts import curated_ids_in
-from models.errors import AgentFailed, AgentWorkflowError, failure_message
+from models.errors import (
+    RESCUABLE_FAILURES,
+    AgentFailed,
+    AgentWorkflowError,
+    failure_message,
+    failure_type,
+)
 from models.ids import make_context_id
 from models.limits import AGENT_OUTPUT_BYTES, AGENT_REQUEST_BYTES, fit_strings, json_bytes
 from models.state import EntryKind, EventKind, GraphEvent, HistoryEntry, OrchestratorState
@@ -27,6 +33,9 @@ from workflows.event_log import log_event, record_event
 from workflows.legacy import upgrade_output
 from workflows.supervised_call import SupervisedCalls
 
+MODEL_FAILURES_ASK = "30-model-failures-ask"
+"""Patch: an endpoint down or hanging past its attempts, or an oversized reply, asks a person at
+the node; runs recorded before it failed there."""
 CONTEXT_WINDOW = 6
 """How many recent outputs an agent sees as curated upstream context."""
 
@@ -79,6 +88,12 @@ class RunBook:
             if workflow.cancellation_reason() is not None:
                 raise  # the run is being cancelled: it ends cancelled, not failed
             text = failure_message(err)
+            if (
+                failure_type(err) in RESCUABLE_FAILURES
+                and not state.fail_on_invalid_replies
+                and workflow.patched(MODEL_FAILURES_ASK)
+            ):  # a person rescues it at this node, as a stuck agent's question
+                return AgentReply(output={}, route=None, stuck=f"the model call failed: {text}")
             self.fail(AgentFailed(f"{agent} at {node_id} failed: {text}"), node_id, agent)
         for warning in reply.warnings:
             self.event(EventKind.WARNING, warning, node_id, agent)

@@ -36,6 +36,7 @@ from models.errors import (
 )
 from models.routings import OrchestratorRouting
 from models.state import OrchestratorInput
+from tests.support.interrupts import answer_offered, interrupt_status, wait_for_interrupt
 from tests.support.openai_server import CONTEXT, CUT, HANG, HUGE, ScriptedOpenAIServer
 from tests.support.prompts import make_call
 from workflows.orchestrator import OrchestratorWorkflow
@@ -215,9 +216,11 @@ async def test_the_final_failure_says_what_happened_and_what_to_change_and_no_re
 # -- replies too large for Temporal ------------------------------------------------------------
 
 
-async def test_a_reply_over_the_payload_limit_fails_the_run_at_once_naming_agent_and_fix(
+async def test_a_reply_over_the_payload_limit_asks_a_person_at_once_naming_agent_and_fix(
     client: Client, server: ScriptedOpenAIServer, task_queue: str, workflow_id: str
 ) -> None:
+    """Asking the model again will not shrink its reply: the activity fails at once, and the run
+    asks a person at the node instead of failing (issue 30 item 14); the answer runs it again."""
     server.play(HUGE)
 
     async with build_worker(client, task_queue, _settings(server)):
@@ -227,17 +230,20 @@ async def test_a_reply_over_the_payload_limit_fails_the_run_at_once_naming_agent
             id=workflow_id,
             task_queue=task_queue,
         )
-        with pytest.raises(WorkflowFailureError) as failure:
-            await asyncio.wait_for(handle.result(), RESULT_TIMEOUT)
+        status = await wait_for_interrupt(handle, RESULT_TIMEOUT)
+        pending = status.pending_interrupt
+        assert pending is not None and pending.origin_agent_type is AgentType.ORCHESTRATOR
+        question = await interrupt_status(client, pending.workflow_id)
+        child = client.get_workflow_handle(pending.workflow_id)
+        await child.execute_update("resolve_validated", answer_offered(question.request))
+        result = await asyncio.wait_for(handle.result(), RESULT_TIMEOUT)
         history = await handle.fetch_history()
 
-    assert server.replies == [HUGE], "asked once: neither validation nor Temporal retries it"
-    cause = failure.value.cause
-    assert isinstance(cause, ApplicationError)
-    assert cause.non_retryable
-    assert "ORCHESTRATOR" in cause.message
-    assert "replied with 2.5 MiB, more than the 1 MiB" in cause.message
-    assert "AGENT_MODEL" in cause.message
+    assert result is not None, "answered, the agent ran again and the run went on"
+    assert server.replies[0] == HUGE, "asked once: neither validation nor Temporal retries it"
+    why = question.request.context_for_decision
+    assert "ORCHESTRATOR" in why and "replied with 2.5 MiB, more than the 1 MiB" in why
+    assert "AGENT_MODEL" in why
     [failed] = [
         e.activity_task_failed_event_attributes.failure
         for e in history.events
@@ -246,6 +252,40 @@ async def test_a_reply_over_the_payload_limit_fails_the_run_at_once_naming_agent
     assert failed.application_failure_info.type == LlmReplyTooLarge.__name__
     assert failed.application_failure_info.non_retryable
     assert "TMPRL1103" not in history.to_json()
+
+
+@pytest.mark.parametrize("fail_fast", [False, True], ids=["asks", "failOnInvalidReplies"])
+async def test_an_endpoint_down_on_every_attempt_asks_a_person_unless_the_run_says_fail(
+    client: Client,
+    server: ScriptedOpenAIServer,
+    task_queue: str,
+    workflow_id: str,
+    fail_fast: bool,
+) -> None:
+    server.play(*["500"] * ATTEMPTS)
+    settings = _settings(server, endpoint_attempts=ATTEMPTS)
+    async with build_worker(client, task_queue, settings):
+        handle = await client.start_workflow(
+            OrchestratorWorkflow.run,
+            OrchestratorInput(goal="add a health check", fail_on_invalid_replies=fail_fast),
+            id=workflow_id,
+            task_queue=task_queue,
+        )
+        if fail_fast:
+            with pytest.raises(WorkflowFailureError) as failure:
+                await asyncio.wait_for(handle.result(), RESULT_TIMEOUT)
+            assert "answered HTTP 500" in str(failure.value.cause)
+            return
+        status = await wait_for_interrupt(handle, RESULT_TIMEOUT)
+        pending = status.pending_interrupt
+        assert pending is not None
+        question = await interrupt_status(client, pending.workflow_id)
+        assert "answered HTTP 500 (scripted failure" in question.request.context_for_decision
+        assert f"on the last of {ATTEMPTS} attempts" in question.request.context_for_decision
+        child = client.get_workflow_handle(pending.workflow_id)
+        await child.execute_update("resolve_validated", answer_offered(question.request))
+        assert await asyncio.wait_for(handle.result(), RESULT_TIMEOUT) is not None
+    assert server.replies[:ATTEMPTS] == ["500"] * ATTEMPTS
 
 
 # -- an endpoint that echoes the key -----------------------------------------------------------
