@@ -233,7 +233,7 @@ def translation_example(
     """The question and its answer -> the InterruptRouting filtered to the one allowed route."""
     job, outcome = it.translation, it.translated
     if job is None or outcome is None:
-        raise Unverifiable("the answer was never translated")
+        raise Unverifiable("the answer was never translated (no translation, or it failed)")
     prompt = _verified([translation_messages(prompts, job)], outcome.call, prompts)
     answer = _answer(outcome.routing, routing_schema(job.allowed_route), InterruptRouting)
     return Example(

@@ -90,6 +90,9 @@ class InterruptOutcome(WireModel):
     timed_out: bool = False
     call: CallRecord | None = None
     """The translation's LLM call (null in outcomes recorded before calls were)."""
+    untranslated: str | None = None
+    """Why the translator could not write the routing: it is then the allowed route with the
+    origin's last request and the answer as guidance, not a model's answer."""
 
 
 class InterruptStatus(WireModel):

@@ -11,7 +11,7 @@ from typing import Any, NoReturn
 from pydantic import ValidationError
 from temporalio import workflow
 from temporalio.common import RawValue
-from temporalio.exceptions import ActivityError, ApplicationError
+from temporalio.exceptions import ActivityError, ApplicationError, CancelledError
 
 from models.agent_types import AgentType
 from models.errors import InvalidInput, Rejected, UndecodablePayload, failure_message
@@ -53,6 +53,7 @@ from workflows.resolution_rules import (
     left_to_text,
     recommended_resolution,
     resolution_problems,
+    untranslated_routing,
 )
 from workflows.shadow import SHADOW_SUFFIX
 from workflows.visibility import show_interrupt
@@ -416,7 +417,7 @@ class InterruptWorkflow:
                 f"no InterruptRouting route leads to {reroute_to or job.origin}; the schema is "
                 "not filtered and every route is offered",
             )
-        outcome = await workflow.execute_activity_method(
+        translation = workflow.execute_activity_method(
             ResolutionActivities.translate_resolution,
             TranslationInput(
                 goal=job.goal,
@@ -434,6 +435,28 @@ class InterruptWorkflow:
             retry_policy=AGENT_RETRY,
             summary=f"translate the answer into {keep or 'a route'}",
         )
+        try:
+            outcome = await translation
+        except ActivityError as err:
+            routing = None
+            if (
+                keep is not None
+                and keep == allowed_route(job.origin, None)  # it resumes its own agent
+                and not isinstance(err.cause, CancelledError)  # overruled: not a failure
+                and workflow.patched(ANSWER_TAKEN)
+            ):
+                routing = untranslated_routing(keep, job.origin_request, job.request, resolution)
+            if routing is None:
+                raise
+            why = clip(failure_message(err), 1_000)
+            self._event(
+                EventKind.WARNING,
+                f"the answer could not be translated ({why}); {job.origin} resumes with its "
+                "last request and your answer as guidance",
+            )
+            outcome = InterruptOutcome(
+                routing=routing, route=keep, resolution=resolution, untranslated=why
+            )
         routing = outcome.routing
         for name, translation_hook in TRANSLATION_HOOKS:
             routing = translation_hook(routing)
@@ -474,6 +497,9 @@ def _reroute_target(job: InterruptInput, resolution: InterruptResolution) -> Age
 
 
 RESOLVE_UPDATE = "resolve_validated"
+ANSWER_TAKEN = "30-answer-taken-untranslated"
+"""Patch id: an accepted answer the translator cannot write resumes its agent with the answer as
+guidance (``untranslated_routing``) instead of failing the run (issue 30 item 2)."""
 FREE_TEXT = "18-free-text-answers"
 """Patch id: a resolve signal's free text may answer the choices it leaves open (issue 18)."""
 

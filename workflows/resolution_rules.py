@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
+from typing import Any
+
+from pydantic import ValidationError
 
 from models.agent_types import AgentType
 from models.interrupts import (
@@ -15,7 +18,7 @@ from models.interrupts import (
     ResolvedBy,
     StructuredChoice,
 )
-from models.limits import clip
+from models.limits import MAX_TEXT_CHARS, clip
 
 
 def resolution_problems(
@@ -177,3 +180,18 @@ def describe_resolution(request: InterruptRequestBase, resolution: InterruptReso
         lines.append(f"Note: {resolution.free_text}")
     lines.append(f"Resolved by: {resolution.resolved_by.value}")
     return "\n".join(lines)
+
+
+def untranslated_routing(
+    route: str, carried: dict[str, Any], request: InterruptRequestBase, answer: InterruptResolution
+) -> dict[str, Any] | None:
+    """The routing of an accepted answer the translator could not write: ``route`` with the
+    origin's last request (``carried``) and the person's answer added to its guidance, so the
+    agent resumes with both and the run goes on. None when ``carried`` does not fit ``route``."""
+    said = describe_resolution(request, answer)
+    guidance = f"{carried.get('guidance', '')}\n\nA person answered your question:\n{said}"
+    routing = {route: {**carried, "guidance": clip(guidance.strip(), MAX_TEXT_CHARS)}}
+    try:
+        return InterruptRouting.model_validate(routing).to_wire()
+    except ValidationError:
+        return None
