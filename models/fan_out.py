@@ -27,6 +27,9 @@ class HeldAgent(WireModel):
     question: DispatchedAgentInterruptRequest | None = None
     answer: str | None = None
     """Its own part of the person's answer, as the resumed agent's prompt shows it."""
+    asked_itself: bool = False
+    """Whether ``question`` is its model's own, not one the workflow asks for it (a supervisor's
+    event, a stuck model): only those count towards the interrupt loop breaker."""
 
     def runs(self) -> bool:
         """Whether the fan-out calls this agent: not finished, and not waiting for an answer."""

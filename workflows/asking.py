@@ -150,12 +150,13 @@ async def start_question(
         autonomy=state.controller_autonomy,
         hand_over=hand_over and workflow.patched(QUESTION_HANDED_OVER),
     )
+    lift = bool(getattr(request, "agent_questions", []))  # counted as its agents' (``lifted``)
     book.record(
         node_id,
         origin,
         EntryKind.INTERRUPT,
         {"workflowId": child_id, **request.to_wire()},
-        supervised=event is not None or person_only,  # not the agent's own: not counted
+        supervised=event is not None or person_only or lift,  # not the agent's own: not counted
     )
     book.event(EventKind.INTERRUPT_STATUS, f"REQUESTED: {child_id}", node_id, origin)
     return await _start_child(book, job, child_id)

@@ -153,6 +153,7 @@ def _settle(
     """Record one dispatched agent's reply and mark it finished or asking in ``fan_out``."""
     sub_id, output_id, upstream = where
     payload, route = reply.output, reply.route
+    asked_itself = reply.stuck is None and route == "interruptRequest"
     if reply.stuck is not None:  # the model stays invalid: its agent asks a person (issue 19)
         book.event(
             EventKind.WARNING,
@@ -176,6 +177,7 @@ def _settle(
             question = question_from_event(child.agent_type, event, payload)
             payload, route = {"interruptRequest": question.to_wire()}, "interruptRequest"
         book.state.stored_events.setdefault(node_id, event)  # its choices and reroute
+        asked_itself = False  # a supervisor's question
     routing = child.output_model.model_validate(payload)
     _, target, value = routing.chosen_route()
     output = book.record(
@@ -195,6 +197,7 @@ def _settle(
             "result": None if asks else value,
             "question": value if asks else None,
             "answer": None,
+            "asked_itself": asks and asked_itself,
         }
     )
 
@@ -207,8 +210,9 @@ def lifted(
     question = lift(node.agent_type, fan_out) if node.dispatches is not None else None
     if question is None or node.dispatches is None:
         return None
-    counts = book.state.interrupt_counts
-    counts[node.dispatches] = counts.get(node.dispatches, 0) + 1
+    if any(a.asked_itself for a in fan_out if a.question is not None and a.answer is None):
+        counts = book.state.interrupt_counts  # only a model's own questions (the loop breaker)
+        counts[node.dispatches] = counts.get(node.dispatches, 0) + 1
     summary = (
         f"{len(question.agent_questions)} of {len(fan_out)} agents asked; the workflow "
         "raises their questions"
