@@ -28,6 +28,7 @@ from app.config import (
     stuck_check_seconds,
     worker_drain,
     worker_max_activities,
+    worker_sticky,
 )
 from app.connect import ConnectionProblem, connect
 from app.logs import configure_logging
@@ -66,6 +67,7 @@ async def main(argv: list[str]) -> int:
         llm = llm_settings_from_env()
         watch_every = stuck_check_seconds()
         drain = worker_drain()
+        sticky = worker_sticky()
         max_activities = worker_max_activities()
         metrics_at = metrics_address()
         runtime = metrics_runtime(metrics_at) if metrics_at else None
@@ -98,6 +100,7 @@ async def main(argv: list[str]) -> int:
         notify=notify,
         drain=drain,
         max_activities=max_activities,
+        sticky=sticky,
     )
     stop_on_signals(worker, drain)
     if watch_every:

@@ -25,7 +25,7 @@ from activities.shadow_start import ShadowStarter
 from activities.tools.loop import Toolbox
 from activities.tools.settings import ToolSettings
 from activities.tools.workspace import WorkspaceActivities
-from app.config import OFFLINE_MAX_ACTIVITIES
+from app.config import OFFLINE_MAX_ACTIVITIES, WORKER_STICKY_SECONDS
 from app.data_converter import with_checked_converter
 from workflows.interrupt import InterruptWorkflow
 from workflows.notifications import NotificationWorkflow
@@ -91,6 +91,7 @@ def build_worker(
     autonomy_settings: AutonomySettings | None = None,
     drain: timedelta = timedelta(),
     max_activities: int | None = None,
+    sticky: timedelta = timedelta(seconds=WORKER_STICKY_SECONDS),
 ) -> Worker:
     """A worker for ``task_queue`` with all workflows and the agent activities.
 
@@ -101,7 +102,8 @@ def build_worker(
     AGENTS_WORKER_DRAIN_SECONDS; the default, none, suits in-process workers of tests and benches).
     ``max_activities``: activities it runs at once (AGENTS_WORKER_MAX_ACTIVITIES); by default
     OFFLINE_MAX_ACTIVITIES with the offline model, whose answers take the worker's event loop, and
-    the SDK's default with a model endpoint.
+    the SDK's default with a model endpoint. ``sticky``: how long a run's next workflow task waits
+    for this worker before another may take it (AGENTS_WORKER_STICKY_SECONDS).
     """
     if offline is None and settings.offline:
         offline = OfflineModel(scenario, keep_requests=False)  # a worker runs for months
@@ -124,6 +126,7 @@ def build_worker(
         max_heartbeat_throttle_interval=HEARTBEAT_THROTTLE,
         default_heartbeat_throttle_interval=HEARTBEAT_THROTTLE,
         graceful_shutdown_timeout=drain,
+        sticky_queue_schedule_to_start_timeout=sticky,
         max_concurrent_activities=max_activities
         or (OFFLINE_MAX_ACTIVITIES if offline is not None else None),
         activities=[

@@ -8,6 +8,11 @@ It prints, per trial, the time from the kill to the model request of the call's 
 call running again on the new worker; aim: median <= 5 s), and the model calls each death cost
 (aim <= 1: the one request the dead worker had in flight, asked again). The run must then
 complete: deaths never spend the endpoint's attempts.
+
+Then, in a second run, ``--trials`` deaths each in another agent's call, whose next attempt the
+model answers at once: the time from the kill to the next agent's first model request (the run
+moving again; its next workflow task first waits on the dead worker's sticky queue for
+AGENTS_WORKER_STICKY_SECONDS; aim: median <= 5 s). Its fan-outs run one agent each.
 """
 
 from __future__ import annotations
@@ -25,6 +30,7 @@ from pathlib import Path
 from temporalio.api.enums.v1 import EventType
 from temporalio.client import Client
 
+from activities.offline_model import OfflineScenario
 from bench.harness import (
     bench_parser,
     run_on_dev_server,
@@ -34,10 +40,12 @@ from bench.harness import (
     worker_env,
 )
 from models.results import OrchestratorCollectorResult
-from tests.support.openai_server import HANG, ScriptedOpenAIServer
+from tests.support.openai_server import HANG, VALID, ScriptedOpenAIServer
 
 ROOT = Path(__file__).resolve().parent.parent
 AIM_SECONDS = 5.0
+TEMPORAL_STICKY = 10.0
+"""The Python SDK's default sticky-queue schedule-to-start timeout, the baseline."""
 
 
 @dataclass
@@ -49,14 +57,22 @@ class Recovery:
     attempts: int
     """The agent call's Temporal attempts when it finished."""
     completed: bool
+    moving: list[float]
+    """Per trial of the second run: kill -> the next agent's first model request."""
+    moving_baseline: list[float]
+    """The same with Temporal's default sticky wait (``--baseline``); empty without."""
 
 
-def _worker(client: Client, task_queue: str, base_url: str, log: Path) -> subprocess.Popen[bytes]:
+def _worker(
+    client: Client, task_queue: str, base_url: str, log: Path, sticky: float | None = None
+) -> subprocess.Popen[bytes]:
     env = worker_env(client, task_queue) | {
         "OPENAI_API_KEY": "sk-recovery-bench",
         "OPENAI_BASE_URL": base_url,
         "AGENT_MODEL": "recovery-model",
     }
+    if sticky is not None:
+        env["AGENTS_WORKER_STICKY_SECONDS"] = str(sticky)
     with log.open("ab") as out:
         return subprocess.Popen(
             [sys.executable, "worker.py"], cwd=ROOT, env=env, stdout=out, stderr=subprocess.STDOUT
@@ -69,7 +85,9 @@ async def _requests_reach(server: ScriptedOpenAIServer, count: int, timeout: flo
             await asyncio.sleep(0.02)
 
 
-async def measure(client: Client, *, trials: int, timeout: float = 120) -> Recovery:
+async def measure(
+    client: Client, *, trials: int, timeout: float = 120, baseline: bool = False
+) -> Recovery:
     """Kill the worker ``trials`` times in the first agent call, then let the run finish."""
     seconds: list[float] = []
     calls: list[int] = []
@@ -108,7 +126,57 @@ async def measure(client: Client, *, trials: int, timeout: float = 120) -> Recov
         if e.event_type == EventType.EVENT_TYPE_ACTIVITY_TASK_STARTED
     ]
     final = OrchestratorCollectorResult.model_validate(result)
-    return Recovery(seconds, calls, attempts=started[0], completed=bool(final.phases_completed))
+    moving = await _measure_moving(client, trials=trials, timeout=timeout)
+    temporal_default = (
+        await _measure_moving(client, trials=trials, timeout=timeout, sticky=TEMPORAL_STICKY)
+        if baseline
+        else []
+    )
+    return Recovery(
+        seconds,
+        calls,
+        attempts=started[0],
+        completed=bool(final.phases_completed),
+        moving=moving,
+        moving_baseline=temporal_default,
+    )
+
+
+async def _measure_moving(
+    client: Client, *, trials: int, timeout: float, sticky: float | None = None
+) -> list[float]:
+    """Kill the worker in ``trials`` successive agent calls, each answered at once when it runs
+    again; per death, kill -> the next agent's first model request."""
+    moving: list[float] = []
+    task_queue = f"recovery-{uuid.uuid4()}"
+    script = [HANG, *[VALID, HANG] * (trials - 1), VALID]  # killed, answered again at once, ...
+    with (
+        tempfile.TemporaryDirectory() as tmp,
+        ScriptedOpenAIServer(script, scenario=OfflineScenario(fan_out=1)) as llm,
+    ):
+        log = Path(tmp) / "workers.log"
+        worker = _worker(client, task_queue, llm.base_url, log, sticky)
+        try:
+            handle = await client.start_workflow(
+                "OrchestratorWorkflow",
+                {"goal": "add rate limiting to the gateway", "maxSteps": 40},
+                id=f"recovery-{uuid.uuid4()}",
+                task_queue=task_queue,
+            )
+            await _requests_reach(llm, 1, timeout)
+            for _ in range(trials):
+                before = len(llm.completions)
+                worker.kill()
+                killed = time.monotonic()
+                worker.wait()
+                worker = _worker(client, task_queue, llm.base_url, log, sticky)
+                await _requests_reach(llm, before + 2, timeout)  # again, then the next agent
+                moving.append(time.monotonic() - killed)
+            await asyncio.wait_for(handle.result(), timeout)
+        finally:
+            worker.kill()
+            worker.wait()
+    return moving
 
 
 def report(recovery: Recovery, mode: str) -> str:
@@ -126,8 +194,25 @@ def report(recovery: Recovery, mode: str) -> str:
             + f"; max {versus_aim(max(recovery.calls_per_death), 1, unit='')}",
             f"the agent call finished on attempt {recovery.attempts} "
             f"({trials} deaths, no endpoint attempt spent); the run completed",
+            "deaths in successive calls, each answered at once when it ran again: kill -> the "
+            "next agent's first model request (the run moving again): "
+            + ", ".join(f"{s:.2f}" for s in recovery.moving)
+            + f" s; median {versus_aim(statistics.median(recovery.moving), AIM_SECONDS, unit=' s')}"
+            f", max {max(recovery.moving):.2f} s",
+            *_baseline(recovery),
         ]
     )
+
+
+def _baseline(recovery: Recovery) -> list[str]:
+    if not recovery.moving_baseline:
+        return []
+    ours, theirs = statistics.median(recovery.moving), statistics.median(recovery.moving_baseline)
+    return [
+        f"the same with Temporal's default sticky wait ({TEMPORAL_STICKY:g} s): "
+        + ", ".join(f"{s:.2f}" for s in recovery.moving_baseline)
+        + f" s; median {theirs:.2f} s; ours / Temporal's default: {ours / theirs:.2f}x"
+    ]
 
 
 def main() -> None:
@@ -137,8 +222,15 @@ def main() -> None:
         ("--trials", 10, "worker deaths in the call"),
         db_file=True,
     )
+    parser.add_argument(
+        "--baseline",
+        action="store_true",
+        help="also measure the run moving again with Temporal's default sticky wait (10 s)",
+    )
     args = parser.parse_args()
-    recovery = run_on_dev_server(measure, db_file=args.db_file, trials=args.trials)
+    recovery = run_on_dev_server(
+        measure, db_file=args.db_file, trials=args.trials, baseline=args.baseline
+    )
     print(report(recovery, server_mode(args.db_file)))
 
 

@@ -5,8 +5,9 @@ This product exists to ask a person when an agent is stuck: after the validation
 the context trimming), the activity reports the last problem instead of failing (unless the
 run's start input says ``failOnInvalidReplies``), and the workflow asks a HUMAN_REVIEW question
 at that node, typed as the agent's own interrupt, with what the model answered and why it was
-refused, and the routes the agent may take as choices. The answer resumes the agent through the
-filtered resume schema, with the person's decision in its guidance. Pure functions.
+refused, and the routes the agent may take as choices. The answer runs the agent again through the
+filtered resume schema, with the person's decision in its guidance and the refusal in its prompt
+(the question's reason, which the resumed prompt quotes). Pure functions.
 """
 
 from __future__ import annotations
@@ -39,7 +40,9 @@ def stuck_question(
         for alias, target in output_model.route_aliases().items()
         if target is not Terminal.INTERRUPT
     ][: len(_KEYS) - 1]
-    descriptions = [f"Continue with {alias} (-> {target.value})" for alias, target in routes]
+    descriptions = [
+        f"Run it again, told to take {alias} (-> {target.value})" for alias, target in routes
+    ]
     options = [
         ChoiceOption(key=key, description=text)
         for key, text in zip(_KEYS, [*descriptions, AGAIN], strict=False)
@@ -49,8 +52,8 @@ def stuck_question(
             **empty_fields(cls),
             "type": "HUMAN_REVIEW",
             "reason": f"The model could not give {agent.value} a valid {output_model.__name__} "
-            "(what it answered, or why the call was refused, is below), so the run asks you "
-            "instead of failing.",
+            f"({clip(problem, 300)}), so the run asks you instead of failing. Your answer runs "
+            f"{agent.value} again with your decision and this reason in its prompt.",
             "choices": [
                 StructuredChoice(
                     choice_id=ROUTE_CHOICE_ID,

@@ -14,6 +14,7 @@ from app.config import (
     stuck_check_seconds,
     worker_drain,
     worker_max_activities,
+    worker_sticky,
 )
 from workflows.graph import NODES
 
@@ -184,3 +185,11 @@ def test_max_activities_is_a_whole_number_or_unset() -> None:
     for bad in ("0", "-3", "many", "2.5"):
         with pytest.raises(ValueError, match="AGENTS_WORKER_MAX_ACTIVITIES must be a whole number"):
             worker_max_activities({"AGENTS_WORKER_MAX_ACTIVITIES": bad})
+
+
+def test_the_sticky_wait_is_a_positive_number_of_seconds_that_names_itself() -> None:
+    assert worker_sticky({}).total_seconds() == 2
+    assert worker_sticky({"AGENTS_WORKER_STICKY_SECONDS": "0.5"}).total_seconds() == 0.5
+    for bad in ("0", "-1", "soon"):
+        with pytest.raises(ValueError, match="AGENTS_WORKER_STICKY_SECONDS"):
+            worker_sticky({"AGENTS_WORKER_STICKY_SECONDS": bad})

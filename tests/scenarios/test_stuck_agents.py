@@ -57,6 +57,10 @@ async def test_a_stuck_agent_asks_a_person_and_the_run_goes_on(
             )
             await asyncio.wait_for(handle.result(), 60)
     assert server.replies[:3] == [INVALID] * 3
+    rerun = [c for c in server.completions if c.schema_name == "OrchestratorRouting"][3]
+    prompt = str(rerun.messages)  # the orchestrator again, after the answer
+    assert "Run it again, told to take discoveryOrchestratorRequest" in prompt
+    assert "notInAnyOutputSchema" in prompt, "the re-run is told why its replies were refused"
 
 
 async def test_the_start_input_may_say_invalid_replies_fail_the_run(
