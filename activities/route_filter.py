@@ -31,33 +31,35 @@ def routing_schema(
     return decoder_schema(InterruptRouting, profile, None if keep is None else (keep,))
 
 
-PHASE_ENTRIES = frozenset(
+ROUND_TARGETS = frozenset(
     {
         AgentType.ORCHESTRATOR,
         AgentType.DISCOVERY_ORCHESTRATOR,
         AgentType.PLANNING_ORCHESTRATOR,
         AgentType.TICKET_ORCHESTRATOR,
+        AgentType.CONTEXT_MANAGER,
     }
 )
-"""The agents that open a phase, the run's own orchestrator among them: a route to one of them
-enters its phase (again)."""
+"""The agents a route sends a run round again to: the orchestrator and each phase's orchestrator
+(the phase again), and the context manager (the detour a model takes when routing back is
+closed: SmolLM2's discovery collector went there twelve times in a row)."""
 
 
 def closed_routes(
     model: type[Routing], runs: Mapping[AgentType, int], max_rounds: int | None
 ) -> dict[str, str]:
-    """The routes of ``model`` a model may no longer take, by JSON name, each with why: those
-    into a phase whose entry agent already ran ``max_rounds`` times in the run (None: no route
+    """The routes of ``model`` a model may no longer take, by JSON name, each with why: those to
+    a ROUND_TARGETS agent that already ran ``max_rounds`` times in the run (None: no route
     closes). Asking a person is never among them: a looping model moves on or asks."""
     if max_rounds is None:
         return {}
     closed = {}
     for route, target in model.route_aliases().items():
-        if isinstance(target, AgentType) and target in PHASE_ENTRIES:
+        if isinstance(target, AgentType) and target in ROUND_TARGETS:
             ran = runs.get(target, 0)
             if ran >= max_rounds:
                 closed[route] = (
                     f"{target} already ran {ran} time{'s' * (ran != 1)}, the most a model may "
-                    f"send a run into one phase (LLM_MAX_PHASE_ROUNDS={max_rounds})"
+                    f"send a run round to it (LLM_MAX_PHASE_ROUNDS={max_rounds})"
                 )
     return closed

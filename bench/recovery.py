@@ -31,6 +31,7 @@ from temporalio.api.enums.v1 import EventType
 from temporalio.client import Client
 
 from activities.offline_model import OfflineScenario
+from app.process_exit import exit_now
 from bench.harness import (
     bench_parser,
     run_on_dev_server,
@@ -236,3 +237,4 @@ def main() -> None:
 
 if __name__ == "__main__":
     main()
+    exit_now(0)  # no interpreter teardown: see app.process_exit

@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from activities.output_schema import REPLY_KEY, strict_schema, variants
-from activities.route_filter import PHASE_ENTRIES, ROUTE_OF, closed_routes, routing_schema
+from activities.route_filter import ROUND_TARGETS, ROUTE_OF, closed_routes, routing_schema
 from models.agent_types import AgentType
 from models.interrupts import InterruptRouting
 from workflows.graph import NODES
@@ -95,10 +95,10 @@ def test_routes_into_a_phase_close_once_its_entry_agent_ran_the_most_rounds() ->
 @pytest.mark.parametrize("agent", list(NODES), ids=lambda a: a.value)
 def test_asking_a_person_never_closes(agent: AgentType) -> None:
     model = NODES[agent].output_model
-    every_phase_ran = {entry: 9 for entry in PHASE_ENTRIES}
+    every_phase_ran = {entry: 9 for entry in ROUND_TARGETS}
     closed = closed_routes(model, every_phase_ran, 1)
     assert "interruptRequest" in model.route_aliases()
     assert "interruptRequest" not in closed
     assert set(closed) == {
-        route for route, target in model.route_aliases().items() if target in PHASE_ENTRIES
+        route for route, target in model.route_aliases().items() if target in ROUND_TARGETS
     }
