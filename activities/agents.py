@@ -11,7 +11,7 @@ from activities.output_schema import shared_decoder_schema
 from activities.prompting import AgentPrompt, PromptRenderer
 from activities.redaction import redact
 from activities.result_decorators import decorate
-from activities.route_filter import closed_routes
+from activities.route_filter import closed_question, closed_routes
 from activities.tools.loop import Toolbox
 from activities.tools.settings import ToolSettings
 from activities.trimming import estimated_tokens, prompt_chars, without_oldest_optional
@@ -22,6 +22,7 @@ from models.errors import (
     LlmContextExceeded,
     UnknownAgentType,
 )
+from models.interrupt_events import SUPERVISOR_MESSAGE_PREFIX
 from models.interrupts import InterruptRequestBase
 from models.limits import MAX_FAN_OUT, clip
 from models.routing import Routing
@@ -156,23 +157,30 @@ class AgentActivities:
 
 
 class _OpenRoutes:
-    """What one agent call may route to, with LLM_MAX_PHASE_ROUNDS: the schema of its open
-    routes (None: all are open), a message naming the closed ones, and a check that refuses
-    them from an endpoint that does not enforce the schema."""
+    """What one agent call may route to, with LLM_MAX_PHASE_ROUNDS and LLM_MAX_QUESTIONS: the
+    schema of its open routes (None: all are open), a message naming the closed ones, and a check
+    that refuses them from an endpoint that does not enforce the schema."""
 
     def __init__(self, node: Node, call: AgentCall, settings: LlmSettings) -> None:
-        self.closed = closed_routes(node.output_model, call.agent_runs, settings.max_phase_rounds)
+        supervised = any(m.startswith(SUPERVISOR_MESSAGE_PREFIX) for m in call.user_messages)
+        self.closed = {
+            **closed_routes(node.output_model, call.agent_runs, settings.max_phase_rounds),
+            **closed_question(call.interrupts_here, settings.max_questions, supervised),
+        }
         self.schema = None
         self.messages: list[dict[str, str]] = []
         if self.closed:
             routes = tuple(r for r in node.output_model.route_aliases() if r not in self.closed)
             self.schema = shared_decoder_schema(node.output_model, settings.profile, routes)
             why = "; ".join(f"{r}: {reason}" for r, reason in self.closed.items())
+            ask = (
+                "" if "interruptRequest" in self.closed else ", or ask a person in interruptRequest"
+            )
             self.messages.append(
                 {
                     "role": "user",
-                    "content": f"These routes are closed now ({why}). Take "
-                    "another route: move the run on, or ask a person in interruptRequest.",
+                    "content": f"These routes are closed now ({why}). Take another route: move "
+                    f"the run on{ask}.",
                 }
             )
 

@@ -86,6 +86,9 @@ class LlmSettings:
     max_phase_rounds: int | None = None
     """How many times a model may send a run into one phase (LLM_MAX_PHASE_ROUNDS): then the
     routes into it leave the agents' schemas; None: no bound but the run's step budget."""
+    max_questions: int | None = None
+    """How many questions of its own a model may ask for one agent type in a run
+    (LLM_MAX_QUESTIONS): then ``interruptRequest`` leaves that agent's schema; None: no bound."""
 
     @property
     def repair_at_once(self) -> bool:

@@ -63,3 +63,16 @@ def closed_routes(
                     f"send a run round to it (LLM_MAX_PHASE_ROUNDS={max_rounds})"
                 )
     return closed
+
+
+def closed_question(asked: int, max_questions: int | None, supervised: bool) -> dict[str, str]:
+    """``interruptRequest`` with why, when an agent type's model already asked ``max_questions``
+    questions of its own in the run (LLM_MAX_QUESTIONS; None: never): it must decide with the
+    answers it has. A supervisor's event still gets its question (``supervised``)."""
+    if max_questions is None or supervised or asked < max_questions:
+        return {}
+    return {
+        "interruptRequest": f"this agent already asked {asked} question{'s' * (asked != 1)}, "
+        f"the most a model may ask for one agent in a run (LLM_MAX_QUESTIONS={max_questions}): "
+        "decide with the answers you were given"
+    }

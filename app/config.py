@@ -191,6 +191,7 @@ SMALL_MODEL_SETTINGS: dict[str, str] = {
     "LLM_VALIDATION_ATTEMPTS": "2",
     "LLM_REQUEST_TIMEOUT": "900",
     "LLM_MAX_PHASE_ROUNDS": "1",
+    "LLM_MAX_QUESTIONS": "3",
 }
 """What ``LLM_PROFILE=small`` sets unless the environment sets it too, besides the output limits
 (``small_model_output_limits``): a model of a few hundred million parameters on a CPU (measured
@@ -248,6 +249,7 @@ def llm_settings_from_env(env: Mapping[str, str] = os.environ) -> LlmSettings:
         context_tokens=_positive(env, "LLM_CONTEXT_TOKENS", 0) or None,
         profile=profile,
         max_phase_rounds=_positive(env, "LLM_MAX_PHASE_ROUNDS", 0) or None,
+        max_questions=_positive(env, "LLM_MAX_QUESTIONS", 0) or None,
     )
 
 

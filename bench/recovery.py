@@ -26,9 +26,10 @@ import time
 import uuid
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from temporalio.api.enums.v1 import EventType
-from temporalio.client import Client
+from temporalio.client import Client, WorkflowHandle
 
 from activities.offline_model import OfflineScenario
 from app.process_exit import exit_now
@@ -80,6 +81,30 @@ def _worker(
         )
 
 
+async def _start_run(client: Client, task_queue: str) -> WorkflowHandle[Any, Any]:
+    return await client.start_workflow(
+        "OrchestratorWorkflow",
+        {"goal": "add rate limiting to the gateway", "maxSteps": 40},
+        id=f"recovery-{uuid.uuid4()}",
+        task_queue=task_queue,
+    )
+
+
+def _replace(
+    worker: subprocess.Popen[bytes],
+    client: Client,
+    task_queue: str,
+    base_url: str,
+    log: Path,
+    sticky: float | None = None,
+) -> tuple[subprocess.Popen[bytes], float]:
+    """SIGKILL ``worker`` and start another at once: the new one, and when the kill was."""
+    worker.kill()
+    killed = time.monotonic()
+    worker.wait()
+    return _worker(client, task_queue, base_url, log, sticky), killed
+
+
 async def _requests_reach(server: ScriptedOpenAIServer, count: int, timeout: float) -> None:
     async with asyncio.timeout(timeout):
         while len(server.completions) < count:
@@ -97,20 +122,12 @@ async def measure(
         log = Path(tmp) / "workers.log"
         worker = _worker(client, task_queue, llm.base_url, log)
         try:
-            handle = await client.start_workflow(
-                "OrchestratorWorkflow",
-                {"goal": "add rate limiting to the gateway", "maxSteps": 40},
-                id=f"recovery-{uuid.uuid4()}",
-                task_queue=task_queue,
-            )
+            handle = await _start_run(client, task_queue)
             await _requests_reach(llm, 1, timeout)
             first_call = llm.completions[0].schema_name
             for _ in range(trials):
                 before = len(llm.completions)
-                worker.kill()
-                killed = time.monotonic()
-                worker.wait()
-                worker = _worker(client, task_queue, llm.base_url, log)
+                worker, killed = _replace(worker, client, task_queue, llm.base_url, log)
                 await _requests_reach(llm, before + 1, timeout)
                 seconds.append(time.monotonic() - killed)
                 await asyncio.sleep(0.5)  # any further request this death caused arrives too
@@ -158,19 +175,11 @@ async def _measure_moving(
         log = Path(tmp) / "workers.log"
         worker = _worker(client, task_queue, llm.base_url, log, sticky)
         try:
-            handle = await client.start_workflow(
-                "OrchestratorWorkflow",
-                {"goal": "add rate limiting to the gateway", "maxSteps": 40},
-                id=f"recovery-{uuid.uuid4()}",
-                task_queue=task_queue,
-            )
+            handle = await _start_run(client, task_queue)
             await _requests_reach(llm, 1, timeout)
             for _ in range(trials):
                 before = len(llm.completions)
-                worker.kill()
-                killed = time.monotonic()
-                worker.wait()
-                worker = _worker(client, task_queue, llm.base_url, log, sticky)
+                worker, killed = _replace(worker, client, task_queue, llm.base_url, log, sticky)
                 await _requests_reach(llm, before + 2, timeout)  # again, then the next agent
                 moving.append(time.monotonic() - killed)
             await asyncio.wait_for(handle.result(), timeout)

@@ -184,3 +184,23 @@ async def test_a_closed_route_from_an_endpoint_that_ignores_the_schema_is_sent_b
     assert (
         "discoveryOrchestratorRequest is closed" in fed_back and "LLM_MAX_PHASE_ROUNDS" in fed_back
     )
+
+
+async def test_an_agent_that_asked_the_most_questions_decides_with_what_it_has() -> None:
+    """LLM_MAX_QUESTIONS: interruptRequest leaves the schema, whatever the model wants."""
+    settings = LlmSettings(max_questions=2)
+    model = OfflineModel(OfflineScenario.parse("interrupt=MERGER_AGENT"))
+    agents = AgentActivities(
+        StructuredLlm(openai_client(settings, model), settings), PromptRenderer()
+    )
+    asked_twice = make_call(AgentType.MERGER_AGENT, interrupts_here=2)
+    reply = await ActivityEnvironment().run(agents.run_agent, asked_twice)
+
+    schema = model.received[0]["response_format"]["json_schema"]["schema"]
+    assert "interruptRequest" not in {r for v in variants(schema) for r in v["properties"]}
+    assert "LLM_MAX_QUESTIONS=2" in model.received[0]["messages"][-1]["content"]
+    assert reply.route == "orchestratorCollectorRequest", "it moved on"
+    once = await ActivityEnvironment().run(
+        agents.run_agent, make_call(AgentType.MERGER_AGENT, interrupts_here=1)
+    )
+    assert once.route == "interruptRequest", "below the bound it still asks"

@@ -10,7 +10,13 @@ from typing import Any
 import pytest
 
 from activities.output_schema import REPLY_KEY, strict_schema, variants
-from activities.route_filter import ROUND_TARGETS, ROUTE_OF, closed_routes, routing_schema
+from activities.route_filter import (
+    ROUND_TARGETS,
+    ROUTE_OF,
+    closed_question,
+    closed_routes,
+    routing_schema,
+)
 from models.agent_types import AgentType
 from models.interrupts import InterruptRouting
 from workflows.graph import NODES
@@ -102,3 +108,11 @@ def test_asking_a_person_never_closes(agent: AgentType) -> None:
     assert set(closed) == {
         route for route, target in model.route_aliases().items() if target in ROUND_TARGETS
     }
+
+
+def test_a_models_own_questions_close_at_the_most_it_may_ask_unless_a_supervisor_asks() -> None:
+    assert closed_question(9, None, supervised=False) == {}
+    assert closed_question(2, 3, supervised=False) == {}
+    (why,) = closed_question(3, 3, supervised=False).values()
+    assert "already asked 3 questions" in why and "LLM_MAX_QUESTIONS=3" in why
+    assert closed_question(3, 3, supervised=True) == {}, "a supervisor's event is answered"

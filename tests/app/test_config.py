@@ -117,12 +117,14 @@ def test_a_slow_model_is_a_setting_not_a_code_edit() -> None:
             "LLM_TEMPERATURE": "0.2",
             "LLM_ENDPOINT_ATTEMPTS": "7",
             "LLM_MAX_PHASE_ROUNDS": "3",
+            "LLM_MAX_QUESTIONS": "4",
         }
     )
     assert llm.request_timeout.total_seconds() == 1200 and llm.validation_attempts == 2
     assert llm.max_tokens_for("ORCHESTRATOR") == (512, "LLM_MAX_OUTPUT_TOKENS")
     assert llm.max_tokens_for("REVIEW_AGENT")[0] == 128
     assert llm.temperature == 0.2 and llm.endpoint_attempts == 7 and llm.max_phase_rounds == 3
+    assert llm.max_questions == 4
 
 
 def test_the_small_profile_is_one_setting_and_every_part_of_it_can_be_overridden() -> None:
@@ -134,6 +136,7 @@ def test_the_small_profile_is_one_setting_and_every_part_of_it_can_be_overridden
         assert longest < 3_000, "a small model's reply takes at most minutes on a CPU"
     assert small.temperature == 0 and small.validation_attempts == 2
     assert small.request_timeout.total_seconds() == 900 and small.max_phase_rounds == 1
+    assert small.max_questions == 3
     mine = llm_settings_from_env(
         {"LLM_PROFILE": "SMALL", "LLM_MAX_OUTPUT_TOKENS": "300", "LLM_TEMPERATURE": "0.5"}
     )
@@ -142,6 +145,7 @@ def test_the_small_profile_is_one_setting_and_every_part_of_it_can_be_overridden
     standard = llm_settings_from_env({})
     assert standard.profile is OutputProfile.STANDARD and standard.temperature is None
     assert standard.max_phase_rounds is None, "unset: only the step budget bounds a loop"
+    assert standard.max_questions is None
 
 
 @pytest.mark.parametrize(
@@ -153,6 +157,7 @@ def test_the_small_profile_is_one_setting_and_every_part_of_it_can_be_overridden
         ("LLM_ENDPOINT_ATTEMPTS", "-1"),
         ("LLM_PROFILE", "tiny"),
         ("LLM_MAX_PHASE_ROUNDS", "0"),
+        ("LLM_MAX_QUESTIONS", "many"),
     ],
 )
 def test_a_bad_model_setting_names_itself(name: str, value: str) -> None:

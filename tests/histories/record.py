@@ -10,7 +10,9 @@ budget and is granted more (issue 19); a run whose first ticket agent's question
 third still works, the third's question following (issue 18); a person's answer with the
 controller's shadow answer, then a question the controller answers itself (issue 22); a run
 whose history grows long while its question waits, so the question is handed back and asked again
-(its own dev server suggests continuing as new early). It
+(its own dev server suggests continuing as new early); a run whose model's reply is too large, so a
+person is asked, and whose answer the translator cannot write (issue 30); a looping run whose routes
+back close (LLM_MAX_PHASE_ROUNDS, issue 29). It
 writes every run's history (orchestrator runs and interrupt children) as JSON into
 ``tests/histories/<version>/`` (the commit the code is at, listed in ``landed.LANDED``); a
 folder that exists is never written again. ``record_landed`` adds the waiting shapes.
@@ -19,9 +21,11 @@ folder that exists is never written again. ``record_landed`` adds the waiting sh
 from __future__ import annotations
 
 import asyncio
+import json
 import sys
 import uuid
 from pathlib import Path
+from typing import Any
 
 from temporalio.client import Client, WorkflowExecutionStatus, WorkflowHandle
 from temporalio.contrib.pydantic import pydantic_data_converter
@@ -37,6 +41,8 @@ from app.worker_setup import build_worker
 from models.agent_types import AgentType
 from models.interrupt_events import InterruptRequestEvent
 from models.interrupt_flow import InterruptState, InterruptStatus
+from models.interrupts import InterruptRouting
+from models.routings import OrchestratorRouting
 from tests.support.interrupts import (
     answer_all,
     interrupt_status,
@@ -296,6 +302,42 @@ async def _question_handed_over(out: Path) -> None:
         await _save(client, child_id, "interrupt-handed-over", out)
 
 
+class _OversizedThenUntranslated(OfflineModel):
+    """The orchestrator's first reply is over 1 MiB (LlmReplyTooLarge: a person is asked), and
+    no translation sets a route (the answer resumes the agent untranslated)."""
+
+    def answer(self, name: str, schema: dict[str, Any], messages: list[dict[str, Any]]) -> str:
+        if name == InterruptRouting.__name__:
+            return "{}"
+        reply = super().answer(name, schema, messages)
+        if name == OrchestratorRouting.__name__ and len(self.received) == 1:
+            return json.dumps({**json.loads(reply), "padding": "x" * 1_200_000})
+        return reply
+
+
+async def _model_failure_answered_untranslated(client: Client, out: Path) -> None:
+    """Issue 30: a model failure asks a person instead of failing the run, and an answer the
+    translator cannot write resumes the agent with the answer as guidance."""
+    task_queue = f"record-{uuid.uuid4()}"
+    settings = LlmSettings(validation_attempts=1)
+    model = _OversizedThenUntranslated()
+    async with build_worker(client, task_queue, settings, offline=model):
+        handle = await start(client, task_queue, "recorded-model-failure")
+        await _answer_until_done(client, handle, "A")
+    await _save(client, handle.id, "orchestrator-model-failure", out)
+    await _save(client, f"{handle.id}-interrupt-1", "interrupt-untranslated", out)
+
+
+async def _phase_rounds_closed(client: Client, out: Path) -> None:
+    """Issue 29: LLM_MAX_PHASE_ROUNDS=1 closes the routes back, so a looping model moves on."""
+    task_queue = f"record-{uuid.uuid4()}"
+    looping = OfflineModel(OfflineScenario.parse("loop=1000"))
+    async with build_worker(client, task_queue, LlmSettings(max_phase_rounds=1), offline=looping):
+        handle = await start(client, task_queue, "recorded-phase-rounds")
+        await handle.result()
+    await _save(client, handle.id, "orchestrator-phase-rounds", out)
+
+
 async def main(version: str) -> None:
     out = HERE / version
     if out.exists():
@@ -314,6 +356,8 @@ async def main(version: str) -> None:
         await _step_budget_granted(env.client, out)
         await _question_while_a_sibling_runs(env.client, out)
         await _shadowed_then_delegated(env.client, out)
+        await _model_failure_answered_untranslated(env.client, out)
+        await _phase_rounds_closed(env.client, out)
     await _question_handed_over(out)
     print("\n".join(sorted(p.name for p in out.glob("*.json"))))
 
