@@ -191,7 +191,7 @@ SMALL_MODEL_SETTINGS: dict[str, str] = {
     "LLM_VALIDATION_ATTEMPTS": "2",
     "LLM_REQUEST_TIMEOUT": "900",
     "LLM_MAX_PHASE_ROUNDS": "1",
-    "LLM_MAX_QUESTIONS": "3",
+    "LLM_MAX_QUESTIONS": "1",
 }
 """What ``LLM_PROFILE=small`` sets unless the environment sets it too, besides the output limits
 (``small_model_output_limits``): a model of a few hundred million parameters on a CPU (measured

@@ -136,7 +136,7 @@ def test_the_small_profile_is_one_setting_and_every_part_of_it_can_be_overridden
         assert longest < 3_000, "a small model's reply takes at most minutes on a CPU"
     assert small.temperature == 0 and small.validation_attempts == 2
     assert small.request_timeout.total_seconds() == 900 and small.max_phase_rounds == 1
-    assert small.max_questions == 3
+    assert small.max_questions == 1
     mine = llm_settings_from_env(
         {"LLM_PROFILE": "SMALL", "LLM_MAX_OUTPUT_TOKENS": "300", "LLM_TEMPERATURE": "0.5"}
     )
