@@ -38,6 +38,10 @@ LANDED: dict[str, str] = {
     "its id); model text escaped in the UI's markdown; outputs, requests and the carried "
     "state cut to fit Temporal's payload limits; acks name where a chosen option leads "
     "(issue 23 review)",
+    "95f6728": "bounded schemas of one variant per route; a model's routes round again and its "
+    "questions bounded (LLM_MAX_PHASE_ROUNDS, LLM_MAX_QUESTIONS); model failures and "
+    "untranslatable answers ask or resume instead of failing; unique ticket branches "
+    "(issues 29, 30)",
 }
 """Every version that landed on main, oldest first, with what it brought."""
 
