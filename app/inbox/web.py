@@ -48,7 +48,7 @@ from app.sdk import (
 from app.stuck import stuck_ids
 from models.errors import describe_validation_error
 from models.interrupt_flow import InterruptStatus
-from workflows.visibility import typed_values
+from workflows.visibility import create_commands, typed_values
 
 POLL_SECONDS = 1.0
 """How often an open page asks for the waiting questions and the newest answers (each refresh
@@ -151,12 +151,36 @@ class Inbox:
         )
 
     async def page(self, request: Request) -> Response:
-        return self._html("page.html", await self._lists())
+        try:
+            return self._html("page.html", {**await self._lists(), "trouble": ""})
+        except RPCError as err:
+            empty = {"waiting": [], "more": 0, "answered": [], "stubs": False}
+            return self._html("page.html", {**empty, "trouble": await self._trouble(err)}, 503)
 
     async def questions(self, request: Request) -> Response:
         """The lists, each waiting question as a stub (its id, whether it is read): an open page
-        fetches ``/cards`` for the ones it lacks, so a refresh stays small however many wait."""
-        return self._html("lists.html", {**await self._lists(), "stubs": True})
+        fetches ``/cards`` for the ones it lacks, so a refresh stays small however many wait.
+        When Temporal cannot list them: one line saying why, which the page shows (503)."""
+        try:
+            return self._html("lists.html", {**await self._lists(), "stubs": True})
+        except RPCError as err:
+            return PlainTextResponse(await self._trouble(err) + "\n", 503)
+
+    async def _trouble(self, err: RPCError) -> str:
+        """Why the questions cannot be listed, and what to do: the search attributes to create,
+        or the server that does not answer (the page keeps trying)."""
+        missing = await self.agents.search_attributes_missing()
+        namespace = self.agents.client.namespace
+        if missing and "search attribute" in err.message:
+            return (
+                f"the namespace {namespace} lacks the search attributes {', '.join(missing)}; "
+                "create them: " + " && ".join(create_commands(namespace))
+            )
+        where = self.agents.client.service_client.config.target_host
+        return (
+            f"Temporal at {where} did not list the questions ({err.message}); this page tries "
+            f"again every {POLL_SECONDS:g} s"
+        )
 
     async def cards(self, request: Request) -> Response:
         """The whole cards of the waiting questions ``?id=...`` (at most ``CARDS_PER_FETCH``), as

@@ -105,6 +105,8 @@ def test_asking_a_person_never_closes(agent: AgentType) -> None:
     closed = closed_routes(model, every_phase_ran, 1)
     assert "interruptRequest" in model.route_aliases()
     assert "interruptRequest" not in closed
+    asked_too = {**closed, **closed_question(9, 1, supervised=False)}
+    assert set(model.route_aliases()) - set(asked_too), "everything closed, a route stays open"
     assert set(closed) == {
         route for route, target in model.route_aliases().items() if target in ROUND_TARGETS
     }

@@ -8,13 +8,17 @@ import asyncio
 import re
 import socket
 import sys
+import uuid
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import Any
 
 import httpx
 import pytest
+from google.protobuf.duration_pb2 import Duration
+from temporalio.api.workflowservice.v1 import RegisterNamespaceRequest
 from temporalio.client import Client, Interceptor, OutboundInterceptor, QueryWorkflowInput
+from temporalio.service import RPCError
 
 from activities.llm import LlmSettings
 from activities.offline_model import OfflineModel, OfflineScenario
@@ -375,3 +379,38 @@ def test_a_form_that_cannot_answer_is_named_in_the_page_words() -> None:
     ]
     assert form_problems(request, {"text": "use whatever is simplest"}) == []
     assert form_problems(request, {"text": "!!"}) != []
+
+
+async def test_a_namespace_without_our_search_attributes_gets_a_page_saying_what_to_create(
+    client: Client, task_queue: str
+) -> None:
+    """Issue 30 item 1: not an HTTP 500 on every page; the page and its refresh say what to
+    create, as ``agents list`` does."""
+    namespace = f"bare-{uuid.uuid4().hex[:12]}"
+    await client.workflow_service.register_namespace(
+        RegisterNamespaceRequest(
+            namespace=namespace, workflow_execution_retention_period=Duration(seconds=86_400)
+        )
+    )
+    bare = await Client.connect(
+        client.service_client.config.target_host,
+        namespace=namespace,
+        data_converter=client.data_converter,
+    )
+    agents = AgentWorkflowClient(bare, task_queue)
+    async with asyncio.timeout(30):  # a new namespace reaches every frontend within seconds
+        while True:
+            try:
+                await bare.count_workflows()
+                break
+            except RPCError:
+                await asyncio.sleep(0.5)
+    assert await agents.search_attributes_missing()
+    async with browser_like(agents) as http:
+        page = await http.get("/")
+        refresh = await http.get("/questions")
+    for reply in (page, refresh):
+        assert reply.status_code == 503, reply.text
+        assert f"the namespace {namespace} lacks the search attributes" in reply.text
+        assert "temporal operator search-attribute create" in reply.text
+    assert 'id="trouble"' in page.text

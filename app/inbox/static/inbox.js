@@ -41,8 +41,21 @@ async function send(form) {
 
 async function refresh() {
   // the lists, each waiting question as a stub; then the whole cards this page lacks
-  const reply = await fetch("/questions", { credentials: "same-origin" });
-  if (!reply.ok) return;
+  const trouble = document.getElementById("trouble");
+  let reply;
+  try {
+    reply = await fetch("/questions", { credentials: "same-origin" });
+  } catch (err) {
+    trouble.textContent = "the inbox does not answer (" + err + "); this page keeps trying";
+    trouble.hidden = false;
+    return;
+  }
+  if (!reply.ok) {
+    trouble.textContent = (await reply.text()).trim() || "the inbox answered " + reply.status;
+    trouble.hidden = false;
+    return;
+  }
+  trouble.hidden = true;
   const fresh = fragment(await reply.text());
   const waiting = document.getElementById("waiting");
   const stubs = [...fresh.querySelectorAll("#waiting > .card")];
