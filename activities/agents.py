@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections import OrderedDict
+
 from temporalio import activity
 
 from activities import metrics
@@ -29,6 +31,9 @@ from models.routing import Routing
 from workflows.graph import NODES, Node
 from workflows.policies import AGENT_HEARTBEAT_INTERVAL
 
+KEPT_REPLIES = 128
+"""Replies a worker keeps for a retry of their attempt (at most 1 MiB each: 128 MiB at worst)."""
+
 
 class AgentActivities:
     """Activities that run agents. Construct once per worker with its LLM and prompts."""
@@ -39,11 +44,33 @@ class AgentActivities:
         self._llm = llm
         self._prompts = prompts
         self._tools = tools or Toolbox(ToolSettings())
+        self._replies: OrderedDict[tuple[str, str, str], AgentReply] = OrderedDict()
+        """The newest replies this worker gave, by activity: an attempt the server timed out
+        while it could not hear from us (a short outage) gets its reply again, not a new call."""
 
     @activity.defn
     async def run_agent(self, call: AgentCall) -> AgentReply:
         """One model call of an agent step (with validation retries); with a workspace, the
-        reply may ask for tool calls instead, and the workflow runs the next round."""
+        reply may ask for tool calls instead, and the workflow runs the next round. A retry of an
+        attempt this worker finished (its result lost to a server outage) returns that reply."""
+        info = activity.info()
+        key = (info.workflow_id or "", info.workflow_run_id or "", info.activity_id)
+        kept = self._replies.get(key)
+        if kept is not None:
+            activity.logger.warning(
+                "%s: attempt %d returns the reply this worker gave before (not delivered: the "
+                "server could not hear from it); the model is not asked again",
+                call.agent_type,
+                info.attempt,
+            )
+            return kept
+        reply = await self._reply(call)
+        self._replies[key] = reply
+        while len(self._replies) > KEPT_REPLIES:
+            self._replies.popitem(last=False)
+        return reply
+
+    async def _reply(self, call: AgentCall) -> AgentReply:
         agent = call.agent_type.value
         try:
             reply = await self._run(call)
