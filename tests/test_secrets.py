@@ -28,7 +28,7 @@ from app.worker_setup import build_worker
 from models.agent_types import AgentType
 from models.interrupt_events import InterruptRequestEvent
 from models.interrupts import InterruptType, ResolvedBy
-from models.state import OrchestratorInput, OrchestratorStatus
+from models.state import EventKind, OrchestratorInput, OrchestratorStatus
 from tests.support.interrupts import answer_all, interrupt_status
 from tests.support.openai_server import HANG, VALID, ScriptedOpenAIServer
 from workflows.interrupt import InterruptWorkflow
@@ -169,16 +169,22 @@ async def _failing_agent_run(scan: Scan, task_queue: str) -> None:
 
 
 async def _failing_translation_run(scan: Scan, task_queue: str) -> None:
-    """A person answers; the translation of the answer gets an HTTP 401 echoing the key."""
+    """A person answers; the translation of the answer gets an HTTP 401 echoing the key: the
+    agent resumes with the answer as its guidance, and the question's WARNING names the failure."""
     scenario = OfflineScenario(interrupt_at=frozenset({AgentType.ORCHESTRATOR}))
     with ScriptedOpenAIServer([VALID, "401"], scenario=scenario) as server:
         async with scan.worker(server, task_queue):
             handle = await scan.start(task_queue)
             status = await _next_question(handle, set())
             assert status.pending_interrupt is not None
-            await _answer(scan.client, status.pending_interrupt.workflow_id)
-            failure = await scan.failure(handle)
-    assert "HTTP 401" in failure and "OPENAI_API_KEY" in failure
+            interrupt_id = status.pending_interrupt.workflow_id
+            await _answer(scan.client, interrupt_id)
+            await asyncio.wait_for(handle.result(), WAIT)
+            question = await interrupt_status(scan.client, interrupt_id)
+    warned = " ".join(e.message for e in question.events if e.kind is EventKind.WARNING)
+    scan.texts.append(warned)
+    assert "could not be translated" in warned
+    assert "HTTP 401" in warned and "OPENAI_API_KEY" in warned
 
 
 async def test_no_history_status_failure_or_log_of_any_workflow_contains_the_api_key(
@@ -197,7 +203,7 @@ async def test_no_history_status_failure_or_log_of_any_workflow_contains_the_api
         async with scan.worker(server, task_queue):  # queries replay on a worker
             scanned = await scan.histories_and_statuses()
 
-    assert scanned == 3 + 3 + 1, "three orchestrators, three questions and one that failed"
+    assert scanned == 3 + 3 + 1, "three orchestrators, three questions and one untranslated"
     captured = capfd.readouterr()
     texts = [*scan.texts, caplog.text, captured.out, captured.err]
     assert "Completing activity as failed" in caplog.text, "the worker's logs were captured"
