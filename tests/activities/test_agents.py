@@ -4,6 +4,7 @@ WARNING events while the run goes on (spec 003 FR-005)."""
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import json
 import uuid
 from typing import Any
@@ -190,9 +191,8 @@ async def test_an_agent_that_asked_the_most_questions_decides_with_what_it_has()
     """LLM_MAX_QUESTIONS: interruptRequest leaves the schema, whatever the model wants."""
     settings = LlmSettings(max_questions=2)
     model = OfflineModel(OfflineScenario.parse("interrupt=MERGER_AGENT"))
-    agents = AgentActivities(
-        StructuredLlm(openai_client(settings, model), settings), PromptRenderer()
-    )
+    llm = StructuredLlm(openai_client(settings, model), settings)
+    agents = AgentActivities(llm, PromptRenderer())
     asked_twice = make_call(AgentType.MERGER_AGENT, interrupts_here=2)
     reply = await ActivityEnvironment().run(agents.run_agent, asked_twice)
 
@@ -200,7 +200,29 @@ async def test_an_agent_that_asked_the_most_questions_decides_with_what_it_has()
     assert "interruptRequest" not in {r for v in variants(schema) for r in v["properties"]}
     assert "LLM_MAX_QUESTIONS=2" in model.received[0]["messages"][-1]["content"]
     assert reply.route == "orchestratorCollectorRequest", "it moved on"
+    fresh = AgentActivities(llm, PromptRenderer())  # no reply kept from the first call
     once = await ActivityEnvironment().run(
-        agents.run_agent, make_call(AgentType.MERGER_AGENT, interrupts_here=1)
+        fresh.run_agent, make_call(AgentType.MERGER_AGENT, interrupts_here=1)
     )
     assert once.route == "interruptRequest", "below the bound it still asks"
+
+
+async def test_a_retry_of_an_attempt_this_worker_finished_gets_its_reply_not_a_new_call() -> None:
+    """Its result was lost (the server timed the attempt out during an outage): the same reply,
+    and the model is not asked again; another activity of the run is asked as usual."""
+    settings = LlmSettings()
+    model = OfflineModel()
+    agents = AgentActivities(
+        StructuredLlm(openai_client(settings, model), settings), PromptRenderer()
+    )
+    first = ActivityEnvironment()
+    call = make_call(AgentType.PLANNING_ORCHESTRATOR)
+    reply = await first.run(agents.run_agent, call)
+    retry = ActivityEnvironment()
+    retry.info = dataclasses.replace(first.info, attempt=2)
+    assert await retry.run(agents.run_agent, call) == reply
+    assert len(model.received) == 1
+    other = ActivityEnvironment()
+    other.info = dataclasses.replace(first.info, activity_id="another")
+    await other.run(agents.run_agent, call)
+    assert len(model.received) == 2
