@@ -139,6 +139,24 @@ so bm25 is computed for the window only."""
 _WORD = re.compile(r"\w+")
 
 
+SQLITE_BUSY_SECONDS = 30.0
+"""How long opening the store waits for another worker that holds the file."""
+
+
+def _wal(db: sqlite3.Connection) -> None:
+    """Switch the file to WAL; SQLite does not wait on its busy timeout for that switch while
+    another worker opens the same new file, so try again until SQLITE_BUSY_SECONDS."""
+    deadline = time.monotonic() + SQLITE_BUSY_SECONDS
+    while True:
+        try:
+            db.execute("PRAGMA journal_mode=WAL")
+            return
+        except sqlite3.OperationalError as err:
+            if "locked" not in str(err) or time.monotonic() > deadline:
+                raise
+            time.sleep(0.05)
+
+
 class SqliteMemory:
     """The embedded store: one SQLite file (WAL), full-text search with FTS5 and bm25 ranking
     of the newest ``recall_window`` matches."""
@@ -146,10 +164,12 @@ class SqliteMemory:
     def __init__(self, path: Path, recall_window: int = RECALL_WINDOW) -> None:
         self._window = recall_window
         path.parent.mkdir(parents=True, exist_ok=True)
-        self._db = sqlite3.connect(path, check_same_thread=False, timeout=30, isolation_level=None)
+        self._db = sqlite3.connect(
+            path, check_same_thread=False, timeout=SQLITE_BUSY_SECONDS, isolation_level=None
+        )
         self._lock = threading.Lock()
         with self._lock:
-            self._db.execute("PRAGMA journal_mode=WAL")
+            _wal(self._db)
             self._db.execute("PRAGMA synchronous=NORMAL")  # WAL: survives a crash of the worker
             self._db.executescript(_SCHEMA)
 
