@@ -24,7 +24,6 @@ from models.errors import (
     LlmContextExceeded,
     UnknownAgentType,
 )
-from models.interrupt_events import SUPERVISOR_MESSAGE_PREFIX
 from models.interrupts import InterruptRequestBase
 from models.limits import MAX_FAN_OUT, clip
 from models.routing import Routing
@@ -189,10 +188,9 @@ class _OpenRoutes:
     that refuses them from an endpoint that does not enforce the schema."""
 
     def __init__(self, node: Node, call: AgentCall, settings: LlmSettings) -> None:
-        supervised = any(m.startswith(SUPERVISOR_MESSAGE_PREFIX) for m in call.user_messages)
         self.closed = {
             **closed_routes(node.output_model, call.agent_runs, settings.max_phase_rounds),
-            **closed_question(call.interrupts_here, settings.max_questions, supervised),
+            **closed_question(call.interrupts_here, settings.max_questions, call.supervised),
         }
         self.schema = None
         self.messages: list[dict[str, str]] = []

@@ -23,8 +23,8 @@ from temporalio import activity
 
 from activities import offline_tools
 from activities.output_schema import REPLY_KEY, is_wrapped, variants
+from models.agent_call import SUPERVISOR_MESSAGE_PREFIX
 from models.agent_types import AgentType, Terminal
-from models.interrupt_events import SUPERVISOR_MESSAGE_PREFIX
 from models.interrupts import InterruptRouting
 from models.requests import CONTEXT_FOUND
 from models.routing import Routing

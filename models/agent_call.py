@@ -11,6 +11,9 @@ from models.base import WireModel
 from models.code import WorktreeRef
 from models.tools import PinnedWorkspace, ToolRequest, ToolTrace
 
+SUPERVISOR_MESSAGE_PREFIX = "[interrupt requested]"
+"""Start of the user message that asks a running agent to interrupt (R5 step 2)."""
+
 
 class ContextItem(WireModel):
     """A curated piece of upstream context shown to an agent, with the id it came from."""
@@ -93,6 +96,12 @@ class AgentCall(WireModel):
     def workspace_key(self) -> str:
         """The memory space of the run's workspace."""
         return self.workspace.memory_key if self.workspace is not None else ""
+
+    @property
+    def supervised(self) -> bool:
+        """Whether a supervisor's event asks this call to interrupt (its message is among the
+        user messages)."""
+        return any(m.startswith(SUPERVISOR_MESSAGE_PREFIX) for m in self.user_messages)
 
 
 class CallRecord(WireModel):

@@ -19,8 +19,6 @@ from models.interrupts import (
 )
 from models.limits import MAX_ITEMS, Id, Text
 
-SUPERVISOR_MESSAGE_PREFIX = "[interrupt requested]"
-"""Start of the user message that asks a running agent to interrupt (R5 step 2)."""
 INTERRUPT_REQUEST_EVENT_SIGNAL = "interrupt_request_event"
 """The orchestrator's signal that carries an InterruptRequestEvent."""
 EVENT_CHOICE_ID = "supervisor"

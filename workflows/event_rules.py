@@ -5,8 +5,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from models.agent_call import SUPERVISOR_MESSAGE_PREFIX
 from models.agent_types import DISPATCHED_AGENTS
-from models.interrupt_events import SUPERVISOR_MESSAGE_PREFIX, InterruptRequestEvent
+from models.interrupt_events import InterruptRequestEvent
 from models.state import OrchestratorState
 
 

@@ -22,7 +22,6 @@ from models.agent_call import AgentCall, HistoryDigestEntry, PreviousContext
 from models.agent_types import AgentType
 from models.base import WireModel
 from models.code import WorktreeRef
-from models.interrupt_events import SUPERVISOR_MESSAGE_PREFIX
 from models.tools import PinnedWorkspace
 
 logger = logging.getLogger(__name__)
@@ -75,7 +74,7 @@ class PromptContext:
             output_model=output_model,
             workspace=call.workspace,
             worktree=call.worktree,
-            supervised=any(m.startswith(SUPERVISOR_MESSAGE_PREFIX) for m in call.user_messages),
+            supervised=call.supervised,
         )
 
 

@@ -17,8 +17,9 @@ from activities.contributors.loop_breaker import InterruptLoopBreakerContributor
 from activities.llm import LlmSettings
 from activities.offline_model import OfflineModel, OfflineScenario
 from app.worker_setup import build_worker
+from models.agent_call import SUPERVISOR_MESSAGE_PREFIX
 from models.agent_types import AgentType
-from models.interrupt_events import SUPERVISOR_MESSAGE_PREFIX, InterruptRequestEvent
+from models.interrupt_events import InterruptRequestEvent
 from models.interrupts import DiscoveryCollectorInterruptRequest
 from models.routings import PlanningOrchestratorRouting
 from models.state import EntryKind, EventKind

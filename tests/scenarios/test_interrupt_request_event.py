@@ -19,11 +19,10 @@ from activities.offline_model import OfflineModel, OfflineScenario
 from activities.prompting import PromptRenderer
 from activities.resolution import ResolutionActivities
 from app.worker_setup import WORKFLOW_RUNNER, WORKFLOWS, build_worker, openai_client
-from models.agent_call import AgentCall, AgentReply
+from models.agent_call import SUPERVISOR_MESSAGE_PREFIX, AgentCall, AgentReply
 from models.agent_types import AgentType
 from models.interrupt_events import (
     INTERRUPT_REQUEST_EVENT_SIGNAL,
-    SUPERVISOR_MESSAGE_PREFIX,
     InterruptRequestEvent,
 )
 from models.state import EntryKind, EventKind, OrchestratorStatus
