@@ -31,6 +31,7 @@ from app.config import DEFAULT_TASK_QUEUE, TemporalSettings
 from app.connect import connect
 from app.export import ExportSummary, Format, Kind, export
 from app.history import read_blackboard
+from app.message_size import oversize_problem
 from app.process_exit import guard_interpreter_exit
 from app.stack import LocalStack, local_client
 from app.stats import Tally, measure
@@ -319,6 +320,9 @@ class AgentWorkflowClient:
 
     async def resolve(self, interrupt_id: str, resolution: InterruptResolution) -> ResolveAck:
         """Answer an interrupt; raises ResolutionRejected with every problem of a wrong answer."""
+        too_large = oversize_problem("the answer", resolution)
+        if too_large is not None:
+            raise ResolutionRejected(too_large)
         handle = self.client.get_workflow_handle_for(InterruptWorkflow.run, interrupt_id)
         try:
             return await handle.execute_update(InterruptWorkflow.resolve_validated, resolution)
@@ -394,6 +398,9 @@ class AgentWorkflowClient:
         Raises EventRejected when the target is not running, an event is already pending for
         it, an interrupt is already waiting, or the event id was already processed.
         """
+        too_large = oversize_problem("the event", event)
+        if too_large is not None:
+            raise EventRejected(too_large)
         handle = self.client.get_workflow_handle_for(OrchestratorWorkflow.run, workflow_id)
         try:
             return await handle.execute_update(OrchestratorWorkflow.send_interrupt_event, event)

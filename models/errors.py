@@ -101,16 +101,21 @@ def describe_validation_error(err: ValidationError, limit: int = 8) -> str:
     """``field.path: problem; ...`` for the first ``limit`` problems, every part clipped.
 
     Locations can hold a caller's dict keys and messages can quote input: both are clipped so a
-    huge value never reaches an event, a log or an update's rejection.
+    huge value never reaches an event, a log or an update's rejection, and a key that is not
+    printable (a newline) is quoted so the description stays one line.
     """
     parts = []
     problems = err.errors(include_url=False, include_input=False)
     for e in problems[:limit]:
-        where = ".".join(clip(str(p), 60) for p in e["loc"]) or "(root)"
-        parts.append(f"{where}: {clip(e['msg'], ECHO_CHARS)}")
+        where = ".".join(clip(_printable(str(p)), 60) for p in e["loc"]) or "(root)"
+        parts.append(f"{where}: {clip(_printable(e['msg']), ECHO_CHARS)}")
     if len(problems) > limit:
         parts.append(f"... and {len(problems) - limit} more problems")
     return "; ".join(parts)
+
+
+def _printable(text: str) -> str:
+    return text if text.isprintable() else repr(text)
 
 
 def failure_type(err: BaseException) -> str | None:

@@ -69,6 +69,9 @@ def echo(value: object, limit: int = ECHO_CHARS) -> str:
     return clip(repr(value), limit)
 
 
+MAX_PAYLOAD_BYTES = 256 * 1024
+"""The largest signal or update payload a workflow takes (Temporal warns from 256 KB); our clients
+refuse a larger one before sending it. The README names it."""
 AGENT_OUTPUT_BYTES = 256 * 1024
 """The most compact JSON an agent's output (or a question) keeps in the run; its longest texts are
 cut to fit. The whole reply stays in the activity's result in history. Requests are made of

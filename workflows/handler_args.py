@@ -1,7 +1,8 @@
 """Turn whatever a caller sent to a handler into a model, or into one clipped line saying why not.
 
-Handlers take any arity and any payload (DESIGN.md section 7): a signal's one payload arrives raw
-(``one_raw_payload``), other arities and updates and the start input as decoded JSON values.
+Handlers take any arity and any payload (DESIGN.md section 7): a signal's or an update's one
+payload arrives raw (``one_raw_payload``), other arities and the start input as decoded JSON
+values.
 Nothing here raises on bad input.
 """
 
@@ -18,14 +19,10 @@ from temporalio import workflow
 from temporalio.common import RawValue
 
 from models.errors import describe_validation_error
-from models.limits import echo
+from models.limits import MAX_PAYLOAD_BYTES, echo
 
 M = TypeVar("M", bound=BaseModel)
 H = TypeVar("H", bound=Callable[..., Any])
-
-MAX_PAYLOAD_BYTES = 256 * 1024
-"""The largest handler payload taken (Temporal warns from 256 KB); the README names it."""
-
 
 @dataclass(frozen=True)
 class Parsed(Generic[M]):
@@ -36,25 +33,29 @@ class Parsed(Generic[M]):
 
 
 def one_raw_payload(handler: H) -> H:
-    """Declare the signal handler ``handler(self, *args)`` to the SDK as taking one RawValue.
+    """Declare the handler ``handler(self, *args)`` to the SDK as taking one RawValue.
 
     A named handler (which the Temporal UI lists, issue 23 item 2) gets its payloads converted by
     the parameters it declares, and only when their count matches. Declared with one RawValue
     parameter, it receives one payload of any encoding undecoded; none as no argument; two or more
     decoded, never a TypeError that would fail the workflow task. (Two or more of which one cannot
-    be decoded are dropped by the SDK, with a warning in the worker's log.)
+    be decoded are dropped by the SDK, with a warning in the worker's log.) An update keeps its
+    return type, which typed clients decode the result by.
     """
     self_param = inspect.Parameter("self", inspect.Parameter.POSITIONAL_OR_KEYWORD)
     payload = inspect.Parameter(
         "payload", inspect.Parameter.POSITIONAL_OR_KEYWORD, annotation=RawValue
     )
     setattr(handler, "__signature__", inspect.Signature([self_param, payload]))  # noqa: B010
-    handler.__annotations__ = {"payload": RawValue, "return": None}
+    handler.__annotations__ = {
+        "payload": RawValue,
+        "return": handler.__annotations__.get("return", None),
+    }
     return handler
 
 
 def parse_raw(name: str, args: Sequence[object], model: type[M]) -> Parsed[M]:
-    """A signal's arguments -> one ``model``; arity, size, encoding and schema checked.
+    """A signal's or an update's arguments -> one ``model``; arity, size, encoding and schema.
 
     One argument is the raw payload; other arities arrive decoded, and are refused for it."""
     if len(args) != 1:

@@ -157,16 +157,18 @@ class InterruptWorkflow:
         description="Answer the question, validated: the same resolution JSON as the resolve "
         "signal; a wrong answer is rejected with one line naming the problem."
     )
+    @one_raw_payload
     def resolve_validated(self, *args: Any) -> ResolveAck:
         """The client SDK's way to resolve: a wrong answer is rejected with the reason."""
-        resolution = parse_values(RESOLVE_UPDATE, args, InterruptResolution).value
+        resolution = parse_raw(RESOLVE_UPDATE, args, InterruptResolution).value
         if resolution is None or self._problems(resolution):
             raise ApplicationError("the answer changed between validation and handling")
         return ResolveAck(accepted=True, message=self._accept(resolution))
 
     @resolve_validated.validator
+    @one_raw_payload
     def _check_resolution(self, *args: Any) -> None:
-        parsed = parse_values(RESOLVE_UPDATE, args, InterruptResolution)
+        parsed = parse_raw(RESOLVE_UPDATE, args, InterruptResolution)
         if parsed.value is None:
             raise Rejected(f"resolution rejected: {parsed.problem}")
         problems = self._problems(parsed.value)

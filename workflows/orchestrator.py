@@ -221,9 +221,10 @@ class OrchestratorWorkflow:
         description="A supervisor's InterruptRequestEvent (spec 000 JSON), validated: accepted "
         "with the node it reached, or rejected with one line naming the problem."
     )
+    @one_raw_payload
     def send_interrupt_event(self, *args: Any) -> EventAck:
         """The supervisor SDK's way to send an event: accepted, or rejected with the reason."""
-        event = parse_values("send_interrupt_event", args, InterruptRequestEvent).value
+        event = parse_raw("send_interrupt_event", args, InterruptRequestEvent).value
         verdict = self._verdict(event) if event is not None else None
         if event is None or verdict is None or verdict.node_id is None:
             raise ApplicationError("the event changed between validation and handling")
@@ -235,8 +236,9 @@ class OrchestratorWorkflow:
         )
 
     @send_interrupt_event.validator
+    @one_raw_payload
     def _check_event(self, *args: Any) -> None:
-        parsed = parse_values("send_interrupt_event", args, InterruptRequestEvent)
+        parsed = parse_raw("send_interrupt_event", args, InterruptRequestEvent)
         if parsed.value is None:
             raise Rejected(f"event rejected: {parsed.problem}")
         verdict = self._verdict(parsed.value)

@@ -15,12 +15,12 @@ from models.interrupts import (
     ReviewInterruptRequest,
     StructuredChoice,
 )
-from models.limits import MAX_EVENT_LOG_BYTES, MAX_EVENTS, clip
+from models.limits import MAX_EVENT_LOG_BYTES, MAX_EVENTS, MAX_PAYLOAD_BYTES, clip
 from models.requests import DiscoveryCollectorRequest, TicketAgentRequests
 from models.results import DiscoveryAgentResult
 from models.state import EventKind, GraphEvent, OrchestratorInput
 from workflows.event_log import record_event
-from workflows.handler_args import MAX_PAYLOAD_BYTES, parse_values
+from workflows.handler_args import parse_values
 from workflows.resolution_rules import default_option, drop_invalid_recommendations
 from workflows.resume import resumed_request
 
