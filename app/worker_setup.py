@@ -21,6 +21,7 @@ from activities.notify import NotificationActivities, NotifySettings
 from activities.offline_model import OfflineModel, OfflineScenario
 from activities.prompting import PromptRenderer
 from activities.resolution import ResolutionActivities
+from activities.search_attributes import list_keyword_search_attributes
 from activities.shadow_start import ShadowStarter
 from activities.tools.loop import Toolbox
 from activities.tools.settings import ToolSettings
@@ -137,6 +138,7 @@ def build_worker(
             notifications.plan,
             notifications.notify,
             workspaces.pin_workspace,
+            list_keyword_search_attributes,
             code.prepare_worktree,
             code.commit_ticket,
             code.review_material,

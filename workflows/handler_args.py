@@ -24,6 +24,7 @@ from models.limits import MAX_PAYLOAD_BYTES, echo
 M = TypeVar("M", bound=BaseModel)
 H = TypeVar("H", bound=Callable[..., Any])
 
+
 @dataclass(frozen=True)
 class Parsed(Generic[M]):
     """A validated value, or the problem (one clipped line) that kept it out."""

@@ -63,7 +63,7 @@ from workflows.lifting import fan_out_context
 from workflows.run_book import RunBook, upstream_of
 from workflows.steps import decide
 from workflows.stuck_questions import stuck_question
-from workflows.visibility import show_orchestrator
+from workflows.visibility import claim_attributes, show_orchestrator
 from workflows.workspace import pin_workspace
 
 EVENT_ENDS_IN_QUESTION = "18-event-ends-in-question"
@@ -139,6 +139,13 @@ class OrchestratorWorkflow:
                 )
             pinned = state.workspace
             self._book.event(EventKind.INFO, f"workspace {pinned.source} pinned at {pinned.commit}")
+        unlisted = await claim_attributes(state.phase)
+        if unlisted is not None and self._input.carried_state is None:
+            self._book.event(
+                EventKind.WARNING,
+                f"{unlisted}: this run's questions are not listed by `agents list --waiting` or "
+                "the inbox (`agents list` names what to create)",
+            )
         while True:
             if self._should_continue_as_new():
                 await self._continue_as_new(f"continuing as new after {state.steps_taken} steps")

@@ -99,6 +99,10 @@ then the failure becomes a WARNING event on the interrupt."""
 NOTIFY_PLAN_TIMEOUT = timedelta(seconds=5)
 """The local activity that reads which channels the worker's settings enable."""
 
+SEARCH_ATTRIBUTES_TIMEOUT = timedelta(seconds=10)
+"""The local activity that lists the namespace's search attributes (once, for a run started
+without ``AgentPhase``); one attempt: a run whose server will not say goes on without them."""
+
 WORKSPACE_PIN_TIMEOUT = timedelta(minutes=10)
 """Cloning or fetching a run's workspace and extracting its commit."""
 WORKSPACE_PIN_RETRY = RetryPolicy(

@@ -2,9 +2,11 @@
 
 Search attributes: ``AgentPhase`` on the orchestrator, ``InterruptState`` and ``InterruptOrigin``
 on each InterruptWorkflow, all Keyword. Upserting an attribute the namespace does not know fails
-the workflow task, so the workflows upsert only attributes they were *started* with: the client
-sets them at start when the namespace has them registered (a deterministic signal, recorded in
-the start event), and the orchestrator passes them on to its interrupts the same way.
+the workflow task, so the workflows upsert only attributes they were *started* with or learnt the
+namespace has: our client sets them at start when the namespace has them registered (recorded in
+the start event); a run started by any other client asks once, by a local activity whose result
+is recorded, and sets ``AgentPhase`` itself (``claim_attributes``); the orchestrator passes them
+on to its interrupts.
 
 Current details (``workflow.set_current_details``) are markdown the UI shows on the workflow's
 page: the waiting question with ready-to-paste answers, or what the orchestrator is doing.
@@ -20,13 +22,20 @@ from typing import Any
 
 from temporalio import workflow
 from temporalio.api.enums.v1 import IndexedValueType
-from temporalio.common import SearchAttributeKey, SearchAttributePair, TypedSearchAttributes
+from temporalio.common import (
+    RetryPolicy,
+    SearchAttributeKey,
+    SearchAttributePair,
+    TypedSearchAttributes,
+)
+from temporalio.exceptions import ActivityError
 
 from models.agent_types import AgentType
 from models.base import WireModel
 from models.interrupt_flow import InterruptInput, InterruptState
 from models.interrupts import InterruptRequestBase, InterruptType
 from models.state import NodeRef, PendingInterrupt
+from workflows.policies import SEARCH_ATTRIBUTES_TIMEOUT
 from workflows.resolution_rules import recommended_resolution
 
 AGENT_PHASE = SearchAttributeKey.for_keyword("AgentPhase")
@@ -113,6 +122,35 @@ def child_attributes(job: InterruptInput) -> TypedSearchAttributes | None:
             SearchAttributePair(INTERRUPT_ORIGIN, str(job.origin)),
         ]
     )
+
+
+OWN_ATTRIBUTES = "30-runs-set-their-own-search-attributes"
+LIST_SEARCH_ATTRIBUTES = "list_keyword_search_attributes"
+"""``activities.search_attributes``'s local activity, by name."""
+
+
+async def claim_attributes(phase: str) -> str | None:
+    """A run started without ``AgentPhase`` (by the Temporal UI, ``temporal workflow start``,
+    another language's SDK) sets it when its namespace has our attributes, so its questions are
+    listed like any other run's; says why not otherwise (workflow code; None: nothing to say)."""
+    if workflow.info().typed_search_attributes.get(AGENT_PHASE) is not None:
+        return None
+    if not workflow.patched(OWN_ATTRIBUTES):
+        return None
+    try:
+        registered = await workflow.execute_local_activity(
+            LIST_SEARCH_ATTRIBUTES,
+            result_type=list[str],
+            start_to_close_timeout=SEARCH_ATTRIBUTES_TIMEOUT,
+            retry_policy=RetryPolicy(maximum_attempts=1),
+        )
+    except ActivityError as err:
+        return f"the namespace's search attributes could not be listed ({err.cause or err})"
+    lacking = [key.name for key in KEYS if key.name not in registered]
+    if lacking:
+        return f"the namespace lacks the search attributes {', '.join(lacking)}"
+    workflow.upsert_search_attributes([AGENT_PHASE.value_set(phase)])
+    return None
 
 
 def upsert_phase(phase: str) -> None:
