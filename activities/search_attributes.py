@@ -15,9 +15,10 @@ async def list_keyword_search_attributes() -> list[str]:
     """The names of the run's namespace's custom keyword attributes; none when the server will
     not list them (a namespace whose key may not use the operator service): the run then goes on
     without, as before."""
-    namespace = activity.info().workflow_namespace
+    client = activity.client()
+    namespace = client.namespace
     try:
-        listed = await activity.client().operator_service.list_search_attributes(
+        listed = await client.operator_service.list_search_attributes(
             ListSearchAttributesRequest(namespace=namespace)
         )
     except RPCError as err:
