@@ -9,6 +9,7 @@ import asyncio
 import uuid
 
 from google.protobuf.duration_pb2 import Duration
+from temporalio.api.enums.v1 import EventType
 from temporalio.api.workflowservice.v1 import RegisterNamespaceRequest
 from temporalio.client import Client
 from temporalio.contrib.pydantic import pydantic_data_converter
@@ -84,3 +85,15 @@ async def test_a_namespace_without_the_attributes_says_so_and_still_asks(
             status.pending_interrupt.workflow_id, answer_all(question)
         )
         await asyncio.wait_for(handle.result(), 60)
+    child = bare.get_workflow_handle(status.pending_interrupt.workflow_id)
+    for run in (handle, child):
+        events = [e async for e in run.fetch_history_events()]
+        upserts = [
+            e.upsert_workflow_search_attributes_event_attributes.search_attributes
+            for e in events
+            if e.event_type == EventType.EVENT_TYPE_UPSERT_WORKFLOW_SEARCH_ATTRIBUTES
+        ]
+        upserted = {name for attributes in upserts for name in attributes.indexed_fields}
+        # TemporalChangeVersion is the system attribute `workflow.patched` sets on every namespace
+        assert not upserted & {key.name for key in visibility.KEYS}
+        assert EventType.EVENT_TYPE_WORKFLOW_TASK_FAILED not in {e.event_type for e in events}

@@ -9,7 +9,6 @@ import re
 
 import pytest
 from markdown_it import MarkdownIt
-from temporalio.api.enums.v1 import EventType
 from temporalio.api.sdk.v1 import WorkflowMetadata
 from temporalio.client import Client, WorkflowHandle
 
@@ -20,7 +19,7 @@ from app.worker_setup import build_worker
 from models.agent_types import AgentType
 from models.interrupt_flow import InterruptState
 from models.interrupts import InterruptResolution, InterruptType
-from tests.support.interrupts import GOAL, start, wait_for_interrupt
+from tests.support.interrupts import GOAL, wait_for_interrupt
 from tests.workflows.test_resolution_rules import REQUEST
 from workflows import visibility
 from workflows.resolution_rules import resolution_problems
@@ -150,30 +149,3 @@ async def test_ui_shows_the_waiting_question_and_the_inbox_lists_it(
     assert (await handle.describe()).typed_search_attributes.get(
         visibility.AGENT_PHASE
     ) == "COMPLETION"
-
-
-async def test_a_run_started_without_the_attributes_never_upserts_them(
-    client: Client, task_queue: str, workflow_id: str
-) -> None:
-    """What a namespace without the attributes needs: no upsert, so no failing task."""
-    offline = OfflineModel(OfflineScenario(interrupt_at=frozenset({AgentType.REVIEW_AGENT})))
-    async with build_worker(client, task_queue, LlmSettings(), offline=offline):
-        handle = await start(client, task_queue, workflow_id)
-        pending = (await wait_for_interrupt(handle)).pending_interrupt
-        assert pending is not None
-        child = client.get_workflow_handle(pending.workflow_id)
-        await child.signal(
-            "resolve", {"selectedChoices": {"approach": "A"}, "confirmations": {"add-tests": True}}
-        )
-        await asyncio.wait_for(handle.result(), 60)
-    for run in (handle, child):
-        events = [e async for e in run.fetch_history_events()]
-        upserts = [
-            e.upsert_workflow_search_attributes_event_attributes.search_attributes
-            for e in events
-            if e.event_type == EventType.EVENT_TYPE_UPSERT_WORKFLOW_SEARCH_ATTRIBUTES
-        ]
-        upserted = {name for attributes in upserts for name in attributes.indexed_fields}
-        # TemporalChangeVersion is the system attribute `workflow.patched` sets on every namespace
-        assert not upserted & {key.name for key in visibility.KEYS}
-        assert EventType.EVENT_TYPE_WORKFLOW_TASK_FAILED not in {e.event_type for e in events}
