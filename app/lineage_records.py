@@ -4,20 +4,21 @@ Examples name the context ids they consumed and produced; their payloads name mo
 curated contexts, upstream results). Every such id must resolve to a record of the same file, so
 a data team can rebuild each decision's chain from the file alone. ``closing_records`` writes a
 ``context`` record for each id a chain's records name but none defines (a call's request, a
-curated context, the result of a step whose example was a duplicate or was skipped);
+curated context, the result of a step whose example was a duplicate or was skipped, the output
+of a node whose question the workflow raised itself);
 ``check_lineage`` verifies a file.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from app.history import RecordedRun
-from models.ids import is_context_id
+from app.history import RecordedInterrupt, RecordedRun
+from models.ids import is_context_id, parse_context_id
 
 _ID_KEYS = ("Id", "Ids", "Links")
 """Payload keys whose values are context ids (``resultId``, ``upstreamContextIds``, ...)."""
@@ -93,12 +94,47 @@ def closing_records(
                 "exampleId": examples_by_result.get(context_id),
                 "payload": call.reply.output,
             }
+        elif (raised := raised_by_workflow(run.interrupts, context_id)) is not None:
+            record = {
+                "kind": "raised",
+                "nodeId": raised.asked.origin_node_id,
+                "agentType": raised.asked.origin.value,
+                "interruptId": raised.interrupt_id,
+                "upstreamContextIds": [],
+                "payload": raised.asked.request.to_wire(),
+            }
         else:
             continue  # nothing in the chain defines it: check_lineage reports it
         full = {**base, "contextId": context_id, **record}
         added.append(full)
         pending.extend(named_ids(full))
     return added
+
+
+def raised_by_workflow(
+    interrupts: Sequence[RecordedInterrupt], context_id: str
+) -> RecordedInterrupt | None:
+    """The question behind ``context_id`` when it names the output of a node whose question the
+    workflow raised without a model call (its dispatched agents' questions lifted, a merge
+    conflict): the newest question of that agent type at or before the id's sequence number."""
+    try:
+        _, agent, seq, _ = parse_context_id(context_id)
+    except ValueError:
+        return None
+    asked_before = [
+        (node_seq, interrupt)
+        for interrupt in interrupts
+        if interrupt.asked.origin is agent
+        and (node_seq := _node_seq(interrupt.asked.origin_node_id)) is not None
+        and node_seq <= seq
+    ]
+    return max(asked_before, key=lambda pair: pair[0])[1] if asked_before else None
+
+
+def _node_seq(node_id: str) -> int | None:
+    """``ticket-dispatch-033`` -> 33 (a dispatched agent's ``.../ticket-agent-1`` has none)."""
+    number = node_id.rsplit("-", 1)[-1]
+    return int(number) if "/" not in node_id and number.isdigit() else None
 
 
 @dataclass

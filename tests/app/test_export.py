@@ -20,7 +20,7 @@ from typing import Any
 import pytest
 from pydantic import BaseModel
 from temporalio import activity, workflow
-from temporalio.client import Client
+from temporalio.client import Client, WorkflowFailureError
 from temporalio.contrib.pydantic import pydantic_data_converter
 from temporalio.testing import WorkflowEnvironment
 from temporalio.worker import Worker
@@ -38,6 +38,7 @@ from app.lineage_records import check_file, check_lineage
 from app.stats import Tally, measure
 from app.worker_setup import build_worker
 from models.agent_types import AgentType
+from models.errors import failure_message
 from models.ids import parse_context_id
 from models.interrupt_flow import AgentReviewDecision
 from models.interrupts import InterruptResolution, InterruptRouting, ResolvedBy
@@ -45,7 +46,7 @@ from models.state import OrchestratorInput
 from models.tools import WorkspaceSpec
 from tests.support.cli import client_py
 from tests.support.code_repo import TEST_COMMAND, make_code_repo
-from tests.support.interrupts import interrupt_status, start, wait_for_interrupt
+from tests.support.interrupts import answer_all, interrupt_status, start, wait_for_interrupt
 from tests.support.openai_server import ReceivedRequest, ScriptedOpenAIServer, usage_for
 from workflows.graph import NODES_BY_OUTPUT
 from workflows.orchestrator import OrchestratorWorkflow
@@ -470,3 +471,43 @@ async def test_a_run_an_earlier_version_recorded_is_skipped_and_named(
     assert any(
         line.startswith("skipped 1: the run was recorded by a version") for line in summary.lines()
     )
+
+
+@pytest.mark.parametrize(
+    ("scenario", "max_steps", "option", "kind"),
+    [("interrupt=TICKET_AGENT#1", 100, "A", "lifted"), ("loop=1000", 6, "B", "step budget")],
+)
+async def test_the_lineage_of_a_question_the_workflow_raised_closes(
+    client: Client,
+    task_queue: str,
+    workflow_id: str,
+    tmp_path: Path,
+    scenario: str,
+    max_steps: int,
+    option: str,
+    kind: str,
+) -> None:
+    """Issue 30 item 4: a dispatched agent's question lifted into its dispatch node's (the node's
+    output has no model call) and the step-budget question; the merge conflict's and a stuck
+    agent's are checked in their own scenario tests. B at the step budget stops the run."""
+    async with build_worker(
+        client, task_queue, LlmSettings(), scenario=OfflineScenario.parse(scenario)
+    ):
+        handle = await start(client, task_queue, workflow_id, max_steps=max_steps)
+        pending = (await wait_for_interrupt(handle)).pending_interrupt
+        assert pending is not None
+        question = (await interrupt_status(client, pending.workflow_id)).request
+        await client.get_workflow_handle(pending.workflow_id).execute_update(
+            "resolve_validated", answer_all(question, option=option)
+        )
+        try:
+            await asyncio.wait_for(handle.result(), 60)
+        except WorkflowFailureError as err:
+            assert kind == "step budget", failure_message(err)
+    out = tmp_path / "native.jsonl"
+    await export(client, out, fmt=Format.NATIVE, ids=[workflow_id])
+    report = check_file(out)
+    assert report.unresolved == {}, f"{kind}: {report.lines()}"
+    if kind == "lifted":
+        raised = [r for r in _lines(out) if r["record"] == "context" and r["kind"] == "raised"]
+        assert [r["agentType"] for r in raised] == ["TICKET_DISPATCH"]

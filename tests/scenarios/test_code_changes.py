@@ -26,6 +26,7 @@ from activities.offline_model import OfflineModel, OfflineScenario
 from activities.tools.settings import ToolSettings
 from app.export import Format
 from app.history import read_run
+from app.lineage_records import check_file
 from app.sdk import AgentWorkflowClient
 from app.worker_setup import build_worker
 from models.agent_types import AgentType
@@ -225,6 +226,7 @@ async def test_a_conflict_is_the_mergers_question_and_the_answer_is_applied(
     for example in conflict:
         assert "return a + b" in example["diff"] and "return b + a" in example["diff"]
     assert conflict[0]["output"]["customInputs"]["file-1"] == written.strip()
+    assert check_file(out).unresolved == {}, "the workflow-raised conflict question closes too"
 
 
 WORKER = textwrap.dedent(

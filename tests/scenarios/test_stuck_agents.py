@@ -8,11 +8,14 @@ from __future__ import annotations
 
 import asyncio
 import json
+from pathlib import Path
 
 import pytest
 from temporalio.client import Client, WorkflowFailureError
 
 from activities.llm import LlmSettings
+from app.export import Format, export
+from app.lineage_records import check_file
 from app.worker_setup import build_worker
 from models.agent_types import AgentType
 from models.errors import failure_message
@@ -35,7 +38,7 @@ def _settings(server: ScriptedOpenAIServer) -> LlmSettings:
 
 
 async def test_a_stuck_agent_asks_a_person_and_the_run_goes_on(
-    client: Client, task_queue: str, workflow_id: str
+    client: Client, task_queue: str, workflow_id: str, tmp_path: Path
 ) -> None:
     with ScriptedOpenAIServer([INVALID] * 3) as server:
         async with build_worker(client, task_queue, _settings(server)):
@@ -61,6 +64,9 @@ async def test_a_stuck_agent_asks_a_person_and_the_run_goes_on(
     prompt = str(rerun.messages)  # the orchestrator again, after the answer
     assert "Run it again, told to take discoveryOrchestratorRequest" in prompt
     assert "notInAnyOutputSchema" in prompt, "the re-run is told why its replies were refused"
+    out = tmp_path / "native.jsonl"
+    await export(client, out, fmt=Format.NATIVE, ids=[workflow_id])
+    assert check_file(out).unresolved == {}, "the stuck question's lineage closes"
 
 
 async def test_the_start_input_may_say_invalid_replies_fail_the_run(
