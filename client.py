@@ -38,7 +38,7 @@ from temporalio.service import RPCError, RPCStatusCode
 from activities.offline_model import OfflineScenario
 from activities.tools.workspace import is_git_url
 from app import render
-from app.answering import resolution_from_flags
+from app.answering import resolution_from_flags, stop_resolution, with_continue_at
 from app.config import (
     InboxSettings,
     TemporalSettings,
@@ -379,7 +379,9 @@ async def _cmd_status(args: argparse.Namespace, settings: TemporalSettings) -> i
 async def _cmd_resolve(args: argparse.Namespace, settings: TemporalSettings) -> int:
     async with _session(settings, args.interrupt_id) as session:
         agents = session.agents
-        answers_given = bool(args.choice or args.custom or args.confirm or args.text)
+        answers_given = bool(
+            args.choice or args.custom or args.confirm or args.text or args.stop
+        ) or bool(args.continue_at)
         if not answers_given and _interactive(args):
             reader = LineReader()
             try:
@@ -399,9 +401,15 @@ async def _cmd_resolve(args: argparse.Namespace, settings: TemporalSettings) -> 
                 "--choice ID=B --confirm ID=yes"
             )
             return 0
-        resolution = resolution_from_flags(
-            args.choice, args.custom, args.confirm, args.text, request=question.request
+        resolution = (
+            stop_resolution(args.stop, args.choice or args.custom or args.confirm or args.text)
+            if args.stop is not None
+            else resolution_from_flags(
+                args.choice, args.custom, args.confirm, args.text, request=question.request
+            )
         )
+        if args.continue_at:
+            resolution = with_continue_at(resolution, question.origin, args.continue_at)
         try:
             ack = await agents.resolve(args.interrupt_id, resolution)
         except ResolutionRejected as err:
@@ -636,6 +644,15 @@ def _parser() -> argparse.ArgumentParser:
     resolve.add_argument("--custom", action="append", default=[], metavar='ID="TEXT"')
     resolve.add_argument("--confirm", action="append", default=[], metavar="ID=yes|no")
     resolve.add_argument("--text", help="free text for the agent")
+    resolve.add_argument(
+        "--stop", metavar='"REASON"', help="stop the run here instead of answering (it fails)"
+    )
+    resolve.add_argument(
+        "--continue-at",
+        choices=[a.value for a in AgentType],
+        metavar="AGENT",
+        help="send the run on to one of the asking agent's routes instead of back to it",
+    )
     resolve.add_argument("--show", action="store_true", help="print the question first")
     resolve.add_argument("--no-input", action="store_true", help="never ask in the terminal")
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
 
+from models.agent_types import AgentType
 from models.interrupts import (
     InterruptRequestBase,
     InterruptResolution,
@@ -15,7 +16,7 @@ from models.interrupts import (
     OptionKey,
     StructuredChoice,
 )
-from workflows.resolution_rules import has_words
+from workflows.resolution_rules import has_words, redirect_problem
 
 YES = {"y", "yes", "true", "1"}
 NO = {"n", "no", "false", "0"}
@@ -71,6 +72,29 @@ def resolution_from_flags(
         confirmations=confirmations,
         free_text=text,
     )
+
+
+def stop_resolution(reason: str, other_answers: object) -> InterruptResolution:
+    """``--stop "REASON"``: the run stops here; it is the whole answer."""
+    if other_answers:
+        raise ValueError("--stop is the whole answer: give it without --choice/--custom/--text")
+    if not has_words(reason):
+        raise ValueError('--stop needs the reason the run stops: --stop "..."')
+    return InterruptResolution(stop_run=reason)
+
+
+def with_continue_at(
+    resolution: InterruptResolution, origin: AgentType, target: str, field: str = "--continue-at"
+) -> InterruptResolution:
+    """``--continue-at AGENT``: the answer, and the run goes on at ``target`` (one of
+    ``origin``'s routes) instead of back to ``origin``; a problem names ``field``."""
+    try:
+        agent = AgentType(target)
+    except ValueError:
+        raise ValueError(f"{field} {target!r} is not an agent type") from None
+    if problem := redirect_problem(origin, agent):
+        raise ValueError(f"{field} {problem}")
+    return resolution.model_copy(update={"continue_at": agent})
 
 
 def flag_problems(

@@ -93,6 +93,10 @@ class Rejected(AgentWorkflowError, ValueError):
     the worker's stack trace (``app.data_converter.OneLineRejections``)."""
 
 
+class StoppedByPerson(AgentWorkflowError):
+    """A person answered a question by stopping the run; the message quotes their reason."""
+
+
 class UnknownAgentType(AgentWorkflowError):
     """A name that is not one of the AgentType values."""
 

@@ -81,6 +81,10 @@ class InterruptInput(WireModel):
     set only by an orchestrator that asks it again; any other such signal is ignored."""
 
 
+STOP_ROUTE = "stopRun"
+"""An outcome's ``route`` when the person stopped the run: no routing, the orchestrator stops."""
+
+
 class InterruptOutcome(WireModel):
     """The translated InterruptRouting (camelCase JSON) and how it was reached."""
 

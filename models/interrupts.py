@@ -692,6 +692,12 @@ class InterruptResolution(WireModel):
     decided_by_text: list[Id] = Field(default_factory=list, max_length=MAX_ITEMS)
     """Set by the workflow when it takes the answer: the choice and confirmation ids that the free
     text alone answers, left to the translating LLM (spec 003 US23; issue 18)."""
+    stop_run: Text | None = None
+    """A person stops the run here, for this reason; nothing else need be answered. The run ends
+    FAILED with ``StoppedByPerson`` quoting it."""
+    continue_at: AgentType | None = None
+    """A person sends the run on to this agent instead of back to the one that asked: one of the
+    asking agent's own routes (``resolution_rules.redirect_targets``)."""
     resolved_by: ResolvedBy = ResolvedBy.HUMAN
     call: CallRecord | None = None
     """The reviewing LLM call that gave this answer (AGENT_REVIEW, TIMEOUT_ESCALATION); set by

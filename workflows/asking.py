@@ -11,11 +11,17 @@ from temporalio.exceptions import ApplicationError, ChildWorkflowError
 from temporalio.workflow import ChildWorkflowHandle
 
 from models.agent_types import AgentType
-from models.errors import DegenerateLoop, InterruptFailed, StepLimitExceeded, failure_message
+from models.errors import (
+    DegenerateLoop,
+    InterruptFailed,
+    StepLimitExceeded,
+    StoppedByPerson,
+    failure_message,
+)
 from models.fan_out import HeldAgent
 from models.interrupt_flow import HAND_OVER_SIGNAL, HANDED_OVER, InterruptInput, InterruptOutcome
 from models.interrupts import InterruptRequestBase, InterruptRouting, OptionKey, TimeoutOutcome
-from models.limits import AGENT_OUTPUT_BYTES, AGENT_REQUEST_BYTES, fit_strings
+from models.limits import AGENT_OUTPUT_BYTES, AGENT_REQUEST_BYTES, clip, fit_strings
 from models.state import (
     EntryKind,
     EventKind,
@@ -248,6 +254,15 @@ async def settle_question(
         node_id,
         origin,
     )
+    if outcome.resolution.stop_run is not None:
+        book.fail(
+            StoppedByPerson(
+                f"a person stopped the run at {origin} ({child_id}): "
+                f"{clip(outcome.resolution.stop_run, 1_000)}"
+            ),
+            node_id,
+            origin,
+        )
     routing = InterruptRouting.model_validate(outcome.routing)
     entry = book.record(node_id, origin, EntryKind.RESOLUTION, outcome.routing, route=outcome.route)
     decision = decide(origin, routing, entry, state.history)

@@ -20,6 +20,7 @@ from models.interrupt_flow import (
     HAND_OVER_SIGNAL,
     HANDED_OVER,
     RESOLVE_SIGNAL,
+    STOP_ROUTE,
     AutonomyQuestion,
     InterruptCarried,
     InterruptInput,
@@ -52,6 +53,7 @@ from workflows.resolution_rules import (
     drop_invalid_recommendations,
     left_to_text,
     recommended_resolution,
+    redirect_problem,
     resolution_problems,
     untranslated_routing,
 )
@@ -210,9 +212,12 @@ class InterruptWorkflow:
         if self._resolution is not None and not self._overrulable:
             by = self._resolution.resolved_by
             return [f"this interrupt is already resolved (by {by}); the answer was not used"]
-        return resolution_problems(
+        problems = resolution_problems(
             self._job.request, resolution, free_text_decides=free_text_decides
         )
+        if redirect := redirect_problem(self._job.origin, resolution.continue_at):
+            problems.append(f"continueAt {redirect}")
+        return problems
 
     def _accept(self, resolution: InterruptResolution) -> str:
         """Take a person's answer; say what happens next."""
@@ -226,7 +231,9 @@ class InterruptWorkflow:
         origin = self._job.origin
         target = _reroute_target(self._job, person) or origin
         then = (
-            f"{origin} resumes"
+            "the run stops"
+            if person.stop_run is not None
+            else f"{origin} resumes"
             if target is origin
             else f"the run continues at {target} (re-routed from {origin})"
         )
@@ -411,6 +418,9 @@ class InterruptWorkflow:
         self, resolution: InterruptResolution, timed_out: bool
     ) -> InterruptOutcome:
         job = self._job
+        if resolution.stop_run is not None:  # nothing to translate: the orchestrator stops
+            self._event(EventKind.INFO, f"the person stops the run: {clip(resolution.stop_run)}")
+            return InterruptOutcome(routing={}, route=STOP_ROUTE, resolution=resolution)
         reroute_to = _reroute_target(job, resolution)
         keep = allowed_route(job.origin, reroute_to)
         if keep is None:
@@ -489,7 +499,10 @@ class InterruptWorkflow:
 
 
 def _reroute_target(job: InterruptInput, resolution: InterruptResolution) -> AgentType | None:
-    """An event choice that names an agent decides the route; else the event's target, if any."""
+    """The agent a person chose to continue at; else an event choice that names an agent; else
+    the event's target, if any."""
+    if resolution.continue_at is not None and resolution.continue_at is not job.origin:
+        return resolution.continue_at
     if job.event is not None:
         selected = resolution.selected_choices.get(EVENT_CHOICE_ID)
         chosen = job.event.route_of_option(selected) if selected else None

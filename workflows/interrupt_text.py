@@ -15,4 +15,4 @@ def summary_line(origin: AgentType, request: InterruptRequestBase) -> str:
 def details_markdown(child_id: str, origin: AgentType, request: InterruptRequestBase) -> str:
     """Everything a person needs to answer, and how to send the answer."""
     question = question_markdown(origin, request)
-    return fit_details(question + "\n\n" + answer_markdown(child_id, request))
+    return fit_details(question + "\n\n" + answer_markdown(child_id, origin, request))

@@ -19,6 +19,7 @@ from models.interrupts import (
     StructuredChoice,
 )
 from models.limits import MAX_TEXT_CHARS, clip
+from workflows.graph import NODES
 
 
 def resolution_problems(
@@ -32,6 +33,8 @@ def resolution_problems(
     With ``free_text_decides``, free text may answer the choices and confirmations it leaves
     open (spec 003 US23): the translating LLM decides them. An answer with nothing in it is
     still refused."""
+    if resolution.stop_run is not None:
+        return [] if has_words(resolution.stop_run) else ["stopRun needs the reason to stop"]
     if request.type is InterruptType.PAUSE:
         return []
     if free_text_decides and has_words(resolution.free_text):
@@ -123,6 +126,31 @@ def allowed_route(origin: AgentType | None, reroute_to: AgentType | None) -> str
     origin's own route (spec 000's table); None when no route leads there."""
     target = reroute_to or origin
     return InterruptRouting.route_for(target) if target is not None else None
+
+
+def redirect_targets(origin: AgentType) -> list[AgentType]:
+    """The agents a person may send the run on to from ``origin``'s question: the agents its own
+    routing may name (the graph's edges), each with an InterruptRouting route; not the context
+    manager, a detour that returns to the agent that asked."""
+    targets = NODES[origin].output_model.route_aliases().values()
+    return [
+        t
+        for t in targets
+        if isinstance(t, AgentType)
+        and t not in (origin, AgentType.CONTEXT_MANAGER)
+        and InterruptRouting.route_for(t)
+    ]
+
+
+def redirect_problem(origin: AgentType, continue_at: AgentType | None) -> str | None:
+    """Why ``continue_at`` is not a way on from ``origin``'s question (None when it is)."""
+    if continue_at is None or continue_at is origin:
+        return None
+    targets = redirect_targets(origin)
+    if continue_at in targets:
+        return None
+    offered = ", ".join(t.value for t in targets) or "none"
+    return f"{continue_at.value} is not a route of {origin.value} (offered: {offered})"
 
 
 def default_option(choice: StructuredChoice) -> OptionKey:

@@ -36,7 +36,7 @@ from models.interrupt_flow import InterruptInput, InterruptState
 from models.interrupts import InterruptRequestBase, InterruptType
 from models.state import NodeRef, PendingInterrupt
 from workflows.policies import SEARCH_ATTRIBUTES_TIMEOUT
-from workflows.resolution_rules import recommended_resolution
+from workflows.resolution_rules import recommended_resolution, redirect_targets
 
 AGENT_PHASE = SearchAttributeKey.for_keyword("AgentPhase")
 INTERRUPT_STATE = SearchAttributeKey.for_keyword("InterruptState")
@@ -211,7 +211,7 @@ def interrupt_details(
     if deadline is not None:
         lines.append(f"Deadline {deadline:%Y-%m-%d %H:%M:%S} UTC, then: {job.on_timeout}.")
     lines += ["", question_markdown(job.origin, job.request)]
-    lines += ["", answer_markdown(interrupt_id, job.request)]
+    lines += ["", answer_markdown(interrupt_id, job.origin, job.request)]
     return fit_details("\n".join(lines))
 
 
@@ -344,8 +344,9 @@ def suggested_answer(request: InterruptRequestBase) -> dict[str, Any]:
     }
 
 
-def answer_markdown(interrupt_id: str, request: InterruptRequestBase) -> str:
-    """How to answer from the UI (update or signal), with JSON to paste, and from a shell."""
+def answer_markdown(interrupt_id: str, origin: AgentType, request: InterruptRequestBase) -> str:
+    """How to answer from the UI (update or signal), with JSON to paste, how to stop the run or
+    send it elsewhere, and from a shell."""
     answer = json.dumps(suggested_answer(request), indent=2)
     return "\n".join(
         [
@@ -359,6 +360,15 @@ def answer_markdown(interrupt_id: str, request: InterruptRequestBase) -> str:
             "```json",
             answer,
             "```",
+            "",
+            'To stop the run instead: `{"stopRun": "your reason"}`.'
+            + (
+                ' To send it on to another agent once answered, add `"continueAt"`: '
+                + ", ".join(f"`{t.value}`" for t in targets)
+                + "."
+                if (targets := redirect_targets(origin))
+                else ""
+            ),
             "",
             "From a shell:",
             "",

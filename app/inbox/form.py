@@ -5,11 +5,13 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from app.answering import resolution_from_flags
+from app.answering import resolution_from_flags, with_continue_at
+from models.agent_types import AgentType
 from models.interrupts import InterruptRequestBase, InterruptResolution, InterruptType, OptionKey
 from workflows.resolution_rules import has_words, recommended_resolution
 
 CHOICE, CUSTOM, CONFIRM, TEXT = "choice.", "custom.", "confirm.", "text"
+STOP, CONTINUE_AT = "stop", "continue_at"
 
 
 def starting_values(
@@ -23,11 +25,22 @@ def starting_values(
     return values | dict(submitted or {})
 
 
-def resolution_from_form(fields: Mapping[str, str]) -> InterruptResolution:
-    """The answer a submitted form gives; a CUSTOM text counts only where CUSTOM was chosen.
+def resolution_from_form(fields: Mapping[str, str], origin: AgentType) -> InterruptResolution:
+    """The answer a submitted form gives; a CUSTOM text counts only where CUSTOM was chosen; a
+    reason to stop is the whole answer; a chosen agent to continue at (one of ``origin``'s
+    routes) goes with the answer.
 
     Raises ValueError (or pydantic's ValidationError) for a form no page of ours would send.
     """
+    if has_words(fields.get(STOP, "")):
+        return InterruptResolution(stop_run=fields[STOP].strip())
+    resolution = _answers(fields)
+    if target := fields.get(CONTINUE_AT, ""):
+        resolution = with_continue_at(resolution, origin, target, "continue at")
+    return resolution
+
+
+def _answers(fields: Mapping[str, str]) -> InterruptResolution:
     choices = {k.removeprefix(CHOICE): v for k, v in fields.items() if k.startswith(CHOICE)}
     customs = [
         f"{choice_id}={fields.get(CUSTOM + choice_id, '').strip()}"
@@ -46,6 +59,8 @@ def form_problems(request: InterruptRequestBase, fields: Mapping[str, str]) -> l
     """What keeps a submitted form from answering ``request``, in the page's words (its
     choices, boxes and toggles, never the update's JSON names): the inbox's twin of
     ``agents resolve``'s flag check."""
+    if has_words(fields.get(STOP, "")):
+        return []  # stopping is the whole answer
     problems = [
         f"{choice.choice_id}: CUSTOM needs your own approach in its text box"
         for choice in request.choices

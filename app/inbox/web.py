@@ -30,7 +30,9 @@ from app.inbox.access import Guard
 from app.inbox.form import (
     CHOICE,
     CONFIRM,
+    CONTINUE_AT,
     CUSTOM,
+    STOP,
     TEXT,
     form_problems,
     resolution_from_form,
@@ -48,6 +50,7 @@ from app.sdk import (
 from app.stuck import stuck_ids
 from models.errors import describe_validation_error
 from models.interrupt_flow import InterruptStatus
+from workflows.resolution_rules import redirect_targets
 from workflows.visibility import create_commands, typed_values
 
 POLL_SECONDS = 1.0
@@ -145,7 +148,15 @@ class Inbox:
             typed_values=typed_values,
             starting_values=starting_values,
             when=_when,
-            field=dict(choice=CHOICE, custom=CUSTOM, confirm=CONFIRM, text=TEXT),
+            redirect_targets=redirect_targets,
+            field=dict(
+                choice=CHOICE,
+                custom=CUSTOM,
+                confirm=CONFIRM,
+                text=TEXT,
+                stop=STOP,
+                continue_at=CONTINUE_AT,
+            ),
             csrf=self.csrf,
             poll_ms=int(POLL_SECONDS * 1000),
         )
@@ -214,7 +225,7 @@ class Inbox:
         if problems := form_problems(status.request, fields):
             return Outcome(problem="; ".join(problems))
         try:
-            resolution = resolution_from_form(fields)
+            resolution = resolution_from_form(fields, status.origin)
             ack = await self.agents.resolve(status.workflow_id, resolution)
         except ValidationError as err:
             return Outcome(problem=describe_validation_error(err))

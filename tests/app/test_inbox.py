@@ -29,7 +29,7 @@ from app.inbox.web import create_app, listening
 from app.sdk import AgentWorkflowClient
 from app.worker_setup import build_worker
 from models.agent_types import AgentType
-from models.interrupts import OptionKey
+from models.interrupts import InterruptResolution, OptionKey
 from tests.cli.support import free_port
 from tests.support.cli import ROOT, client_env, client_py
 from tests.support.inbox import HOSTILE, TOKEN, start_question, until_listed
@@ -361,13 +361,29 @@ def test_the_form_starts_at_the_recommendation_and_reads_back_as_a_resolution() 
             "custom.cache": " memcached ",
             "confirm.load": "no",
             "text": "",
-        }
+        },
+        AgentType.REVIEW_AGENT,
     )
     assert answer.selected_choices == {"cache": OptionKey.CUSTOM}
     assert answer.custom_inputs == {"cache": "memcached"}
     assert answer.confirmations == {"load": False} and answer.free_text is None
-    ignored = resolution_from_form({"choice.cache": "A", "custom.cache": "typed, then chose A"})
+    ignored = resolution_from_form(
+        {"choice.cache": "A", "custom.cache": "typed, then chose A"}, AgentType.REVIEW_AGENT
+    )
     assert ignored.custom_inputs == {}
+    on = resolution_from_form(
+        {"choice.cache": "A", "continue_at": "MERGER_AGENT", "stop": " "}, AgentType.REVIEW_AGENT
+    )
+    assert on.continue_at is AgentType.MERGER_AGENT and on.stop_run is None
+    stop = resolution_from_form(
+        {"stop": " wrong goal ", "choice.cache": "A"}, AgentType.REVIEW_AGENT
+    )
+    assert stop == InterruptResolution(stop_run="wrong goal"), "stopping is the whole answer"
+    assert form_problems(request, {"stop": "wrong goal"}) == []
+    with pytest.raises(ValueError, match="continue at DISCOVERY_AGENT is not a route"):
+        resolution_from_form(
+            {"choice.cache": "A", "continue_at": "DISCOVERY_AGENT"}, AgentType.REVIEW_AGENT
+        )
 
 
 def test_a_form_that_cannot_answer_is_named_in_the_page_words() -> None:

@@ -2,15 +2,19 @@
 
 from __future__ import annotations
 
+from models.agent_types import AgentType
 from models.interrupts import (
     InterruptResolution,
     InterruptType,
     OrchestratorInterruptRequest,
     ResolvedBy,
 )
+from workflows.graph import NODES
 from workflows.resolution_rules import (
     describe_resolution,
     recommended_resolution,
+    redirect_problem,
+    redirect_targets,
     resolution_problems,
 )
 
@@ -106,3 +110,27 @@ def test_description_carries_the_decisions() -> None:
     )
     assert 'How? -> CUSTOM: "use a token bucket"' in text
     assert "Add tests -> no" in text
+
+
+def test_a_stop_with_a_reason_is_the_whole_answer_and_a_blank_one_is_refused() -> None:
+    assert resolution_problems(REQUEST, InterruptResolution(stop_run="wrong goal")) == []
+    assert resolution_problems(REQUEST, InterruptResolution(stop_run=" \n")) == [
+        "stopRun needs the reason to stop"
+    ]
+
+
+def test_a_person_may_send_the_run_along_the_asking_agents_own_routes_only() -> None:
+    for agent in AgentType:
+        targets = redirect_targets(agent)
+        own = set(NODES[agent].output_model.route_aliases().values())
+        assert set(targets) <= own - {agent, AgentType.CONTEXT_MANAGER}
+        for target in AgentType:
+            problem = redirect_problem(agent, target)
+            assert (problem is None) == (target in targets or target is agent), (agent, target)
+            if problem is not None:
+                assert f"not a route of {agent.value}" in problem and "\n" not in problem
+    assert redirect_targets(AgentType.REVIEW_AGENT) == [
+        AgentType.MERGER_AGENT,
+        AgentType.TICKET_ORCHESTRATOR,
+    ]
+    assert redirect_problem(AgentType.REVIEW_AGENT, None) is None

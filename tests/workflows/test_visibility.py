@@ -89,13 +89,15 @@ def _tags(html: str) -> list[str]:
 
 
 def test_the_pasteable_answer_is_a_valid_resolution() -> None:
-    text = visibility.answer_markdown("run-interrupt-1", REQUEST)
+    text = visibility.answer_markdown("run-interrupt-1", AgentType.REVIEW_AGENT, REQUEST)
     assert "resolve_validated" in text and "`resolve`" in text
     keys = "/".join(o.key.value for o in REQUEST.choices[0].options)
     assert keys == "A/B/CUSTOM" and "(`approach`: A, B or CUSTOM with a text in" in text
     assert "C, D" not in text, "only the offered options are named (issue 23 item 5)"
     pasted = json.loads(re.search(r"```json\n(.*?)\n```", text, re.S)[1])  # type: ignore[index]
     assert resolution_problems(REQUEST, InterruptResolution.model_validate(pasted)) == []
+    assert '`{"stopRun": "your reason"}`' in text
+    assert '`"continueAt"`: `MERGER_AGENT`, `TICKET_ORCHESTRATOR`.' in text
     code = "".join(re.findall(r"```\w*\n(.*?)```", text, re.S))
     assert max(len(line) for line in code.splitlines()) <= 80, "code lines are not cut off"
 
