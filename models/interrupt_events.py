@@ -23,7 +23,7 @@ INTERRUPT_REQUEST_EVENT_SIGNAL = "interrupt_request_event"
 """The orchestrator's signal that carries an InterruptRequestEvent."""
 EVENT_CHOICE_ID = "supervisor"
 """choiceId under which an event's choices are shown to the person."""
-_KEYS = (OptionKey.A, OptionKey.B, OptionKey.C)
+_KEYS = (OptionKey.A, OptionKey.B, OptionKey.C, OptionKey.D)
 
 
 class EventChoice(WireModel):
@@ -45,7 +45,7 @@ class InterruptRequestEvent(WireModel):
     reroute_to_agent_type: AgentType | None = None
     interrupt_type: InterruptType = InterruptType.HUMAN_REVIEW
     reason: Text = Field(min_length=1)
-    choices: list[EventChoice] = Field(default_factory=list, max_length=3)
+    choices: list[EventChoice] = Field(default_factory=list, max_length=len(_KEYS))
     confirmation_items: list[ConfirmationItem] = Field(default_factory=list, max_length=MAX_ITEMS)
     context_for_decision: Text = ""
 
@@ -61,7 +61,7 @@ class InterruptRequestEvent(WireModel):
         return self
 
     def shown_choices(self) -> list[StructuredChoice]:
-        """The event's options as one A/B/C (+CUSTOM) choice for the person (US3 scenario 4)."""
+        """The event's options as one A-D (+CUSTOM) choice for the person (US3 scenario 4)."""
         if not self.choices:
             return []
         return [

@@ -39,7 +39,12 @@ from models.state import EventKind, GraphEvent
 from workflows.event_log import log_event, record_event
 from workflows.handler_args import one_raw_payload, parse_raw, parse_values
 from workflows.handover import history_is_long
-from workflows.interrupt_hooks import REQUEST_HOOKS, RESOLUTION_HOOKS, TRANSLATION_HOOKS
+from workflows.interrupt_hooks import (
+    REPLACING_REQUEST_HOOKS,
+    REQUEST_HOOKS,
+    RESOLUTION_HOOKS,
+    TRANSLATION_HOOKS,
+)
 from workflows.legacy import started_before_notifications, upgrade_start
 from workflows.notifications import Notifier
 from workflows.policies import (
@@ -252,7 +257,10 @@ class InterruptWorkflow:
         self._job = job.model_copy(update={"request": request})
         for warning in warnings:
             self._event(EventKind.WARNING, warning)
-        for name, request_hook in REQUEST_HOOKS:
+        hooks = REQUEST_HOOKS
+        if job.event is not None and not workflow.patched(EVENT_CHOICES_JOIN):
+            hooks = REPLACING_REQUEST_HOOKS
+        for name, request_hook in hooks:
             self._job = request_hook(self._job)
             self._hooks.append(name)
 
@@ -515,6 +523,8 @@ RESOLVE_UPDATE = "resolve_validated"
 ANSWER_TAKEN = "30-answer-taken-untranslated"
 """Patch id: an accepted answer the translator cannot write resumes its agent with the answer as
 guidance (``untranslated_routing``) instead of failing the run (issue 30 item 2)."""
+EVENT_CHOICES_JOIN = "30-event-choices-join-the-agents-own"
+"""Patch id: a supervisor's choices join the asking agent's own instead of replacing them."""
 FREE_TEXT = "18-free-text-answers"
 """Patch id: a resolve signal's free text may answer the choices it leaves open (issue 18)."""
 

@@ -30,20 +30,30 @@ def _suffix_repeats(items: Sequence[object], id_field: str) -> None:
         seen.add(unique)
 
 
-def _apply_event(job: InterruptInput) -> InterruptInput:
-    """A supervisor's choices and confirmations are what the person is shown (US3 scenario 4);
-    at a dispatch node they join the agents' own lifted questions, which each reach their owner
-    (issue 18 item 4). The event's context is added to the question's."""
+def _join_event(job: InterruptInput) -> InterruptInput:
+    """A supervisor's choices and confirmations join the asking agent's own (at a dispatch node,
+    the agents' lifted questions): the person answers both, the event's part decides the route
+    and the agent's part reaches the agent (issue 30 item 5). The event's context is added to
+    the question's."""
+    return _with_event(job, keep_own=True)
+
+
+def _replace_with_event(job: InterruptInput) -> InterruptInput:
+    """Before issue 30: a supervisor's choices replaced the agent's own, except at a dispatch
+    node (replayed so by runs that asked then)."""
+    return _with_event(job, keep_own=job.origin in set(DISPATCHED_AGENTS.values()))
+
+
+def _with_event(job: InterruptInput, *, keep_own: bool) -> InterruptInput:
     event = job.event
     if event is None:
         return job
     asked = job.request
-    lifted = job.origin in set(DISPATCHED_AGENTS.values())
     update: dict[str, Any] = {"type": event.interrupt_type}
     if event.choices:
-        update["choices"] = [*(asked.choices if lifted else []), *event.shown_choices()]
+        update["choices"] = [*(asked.choices if keep_own else []), *event.shown_choices()]
     if event.confirmation_items:
-        own = asked.confirmation_items if lifted else []
+        own = asked.confirmation_items if keep_own else []
         update["confirmation_items"] = [*own, *event.confirmation_items]
     if event.context_for_decision:
         context = asked.context_for_decision.strip()
@@ -65,10 +75,16 @@ def _goal_by_reference(routing: dict[str, Any]) -> dict[str, Any]:
     return {k: ({**v, "goal": ""} if isinstance(v, dict) else v) for k, v in routing.items()}
 
 
-REQUEST_HOOKS: tuple[tuple[str, Callable[[InterruptInput], InterruptInput]], ...] = (
-    ("request:apply_event", _apply_event),
+RequestHooks = tuple[tuple[str, Callable[[InterruptInput], InterruptInput]], ...]
+REQUEST_HOOKS: RequestHooks = (
+    ("request:apply_event", _join_event),
     ("request:unique_ids", _unique_ids),
 )
+REPLACING_REQUEST_HOOKS: RequestHooks = (
+    ("request:apply_event", _replace_with_event),
+    ("request:unique_ids", _unique_ids),
+)
+"""The request hooks of a question asked before an event's choices joined the agent's own."""
 RESOLUTION_HOOKS: tuple[tuple[str, Callable[[InterruptResolution], InterruptResolution]], ...] = (
     ("resolution:trim_answers", _trim_answers),
 )

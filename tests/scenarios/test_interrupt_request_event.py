@@ -178,10 +178,13 @@ async def test_event_without_reroute_goes_back_to_the_origin(
 async def test_event_choices_are_shown_and_the_selected_one_decides_the_route(
     client: Client, task_queue: str, workflow_id: str
 ) -> None:
-    """Scenario 4: HUMAN_REVIEW with structured choices."""
+    """Scenario 4: HUMAN_REVIEW with structured choices, up to four as an agent's; they join the
+    agent's own question, both are answered (issue 30 item 5)."""
     choices = [
         {"label": "Back to discovery", "value": "DISCOVERY_ORCHESTRATOR", "description": "rescan"},
         {"label": "On to tickets", "value": "TICKET_ORCHESTRATOR", "description": "skip ahead"},
+        {"label": "Wait", "value": "PLANNING_ORCHESTRATOR", "description": "plan again"},
+        {"label": "Collect", "value": "ORCHESTRATOR_COLLECTOR", "description": "end"},
     ]
     offline, handle, _pending, question, child = await _steer(
         client,
@@ -192,11 +195,14 @@ async def test_event_choices_are_shown_and_the_selected_one_decides_the_route(
         choices=choices,
     )
     async with build_worker(client, task_queue, LlmSettings(), offline=offline):
-        (shown,) = question.request.choices
+        *own, shown = question.request.choices
+        assert own and all(c.choice_id != "supervisor" for c in own), "the agent's own stay"
         assert shown.choice_id == "supervisor"
-        assert [o.description for o in shown.options][:2] == [
+        assert [o.description for o in shown.options][:4] == [
             "Back to discovery: rescan",
             "On to tickets: skip ahead",
+            "Wait: plan again",
+            "Collect: end",
         ]
         resolution = answer_all(question.request, option="B")
         ack = await child.execute_update(InterruptWorkflow.resolve_validated, resolution)
