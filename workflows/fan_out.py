@@ -176,7 +176,10 @@ def _settle(
             )
             question = question_from_event(child.agent_type, event, payload)
             payload, route = {"interruptRequest": question.to_wire()}, "interruptRequest"
-        book.state.stored_events.setdefault(node_id, event)  # its choices and reroute
+        # an event on this agent goes on to the node's question (its choices and reroute); an
+        # event on the dispatch node is stored there already and its question takes it once
+        if event.source_agent_type is child.agent_type:
+            book.state.stored_events.setdefault(node_id, event)
         asked_itself = False  # a supervisor's question
     routing = child.output_model.model_validate(payload)
     _, target, value = routing.chosen_route()

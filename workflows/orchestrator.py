@@ -67,12 +67,15 @@ from workflows.visibility import claim_attributes, show_orchestrator
 from workflows.workspace import pin_workspace
 
 EVENT_ENDS_IN_QUESTION = "18-event-ends-in-question"
-STEP_BUDGET_ASKS = "19-step-budget-asks-a-person"
 """Patch id: an agent that ignores a supervisor's event gets its question asked by the workflow
 (runs recorded before dropped the event with a warning)."""
+STEP_BUDGET_ASKS = "19-step-budget-asks-a-person"
 EVENTS_ON_DISPATCHED_AGENTS = "18-events-on-dispatched-agents"
 """Patch id: a supervisor's signal may target a running dispatched agent (runs recorded before
 refused it)."""
+EVENTS_ON_DISPATCH_NODES = "30-events-on-dispatch-nodes-cancel-their-agents"
+"""Patch id: an event on a dispatch node cancels its running agents, which run again with the
+message (runs recorded before let them finish first)."""
 CONTINUE_AS_NEW_STEPS = 500
 """Steps per run before continuing as new (sooner when the server suggests it)."""
 
@@ -235,12 +238,8 @@ class OrchestratorWorkflow:
         verdict = self._verdict(event) if event is not None else None
         if event is None or verdict is None or verdict.node_id is None:
             raise ApplicationError("the event changed between validation and handling")
-        self._take_event(verdict.node_id, event)
-        return EventAck(
-            accepted=True,
-            node_id=verdict.node_id,
-            message=f"{event.source_agent_type} at {verdict.node_id} was asked to interrupt",
-        )
+        what = self._take_event(verdict.node_id, event)
+        return EventAck(accepted=True, node_id=verdict.node_id, message=what)
 
     @send_interrupt_event.validator
     @one_raw_payload
@@ -313,13 +312,27 @@ class OrchestratorWorkflow:
         """Whether ``event`` is taken now, and by which node (a dispatched agent's, too)."""
         return check_event(self._state, event, self._book.calls.running())
 
-    def _take_event(self, node_id: str, event: InterruptRequestEvent) -> None:
-        """Store the event for the node and ask its running agent to interrupt (FR-008)."""
+    def _take_event(self, node_id: str, event: InterruptRequestEvent) -> str:
+        """Store the event for the node and ask its running agent to interrupt (FR-008); at a
+        dispatch node, every agent of its fan-out still running is cancelled and runs again
+        with the message (finished ones keep their results). Says what happens."""
         state = self._state
         state.stored_events[node_id] = event
         state.processed_event_ids.append(event.event_id)
         del state.processed_event_ids[:-MAX_REMEMBERED_EVENT_IDS]
         agent = event.source_agent_type
+        running = [n for n in self._book.calls.running() if n.startswith(f"{node_id}/")]
+        if running and not workflow.patched(EVENTS_ON_DISPATCH_NODES):
+            running = []  # a run recorded before let its agents finish first
+        for sub_id in running:
+            state.stored_events.setdefault(sub_id, event)
+            self._book.calls.redirect(sub_id)
+        asked = (
+            f"its running agents {', '.join(n.rsplit('/', 1)[1] for n in running)} are "
+            "cancelled and run again, asked to interrupt"
+            if running
+            else f"{agent} was asked to interrupt"
+        )
         then = (
             f", then continue at {event.reroute_to_agent_type}"
             if event.reroute_to_agent_type
@@ -327,11 +340,12 @@ class OrchestratorWorkflow:
         )
         self._book.event(
             EventKind.INFO,
-            f"InterruptRequestEvent {event.event_id} accepted: asking {agent} to interrupt{then}",
+            f"InterruptRequestEvent {event.event_id} accepted at {node_id}: {asked}{then}",
             node_id,
             agent,
         )
         self._book.calls.redirect(node_id)
+        return f"{agent} at {node_id}: {asked}{then}"
 
     async def _run_node(self, node: Node, step: PendingStep) -> OrchestratorCollectorResult | None:
         """Run one node and set the next pending step; return the final result on STOP."""

@@ -23,6 +23,7 @@ from tests.support.interrupts import (
     full_status,
     interrupt_status,
     start,
+    started_activities,
     wait_for_interrupt,
     wait_running,
 )
@@ -158,13 +159,17 @@ async def test_an_event_on_a_dispatch_node_adds_its_choices_to_the_agents_questi
     client: Client, task_queue: str, workflow_id: str
 ) -> None:
     """Issue 18 item 4: the supervisor's choices join the lifted ones; each part is answered
-    and reaches its owner (the agent its answer, the supervisor's option the route)."""
+    and reaches its owner (the agent its answer, the supervisor's option the route). The agents
+    still running are asked to interrupt too (issue 30 item 6)."""
     scenario = OfflineScenario.parse("fanout=2;interrupt=TICKET_AGENT#1;delay=TICKET_AGENT:2")
     offline = OfflineModel(scenario)
     async with build_worker(client, task_queue, LlmSettings(), offline=offline):
         handle = await start(client, task_queue, workflow_id)
         running = await wait_running(handle, AgentType.TICKET_DISPATCH, timeout=60)
         assert running.current_node is not None
+        async with asyncio.timeout(30):  # its two agents run
+            while await started_activities(handle) < 2:
+                await asyncio.sleep(0.05)
         ack = await handle.execute_update(
             OrchestratorWorkflow.send_interrupt_event,
             InterruptRequestEvent.model_validate(
@@ -181,26 +186,35 @@ async def test_an_event_on_a_dispatch_node_adds_its_choices_to_the_agents_questi
             ),
         )
         assert ack.accepted
-        pending = (await wait_for_interrupt(handle, timeout=60)).pending_interrupt
-        assert pending is not None
-        question = (await interrupt_status(client, pending.workflow_id)).request
-        assert {c.choice_id for c in question.choices} == {
-            "ticket-agent-1/approach",
-            "supervisor",
-        }
         before = len(offline.received)
-        await client.get_workflow_handle(pending.workflow_id).execute_update(
-            InterruptWorkflow.resolve_validated, answer_all(question, option="B")
-        )
+        asked: list[str] = []  # an agent asking after the first question waits for the next
+        answered: set[str] = set()
+        while len(asked) < 3:
+            pending = (await wait_for_interrupt(handle, timeout=60)).pending_interrupt
+            assert pending is not None
+            if pending.workflow_id in answered:  # the run has not taken that answer yet
+                await asyncio.sleep(0.05)
+                continue
+            answered.add(pending.workflow_id)
+            question = (await interrupt_status(client, pending.workflow_id)).request
+            asked += [c.choice_id for c in question.choices]
+            await client.get_workflow_handle(pending.workflow_id).execute_update(
+                InterruptWorkflow.resolve_validated, answer_all(question, option="B")
+            )
         await asyncio.wait_for(handle.result(), 90)
-
+    assert sorted(asked) == [
+        "supervisor",
+        "ticket-agent-1/approach",
+        "ticket-agent-2/approach",  # running when the event came: asked to interrupt too
+    ]
     resumed = {
         _node(c): c["messages"][0]["content"]
         for c in _calls(offline.received[before:], TICKET_AGENT)
+        if RESOLVED_MARKER in c["messages"][0]["content"]
     }
-    assert set(resumed) == {"ticket-agent-1"}, "only the agent that asked runs again"
-    assert RESOLVED_MARKER in resumed["ticket-agent-1"]
-    assert "-> B (" in resumed["ticket-agent-1"]
+    assert set(resumed) == {"ticket-agent-1", "ticket-agent-2"}, "each gets its answer"
+    for agent in resumed.values():
+        assert "-> B (" in agent
 
 
 async def test_an_event_stops_one_running_dispatched_agent_and_its_siblings_run_on(
