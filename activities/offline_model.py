@@ -226,9 +226,16 @@ class OfflineModel(httpx2.AsyncBaseTransport):
         )
         routes = model.route_aliases()
         offered = {r: v for v in variants(schema) for r in v.get("properties", {}) if r in routes}
-        route = _pick_route(model, list(offered), wants, context, stop=not self._loops(node))
+        route = self.pick_route(model, list(offered), wants, context, stop=not self._loops(node))
         review = node is not None and node.agent_type in self.scenario.agent_review_at
         return json.dumps(writer.routing(offered[route], model, route, agent_review=review))
+
+    def pick_route(
+        self, model: type[Routing], present: list[str], interrupt: bool, context: bool, stop: bool
+    ) -> str:
+        """The route taken among those the schema offers (``present``): forward, unless the
+        scenario asks a question, consults the context manager or loops."""
+        return _pick_route(model, present, interrupt, context, stop=stop)
 
     def _loops(self, node: Node | None) -> bool:
         """Whether the orchestrator collector must go round again (the ``loop`` scenario)."""

@@ -39,7 +39,7 @@ from models.code import (
     TicketCommit,
     WorktreeRef,
 )
-from models.errors import AgentFailed, failure_message
+from models.errors import AgentFailed, failure_message, failure_type
 from models.ids import ref_component
 from models.interrupts import (
     ChoiceOption,
@@ -108,18 +108,22 @@ async def ticket_step(
     workspace = state.workspace
     if agent is not AgentType.TICKET_AGENT or workspace is None or not workflow.patched(PATCH):
         return await call()
-    worktree: WorktreeRef = await _git(
-        book,
-        node_id,
-        CodeChangeActivities.prepare_worktree,
-        PrepareRequest(
-            workspace=workspace,
-            run_id=workflow.info().workflow_id,
-            ticket_id=ticket,
-            node_id=node_id,
-        ),
-        f"worktree for {ticket}",
-    )
+    try:
+        worktree: WorktreeRef = await _git(
+            book,
+            node_id,
+            CodeChangeActivities.prepare_worktree,
+            PrepareRequest(
+                workspace=workspace,
+                run_id=workflow.info().workflow_id,
+                ticket_id=ticket,
+                node_id=node_id,
+            ),
+            f"worktree for {ticket}",
+            rescuable=WORKTREE_LIMIT,
+        )
+    except _Rescuable as full:  # the worker's disk holds its limit: a person frees it or stops
+        return AgentReply(output={}, route=None, stuck=str(full))
     code = state.code
     code.repository = worktree.repository
     code.worktrees = [*[p for p in code.worktrees if p != worktree.path], worktree.path][
@@ -522,8 +526,27 @@ async def finish(book: RunBook, final: OrchestratorCollectorResult) -> Orchestra
 _GIT_AGENTS = frozenset({AgentType.REVIEW_AGENT, AgentType.MERGER_AGENT})
 
 
-async def _git(book: RunBook, node_id: str | None, method: Any, arg: Any, summary: str) -> Any:
-    """One git activity; its failure ends the run with the activity's message."""
+WORKTREE_LIMIT = "WorktreeLimit"
+"""``activities.tools.gitwork.WorktreeLimit``, by name: a ticket step that finds the worker's
+worktrees at ``AGENT_WORKTREES`` asks a person (free some, raise it, or stop) instead of failing."""
+WORKTREE_LIMIT_ASKS = "30-worktree-limit-asks-a-person"
+
+
+class _Rescuable(Exception):
+    """A git activity's failure a person can rescue at the step (its message says how)."""
+
+
+async def _git(
+    book: RunBook,
+    node_id: str | None,
+    method: Any,
+    arg: Any,
+    summary: str,
+    *,
+    rescuable: str | None = None,
+) -> Any:
+    """One git activity; its failure ends the run with the activity's message, unless it is of
+    the ``rescuable`` type (raised as ``_Rescuable``)."""
     try:
         return await workflow.execute_activity_method(
             method,
@@ -536,4 +559,10 @@ async def _git(book: RunBook, node_id: str | None, method: Any, arg: Any, summar
     except ActivityError as err:
         if workflow.cancellation_reason() is not None:
             raise
+        if (
+            rescuable is not None
+            and failure_type(err) == rescuable
+            and workflow.patched(WORKTREE_LIMIT_ASKS)
+        ):
+            raise _Rescuable(f"{summary} failed: {failure_message(err)}") from None
         book.fail(AgentFailed(f"{summary} failed: {failure_message(err)}"), node_id)
