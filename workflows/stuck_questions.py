@@ -23,6 +23,7 @@ from models.interrupts import (
 from models.limits import MAX_TEXT_CHARS, clip
 from models.routing import Routing
 from workflows.question_types import QUESTION_TYPES, empty_fields
+from workflows.resolution_rules import redirect_targets
 
 ROUTE_CHOICE_ID = "next-step"
 AGAIN = "Run the agent again with the guidance you write in CUSTOM (or none)"
@@ -69,7 +70,20 @@ def stuck_question(
             ],
             "confirmationItems": [],
             "contextForDecision": clip(
-                f"What the model answered and why it was refused: {problem}", MAX_TEXT_CHARS
+                f"{_ways_out(agent)}\n\nWhat the model answered and why it was refused: {problem}",
+                MAX_TEXT_CHARS,
             ),
         }
     )
+
+
+def _ways_out(agent: AgentType) -> str:
+    """What else the person may do than run the agent again: stop, or send the run on."""
+    targets = ", ".join(t.value for t in redirect_targets(agent))
+    on = (
+        f" or, with your answer, send the run on to {targets} instead (continueAt; "
+        "agents resolve --continue-at)"
+        if targets
+        else ""
+    )
+    return f"Other ways out: stop the run (stopRun with your reason; agents resolve --stop){on}."

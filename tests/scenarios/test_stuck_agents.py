@@ -50,6 +50,8 @@ async def test_a_stuck_agent_asks_a_person_and_the_run_goes_on(
             assert isinstance(question, OrchestratorInterruptRequest)
             assert question.type is InterruptType.HUMAN_REVIEW
             assert "notInAnyOutputSchema" in question.context_for_decision
+            assert "stop the run (stopRun" in question.context_for_decision
+            assert "send the run on to DISCOVERY_ORCHESTRATOR" in question.context_for_decision
             [choice] = question.choices
             assert choice.choice_id == ROUTE_CHOICE_ID
             assert any("discoveryOrchestratorRequest" in o.description for o in choice.options)
