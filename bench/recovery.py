@@ -112,7 +112,12 @@ async def _requests_reach(server: ScriptedOpenAIServer, count: int, timeout: flo
 
 
 async def measure(
-    client: Client, *, trials: int, timeout: float = 120, baseline: bool = False
+    client: Client,
+    *,
+    trials: int,
+    timeout: float = 120,
+    baseline: bool = False,
+    sticky: float | None = None,
 ) -> Recovery:
     """Kill the worker ``trials`` times in the first agent call, then let the run finish."""
     seconds: list[float] = []
@@ -144,7 +149,7 @@ async def measure(
         if e.event_type == EventType.EVENT_TYPE_ACTIVITY_TASK_STARTED
     ]
     final = OrchestratorCollectorResult.model_validate(result)
-    moving = await _measure_moving(client, trials=trials, timeout=timeout)
+    moving = await _measure_moving(client, trials=trials, timeout=timeout, sticky=sticky)
     temporal_default = (
         await _measure_moving(client, trials=trials, timeout=timeout, sticky=TEMPORAL_STICKY)
         if baseline
@@ -237,9 +242,19 @@ def main() -> None:
         action="store_true",
         help="also measure the run moving again with Temporal's default sticky wait (10 s)",
     )
+    parser.add_argument(
+        "--sticky",
+        type=float,
+        metavar="SECONDS",
+        help="the workers' AGENTS_WORKER_STICKY_SECONDS (default: the setting's default)",
+    )
     args = parser.parse_args()
     recovery = run_on_dev_server(
-        measure, db_file=args.db_file, trials=args.trials, baseline=args.baseline
+        measure,
+        db_file=args.db_file,
+        trials=args.trials,
+        baseline=args.baseline,
+        sticky=args.sticky,
     )
     print(report(recovery, server_mode(args.db_file)))
 
