@@ -94,11 +94,15 @@ async def test_interrupt_command_reroutes_and_rejects_with_reasons(
             pending is not None and pending.reroute_to_agent_type is AgentType.TICKET_ORCHESTRATOR
         )
         question = await interrupt_status(client, pending.workflow_id)
-        assert question.request.choices[0].options[1].description == "Merge anyway: ship"
+        own, supervisor = question.request.choices  # the event's choices join the agent's
+        assert supervisor.choice_id == "supervisor"
+        assert supervisor.options[1].description == "Merge anyway: ship"
         answered = await client_py(
             client,
             "resolve",
             pending.workflow_id,
+            "--choice",
+            f"{own.choice_id}=A",
             "--choice",
             "supervisor=B",
             "--confirm",

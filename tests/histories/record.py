@@ -12,7 +12,9 @@ controller's shadow answer, then a question the controller answers itself (issue
 whose history grows long while its question waits, so the question is handed back and asked again
 (its own dev server suggests continuing as new early); a run whose model's reply is too large, so a
 person is asked, and whose answer the translator cannot write (issue 30); a looping run whose routes
-back close (LLM_MAX_PHASE_ROUNDS, issue 29). It
+back close (LLM_MAX_PHASE_ROUNDS, issue 29); an event on a dispatch node that cancels its running
+agents, a run a person stops from a question, one sent on to another agent, one started by another
+client without AgentPhase (issue 30). It
 writes every run's history (orchestrator runs and interrupt children) as JSON into
 ``tests/histories/<version>/`` (the commit the code is at, listed in ``landed.LANDED``); a
 folder that exists is never written again. ``record_landed`` adds the waiting shapes.
@@ -21,13 +23,14 @@ folder that exists is never written again. ``record_landed`` adds the waiting sh
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import sys
 import uuid
 from pathlib import Path
 from typing import Any
 
-from temporalio.client import Client, WorkflowExecutionStatus, WorkflowHandle
+from temporalio.client import Client, WorkflowExecutionStatus, WorkflowFailureError, WorkflowHandle
 from temporalio.contrib.pydantic import pydantic_data_converter
 from temporalio.testing import WorkflowEnvironment
 
@@ -41,13 +44,14 @@ from app.worker_setup import build_worker
 from models.agent_types import AgentType
 from models.interrupt_events import InterruptRequestEvent
 from models.interrupt_flow import InterruptState, InterruptStatus
-from models.interrupts import InterruptRouting
+from models.interrupts import InterruptResolution, InterruptRouting
 from models.routings import OrchestratorRouting
 from tests.support.interrupts import (
     answer_all,
     interrupt_status,
     shadow_answer,
     start,
+    started_activities,
     wait_running,
 )
 from workflows.interrupt import InterruptWorkflow
@@ -338,6 +342,68 @@ async def _phase_rounds_closed(client: Client, out: Path) -> None:
     await _save(client, handle.id, "orchestrator-phase-rounds", out)
 
 
+async def _event_on_a_dispatch_node(client: Client, out: Path) -> None:
+    """Issue 30: an event with choices on TICKET_DISPATCH cancels its running agents, which ask;
+    the event's choices join theirs; answered until the run ends."""
+    task_queue = f"record-{uuid.uuid4()}"
+    scenario = OfflineScenario.parse("fanout=2;delay=TICKET_AGENT:3")
+    async with build_worker(client, task_queue, LlmSettings(), offline=OfflineModel(scenario)):
+        handle = await start(client, task_queue, "recorded-event-on-a-dispatch-node")
+        await wait_running(handle, AgentType.TICKET_DISPATCH, timeout=60)
+        async with asyncio.timeout(30):
+            while await started_activities(handle) < 2:
+                await asyncio.sleep(0.05)
+        await handle.execute_update(
+            OrchestratorWorkflow.send_interrupt_event,
+            InterruptRequestEvent.model_validate(
+                {
+                    "eventId": "recorded-dispatch-event-1",
+                    "sourceAgentType": "TICKET_DISPATCH",
+                    "reason": "Check the ticket split",
+                    "choices": [
+                        {"label": "Keep", "value": "keep"},
+                        {"label": "Split", "value": "split"},
+                    ],
+                }
+            ),
+        )
+        await _answer_until_done(client, handle, "B")
+    await _save(client, handle.id, "orchestrator-event-on-a-dispatch-node", out)
+    await _save(client, f"{handle.id}-interrupt-1", "interrupt-event-on-a-dispatch-node", out)
+
+
+async def _stopped_or_sent_elsewhere(client: Client, out: Path) -> None:
+    """Issue 30: a person stops one run from the reviewer's question, and sends another on to
+    the merger; a third run is started by another client (no AgentPhase at start)."""
+    task_queue = f"record-{uuid.uuid4()}"
+    scenario = OfflineScenario(interrupt_at=frozenset({AgentType.REVIEW_AGENT}))
+    async with build_worker(client, task_queue, LlmSettings(), offline=OfflineModel(scenario)):
+        for name, answer in (
+            ("recorded-stopped", {"stopRun": "the goal was wrong"}),
+            ("recorded-sent-elsewhere", {"continueAt": "MERGER_AGENT"}),
+        ):
+            handle = await start(client, task_queue, name)
+            question = await _question(client, f"{name}-interrupt-1")
+            resolution = InterruptResolution.model_validate(
+                {**answer_all(question.request).to_wire(), **answer}
+            )
+            await client.get_workflow_handle(f"{name}-interrupt-1").execute_update(
+                InterruptWorkflow.resolve_validated, resolution
+            )
+            with contextlib.suppress(WorkflowFailureError):
+                await handle.result()
+            await _save(client, name, f"orchestrator-{name.removeprefix('recorded-')}", out)
+            await _save(client, f"{name}-interrupt-1", f"interrupt-{name.split('-')[1]}", out)
+        other = await client.start_workflow(
+            "OrchestratorWorkflow",
+            {"goal": "add rate limiting to the gateway"},
+            id="recorded-started-by-another-client",
+            task_queue=task_queue,
+        )
+        await _answer_until_done(client, other, "A")
+    await _save(client, other.id, "orchestrator-started-by-another-client", out)
+
+
 async def main(version: str) -> None:
     out = HERE / version
     if out.exists():
@@ -358,6 +424,8 @@ async def main(version: str) -> None:
         await _shadowed_then_delegated(env.client, out)
         await _model_failure_answered_untranslated(env.client, out)
         await _phase_rounds_closed(env.client, out)
+        await _event_on_a_dispatch_node(env.client, out)
+        await _stopped_or_sent_elsewhere(env.client, out)
     await _question_handed_over(out)
     print("\n".join(sorted(p.name for p in out.glob("*.json"))))
 
