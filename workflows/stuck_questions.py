@@ -52,9 +52,9 @@ def stuck_question(
         {
             **empty_fields(cls),
             "type": "HUMAN_REVIEW",
-            "reason": f"The model could not give {agent.value} a valid {output_model.__name__} "
-            f"({clip(problem, 300)}), so the run asks you instead of failing. Your answer runs "
-            f"{agent.value} again with your decision and this reason in its prompt.",
+            "reason": f"{agent.value} could not finish its step ({clip(problem, 300)}), so the "
+            f"run asks you instead of failing. Your answer runs {agent.value} again with your "
+            "decision and this reason in its prompt, unless you stop the run or send it on.",
             "choices": [
                 StructuredChoice(
                     choice_id=ROUTE_CHOICE_ID,
