@@ -162,6 +162,9 @@ class OrchestratorState(WireModel):
     agent_runs: dict[AgentType, int] = Field(default_factory=dict)
     """Agent calls per agent type in the run chain: a model's routes into a phase close when its
     entry agent ran LLM_MAX_PHASE_ROUNDS times (``activities/route_filter.closed_routes``)."""
+    stuck_counts: dict[AgentType, int] = Field(default_factory=dict)
+    """Questions asked because an agent could not finish its step, per agent type in the run
+    chain: a later one offers another way out (``workflows/stuck_questions.py``)."""
     events: list[GraphEvent] = Field(default_factory=list)
     """The newest events (at most ``MAX_EVENTS``)."""
     events_recorded: int = 0

@@ -157,12 +157,14 @@ def _settle(
     if reply.stuck is not None:  # the model stays invalid: its agent asks a person (issue 19)
         book.event(
             EventKind.WARNING,
-            f"{child.agent_type} could not get a valid reply; a person is asked: "
-            f"{clip(reply.stuck)}",
+            f"{child.agent_type} could not finish its step; a person is asked: {clip(reply.stuck)}",
             sub_id,
             child.agent_type,
         )
-        question = stuck_question(child.agent_type, child.output_model, reply.stuck)
+        counts = book.state.stuck_counts
+        earlier = counts.get(child.agent_type, 0)
+        counts[child.agent_type] = earlier + 1
+        question = stuck_question(child.agent_type, child.output_model, reply.stuck, earlier)
         payload, route = {"interruptRequest": question.to_wire()}, "interruptRequest"
     event = book.state.stored_events.pop(sub_id, None)
     if event is not None:  # a supervisor's event on this agent always ends in a question

@@ -407,11 +407,13 @@ class OrchestratorWorkflow:
             if reply.stuck is not None:  # the model stays invalid: a person decides (issue 19)
                 self._book.event(
                     EventKind.WARNING,
-                    f"{agent} could not get a valid reply; a person is asked: {clip(reply.stuck)}",
+                    f"{agent} could not finish its step; a person is asked: {clip(reply.stuck)}",
                     node_id,
                     agent,
                 )
-                stuck = stuck_question(agent, node.output_model, reply.stuck)
+                earlier = state.stuck_counts.get(agent, 0)
+                state.stuck_counts[agent] = earlier + 1
+                stuck = stuck_question(agent, node.output_model, reply.stuck, earlier)
                 await ask(self._book, node_id, (agent, request), stuck, fan_out, person_only=True)
                 return None
             payload = code_changes.after_call(git, state.code, reply.output)

@@ -32,29 +32,42 @@ CUSTOM = ChoiceOption(key=OptionKey.CUSTOM, description=CUSTOM_OPTION_TEXT)
 
 
 def stuck_question(
-    agent: AgentType, output_model: type[Routing], problem: str
+    agent: AgentType, output_model: type[Routing], problem: str, earlier: int = 0
 ) -> InterruptRequestBase:
-    """``agent``'s typed HUMAN_REVIEW question about its invalid replies."""
+    """``agent``'s typed HUMAN_REVIEW question about the step it could not finish; ``earlier``:
+    how often it was stuck before in this run. A second question offers the routes in another
+    order (another recommended way out); from the third on, running it again as before is no
+    longer offered, so the same question is never asked more than twice."""
     cls = QUESTION_TYPES[agent.value]
-    routes = [
+    every = [
         (alias, target)
         for alias, target in output_model.route_aliases().items()
         if target is not Terminal.INTERRUPT
-    ][: len(_KEYS) - 1]
+    ]
+    turn = earlier % len(every) if every else 0
+    routes = [*every[turn:], *every[:turn]][: len(_KEYS) - 1]
     descriptions = [
         f"Run it again, told to take {alias} (-> {target.value})" for alias, target in routes
     ]
+    again = [AGAIN] if earlier < 2 else []
     options = [
         ChoiceOption(key=key, description=text)
-        for key, text in zip(_KEYS, [*descriptions, AGAIN], strict=False)
+        for key, text in zip(_KEYS, [*descriptions, *again], strict=False)
     ]
+    before = (
+        f" It is stuck for the {_ordinal(earlier + 1)} time in this run: the earlier answers did "
+        "not help, so another way out is offered first."
+        if earlier
+        else ""
+    )
     return cls.model_validate(
         {
             **empty_fields(cls),
             "type": "HUMAN_REVIEW",
             "reason": f"{agent.value} could not finish its step ({clip(problem, 300)}), so the "
             f"run asks you instead of failing. Your answer runs {agent.value} again with your "
-            "decision and this reason in its prompt, unless you stop the run or send it on.",
+            "decision and this reason in its prompt, unless you stop the run or send it on."
+            + before,
             "choices": [
                 StructuredChoice(
                     choice_id=ROUTE_CHOICE_ID,
@@ -87,3 +100,7 @@ def _ways_out(agent: AgentType) -> str:
         else ""
     )
     return f"Other ways out: stop the run (stopRun with your reason; agents resolve --stop){on}."
+
+
+def _ordinal(n: int) -> str:
+    return {1: "first", 2: "second", 3: "third"}.get(n, f"{n}th")

@@ -39,7 +39,7 @@ pytestmark = pytest.mark.realmodel
 
 STEP_BUDGET = 6
 """The run's maxSteps: at the latest then, the step budget's question is asked."""
-STUCK = "could not get a valid reply"
+STUCK = "could not finish its step"
 """The run's WARNING event when an agent's model stayed invalid (a stuck agent's question)."""
 
 

@@ -56,7 +56,7 @@ async def test_a_stuck_agent_asks_a_person_and_the_run_goes_on(
             assert choice.choice_id == ROUTE_CHOICE_ID
             assert any("discoveryOrchestratorRequest" in o.description for o in choice.options)
             warnings = [e.message for e in status.events if e.kind is EventKind.WARNING]
-            assert any("could not get a valid reply; a person is asked" in w for w in warnings)
+            assert any("could not finish its step; a person is asked" in w for w in warnings)
             await client.get_workflow_handle(pending.workflow_id).execute_update(
                 InterruptWorkflow.resolve_validated, answer_all(question, option="A")
             )
