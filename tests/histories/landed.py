@@ -42,6 +42,10 @@ LANDED: dict[str, str] = {
     "questions bounded (LLM_MAX_PHASE_ROUNDS, LLM_MAX_QUESTIONS); model failures and "
     "untranslatable answers ask or resume instead of failing; unique ticket branches "
     "(issues 29, 30)",
+    "f10337d": "runs started by any client set their own search attributes; a person may stop "
+    "a run or send it elsewhere from any question; events' choices join the agent's own; an "
+    "event on a dispatch node cancels its running agents; a full worktree disk asks; a later "
+    "stuck question offers another way out (issue 30)",
 }
 """Every version that landed on main, oldest first, with what it brought."""
 
