@@ -63,6 +63,10 @@ from workflows.orchestrator import OrchestratorWorkflow
 from workflows.resolution_rules import describe_resolution
 
 PHASE_AT_START = "DISCOVERY"
+QUESTION_QUERY_TIMEOUT = timedelta(seconds=2)
+"""How long a listing waits for a waiting question's worker to answer its ``status`` query; a
+question whose worker is gone (or busy) is listed with what the server knows instead, so one
+dead worker never stalls ``list --waiting`` or the inbox."""
 
 
 class ResolutionRejected(Exception):
@@ -471,9 +475,12 @@ class AgentWorkflowClient:
             )
         return rows
 
-    async def waiting(self, limit: int = 100) -> list[WaitingRow]:
-        """Questions waiting for a person across all runs (``InterruptState='WAITING'``)."""
-        return [question.row() for question in await self.waiting_questions(limit)]
+    async def waiting(
+        self, limit: int = 100, query_timeout: timedelta = QUESTION_QUERY_TIMEOUT
+    ) -> list[WaitingRow]:
+        """Questions waiting for a person across all runs (``InterruptState='WAITING'``); one
+        whose worker does not answer within ``query_timeout`` is listed with its summary."""
+        return [q.row() for q in await self.waiting_questions(limit, query_timeout)]
 
     async def waiting_questions(
         self, limit: int = 100, query_timeout: timedelta | None = None

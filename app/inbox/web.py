@@ -11,7 +11,7 @@ import hmac
 import secrets
 import socket
 from dataclasses import dataclass, replace
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, datetime
 from pathlib import Path
 from urllib.parse import parse_qsl
 
@@ -40,6 +40,7 @@ from app.inbox.form import (
 )
 from app.inbox.questions import QuestionReader
 from app.sdk import (
+    QUESTION_QUERY_TIMEOUT,
     AgentWorkflowClient,
     Answer,
     ResolutionRejected,
@@ -56,9 +57,6 @@ from workflows.visibility import create_commands, typed_values
 POLL_SECONDS = 1.0
 """How often an open page asks for the waiting questions and the newest answers (each refresh
 costs a few visibility calls; questions are read once, ``app/inbox/questions.py``)."""
-QUERY_TIMEOUT = timedelta(seconds=2)
-"""How long a question's worker may take to answer its ``status`` query before the page shows
-the question's summary only."""
 ANSWERS_SHOWN = 10
 CARDS_PER_FETCH = 50
 """Cards one ``/cards`` request returns; the page asks again for the rest."""
@@ -136,7 +134,7 @@ class Inbox:
     def __init__(self, agents: AgentWorkflowClient, limit: int) -> None:
         self.agents = agents
         self.limit = limit
-        self.reader = QuestionReader(agents, QUERY_TIMEOUT)
+        self.reader = QuestionReader(agents, QUESTION_QUERY_TIMEOUT)
         self.shown: dict[str, WaitingQuestion] = {}
         """The waiting questions of the last refresh, by id, for ``/cards``."""
         self.csrf = secrets.token_urlsafe(32)
@@ -208,7 +206,7 @@ class Inbox:
             return PlainTextResponse("refused: this form is not from this inbox; reload it\n", 403)
         interrupt_id = fields.get("interrupt", "")
         try:
-            status = await self.agents.interrupt_status(interrupt_id, QUERY_TIMEOUT)
+            status = await self.agents.interrupt_status(interrupt_id, QUESTION_QUERY_TIMEOUT)
         except RPCError as err:
             return PlainTextResponse(f"cannot read {interrupt_id}: {err.message}\n", 404)
         outcome = await self._send(status, fields)
