@@ -14,7 +14,6 @@ from models.agent_call import AgentReply, ContextItem
 from models.agent_types import Terminal
 from models.errors import AgentFailed, DegenerateLoop
 from models.fan_out import HeldAgent
-from models.limits import clip
 from models.state import EntryKind, EventKind, HistoryEntry
 from workflows import blackboard
 from workflows.asking import StartedQuestion, start_question
@@ -25,7 +24,6 @@ from workflows.graph import NODES, Node
 from workflows.lifting import asked, fan_out_context, lift, lifted_output, plan_fan_out
 from workflows.run_book import RunBook, upstream_of
 from workflows.steps import decide
-from workflows.stuck_questions import stuck_question
 
 EARLY_QUESTIONS = "18-questions-while-siblings-run"
 AskEarly = Callable[[list[HeldAgent]], Awaitable[StartedQuestion]]
@@ -155,16 +153,7 @@ def _settle(
     payload, route = reply.output, reply.route
     asked_itself = reply.stuck is None and route == "interruptRequest"
     if reply.stuck is not None:  # the model stays invalid: its agent asks a person (issue 19)
-        book.event(
-            EventKind.WARNING,
-            f"{child.agent_type} could not finish its step; a person is asked: {clip(reply.stuck)}",
-            sub_id,
-            child.agent_type,
-        )
-        counts = book.state.stuck_counts
-        earlier = counts.get(child.agent_type, 0)
-        counts[child.agent_type] = earlier + 1
-        question = stuck_question(child.agent_type, child.output_model, reply.stuck, earlier)
+        question = book.stuck_question(child.agent_type, child.output_model, reply.stuck, sub_id)
         payload, route = {"interruptRequest": question.to_wire()}, "interruptRequest"
     event = book.state.stored_events.pop(sub_id, None)
     if event is not None:  # a supervisor's event on this agent always ends in a question

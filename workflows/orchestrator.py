@@ -62,7 +62,6 @@ from workflows.handover import history_is_long
 from workflows.lifting import fan_out_context
 from workflows.run_book import RunBook, upstream_of
 from workflows.steps import decide
-from workflows.stuck_questions import stuck_question
 from workflows.visibility import claim_attributes, show_orchestrator
 from workflows.workspace import pin_workspace
 
@@ -405,15 +404,7 @@ class OrchestratorWorkflow:
                 step.interrupt_resolution,
             )
             if reply.stuck is not None:  # the model stays invalid: a person decides (issue 19)
-                self._book.event(
-                    EventKind.WARNING,
-                    f"{agent} could not finish its step; a person is asked: {clip(reply.stuck)}",
-                    node_id,
-                    agent,
-                )
-                earlier = state.stuck_counts.get(agent, 0)
-                state.stuck_counts[agent] = earlier + 1
-                stuck = stuck_question(agent, node.output_model, reply.stuck, earlier)
+                stuck = self._book.stuck_question(agent, node.output_model, reply.stuck, node_id)
                 await ask(self._book, node_id, (agent, request), stuck, fan_out, person_only=True)
                 return None
             payload = code_changes.after_call(git, state.code, reply.output)

@@ -24,13 +24,16 @@ from models.errors import (
     failure_type,
 )
 from models.ids import make_context_id
-from models.limits import AGENT_OUTPUT_BYTES, AGENT_REQUEST_BYTES, fit_strings, json_bytes
+from models.interrupts import InterruptRequestBase
+from models.limits import AGENT_OUTPUT_BYTES, AGENT_REQUEST_BYTES, clip, fit_strings, json_bytes
+from models.routing import Routing
 from models.state import EntryKind, EventKind, GraphEvent, HistoryEntry, OrchestratorState
 from models.tools import ToolTrace
 from workflows import blackboard
 from workflows.curation import curate as derive_curation
 from workflows.event_log import log_event, record_event
 from workflows.legacy import upgrade_output
+from workflows.stuck_questions import stuck_question
 from workflows.supervised_call import SupervisedCalls
 
 MODEL_FAILURES_ASK = "30-model-failures-ask"
@@ -129,6 +132,21 @@ class RunBook:
             upstream=[output.context_id],
             context_id=context_id,
         )
+
+    def stuck_question(
+        self, agent: AgentType, output_model: type[Routing], problem: str, node_id: str
+    ) -> InterruptRequestBase:
+        """``agent`` could not finish its step at ``node_id``: a WARNING event, the count of its
+        stuck questions in the run, and the question for a person (another way out each time)."""
+        self.event(
+            EventKind.WARNING,
+            f"{agent} could not finish its step; a person is asked: {clip(problem)}",
+            node_id,
+            agent,
+        )
+        earlier = self.state.stuck_counts.get(agent, 0)
+        self.state.stuck_counts[agent] = earlier + 1
+        return stuck_question(agent, output_model, problem, earlier)
 
     def context(self) -> list[ContextItem]:
         """Curated upstream context: recent results' summaries, with their context ids."""

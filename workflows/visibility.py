@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Iterable
 from datetime import datetime, timedelta
 from typing import Any
 
@@ -91,7 +92,13 @@ def create_commands(namespace: str = "default") -> list[str]:
 def missing(registered: dict[str, int]) -> list[str]:
     """Our attributes that ``registered`` (name -> IndexedValueType) lacks as Keyword."""
     keyword = IndexedValueType.INDEXED_VALUE_TYPE_KEYWORD
-    return [key.name for key in KEYS if registered.get(key.name) != keyword]
+    return missing_keywords(name for name, kind in registered.items() if kind == keyword)
+
+
+def missing_keywords(keywords: Iterable[str]) -> list[str]:
+    """Our attributes that are not among the namespace's Keyword attributes ``keywords``."""
+    have = set(keywords)
+    return [key.name for key in KEYS if key.name not in have]
 
 
 def initial_orchestrator_attributes(phase: str) -> TypedSearchAttributes:
@@ -148,7 +155,7 @@ async def claim_attributes(phase: str) -> str | None:
         return f"the namespace's search attributes could not be listed ({err.cause or err})"
     except ValueError:  # a worker built without the activity (a test's, a user's own)
         return f"this worker does not register the activity {LIST_SEARCH_ATTRIBUTES}"
-    lacking = [key.name for key in KEYS if key.name not in registered]
+    lacking = missing_keywords(registered)
     if lacking:
         return f"the namespace lacks the search attributes {', '.join(lacking)}"
     workflow.upsert_search_attributes([AGENT_PHASE.value_set(phase)])

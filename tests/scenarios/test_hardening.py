@@ -17,7 +17,6 @@ from temporalio.client import (
     WorkflowExecutionStatus,
     WorkflowFailureError,
     WorkflowHandle,
-    WorkflowUpdateFailedError,
 )
 from temporalio.common import RawValue
 
@@ -35,6 +34,7 @@ from models.state import EventKind
 from tests.support.interrupts import (
     answer_all,
     interrupt_status,
+    rejected,
     start,
     wait_for_interrupt,
     wait_running,
@@ -53,14 +53,6 @@ async def _no_task_failed(handle: WorkflowHandle[Any, Any]) -> None:
         e for e in history.events if e.event_type == EventType.EVENT_TYPE_WORKFLOW_TASK_FAILED
     ]
     assert not failed, failed[0].workflow_task_failed_event_attributes.failure.message
-
-
-async def _rejected(handle: WorkflowHandle[Any, Any], name: str, *args: Any) -> str:
-    with pytest.raises(WorkflowUpdateFailedError) as info:
-        await handle.execute_update(name, args=list(args))
-    message = failure_message(info.value)
-    assert len(message) < 1_000, "a rejection never echoes a huge value"
-    return message
 
 
 async def test_interrupt_takes_any_signal_and_update_then_a_valid_answer(
@@ -82,12 +74,12 @@ async def test_interrupt_takes_any_signal_and_update_then_a_valid_answer(
         await child.signal(RESOLVE_SIGNAL, huge_choice)
         await child.signal(RESOLVE_SIGNAL, big_but_small_enough)
         await child.signal("resolv", {"selectedChoices": {}})
-        assert "takes one InterruptResolution" in await _rejected(child, "resolve_validated")
-        assert "got 2" in await _rejected(child, "resolve_validated", {}, {})
-        assert "at most 200 characters" in await _rejected(
+        assert "takes one InterruptResolution" in await rejected(child, "resolve_validated")
+        assert "got 2" in await rejected(child, "resolve_validated", {}, {})
+        assert "at most 200 characters" in await rejected(
             child, "resolve_validated", big_but_small_enough
         )
-        assert "over the" in await _rejected(child, "resolve_validated", huge_choice)
+        assert "over the" in await rejected(child, "resolve_validated", huge_choice)
         async with asyncio.timeout(30):
             while len((status := await interrupt_status(client, child.id)).events) < 9:
                 await asyncio.sleep(0.1)
@@ -121,10 +113,10 @@ async def test_orchestrator_takes_any_event_signal_and_update(
         await handle.signal(INTERRUPT_REQUEST_EVENT_SIGNAL, args=[{}, {}])
         await handle.signal(INTERRUPT_REQUEST_EVENT_SIGNAL, NOT_JSON)
         await handle.signal(INTERRUPT_REQUEST_EVENT_SIGNAL, huge)
-        assert "takes one InterruptRequestEvent" in await _rejected(handle, "send_interrupt_event")
-        assert "over the" in await _rejected(handle, "send_interrupt_event", huge)
+        assert "takes one InterruptRequestEvent" in await rejected(handle, "send_interrupt_event")
+        assert "over the" in await rejected(handle, "send_interrupt_event", huge)
         long_id = {**huge, "eventId": "e" * 5_000}
-        assert "at most 200 characters" in await _rejected(handle, "send_interrupt_event", long_id)
+        assert "at most 200 characters" in await rejected(handle, "send_interrupt_event", long_id)
         status = await handle.query(OrchestratorWorkflow.status)
         errors = [e for e in status.events if e.kind is EventKind.ERROR]
         assert status.events_recorded >= before + 4
@@ -239,7 +231,7 @@ async def test_a_person_who_answers_while_the_reviewer_works_wins(
             InterruptWorkflow.resolve_validated, answer_all(status.request, "B")
         )
         assert "replaces the reviewer's" in ack.message
-        late = await _rejected(child, "resolve_validated", answer_all(status.request, "A"))
+        late = await rejected(child, "resolve_validated", answer_all(status.request, "A"))
         assert "already resolved (by HUMAN)" in late
         model.release_translator.set()  # held so the late answer meets a question still open
         await asyncio.wait_for(handle.result(), 60)

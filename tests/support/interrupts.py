@@ -5,12 +5,14 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
+import pytest
 from temporalio.api.enums.v1 import PendingActivityState
-from temporalio.client import Client, WorkflowHandle
+from temporalio.client import Client, WorkflowHandle, WorkflowUpdateFailedError
 from temporalio.service import RPCError, RPCStatusCode
 
 from app.history import read_blackboard
 from models.agent_types import AgentType
+from models.errors import failure_message
 from models.interrupt_flow import InterruptInput, InterruptStatus, ShadowAnswer
 from models.interrupts import (
     AnyInterruptRequest,
@@ -177,3 +179,12 @@ def with_confirmation(request: AnyInterruptRequest) -> AnyInterruptRequest:
         impact_if_no="none",
     )
     return request.model_copy(update={"confirmation_items": [item]})
+
+
+async def rejected(handle: WorkflowHandle[Any, Any], name: str, *args: Any) -> str:
+    """The one-line rejection of update ``name`` with ``args`` (never echoing a huge value)."""
+    with pytest.raises(WorkflowUpdateFailedError) as info:
+        await handle.execute_update(name, args=list(args))
+    message = failure_message(info.value)
+    assert "\n" not in message and len(message) < 1_000, "one line, never a huge echo"
+    return message
