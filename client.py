@@ -405,7 +405,12 @@ async def _cmd_resolve(args: argparse.Namespace, settings: TemporalSettings) -> 
             stop_resolution(args.stop, args.choice or args.custom or args.confirm or args.text)
             if args.stop is not None
             else resolution_from_flags(
-                args.choice, args.custom, args.confirm, args.text, request=question.request
+                args.choice,
+                args.custom,
+                args.confirm,
+                args.text,
+                request=question.request,
+                in_parts=question.answers_in_parts,
             )
         )
         if args.continue_at:

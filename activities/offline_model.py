@@ -25,6 +25,7 @@ from activities import offline_tools
 from activities.output_schema import REPLY_KEY, is_wrapped, variants
 from models.agent_call import SUPERVISOR_MESSAGE_PREFIX
 from models.agent_types import AgentType, Terminal
+from models.ids import dispatched_agent_key
 from models.interrupts import InterruptRouting
 from models.requests import CONTEXT_FOUND
 from models.routing import Routing
@@ -267,7 +268,7 @@ def _agent_key(messages: list[dict[str, Any]]) -> str:
     """The dispatched agent's key within its fan-out (``ticket-agent-2``), or ""."""
     users = [str(m.get("content", "")) for m in messages if m.get("role") == "user"]
     node = _NODE.search("\n".join(users))
-    return node["node"].rsplit("/", 1)[-1] if node else ""
+    return dispatched_agent_key(node["node"]) if node else ""
 
 
 def _workflow_id() -> str:

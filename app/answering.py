@@ -16,7 +16,7 @@ from models.interrupts import (
     OptionKey,
     StructuredChoice,
 )
-from workflows.resolution_rules import has_words, redirect_problem
+from workflows.resolution_rules import has_words, redirect_problem, unanswered_parts
 
 YES = {"y", "yes", "true", "1"}
 NO = {"n", "no", "false", "0"}
@@ -41,18 +41,20 @@ def resolution_from_flags(
     text: str | None,
     *,
     request: InterruptRequestBase | None = None,
+    in_parts: bool = False,
 ) -> InterruptResolution:
     """``--choice approach=B --custom approach="..." --confirm add-tests=yes`` -> resolution.
 
     With the ``request`` it answers, it is checked before it is sent: one ValueError names
     every problem in flags (never in the update's JSON field names) and offers only the options
-    the question offers; ``--custom ID=TEXT`` alone then stands for ``--choice ID=CUSTOM``."""
+    the question offers; ``--custom ID=TEXT`` alone then stands for ``--choice ID=CUSTOM``.
+    ``in_parts``: the combined question's agents may be answered one at a time."""
     given = _pairs(choices, "--choice")
     custom = _pairs(customs, "--custom")
     answers = _pairs(confirms, "--confirm")
     if request is not None:
         given = {**dict.fromkeys(custom, OptionKey.CUSTOM.value), **given}
-        if problems := flag_problems(request, given, custom, answers, text):
+        if problems := flag_problems(request, given, custom, answers, text, in_parts=in_parts):
             raise ValueError("; ".join(problems))
     selected = {}
     for choice_id, key in given.items():
@@ -103,6 +105,8 @@ def flag_problems(
     custom: Mapping[str, str],
     answers: Mapping[str, str],
     text: str | None,
+    *,
+    in_parts: bool = False,
 ) -> list[str]:
     """What is wrong with ``agents resolve`` flags for ``request``, each said in flags: the
     client-side twin of ``workflows.resolution_rules.resolution_problems``."""
@@ -130,12 +134,18 @@ def flag_problems(
             problems.append(f"--confirm {confirmation_id}={answer}: use yes or no")
     if request.type is InterruptType.PAUSE or has_words(text):
         return problems  # free text decides what the flags leave open
+    flagged = InterruptResolution(
+        selected_choices=dict.fromkeys(given, OptionKey.A),
+        confirmations=dict.fromkeys(answers, True),
+    )
+    later = unanswered_parts(request, flagged) if in_parts else {}
+    may_wait = {i for ids in later.values() for i in ids}
     missing = [
         f"--choice {c.choice_id}={'|'.join(_keys(c))}"
         for c in request.choices
-        if c.choice_id not in given
+        if c.choice_id not in given and c.choice_id not in may_wait
     ]
-    missing += [f"--confirm {i}=yes|no" for i in sorted(asked - answers.keys())]
+    missing += [f"--confirm {i}=yes|no" for i in sorted(asked - answers.keys() - may_wait)]
     if missing and text:
         problems.append(f"--text {text!r} has no letter or digit: it cannot decide anything")
     if missing:

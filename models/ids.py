@@ -39,3 +39,15 @@ def ref_component(text: str) -> str:
     """``text`` as one git-ref and file-name component (at most 100 characters, never empty)."""
     name = re.sub(r"[^A-Za-z0-9._-]+", "-", text).replace("..", ".").strip(".-")
     return name[:100] or "x"
+
+
+def dispatched_node_id(node_id: str, agent_key: str, runs: int) -> str:
+    """Where a dispatched agent runs in its dispatch node: ``ticket-dispatch-033/ticket-agent-2``
+    the first time, ``ticket-dispatch-033/ticket-agent-2.2`` when it runs again there with its
+    answer (each run its own node id: its tool trace and commit stay its own)."""
+    return f"{node_id}/{agent_key}" + (f".{runs}" if runs > 1 else "")
+
+
+def dispatched_agent_key(node_id: str) -> str:
+    """``.../ticket-agent-2.2`` -> ``ticket-agent-2``: the agent a dispatched node id names."""
+    return re.sub(r"\.\d+$", "", node_id.rsplit("/", 1)[-1])

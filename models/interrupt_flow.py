@@ -79,6 +79,9 @@ class InterruptInput(WireModel):
     hand_over: bool = False
     """The orchestrator may ask for the question back while it waits (``HAND_OVER_SIGNAL``):
     set only by an orchestrator that asks it again; any other such signal is ignored."""
+    answers_in_parts: bool = False
+    """A combined question whose agents may be answered one at a time (``unanswered_parts``):
+    the orchestrator asks the rest again at once."""
 
 
 STOP_ROUTE = "stopRun"
@@ -117,6 +120,8 @@ class InterruptStatus(WireModel):
     """The agent the run continues at once answered: the one the chosen supervisor's option
     leads to, else the supervisor's re-route target, else the agent that asked (None from a
     worker of an earlier version)."""
+    answers_in_parts: bool = False
+    """Each agent's part of this combined question may be answered on its own."""
 
 
 class ResolveAck(WireModel):

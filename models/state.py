@@ -182,6 +182,9 @@ class OrchestratorState(WireModel):
     is not processed twice."""
     handed_over: HandedOverQuestion | None = None
     """The question the run before this one left unanswered when it continued as new."""
+    open_questions: list[HandedOverQuestion] = Field(default_factory=list)
+    """A dispatch node's questions the run before left open when it continued as new while
+    they waited (``pending`` holds the node and its fan-out); the node asks them again."""
 
 
 class OrchestratorInput(WireModel):

@@ -27,6 +27,7 @@ from models.state import (
     EventKind,
     HandedOverQuestion,
     HistoryEntry,
+    OrchestratorState,
     PendingInterrupt,
     PendingStep,
 )
@@ -114,9 +115,11 @@ async def start_question(
     *,
     person_only: bool = False,
     hand_over: bool = True,
+    answers_in_parts: bool = False,
 ) -> StartedQuestion:
     """Start the question's InterruptWorkflow: from here on, a person sees it (``ask``); with
-    ``hand_over`` the run may ask for it back (``settle_question``)."""
+    ``hand_over`` the run may ask for it back (``settle_question``); with ``answers_in_parts``
+    a combined question's agents may be answered one at a time."""
     state = book.state
     origin = origin_of(request, state.history)
     agent, own_request = node_request
@@ -155,6 +158,7 @@ async def start_question(
         shadow=state.shadow_answers,
         autonomy=state.controller_autonomy,
         hand_over=hand_over and workflow.patched(QUESTION_HANDED_OVER),
+        answers_in_parts=answers_in_parts,
     )
     lift = bool(getattr(request, "agent_questions", []))  # counted as its agents' (``lifted``)
     book.record(
@@ -194,15 +198,21 @@ async def _start_child(book: RunBook, job: InterruptInput, child_id: str) -> Sta
         static_details=details_markdown(child_id, origin, request),
         search_attributes=child_attributes(job),
     )
-    state.pending_interrupt = PendingInterrupt(
-        workflow_id=child_id,
-        origin_agent_type=origin,
-        reroute_to_agent_type=job.reroute_to,
-        request=request.to_wire(),
-    )
-    show_orchestrator(state.phase, None, state.pending_interrupt)
-    return StartedQuestion(
+    started = StartedQuestion(
         job.origin_node_id, origin, job.origin_request, request, child_id, child, job
+    )
+    state.pending_interrupt = waiting_on(started)
+    show_orchestrator(state.phase, None, state.pending_interrupt)
+    return started
+
+
+def waiting_on(started: StartedQuestion) -> PendingInterrupt:
+    """What the run's status says it waits on while ``started`` is open."""
+    return PendingInterrupt(
+        workflow_id=started.child_id,
+        origin_agent_type=started.origin,
+        reroute_to_agent_type=started.job.reroute_to,
+        request=started.request.to_wire(),
     )
 
 
@@ -222,7 +232,6 @@ async def settle_question(
     """
     state = book.state
     node_id, origin, child_id = started.node_id, started.origin, started.child_id
-    request = started.request
     child = started.child
     if hand_over:
         await workflow.wait_condition(lambda: child.done() or history_is_long())
@@ -232,15 +241,9 @@ async def settle_question(
     try:
         outcome = await child
     except ChildWorkflowError as err:
-        if hand_over and isinstance(err.cause, ApplicationError) and err.cause.type == HANDED_OVER:
-            details = err.cause.details
-            job = details[0] if details else started.job.to_wire()  # continues the wait
-            state.handed_over = HandedOverQuestion(
-                child_id=child_id,
-                job=job,
-                fan_out=fan_out,
-                requests=_reroute_requests(state.history, started),
-            )
+        handed = _handed_over(state, started, err, fan_out) if hand_over else None
+        if handed is not None:
+            state.handed_over = handed
             raise QuestionHandedOver(
                 f"continuing as new while {child_id} waited: the history grew long (the "
                 "question is asked again, under the same id)"
@@ -248,6 +251,67 @@ async def settle_question(
         message = failure_message(err)
         book.fail(InterruptFailed(f"interrupt {child_id} failed: {message}"), node_id, origin)
     state.pending_interrupt = None
+    state.pending = take_answer(book, started, outcome, fan_out)
+
+
+async def outcome_of(book: RunBook, started: StartedQuestion) -> InterruptOutcome:
+    """The answer to ``started``, once its InterruptWorkflow ended; the run fails when it failed."""
+    try:
+        return await started.child
+    except ChildWorkflowError as err:
+        book.fail(
+            InterruptFailed(f"interrupt {started.child_id} failed: {failure_message(err)}"),
+            started.node_id,
+            started.origin,
+        )
+
+
+async def hand_back(
+    book: RunBook, started: StartedQuestion
+) -> InterruptOutcome | HandedOverQuestion:
+    """Ask the open question ``started`` back (the run's history grew long): what the next run
+    asks again, or the answer when one came first."""
+    with contextlib.suppress(ApplicationError):  # it ended in the meantime
+        await started.child.signal(HAND_OVER_SIGNAL)
+    try:
+        return await started.child
+    except ChildWorkflowError as err:
+        handed = _handed_over(book.state, started, err, [])
+        if handed is not None:
+            return handed
+        book.fail(
+            InterruptFailed(f"interrupt {started.child_id} failed: {failure_message(err)}"),
+            started.node_id,
+            started.origin,
+        )
+
+
+def _handed_over(
+    state: OrchestratorState,
+    started: StartedQuestion,
+    err: ChildWorkflowError,
+    fan_out: list[HeldAgent],
+) -> HandedOverQuestion | None:
+    """The question to ask again when ``err`` says its InterruptWorkflow handed it over."""
+    if not isinstance(err.cause, ApplicationError) or err.cause.type != HANDED_OVER:
+        return None
+    details = err.cause.details
+    return HandedOverQuestion(
+        child_id=started.child_id,
+        job=details[0] if details else started.job.to_wire(),  # continues the wait
+        fan_out=fan_out,
+        requests=_reroute_requests(state.history, started),
+    )
+
+
+def take_answer(
+    book: RunBook, started: StartedQuestion, outcome: InterruptOutcome, fan_out: list[HeldAgent]
+) -> PendingStep:
+    """Record the answer to ``started`` and return the step it leads to (the run fails here
+    when the person stopped it); a dispatch node's ``fan_out`` gets each agent's own part."""
+    state = book.state
+    node_id, origin, child_id = started.node_id, started.origin, started.child_id
+    request = started.request
     book.event(
         EventKind.INTERRUPT_STATUS,
         f"RESOLVED: {child_id} by {outcome.resolution.resolved_by} -> {outcome.route}",
@@ -280,7 +344,7 @@ async def settle_question(
         found = last_request_of(state.history, target)
         carried = found.payload if found is not None else None
         carried = carried if carried is not None else started.earlier_requests.get(target)
-    state.pending = decision.step.model_copy(
+    return decision.step.model_copy(
         update={
             "request": resumed_request(
                 NODES[target].request_model,

@@ -4,7 +4,7 @@ own interrupt (spec 002 US4, FR-010; spec 004 section 5: finished agents never r
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable, Collection, Sequence
 from functools import partial
 from typing import Any
 
@@ -14,18 +14,23 @@ from models.agent_call import AgentReply, ContextItem
 from models.agent_types import Terminal
 from models.errors import AgentFailed, DegenerateLoop
 from models.fan_out import HeldAgent
-from models.state import EntryKind, EventKind, HistoryEntry
+from models.ids import dispatched_node_id
+from models.state import EntryKind, EventKind, HistoryEntry, PendingStep
 from workflows import blackboard
 from workflows.asking import StartedQuestion, start_question
 from workflows.code_changes import ticket_names, ticket_step
 from workflows.curation import with_contexts
 from workflows.event_questions import question_from_event
+from workflows.fan_out_answers import AnsweredAlone, AskNow, FanOutEnd
 from workflows.graph import NODES, Node
 from workflows.lifting import asked, fan_out_context, lift, lifted_output, plan_fan_out
 from workflows.run_book import RunBook, upstream_of
 from workflows.steps import decide
 
 EARLY_QUESTIONS = "18-questions-while-siblings-run"
+ANSWERED_ALONE = "30-fan-out-questions-answered-alone"
+"""Patch id: each agent's question is asked at once and each answer re-runs its agents at once
+(runs recorded before asked one question at a time and resumed the node after the fan-out)."""
 AskEarly = Callable[[list[HeldAgent]], Awaitable[StartedQuestion]]
 """Asks the dispatch node's question for the agents whose questions wait, while others run."""
 
@@ -36,19 +41,20 @@ async def run_fan_out(
     node_id: str,
     parent: HistoryEntry,
     request: dict[str, Any],
-    held: list[HeldAgent],
-    ask_early: AskEarly | None = None,
-) -> tuple[list[HeldAgent], StartedQuestion | None]:
+    step: PendingStep,
+    ask_now: AskNow | None = None,
+) -> FanOutEnd:
     """Run the fan-out in parallel: one dispatched agent per entry of ``request.requests``,
-    except the ``held`` agents that finished or still wait for their answer.
+    except the agents ``step`` holds that finished or still wait for their answer.
 
-    With ``ask_early``, a question waits for no sibling: it is asked as soon as an agent asks
-    while others still run (``_settle_as_they_finish``), and the question it started is returned
-    beside the fan-out; runs recorded before (no patch marker) settle after the whole fan-out."""
+    With ``ask_now``, a question waits for no sibling and no other question: each agent that
+    asks is asked at once and each answer re-runs its agents at once (``AnsweredAlone``). Runs
+    recorded before that ask one question while agents run and settle it after the whole
+    fan-out (``FanOutEnd.question``), or (before that) ask after the whole fan-out."""
     if node.dispatches is None:
         book.fail(AgentFailed(f"{node.agent_type} dispatches no agent (a bug)"), node_id)
     child = NODES[node.dispatches]
-    fan_out = plan_fan_out(child.agent_type, held, list(request.get("requests") or []))
+    fan_out = plan_fan_out(child.agent_type, step.held, list(request.get("requests") or []))
     if not fan_out:
         book.event(EventKind.WARNING, f"{node.agent_type} got no agent requests", node_id)
     kept = [a.key for a in fan_out if not a.runs()]
@@ -60,15 +66,16 @@ async def run_fan_out(
             node_id,
         )
     running: dict[int, tuple[str, str, list[str]]] = {}
-    calls = []
+    runs_here: dict[str, int] = {}
     tickets = ticket_names([a.request for a in fan_out], [a.key for a in fan_out])
-    for index, held_agent in enumerate(fan_out):
-        if not held_agent.runs():
-            continue
+
+    def start_agent(index: int) -> Awaitable[AgentReply]:
+        held_agent = fan_out[index]
         sub, curated_ids = with_contexts(
             book.state.curated, child.request_model, held_agent.request
         )
-        sub_id = f"{node_id}/{held_agent.key}"
+        runs = runs_here[held_agent.key] = runs_here.get(held_agent.key, 0) + 1
+        sub_id = dispatched_node_id(node_id, held_agent.key, runs)
         entry = book.record(
             sub_id,
             child.agent_type,
@@ -80,24 +87,37 @@ async def run_fan_out(
         context = book.context()
         running[index] = (sub_id, output_id, upstream_of(entry, sub, context))
         call = partial(book.call_agent, sub_id, child.agent_type, sub, entry, context, output_id)
-        calls.append(
-            ticket_step(
-                book,
-                child.agent_type,
-                sub_id,
-                sub,
-                tickets[index],
-                partial(call, held_agent.answer),
-            )
+        return ticket_step(
+            book,
+            child.agent_type,
+            sub_id,
+            sub,
+            tickets[index],
+            partial(call, held_agent.answer),
         )
+
     settle = partial(_settle, book, child, node_id, fan_out)
-    if ask_early is None or not calls or not workflow.patched(EARLY_QUESTIONS):
+    if ask_now is not None and workflow.patched(ANSWERED_ALONE):
+        return await AnsweredAlone(
+            book,
+            node,
+            step,
+            fan_out,
+            start_agent,
+            lambda index, reply: settle(index, running[index], reply),
+            ask_now,
+        ).run()
+    calls = [start_agent(index) for index, a in enumerate(fan_out) if a.runs()]
+    if ask_now is None or not calls or not workflow.patched(EARLY_QUESTIONS):
         replies = await asyncio.gather(*calls)
         for (index, where), reply in zip(running.items(), replies, strict=True):
             settle(index, where, reply)
-        return fan_out, None
+        return FanOutEnd(fan_out)
     gather = book.state.question_gather_seconds
-    return await _settle_as_they_finish(fan_out, running, calls, settle, ask_early, gather)
+    fan_out, started = await _settle_as_they_finish(
+        fan_out, running, calls, settle, lambda held: ask_now(held, ()), gather
+    )
+    return FanOutEnd(fan_out, started)
 
 
 async def _settle_as_they_finish(
@@ -197,14 +217,24 @@ def _settle(
 
 
 def lifted(
-    book: RunBook, node: Node, fan_out: list[HeldAgent], output_id: str, upstream: list[str]
+    book: RunBook,
+    node: Node,
+    fan_out: list[HeldAgent],
+    output_id: str,
+    upstream: list[str],
+    skip: Collection[str] = (),
 ) -> dict[str, Any] | None:
-    """The dispatch node's output when its agents asked: their questions lifted into its own
-    interrupt by the workflow, with no LLM call (spec 002 US4 scenario 2); else None."""
-    question = lift(node.agent_type, fan_out) if node.dispatches is not None else None
+    """The dispatch node's output when its agents asked (but those in ``skip``): their questions
+    lifted into its own interrupt by the workflow, with no LLM call (spec 002 US4 scenario 2);
+    else None."""
+    question = lift(node.agent_type, fan_out, skip) if node.dispatches is not None else None
     if question is None or node.dispatches is None:
         return None
-    if any(a.asked_itself for a in fan_out if a.question is not None and a.answer is None):
+    if any(
+        a.asked_itself
+        for a in fan_out
+        if a.question is not None and a.answer is None and a.key not in skip
+    ):
         counts = book.state.interrupt_counts  # only a model's own questions (the loop breaker)
         counts[node.dispatches] = counts.get(node.dispatches, 0) + 1
     summary = (
@@ -222,15 +252,16 @@ async def question_while_agents_run(
     request: dict[str, Any],
     context: list[ContextItem],
     fan_out: list[HeldAgent],
+    skip: Collection[str],
 ) -> StartedQuestion:
-    """The dispatch node's question for the agents that asked, started while its other agents
-    still run, so a person sees it at once (issue 18 item 5); the node's output is the lifted
-    question, as when every agent has finished."""
+    """The dispatch node's question for the agents that asked (but those in ``skip``, asked
+    already), started while its other agents may still run, so a person sees it at once (issue
+    18 item 5); the node's output is the lifted question, as when every agent has finished."""
     agent = node.agent_type
     output_id = book.context_id(agent)
     dispatched = node.dispatches or agent
     upstream = upstream_of(request_entry, request, context + fan_out_context(dispatched, fan_out))
-    payload = lifted(book, node, fan_out, output_id, upstream)
+    payload = lifted(book, node, fan_out, output_id, upstream, skip)
     if payload is None:
         book.fail(DegenerateLoop(f"{node_id} had no question to ask (a bug)"), node_id)
     output = book.record(
@@ -248,14 +279,21 @@ async def question_while_agents_run(
     if decision.interrupt is None:
         book.fail(DegenerateLoop(f"{node_id}'s lifted question was lost (a bug)"))
     still = sum(1 for a in fan_out if a.runs())
+    in_parts = workflow.patched(ANSWERED_ALONE)
+    then = (
+        "each agent's part may be answered on its own, and agents that ask later are asked at once"
+        if in_parts
+        else "questions asked after it follow when the node resumes"
+    )
     book.event(
         EventKind.INFO,
-        f"{node_id}: a question is asked while {still} of its agents still run; questions "
-        "asked after it follow when the node resumes",
+        f"{node_id}: a question is asked while {still} of its agents still run; {then}",
         node_id,
         agent,
     )
-    return await start_question(book, node_id, (agent, request), decision.interrupt)
+    return await start_question(
+        book, node_id, (agent, request), decision.interrupt, answers_in_parts=in_parts
+    )
 
 
 def keep_late_event(book: RunBook, node_id: str) -> None:

@@ -60,6 +60,7 @@ from workflows.resolution_rules import (
     recommended_resolution,
     redirect_problem,
     resolution_problems,
+    unanswered_parts,
     untranslated_routing,
 )
 from workflows.shadow import SHADOW_SUFFIX
@@ -203,6 +204,7 @@ class InterruptWorkflow:
             )
             or self._job.reroute_to
             or self._job.origin,
+            answers_in_parts=self._job.answers_in_parts,
         )
 
     def _problems(
@@ -218,7 +220,10 @@ class InterruptWorkflow:
             by = self._resolution.resolved_by
             return [f"this interrupt is already resolved (by {by}); the answer was not used"]
         problems = resolution_problems(
-            self._job.request, resolution, free_text_decides=free_text_decides
+            self._job.request,
+            resolution,
+            free_text_decides=free_text_decides,
+            in_parts=self._job.answers_in_parts,
         )
         if redirect := redirect_problem(self._job.origin, resolution.continue_at):
             problems.append(f"continueAt {redirect}")
@@ -235,9 +240,12 @@ class InterruptWorkflow:
         self._overrulable = False
         origin = self._job.origin
         target = _reroute_target(self._job, person) or origin
+        later = unanswered_parts(self._job.request, person) if self._job.answers_in_parts else {}
         then = (
             "the run stops"
             if person.stop_run is not None
+            else f"the agents you answered resume; {', '.join(later)} are asked again at once"
+            if later and target is origin
             else f"{origin} resumes"
             if target is origin
             else f"the run continues at {target} (re-routed from {origin})"

@@ -4,7 +4,8 @@ A dispatched agent that needs input answers with its own typed interrupt request
 not an LLM, lifts the questions of one fan-out into one interrupt of the dispatch node
 (``lift``); each agent's choice and confirmation ids are prefixed with the agent's key
 (``ticket-agent-2/approach``), so every answer is traceable to the agent that asked. The answer
-is split back (``answer_each``): each agent gets only its own part. On resume, ``plan_fan_out``
+is split back (``answer_each``): each agent gets only its own part, and an answer may leave some
+agents' parts for later (``resolution_rules.unanswered_parts``). On resume, ``plan_fan_out``
 keeps finished agents' results and runs only the agents whose question was answered.
 
 Rules for questions asked at once: they are shown together, in fan-out order, as long as the
@@ -17,7 +18,7 @@ Pure functions, unit-tested in ``tests/workflows/test_lifting.py``.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from typing import Any, TypeVar
 
 from models.agent_call import ContextItem
@@ -37,7 +38,7 @@ from models.interrupts import (
 from models.limits import MAX_ITEMS, clip, compact_json
 from models.results import DispatchResult
 from workflows.graph import NODES
-from workflows.resolution_rules import describe_resolution
+from workflows.resolution_rules import describe_resolution, unanswered_parts
 from workflows.resume import resumed_request
 
 T = TypeVar("T", StructuredChoice, ConfirmationItem)
@@ -65,17 +66,27 @@ def plan_fan_out(
     """The fan-out to run: the held agents in order (finished ones keep their result; answered
     ones take any change the translated request made to their sub-request), then the requests
     beyond them, not run yet. Nothing held: one fresh agent per request."""
-    model = NODES[agent].request_model
     planned = []
     for index, held_agent in enumerate(held):
-        if held_agent.result is None and index < len(requests):
-            translated = model.model_validate(requests[index])
-            merged = resumed_request(model, held_agent.request, translated)
-            held_agent = held_agent.model_copy(update={"request": merged})
+        if held_agent.result is None:
+            held_agent = with_translated_request(agent, held_agent, requests, index)
         planned.append(held_agent)
     for index in range(len(held), len(requests)):
         planned.append(HeldAgent(key=agent_key(agent, index + 1), request=dict(requests[index])))
     return planned
+
+
+def with_translated_request(
+    agent: AgentType, held_agent: HeldAgent, requests: Sequence[dict[str, Any]], index: int
+) -> HeldAgent:
+    """``held_agent`` with any change the translated dispatch request made to its sub-request
+    (``requests[index]``, when the translation still has it)."""
+    if index >= len(requests):
+        return held_agent
+    model = NODES[agent].request_model
+    translated = model.model_validate(requests[index])
+    merged = resumed_request(model, held_agent.request, translated)
+    return held_agent.model_copy(update={"request": merged})
 
 
 def asked(fan_out: Sequence[HeldAgent]) -> list[tuple[HeldAgent, DispatchedAgentInterruptRequest]]:
@@ -88,13 +99,17 @@ def asked(fan_out: Sequence[HeldAgent]) -> list[tuple[HeldAgent, DispatchedAgent
     ]
 
 
-def lift(dispatch: AgentType, fan_out: Sequence[HeldAgent]) -> DispatchInterruptRequest | None:
-    """The dispatch node's interrupt carrying its agents' open questions, combined; None when
-    no agent asked."""
+def lift(
+    dispatch: AgentType, fan_out: Sequence[HeldAgent], skip: Collection[str] = ()
+) -> DispatchInterruptRequest | None:
+    """The dispatch node's interrupt carrying its agents' open questions, combined (but those of
+    the agents in ``skip``, asked already); None when no other agent asked."""
     shown: list[AgentQuestion] = []
     choices: list[StructuredChoice] = []
     confirmations: list[ConfirmationItem] = []
     for held_agent, question in asked(fan_out):
+        if held_agent.key in skip:
+            continue
         fits = (
             len(choices) + len(question.choices) <= MAX_ITEMS
             and len(confirmations) + len(question.confirmation_items) <= MAX_ITEMS
@@ -140,12 +155,14 @@ def lifted_output(
 def answer_each(
     request: InterruptRequestBase, resolution: InterruptResolution, fan_out: Sequence[HeldAgent]
 ) -> list[HeldAgent]:
-    """The fan-out with each agent whose question ``request`` carried given its own answer."""
+    """The fan-out with each agent whose question ``request`` carried given its own answer (an
+    agent whose part the answer leaves for later keeps waiting: ``unanswered_parts``)."""
     carried = {q.agent_key: q for q in getattr(request, "agent_questions", ())}
+    later = unanswered_parts(request, resolution)
     answered = []
     for held_agent in fan_out:
         question = carried.get(held_agent.key)
-        if question is not None and held_agent.result is None:
+        if question is not None and held_agent.result is None and held_agent.key not in later:
             own = own_answer(held_agent.key, resolution)
             text = describe_resolution(question.request, own)
             held_agent = held_agent.model_copy(update={"answer": text})

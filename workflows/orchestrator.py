@@ -28,6 +28,7 @@ from models.errors import (
     failure_message,
 )
 from models.fan_out import HeldAgent
+from models.ids import dispatched_agent_key
 from models.interrupt_events import INTERRUPT_REQUEST_EVENT_SIGNAL, EventAck, InterruptRequestEvent
 from models.limits import AGENT_OUTPUT_BYTES, MAX_REMEMBERED_EVENT_IDS, clip, fit_strings
 from models.requests import OrchestratorRequest
@@ -327,7 +328,7 @@ class OrchestratorWorkflow:
             state.stored_events.setdefault(sub_id, event)
             self._book.calls.redirect(sub_id)
         asked = (
-            f"its running agents {', '.join(n.rsplit('/', 1)[1] for n in running)} are "
+            f"its running agents {', '.join(dispatched_agent_key(n) for n in running)} are "
             "cancelled and run again, asked to interrupt"
             if running
             else f"{agent} was asked to interrupt"
@@ -375,12 +376,15 @@ class OrchestratorWorkflow:
                 request,
                 context,
             )
-            fan_out, early = await run_fan_out(
-                self._book, node, node_id, request_entry, request, step.held, ask_early
+            end = await run_fan_out(
+                self._book, node, node_id, request_entry, request, step, ask_early
             )
-            if early is not None:  # asked while agents ran (issue 18 item 5): now the answer
+            fan_out = end.fan_out
+            if end.question is not None:  # runs recorded before: settled after the fan-out
                 state.current = None
-                await settle_question(self._book, early, fan_out)
+                await settle_question(self._book, end.question, fan_out)
+            if end.question is not None or end.left:
+                state.current = None
                 keep_late_event(self._book, node_id)
                 return None
             context += fan_out_context(node.dispatches, fan_out)

@@ -27,12 +27,14 @@ def resolution_problems(
     resolution: InterruptResolution,
     *,
     free_text_decides: bool = True,
+    in_parts: bool = False,
 ) -> list[str]:
     """Every way ``resolution`` fails to answer ``request``; empty when it is acceptable.
 
     With ``free_text_decides``, free text may answer the choices and confirmations it leaves
     open (spec 003 US23): the translating LLM decides them. An answer with nothing in it is
-    still refused."""
+    still refused. With ``in_parts``, a combined question's agents may be answered one at a
+    time (``unanswered_parts``): each answered agent's part whole, the others left open."""
     if resolution.stop_run is not None:
         return [] if has_words(resolution.stop_run) else ["stopRun needs the reason to stop"]
     if request.type is InterruptType.PAUSE:
@@ -56,6 +58,8 @@ def resolution_problems(
             }
         )
         return resolution_problems(request, complete, free_text_decides=False)
+    left_open = unanswered_parts(request, resolution) if in_parts else {}
+    may_wait = {i for ids in left_open.values() for i in ids}
     choices = {c.choice_id: c for c in request.choices}
     confirmations = {c.confirmation_id for c in request.confirmation_items}
     problems: list[str] = []
@@ -76,16 +80,45 @@ def resolution_problems(
         if choice_id not in choices:
             problems.append(f"customInputs names unknown choiceId {choice_id!r}")
     for choice_id in choices:
-        if choice_id not in resolution.selected_choices:
+        if choice_id not in resolution.selected_choices and choice_id not in may_wait:
             problems.append(f"choice {choice_id!r} has no answer in selectedChoices")
     for confirmation_id in resolution.confirmations:
         if confirmation_id not in confirmations:
             problems.append(
                 f"unknown confirmationId {confirmation_id!r} (asked: {_list(confirmations)})"
             )
-    for confirmation_id in sorted(confirmations - resolution.confirmations.keys()):
+    for confirmation_id in sorted(confirmations - resolution.confirmations.keys() - may_wait):
         problems.append(f"confirmation {confirmation_id!r} has no yes/no answer in confirmations")
     return problems
+
+
+def part_ids(request: InterruptRequestBase) -> dict[str, list[str]]:
+    """A combined question's choice and confirmation ids by the agent they belong to
+    (``ticket-agent-3/approach`` is agent ``ticket-agent-3``'s); empty for any other question."""
+    keys = [q.agent_key for q in getattr(request, "agent_questions", ())]
+    ids = [
+        *(c.choice_id for c in request.choices),
+        *(c.confirmation_id for c in request.confirmation_items),
+    ]
+    return {key: [i for i in ids if i.startswith(f"{key}/")] for key in keys}
+
+
+def unanswered_parts(
+    request: InterruptRequestBase, resolution: InterruptResolution
+) -> dict[str, list[str]]:
+    """The agents of a combined question that ``resolution`` leaves for later, with their ids:
+    those of which it answers nothing, as long as it answers at least one agent's part (an
+    agent that asked nothing to choose or confirm is answered with the first answer).
+    Free text, a stop or an empty answer leave nothing for later."""
+    parts = part_ids(request)
+    if resolution.stop_run is not None or has_words(resolution.free_text):
+        return {}
+    given = resolution.selected_choices.keys() | resolution.confirmations.keys()
+    untouched = {key: ids for key, ids in parts.items() if not given.intersection(ids)}
+    asked_something = [key for key, ids in parts.items() if ids]
+    if all(key in untouched for key in asked_something):
+        return {}  # nothing answered: the whole question is still open
+    return {key: ids for key, ids in untouched.items() if ids}
 
 
 def left_to_text(request: InterruptRequestBase, resolution: InterruptResolution) -> list[str]:

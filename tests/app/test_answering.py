@@ -8,6 +8,7 @@ import pytest
 
 from app.answering import ask, resolution_from_flags
 from models.interrupts import OptionKey
+from tests.support.fan_out import combined_question
 from tests.workflows.test_resolution_rules import REQUEST
 from workflows.resolution_rules import resolution_problems
 
@@ -128,3 +129,13 @@ def test_custom_alone_chooses_custom_and_text_may_leave_the_rest_open() -> None:
     assert resolution.selected_choices == {"approach": OptionKey.CUSTOM}
     assert resolution.custom_inputs == {"approach": "a queue"}
     assert resolution_problems(REQUEST, resolution) == []
+
+
+def test_flags_may_answer_one_agent_of_a_combined_question() -> None:
+    """Issue 30 item 8: with ``in_parts`` the other agents' flags may be left out."""
+    combined = combined_question("a", "b")
+    flags = (["ticket-agent-1/approach=B"], [], ["ticket-agent-1/check-0=yes"], None)
+    answer = resolution_from_flags(*flags, request=combined, in_parts=True)
+    assert answer.selected_choices == {"ticket-agent-1/approach": OptionKey.B}
+    with pytest.raises(ValueError, match=r"--choice ticket-agent-2/approach=A\|B"):
+        resolution_from_flags(*flags, request=combined)

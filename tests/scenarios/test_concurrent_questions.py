@@ -15,6 +15,7 @@ from activities.llm import LlmSettings
 from activities.offline_model import RESOLVED_MARKER, OfflineModel, OfflineScenario
 from app.worker_setup import build_worker
 from models.agent_types import AgentType
+from models.ids import dispatched_agent_key
 from models.interrupt_events import InterruptRequestEvent
 from models.interrupts import InterruptResolution, TicketAgentDispatchInterruptRequest
 from models.state import EntryKind, OrchestratorStatus
@@ -40,7 +41,7 @@ def _calls(received: list[dict[str, Any]], name: str) -> list[dict[str, Any]]:
 
 def _node(call: dict[str, Any]) -> str:
     user = call["messages"][1]["content"]
-    return user.split("Node: ", 1)[1].split("\n", 1)[0].rsplit("/", 1)[-1]
+    return dispatched_agent_key(user.split("Node: ", 1)[1].split("\n", 1)[0])
 
 
 def _collected(status: OrchestratorStatus) -> list[dict[str, Any]]:
@@ -112,13 +113,18 @@ async def test_two_of_three_agents_ask_at_once_and_each_gets_its_own_answer(
     assert "sliding window" not in first, "never another agent's answer"
     assert 'CUSTOM: "a sliding window per client"' in third
     assert "Add regression tests for the changed behaviour -> yes" in third
-    assert any("keeps ticket-agent-2" in e.message for e in status.events)
+    dispatches = [
+        e
+        for e in status.history
+        if e.kind is EntryKind.REQUEST and e.agent_type is AgentType.TICKET_DISPATCH
+    ]
+    assert len(dispatches) == 1, "the answered agents ran again within the same dispatch node"
 
     # the collector receives the full set, the finished agent's result unchanged
     collected = _collected(status)
     assert len({r["resultId"] for r in collected}) == 3
     outputs = {
-        e.node_id.rsplit("/", 1)[-1]: e.payload["result"]["resultId"]
+        dispatched_agent_key(e.node_id): e.payload["result"]["resultId"]
         for e in status.history
         if e.kind is EntryKind.OUTPUT
         and e.agent_type is AgentType.TICKET_AGENT

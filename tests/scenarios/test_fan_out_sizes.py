@@ -13,6 +13,7 @@ from activities.llm import LlmSettings
 from activities.offline_model import OfflineScenario
 from activities.output_schema import decoder_schema
 from app.worker_setup import build_worker
+from models.ids import dispatched_agent_key
 from models.limits import MAX_FAN_OUT
 from models.requests import DiscoveryAgentRequest, DiscoveryAgentRequests
 from models.routings import DiscoveryOrchestratorRouting
@@ -49,7 +50,7 @@ async def test_one_agent_of_a_large_fan_out_asks_and_the_run_completes(
         and e.node_id.startswith("discovery-dispatch-")
         and "/" in e.node_id
     ]
-    keys = [e.node_id.rsplit("/", 1)[1] for e in agents]
+    keys = [dispatched_agent_key(e.node_id) for e in agents]
     assert len(set(keys)) == size
     assert len(keys) == size + 1 and keys.count("discovery-agent-1") == 2, (
         "only the agent that asked ran again"

@@ -14,6 +14,7 @@ from activities.offline_model import RESOLVED_MARKER, OfflineModel, OfflineScena
 from app.sdk import AgentWorkflowClient
 from app.worker_setup import build_worker
 from models.agent_types import AgentType
+from models.ids import dispatched_agent_key
 from models.interrupt_events import InterruptRequestEvent
 from models.interrupts import InterruptRequestBase
 from models.state import EntryKind, OrchestratorStatus
@@ -31,7 +32,7 @@ def _ticket_calls(received: list[dict[str, Any]]) -> dict[str, list[str]]:
         if body["response_format"]["json_schema"]["name"] != TICKET_AGENT:
             continue
         user = body["messages"][1]["content"]
-        key = user.split("Node: ", 1)[1].split("\n", 1)[0].rsplit("/", 1)[-1]
+        key = dispatched_agent_key(user.split("Node: ", 1)[1].split("\n", 1)[0])
         calls.setdefault(key, []).append(body["messages"][0]["content"])
     return calls
 
@@ -109,7 +110,7 @@ async def test_a_question_is_seen_while_a_slow_sibling_still_runs(
     assert [e.kind for e in status.history].count(EntryKind.INTERRUPT) == 1
 
 
-async def test_a_question_asked_later_follows_when_the_node_resumes(
+async def test_a_question_asked_later_is_asked_too_and_each_agent_runs_once_more(
     client: Client, task_queue: str, workflow_id: str
 ) -> None:
     scenario = OfflineScenario.parse(

@@ -13,6 +13,7 @@ from activities.llm import LlmSettings
 from activities.offline_model import OfflineModel, OfflineScenario
 from app.worker_setup import build_worker
 from models.agent_types import AgentType
+from models.ids import dispatched_agent_key
 from models.interrupts import InterruptRouting
 from models.state import EntryKind, HistoryEntry, OrchestratorStatus
 from tests.support.interrupts import (
@@ -65,16 +66,28 @@ async def _run(client: Client, workflow_id: str, origin: AgentType) -> Orchestra
 
 
 def _around_interrupt(history: list[HistoryEntry], origin: AgentType) -> tuple[Any, Any]:
-    """The origin's request before its interrupt and the request it resumed with."""
+    """The origin's request before its interrupt and the request it resumed with; for a
+    dispatch node, whose answered agents run again within it, the first asking agent's."""
+    asking = NODES[origin].dispatches or origin
     at = next(i for i, e in enumerate(history) if e.kind is EntryKind.INTERRUPT)
-    before = next(
-        e for e in reversed(history[:at]) if e.kind is EntryKind.REQUEST and e.agent_type is origin
-    )
+
+    def asked(e: HistoryEntry) -> bool:
+        return (
+            e.kind is EntryKind.REQUEST
+            and e.agent_type is asking
+            and (asking is origin or dispatched_agent_key(e.node_id) == _key(history, at))
+        )
+
+    before = next(e for e in reversed(history[:at]) if asked(e))
     resolved = next(i for i, e in enumerate(history) if e.kind is EntryKind.RESOLUTION)
-    after = next(
-        e for e in history[resolved:] if e.kind is EntryKind.REQUEST and e.agent_type is origin
-    )
+    after = next(e for e in history[resolved:] if asked(e))
     return before.payload, after.payload
+
+
+def _key(history: list[HistoryEntry], interrupt_at: int) -> str:
+    """The first agent whose question the dispatch node's interrupt carries."""
+    payload = history[interrupt_at].payload or {}
+    return str(payload["agentQuestions"][0]["agentKey"])
 
 
 async def test_resumed_requests_keep_their_inputs_at_every_origin(
@@ -85,7 +98,7 @@ async def test_resumed_requests_keep_their_inputs_at_every_origin(
     )
     for origin, status in zip(SCENARIOS, statuses, strict=True):
         before, after = _around_interrupt(status.history, origin)
-        model = NODES[origin].request_model
+        model = NODES[NODES[origin].dispatches or origin].request_model
         for name, field in model.model_fields.items():
             key = field.alias or name
             if key not in before:

@@ -111,7 +111,8 @@ async def test_interrupt_schema_filtering_leaves_only_the_origin_route(
 async def test_skip_dispatched_interrupts_raises_at_the_dispatch_node(
     client: Client, task_queue: str, workflow_id: str
 ) -> None:
-    """US4 / FR-010: a ticket agent's question is raised by TICKET_DISPATCH, which resumes."""
+    """US4 / FR-010: a ticket agent's question is raised by TICKET_DISPATCH, which resumes: the
+    answered agent runs again at once, within the same dispatch node."""
     scenario = OfflineScenario(interrupt_at=frozenset({AgentType.TICKET_AGENT}))
     offline, pending, status, _ = await _interrupt_and_answer(
         client, task_queue, workflow_id, scenario
@@ -126,7 +127,8 @@ async def test_skip_dispatched_interrupts_raises_at_the_dispatch_node(
     resolution = next(e for e in status.history if e.kind is EntryKind.RESOLUTION)
     following = status.history[status.history.index(resolution) + 1]
     assert following.kind is EntryKind.REQUEST
-    assert following.agent_type is AgentType.TICKET_DISPATCH
+    assert following.agent_type is AgentType.TICKET_AGENT
+    assert following.node_id == f"{resolution.node_id}/ticket-agent-1.2"
 
 
 async def test_agent_review_interrupt_is_answered_by_a_reviewing_llm(

@@ -16,15 +16,15 @@ from models.interrupts import (
     InterruptType,
     OptionKey,
     TicketAgentDispatchInterruptRequest,
-    TicketAgentInterruptRequest,
 )
 from models.limits import MAX_ITEMS
 from models.results import TicketAgentResult
+from tests.support.fan_out import held as _held
+from tests.support.fan_out import ticket_question as _question
 from workflows.graph import NODES
 from workflows.interrupt_text import details_markdown
 from workflows.lifting import (
     DISPATCH_QUESTIONS,
-    agent_key,
     answer_each,
     lift,
     own_answer,
@@ -39,43 +39,6 @@ def _request(ticket: str, guidance: str = "implement it") -> dict[str, Any]:
     return {"guidance": guidance, "ticketId": ticket, "title": f"ticket {ticket}"}
 
 
-def _question(
-    tag: str, kind: InterruptType = InterruptType.HUMAN_REVIEW, confirmations: int = 1
-) -> TicketAgentInterruptRequest:
-    return TicketAgentInterruptRequest.model_validate(
-        {
-            "type": kind,
-            "reason": f"unsure about {tag}",
-            "contextForDecision": f"context of {tag}",
-            "choices": [
-                {
-                    "choiceId": "approach",
-                    "question": f"How to do {tag}?",
-                    "context": "c",
-                    "options": [
-                        {"key": "A", "description": "small"},
-                        {"key": "B", "description": "big"},
-                    ],
-                    "recommended": "A",
-                }
-            ],
-            "confirmationItems": [
-                {
-                    "confirmationId": f"check-{n}",
-                    "statement": f"check {n} of {tag}",
-                    "context": "c",
-                    "defaultValue": True,
-                    "impactIfNo": "skip it",
-                }
-                for n in range(confirmations)
-            ],
-            "filesToModify": [{"path": f"src/{tag}.py", "change": "add a limiter"}],
-            "testStrategies": [{"test": f"test_{tag}", "covers": "the limit"}],
-            "implementationApproaches": [{"approach": "token bucket", "tradeOffs": "memory"}],
-        }
-    )
-
-
 def _result(ticket: str) -> TicketAgentResult:
     return TicketAgentResult.model_validate(
         {
@@ -87,15 +50,6 @@ def _result(ticket: str) -> TicketAgentResult:
             "commit": {"message": "m", "files": []},
             "verificationStatus": "VERIFIED",
         }
-    )
-
-
-def _held(n: int, **state: Any) -> HeldAgent:
-    return HeldAgent(
-        key=agent_key(TICKET, n),
-        node_id=f"ticket-dispatch-009/{agent_key(TICKET, n)}",
-        request=_request(f"T-{n}"),
-        **state,
     )
 
 
@@ -260,6 +214,29 @@ def test_each_agent_gets_only_its_own_answer_under_its_own_ids() -> None:
     assert 'How to do c? -> CUSTOM: "a sliding window"' in third.answer
     assert "check 0 of c -> yes" in third.answer
     assert "Note: keep it small" in third.answer
+
+
+def test_an_answer_to_one_agents_part_answers_only_that_agent() -> None:
+    """Issue 30 item 8: the other agents keep their question, unanswered, for the next one."""
+    fan_out = [_held(1, question=_question("a")), _held(2, question=_question("b"))]
+    lifted = lift(AgentType.TICKET_DISPATCH, fan_out)
+    assert lifted is not None
+    part = InterruptResolution.model_validate(
+        {
+            "selectedChoices": {"ticket-agent-2/approach": "B"},
+            "confirmations": {"ticket-agent-2/check-0": True},
+        }
+    )
+    first, second = answer_each(lifted, part, fan_out)
+    assert first == fan_out[0] and not first.runs(), "left for later: still asking"
+    assert second.answer is not None and "How to do b? -> B (big)" in second.answer
+
+
+def test_a_question_for_the_agents_not_asked_yet_skips_the_others() -> None:
+    fan_out = [_held(n, question=_question(str(n))) for n in (1, 2, 3)]
+    later = lift(AgentType.TICKET_DISPATCH, fan_out, skip={"ticket-agent-1", "ticket-agent-2"})
+    assert later is not None and [q.agent_key for q in later.agent_questions] == ["ticket-agent-3"]
+    assert lift(AgentType.TICKET_DISPATCH, fan_out, skip={a.key for a in fan_out}) is None
 
 
 def test_an_answer_to_another_question_leaves_the_fan_out_as_it_was() -> None:

@@ -9,6 +9,7 @@ from models.interrupts import (
     OrchestratorInterruptRequest,
     ResolvedBy,
 )
+from tests.support.fan_out import combined_question
 from workflows.graph import NODES
 from workflows.resolution_rules import (
     describe_resolution,
@@ -16,6 +17,7 @@ from workflows.resolution_rules import (
     redirect_problem,
     redirect_targets,
     resolution_problems,
+    unanswered_parts,
 )
 
 REQUEST = OrchestratorInterruptRequest.model_validate(
@@ -134,3 +136,27 @@ def test_a_person_may_send_the_run_along_the_asking_agents_own_routes_only() -> 
         AgentType.TICKET_ORCHESTRATOR,
     ]
     assert redirect_problem(AgentType.REVIEW_AGENT, None) is None
+
+
+def test_a_combined_question_may_be_answered_one_agent_at_a_time() -> None:
+    """Issue 30 item 8, FR-094: each agent's part whole, the others left for later."""
+    combined = combined_question("a", "b")
+    second = _resolution(
+        selectedChoices={"ticket-agent-2/approach": "A"},
+        confirmations={"ticket-agent-2/check-0": True},
+    )
+    assert resolution_problems(combined, second, in_parts=True) == []
+    assert unanswered_parts(combined, second) == {
+        "ticket-agent-1": ["ticket-agent-1/approach", "ticket-agent-1/check-0"]
+    }
+    assert resolution_problems(combined, second) == [  # a question that takes no parts
+        "choice 'ticket-agent-1/approach' has no answer in selectedChoices",
+        "confirmation 'ticket-agent-1/check-0' has no yes/no answer in confirmations",
+    ]
+    half = _resolution(selectedChoices={"ticket-agent-2/approach": "A"})
+    assert resolution_problems(combined, half, in_parts=True) == [
+        "confirmation 'ticket-agent-2/check-0' has no yes/no answer in confirmations"
+    ]
+    nothing = resolution_problems(combined, _resolution(), in_parts=True)
+    assert len(nothing) == 4, "an empty answer answers no part"
+    assert unanswered_parts(combined, _resolution(freeText="both as you see fit")) == {}

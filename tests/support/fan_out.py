@@ -1,0 +1,70 @@
+"""Dispatched agents' questions for tests of combined questions: a ticket agent's typed
+question and a fan-out's held agent."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from models.agent_types import AgentType
+from models.fan_out import HeldAgent
+from models.interrupts import DispatchInterruptRequest, InterruptType, TicketAgentInterruptRequest
+from workflows.lifting import agent_key, lift
+
+TICKET = AgentType.TICKET_AGENT
+
+
+def ticket_question(
+    tag: str, kind: InterruptType = InterruptType.HUMAN_REVIEW, confirmations: int = 1
+) -> TicketAgentInterruptRequest:
+    """A ticket agent's question about ``tag``: one choice ``approach`` (A/B) and
+    ``confirmations`` yes/no items ``check-N``."""
+    return TicketAgentInterruptRequest.model_validate(
+        {
+            "type": kind,
+            "reason": f"unsure about {tag}",
+            "contextForDecision": f"context of {tag}",
+            "choices": [
+                {
+                    "choiceId": "approach",
+                    "question": f"How to do {tag}?",
+                    "context": "c",
+                    "options": [
+                        {"key": "A", "description": "small"},
+                        {"key": "B", "description": "big"},
+                    ],
+                    "recommended": "A",
+                }
+            ],
+            "confirmationItems": [
+                {
+                    "confirmationId": f"check-{n}",
+                    "statement": f"check {n} of {tag}",
+                    "context": "c",
+                    "defaultValue": True,
+                    "impactIfNo": "skip it",
+                }
+                for n in range(confirmations)
+            ],
+            "filesToModify": [{"path": f"src/{tag}.py", "change": "add a limiter"}],
+            "testStrategies": [{"test": f"test_{tag}", "covers": "the limit"}],
+            "implementationApproaches": [{"approach": "token bucket", "tradeOffs": "memory"}],
+        }
+    )
+
+
+def held(n: int, **state: Any) -> HeldAgent:
+    """Ticket agent ``n`` of a fan-out, in ``state`` (``question=``, ``result=`` ...)."""
+    return HeldAgent(
+        key=agent_key(TICKET, n),
+        node_id=f"ticket-dispatch-009/{agent_key(TICKET, n)}",
+        request={"guidance": "implement it", "ticketId": f"T-{n}", "title": f"ticket T-{n}"},
+        **state,
+    )
+
+
+def combined_question(*tags: str) -> DispatchInterruptRequest:
+    """TICKET_DISPATCH's question combining one ticket agent's question per tag, in order."""
+    fan_out = [held(n, question=ticket_question(tag)) for n, tag in enumerate(tags, start=1)]
+    question = lift(AgentType.TICKET_DISPATCH, fan_out)
+    assert question is not None
+    return question
