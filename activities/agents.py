@@ -97,7 +97,9 @@ class AgentActivities:
             raise UnknownAgentType(f"no node is defined for agent type {call.agent_type!r}")
         prompt = self._prompts.agent_messages(node, call)
         limit = self._llm.settings.context_tokens
-        output = self._llm.settings.max_tokens_for(call.agent_type.value)[0]
+        output = self._llm.settings.max_tokens_for(
+            call.agent_type.value, call.output_tokens_factor
+        )[0]
         dropped: list[str] = []
         while limit and estimated_tokens(prompt.messages) + output > limit:
             trimmed = self._trimmed(node, call, prompt)
@@ -127,6 +129,7 @@ class AgentActivities:
                         repair=answerable_question,
                         template_version=self._prompts.template_version,
                         tools=tools.offer,
+                        output_tokens_factor=call.output_tokens_factor,
                     )
                     break
                 except ToolCallsRequested as asked:

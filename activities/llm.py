@@ -111,11 +111,16 @@ class LlmSettings:
     def offline(self) -> bool:
         return not self.api_key
 
-    def max_tokens_for(self, agent: str) -> tuple[int, str]:
-        """The output token limit of ``agent``'s requests, and the setting that sets it."""
+    def max_tokens_for(self, agent: str, factor: int = 1) -> tuple[int, str]:
+        """The output token limit of ``agent``'s requests, and the setting that sets it; a
+        ``factor`` a person gave a stuck agent's re-run multiplies it."""
         if agent in self.agent_max_output_tokens:
-            return self.agent_max_output_tokens[agent], f"LLM_MAX_OUTPUT_TOKENS_{agent}"
-        return self.max_output_tokens, "LLM_MAX_OUTPUT_TOKENS"
+            limit, setting = self.agent_max_output_tokens[agent], f"LLM_MAX_OUTPUT_TOKENS_{agent}"
+        else:
+            limit, setting = self.max_output_tokens, "LLM_MAX_OUTPUT_TOKENS"
+        if factor == 1:
+            return limit, setting
+        return limit * factor, f"{setting} x {factor}, given by a person"
 
     def model_for(self, agent: str) -> str:
         if self.offline:
@@ -205,6 +210,7 @@ class StructuredLlm:
         check: Callable[[M], None] | None = None,
         repair: Callable[[M], M | None] | None = None,
         tools: dict[str, Any] | None = None,
+        output_tokens_factor: int = 1,
     ) -> StructuredReply:
         """Return a validated ``output_model``; ``check`` may reject a valid one with ValueError.
         On the last attempt (with ``LLM_PROFILE=small`` the first) ``repair`` may turn a value
@@ -214,10 +220,19 @@ class StructuredLlm:
         ``template_version`` names the template set that rendered ``messages``; it is recorded.
         ``tools`` (``{"tools": [...], "tool_choice": ...}``) offers tool calls: a model that asks
         for some raises ToolCallsRequested (``activities/tools/loop.py`` runs them).
+        ``output_tokens_factor`` multiplies the agent's output token limit.
         """
         try:
             return await self._complete(
-                agent, messages, output_model, schema, check, repair, template_version, tools or {}
+                agent,
+                messages,
+                output_model,
+                schema,
+                check,
+                repair,
+                template_version,
+                tools or {},
+                self._settings.max_tokens_for(agent, output_tokens_factor),
             )
         except AgentWorkflowError as err:
             raise err.with_message(redact(str(err))) from None
@@ -232,6 +247,7 @@ class StructuredLlm:
         repair: Callable[[M], M | None] | None,
         template_version: str,
         tools: dict[str, Any],
+        max_tokens: tuple[int, str],
     ) -> StructuredReply:
         model = self._settings.model_for(agent)
         setting = self._settings.setting_for(agent)
@@ -248,9 +264,11 @@ class StructuredLlm:
         usage = _Usage()
         for attempt in range(1, attempts + 1):
             try:
-                content = await self._ask(agent, model, conversation, response_format, usage, tools)
+                content = await self._ask(
+                    agent, model, conversation, response_format, usage, tools, max_tokens[0]
+                )
             except ReplyCutOff as cut:
-                limit, limit_setting = self._settings.max_tokens_for(agent)
+                limit, limit_setting = max_tokens
                 problem = (
                     f"the reply was cut off at the output token limit ({limit} tokens, "
                     f"{limit_setting}) before its JSON was complete"
@@ -329,6 +347,7 @@ class StructuredLlm:
         response_format: Any,
         usage: _Usage,
         tools: dict[str, Any],
+        max_tokens: int,
     ) -> str:
         import openai
         from openai.types.chat import ChatCompletion
@@ -339,7 +358,7 @@ class StructuredLlm:
         setting = self._settings.setting_for(agent)
         started = time.monotonic()
         options: dict[str, Any] = {
-            "max_completion_tokens": self._settings.max_tokens_for(agent)[0],
+            "max_completion_tokens": max_tokens,
             **tools,
         }
         if self._settings.temperature is not None:

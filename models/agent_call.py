@@ -9,6 +9,7 @@ from pydantic import ConfigDict, Field
 from models.agent_types import AgentType
 from models.base import WireModel
 from models.code import WorktreeRef
+from models.limits import MAX_OUTPUT_TOKENS_FACTOR
 from models.tools import PinnedWorkspace, ToolRequest, ToolTrace
 
 SUPERVISOR_MESSAGE_PREFIX = "[interrupt requested]"
@@ -90,6 +91,13 @@ class AgentCall(WireModel):
     )
     worktree: WorktreeRef | None = Field(
         default=None, description="A ticket agent's own worktree; null: no write tools."
+    )
+    output_tokens_factor: int = Field(
+        default=1,
+        ge=1,
+        le=MAX_OUTPUT_TOKENS_FACTOR,
+        description="Times the configured output tokens (LLM_MAX_OUTPUT_TOKENS) this call may "
+        "use: a person gave a stuck agent more.",
     )
 
     @property

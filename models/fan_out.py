@@ -27,6 +27,8 @@ class HeldAgent(WireModel):
     question: DispatchedAgentInterruptRequest | None = None
     answer: str | None = None
     """Its own part of the person's answer, as the resumed agent's prompt shows it."""
+    output_tokens_factor: int = 1
+    """Times its configured output tokens its next call may use (a person gave more)."""
     asked_itself: bool = False
     """Whether ``question`` is its model's own, not one the workflow asks for it (a supervisor's
     event, a stuck model): only those count towards the interrupt loop breaker."""

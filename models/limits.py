@@ -36,6 +36,9 @@ MAX_FAN_OUT = 16
 """Agents one dispatch node runs in parallel: the schema's ``maxItems`` of its ``requests``, and a
 reply with more is sent back to the model naming this limit (issue 18)."""
 
+MAX_OUTPUT_TOKENS_FACTOR = 8
+"""How many times its configured output tokens a person may give a stuck agent's re-run
+(doubled per answer that asks for more)."""
 MAX_REMEMBERED_EVENT_IDS = 500
 """Supervisor event ids remembered for idempotency (the newest ones)."""
 

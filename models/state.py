@@ -113,6 +113,8 @@ class PendingStep(WireModel):
     held: list[HeldAgent] = Field(default_factory=list)
     """A dispatch node resuming after its interrupt: its fan-out, so finished agents are not run
     again and each agent that asked runs with its own answer (``workflows/lifting.py``)."""
+    output_tokens_factor: int = 1
+    """Times its configured output tokens the node's call may use (a person gave more)."""
 
 
 class HandedOverQuestion(WireModel):

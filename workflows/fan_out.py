@@ -86,15 +86,18 @@ async def run_fan_out(
         output_id = book.context_id(child.agent_type)
         context = book.context()
         running[index] = (sub_id, output_id, upstream_of(entry, sub, context))
-        call = partial(book.call_agent, sub_id, child.agent_type, sub, entry, context, output_id)
-        return ticket_step(
-            book,
-            child.agent_type,
+        call = partial(
+            book.call_agent,
             sub_id,
+            child.agent_type,
             sub,
-            tickets[index],
-            partial(call, held_agent.answer),
+            entry,
+            context,
+            output_id,
+            held_agent.answer,
+            output_tokens_factor=held_agent.output_tokens_factor,
         )
+        return ticket_step(book, child.agent_type, sub_id, sub, tickets[index], call)
 
     settle = partial(_settle, book, child, node_id, fan_out)
     if ask_now is not None and workflow.patched(ANSWERED_ALONE):

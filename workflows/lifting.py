@@ -40,6 +40,7 @@ from models.results import DispatchResult
 from workflows.graph import NODES
 from workflows.resolution_rules import describe_resolution, unanswered_parts
 from workflows.resume import resumed_request
+from workflows.stuck_questions import more_tokens
 
 T = TypeVar("T", StructuredChoice, ConfirmationItem)
 
@@ -165,7 +166,10 @@ def answer_each(
         if question is not None and held_agent.result is None and held_agent.key not in later:
             own = own_answer(held_agent.key, resolution)
             text = describe_resolution(question.request, own)
-            held_agent = held_agent.model_copy(update={"answer": text})
+            tokens = more_tokens(own, held_agent.output_tokens_factor)
+            held_agent = held_agent.model_copy(
+                update={"answer": text, "output_tokens_factor": tokens}
+            )
         answered.append(held_agent)
     return answered
 

@@ -63,6 +63,7 @@ from workflows.handover import history_is_long
 from workflows.lifting import fan_out_context
 from workflows.run_book import RunBook, upstream_of
 from workflows.steps import decide
+from workflows.stuck_questions import more_tokens
 from workflows.visibility import claim_attributes, show_orchestrator
 from workflows.workspace import pin_workspace
 
@@ -398,6 +399,7 @@ class OrchestratorWorkflow:
         if payload is not None:  # its agents' questions, gathered: up to MAX_FAN_OUT of them
             payload = fit_strings(payload, AGENT_OUTPUT_BYTES)
         if payload is None:
+            tokens = more_tokens(step.resolution, step.output_tokens_factor)
             reply = await self._book.call_agent(
                 node_id,
                 agent,
@@ -406,10 +408,14 @@ class OrchestratorWorkflow:
                 context,
                 output_id,
                 step.interrupt_resolution,
+                output_tokens_factor=tokens,
             )
             if reply.stuck is not None:  # the model stays invalid: a person decides (issue 19)
                 stuck = self._book.stuck_question(agent, node.output_model, reply.stuck, node_id)
                 await ask(self._book, node_id, (agent, request), stuck, fan_out, person_only=True)
+                resumed = state.pending
+                if resumed is not None and resumed.agent_type is agent:  # doubled again later?
+                    state.pending = resumed.model_copy(update={"output_tokens_factor": tokens})
                 return None
             payload = code_changes.after_call(git, state.code, reply.output)
             route = reply.route

@@ -62,6 +62,7 @@ class RunBook:
         result_id: str,
         interrupt_resolution: str | None = None,
         worktree: WorktreeRef | None = None,
+        output_tokens_factor: int = 1,
     ) -> AgentReply:
         """One supervised agent call; a failure ends the run with the agent's message."""
         state = self.state
@@ -83,6 +84,7 @@ class RunBook:
             workspace=state.workspace,
             worktree=worktree,
             ask_when_stuck=not state.fail_on_invalid_replies,
+            output_tokens_factor=output_tokens_factor,
         )
         state.agent_runs[agent] = state.agent_runs.get(agent, 0) + 1
         try:

@@ -5,9 +5,10 @@ This product exists to ask a person when an agent is stuck: after the validation
 the context trimming), the activity reports the last problem instead of failing (unless the
 run's start input says ``failOnInvalidReplies``), and the workflow asks a HUMAN_REVIEW question
 at that node, typed as the agent's own interrupt, with what the model answered and why it was
-refused, and the routes the agent may take as choices. The answer runs the agent again through the
-filtered resume schema, with the person's decision in its guidance and the refusal in its prompt
-(the question's reason, which the resumed prompt quotes). Pure functions.
+refused, and the routes the agent may take as choices (and, when its reply was cut off at the
+output token limit, whether its re-run gets twice the tokens). The answer runs the agent again
+through the filtered resume schema, with the person's decision in its guidance and the refusal in
+its prompt (the question's reason, which the resumed prompt quotes). Pure functions.
 """
 
 from __future__ import annotations
@@ -16,16 +17,23 @@ from models.agent_types import AgentType, Terminal
 from models.interrupts import (
     CUSTOM_OPTION_TEXT,
     ChoiceOption,
+    ConfirmationItem,
     InterruptRequestBase,
+    InterruptResolution,
     OptionKey,
     StructuredChoice,
 )
-from models.limits import MAX_TEXT_CHARS, clip
+from models.limits import MAX_OUTPUT_TOKENS_FACTOR, MAX_TEXT_CHARS, clip
 from models.routing import Routing
 from workflows.question_types import QUESTION_TYPES, empty_fields
 from workflows.resolution_rules import redirect_targets
 
 ROUTE_CHOICE_ID = "next-step"
+MORE_TOKENS_ID = "more-output-tokens"
+"""The confirmation a stuck agent's question carries when its reply was cut off at the output
+token limit: yes doubles the tokens of its re-run (up to ``MAX_OUTPUT_TOKENS_FACTOR``)."""
+CUT_OFF = "output token limit"
+"""What the activity's problem says when the model's reply was cut off (``activities/llm.py``)."""
 AGAIN = "Run the agent again with the guidance you write in CUSTOM (or none)"
 _KEYS = (OptionKey.A, OptionKey.B, OptionKey.C)
 CUSTOM = ChoiceOption(key=OptionKey.CUSTOM, description=CUSTOM_OPTION_TEXT)
@@ -81,13 +89,31 @@ def stuck_question(
                     recommended=OptionKey.A,
                 ).to_wire()
             ],
-            "confirmationItems": [],
+            "confirmationItems": [_more_tokens()] if CUT_OFF in problem else [],
             "contextForDecision": clip(
                 f"{_ways_out(agent)}\n\nWhat the model answered and why it was refused: {problem}",
                 MAX_TEXT_CHARS,
             ),
         }
     )
+
+
+def _more_tokens() -> dict[str, object]:
+    return ConfirmationItem(
+        confirmation_id=MORE_TOKENS_ID,
+        statement="Give the model twice the output tokens when it runs again",
+        context="Its reply was cut off at the output token limit before its JSON was complete.",
+        default_value=True,
+        impact_if_no="It runs again with the same limit (LLM_MAX_OUTPUT_TOKENS).",
+    ).to_wire()
+
+
+def more_tokens(resolution: InterruptResolution | None, factor: int) -> int:
+    """The output tokens factor of a stuck agent's re-run: doubled when the answer said yes to
+    ``MORE_TOKENS_ID`` (at most ``MAX_OUTPUT_TOKENS_FACTOR``), else ``factor`` unchanged."""
+    if resolution is None or not resolution.confirmations.get(MORE_TOKENS_ID):
+        return factor
+    return min(factor * 2, MAX_OUTPUT_TOKENS_FACTOR)
 
 
 def _ways_out(agent: AgentType) -> str:

@@ -14,7 +14,8 @@ whose history grows long while its question waits, so the question is handed bac
 person is asked, and whose answer the translator cannot write (issue 30); a looping run whose routes
 back close (LLM_MAX_PHASE_ROUNDS, issue 29); an event on a dispatch node that cancels its running
 agents, a run a person stops from a question, one sent on to another agent, one started by another
-client without AgentPhase (issue 30). It
+client without AgentPhase, a combined question answered one agent at a time, an answer that
+closes the node's other question, two questions handed over together (issue 30). It
 writes every run's history (orchestrator runs and interrupt children) as JSON into
 ``tests/histories/<version>/`` (the commit the code is at, listed in ``landed.LANDED``); a
 folder that exists is never written again. ``record_landed`` adds the waiting shapes.
@@ -46,6 +47,7 @@ from models.interrupt_events import InterruptRequestEvent
 from models.interrupt_flow import InterruptState, InterruptStatus
 from models.interrupts import InterruptResolution, InterruptRouting
 from models.routings import OrchestratorRouting
+from tests.support.fan_out import only_part
 from tests.support.interrupts import (
     answer_all,
     interrupt_status,
@@ -304,6 +306,25 @@ async def _question_handed_over(out: Path) -> None:
             await handle.result()
         await _save(client, handle.id, "orchestrator-handed-over", out)
         await _save(client, child_id, "interrupt-handed-over", out)
+        scenario = OfflineScenario.parse("fanout=3;interrupt=TICKET_AGENT#1,TICKET_AGENT#3")
+        async with build_worker(client, task_queue, LlmSettings(), offline=OfflineModel(scenario)):
+            together = await start(client, task_queue, "recorded-handed-over-together")
+            async with asyncio.timeout(60):  # both questions, handed over and asked again
+                while not any(
+                    "REQUESTED AGAIN" in e.message
+                    for e in (await together.query(OrchestratorWorkflow.status)).events
+                ):
+                    await asyncio.sleep(0.1)
+            for n in (1, 2):
+                child = f"{together.id}-interrupt-{n}"
+                async with asyncio.timeout(60):
+                    while (await client.get_workflow_handle(child).describe()).status != RUNNING:
+                        await asyncio.sleep(0.1)
+                await _answer_next(client, together, n)
+            await together.result()
+        await _save(client, together.id, "orchestrator-handed-over-together", out)
+        for n in (1, 2):
+            await _save(client, f"{together.id}-interrupt-{n}", f"interrupt-together-{n}", out)
 
 
 class _OversizedThenUntranslated(OfflineModel):
@@ -404,6 +425,44 @@ async def _stopped_or_sent_elsewhere(client: Client, out: Path) -> None:
     await _save(client, other.id, "orchestrator-started-by-another-client", out)
 
 
+async def _parts_answered_alone(client: Client, out: Path) -> None:
+    """Issue 30 item 8: two agents share one question; the third's part is answered first, the
+    first's is asked again at once and answered; then two questions wait together and the answer
+    to one sends the run on, closing the other."""
+    task_queue = f"record-{uuid.uuid4()}"
+    scenario = OfflineScenario.parse("fanout=3;interrupt=TICKET_AGENT#1,TICKET_AGENT#3")
+    async with build_worker(client, task_queue, LlmSettings(), offline=OfflineModel(scenario)):
+        handle = await start(client, task_queue, "recorded-parts", question_gather_seconds=10)
+        combined = await _question(client, f"{handle.id}-interrupt-1")
+        whole = answer_all(combined.request, "B")
+        part = only_part(whole, "ticket-agent-3")
+        await client.get_workflow_handle(f"{handle.id}-interrupt-1").execute_update(
+            InterruptWorkflow.resolve_validated, part
+        )
+        await _answer_next(client, handle, 2, "A")
+        await handle.result()
+    await _save(client, handle.id, "orchestrator-parts", out)
+    for n in (1, 2):
+        await _save(client, f"{handle.id}-interrupt-{n}", f"interrupt-parts-{n}", out)
+    scenario = OfflineScenario.parse(
+        "fanout=3;interrupt=TICKET_AGENT#1,TICKET_AGENT#3;delay=TICKET_AGENT#3:2"
+    )
+    async with build_worker(client, task_queue, LlmSettings(), offline=OfflineModel(scenario)):
+        handle = await start(client, task_queue, "recorded-other-question-closed")
+        await _question(client, f"{handle.id}-interrupt-2")
+        first = await _question(client, f"{handle.id}-interrupt-1")
+        answer = answer_all(first.request).model_copy(
+            update={"continue_at": AgentType.TICKET_COLLECTOR}
+        )
+        await client.get_workflow_handle(f"{handle.id}-interrupt-1").execute_update(
+            InterruptWorkflow.resolve_validated, answer
+        )
+        await handle.result()
+    await _save(client, handle.id, "orchestrator-other-question-closed", out)
+    for n in (1, 2):
+        await _save(client, f"{handle.id}-interrupt-{n}", f"interrupt-closed-{n}", out)
+
+
 async def main(version: str) -> None:
     out = HERE / version
     if out.exists():
@@ -426,6 +485,7 @@ async def main(version: str) -> None:
         await _phase_rounds_closed(env.client, out)
         await _event_on_a_dispatch_node(env.client, out)
         await _stopped_or_sent_elsewhere(env.client, out)
+        await _parts_answered_alone(env.client, out)
     await _question_handed_over(out)
     print("\n".join(sorted(p.name for p in out.glob("*.json"))))
 

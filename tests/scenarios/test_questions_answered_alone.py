@@ -7,22 +7,28 @@ from __future__ import annotations
 
 import asyncio
 import time
+import uuid
 from collections import Counter
 from typing import Any
 
 from temporalio.client import Client, WorkflowHandle, WorkflowUpdateFailedError
+from temporalio.contrib.pydantic import pydantic_data_converter
+from temporalio.testing import WorkflowEnvironment
 
 from activities.llm import LlmSettings
 from activities.offline_model import RESOLVED_MARKER, OfflineModel, OfflineScenario
+from app.binaries import temporal_cli
 from app.sdk import AgentWorkflowClient
 from app.worker_setup import build_worker
 from models.agent_types import AgentType
 from models.ids import dispatched_agent_key
-from models.interrupts import InterruptRequestBase, InterruptResolution
+from models.interrupts import InterruptRequestBase
 from models.state import EntryKind, EventKind
+from tests.support.fan_out import only_part
 from tests.support.interrupts import answer_all, full_status, interrupt_status, start
 from workflows.interrupt import InterruptWorkflow
 from workflows.orchestrator import OrchestratorWorkflow
+from workflows.visibility import dev_server_args
 
 GOAL = "add rate limiting to the gateway"
 
@@ -71,20 +77,6 @@ async def _questions(
 
 def _asking(question: InterruptRequestBase) -> list[str]:
     return [q.agent_key for q in question.agent_questions]  # type: ignore[attr-defined]
-
-
-def _part(answer: InterruptResolution, key: str) -> InterruptResolution:
-    """Only agent ``key``'s part of ``answer``."""
-    return answer.model_copy(
-        update={
-            "selected_choices": {
-                k: v for k, v in answer.selected_choices.items() if k.startswith(f"{key}/")
-            },
-            "confirmations": {
-                k: v for k, v in answer.confirmations.items() if k.startswith(f"{key}/")
-            },
-        }
-    )
 
 
 async def test_a_later_question_is_asked_at_once_and_answered_before_the_first(
@@ -153,7 +145,7 @@ async def test_each_part_of_a_combined_question_is_answered_on_its_own(
         assert (await interrupt_status(client, combined_id)).answers_in_parts
         whole = answer_all(combined, option="B")
         question = client.get_workflow_handle(combined_id)
-        half = _part(whole, "ticket-agent-1")
+        half = only_part(whole, "ticket-agent-1")
         half.selected_choices.pop("ticket-agent-1/approach")
         try:  # a part is answered whole or not at all
             await question.execute_update(InterruptWorkflow.resolve_validated, half)
@@ -161,7 +153,7 @@ async def test_each_part_of_a_combined_question_is_answered_on_its_own(
         except WorkflowUpdateFailedError as err:
             assert "ticket-agent-1/approach" in str(err.cause)
         ack = await question.execute_update(
-            InterruptWorkflow.resolve_validated, _part(whole, "ticket-agent-1")
+            InterruptWorkflow.resolve_validated, only_part(whole, "ticket-agent-1")
         )
         assert "ticket-agent-3 are asked again at once" in ack.message
         ((rest_id, rest),) = (await _questions(client, handle, 1, answered=combined_id)).items()
@@ -172,7 +164,7 @@ async def test_each_part_of_a_combined_question_is_answered_on_its_own(
                 await asyncio.sleep(0.05)
         await client.get_workflow_handle(rest_id).execute_update(
             InterruptWorkflow.resolve_validated,
-            _part(answer_all(rest, option="A"), "ticket-agent-3"),
+            only_part(answer_all(rest, option="A"), "ticket-agent-3"),
         )
         await asyncio.wait_for(handle.result(), 90)
         status = await full_status(client, handle)
@@ -222,3 +214,43 @@ async def test_an_answer_that_sends_the_run_elsewhere_closes_the_other_questions
     assert closed and second_id in closed[0]
     described = await client.get_workflow_handle(second_id).describe()
     assert described.status is not None and described.status.name == "CANCELED"
+
+
+SUGGEST_CONTINUE_AS_NEW_EVENTS = 60
+"""The server suggests continuing as new this early, so the run's history is long as soon as
+its fan-out has run."""
+
+
+async def test_questions_open_when_the_history_grows_long_are_asked_again_together() -> None:
+    async with await WorkflowEnvironment.start_local(
+        dev_server_existing_path=temporal_cli(),
+        data_converter=pydantic_data_converter,
+        dev_server_extra_args=[
+            *dev_server_args(),
+            "--dynamic-config-value",
+            f"limit.historyCount.suggestContinueAsNew={SUGGEST_CONTINUE_AS_NEW_EVENTS}",
+        ],
+    ) as env:
+        client, task_queue = env.client, f"tq-{uuid.uuid4()}"
+        scenario = OfflineScenario.parse("fanout=3;interrupt=TICKET_AGENT#1,TICKET_AGENT#3")
+        offline = OfflineModel(scenario)
+        async with build_worker(client, task_queue, LlmSettings(), offline=offline):
+            handle = await start(client, task_queue, f"wf-{uuid.uuid4()}")
+            async with asyncio.timeout(60):  # handed over: the next run asks both again
+                while not any(
+                    "REQUESTED AGAIN" in e.message
+                    for e in (await handle.query(OrchestratorWorkflow.status)).events
+                ):
+                    await asyncio.sleep(0.1)
+            questions = await _questions(client, handle, 2)
+            assert sorted(questions) == [f"{handle.id}-interrupt-1", f"{handle.id}-interrupt-2"]
+            for question_id, question in sorted(questions.items()):
+                await client.get_workflow_handle(question_id).execute_update(
+                    InterruptWorkflow.resolve_validated, answer_all(question)
+                )
+            await asyncio.wait_for(handle.result(), 90)
+    assert _ticket_runs(offline.received) == {
+        "ticket-agent-1": 2,
+        "ticket-agent-2": 1,
+        "ticket-agent-3": 2,
+    }, "handed over and asked again, each asking agent runs once more, no other"

@@ -28,9 +28,9 @@ from tests.support.interrupts import (
     start,
     wait_for_interrupt,
 )
-from tests.support.openai_server import CONTEXT, INVALID, VALID, ScriptedOpenAIServer
+from tests.support.openai_server import CONTEXT, CUT, INVALID, VALID, ScriptedOpenAIServer
 from workflows.interrupt import InterruptWorkflow
-from workflows.stuck_questions import ROUTE_CHOICE_ID
+from workflows.stuck_questions import MORE_TOKENS_ID, ROUTE_CHOICE_ID
 
 
 def _settings(server: ScriptedOpenAIServer) -> LlmSettings:
@@ -133,3 +133,44 @@ async def test_a_prompt_too_long_with_nothing_left_to_drop_asks_a_person(
                 InterruptWorkflow.resolve_validated, answer_all(question.request, option="A")
             )
             await asyncio.wait_for(handle.result(), 60)
+
+
+async def test_a_reply_cut_off_at_the_token_limit_may_get_twice_the_tokens(
+    client: Client, task_queue: str, workflow_id: str
+) -> None:
+    """Issue 30 item 3: the stuck question offers more output tokens; yes doubles the re-run's
+    limit (and only the re-run's), no keeps it."""
+    with ScriptedOpenAIServer([CUT]) as server:
+        settings = LlmSettings(
+            api_key="sk-stuck",
+            base_url=server.base_url,
+            model="stuck-model",
+            max_output_tokens=300,
+            validation_attempts=1,
+        )
+        async with build_worker(client, task_queue, settings):
+            handle = await start(client, task_queue, workflow_id)
+            pending = (await wait_for_interrupt(handle, timeout=60)).pending_interrupt
+            assert pending is not None
+            question = (await interrupt_status(client, pending.workflow_id)).request
+            [more] = question.confirmation_items
+            assert more.confirmation_id == MORE_TOKENS_ID
+            answer = answer_all(question, option="A").model_copy(
+                update={"confirmations": {MORE_TOKENS_ID: True}}
+            )
+            await client.get_workflow_handle(pending.workflow_id).execute_update(
+                InterruptWorkflow.resolve_validated, answer
+            )
+            await asyncio.wait_for(handle.result(), 60)
+    limits = [
+        c.body["max_completion_tokens"]
+        for c in server.completions
+        if c.schema_name == "OrchestratorRouting"
+    ]
+    assert limits == [300, 600], "the cut-off call, then its re-run with twice the tokens"
+    others = {
+        c.body["max_completion_tokens"]
+        for c in server.completions
+        if c.schema_name != "OrchestratorRouting"
+    }
+    assert others == {300}, "only the re-run got more"

@@ -1,5 +1,5 @@
 """Dispatched agents' questions for tests of combined questions: a ticket agent's typed
-question and a fan-out's held agent."""
+question, a fan-out's held agent, a combined question and one agent's part of its answer."""
 
 from __future__ import annotations
 
@@ -7,7 +7,12 @@ from typing import Any
 
 from models.agent_types import AgentType
 from models.fan_out import HeldAgent
-from models.interrupts import DispatchInterruptRequest, InterruptType, TicketAgentInterruptRequest
+from models.interrupts import (
+    DispatchInterruptRequest,
+    InterruptResolution,
+    InterruptType,
+    TicketAgentInterruptRequest,
+)
 from workflows.lifting import agent_key, lift
 
 TICKET = AgentType.TICKET_AGENT
@@ -68,3 +73,16 @@ def combined_question(*tags: str) -> DispatchInterruptRequest:
     question = lift(AgentType.TICKET_DISPATCH, fan_out)
     assert question is not None
     return question
+
+
+def only_part(answer: InterruptResolution, key: str) -> InterruptResolution:
+    """Only agent ``key``'s part of ``answer`` to a combined question."""
+    mine = f"{key}/"
+    return answer.model_copy(
+        update={
+            "selected_choices": {
+                k: v for k, v in answer.selected_choices.items() if k.startswith(mine)
+            },
+            "confirmations": {k: v for k, v in answer.confirmations.items() if k.startswith(mine)},
+        }
+    )

@@ -21,6 +21,7 @@ from models.limits import MAX_ITEMS
 from models.results import TicketAgentResult
 from tests.support.fan_out import held as _held
 from tests.support.fan_out import ticket_question as _question
+from tests.support.interrupts import answer_all
 from workflows.graph import NODES
 from workflows.interrupt_text import details_markdown
 from workflows.lifting import (
@@ -230,6 +231,17 @@ def test_an_answer_to_one_agents_part_answers_only_that_agent() -> None:
     first, second = answer_each(lifted, part, fan_out)
     assert first == fan_out[0] and not first.runs(), "left for later: still asking"
     assert second.answer is not None and "How to do b? -> B (big)" in second.answer
+
+
+def test_an_agent_given_more_tokens_runs_again_with_twice_its_own() -> None:
+    fan_out = [_held(1, question=_question("a")), _held(2, question=_question("b"))]
+    lifted = lift(AgentType.TICKET_DISPATCH, fan_out)
+    assert lifted is not None
+    answer = answer_all(lifted).model_copy(
+        update={"confirmations": {"ticket-agent-2/more-output-tokens": True}}
+    )
+    first, second = answer_each(lifted, answer, fan_out)
+    assert (first.output_tokens_factor, second.output_tokens_factor) == (1, 2)
 
 
 def test_a_question_for_the_agents_not_asked_yet_skips_the_others() -> None:

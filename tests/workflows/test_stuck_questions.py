@@ -4,9 +4,16 @@ another way out, never the same question more than twice (issue 30 item 3)."""
 from __future__ import annotations
 
 from models.agent_types import AgentType, Terminal
-from models.interrupts import OptionKey
+from models.interrupts import InterruptResolution, OptionKey
+from models.limits import MAX_OUTPUT_TOKENS_FACTOR
 from workflows.graph import NODES
-from workflows.stuck_questions import AGAIN, ROUTE_CHOICE_ID, stuck_question
+from workflows.stuck_questions import (
+    AGAIN,
+    MORE_TOKENS_ID,
+    ROUTE_CHOICE_ID,
+    more_tokens,
+    stuck_question,
+)
 
 AGENT = AgentType.REVIEW_AGENT
 MODEL = NODES[AGENT].output_model
@@ -36,3 +43,17 @@ def test_a_second_question_recommends_another_way_and_a_third_drops_running_it_a
     assert AGAIN not in third and third != second
     reason = stuck_question(AGENT, MODEL, "x", 1).reason
     assert "stuck for the second time in this run" in reason
+
+
+def test_a_reply_cut_off_at_the_token_limit_offers_twice_the_tokens() -> None:
+    cut = "the reply was cut off at the output token limit (300 tokens, LLM_MAX_OUTPUT_TOKENS)"
+    [item] = stuck_question(AGENT, MODEL, cut).confirmation_items
+    assert item.confirmation_id == MORE_TOKENS_ID
+    assert stuck_question(AGENT, MODEL, "HTTP 503").confirmation_items == []
+
+
+def test_each_yes_doubles_the_tokens_up_to_the_limit_and_no_keeps_them() -> None:
+    yes = InterruptResolution(confirmations={MORE_TOKENS_ID: True})
+    no = InterruptResolution(confirmations={MORE_TOKENS_ID: False})
+    assert [more_tokens(yes, f) for f in (1, 2, 4, 8)] == [2, 4, 8, MAX_OUTPUT_TOKENS_FACTOR]
+    assert more_tokens(no, 4) == 4 and more_tokens(None, 2) == 2
