@@ -47,7 +47,7 @@ from models.interrupt_events import InterruptRequestEvent
 from models.interrupt_flow import InterruptState, InterruptStatus
 from models.interrupts import InterruptResolution, InterruptRouting
 from models.routings import OrchestratorRouting
-from tests.support.fan_out import only_part
+from tests.support.fan_out import handed_over_together, only_part
 from tests.support.interrupts import (
     answer_all,
     interrupt_status,
@@ -309,12 +309,7 @@ async def _question_handed_over(out: Path) -> None:
         scenario = OfflineScenario.parse("fanout=3;interrupt=TICKET_AGENT#1,TICKET_AGENT#3")
         async with build_worker(client, task_queue, LlmSettings(), offline=OfflineModel(scenario)):
             together = await start(client, task_queue, "recorded-handed-over-together")
-            async with asyncio.timeout(60):  # both questions, handed over and asked again
-                while not any(
-                    "REQUESTED AGAIN" in e.message
-                    for e in (await together.query(OrchestratorWorkflow.status)).events
-                ):
-                    await asyncio.sleep(0.1)
+            await handed_over_together(together)
             for n in (1, 2):
                 child = f"{together.id}-interrupt-{n}"
                 async with asyncio.timeout(60):

@@ -24,7 +24,7 @@ from models.agent_types import AgentType
 from models.ids import dispatched_agent_key
 from models.interrupts import InterruptRequestBase
 from models.state import EntryKind, EventKind
-from tests.support.fan_out import only_part
+from tests.support.fan_out import handed_over_together, only_part
 from tests.support.interrupts import answer_all, full_status, interrupt_status, start
 from workflows.interrupt import InterruptWorkflow
 from workflows.orchestrator import OrchestratorWorkflow
@@ -236,12 +236,7 @@ async def test_questions_open_when_the_history_grows_long_are_asked_again_togeth
         offline = OfflineModel(scenario)
         async with build_worker(client, task_queue, LlmSettings(), offline=offline):
             handle = await start(client, task_queue, f"wf-{uuid.uuid4()}")
-            async with asyncio.timeout(60):  # handed over: the next run asks both again
-                while not any(
-                    "REQUESTED AGAIN" in e.message
-                    for e in (await handle.query(OrchestratorWorkflow.status)).events
-                ):
-                    await asyncio.sleep(0.1)
+            await handed_over_together(handle)  # and asked again by a next run
             questions = await _questions(client, handle, 2)
             assert sorted(questions) == [f"{handle.id}-interrupt-1", f"{handle.id}-interrupt-2"]
             for question_id, question in sorted(questions.items()):

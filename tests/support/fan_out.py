@@ -1,9 +1,13 @@
 """Dispatched agents' questions for tests of combined questions: a ticket agent's typed
-question, a fan-out's held agent, a combined question and one agent's part of its answer."""
+question, a fan-out's held agent, a combined question, one agent's part of its answer, and a
+run's two waiting questions handed over together."""
 
 from __future__ import annotations
 
+import asyncio
 from typing import Any
+
+from temporalio.client import WorkflowHandle
 
 from models.agent_types import AgentType
 from models.fan_out import HeldAgent
@@ -14,6 +18,7 @@ from models.interrupts import (
     TicketAgentInterruptRequest,
 )
 from workflows.lifting import agent_key, lift
+from workflows.orchestrator import OrchestratorWorkflow
 
 TICKET = AgentType.TICKET_AGENT
 
@@ -86,3 +91,19 @@ def only_part(answer: InterruptResolution, key: str) -> InterruptResolution:
             "confirmations": {k: v for k, v in answer.confirmations.items() if k.startswith(mine)},
         }
     )
+
+
+async def handed_over_together(handle: WorkflowHandle[Any, Any]) -> None:
+    """Once two questions of the run's dispatch node wait, signals the run ignores make its
+    history long until both are handed over and asked again by a next run."""
+    ids = [f"{handle.id}-interrupt-{n}" for n in (1, 2)]
+    async with asyncio.timeout(60):
+        while len((await handle.describe()).raw_description.pending_children) < 2:
+            await asyncio.sleep(0.1)
+        while True:
+            events = (await handle.query(OrchestratorWorkflow.status)).events
+            asked = [e.message for e in events if e.message.startswith("REQUESTED AGAIN: ")]
+            if all(any(m.startswith(f"REQUESTED AGAIN: {i} ") for m in asked) for i in ids):
+                return
+            await handle.signal("not-a-signal-this-run-takes")
+            await asyncio.sleep(0.2)
