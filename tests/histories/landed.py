@@ -46,6 +46,10 @@ LANDED: dict[str, str] = {
     "a run or send it elsewhere from any question; events' choices join the agent's own; an "
     "event on a dispatch node cancels its running agents; a full worktree disk asks; a later "
     "stuck question offers another way out (issue 30)",
+    "f9add2e": "a fan-out's questions are independent in time: a later agent is asked at once, "
+    "each answer (or each agent's part of a combined one) re-runs its agents at once, an answer "
+    "sent elsewhere closes the node's other questions, questions are handed over together; a "
+    "stuck agent cut off at the token limit may get twice the tokens (issue 30)",
 }
 """Every version that landed on main, oldest first, with what it brought."""
 
