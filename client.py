@@ -35,24 +35,29 @@ from temporalio.client import Client, WorkflowFailureError, WorkflowQueryFailedE
 from temporalio.exceptions import WorkflowAlreadyStartedError
 from temporalio.service import RPCError, RPCStatusCode
 
-from activities.offline_model import OfflineScenario
-from activities.tools.workspace import is_git_url
-from app import render
-from app.answering import resolution_from_flags, stop_resolution, with_continue_at
-from app.config import (
+from agent_interrupts.activities.offline_model import OfflineScenario
+from agent_interrupts.activities.tools.workspace import is_git_url
+from agent_interrupts.app import render
+from agent_interrupts.app.answering import resolution_from_flags, stop_resolution, with_continue_at
+from agent_interrupts.app.config import (
     InboxSettings,
     TemporalSettings,
     llm_settings_from_env,
     notify_settings_from_env,
 )
-from app.connect import ConnectionProblem, connect
-from app.export import Format, Kind
-from app.follow import StoppedAtQuestion, answer, follow
-from app.lineage_records import check_file
-from app.logs import configure_logging
-from app.process_exit import exit_now
-from app.sdk import AgentWorkflowClient, EventRejected, ResolutionRejected, accepted
-from app.stack import (
+from agent_interrupts.app.connect import ConnectionProblem, connect
+from agent_interrupts.app.export import Format, Kind
+from agent_interrupts.app.follow import StoppedAtQuestion, answer, follow
+from agent_interrupts.app.lineage_records import check_file
+from agent_interrupts.app.logs import configure_logging
+from agent_interrupts.app.process_exit import exit_now
+from agent_interrupts.app.sdk import (
+    AgentWorkflowClient,
+    EventRejected,
+    ResolutionRejected,
+    accepted,
+)
+from agent_interrupts.app.stack import (
     LocalStack,
     StackError,
     assignments,
@@ -61,16 +66,19 @@ from app.stack import (
     pollers,
     scenario_queue,
 )
-from app.terminal_input import LineReader
-from app.worker_setup import build_worker
-from models.agent_types import AgentType
-from models.errors import describe_validation_error, failure_message
-from models.interrupt_events import INTERRUPT_REQUEST_EVENT_SIGNAL, InterruptRequestEvent
-from models.interrupts import InterruptType
-from models.limits import MAX_GOAL_CHARS
-from models.state import DEFAULT_MAX_STEPS
-from models.tools import WorkspaceSpec
-from workflows import visibility
+from agent_interrupts.app.terminal_input import LineReader
+from agent_interrupts.app.worker_setup import build_worker
+from agent_interrupts.models.agent_types import AgentType
+from agent_interrupts.models.errors import describe_validation_error, failure_message
+from agent_interrupts.models.interrupt_events import (
+    INTERRUPT_REQUEST_EVENT_SIGNAL,
+    InterruptRequestEvent,
+)
+from agent_interrupts.models.interrupts import InterruptType
+from agent_interrupts.models.limits import MAX_GOAL_CHARS
+from agent_interrupts.models.state import DEFAULT_MAX_STEPS
+from agent_interrupts.models.tools import WorkspaceSpec
+from agent_interrupts.workflows import visibility
 
 __all__ = ["AgentWorkflowClient", "EventRejected", "ResolutionRejected", "main"]
 
@@ -425,7 +433,12 @@ async def _cmd_resolve(args: argparse.Namespace, settings: TemporalSettings) -> 
 
 
 async def _cmd_inbox(args: argparse.Namespace, settings: TemporalSettings) -> int:
-    from app.inbox.web import create_app, inbox_link, listening, serve  # this command only
+    from agent_interrupts.app.inbox.web import (  # this command only
+        create_app,
+        inbox_link,
+        listening,
+        serve,
+    )
 
     inbox = InboxSettings.from_env(host=args.host, port=args.port, token=args.token)
     with listening(inbox) as sock:

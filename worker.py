@@ -20,8 +20,8 @@ from datetime import timedelta
 
 from temporalio.worker import Worker
 
-from activities.offline_model import OfflineScenario
-from app.config import (
+from agent_interrupts.activities.offline_model import OfflineScenario
+from agent_interrupts.app.config import (
     TemporalSettings,
     llm_settings_from_env,
     notify_settings_from_env,
@@ -30,14 +30,14 @@ from app.config import (
     worker_max_activities,
     worker_sticky,
 )
-from app.connect import ConnectionProblem, connect
-from app.logs import configure_logging
-from app.metrics import metrics_address, metrics_runtime
-from app.model_context import with_served_context
-from app.process_exit import exit_now
-from app.stack import HOST, LocalStack, worker_settings
-from app.stuck import StuckRunWatch
-from app.worker_setup import build_worker
+from agent_interrupts.app.connect import ConnectionProblem, connect
+from agent_interrupts.app.logs import configure_logging
+from agent_interrupts.app.metrics import metrics_address, metrics_runtime
+from agent_interrupts.app.model_context import with_served_context
+from agent_interrupts.app.process_exit import exit_now
+from agent_interrupts.app.stack import HOST, LocalStack, worker_settings
+from agent_interrupts.app.stuck import StuckRunWatch
+from agent_interrupts.app.worker_setup import build_worker
 
 
 def _where(settings: TemporalSettings) -> tuple[str, TemporalSettings, str | None]:

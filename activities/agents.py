@@ -6,29 +6,38 @@ from collections import OrderedDict
 
 from temporalio import activity
 
-from activities import metrics
-from activities.heartbeat import heartbeating
-from activities.llm import LlmSettings, StructuredLlm, ToolCallsRequested, as_activity_error
-from activities.output_schema import shared_decoder_schema
-from activities.prompting import AgentPrompt, PromptRenderer
-from activities.redaction import redact
-from activities.result_decorators import decorate
-from activities.route_filter import closed_question, closed_routes
-from activities.tools.loop import Toolbox
-from activities.tools.settings import ToolSettings
-from activities.trimming import estimated_tokens, prompt_chars, without_oldest_optional
-from models.agent_call import AgentCall, AgentReply
-from models.errors import (
+from agent_interrupts.activities import metrics
+from agent_interrupts.activities.heartbeat import heartbeating
+from agent_interrupts.activities.llm import (
+    LlmSettings,
+    StructuredLlm,
+    ToolCallsRequested,
+    as_activity_error,
+)
+from agent_interrupts.activities.output_schema import shared_decoder_schema
+from agent_interrupts.activities.prompting import AgentPrompt, PromptRenderer
+from agent_interrupts.activities.redaction import redact
+from agent_interrupts.activities.result_decorators import decorate
+from agent_interrupts.activities.route_filter import closed_question, closed_routes
+from agent_interrupts.activities.tools.loop import Toolbox
+from agent_interrupts.activities.tools.settings import ToolSettings
+from agent_interrupts.activities.trimming import (
+    estimated_tokens,
+    prompt_chars,
+    without_oldest_optional,
+)
+from agent_interrupts.models.agent_call import AgentCall, AgentReply
+from agent_interrupts.models.errors import (
     AgentWorkflowError,
     InvalidLlmReply,
     LlmContextExceeded,
     UnknownAgentType,
 )
-from models.interrupts import InterruptRequestBase
-from models.limits import MAX_FAN_OUT, clip
-from models.routing import Routing
-from workflows.graph import NODES, Node
-from workflows.policies import AGENT_HEARTBEAT_INTERVAL
+from agent_interrupts.models.interrupts import InterruptRequestBase
+from agent_interrupts.models.limits import MAX_FAN_OUT, clip
+from agent_interrupts.models.routing import Routing
+from agent_interrupts.workflows.graph import NODES, Node
+from agent_interrupts.workflows.policies import AGENT_HEARTBEAT_INTERVAL
 
 KEPT_REPLIES = 128
 """Replies a worker keeps for a retry of their attempt (at most 1 MiB each: 128 MiB at worst)."""

@@ -13,7 +13,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from enum import StrEnum
 
-from models.interrupts import AnyInterruptRequest, InterruptResolution, OptionKey
+from agent_interrupts.models.interrupts import AnyInterruptRequest, InterruptResolution, OptionKey
 
 Z_95 = 1.959964
 """The normal quantile of a two-sided 95% confidence interval."""

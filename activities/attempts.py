@@ -15,8 +15,8 @@ from typing import TypeVar
 
 from temporalio import activity
 
-from models.errors import AgentWorkflowError
-from workflows.policies import COUNTED_RETRY_DELAY, COUNTED_RETRY_DELAY_MAX
+from agent_interrupts.models.errors import AgentWorkflowError
+from agent_interrupts.workflows.policies import COUNTED_RETRY_DELAY, COUNTED_RETRY_DELAY_MAX
 
 E = TypeVar("E", bound=AgentWorkflowError)
 

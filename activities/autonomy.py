@@ -20,16 +20,16 @@ from pathlib import Path
 from temporalio import activity
 from temporalio.client import Client
 
-from activities.agreement import Agreement, QuestionKind, verdicts
-from models.agent_types import AgentType
-from models.interrupt_flow import (
+from agent_interrupts.activities.agreement import Agreement, QuestionKind, verdicts
+from agent_interrupts.models.agent_types import AgentType
+from agent_interrupts.models.interrupt_flow import (
     AutonomyDecision,
     AutonomyQuestion,
     KindAgreement,
     ShadowAnswer,
     ShadowInput,
 )
-from models.interrupts import AnyInterruptRequest
+from agent_interrupts.models.interrupts import AnyInterruptRequest
 
 MIN_ANSWERS = 20
 """Shadowed answers of a kind before the controller answers it (``AGENT_AUTONOMY_MIN_ANSWERS``)."""

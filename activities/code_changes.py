@@ -10,11 +10,11 @@ from typing import ParamSpec, TypeVar
 
 from temporalio import activity
 
-from activities.heartbeat import heartbeating
-from activities.tools import gitwork
-from activities.tools.settings import ToolSettings
-from activities.tools.verification import verify
-from models.code import (
+from agent_interrupts.activities.heartbeat import heartbeating
+from agent_interrupts.activities.tools import gitwork
+from agent_interrupts.activities.tools.settings import ToolSettings
+from agent_interrupts.activities.tools.verification import verify
+from agent_interrupts.models.code import (
     CommitRequest,
     FinishRequest,
     MergeOutcome,
@@ -25,8 +25,8 @@ from models.code import (
     TicketCommit,
     WorktreeRef,
 )
-from models.errors import AgentWorkflowError
-from workflows.policies import AGENT_HEARTBEAT_INTERVAL
+from agent_interrupts.models.errors import AgentWorkflowError
+from agent_interrupts.workflows.policies import AGENT_HEARTBEAT_INTERVAL
 
 
 class CodeChangeActivities:

@@ -8,7 +8,7 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from datetime import timedelta
 
-from activities.attempts import beat as send_beat
+from agent_interrupts.activities.attempts import beat as send_beat
 
 
 @asynccontextmanager

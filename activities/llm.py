@@ -13,12 +13,16 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from pydantic import BaseModel, ValidationError
 from temporalio.exceptions import ApplicationError
 
-from activities import metrics
-from activities.attempts import retry_or_last
-from activities.output_schema import OutputProfile, reply_json, shared_decoder_schema
-from activities.redaction import add_secret, install_log_redaction, redact
-from models.agent_call import CallRecord
-from models.errors import (
+from agent_interrupts.activities import metrics
+from agent_interrupts.activities.attempts import retry_or_last
+from agent_interrupts.activities.output_schema import (
+    OutputProfile,
+    reply_json,
+    shared_decoder_schema,
+)
+from agent_interrupts.activities.redaction import add_secret, install_log_redaction, redact
+from agent_interrupts.models.agent_call import CallRecord
+from agent_interrupts.models.errors import (
     AgentWorkflowError,
     InvalidLlmReply,
     LlmConfigurationError,
@@ -28,9 +32,9 @@ from models.errors import (
     LlmUnavailable,
     describe_validation_error,
 )
-from models.limits import clip
-from models.results import SCHEMA_VERSION
-from workflows.policies import (
+from agent_interrupts.models.limits import clip
+from agent_interrupts.models.results import SCHEMA_VERSION
+from agent_interrupts.workflows.policies import (
     AGENT_CALL_MARGIN,
     AGENT_START_TO_CLOSE,
     LLM_ENDPOINT_ATTEMPTS,

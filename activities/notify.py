@@ -19,11 +19,16 @@ from urllib.parse import quote, unquote, urlsplit
 import httpx2
 from temporalio import activity
 
-from activities.llm import as_activity_error
-from activities.notify_channels import ChannelSender, EmailChannel, SlackChannel, WebhookChannel
-from activities.redaction import add_secret, install_log_redaction
-from models.errors import NotificationRefused
-from models.notifications import (
+from agent_interrupts.activities.llm import as_activity_error
+from agent_interrupts.activities.notify_channels import (
+    ChannelSender,
+    EmailChannel,
+    SlackChannel,
+    WebhookChannel,
+)
+from agent_interrupts.activities.redaction import add_secret, install_log_redaction
+from agent_interrupts.models.errors import NotificationRefused
+from agent_interrupts.models.notifications import (
     Channel,
     Commands,
     Delivery,
@@ -34,8 +39,8 @@ from models.notifications import (
     NotificationPlan,
     Question,
 )
-from workflows.policies import NOTIFY_REQUEST_TIMEOUT
-from workflows.visibility import suggested_answer
+from agent_interrupts.workflows.policies import NOTIFY_REQUEST_TIMEOUT
+from agent_interrupts.workflows.visibility import suggested_answer
 
 DEFAULT_REMINDERS = (0.5, 0.9)
 DELIVERED = "delivered"

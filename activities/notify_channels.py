@@ -22,12 +22,12 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 import httpx2
 
-from models.errors import NotificationFailed, NotificationRefused
-from models.limits import clip
-from models.notifications import NoticeKind, NotificationPayload
+from agent_interrupts.models.errors import NotificationFailed, NotificationRefused
+from agent_interrupts.models.limits import clip
+from agent_interrupts.models.notifications import NoticeKind, NotificationPayload
 
 if TYPE_CHECKING:
-    from activities.notify import SmtpTarget
+    from agent_interrupts.activities.notify import SmtpTarget
 
 SIGNATURE_HEADER = "X-Interrupt-Signature"
 DELIVERY_HEADER = "X-Interrupt-Delivery"

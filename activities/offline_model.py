@@ -21,16 +21,16 @@ from typing import Any
 import httpx2
 from temporalio import activity
 
-from activities import offline_tools
-from activities.output_schema import REPLY_KEY, is_wrapped, variants
-from models.agent_call import SUPERVISOR_MESSAGE_PREFIX
-from models.agent_types import AgentType, Terminal
-from models.ids import dispatched_agent_key
-from models.interrupts import InterruptRouting
-from models.requests import CONTEXT_FOUND
-from models.routing import Routing
-from workflows.graph import NODES_BY_OUTPUT, Node
-from workflows.lifting import agent_key
+from agent_interrupts.activities import offline_tools
+from agent_interrupts.activities.output_schema import REPLY_KEY, is_wrapped, variants
+from agent_interrupts.models.agent_call import SUPERVISOR_MESSAGE_PREFIX
+from agent_interrupts.models.agent_types import AgentType, Terminal
+from agent_interrupts.models.ids import dispatched_agent_key
+from agent_interrupts.models.interrupts import InterruptRouting
+from agent_interrupts.models.requests import CONTEXT_FOUND
+from agent_interrupts.models.routing import Routing
+from agent_interrupts.workflows.graph import NODES_BY_OUTPUT, Node
+from agent_interrupts.workflows.lifting import agent_key
 
 RESOLVED_MARKER = "## Interrupt resolution"
 """Prompt heading that tells the offline model this agent's question was already answered."""

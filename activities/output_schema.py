@@ -25,9 +25,9 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from models.interrupts import MAX_CHOICES, MAX_CONFIRMATIONS, MAX_QUESTION_ID_CHARS
-from models.limits import MAX_FAN_OUT, MAX_GOAL_CHARS
-from models.routing import Routing
+from agent_interrupts.models.interrupts import MAX_CHOICES, MAX_CONFIRMATIONS, MAX_QUESTION_ID_CHARS
+from agent_interrupts.models.limits import MAX_FAN_OUT, MAX_GOAL_CHARS
+from agent_interrupts.models.routing import Routing
 
 REPLY_KEY = "routing"
 """The root property that holds a reply's one variant when a schema offers several routes."""

@@ -13,6 +13,7 @@ from __future__ import annotations
 import hashlib
 import json
 from dataclasses import asdict, dataclass, field
+from importlib.resources import files
 from pathlib import Path
 from typing import Any
 
@@ -20,15 +21,21 @@ from jinja2 import StrictUndefined, TemplateError
 from jinja2.loaders import FileSystemLoader
 from jinja2.sandbox import SandboxedEnvironment
 
-from activities.contributors import ContributorRegistry, PromptContext, default_registry
-from activities.routing_info import interrupt_info, route_options
-from models.agent_call import AgentCall
-from models.agent_types import DISPATCHED_AGENTS, AgentType
-from models.errors import PromptRenderError
-from models.interrupts import CUSTOM_OPTION_TEXT
-from workflows.graph import Node
+from agent_interrupts.activities.contributors import (
+    ContributorRegistry,
+    PromptContext,
+    default_registry,
+)
+from agent_interrupts.activities.routing_info import interrupt_info, route_options
+from agent_interrupts.models.agent_call import AgentCall
+from agent_interrupts.models.agent_types import DISPATCHED_AGENTS, AgentType
+from agent_interrupts.models.errors import PromptRenderError
+from agent_interrupts.models.interrupts import CUSTOM_OPTION_TEXT
+from agent_interrupts.workflows.graph import Node
 
-PROMPTS_DIR = Path(__file__).resolve().parent.parent / "prompts"
+PROMPTS_DIR = Path(str(files("agent_interrupts") / "prompts"))
+"""The templates, read as the package's data (``importlib.resources``): in the repository the
+top-level ``prompts/`` folder, in an installed wheel the copy it ships."""
 
 
 @dataclass(frozen=True)

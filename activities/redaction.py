@@ -20,7 +20,7 @@ SECRET_ENV_VARS = ("OPENAI_API_KEY", "TEMPORAL_API_KEY")
 MIN_SECRET_LENGTH = 6
 """Shorter configured values (e.g. a local server's ``x``) would blank out ordinary words."""
 
-LOGGER_FAMILIES = ("openai", "httpx2", "httpcore2", "temporalio", "activities", "app")
+LOGGER_FAMILIES = ("openai", "httpx2", "httpcore2", "temporalio", "agent_interrupts")
 """Packages whose log records may quote LLM replies, HTTP errors or connection settings."""
 
 _SHAPES = (

@@ -7,20 +7,20 @@ import json
 
 from temporalio import activity
 
-from activities.heartbeat import heartbeating
-from activities.llm import CONTROLLER, StructuredLlm, as_activity_error
-from activities.prompting import PromptRenderer
-from activities.route_filter import routing_schema
-from activities.shadow_start import ShadowStarter
-from models.interrupt_flow import (
+from agent_interrupts.activities.heartbeat import heartbeating
+from agent_interrupts.activities.llm import CONTROLLER, StructuredLlm, as_activity_error
+from agent_interrupts.activities.prompting import PromptRenderer
+from agent_interrupts.activities.route_filter import routing_schema
+from agent_interrupts.activities.shadow_start import ShadowStarter
+from agent_interrupts.models.interrupt_flow import (
     AgentReviewDecision,
     InterruptOutcome,
     ReviewInput,
     TranslationInput,
 )
-from models.interrupts import InterruptResolution, InterruptRouting, ResolvedBy
-from workflows.policies import AGENT_HEARTBEAT_INTERVAL
-from workflows.resolution_rules import describe_resolution, recommended_resolution
+from agent_interrupts.models.interrupts import InterruptResolution, InterruptRouting, ResolvedBy
+from agent_interrupts.workflows.policies import AGENT_HEARTBEAT_INTERVAL
+from agent_interrupts.workflows.resolution_rules import describe_resolution, recommended_resolution
 
 TRANSLATOR = "INTERRUPT_TRANSLATOR"
 

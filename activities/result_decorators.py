@@ -6,11 +6,11 @@ from __future__ import annotations
 from collections import defaultdict
 from typing import Any
 
-from models.agent_call import AgentCall
-from models.agent_types import COLLECTED_AGENTS, AgentType, Terminal
-from models.base import WireModel
-from models.contexts import curated_ids_in
-from models.results import (
+from agent_interrupts.models.agent_call import AgentCall
+from agent_interrupts.models.agent_types import COLLECTED_AGENTS, AgentType, Terminal
+from agent_interrupts.models.base import WireModel
+from agent_interrupts.models.contexts import curated_ids_in
+from agent_interrupts.models.results import (
     AgentResult,
     ConsolidatedReference,
     Consolidation,
@@ -29,7 +29,7 @@ from models.results import (
     ReviewResult,
     TicketAgentResult,
 )
-from models.routing import Routing
+from agent_interrupts.models.routing import Routing
 
 
 def decorate(output: WireModel, call: AgentCall) -> None:

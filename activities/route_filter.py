@@ -12,10 +12,10 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from activities.output_schema import OutputProfile, decoder_schema
-from models.agent_types import AgentType
-from models.interrupts import InterruptRouting
-from models.routing import Routing
+from agent_interrupts.activities.output_schema import OutputProfile, decoder_schema
+from agent_interrupts.models.agent_types import AgentType
+from agent_interrupts.models.interrupts import InterruptRouting
+from agent_interrupts.models.routing import Routing
 
 ROUTE_OF: dict[AgentType, str] = {
     agent: route for agent in AgentType if (route := InterruptRouting.route_for(agent)) is not None

@@ -13,10 +13,10 @@ import typing
 from dataclasses import dataclass
 from typing import Any
 
-from models.agent_types import AgentType, RouteTarget, Terminal
-from models.base import WireModel
-from models.interrupts import InterruptRequestBase
-from models.routing import Routing
+from agent_interrupts.models.agent_types import AgentType, RouteTarget, Terminal
+from agent_interrupts.models.base import WireModel
+from agent_interrupts.models.interrupts import InterruptRequestBase
+from agent_interrupts.models.routing import Routing
 
 INTERRUPT_LABEL = "INTERRUPT (unified handler)"
 """The one interrupt node every routing agent can route to (spec 001 R8)."""

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from models.agent_call import AgentCall
+from agent_interrupts.models.agent_call import AgentCall
 
 CHARS_PER_TOKEN = 4
 """A tokenizer-free estimate, on the safe side for English prose and JSON."""

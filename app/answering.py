@@ -8,15 +8,19 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
 
-from models.agent_types import AgentType
-from models.interrupts import (
+from agent_interrupts.models.agent_types import AgentType
+from agent_interrupts.models.interrupts import (
     InterruptRequestBase,
     InterruptResolution,
     InterruptType,
     OptionKey,
     StructuredChoice,
 )
-from workflows.resolution_rules import has_words, redirect_problem, unanswered_parts
+from agent_interrupts.workflows.resolution_rules import (
+    has_words,
+    redirect_problem,
+    unanswered_parts,
+)
 
 YES = {"y", "yes", "true", "1"}
 NO = {"n", "no", "false", "0"}

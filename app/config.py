@@ -18,15 +18,19 @@ from typing import Any
 
 from temporalio.envconfig import ClientConfigProfile
 
-from activities.llm import DEFAULT_MODEL, LlmSettings
-from activities.notify import DEFAULT_REMINDERS, NotifySettings, SmtpTarget
-from activities.output_schema import OutputProfile, longest_reply, shared_decoder_schema
-from activities.route_filter import ROUTE_OF, routing_schema
-from app.stuck import STUCK_CHECK_SECONDS
-from models.agent_types import AgentType
-from models.interrupt_flow import AgentReviewDecision
-from workflows.graph import NODES
-from workflows.policies import (
+from agent_interrupts.activities.llm import DEFAULT_MODEL, LlmSettings
+from agent_interrupts.activities.notify import DEFAULT_REMINDERS, NotifySettings, SmtpTarget
+from agent_interrupts.activities.output_schema import (
+    OutputProfile,
+    longest_reply,
+    shared_decoder_schema,
+)
+from agent_interrupts.activities.route_filter import ROUTE_OF, routing_schema
+from agent_interrupts.app.stuck import STUCK_CHECK_SECONDS
+from agent_interrupts.models.agent_types import AgentType
+from agent_interrupts.models.interrupt_flow import AgentReviewDecision
+from agent_interrupts.workflows.graph import NODES
+from agent_interrupts.workflows.policies import (
     LLM_ENDPOINT_ATTEMPTS,
     LLM_MAX_OUTPUT_TOKENS,
     LLM_REQUEST_TIMEOUT,

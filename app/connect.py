@@ -9,9 +9,9 @@ from temporalio.client import Client
 from temporalio.contrib.pydantic import pydantic_data_converter
 from temporalio.runtime import Runtime
 
-from app.config import TemporalSettings
-from app.process_exit import guard_interpreter_exit
-from app.tracing import tracing_plugins
+from agent_interrupts.app.config import TemporalSettings
+from agent_interrupts.app.process_exit import guard_interpreter_exit
+from agent_interrupts.app.tracing import tracing_plugins
 
 _REFUSED_CREDENTIALS = re.compile(r"unauthenticated|permission|api key|\b40[13]\b")
 """What the SDK's error says when the server refused our credentials."""

@@ -13,8 +13,8 @@ from temporalio.client import Client
 from temporalio.contrib.pydantic import PydanticPayloadConverter
 from temporalio.converter import DataConverter, DefaultFailureConverter, PayloadConverter
 
-from models.errors import Rejected, UndecodablePayload
-from models.limits import clip
+from agent_interrupts.models.errors import Rejected, UndecodablePayload
+from agent_interrupts.models.limits import clip
 
 
 class CheckedPayloadConverter(PydanticPayloadConverter):

@@ -28,27 +28,27 @@ from typing import IO, Any
 from pydantic import BaseModel, ValidationError
 from temporalio.client import Client
 
-from activities.llm import messages_sha256
-from activities.output_schema import decoder_schema, reply_json, reply_object
-from activities.prompting import PromptRenderer
-from activities.resolution import review_messages, translation_messages
-from activities.route_filter import routing_schema
-from activities.tools.results import ToolResultStore
-from app.history import RecordedCall, RecordedInterrupt, RecordedRun, read_run
-from app.lineage_records import closing_records
-from app.tool_steps import offered_tools, transcripts
-from models.agent_call import CallRecord
-from models.agent_types import AgentType
-from models.interrupt_flow import (
+from agent_interrupts.activities.llm import messages_sha256
+from agent_interrupts.activities.output_schema import decoder_schema, reply_json, reply_object
+from agent_interrupts.activities.prompting import PromptRenderer
+from agent_interrupts.activities.resolution import review_messages, translation_messages
+from agent_interrupts.activities.route_filter import routing_schema
+from agent_interrupts.activities.tools.results import ToolResultStore
+from agent_interrupts.app.history import RecordedCall, RecordedInterrupt, RecordedRun, read_run
+from agent_interrupts.app.lineage_records import closing_records
+from agent_interrupts.app.tool_steps import offered_tools, transcripts
+from agent_interrupts.models.agent_call import CallRecord
+from agent_interrupts.models.agent_types import AgentType
+from agent_interrupts.models.interrupt_flow import (
     AgentReviewDecision,
     ChoiceDecision,
     ConfirmationDecision,
     ReviewInput,
 )
-from models.interrupts import InterruptResolution, InterruptRouting, ResolvedBy
-from models.results import SCHEMA_VERSION
-from workflows.graph import NODES
-from workflows.orchestrator import OrchestratorWorkflow
+from agent_interrupts.models.interrupts import InterruptResolution, InterruptRouting, ResolvedBy
+from agent_interrupts.models.results import SCHEMA_VERSION
+from agent_interrupts.workflows.graph import NODES
+from agent_interrupts.workflows.orchestrator import OrchestratorWorkflow
 
 
 class Kind(StrEnum):

@@ -19,16 +19,16 @@ from temporalio.client import (
 )
 from temporalio.service import RPCError
 
-from app import render
-from app.answering import ask
-from app.history import entries_since, over_the_limit, too_big
-from app.sdk import AgentWorkflowClient, ResolutionRejected, accepted, decisions
-from app.terminal_input import LineReader
-from models.interrupts import ResolvedBy
-from models.results import OrchestratorCollectorResult
-from models.state import OrchestratorStatus
-from workflows.interrupt import InterruptWorkflow
-from workflows.orchestrator import OrchestratorWorkflow
+from agent_interrupts.app import render
+from agent_interrupts.app.answering import ask
+from agent_interrupts.app.history import entries_since, over_the_limit, too_big
+from agent_interrupts.app.sdk import AgentWorkflowClient, ResolutionRejected, accepted, decisions
+from agent_interrupts.app.terminal_input import LineReader
+from agent_interrupts.models.interrupts import ResolvedBy
+from agent_interrupts.models.results import OrchestratorCollectorResult
+from agent_interrupts.models.state import OrchestratorStatus
+from agent_interrupts.workflows.interrupt import InterruptWorkflow
+from agent_interrupts.workflows.orchestrator import OrchestratorWorkflow
 
 POLL_SECONDS = 0.25
 ANSWERED_BY_GRACE_SECONDS = 10.0

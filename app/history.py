@@ -30,28 +30,28 @@ from temporalio.api.history.v1 import HistoryEvent
 from temporalio.client import Client, WorkflowHandle, WorkflowQueryFailedError
 from temporalio.service import RPCError, RPCStatusCode
 
-from models.agent_call import AgentCall, AgentReply
-from models.agent_types import AgentType
-from models.code import MergeOutcome, TicketCommit
-from models.interrupt_flow import (
+from agent_interrupts.models.agent_call import AgentCall, AgentReply
+from agent_interrupts.models.agent_types import AgentType
+from agent_interrupts.models.code import MergeOutcome, TicketCommit
+from agent_interrupts.models.interrupt_flow import (
     InterruptInput,
     InterruptOutcome,
     ReviewInput,
     ShadowAnswer,
     TranslationInput,
 )
-from models.interrupts import InterruptResolution, ResolvedBy
-from models.state import (
+from agent_interrupts.models.interrupts import InterruptResolution, ResolvedBy
+from agent_interrupts.models.state import (
     EntryKind,
     HistoryEntry,
     HistoryPage,
     HistoryPageRequest,
     OrchestratorStatus,
 )
-from models.tools import ToolTrace
-from workflows.lifting import lifted_output
-from workflows.orchestrator import OrchestratorWorkflow
-from workflows.shadow import SHADOW_SUFFIX
+from agent_interrupts.models.tools import ToolTrace
+from agent_interrupts.workflows.lifting import lifted_output
+from agent_interrupts.workflows.orchestrator import OrchestratorWorkflow
+from agent_interrupts.workflows.shadow import SHADOW_SUFFIX
 
 PAGE = 500
 """Entries a ``history_page`` query asks for at most (the most ``HistoryPageRequest`` takes)."""

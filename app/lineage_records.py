@@ -17,8 +17,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from app.history import RecordedInterrupt, RecordedRun
-from models.ids import is_context_id, parse_context_id
+from agent_interrupts.app.history import RecordedInterrupt, RecordedRun
+from agent_interrupts.models.ids import is_context_id, parse_context_id
 
 _ID_KEYS = ("Id", "Ids", "Links")
 """Payload keys whose values are context ids (``resultId``, ``upstreamContextIds``, ...)."""

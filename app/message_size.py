@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from temporalio.contrib.pydantic import pydantic_data_converter
 
-from models.limits import MAX_PAYLOAD_BYTES
+from agent_interrupts.models.limits import MAX_PAYLOAD_BYTES
 
 
 def oversize_problem(what: str, value: object) -> str | None:

@@ -16,7 +16,7 @@ from typing import Any
 
 import httpx2
 
-from activities.llm import LlmSettings
+from agent_interrupts.activities.llm import LlmSettings
 
 PROBE_SECONDS = 5.0
 """How long each question to the endpoint may take at worker start."""

@@ -51,7 +51,7 @@ def guard_interpreter_exit() -> None:
 def exit_now(code: int) -> NoReturn:
     """Send buffered spans (``AGENTS_TRACES``), flush stdout and stderr, then end the process
     with ``code``."""
-    from app.tracing import flush_traces
+    from agent_interrupts.app.tracing import flush_traces
 
     flush_traces()
     sys.stdout.flush()

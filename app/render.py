@@ -10,14 +10,14 @@ from rich.padding import Padding
 from rich.panel import Panel
 from rich.text import Text
 
-from app.sdk import RunRow, WaitingRow, continues_at, decisions
-from models.agent_types import AgentType
-from models.interrupt_flow import InterruptStatus
-from models.interrupts import InterruptRequestBase
-from models.results import OrchestratorCollectorResult
-from models.state import EntryKind, GraphEvent, HistoryEntry, OrchestratorStatus
-from workflows.graph import NODES
-from workflows.visibility import question_markdown
+from agent_interrupts.app.sdk import RunRow, WaitingRow, continues_at, decisions
+from agent_interrupts.models.agent_types import AgentType
+from agent_interrupts.models.interrupt_flow import InterruptStatus
+from agent_interrupts.models.interrupts import InterruptRequestBase
+from agent_interrupts.models.results import OrchestratorCollectorResult
+from agent_interrupts.models.state import EntryKind, GraphEvent, HistoryEntry, OrchestratorStatus
+from agent_interrupts.workflows.graph import NODES
+from agent_interrupts.workflows.visibility import question_markdown
 
 MIN_LAST_COLUMN = 20
 """Narrowest cut of a list's free-text column (the goal of ``agents list``)."""

@@ -24,43 +24,43 @@ from temporalio.common import WorkflowIDReusePolicy
 from temporalio.exceptions import ApplicationError
 from temporalio.service import RPCError
 
-from activities.tools.results import ToolResultStore
-from activities.tools.settings import ToolSettings
-from activities.tools.workspace import normalized_source
-from app.config import DEFAULT_TASK_QUEUE, TemporalSettings
-from app.connect import connect
-from app.export import ExportSummary, Format, Kind, export
-from app.history import read_blackboard
-from app.message_size import oversize_problem
-from app.process_exit import guard_interpreter_exit
-from app.stack import LocalStack, local_client
-from app.stats import Tally, measure
-from app.stuck import explain, problem_of, stuck_ids
-from models.agent_types import AgentType
-from models.errors import failure_message
-from models.interrupt_events import EventAck, InterruptRequestEvent
-from models.interrupt_flow import (
+from agent_interrupts.activities.tools.results import ToolResultStore
+from agent_interrupts.activities.tools.settings import ToolSettings
+from agent_interrupts.activities.tools.workspace import normalized_source
+from agent_interrupts.app.config import DEFAULT_TASK_QUEUE, TemporalSettings
+from agent_interrupts.app.connect import connect
+from agent_interrupts.app.export import ExportSummary, Format, Kind, export
+from agent_interrupts.app.history import read_blackboard
+from agent_interrupts.app.message_size import oversize_problem
+from agent_interrupts.app.process_exit import guard_interpreter_exit
+from agent_interrupts.app.stack import LocalStack, local_client
+from agent_interrupts.app.stats import Tally, measure
+from agent_interrupts.app.stuck import explain, problem_of, stuck_ids
+from agent_interrupts.models.agent_types import AgentType
+from agent_interrupts.models.errors import failure_message
+from agent_interrupts.models.interrupt_events import EventAck, InterruptRequestEvent
+from agent_interrupts.models.interrupt_flow import (
     HANDED_OVER,
     InterruptInput,
     InterruptOutcome,
     InterruptStatus,
     ResolveAck,
 )
-from models.interrupts import InterruptRequestBase, InterruptResolution
-from models.results import OrchestratorCollectorResult
-from models.state import (
+from agent_interrupts.models.interrupts import InterruptRequestBase, InterruptResolution
+from agent_interrupts.models.results import OrchestratorCollectorResult
+from agent_interrupts.models.state import (
     DEFAULT_MAX_STEPS,
     EventKind,
     HistoryEntry,
     OrchestratorInput,
     OrchestratorStatus,
 )
-from models.tools import WorkspaceSpec
-from workflows import visibility
-from workflows.interrupt import InterruptWorkflow
-from workflows.legacy import upgrade_start
-from workflows.orchestrator import OrchestratorWorkflow
-from workflows.resolution_rules import describe_resolution
+from agent_interrupts.models.tools import WorkspaceSpec
+from agent_interrupts.workflows import visibility
+from agent_interrupts.workflows.interrupt import InterruptWorkflow
+from agent_interrupts.workflows.legacy import upgrade_start
+from agent_interrupts.workflows.orchestrator import OrchestratorWorkflow
+from agent_interrupts.workflows.resolution_rules import describe_resolution
 
 PHASE_AT_START = "DISCOVERY"
 QUESTION_QUERY_TIMEOUT = timedelta(seconds=2)

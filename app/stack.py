@@ -30,15 +30,15 @@ from temporalio.client import Client
 from temporalio.contrib.pydantic import pydantic_data_converter
 from temporalio.service import RPCError
 
-from app.binaries import temporal_cli
-from app.config import (
+from agent_interrupts.app.binaries import temporal_cli
+from agent_interrupts.app.config import (
     DEFAULT_PORT,
     TemporalSettings,
     llm_settings_from_env,
     notify_settings_from_env,
 )
-from app.process_exit import guard_interpreter_exit
-from workflows.visibility import dev_server_args
+from agent_interrupts.app.process_exit import guard_interpreter_exit
+from agent_interrupts.workflows.visibility import dev_server_args
 
 HOST = "127.0.0.1"
 START_TIMEOUT_SECONDS = 120.0
@@ -437,7 +437,7 @@ class LocalStack:
         if scenario:
             env["OFFLINE_SCENARIO"] = scenario
         log = self.dir / f"worker-{_slug(queue)}.log"
-        process = _spawn([sys.executable, "-m", "worker"], log, env)
+        process = _spawn([sys.executable, "-m", "agent_interrupts.worker"], log, env)
         info.workers[queue] = process.pid
         info.settings[queue], info.channels[queue] = worker_settings(env)
         self._save(info)

@@ -13,13 +13,13 @@ from typing import Any
 
 from temporalio.client import Client
 
-from activities.agreement import Agreement, QuestionKind, verdicts
-from app.export import select_runs
-from app.history import RecordedRun, read_run
-from models.agent_types import AgentType
-from models.ids import parse_context_id
-from models.interrupt_flow import ShadowAnswer
-from models.interrupts import (
+from agent_interrupts.activities.agreement import Agreement, QuestionKind, verdicts
+from agent_interrupts.app.export import select_runs
+from agent_interrupts.app.history import RecordedRun, read_run
+from agent_interrupts.models.agent_types import AgentType
+from agent_interrupts.models.ids import parse_context_id
+from agent_interrupts.models.interrupt_flow import ShadowAnswer
+from agent_interrupts.models.interrupts import (
     AnyInterruptRequest,
     InterruptResolution,
     InterruptType,

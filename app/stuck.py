@@ -21,8 +21,8 @@ import httpx2
 from temporalio.api.enums.v1 import EventType, WorkflowTaskFailedCause
 from temporalio.client import Client, WorkflowExecution
 
-from activities.notify import NotifySettings
-from activities.notify_channels import SIGNATURE_HEADER, USER_AGENT, signature
+from agent_interrupts.activities.notify import NotifySettings
+from agent_interrupts.activities.notify_channels import SIGNATURE_HEADER, USER_AGENT, signature
 
 PROBLEMS = "TemporalReportedProblems"
 NON_DETERMINISM = "cause=WorkflowTaskFailedCauseNonDeterministicError"

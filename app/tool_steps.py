@@ -9,11 +9,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from activities.tools.catalog import tools_for
-from activities.tools.results import ToolResultStore
-from activities.tools.transcript import in_rounds, spent, tool_transcript
-from models.agent_call import AgentCall, AgentReply
-from models.tools import ToolTrace
+from agent_interrupts.activities.tools.catalog import tools_for
+from agent_interrupts.activities.tools.results import ToolResultStore
+from agent_interrupts.activities.tools.transcript import in_rounds, spent, tool_transcript
+from agent_interrupts.models.agent_call import AgentCall, AgentReply
+from agent_interrupts.models.tools import ToolTrace
 
 
 def offered_tools(call: AgentCall) -> list[dict[str, Any]] | None:

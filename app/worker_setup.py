@@ -11,48 +11,50 @@ from temporalio.client import Client
 from temporalio.worker import Worker
 from temporalio.worker.workflow_sandbox import SandboxedWorkflowRunner, SandboxRestrictions
 
-import workflows
-from activities.agents import AgentActivities
-from activities.autonomy import AutonomyActivities, AutonomySettings
-from activities.code_changes import CodeChangeActivities
-from activities.contributors import default_registry
-from activities.llm import CONTROLLER, LlmSettings, StructuredLlm
-from activities.notify import NotificationActivities, NotifySettings
-from activities.offline_model import OfflineModel, OfflineScenario
-from activities.prompting import PromptRenderer
-from activities.resolution import ResolutionActivities
-from activities.search_attributes import list_keyword_search_attributes
-from activities.shadow_start import ShadowStarter
-from activities.tools.loop import Toolbox
-from activities.tools.settings import ToolSettings
-from activities.tools.workspace import WorkspaceActivities
-from app.config import OFFLINE_MAX_ACTIVITIES, WORKER_STICKY_SECONDS
-from app.data_converter import with_checked_converter
-from workflows.interrupt import InterruptWorkflow
-from workflows.notifications import NotificationWorkflow
-from workflows.orchestrator import OrchestratorWorkflow
-from workflows.policies import HEARTBEAT_THROTTLE
+import agent_interrupts.workflows
+from agent_interrupts.activities.agents import AgentActivities
+from agent_interrupts.activities.autonomy import AutonomyActivities, AutonomySettings
+from agent_interrupts.activities.code_changes import CodeChangeActivities
+from agent_interrupts.activities.contributors import default_registry
+from agent_interrupts.activities.llm import CONTROLLER, LlmSettings, StructuredLlm
+from agent_interrupts.activities.notify import NotificationActivities, NotifySettings
+from agent_interrupts.activities.offline_model import OfflineModel, OfflineScenario
+from agent_interrupts.activities.prompting import PromptRenderer
+from agent_interrupts.activities.resolution import ResolutionActivities
+from agent_interrupts.activities.search_attributes import list_keyword_search_attributes
+from agent_interrupts.activities.shadow_start import ShadowStarter
+from agent_interrupts.activities.tools.loop import Toolbox
+from agent_interrupts.activities.tools.settings import ToolSettings
+from agent_interrupts.activities.tools.workspace import WorkspaceActivities
+from agent_interrupts.app.config import OFFLINE_MAX_ACTIVITIES, WORKER_STICKY_SECONDS
+from agent_interrupts.app.data_converter import with_checked_converter
+from agent_interrupts.workflows.interrupt import InterruptWorkflow
+from agent_interrupts.workflows.notifications import NotificationWorkflow
+from agent_interrupts.workflows.orchestrator import OrchestratorWorkflow
+from agent_interrupts.workflows.policies import HEARTBEAT_THROTTLE
 
 if TYPE_CHECKING:
     from openai import AsyncOpenAI
-from workflows.shadow import ShadowAnswerWorkflow
+from agent_interrupts.workflows.shadow import ShadowAnswerWorkflow
 
 OFFLINE_BASE_URL = "http://offline-model.invalid/v1"
 
 WORKFLOWS = [OrchestratorWorkflow, InterruptWorkflow, NotificationWorkflow, ShadowAnswerWorkflow]
 
-SANDBOXED_MODULES = ("workflows.orchestrator", "workflows.interrupt", "workflows.notifications")
+SANDBOXED_MODULES = tuple(
+    f"agent_interrupts.workflows.{m}" for m in ("orchestrator", "interrupt", "notifications")
+)
 """The workflow definitions: re-imported in the sandbox for every run, so its checks apply."""
 PURE_WORKFLOW_MODULES = tuple(
-    f"workflows.{m.name}"
-    for m in pkgutil.iter_modules(workflows.__path__)
-    if f"workflows.{m.name}" not in SANDBOXED_MODULES
+    f"agent_interrupts.workflows.{m.name}"
+    for m in pkgutil.iter_modules(agent_interrupts.workflows.__path__)
+    if f"agent_interrupts.workflows.{m.name}" not in SANDBOXED_MODULES
 )
 """The workflows' deterministic helpers (planner, steps, blackboard ...): imported once."""
 
 WORKFLOW_RUNNER = SandboxedWorkflowRunner(
     restrictions=SandboxRestrictions.default.with_passthrough_modules(
-        "models", "pydantic", *PURE_WORKFLOW_MODULES
+        "agent_interrupts.models", "pydantic", *PURE_WORKFLOW_MODULES
     )
 )
 """Our pydantic models and the workflows' pure helpers are passed through the sandbox: imported

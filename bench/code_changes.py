@@ -25,18 +25,18 @@ from pathlib import Path
 from temporalio.api.enums.v1 import EventType
 from temporalio.client import Client
 
-from activities.llm import LlmSettings
-from activities.offline_model import OfflineScenario
-from activities.tools import gitwork
-from activities.tools.settings import ToolSettings
-from activities.tools.workspace import pin
-from app.worker_setup import build_worker
+from agent_interrupts.activities.llm import LlmSettings
+from agent_interrupts.activities.offline_model import OfflineScenario
+from agent_interrupts.activities.tools import gitwork
+from agent_interrupts.activities.tools.settings import ToolSettings
+from agent_interrupts.activities.tools.workspace import pin
+from agent_interrupts.app.worker_setup import build_worker
+from agent_interrupts.models.code import CommitRequest, MergeRequest, TicketBranch
+from agent_interrupts.models.state import OrchestratorInput
+from agent_interrupts.models.tools import WorkspaceSpec
+from agent_interrupts.workflows.orchestrator import OrchestratorWorkflow
 from bench.harness import bench_parser, fresh_id, run_on_dev_server, versions, versus_aim
 from bench.tools import make_repository
-from models.code import CommitRequest, MergeRequest, TicketBranch
-from models.state import OrchestratorInput
-from models.tools import WorkspaceSpec
-from workflows.orchestrator import OrchestratorWorkflow
 
 EDITS = 5
 TEST_COMMAND = f"{sys.executable} -m pytest -q -rfEp -p no:cacheprovider"

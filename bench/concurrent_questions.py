@@ -35,10 +35,14 @@ from dataclasses import dataclass
 
 from temporalio.client import Client
 
-from activities.llm import LlmSettings
-from activities.offline_model import OfflineModel, OfflineScenario
-from app.process_exit import exit_now
-from app.worker_setup import build_worker
+from agent_interrupts.activities.llm import LlmSettings
+from agent_interrupts.activities.offline_model import OfflineModel, OfflineScenario
+from agent_interrupts.app.process_exit import exit_now
+from agent_interrupts.app.worker_setup import build_worker
+from agent_interrupts.models.interrupt_flow import RESOLVE_SIGNAL
+from agent_interrupts.models.routings import TicketAgentRouting
+from agent_interrupts.models.state import OrchestratorInput
+from agent_interrupts.workflows.orchestrator import OrchestratorWorkflow
 from bench.harness import DEFAULT_GAP, bench_parser, fresh_id, repeat, run_on_dev_server, versions
 from bench.history_times import (
     ACTIVITY_SCHEDULED,
@@ -48,10 +52,6 @@ from bench.history_times import (
     signal_event,
 )
 from bench.interrupt_round_trip import GOAL, WAIT_TIMEOUT, waiting_interrupt
-from models.interrupt_flow import RESOLVE_SIGNAL
-from models.routings import TicketAgentRouting
-from models.state import OrchestratorInput
-from workflows.orchestrator import OrchestratorWorkflow
 
 DEFAULT_RUNS = 6
 WARMUPS = 1

@@ -22,19 +22,19 @@ from pathlib import Path
 
 from temporalio.client import Client
 
-from activities.llm import LlmSettings
-from activities.offline_model import OfflineModel, OfflineScenario
-from activities.tools.results import ToolResultStore
-from activities.tools.settings import ToolSettings
-from app.export import ExportSummary, export
-from app.worker_setup import build_worker
+from agent_interrupts.activities.llm import LlmSettings
+from agent_interrupts.activities.offline_model import OfflineModel, OfflineScenario
+from agent_interrupts.activities.tools.results import ToolResultStore
+from agent_interrupts.activities.tools.settings import ToolSettings
+from agent_interrupts.app.export import ExportSummary, export
+from agent_interrupts.app.worker_setup import build_worker
+from agent_interrupts.models.agent_types import AgentType
+from agent_interrupts.models.interrupts import InterruptResolution
+from agent_interrupts.models.state import OrchestratorInput
+from agent_interrupts.models.tools import WorkspaceSpec
+from agent_interrupts.workflows.interrupt import InterruptWorkflow
+from agent_interrupts.workflows.orchestrator import OrchestratorWorkflow
 from bench.harness import bench_parser, fresh_id, run_on_dev_server, versions
-from models.agent_types import AgentType
-from models.interrupts import InterruptResolution
-from models.state import OrchestratorInput
-from models.tools import WorkspaceSpec
-from workflows.interrupt import InterruptWorkflow
-from workflows.orchestrator import OrchestratorWorkflow
 
 SCENARIO = OfflineScenario(interrupt_at=frozenset({AgentType.PLANNING_ORCHESTRATOR}))
 POLL_SECONDS = 0.05

@@ -21,7 +21,7 @@ from temporalio.contrib.pydantic import pydantic_data_converter
 from temporalio.runtime import Runtime
 from temporalio.testing import WorkflowEnvironment
 
-from app.binaries import temporal_cli
+from agent_interrupts.app.binaries import temporal_cli
 
 T = TypeVar("T")
 

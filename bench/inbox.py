@@ -60,19 +60,19 @@ from temporalio.common import SearchAttributePair, TypedSearchAttributes
 from temporalio.contrib.pydantic import pydantic_data_converter
 from temporalio.testing import WorkflowEnvironment
 
-from activities.llm import LlmSettings
-from app.binaries import temporal_cli
-from app.config import InboxSettings
-from app.inbox.web import POLL_SECONDS, create_app, listening, serve
-from app.process_exit import exit_now
-from app.sdk import WAITING_QUERY, AgentWorkflowClient
-from app.worker_setup import build_worker
+from agent_interrupts.activities.llm import LlmSettings
+from agent_interrupts.app.binaries import temporal_cli
+from agent_interrupts.app.config import InboxSettings
+from agent_interrupts.app.inbox.web import POLL_SECONDS, create_app, listening, serve
+from agent_interrupts.app.process_exit import exit_now
+from agent_interrupts.app.sdk import WAITING_QUERY, AgentWorkflowClient
+from agent_interrupts.app.worker_setup import build_worker
+from agent_interrupts.models.interrupt_flow import InterruptInput
+from agent_interrupts.models.interrupts import InterruptResolution
+from agent_interrupts.workflows import visibility
+from agent_interrupts.workflows.interrupt import InterruptWorkflow
 from bench.harness import bench_parser, versions, versus_aim
-from models.interrupt_flow import InterruptInput
-from models.interrupts import InterruptResolution
 from tests.support.interrupts import question_input
-from workflows import visibility
-from workflows.interrupt import InterruptWorkflow
 
 DEFAULT_RUNS = 100
 DEFAULT_QUESTIONS = 500

@@ -72,12 +72,24 @@ from temporalio.service import RPCError, RPCStatusCode
 from temporalio.worker import Worker
 
 with workflow.unsafe.imports_passed_through():
-    from activities.llm import LlmSettings
-    from activities.offline_model import OfflineModel, OfflineScenario
-    from activities.output_schema import strict_schema
-    from activities.route_filter import ROUTE_OF, routing_schema
-    from app.process_exit import exit_now
-    from app.worker_setup import build_worker
+    from agent_interrupts.activities.llm import LlmSettings
+    from agent_interrupts.activities.offline_model import OfflineModel, OfflineScenario
+    from agent_interrupts.activities.output_schema import strict_schema
+    from agent_interrupts.activities.route_filter import ROUTE_OF, routing_schema
+    from agent_interrupts.app.process_exit import exit_now
+    from agent_interrupts.app.worker_setup import build_worker
+    from agent_interrupts.models.agent_types import AgentType
+    from agent_interrupts.models.interrupt_flow import RESOLVE_SIGNAL, InterruptState
+    from agent_interrupts.models.interrupts import (
+        InterruptRequestBase,
+        InterruptResolution,
+        InterruptRouting,
+        InterruptType,
+        OptionKey,
+    )
+    from agent_interrupts.models.state import OrchestratorInput
+    from agent_interrupts.workflows.interrupt import InterruptWorkflow
+    from agent_interrupts.workflows.orchestrator import OrchestratorWorkflow
     from bench import tokens
     from bench.harness import (
         DEFAULT_GAP,
@@ -101,18 +113,6 @@ with workflow.unsafe.imports_passed_through():
         seconds_between,
         signal_event,
     )
-    from models.agent_types import AgentType
-    from models.interrupt_flow import RESOLVE_SIGNAL, InterruptState
-    from models.interrupts import (
-        InterruptRequestBase,
-        InterruptResolution,
-        InterruptRouting,
-        InterruptType,
-        OptionKey,
-    )
-    from models.state import OrchestratorInput
-    from workflows.interrupt import InterruptWorkflow
-    from workflows.orchestrator import OrchestratorWorkflow
 
 DEFAULT_RUNS = 8
 DEFAULT_BARE = 20

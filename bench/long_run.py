@@ -49,10 +49,13 @@ from temporalio.runtime import (
     TelemetryConfig,
 )
 
-from activities.llm import LlmSettings
-from activities.offline_model import OfflineModel, OfflineScenario
-from app.process_exit import exit_now
-from app.worker_setup import build_worker
+from agent_interrupts.activities.llm import LlmSettings
+from agent_interrupts.activities.offline_model import OfflineModel, OfflineScenario
+from agent_interrupts.app.process_exit import exit_now
+from agent_interrupts.app.worker_setup import build_worker
+from agent_interrupts.models.errors import failure_message
+from agent_interrupts.models.state import OrchestratorInput
+from agent_interrupts.workflows.orchestrator import OrchestratorWorkflow
 from bench.harness import (
     bench_parser,
     fresh_id,
@@ -72,9 +75,6 @@ from bench.history_times import (
     fetch_history,
     scheduled_ids,
 )
-from models.errors import failure_message
-from models.state import OrchestratorInput
-from workflows.orchestrator import OrchestratorWorkflow
 
 DEFAULT_STEPS = 1000
 STEP_MARGIN = 100

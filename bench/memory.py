@@ -23,8 +23,8 @@ from pathlib import Path
 
 import psycopg
 
-from activities.tools.memory import MemoryStore, SqliteMemory
-from activities.tools.memory_postgres import PostgresMemory
+from agent_interrupts.activities.tools.memory import MemoryStore, SqliteMemory
+from agent_interrupts.activities.tools.memory_postgres import PostgresMemory
 from bench.harness import load_average, positive_int, versions, versus_aim
 from bench.tools import fill_memory, percentile, time_recalls
 

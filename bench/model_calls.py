@@ -23,11 +23,11 @@ from temporalio.client import Client
 from temporalio.worker import Worker
 
 with workflow.unsafe.imports_passed_through():
-    from activities.llm import LlmSettings, StructuredLlm
-    from activities.offline_model import OfflineModel
-    from app.config import OFFLINE_MAX_ACTIVITIES
-    from app.worker_setup import openai_client
-    from workflows.graph import NODES_BY_OUTPUT
+    from agent_interrupts.activities.llm import LlmSettings, StructuredLlm
+    from agent_interrupts.activities.offline_model import OfflineModel
+    from agent_interrupts.app.config import OFFLINE_MAX_ACTIVITIES
+    from agent_interrupts.app.worker_setup import openai_client
+    from agent_interrupts.workflows.graph import NODES_BY_OUTPUT
 
 MODEL_CALL = "model_call"
 CALL_TIMEOUT = timedelta(seconds=60)

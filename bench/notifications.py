@@ -38,15 +38,15 @@ from typing import Any
 
 from temporalio.client import Client, WorkflowHandle
 
-from activities.llm import LlmSettings
-from activities.notify import NotifySettings
-from app.worker_setup import build_worker
+from agent_interrupts.activities.llm import LlmSettings
+from agent_interrupts.activities.notify import NotifySettings
+from agent_interrupts.app.worker_setup import build_worker
+from agent_interrupts.models.interrupt_flow import InterruptState
+from agent_interrupts.workflows.interrupt import InterruptWorkflow
 from bench.harness import bench_parser, fresh_id, ms_summary, repeat, run_on_dev_server, versions
 from bench.history_times import event_time, fetch_history
-from models.interrupt_flow import InterruptState
 from tests.support.interrupts import question_input
 from tests.support.receivers import HttpReceiver, until
-from workflows.interrupt import InterruptWorkflow
 
 DEFAULT_RUNS = 8
 DEFAULT_QUESTIONS = 100

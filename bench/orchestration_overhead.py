@@ -49,10 +49,12 @@ from typing import Any
 from temporalio.client import Client, WorkflowHandle
 from temporalio.worker import Worker
 
-from activities.llm import LlmSettings
-from activities.offline_model import OfflineModel
-from app.process_exit import exit_now
-from app.worker_setup import build_worker
+from agent_interrupts.activities.llm import LlmSettings
+from agent_interrupts.activities.offline_model import OfflineModel
+from agent_interrupts.app.process_exit import exit_now
+from agent_interrupts.app.worker_setup import build_worker
+from agent_interrupts.models.state import OrchestratorInput
+from agent_interrupts.workflows.orchestrator import OrchestratorWorkflow
 from bench.harness import (
     DEFAULT_GAP,
     BareRounds,
@@ -80,8 +82,6 @@ from bench.model_calls import (
     call_rounds,
     same_calls_worker,
 )
-from models.state import OrchestratorInput
-from workflows.orchestrator import OrchestratorWorkflow
 
 DEFAULT_RUNS = 10
 GOAL = "add rate limiting to the gateway"

@@ -51,23 +51,28 @@ import jinja2
 from pydantic import BaseModel
 from temporalio.testing import ActivityEnvironment
 
-from activities.agents import AgentActivities
-from activities.contributors.loop_breaker import INTERRUPT_LOOP_THRESHOLD
-from activities.llm import LlmSettings, StructuredLlm
-from activities.offline_model import OfflineModel
-from activities.output_schema import decoder_schema
-from activities.prompting import PromptRenderer
-from activities.routing_info import forward_route
-from app.worker_setup import openai_client
+from agent_interrupts.activities.agents import AgentActivities
+from agent_interrupts.activities.contributors.loop_breaker import INTERRUPT_LOOP_THRESHOLD
+from agent_interrupts.activities.llm import LlmSettings, StructuredLlm
+from agent_interrupts.activities.offline_model import OfflineModel
+from agent_interrupts.activities.output_schema import decoder_schema
+from agent_interrupts.activities.prompting import PromptRenderer
+from agent_interrupts.activities.routing_info import forward_route
+from agent_interrupts.app.worker_setup import openai_client
+from agent_interrupts.models.agent_call import (
+    AgentCall,
+    ContextItem,
+    HistoryDigestEntry,
+    PreviousContext,
+)
+from agent_interrupts.models.agent_types import DISPATCHED_AGENTS, AgentType
+from agent_interrupts.models.ids import make_context_id
+from agent_interrupts.models.limits import compact_json
+from agent_interrupts.models.routing import Routing
+from agent_interrupts.workflows.blackboard import RECENT_FOR_PROMPTS
+from agent_interrupts.workflows.graph import NODES, Node
 from bench.harness import bench_parser
 from bench.tokens import counter
-from models.agent_call import AgentCall, ContextItem, HistoryDigestEntry, PreviousContext
-from models.agent_types import DISPATCHED_AGENTS, AgentType
-from models.ids import make_context_id
-from models.limits import compact_json
-from models.routing import Routing
-from workflows.blackboard import RECENT_FOR_PROMPTS
-from workflows.graph import NODES, Node
 
 DEFAULT_REPEATS = 300
 DEFAULT_ACTIVITY_RUNS = 20

@@ -39,12 +39,15 @@ from temporalio.client import Client, WorkflowHandle
 from temporalio.contrib.pydantic import pydantic_data_converter
 from temporalio.testing import WorkflowEnvironment
 
-from activities.llm import LlmSettings
-from activities.offline_model import OfflineModel, OfflineScenario
-from app.binaries import temporal_cli
-from app.process_exit import exit_now
-from app.sdk import AgentWorkflowClient
-from app.worker_setup import build_worker
+from agent_interrupts.activities.llm import LlmSettings
+from agent_interrupts.activities.offline_model import OfflineModel, OfflineScenario
+from agent_interrupts.app.binaries import temporal_cli
+from agent_interrupts.app.process_exit import exit_now
+from agent_interrupts.app.sdk import AgentWorkflowClient
+from agent_interrupts.app.worker_setup import build_worker
+from agent_interrupts.models.state import EntryKind, OrchestratorStatus
+from agent_interrupts.workflows.orchestrator import OrchestratorWorkflow
+from agent_interrupts.workflows.visibility import dev_server_args
 from bench.harness import (
     DEFAULT_GAP,
     bench_parser,
@@ -56,9 +59,6 @@ from bench.harness import (
 )
 from bench.history_times import ACTIVITY_COMPLETED, ACTIVITY_SCHEDULED, event_time, fetch_history
 from bench.interrupt_round_trip import GOAL
-from models.state import EntryKind, OrchestratorStatus
-from workflows.orchestrator import OrchestratorWorkflow
-from workflows.visibility import dev_server_args
 
 DEFAULT_RUNS = 3
 DEFAULT_SIBLING_SECONDS = 30.0

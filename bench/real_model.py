@@ -30,16 +30,16 @@ from pathlib import Path
 from temporalio.api.enums.v1 import EventType
 from temporalio.client import Client, WorkflowExecutionStatus
 
-from app.config import llm_settings_from_env
-from app.model_context import with_served_context
-from app.worker_setup import build_worker
+from agent_interrupts.app.config import llm_settings_from_env
+from agent_interrupts.app.model_context import with_served_context
+from agent_interrupts.app.worker_setup import build_worker
+from agent_interrupts.models.interrupt_flow import InterruptStatus
+from agent_interrupts.models.state import OrchestratorInput, OrchestratorStatus
+from agent_interrupts.workflows.interrupt import InterruptWorkflow
+from agent_interrupts.workflows.orchestrator import OrchestratorWorkflow
 from bench.harness import bench_parser, run_on_dev_server, server_mode, versions, versus_aim
 from bench.history_times import ACTIVITY_COMPLETED, ACTIVITY_SCHEDULED, AGENT_ACTIVITY, fetch_chain
-from models.interrupt_flow import InterruptStatus
-from models.state import OrchestratorInput, OrchestratorStatus
 from tests.support.interrupts import answer_offered
-from workflows.interrupt import InterruptWorkflow
-from workflows.orchestrator import OrchestratorWorkflow
 
 SERVE = Path(__file__).resolve().parents[2] / "shared" / "realmodel" / "serve.sh"
 MODEL = "smollm2-135m-instruct"

@@ -31,8 +31,9 @@ from typing import Any
 from temporalio.api.enums.v1 import EventType
 from temporalio.client import Client, WorkflowHandle
 
-from activities.offline_model import OfflineScenario
-from app.process_exit import exit_now
+from agent_interrupts.activities.offline_model import OfflineScenario
+from agent_interrupts.app.process_exit import exit_now
+from agent_interrupts.models.results import OrchestratorCollectorResult
 from bench.harness import (
     bench_parser,
     run_on_dev_server,
@@ -41,7 +42,6 @@ from bench.harness import (
     versus_aim,
     worker_env,
 )
-from models.results import OrchestratorCollectorResult
 from tests.support.openai_server import HANG, VALID, ScriptedOpenAIServer
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -20,10 +20,11 @@ from dataclasses import dataclass
 
 from temporalio.client import Client
 
-from activities.llm import LlmSettings
-from activities.offline_model import OfflineModel, OfflineScenario
-from app.process_exit import exit_now
-from app.worker_setup import build_worker
+from agent_interrupts.activities.llm import LlmSettings
+from agent_interrupts.activities.offline_model import OfflineModel, OfflineScenario
+from agent_interrupts.app.process_exit import exit_now
+from agent_interrupts.app.worker_setup import build_worker
+from agent_interrupts.models.interrupt_flow import ShadowAnswer
 from bench.harness import (
     bench_parser,
     fresh_id,
@@ -33,7 +34,6 @@ from bench.harness import (
     versus_aim,
 )
 from bench.interrupt_round_trip import INTERRUPT_AT, interrupt_once
-from models.interrupt_flow import ShadowAnswer
 
 DEFAULT_RUNS = 8
 AIM = 1.05

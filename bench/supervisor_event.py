@@ -73,10 +73,19 @@ from dataclasses import dataclass
 from temporalio.api.history.v1 import HistoryEvent
 from temporalio.client import Client
 
-from activities.llm import LlmSettings
-from activities.offline_model import OfflineModel, OfflineScenario
-from app.process_exit import exit_now
-from app.worker_setup import build_worker
+from agent_interrupts.activities.llm import LlmSettings
+from agent_interrupts.activities.offline_model import OfflineModel, OfflineScenario
+from agent_interrupts.app.process_exit import exit_now
+from agent_interrupts.app.worker_setup import build_worker
+from agent_interrupts.models.agent_call import AgentCall
+from agent_interrupts.models.agent_types import AgentType
+from agent_interrupts.models.interrupt_events import (
+    INTERRUPT_REQUEST_EVENT_SIGNAL,
+    InterruptRequestEvent,
+)
+from agent_interrupts.models.interrupt_flow import RESOLVE_SIGNAL
+from agent_interrupts.models.state import OrchestratorInput
+from agent_interrupts.workflows.orchestrator import OrchestratorWorkflow
 from bench.harness import (
     DEFAULT_GAP,
     bench_parser,
@@ -112,12 +121,6 @@ from bench.interrupt_round_trip import (
     measure_interrupts,
     waiting_interrupt,
 )
-from models.agent_call import AgentCall
-from models.agent_types import AgentType
-from models.interrupt_events import INTERRUPT_REQUEST_EVENT_SIGNAL, InterruptRequestEvent
-from models.interrupt_flow import RESOLVE_SIGNAL
-from models.state import OrchestratorInput
-from workflows.orchestrator import OrchestratorWorkflow
 
 DEFAULT_RUNS = 5
 EVENT_WARMUPS = 1

@@ -60,11 +60,15 @@ from typing import Any
 from temporalio.client import Client, WorkflowHandle
 from temporalio.worker import Worker
 
-from activities.llm import LlmSettings
-from activities.offline_model import OfflineModel, OfflineScenario
-from app.process_exit import exit_now
-from app.stack import pollers
-from app.worker_setup import build_worker
+from agent_interrupts.activities.llm import LlmSettings
+from agent_interrupts.activities.offline_model import OfflineModel, OfflineScenario
+from agent_interrupts.app.process_exit import exit_now
+from agent_interrupts.app.stack import pollers
+from agent_interrupts.app.worker_setup import build_worker
+from agent_interrupts.models.agent_types import AgentType
+from agent_interrupts.models.state import OrchestratorInput
+from agent_interrupts.workflows.graph import NODES
+from agent_interrupts.workflows.orchestrator import OrchestratorWorkflow
 from bench.harness import (
     BareRounds,
     bench_parser,
@@ -80,10 +84,6 @@ from bench.harness import (
 from bench.history_times import fetch_history, rounds
 from bench.interrupt_round_trip import waiting_interrupt
 from bench.model_calls import BareModelCalls, RecordedModelCalls, call_rounds, same_calls_worker
-from models.agent_types import AgentType
-from models.state import OrchestratorInput
-from workflows.graph import NODES
-from workflows.orchestrator import OrchestratorWorkflow
 
 DEFAULT_RUNS = 200
 GOAL = "add rate limiting to the gateway"

@@ -25,21 +25,21 @@ from temporalio import workflow
 from temporalio.client import Client
 from temporalio.worker import UnsandboxedWorkflowRunner, Worker
 
-from activities.agents import AgentActivities
-from activities.llm import LlmSettings, StructuredLlm
-from activities.offline_model import OfflineModel, chat_completion
-from activities.prompting import PromptRenderer
-from activities.tools import code_tools
-from activities.tools.loop import Toolbox
-from activities.tools.memory import MemoryStore, SqliteMemory
-from activities.tools.settings import ToolSettings
-from activities.tools.workspace import Workspace
-from app.worker_setup import openai_client
+from agent_interrupts.activities.agents import AgentActivities
+from agent_interrupts.activities.llm import LlmSettings, StructuredLlm
+from agent_interrupts.activities.offline_model import OfflineModel, chat_completion
+from agent_interrupts.activities.prompting import PromptRenderer
+from agent_interrupts.activities.tools import code_tools
+from agent_interrupts.activities.tools.loop import Toolbox
+from agent_interrupts.activities.tools.memory import MemoryStore, SqliteMemory
+from agent_interrupts.activities.tools.settings import ToolSettings
+from agent_interrupts.activities.tools.workspace import Workspace
+from agent_interrupts.app.worker_setup import openai_client
+from agent_interrupts.models.agent_call import AgentCall, AgentReply
+from agent_interrupts.models.agent_types import AgentType
+from agent_interrupts.models.tools import PinnedWorkspace
+from agent_interrupts.workflows.supervised_call import SupervisedCalls
 from bench.harness import bench_parser, fresh_id, repeat, run_on_dev_server, versions
-from models.agent_call import AgentCall, AgentReply
-from models.agent_types import AgentType
-from models.tools import PinnedWorkspace
-from workflows.supervised_call import SupervisedCalls
 
 WORDS = [
     "gateway", "limit", "rate", "token", "bucket", "request", "client", "config", "store",

@@ -6,11 +6,11 @@ from typing import Any
 
 from pydantic import ConfigDict, Field
 
-from models.agent_types import AgentType
-from models.base import WireModel
-from models.code import WorktreeRef
-from models.limits import MAX_OUTPUT_TOKENS_FACTOR
-from models.tools import PinnedWorkspace, ToolRequest, ToolTrace
+from agent_interrupts.models.agent_types import AgentType
+from agent_interrupts.models.base import WireModel
+from agent_interrupts.models.code import WorktreeRef
+from agent_interrupts.models.limits import MAX_OUTPUT_TOKENS_FACTOR
+from agent_interrupts.models.tools import PinnedWorkspace, ToolRequest, ToolTrace
 
 SUPERVISOR_MESSAGE_PREFIX = "[interrupt requested]"
 """Start of the user message that asks a running agent to interrupt (R5 step 2)."""

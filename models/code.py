@@ -12,9 +12,9 @@ from enum import StrEnum
 
 from pydantic import Field
 
-from models.base import WireModel
-from models.results import MergeConflict, TestOutcome, VerificationStatus
-from models.tools import PinnedWorkspace
+from agent_interrupts.models.base import WireModel
+from agent_interrupts.models.results import MergeConflict, TestOutcome, VerificationStatus
+from agent_interrupts.models.tools import PinnedWorkspace
 
 TEST_OUTPUT_CHARS = 4_000
 """The tail of a verification run's output kept with its result."""

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from models.base import WireModel
-from models.results import (
+from agent_interrupts.models.base import WireModel
+from agent_interrupts.models.results import (
     ConsolidatedReference,
     DiscoveryCollectorResult,
     PlannedTicket,

@@ -8,7 +8,7 @@ from typing import Self
 from pydantic import ValidationError
 from temporalio.exceptions import ApplicationError
 
-from models.limits import ECHO_CHARS, clip
+from agent_interrupts.models.limits import ECHO_CHARS, clip
 
 
 class AgentWorkflowError(Exception):

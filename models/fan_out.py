@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from models.base import WireModel
-from models.interrupts import DispatchedAgentInterruptRequest
-from models.results import DispatchedAgentResult
+from agent_interrupts.models.base import WireModel
+from agent_interrupts.models.interrupts import DispatchedAgentInterruptRequest
+from agent_interrupts.models.results import DispatchedAgentResult
 
 
 class HeldAgent(WireModel):

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from datetime import UTC, datetime
 
-from models.agent_types import AgentType
+from agent_interrupts.models.agent_types import AgentType
 
 _CONTEXT_ID = re.compile(
     r"^wf-(?P<run>[^/]+)/(?P<agent>[a-z-]+)/(?P<seq>\d{3,})/(?P<ts>\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ)$"

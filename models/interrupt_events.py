@@ -7,9 +7,9 @@ from datetime import datetime
 
 from pydantic import Field, model_validator
 
-from models.agent_types import AgentType
-from models.base import WireModel
-from models.interrupts import (
+from agent_interrupts.models.agent_types import AgentType
+from agent_interrupts.models.base import WireModel
+from agent_interrupts.models.interrupts import (
     ChoiceOption,
     ConfirmationItem,
     InterruptRouting,
@@ -17,7 +17,7 @@ from models.interrupts import (
     OptionKey,
     StructuredChoice,
 )
-from models.limits import MAX_ITEMS, Id, Text
+from agent_interrupts.models.limits import MAX_ITEMS, Id, Text
 
 INTERRUPT_REQUEST_EVENT_SIGNAL = "interrupt_request_event"
 """The orchestrator's signal that carries an InterruptRequestEvent."""

@@ -8,18 +8,18 @@ from typing import Any
 
 from pydantic import Field
 
-from models.agent_call import CallRecord
-from models.agent_types import AgentType
-from models.base import WireModel
-from models.interrupt_events import InterruptRequestEvent
-from models.interrupts import (
+from agent_interrupts.models.agent_call import CallRecord
+from agent_interrupts.models.agent_types import AgentType
+from agent_interrupts.models.base import WireModel
+from agent_interrupts.models.interrupt_events import InterruptRequestEvent
+from agent_interrupts.models.interrupts import (
     DEFAULT_INTERRUPT_TIMEOUT_SECONDS,
     AnyInterruptRequest,
     InterruptResolution,
     OptionKey,
     TimeoutOutcome,
 )
-from models.state import GraphEvent
+from agent_interrupts.models.state import GraphEvent
 
 RESOLVE_SIGNAL = "resolve"
 """InterruptWorkflow's signal that carries a resolution (Temporal UI / CLI)."""

@@ -8,11 +8,11 @@ from typing import Annotated, Any, Literal, Self
 from pydantic import Field, model_validator
 from pydantic.json_schema import SkipJsonSchema
 
-from models.agent_call import CallRecord
-from models.agent_types import AgentType, Route
-from models.base import WireModel
-from models.limits import MAX_ITEMS, Answer, Id, Text, clip
-from models.requests import (
+from agent_interrupts.models.agent_call import CallRecord
+from agent_interrupts.models.agent_types import AgentType, Route
+from agent_interrupts.models.base import WireModel
+from agent_interrupts.models.limits import MAX_ITEMS, Answer, Id, Text, clip
+from agent_interrupts.models.requests import (
     ContextManagerRoutingRequest,
     DiscoveryAgentRequests,
     DiscoveryCollectorRequest,
@@ -28,13 +28,13 @@ from models.requests import (
     TicketCollectorRequest,
     TicketOrchestratorRequest,
 )
-from models.results import (
+from agent_interrupts.models.results import (
     AssessmentStatus,
     FileReference,
     Recommendation,
     VerificationStatus,
 )
-from models.routing import Routing
+from agent_interrupts.models.routing import Routing
 
 DEFAULT_INTERRUPT_TIMEOUT_SECONDS = 24 * 60 * 60
 

@@ -5,9 +5,13 @@ from __future__ import annotations
 from datetime import datetime
 from enum import StrEnum
 
-from models.agent_types import AgentType
-from models.base import WireModel
-from models.interrupts import InterruptRequestBase, InterruptResolution, TimeoutOutcome
+from agent_interrupts.models.agent_types import AgentType
+from agent_interrupts.models.base import WireModel
+from agent_interrupts.models.interrupts import (
+    InterruptRequestBase,
+    InterruptResolution,
+    TimeoutOutcome,
+)
 
 SCHEMA_VERSION = 1
 """Version of the webhook payload; a change that breaks receivers raises it."""

@@ -8,15 +8,15 @@ from __future__ import annotations
 from pydantic import Field
 from pydantic.json_schema import SkipJsonSchema
 
-from models.base import WireModel
-from models.code import MergeOutcome, TicketChange
-from models.contexts import (
+from agent_interrupts.models.base import WireModel
+from agent_interrupts.models.code import MergeOutcome, TicketChange
+from agent_interrupts.models.contexts import (
     DiscoveryCollectorContext,
     PlanningCollectorContext,
     TicketCollectorContext,
 )
-from models.limits import MAX_FAN_OUT
-from models.results import (
+from agent_interrupts.models.limits import MAX_FAN_OUT
+from agent_interrupts.models.results import (
     DiscoveryAgentResult,
     PlannedTicket,
     PlanningAgentResult,

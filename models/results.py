@@ -12,8 +12,8 @@ from typing import Any
 from pydantic import Field, model_validator
 from pydantic.json_schema import SkipJsonSchema
 
-from models.agent_types import AgentType
-from models.base import WireModel
+from agent_interrupts.models.agent_types import AgentType
+from agent_interrupts.models.base import WireModel
 
 SCHEMA_VERSION = "1.0"
 LEGACY_NEEDS_INPUT = "needsInput"

@@ -6,8 +6,8 @@ from typing import Any, ClassVar, Self
 
 from pydantic import model_validator
 
-from models.agent_types import Route, RouteTarget
-from models.base import WireModel
+from agent_interrupts.models.agent_types import Route, RouteTarget
+from agent_interrupts.models.base import WireModel
 
 
 class Routing(WireModel):

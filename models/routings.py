@@ -6,8 +6,8 @@ from typing import Annotated, Any
 
 from pydantic import Field
 
-from models.agent_types import AgentType, Route, Terminal
-from models.interrupts import (
+from agent_interrupts.models.agent_types import AgentType, Route, Terminal
+from agent_interrupts.models.interrupts import (
     ContextManagerInterruptRequest,
     DiscoveryAgentDispatchInterruptRequest,
     DiscoveryAgentInterruptRequest,
@@ -26,7 +26,7 @@ from models.interrupts import (
     TicketCollectorInterruptRequest,
     TicketOrchestratorInterruptRequest,
 )
-from models.requests import (
+from agent_interrupts.models.requests import (
     ContextManagerRoutingRequest,
     DiscoveryAgentRequests,
     DiscoveryCollectorRequest,
@@ -42,7 +42,7 @@ from models.requests import (
     TicketCollectorRequest,
     TicketOrchestratorRequest,
 )
-from models.results import (
+from agent_interrupts.models.results import (
     ContextManagerResult,
     Delegation,
     DiscoveryAgentResult,
@@ -56,7 +56,7 @@ from models.results import (
     TicketAgentResult,
     TicketCollectorResult,
 )
-from models.routing import Routing
+from agent_interrupts.models.routing import Routing
 
 INTERRUPT_HELP = (
     "Set this (and no route) when you are uncertain about a decision and need a person's "

@@ -8,19 +8,19 @@ from typing import Any
 
 from pydantic import Field, field_validator
 
-from models.agent_types import AgentType
-from models.base import WireModel
-from models.code import CodeState
-from models.contexts import CuratedContexts
-from models.fan_out import HeldAgent
-from models.interrupt_events import InterruptRequestEvent
-from models.interrupts import (
+from agent_interrupts.models.agent_types import AgentType
+from agent_interrupts.models.base import WireModel
+from agent_interrupts.models.code import CodeState
+from agent_interrupts.models.contexts import CuratedContexts
+from agent_interrupts.models.fan_out import HeldAgent
+from agent_interrupts.models.interrupt_events import InterruptRequestEvent
+from agent_interrupts.models.interrupts import (
     DEFAULT_INTERRUPT_TIMEOUT_SECONDS,
     InterruptResolution,
     TimeoutOutcome,
 )
-from models.limits import MAX_GOAL_CHARS
-from models.tools import PinnedWorkspace, ToolTrace, WorkspaceSpec
+from agent_interrupts.models.limits import MAX_GOAL_CHARS
+from agent_interrupts.models.tools import PinnedWorkspace, ToolTrace, WorkspaceSpec
 
 DEFAULT_MAX_STEPS = 60
 DEFAULT_QUESTION_GATHER_SECONDS = 0.0

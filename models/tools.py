@@ -11,7 +11,7 @@ from typing import Any
 
 from pydantic import Field, model_validator
 
-from models.base import WireModel
+from agent_interrupts.models.base import WireModel
 
 MAX_TOOL_ARGUMENT_CHARS = 16_000
 """The arguments of one tool call as the model wrote them (JSON text); longer ones are cut (and

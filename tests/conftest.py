@@ -12,9 +12,9 @@ from temporalio.client import Client
 from temporalio.contrib.pydantic import pydantic_data_converter
 from temporalio.testing import WorkflowEnvironment
 
-from app.binaries import temporal_cli
+from agent_interrupts.app.binaries import temporal_cli
+from agent_interrupts.workflows.visibility import dev_server_args
 from tests.support.postgres import PostgresServer, postgres_server, require_pg_bin
-from workflows.visibility import dev_server_args
 
 
 @pytest.fixture(scope="session", autouse=True)

@@ -13,10 +13,11 @@ from typing import Any
 
 from temporalio.client import Client
 
-from activities.llm import LlmSettings
-from activities.offline_model import OfflineModel, OfflineScenario
-from app.worker_setup import build_worker
-from models.agent_types import AgentType
+from agent_interrupts.activities.llm import LlmSettings
+from agent_interrupts.activities.offline_model import OfflineModel, OfflineScenario
+from agent_interrupts.app.worker_setup import build_worker
+from agent_interrupts.models.agent_types import AgentType
+from agent_interrupts.workflows.graph import NODES
 from tests.support.cli import client_py
 from tests.support.interrupts import (
     full_status,
@@ -25,7 +26,6 @@ from tests.support.interrupts import (
     wait_for_interrupt,
     wait_running,
 )
-from workflows.graph import NODES
 
 
 class HeldOfflineModel(OfflineModel):

@@ -7,12 +7,12 @@ import asyncio
 import pytest
 from temporalio.client import Client
 
-from activities.llm import LlmSettings
-from activities.offline_model import OfflineModel, OfflineScenario
-from app.sdk import AgentWorkflowClient, ResolutionRejected
-from app.worker_setup import build_worker
-from models.agent_types import AgentType
-from models.interrupts import InterruptResolution
+from agent_interrupts.activities.llm import LlmSettings
+from agent_interrupts.activities.offline_model import OfflineModel, OfflineScenario
+from agent_interrupts.app.sdk import AgentWorkflowClient, ResolutionRejected
+from agent_interrupts.app.worker_setup import build_worker
+from agent_interrupts.models.agent_types import AgentType
+from agent_interrupts.models.interrupts import InterruptResolution
 from tests.support.cli import client_py
 from tests.support.interrupts import start, wait_for_interrupt
 

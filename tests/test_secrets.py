@@ -22,17 +22,17 @@ from temporalio.client import Client, WorkflowFailureError, WorkflowHandle
 from temporalio.service import RPCError, RPCStatusCode
 from temporalio.worker import Worker
 
-from activities.offline_model import OfflineScenario
-from app.config import llm_settings_from_env
-from app.worker_setup import build_worker
-from models.agent_types import AgentType
-from models.interrupt_events import InterruptRequestEvent
-from models.interrupts import InterruptType, ResolvedBy
-from models.state import EventKind, OrchestratorInput, OrchestratorStatus
+from agent_interrupts.activities.offline_model import OfflineScenario
+from agent_interrupts.app.config import llm_settings_from_env
+from agent_interrupts.app.worker_setup import build_worker
+from agent_interrupts.models.agent_types import AgentType
+from agent_interrupts.models.interrupt_events import InterruptRequestEvent
+from agent_interrupts.models.interrupts import InterruptType, ResolvedBy
+from agent_interrupts.models.state import EventKind, OrchestratorInput, OrchestratorStatus
+from agent_interrupts.workflows.interrupt import InterruptWorkflow
+from agent_interrupts.workflows.orchestrator import OrchestratorWorkflow
 from tests.support.interrupts import answer_all, interrupt_status
 from tests.support.openai_server import HANG, VALID, ScriptedOpenAIServer
-from workflows.interrupt import InterruptWorkflow
-from workflows.orchestrator import OrchestratorWorkflow
 
 KEY = f"h8scan{uuid.uuid4().hex}"
 """Distinctive, and shaped like no credential: the configured-secret redaction must catch it."""

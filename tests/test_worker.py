@@ -19,9 +19,9 @@ from typing import Any
 from temporalio.api.enums.v1 import EventType
 from temporalio.client import Client, WorkflowHandle
 
-from activities.llm import LlmSettings
-from app.stack import pollers
-from app.worker_setup import build_worker
+from agent_interrupts.activities.llm import LlmSettings
+from agent_interrupts.app.stack import pollers
+from agent_interrupts.app.worker_setup import build_worker
 from bench.harness import worker_env
 from tests.support.interrupts import start, started_activities
 

@@ -10,19 +10,34 @@ from temporalio import workflow
 from temporalio.exceptions import ApplicationError, ChildWorkflowError
 from temporalio.workflow import ChildWorkflowHandle
 
-from models.agent_types import AgentType
-from models.errors import (
+from agent_interrupts.models.agent_types import AgentType
+from agent_interrupts.models.errors import (
     DegenerateLoop,
     InterruptFailed,
     StepLimitExceeded,
     StoppedByPerson,
     failure_message,
 )
-from models.fan_out import HeldAgent
-from models.interrupt_flow import HAND_OVER_SIGNAL, HANDED_OVER, InterruptInput, InterruptOutcome
-from models.interrupts import InterruptRequestBase, InterruptRouting, OptionKey, TimeoutOutcome
-from models.limits import AGENT_OUTPUT_BYTES, AGENT_REQUEST_BYTES, clip, fit_strings
-from models.state import (
+from agent_interrupts.models.fan_out import HeldAgent
+from agent_interrupts.models.interrupt_flow import (
+    HAND_OVER_SIGNAL,
+    HANDED_OVER,
+    InterruptInput,
+    InterruptOutcome,
+)
+from agent_interrupts.models.interrupts import (
+    InterruptRequestBase,
+    InterruptRouting,
+    OptionKey,
+    TimeoutOutcome,
+)
+from agent_interrupts.models.limits import (
+    AGENT_OUTPUT_BYTES,
+    AGENT_REQUEST_BYTES,
+    clip,
+    fit_strings,
+)
+from agent_interrupts.models.state import (
     EntryKind,
     EventKind,
     HandedOverQuestion,
@@ -31,18 +46,18 @@ from models.state import (
     PendingInterrupt,
     PendingStep,
 )
-from workflows.budget_questions import budget_question, stops_the_run
-from workflows.graph import NODES
-from workflows.handover import history_is_long
-from workflows.interrupt import InterruptWorkflow
-from workflows.interrupt_text import details_markdown, summary_line
-from workflows.lifting import answer_each
-from workflows.planner import last_request_of, origin_of
-from workflows.resolution_rules import describe_resolution
-from workflows.resume import resumed_request
-from workflows.run_book import RunBook
-from workflows.steps import decide
-from workflows.visibility import child_attributes, show_orchestrator
+from agent_interrupts.workflows.budget_questions import budget_question, stops_the_run
+from agent_interrupts.workflows.graph import NODES
+from agent_interrupts.workflows.handover import history_is_long
+from agent_interrupts.workflows.interrupt import InterruptWorkflow
+from agent_interrupts.workflows.interrupt_text import details_markdown, summary_line
+from agent_interrupts.workflows.lifting import answer_each
+from agent_interrupts.workflows.planner import last_request_of, origin_of
+from agent_interrupts.workflows.resolution_rules import describe_resolution
+from agent_interrupts.workflows.resume import resumed_request
+from agent_interrupts.workflows.run_book import RunBook
+from agent_interrupts.workflows.steps import decide
+from agent_interrupts.workflows.visibility import child_attributes, show_orchestrator
 
 QUESTION_HANDED_OVER = "23-question-handed-over"
 """Patch id: a question whose run's history grew long while it waited is cancelled and asked

@@ -12,10 +12,10 @@ from collections.abc import Sequence
 from datetime import datetime
 from typing import Any
 
-from models.agent_call import HistoryDigestEntry, PreviousContext
-from models.agent_types import AgentType
-from models.limits import clip, compact_json, fit_strings, json_bytes
-from models.state import (
+from agent_interrupts.models.agent_call import HistoryDigestEntry, PreviousContext
+from agent_interrupts.models.agent_types import AgentType
+from agent_interrupts.models.limits import clip, compact_json, fit_strings, json_bytes
+from agent_interrupts.models.state import (
     EntryKind,
     GraphEvent,
     HistoryEntry,
@@ -23,7 +23,7 @@ from models.state import (
     LastOutput,
     OrchestratorState,
 )
-from models.tools import ToolTrace
+from agent_interrupts.models.tools import ToolTrace
 
 PAYLOAD_WINDOW = 24
 """Entries that keep their payload in state (enough for a fan-out of four and its collector)."""

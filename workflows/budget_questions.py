@@ -12,8 +12,8 @@ Pure functions.
 
 from __future__ import annotations
 
-from models.agent_types import AgentType
-from models.interrupts import (
+from agent_interrupts.models.agent_types import AgentType
+from agent_interrupts.models.interrupts import (
     CUSTOM_OPTION_TEXT,
     ChoiceOption,
     InterruptRequestBase,
@@ -21,7 +21,7 @@ from models.interrupts import (
     OptionKey,
     StructuredChoice,
 )
-from workflows.question_types import QUESTION_TYPES, empty_fields
+from agent_interrupts.workflows.question_types import QUESTION_TYPES, empty_fields
 
 BUDGET_CHOICE_ID = "step-budget"
 STOP = OptionKey.B

@@ -17,9 +17,9 @@ from typing import Any
 from temporalio import workflow
 from temporalio.exceptions import ActivityError
 
-from models.agent_call import AgentReply
-from models.agent_types import AgentType
-from models.code import (
+from agent_interrupts.models.agent_call import AgentReply
+from agent_interrupts.models.agent_types import AgentType
+from agent_interrupts.models.code import (
     MAX_RUN_TICKETS,
     OTHER_FILES,
     AskedConflict,
@@ -39,9 +39,9 @@ from models.code import (
     TicketCommit,
     WorktreeRef,
 )
-from models.errors import AgentFailed, failure_message, failure_type
-from models.ids import ref_component
-from models.interrupts import (
+from agent_interrupts.models.errors import AgentFailed, failure_message, failure_type
+from agent_interrupts.models.ids import ref_component
+from agent_interrupts.models.interrupts import (
     ChoiceOption,
     ConfirmationItem,
     ConflictFile,
@@ -51,8 +51,8 @@ from models.interrupts import (
     OptionKey,
     StructuredChoice,
 )
-from models.limits import MAX_ANSWER_CHARS, clip
-from models.results import (
+from agent_interrupts.models.limits import MAX_ANSWER_CHARS, clip
+from agent_interrupts.models.results import (
     CodeChange,
     CommitInfo,
     MergeConflict,
@@ -62,13 +62,17 @@ from models.results import (
     TicketAgentResult,
     VerificationStatus,
 )
-from models.routings import MergerRouting
-from models.state import PendingStep
-from workflows.policies import CODE_WORK_HEARTBEAT, CODE_WORK_RETRY, CODE_WORK_TIMEOUT
-from workflows.run_book import RunBook
+from agent_interrupts.models.routings import MergerRouting
+from agent_interrupts.models.state import PendingStep
+from agent_interrupts.workflows.policies import (
+    CODE_WORK_HEARTBEAT,
+    CODE_WORK_RETRY,
+    CODE_WORK_TIMEOUT,
+)
+from agent_interrupts.workflows.run_book import RunBook
 
 with workflow.unsafe.imports_passed_through():
-    from activities.code_changes import CodeChangeActivities
+    from agent_interrupts.activities.code_changes import CodeChangeActivities
 
 PATCH = "20-code-changes"
 REVIEW_DIFF_CHARS = 24_000

@@ -6,8 +6,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from models.agent_types import AgentType
-from models.contexts import (
+from agent_interrupts.models.agent_types import AgentType
+from agent_interrupts.models.contexts import (
     CONTEXT_FIELDS,
     CuratedContext,
     CuratedContexts,
@@ -16,8 +16,8 @@ from models.contexts import (
     curate_tickets,
     curated_ids_in,
 )
-from models.requests import AgentRequest
-from models.results import (
+from agent_interrupts.models.requests import AgentRequest
+from agent_interrupts.models.results import (
     DiscoveryCollectorResult,
     PlanningCollectorResult,
     TicketCollectorResult,

@@ -4,8 +4,13 @@ from __future__ import annotations
 
 from temporalio import workflow
 
-from models.limits import EVENT_MESSAGE_CHARS, MAX_EVENT_LOG_BYTES, MAX_EVENTS, clip
-from models.state import EventKind, GraphEvent
+from agent_interrupts.models.limits import (
+    EVENT_MESSAGE_CHARS,
+    MAX_EVENT_LOG_BYTES,
+    MAX_EVENTS,
+    clip,
+)
+from agent_interrupts.models.state import EventKind, GraphEvent
 
 
 def record_event(events: list[GraphEvent], recorded: int, event: GraphEvent) -> int:

@@ -11,11 +11,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from models.agent_types import AgentType
-from models.interrupt_events import InterruptRequestEvent
-from models.interrupts import InterruptRequestBase
-from models.limits import MAX_TEXT_CHARS, compact_json
-from workflows.question_types import QUESTION_TYPES, empty_value, fits, own_fields
+from agent_interrupts.models.agent_types import AgentType
+from agent_interrupts.models.interrupt_events import InterruptRequestEvent
+from agent_interrupts.models.interrupts import InterruptRequestBase
+from agent_interrupts.models.limits import MAX_TEXT_CHARS, compact_json
+from agent_interrupts.workflows.question_types import QUESTION_TYPES, empty_value, fits, own_fields
 
 REPLY_EXCERPT_CHARS = 1_500
 

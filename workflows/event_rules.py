@@ -5,10 +5,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from models.agent_call import SUPERVISOR_MESSAGE_PREFIX
-from models.agent_types import DISPATCHED_AGENTS
-from models.interrupt_events import InterruptRequestEvent
-from models.state import OrchestratorState
+from agent_interrupts.models.agent_call import SUPERVISOR_MESSAGE_PREFIX
+from agent_interrupts.models.agent_types import DISPATCHED_AGENTS
+from agent_interrupts.models.interrupt_events import InterruptRequestEvent
+from agent_interrupts.models.state import OrchestratorState
 
 
 @dataclass(frozen=True)

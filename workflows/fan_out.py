@@ -10,22 +10,28 @@ from typing import Any
 
 from temporalio import workflow
 
-from models.agent_call import AgentReply, ContextItem
-from models.agent_types import Terminal
-from models.errors import AgentFailed, DegenerateLoop
-from models.fan_out import HeldAgent
-from models.ids import dispatched_node_id
-from models.state import EntryKind, EventKind, HistoryEntry, PendingStep
-from workflows import blackboard
-from workflows.asking import StartedQuestion, start_question
-from workflows.code_changes import ticket_names, ticket_step
-from workflows.curation import with_contexts
-from workflows.event_questions import question_from_event
-from workflows.fan_out_answers import AnsweredAlone, AskNow, FanOutEnd
-from workflows.graph import NODES, Node
-from workflows.lifting import asked, fan_out_context, lift, lifted_output, plan_fan_out
-from workflows.run_book import RunBook, upstream_of
-from workflows.steps import decide
+from agent_interrupts.models.agent_call import AgentReply, ContextItem
+from agent_interrupts.models.agent_types import Terminal
+from agent_interrupts.models.errors import AgentFailed, DegenerateLoop
+from agent_interrupts.models.fan_out import HeldAgent
+from agent_interrupts.models.ids import dispatched_node_id
+from agent_interrupts.models.state import EntryKind, EventKind, HistoryEntry, PendingStep
+from agent_interrupts.workflows import blackboard
+from agent_interrupts.workflows.asking import StartedQuestion, start_question
+from agent_interrupts.workflows.code_changes import ticket_names, ticket_step
+from agent_interrupts.workflows.curation import with_contexts
+from agent_interrupts.workflows.event_questions import question_from_event
+from agent_interrupts.workflows.fan_out_answers import AnsweredAlone, AskNow, FanOutEnd
+from agent_interrupts.workflows.graph import NODES, Node
+from agent_interrupts.workflows.lifting import (
+    asked,
+    fan_out_context,
+    lift,
+    lifted_output,
+    plan_fan_out,
+)
+from agent_interrupts.workflows.run_book import RunBook, upstream_of
+from agent_interrupts.workflows.steps import decide
 
 EARLY_QUESTIONS = "18-questions-while-siblings-run"
 ANSWERED_ALONE = "30-fan-out-questions-answered-alone"

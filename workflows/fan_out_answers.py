@@ -17,11 +17,11 @@ from dataclasses import dataclass
 
 from temporalio import workflow
 
-from models.agent_call import AgentReply
-from models.fan_out import HeldAgent
-from models.interrupt_flow import InterruptOutcome
-from models.state import EventKind, HandedOverQuestion, PendingStep
-from workflows.asking import (
+from agent_interrupts.models.agent_call import AgentReply
+from agent_interrupts.models.fan_out import HeldAgent
+from agent_interrupts.models.interrupt_flow import InterruptOutcome
+from agent_interrupts.models.state import EventKind, HandedOverQuestion, PendingStep
+from agent_interrupts.workflows.asking import (
     QuestionHandedOver,
     StartedQuestion,
     ask_again,
@@ -30,11 +30,11 @@ from workflows.asking import (
     take_answer,
     waiting_on,
 )
-from workflows.graph import Node
-from workflows.handover import history_is_long
-from workflows.lifting import asked, with_translated_request
-from workflows.run_book import RunBook
-from workflows.visibility import show_orchestrator
+from agent_interrupts.workflows.graph import Node
+from agent_interrupts.workflows.handover import history_is_long
+from agent_interrupts.workflows.lifting import asked, with_translated_request
+from agent_interrupts.workflows.run_book import RunBook
+from agent_interrupts.workflows.visibility import show_orchestrator
 
 StartAgent = Callable[[int], Awaitable[AgentReply]]
 """Runs the fan-out's agent at this index (with its answer, if it has one)."""

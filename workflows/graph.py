@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from models.agent_types import AgentType
-from models.requests import (
+from agent_interrupts.models.agent_types import AgentType
+from agent_interrupts.models.requests import (
     AgentRequest,
     ContextManagerRoutingRequest,
     DiscoveryAgentRequest,
@@ -25,8 +25,8 @@ from models.requests import (
     TicketCollectorRequest,
     TicketOrchestratorRequest,
 )
-from models.routing import Routing
-from models.routings import (
+from agent_interrupts.models.routing import Routing
+from agent_interrupts.models.routings import (
     ContextManagerRouting,
     DiscoveryAgentRouting,
     DiscoveryCollectorRouting,

@@ -18,8 +18,8 @@ from pydantic import BaseModel, ValidationError
 from temporalio import workflow
 from temporalio.common import RawValue
 
-from models.errors import describe_validation_error
-from models.limits import MAX_PAYLOAD_BYTES, echo
+from agent_interrupts.models.errors import describe_validation_error
+from agent_interrupts.models.limits import MAX_PAYLOAD_BYTES, echo
 
 M = TypeVar("M", bound=BaseModel)
 H = TypeVar("H", bound=Callable[..., Any])

@@ -13,10 +13,15 @@ from temporalio import workflow
 from temporalio.common import RawValue
 from temporalio.exceptions import ActivityError, ApplicationError, CancelledError
 
-from models.agent_types import AgentType
-from models.errors import InvalidInput, Rejected, UndecodablePayload, failure_message
-from models.interrupt_events import EVENT_CHOICE_ID
-from models.interrupt_flow import (
+from agent_interrupts.models.agent_types import AgentType
+from agent_interrupts.models.errors import (
+    InvalidInput,
+    Rejected,
+    UndecodablePayload,
+    failure_message,
+)
+from agent_interrupts.models.interrupt_events import EVENT_CHOICE_ID
+from agent_interrupts.models.interrupt_flow import (
     HAND_OVER_SIGNAL,
     HANDED_OVER,
     RESOLVE_SIGNAL,
@@ -32,28 +37,28 @@ from models.interrupt_flow import (
     TimeoutOutcome,
     TranslationInput,
 )
-from models.interrupts import InterruptResolution, InterruptType, ResolvedBy
-from models.limits import clip
-from models.notifications import NoticeKind, Reminder
-from models.state import EventKind, GraphEvent
-from workflows.event_log import log_event, record_event
-from workflows.handler_args import one_raw_payload, parse_raw, parse_values
-from workflows.handover import history_is_long
-from workflows.interrupt_hooks import (
+from agent_interrupts.models.interrupts import InterruptResolution, InterruptType, ResolvedBy
+from agent_interrupts.models.limits import clip
+from agent_interrupts.models.notifications import NoticeKind, Reminder
+from agent_interrupts.models.state import EventKind, GraphEvent
+from agent_interrupts.workflows.event_log import log_event, record_event
+from agent_interrupts.workflows.handler_args import one_raw_payload, parse_raw, parse_values
+from agent_interrupts.workflows.handover import history_is_long
+from agent_interrupts.workflows.interrupt_hooks import (
     REPLACING_REQUEST_HOOKS,
     REQUEST_HOOKS,
     RESOLUTION_HOOKS,
     TRANSLATION_HOOKS,
 )
-from workflows.legacy import started_before_notifications, upgrade_start
-from workflows.notifications import Notifier
-from workflows.policies import (
+from agent_interrupts.workflows.legacy import started_before_notifications, upgrade_start
+from agent_interrupts.workflows.notifications import Notifier
+from agent_interrupts.workflows.policies import (
     AGENT_HEARTBEAT_TIMEOUT,
     AGENT_RETRY,
     AGENT_START_TO_CLOSE,
     AUTONOMY_TIMEOUT,
 )
-from workflows.resolution_rules import (
+from agent_interrupts.workflows.resolution_rules import (
     allowed_route,
     drop_invalid_recommendations,
     left_to_text,
@@ -63,12 +68,12 @@ from workflows.resolution_rules import (
     unanswered_parts,
     untranslated_routing,
 )
-from workflows.shadow import SHADOW_SUFFIX
-from workflows.visibility import show_interrupt
+from agent_interrupts.workflows.shadow import SHADOW_SUFFIX
+from agent_interrupts.workflows.visibility import show_interrupt
 
 with workflow.unsafe.imports_passed_through():
-    from activities.autonomy import AutonomyActivities
-    from activities.resolution import ResolutionActivities
+    from agent_interrupts.activities.autonomy import AutonomyActivities
+    from agent_interrupts.activities.resolution import ResolutionActivities
 
 
 @workflow.defn(failure_exception_types=[ValidationError, UndecodablePayload])

@@ -6,9 +6,9 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from models.agent_types import DISPATCHED_AGENTS
-from models.interrupt_flow import InterruptInput
-from models.interrupts import InterruptResolution
+from agent_interrupts.models.agent_types import DISPATCHED_AGENTS
+from agent_interrupts.models.interrupt_flow import InterruptInput
+from agent_interrupts.models.interrupts import InterruptResolution
 
 
 def _unique_ids(job: InterruptInput) -> InterruptInput:

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from models.agent_types import AgentType
-from models.interrupts import InterruptRequestBase
-from workflows.visibility import answer_markdown, fit_details, question_markdown
+from agent_interrupts.models.agent_types import AgentType
+from agent_interrupts.models.interrupts import InterruptRequestBase
+from agent_interrupts.workflows.visibility import answer_markdown, fit_details, question_markdown
 
 
 def summary_line(origin: AgentType, request: InterruptRequestBase) -> str:

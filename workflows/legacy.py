@@ -11,9 +11,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from models.agent_types import DISPATCHED_AGENTS, AgentType
-from models.results import LEGACY_NEEDS_INPUT
-from workflows.question_types import (
+from agent_interrupts.models.agent_types import DISPATCHED_AGENTS, AgentType
+from agent_interrupts.models.results import LEGACY_NEEDS_INPUT
+from agent_interrupts.workflows.question_types import (
     BASE_FIELDS,
     QUESTION_TYPES,
     empty_value,

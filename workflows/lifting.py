@@ -21,10 +21,10 @@ from __future__ import annotations
 from collections.abc import Collection, Sequence
 from typing import Any, TypeVar
 
-from models.agent_call import ContextItem
-from models.agent_types import AgentType
-from models.fan_out import HeldAgent
-from models.interrupts import (
+from agent_interrupts.models.agent_call import ContextItem
+from agent_interrupts.models.agent_types import AgentType
+from agent_interrupts.models.fan_out import HeldAgent
+from agent_interrupts.models.interrupts import (
     AgentQuestion,
     ConfirmationItem,
     DispatchedAgentInterruptRequest,
@@ -35,12 +35,12 @@ from models.interrupts import (
     InterruptType,
     StructuredChoice,
 )
-from models.limits import MAX_ITEMS, clip, compact_json
-from models.results import DispatchResult
-from workflows.graph import NODES
-from workflows.resolution_rules import describe_resolution, unanswered_parts
-from workflows.resume import resumed_request
-from workflows.stuck_questions import more_tokens
+from agent_interrupts.models.limits import MAX_ITEMS, clip, compact_json
+from agent_interrupts.models.results import DispatchResult
+from agent_interrupts.workflows.graph import NODES
+from agent_interrupts.workflows.resolution_rules import describe_resolution, unanswered_parts
+from agent_interrupts.workflows.resume import resumed_request
+from agent_interrupts.workflows.stuck_questions import more_tokens
 
 T = TypeVar("T", StructuredChoice, ConfirmationItem)
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from models.state import HistoryEntry
+from agent_interrupts.models.state import HistoryEntry
 
 
 def context_chain(history: list[HistoryEntry], context_id: str) -> list[HistoryEntry]:

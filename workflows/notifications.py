@@ -18,10 +18,10 @@ from temporalio.common import RetryPolicy
 from temporalio.exceptions import ActivityError, ApplicationError, WorkflowAlreadyStartedError
 from temporalio.workflow import ActivityHandle, ParentClosePolicy
 
-from models.errors import failure_message
-from models.interrupt_flow import InterruptInput
-from models.interrupts import InterruptResolution
-from models.notifications import (
+from agent_interrupts.models.errors import failure_message
+from agent_interrupts.models.interrupt_flow import InterruptInput
+from agent_interrupts.models.interrupts import InterruptResolution
+from agent_interrupts.models.notifications import (
     Channel,
     Delivery,
     Notice,
@@ -31,8 +31,8 @@ from models.notifications import (
     Question,
     Reminder,
 )
-from models.state import EventKind
-from workflows.policies import (
+from agent_interrupts.models.state import EventKind
+from agent_interrupts.workflows.policies import (
     NOTIFY_PLAN_TIMEOUT,
     NOTIFY_RETRY,
     NOTIFY_SCHEDULE_TO_CLOSE,
@@ -40,7 +40,7 @@ from workflows.policies import (
 )
 
 with workflow.unsafe.imports_passed_through():
-    from activities.notify import NotificationActivities
+    from agent_interrupts.activities.notify import NotificationActivities
 
 Record = Callable[[EventKind, str], None]
 

@@ -18,8 +18,8 @@ from temporalio import workflow
 from temporalio.common import RawValue
 from temporalio.exceptions import ActivityError, ApplicationError
 
-from models.agent_types import AgentType
-from models.errors import (
+from agent_interrupts.models.agent_types import AgentType
+from agent_interrupts.models.errors import (
     DegenerateLoop,
     InvalidInput,
     Rejected,
@@ -27,13 +27,22 @@ from models.errors import (
     UndecodablePayload,
     failure_message,
 )
-from models.fan_out import HeldAgent
-from models.ids import dispatched_agent_key
-from models.interrupt_events import INTERRUPT_REQUEST_EVENT_SIGNAL, EventAck, InterruptRequestEvent
-from models.limits import AGENT_OUTPUT_BYTES, MAX_REMEMBERED_EVENT_IDS, clip, fit_strings
-from models.requests import OrchestratorRequest
-from models.results import OrchestratorCollectorResult
-from models.state import (
+from agent_interrupts.models.fan_out import HeldAgent
+from agent_interrupts.models.ids import dispatched_agent_key
+from agent_interrupts.models.interrupt_events import (
+    INTERRUPT_REQUEST_EVENT_SIGNAL,
+    EventAck,
+    InterruptRequestEvent,
+)
+from agent_interrupts.models.limits import (
+    AGENT_OUTPUT_BYTES,
+    MAX_REMEMBERED_EVENT_IDS,
+    clip,
+    fit_strings,
+)
+from agent_interrupts.models.requests import OrchestratorRequest
+from agent_interrupts.models.results import OrchestratorCollectorResult
+from agent_interrupts.models.state import (
     EntryKind,
     EventKind,
     HandedOverQuestion,
@@ -45,27 +54,32 @@ from models.state import (
     OrchestratorStatus,
     PendingStep,
 )
-from workflows import blackboard, code_changes
-from workflows.asking import (
+from agent_interrupts.workflows import blackboard, code_changes
+from agent_interrupts.workflows.asking import (
     QuestionHandedOver,
     ask,
     ask_again,
     ask_for_steps,
     settle_question,
 )
-from workflows.curation import with_contexts
-from workflows.event_questions import question_from_event
-from workflows.event_rules import EventVerdict, check_event
-from workflows.fan_out import keep_late_event, lifted, question_while_agents_run, run_fan_out
-from workflows.graph import NODES, Node
-from workflows.handler_args import one_raw_payload, parse_raw, parse_values
-from workflows.handover import history_is_long
-from workflows.lifting import fan_out_context
-from workflows.run_book import RunBook, upstream_of
-from workflows.steps import decide
-from workflows.stuck_questions import more_tokens
-from workflows.visibility import claim_attributes, show_orchestrator
-from workflows.workspace import pin_workspace
+from agent_interrupts.workflows.curation import with_contexts
+from agent_interrupts.workflows.event_questions import question_from_event
+from agent_interrupts.workflows.event_rules import EventVerdict, check_event
+from agent_interrupts.workflows.fan_out import (
+    keep_late_event,
+    lifted,
+    question_while_agents_run,
+    run_fan_out,
+)
+from agent_interrupts.workflows.graph import NODES, Node
+from agent_interrupts.workflows.handler_args import one_raw_payload, parse_raw, parse_values
+from agent_interrupts.workflows.handover import history_is_long
+from agent_interrupts.workflows.lifting import fan_out_context
+from agent_interrupts.workflows.run_book import RunBook, upstream_of
+from agent_interrupts.workflows.steps import decide
+from agent_interrupts.workflows.stuck_questions import more_tokens
+from agent_interrupts.workflows.visibility import claim_attributes, show_orchestrator
+from agent_interrupts.workflows.workspace import pin_workspace
 
 EVENT_ENDS_IN_QUESTION = "18-event-ends-in-question"
 """Patch id: an agent that ignores a supervisor's event gets its question asked by the workflow

@@ -5,10 +5,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from models.agent_types import DISPATCHED_AGENTS, AgentType, RouteTarget
-from models.interrupts import InterruptRequestBase
-from models.routing import Routing
-from models.state import EntryKind, HistoryEntry
+from agent_interrupts.models.agent_types import DISPATCHED_AGENTS, AgentType, RouteTarget
+from agent_interrupts.models.interrupts import InterruptRequestBase
+from agent_interrupts.models.routing import Routing
+from agent_interrupts.models.state import EntryKind, HistoryEntry
 
 
 @dataclass(frozen=True)

@@ -11,7 +11,7 @@ from typing import Any
 
 from pydantic import TypeAdapter, ValidationError
 
-from models.interrupts import AnyInterruptRequest, InterruptRequestBase
+from agent_interrupts.models.interrupts import AnyInterruptRequest, InterruptRequestBase
 
 QUESTION_TYPES: dict[str, type[InterruptRequestBase]] = {
     str(cls.model_fields["origin"].default): cls

@@ -7,8 +7,8 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from models.agent_types import AgentType
-from models.interrupts import (
+from agent_interrupts.models.agent_types import AgentType
+from agent_interrupts.models.interrupts import (
     AnyInterruptRequest,
     InterruptRequestBase,
     InterruptResolution,
@@ -18,8 +18,8 @@ from models.interrupts import (
     ResolvedBy,
     StructuredChoice,
 )
-from models.limits import MAX_TEXT_CHARS, clip
-from workflows.graph import NODES
+from agent_interrupts.models.limits import MAX_TEXT_CHARS, clip
+from agent_interrupts.workflows.graph import NODES
 
 
 def resolution_problems(

@@ -6,7 +6,7 @@ from typing import Any
 
 from pydantic.json_schema import SkipJsonSchema
 
-from models.requests import AgentRequest
+from agent_interrupts.models.requests import AgentRequest
 
 
 def resumed_request(

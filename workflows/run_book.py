@@ -12,29 +12,41 @@ from typing import Any, NoReturn
 from temporalio import workflow
 from temporalio.exceptions import ActivityError
 
-from models.agent_call import AgentCall, AgentReply, ContextItem
-from models.agent_types import AgentType
-from models.code import WorktreeRef
-from models.contexts import curated_ids_in
-from models.errors import (
+from agent_interrupts.models.agent_call import AgentCall, AgentReply, ContextItem
+from agent_interrupts.models.agent_types import AgentType
+from agent_interrupts.models.code import WorktreeRef
+from agent_interrupts.models.contexts import curated_ids_in
+from agent_interrupts.models.errors import (
     RESCUABLE_FAILURES,
     AgentFailed,
     AgentWorkflowError,
     failure_message,
     failure_type,
 )
-from models.ids import make_context_id
-from models.interrupts import InterruptRequestBase
-from models.limits import AGENT_OUTPUT_BYTES, AGENT_REQUEST_BYTES, clip, fit_strings, json_bytes
-from models.routing import Routing
-from models.state import EntryKind, EventKind, GraphEvent, HistoryEntry, OrchestratorState
-from models.tools import ToolTrace
-from workflows import blackboard
-from workflows.curation import curate as derive_curation
-from workflows.event_log import log_event, record_event
-from workflows.legacy import upgrade_output
-from workflows.stuck_questions import stuck_question
-from workflows.supervised_call import SupervisedCalls
+from agent_interrupts.models.ids import make_context_id
+from agent_interrupts.models.interrupts import InterruptRequestBase
+from agent_interrupts.models.limits import (
+    AGENT_OUTPUT_BYTES,
+    AGENT_REQUEST_BYTES,
+    clip,
+    fit_strings,
+    json_bytes,
+)
+from agent_interrupts.models.routing import Routing
+from agent_interrupts.models.state import (
+    EntryKind,
+    EventKind,
+    GraphEvent,
+    HistoryEntry,
+    OrchestratorState,
+)
+from agent_interrupts.models.tools import ToolTrace
+from agent_interrupts.workflows import blackboard
+from agent_interrupts.workflows.curation import curate as derive_curation
+from agent_interrupts.workflows.event_log import log_event, record_event
+from agent_interrupts.workflows.legacy import upgrade_output
+from agent_interrupts.workflows.stuck_questions import stuck_question
+from agent_interrupts.workflows.supervised_call import SupervisedCalls
 
 MODEL_FAILURES_ASK = "30-model-failures-ask"
 """Patch: an endpoint down or hanging past its attempts, or an oversized reply, asks a person at

@@ -7,17 +7,17 @@ from __future__ import annotations
 from temporalio import workflow
 from temporalio.exceptions import ActivityError
 
-from models.errors import failure_message
-from models.interrupt_flow import ShadowAnswer, ShadowInput
-from models.limits import clip
-from workflows.policies import (
+from agent_interrupts.models.errors import failure_message
+from agent_interrupts.models.interrupt_flow import ShadowAnswer, ShadowInput
+from agent_interrupts.models.limits import clip
+from agent_interrupts.workflows.policies import (
     AGENT_HEARTBEAT_TIMEOUT,
     AGENT_RETRY,
     AGENT_START_TO_CLOSE,
 )
 
 with workflow.unsafe.imports_passed_through():
-    from activities.resolution import ResolutionActivities
+    from agent_interrupts.activities.resolution import ResolutionActivities
 
 SHADOW_SUFFIX = "-shadow"
 """A shadow answer's workflow id: the interrupt's id and this."""

@@ -6,15 +6,15 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from models.agent_types import AgentType, Terminal
-from models.errors import AgentFailed, AgentWorkflowError, DegenerateLoop
-from models.interrupts import InterruptRequestBase
-from models.limits import AGENT_REQUEST_BYTES, clip, fit_strings
-from models.requests import CONTEXT_FOUND, AgentRequest
-from models.results import AgentResult, OrchestratorCollectorResult
-from models.routing import Routing
-from models.state import HistoryEntry, PendingStep
-from workflows.planner import next_step, return_target
+from agent_interrupts.models.agent_types import AgentType, Terminal
+from agent_interrupts.models.errors import AgentFailed, AgentWorkflowError, DegenerateLoop
+from agent_interrupts.models.interrupts import InterruptRequestBase
+from agent_interrupts.models.limits import AGENT_REQUEST_BYTES, clip, fit_strings
+from agent_interrupts.models.requests import CONTEXT_FOUND, AgentRequest
+from agent_interrupts.models.results import AgentResult, OrchestratorCollectorResult
+from agent_interrupts.models.routing import Routing
+from agent_interrupts.models.state import HistoryEntry, PendingStep
+from agent_interrupts.workflows.planner import next_step, return_target
 
 CONTEXT_SUMMARY_CHARS = 2_000
 """How much of the context manager's summary is added to the request it hands back to."""

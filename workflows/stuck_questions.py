@@ -13,8 +13,8 @@ its prompt (the question's reason, which the resumed prompt quotes). Pure functi
 
 from __future__ import annotations
 
-from models.agent_types import AgentType, Terminal
-from models.interrupts import (
+from agent_interrupts.models.agent_types import AgentType, Terminal
+from agent_interrupts.models.interrupts import (
     CUSTOM_OPTION_TEXT,
     ChoiceOption,
     ConfirmationItem,
@@ -23,10 +23,10 @@ from models.interrupts import (
     OptionKey,
     StructuredChoice,
 )
-from models.limits import MAX_OUTPUT_TOKENS_FACTOR, MAX_TEXT_CHARS, clip
-from models.routing import Routing
-from workflows.question_types import QUESTION_TYPES, empty_fields
-from workflows.resolution_rules import redirect_targets
+from agent_interrupts.models.limits import MAX_OUTPUT_TOKENS_FACTOR, MAX_TEXT_CHARS, clip
+from agent_interrupts.models.routing import Routing
+from agent_interrupts.workflows.question_types import QUESTION_TYPES, empty_fields
+from agent_interrupts.workflows.resolution_rules import redirect_targets
 
 ROUTE_CHOICE_ID = "next-step"
 MORE_TOKENS_ID = "more-output-tokens"

@@ -14,14 +14,18 @@ from temporalio import workflow
 from temporalio.exceptions import ActivityError
 from temporalio.workflow import ActivityHandle
 
-from models.agent_call import AgentCall, AgentReply
-from models.interrupt_events import InterruptRequestEvent
-from models.tools import ToolTrace
-from workflows.event_rules import supervisor_message
-from workflows.policies import AGENT_HEARTBEAT_TIMEOUT, AGENT_RETRY, AGENT_START_TO_CLOSE
+from agent_interrupts.models.agent_call import AgentCall, AgentReply
+from agent_interrupts.models.interrupt_events import InterruptRequestEvent
+from agent_interrupts.models.tools import ToolTrace
+from agent_interrupts.workflows.event_rules import supervisor_message
+from agent_interrupts.workflows.policies import (
+    AGENT_HEARTBEAT_TIMEOUT,
+    AGENT_RETRY,
+    AGENT_START_TO_CLOSE,
+)
 
 with workflow.unsafe.imports_passed_through():
-    from activities.agents import AgentActivities
+    from agent_interrupts.activities.agents import AgentActivities
 
 
 class SupervisedCalls:

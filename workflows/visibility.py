@@ -31,13 +31,13 @@ from temporalio.common import (
 )
 from temporalio.exceptions import ActivityError
 
-from models.agent_types import AgentType
-from models.base import WireModel
-from models.interrupt_flow import InterruptInput, InterruptState
-from models.interrupts import InterruptRequestBase, InterruptType
-from models.state import NodeRef, PendingInterrupt
-from workflows.policies import SEARCH_ATTRIBUTES_TIMEOUT
-from workflows.resolution_rules import recommended_resolution, redirect_targets
+from agent_interrupts.models.agent_types import AgentType
+from agent_interrupts.models.base import WireModel
+from agent_interrupts.models.interrupt_flow import InterruptInput, InterruptState
+from agent_interrupts.models.interrupts import InterruptRequestBase, InterruptType
+from agent_interrupts.models.state import NodeRef, PendingInterrupt
+from agent_interrupts.workflows.policies import SEARCH_ATTRIBUTES_TIMEOUT
+from agent_interrupts.workflows.resolution_rules import recommended_resolution, redirect_targets
 
 AGENT_PHASE = SearchAttributeKey.for_keyword("AgentPhase")
 INTERRUPT_STATE = SearchAttributeKey.for_keyword("InterruptState")

@@ -5,11 +5,15 @@ from __future__ import annotations
 
 from temporalio import workflow
 
-from models.tools import PinnedWorkspace, WorkspaceSpec
-from workflows.policies import AGENT_HEARTBEAT_TIMEOUT, WORKSPACE_PIN_RETRY, WORKSPACE_PIN_TIMEOUT
+from agent_interrupts.models.tools import PinnedWorkspace, WorkspaceSpec
+from agent_interrupts.workflows.policies import (
+    AGENT_HEARTBEAT_TIMEOUT,
+    WORKSPACE_PIN_RETRY,
+    WORKSPACE_PIN_TIMEOUT,
+)
 
 with workflow.unsafe.imports_passed_through():
-    from activities.tools.workspace import WorkspaceActivities
+    from agent_interrupts.activities.tools.workspace import WorkspaceActivities
 
 
 async def pin_workspace(spec: WorkspaceSpec) -> PinnedWorkspace:

@@ -6,18 +6,20 @@
 
 from __future__ import annotations
 
-from activities.contributors.base import (
+from agent_interrupts.activities.contributors.base import (
     AssembledSections,
     ContributorRegistry,
     PromptContext,
     PromptContributor,
 )
-from activities.contributors.episodic_memory import EpisodicMemoryContributor
-from activities.contributors.interrupt_resolution import InterruptResolutionContributor
-from activities.contributors.loop_breaker import InterruptLoopBreakerContributor
-from activities.contributors.previous_context import PreviousContextContributor
-from activities.contributors.we_are_here import WeAreHereContributor
-from activities.tools.settings import ToolSettings
+from agent_interrupts.activities.contributors.episodic_memory import EpisodicMemoryContributor
+from agent_interrupts.activities.contributors.interrupt_resolution import (
+    InterruptResolutionContributor,
+)
+from agent_interrupts.activities.contributors.loop_breaker import InterruptLoopBreakerContributor
+from agent_interrupts.activities.contributors.previous_context import PreviousContextContributor
+from agent_interrupts.activities.contributors.we_are_here import WeAreHereContributor
+from agent_interrupts.activities.tools.settings import ToolSettings
 
 __all__ = [
     "AssembledSections",
@@ -35,7 +37,9 @@ __all__ = [
 
 def default_registry(tools: ToolSettings | None = None) -> ContributorRegistry:
     """The built-in contributors and each tool group's own (FR-001), in (order, name) order."""
-    from activities.tools.catalog import tool_groups  # the tools import this package's base
+    from agent_interrupts.activities.tools.catalog import (
+        tool_groups,  # the tools import this package's base
+    )
 
     registry = ContributorRegistry(
         [

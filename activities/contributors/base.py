@@ -17,12 +17,12 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from activities.redaction import redact
-from models.agent_call import AgentCall, HistoryDigestEntry, PreviousContext
-from models.agent_types import AgentType
-from models.base import WireModel
-from models.code import WorktreeRef
-from models.tools import PinnedWorkspace
+from agent_interrupts.activities.redaction import redact
+from agent_interrupts.models.agent_call import AgentCall, HistoryDigestEntry, PreviousContext
+from agent_interrupts.models.agent_types import AgentType
+from agent_interrupts.models.base import WireModel
+from agent_interrupts.models.code import WorktreeRef
+from agent_interrupts.models.tools import PinnedWorkspace
 
 logger = logging.getLogger(__name__)
 

@@ -3,9 +3,9 @@
 
 from __future__ import annotations
 
-from activities.contributors.base import PromptContext, PromptContributor
-from activities.tools.settings import ToolSettings
-from models.agent_types import AgentType
+from agent_interrupts.activities.contributors.base import PromptContext, PromptContributor
+from agent_interrupts.activities.tools.settings import ToolSettings
+from agent_interrupts.models.agent_types import AgentType
 
 
 class CodeChangesContributor(PromptContributor):

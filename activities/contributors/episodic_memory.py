@@ -6,8 +6,8 @@ the call has a workspace, i.e. when the tool is really there (SC-009).
 
 from __future__ import annotations
 
-from activities.contributors.base import PromptContext, PromptContributor
-from models.agent_types import AgentType
+from agent_interrupts.activities.contributors.base import PromptContext, PromptContributor
+from agent_interrupts.models.agent_types import AgentType
 
 MEMORY_GUIDANCE = """\
 You have an episodic memory shared by every run on this workspace ({source}). Its tools:

@@ -6,7 +6,7 @@ as "already answered" (``activities.offline_model.RESOLVED_MARKER``), and it app
 
 from __future__ import annotations
 
-from activities.contributors.base import PromptContext, PromptContributor
+from agent_interrupts.activities.contributors.base import PromptContext, PromptContributor
 
 TITLE = "Interrupt resolution"
 

@@ -9,8 +9,8 @@ count (``asking``).
 
 from __future__ import annotations
 
-from activities.contributors.base import PromptContext, PromptContributor
-from activities.routing_info import forward_route
+from agent_interrupts.activities.contributors.base import PromptContext, PromptContributor
+from agent_interrupts.activities.routing_info import forward_route
 
 INTERRUPT_LOOP_THRESHOLD = 2
 """Interrupts an agent type may raise in a run; past this, its prompt says to stop asking."""

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from activities.contributors.base import PromptContext, PromptContributor
+from agent_interrupts.activities.contributors.base import PromptContext, PromptContributor
 
 FIRST_ATTEMPT = "This is your first attempt."
 

@@ -8,10 +8,10 @@ from __future__ import annotations
 
 import functools
 
-from activities.contributors.base import PromptContext, PromptContributor
-from activities.routing_info import INTERRUPT_LABEL, route_options
-from models.agent_types import DISPATCHED_AGENTS, AgentType, RouteTarget, Terminal
-from workflows.graph import NODES
+from agent_interrupts.activities.contributors.base import PromptContext, PromptContributor
+from agent_interrupts.activities.routing_info import INTERRUPT_LABEL, route_options
+from agent_interrupts.models.agent_types import DISPATCHED_AGENTS, AgentType, RouteTarget, Terminal
+from agent_interrupts.workflows.graph import NODES
 
 HERE = ">>> YOU ARE HERE <<<"
 _INDENT = "    "

@@ -16,18 +16,18 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from activities.contributors.base import PromptContributor
-from activities.contributors.code_changes import CodeChangesContributor
-from activities.contributors.code_tools import CodeToolsContributor
-from activities.contributors.episodic_memory import EpisodicMemoryContributor
-from activities.tools import code_tools, write_tools
-from activities.tools.memory import Memory, MemoryStore
-from activities.tools.settings import LIST_ENTRIES, SEARCH_HITS, ToolSettings
-from activities.tools.verification import describe, verify
-from activities.tools.workspace import ToolError, Workspace
-from models.agent_call import AgentCall
-from models.agent_types import AgentType
-from models.ids import parse_context_id
+from agent_interrupts.activities.contributors.base import PromptContributor
+from agent_interrupts.activities.contributors.code_changes import CodeChangesContributor
+from agent_interrupts.activities.contributors.code_tools import CodeToolsContributor
+from agent_interrupts.activities.contributors.episodic_memory import EpisodicMemoryContributor
+from agent_interrupts.activities.tools import code_tools, write_tools
+from agent_interrupts.activities.tools.memory import Memory, MemoryStore
+from agent_interrupts.activities.tools.settings import LIST_ENTRIES, SEARCH_HITS, ToolSettings
+from agent_interrupts.activities.tools.verification import describe, verify
+from agent_interrupts.activities.tools.workspace import ToolError, Workspace
+from agent_interrupts.models.agent_call import AgentCall
+from agent_interrupts.models.agent_types import AgentType
+from agent_interrupts.models.ids import parse_context_id
 
 CODE_AGENTS = frozenset(
     {

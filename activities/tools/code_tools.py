@@ -13,8 +13,8 @@ import sysconfig
 from functools import cache
 from pathlib import Path
 
-from activities.tools.settings import LIST_ENTRIES, SEARCH_HITS
-from activities.tools.workspace import ToolError, Workspace
+from agent_interrupts.activities.tools.settings import LIST_ENTRIES, SEARCH_HITS
+from agent_interrupts.activities.tools.workspace import ToolError, Workspace
 
 RG_TIMEOUT_SECONDS = 30
 HITS_PER_FILE = 4

@@ -22,9 +22,9 @@ import tempfile
 import threading
 from pathlib import Path
 
-from activities.tools.settings import ToolSettings
-from activities.tools.workspace import NotOnThisWorker, key_of, mirror_of
-from models.code import (
+from agent_interrupts.activities.tools.settings import ToolSettings
+from agent_interrupts.activities.tools.workspace import NotOnThisWorker, key_of, mirror_of
+from agent_interrupts.models.code import (
     CONFLICT_FILES_ASKED,
     DIFF_CHARS,
     DIFF_FILES,
@@ -41,9 +41,9 @@ from models.code import (
     TicketCommit,
     WorktreeRef,
 )
-from models.errors import AgentWorkflowError
-from models.ids import ref_component
-from models.tools import PinnedWorkspace
+from agent_interrupts.models.errors import AgentWorkflowError
+from agent_interrupts.models.ids import ref_component
+from agent_interrupts.models.tools import PinnedWorkspace
 
 GIT_TIMEOUT_SECONDS = 120
 MAX_COMMITS_LISTED = 50

@@ -22,19 +22,24 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from activities.llm import ToolCallsRequested
-from activities.tools import gitwork
-from activities.tools.catalog import Tool, ToolContext, tools_for
-from activities.tools.memory import MemoryStore, open_memory
-from activities.tools.references import check_references
-from activities.tools.results import ToolResultStore
-from activities.tools.settings import ToolSettings
-from activities.tools.transcript import BUDGET_SPENT, in_rounds, spent, tool_transcript
-from activities.tools.workspace import ToolError, Workspace, checkout, served_here
-from models.agent_call import AgentCall
-from models.base import WireModel
-from models.errors import InvalidLlmReply, describe_validation_error
-from models.tools import MAX_TOOL_ARGUMENT_CHARS, ToolRequest, ToolTrace
+from agent_interrupts.activities.llm import ToolCallsRequested
+from agent_interrupts.activities.tools import gitwork
+from agent_interrupts.activities.tools.catalog import Tool, ToolContext, tools_for
+from agent_interrupts.activities.tools.memory import MemoryStore, open_memory
+from agent_interrupts.activities.tools.references import check_references
+from agent_interrupts.activities.tools.results import ToolResultStore
+from agent_interrupts.activities.tools.settings import ToolSettings
+from agent_interrupts.activities.tools.transcript import (
+    BUDGET_SPENT,
+    in_rounds,
+    spent,
+    tool_transcript,
+)
+from agent_interrupts.activities.tools.workspace import ToolError, Workspace, checkout, served_here
+from agent_interrupts.models.agent_call import AgentCall
+from agent_interrupts.models.base import WireModel
+from agent_interrupts.models.errors import InvalidLlmReply, describe_validation_error
+from agent_interrupts.models.tools import MAX_TOOL_ARGUMENT_CHARS, ToolRequest, ToolTrace
 
 
 class Toolbox:

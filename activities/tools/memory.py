@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Protocol
 
-from activities.redaction import redact
+from agent_interrupts.activities.redaction import redact
 
 RECALL_LIMIT = 8
 """Memories one recall returns (plus the memories linked to them, at most as many again)."""
@@ -79,7 +79,9 @@ def open_memory(url: str, recall_window: int = RECALL_WINDOW) -> MemoryStore:
     if url.startswith("sqlite:///"):
         return SqliteMemory(Path(url.removeprefix("sqlite://")), recall_window)
     if url.startswith(("postgresql://", "postgres://")):
-        from activities.tools.memory_postgres import PostgresMemory  # the driver, only if used
+        from agent_interrupts.activities.tools.memory_postgres import (
+            PostgresMemory,  # the driver, only if used
+        )
 
         return PostgresMemory(url, recall_window)
     raise ValueError(

@@ -24,8 +24,8 @@ from psycopg.rows import dict_row
 from psycopg.types.json import Jsonb
 from psycopg_pool import ConnectionPool, PoolTimeout
 
-from activities.redaction import redact
-from activities.tools.memory import (
+from agent_interrupts.activities.redaction import redact
+from agent_interrupts.activities.tools.memory import (
     RECALL_LIMIT,
     RECALL_WINDOW,
     Memory,

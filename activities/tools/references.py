@@ -12,10 +12,10 @@ from __future__ import annotations
 from collections.abc import Iterator
 from pathlib import Path
 
-from activities.tools.workspace import ToolError, Workspace
-from models.base import WireModel
-from models.interrupts import InterruptRequestBase
-from models.results import (
+from agent_interrupts.activities.tools.workspace import ToolError, Workspace
+from agent_interrupts.models.base import WireModel
+from agent_interrupts.models.interrupts import InterruptRequestBase
+from agent_interrupts.models.results import (
     AgentResult,
     DiscoveryAgentResult,
     DiscoveryCollectorResult,

@@ -27,9 +27,9 @@ import uuid
 from collections.abc import Iterator
 from pathlib import Path
 
-from activities.tools.settings import ToolSettings
-from models.code import MAX_TEST_OUTCOMES, TEST_OUTPUT_CHARS, TestRun
-from models.results import TestOutcome
+from agent_interrupts.activities.tools.settings import ToolSettings
+from agent_interrupts.models.code import MAX_TEST_OUTCOMES, TEST_OUTPUT_CHARS, TestRun
+from agent_interrupts.models.results import TestOutcome
 
 PIDS_CGROUPS = (Path("/sys/fs/cgroup/pids"), Path("/sys/fs/cgroup"))
 """Where a pids cgroup may be made: cgroup v1's pids hierarchy, or the v2 root."""

@@ -7,7 +7,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from activities.tools.memory import RECALL_WINDOW
+from agent_interrupts.activities.tools.memory import RECALL_WINDOW
 
 MAX_TOOL_CALLS = 12
 """Tool calls one agent step may make (``AGENT_TOOL_CALLS``); then the model must answer."""

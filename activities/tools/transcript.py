@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from models.tools import ToolRequest
+from agent_interrupts.models.tools import ToolRequest
 
 BUDGET_SPENT = (
     "The tool budget of this step ({limit} calls) is spent: do not call tools again. Answer now "

@@ -12,10 +12,10 @@ import hashlib
 import uuid
 from pathlib import Path
 
-from activities.tools.gitwork import restore, snapshot
-from activities.tools.sandbox import run_verification
-from activities.tools.settings import ToolSettings
-from models.code import TestRun
+from agent_interrupts.activities.tools.gitwork import restore, snapshot
+from agent_interrupts.activities.tools.sandbox import run_verification
+from agent_interrupts.activities.tools.settings import ToolSettings
+from agent_interrupts.models.code import TestRun
 
 
 def verify(worktree: Path, command: str | None, settings: ToolSettings) -> TestRun:

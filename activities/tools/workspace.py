@@ -25,14 +25,14 @@ from typing import Any, TypeVar
 
 from temporalio import activity
 
-from activities.attempts import retry_or_last
-from activities.heartbeat import heartbeating
-from activities.tools.settings import ToolSettings
-from activities.tools.test_command import default_test_command
-from models.errors import AgentWorkflowError, WorkerCannotServe
-from models.limits import echo
-from models.tools import PinnedWorkspace, WorkspaceSpec
-from workflows.policies import AGENT_HEARTBEAT_INTERVAL, WORKER_CONDITION_ATTEMPTS
+from agent_interrupts.activities.attempts import retry_or_last
+from agent_interrupts.activities.heartbeat import heartbeating
+from agent_interrupts.activities.tools.settings import ToolSettings
+from agent_interrupts.activities.tools.test_command import default_test_command
+from agent_interrupts.models.errors import AgentWorkflowError, WorkerCannotServe
+from agent_interrupts.models.limits import echo
+from agent_interrupts.models.tools import PinnedWorkspace, WorkspaceSpec
+from agent_interrupts.workflows.policies import AGENT_HEARTBEAT_INTERVAL, WORKER_CONDITION_ATTEMPTS
 
 T = TypeVar("T")
 

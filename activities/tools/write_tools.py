@@ -11,8 +11,8 @@ from __future__ import annotations
 
 from pathlib import Path, PurePosixPath
 
-from activities.tools.gitwork import worktree_bytes
-from activities.tools.workspace import ToolError, Workspace
+from agent_interrupts.activities.tools.gitwork import worktree_bytes
+from agent_interrupts.activities.tools.workspace import ToolError, Workspace
 
 
 def writable(ws: Workspace, path: str) -> Path:

@@ -12,7 +12,7 @@ from starlette.requests import Request
 from starlette.responses import PlainTextResponse, RedirectResponse, Response
 from starlette.types import ASGIApp
 
-from app.config import InboxSettings
+from agent_interrupts.app.config import InboxSettings
 
 COOKIE = "agents_inbox_token"
 LOCAL_NAMES = frozenset({"127.0.0.1", "localhost", "::1"})

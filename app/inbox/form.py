@@ -5,10 +5,15 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from app.answering import resolution_from_flags, with_continue_at
-from models.agent_types import AgentType
-from models.interrupts import InterruptRequestBase, InterruptResolution, InterruptType, OptionKey
-from workflows.resolution_rules import has_words, recommended_resolution
+from agent_interrupts.app.answering import resolution_from_flags, with_continue_at
+from agent_interrupts.models.agent_types import AgentType
+from agent_interrupts.models.interrupts import (
+    InterruptRequestBase,
+    InterruptResolution,
+    InterruptType,
+    OptionKey,
+)
+from agent_interrupts.workflows.resolution_rules import has_words, recommended_resolution
 
 CHOICE, CUSTOM, CONFIRM, TEXT = "choice.", "custom.", "confirm.", "text"
 STOP, CONTINUE_AT = "stop", "continue_at"

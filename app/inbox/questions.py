@@ -19,8 +19,8 @@ from datetime import timedelta
 from temporalio.client import WorkflowExecution
 from temporalio.service import RPCError
 
-from app.sdk import AgentWorkflowClient, WaitingQuestion
-from workflows import visibility
+from agent_interrupts.app.sdk import AgentWorkflowClient, WaitingQuestion
+from agent_interrupts.workflows import visibility
 
 FIRST_WAIT = timedelta(seconds=0.5)
 """How long a page waits for questions it has never read; the rest show as loading."""

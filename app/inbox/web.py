@@ -25,9 +25,9 @@ from starlette.responses import FileResponse, HTMLResponse, PlainTextResponse, R
 from starlette.routing import Route
 from temporalio.service import RPCError
 
-from app.config import InboxSettings
-from app.inbox.access import Guard
-from app.inbox.form import (
+from agent_interrupts.app.config import InboxSettings
+from agent_interrupts.app.inbox.access import Guard
+from agent_interrupts.app.inbox.form import (
     CHOICE,
     CONFIRM,
     CONTINUE_AT,
@@ -38,8 +38,8 @@ from app.inbox.form import (
     resolution_from_form,
     starting_values,
 )
-from app.inbox.questions import QuestionReader
-from app.sdk import (
+from agent_interrupts.app.inbox.questions import QuestionReader
+from agent_interrupts.app.sdk import (
     QUESTION_QUERY_TIMEOUT,
     AgentWorkflowClient,
     Answer,
@@ -48,11 +48,11 @@ from app.sdk import (
     accepted,
     decisions,
 )
-from app.stuck import stuck_ids
-from models.errors import describe_validation_error
-from models.interrupt_flow import InterruptStatus
-from workflows.resolution_rules import redirect_targets
-from workflows.visibility import create_commands, typed_values
+from agent_interrupts.app.stuck import stuck_ids
+from agent_interrupts.models.errors import describe_validation_error
+from agent_interrupts.models.interrupt_flow import InterruptStatus
+from agent_interrupts.workflows.resolution_rules import redirect_targets
+from agent_interrupts.workflows.visibility import create_commands, typed_values
 
 POLL_SECONDS = 1.0
 """How often an open page asks for the waiting questions and the newest answers (each refresh
@@ -140,7 +140,9 @@ class Inbox:
         self.csrf = secrets.token_urlsafe(32)
         self.answers: dict[str, Answer] = {}
         self.templates = Environment(
-            loader=PackageLoader("app.inbox"), autoescape=True, undefined=StrictUndefined
+            loader=PackageLoader("agent_interrupts.app.inbox"),
+            autoescape=True,
+            undefined=StrictUndefined,
         )
         self.templates.globals.update(
             typed_values=typed_values,

@@ -12,19 +12,19 @@ from typing import Any
 from temporalio.client import Client
 from temporalio.testing import ActivityEnvironment
 
-from activities.agents import AgentActivities
-from activities.contributors import ContributorRegistry, default_registry
-from activities.llm import LlmSettings, StructuredLlm
-from activities.offline_model import OfflineModel, OfflineScenario
-from activities.output_schema import OutputProfile, variants
-from activities.prompting import PromptRenderer
-from app.worker_setup import build_worker, openai_client
-from models.agent_types import AgentType
-from models.state import EventKind, OrchestratorInput
+from agent_interrupts.activities.agents import AgentActivities
+from agent_interrupts.activities.contributors import ContributorRegistry, default_registry
+from agent_interrupts.activities.llm import LlmSettings, StructuredLlm
+from agent_interrupts.activities.offline_model import OfflineModel, OfflineScenario
+from agent_interrupts.activities.output_schema import OutputProfile, variants
+from agent_interrupts.activities.prompting import PromptRenderer
+from agent_interrupts.app.worker_setup import build_worker, openai_client
+from agent_interrupts.models.agent_types import AgentType
+from agent_interrupts.models.state import EventKind, OrchestratorInput
+from agent_interrupts.workflows.graph import NODES
+from agent_interrupts.workflows.orchestrator import OrchestratorWorkflow
 from tests.support.interrupts import full_status
 from tests.support.prompts import GOAL, Exploding, make_call
-from workflows.graph import NODES
-from workflows.orchestrator import OrchestratorWorkflow
 
 
 def _registry_with_a_broken_tool(

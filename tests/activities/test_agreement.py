@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from activities.agreement import Agreement, QuestionKind, verdicts
-from models.interrupts import InterruptResolution
+from agent_interrupts.activities.agreement import Agreement, QuestionKind, verdicts
+from agent_interrupts.models.interrupts import InterruptResolution
 from tests.support.interrupts import question_input, with_confirmation
 
 

@@ -21,26 +21,23 @@ from temporalio.common import RetryPolicy
 from temporalio.exceptions import ActivityError, ApplicationError
 from temporalio.worker import Worker
 
-from activities.agents import AgentActivities
-from activities.llm import LlmSettings, StructuredLlm
-from activities.prompting import PromptRenderer
-from app.worker_setup import build_worker, openai_client
-from models.agent_call import AgentCall, AgentReply
-from models.agent_types import AgentType
-from models.errors import (
+from agent_interrupts.activities.agents import AgentActivities
+from agent_interrupts.activities.llm import LlmSettings, StructuredLlm
+from agent_interrupts.activities.prompting import PromptRenderer
+from agent_interrupts.app.worker_setup import build_worker, openai_client
+from agent_interrupts.models.agent_call import AgentCall, AgentReply
+from agent_interrupts.models.agent_types import AgentType
+from agent_interrupts.models.errors import (
     InvalidLlmReply,
     LlmConfigurationError,
     LlmReplyTooLarge,
     LlmTimedOut,
     LlmUnavailable,
 )
-from models.routings import OrchestratorRouting
-from models.state import OrchestratorInput
-from tests.support.interrupts import answer_offered, interrupt_status, wait_for_interrupt
-from tests.support.openai_server import CONTEXT, CUT, HANG, HUGE, ScriptedOpenAIServer
-from tests.support.prompts import make_call
-from workflows.orchestrator import OrchestratorWorkflow
-from workflows.policies import (
+from agent_interrupts.models.routings import OrchestratorRouting
+from agent_interrupts.models.state import OrchestratorInput
+from agent_interrupts.workflows.orchestrator import OrchestratorWorkflow
+from agent_interrupts.workflows.policies import (
     AGENT_CALL_MARGIN,
     AGENT_HEARTBEAT_INTERVAL,
     AGENT_HEARTBEAT_TIMEOUT,
@@ -50,6 +47,9 @@ from workflows.policies import (
     LLM_REQUEST_TIMEOUT,
     LLM_VALIDATION_ATTEMPTS,
 )
+from tests.support.interrupts import answer_offered, interrupt_status, wait_for_interrupt
+from tests.support.openai_server import CONTEXT, CUT, HANG, HUGE, ScriptedOpenAIServer
+from tests.support.prompts import make_call
 
 SECRET = "sk-failures-0123456789abcdef"
 MODEL = "test-model"

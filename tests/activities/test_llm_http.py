@@ -23,14 +23,16 @@ from temporalio.api.history.v1 import HistoryEvent
 from temporalio.client import Client, WorkflowFailureError, WorkflowHandle, WorkflowHistory
 from temporalio.exceptions import ApplicationError
 
-from activities.llm import LlmSettings, StructuredLlm
-from activities.output_schema import decoder_schema, shared_decoder_schema
-from app.worker_setup import build_worker, openai_client
-from models.agent_types import AgentType
-from models.errors import InvalidLlmReply, LlmConfigurationError, LlmUnavailable
-from models.results import OrchestratorCollectorResult
-from models.routings import OrchestratorCollectorRouting, OrchestratorRouting
-from models.state import EventKind, OrchestratorInput
+from agent_interrupts.activities.llm import LlmSettings, StructuredLlm
+from agent_interrupts.activities.output_schema import decoder_schema, shared_decoder_schema
+from agent_interrupts.app.worker_setup import build_worker, openai_client
+from agent_interrupts.models.agent_types import AgentType
+from agent_interrupts.models.errors import InvalidLlmReply, LlmConfigurationError, LlmUnavailable
+from agent_interrupts.models.results import OrchestratorCollectorResult
+from agent_interrupts.models.routings import OrchestratorCollectorRouting, OrchestratorRouting
+from agent_interrupts.models.state import EventKind, OrchestratorInput
+from agent_interrupts.workflows.graph import NODES
+from agent_interrupts.workflows.orchestrator import OrchestratorWorkflow
 from tests.support.interrupts import full_status
 from tests.support.openai_server import (
     INVALID,
@@ -39,8 +41,6 @@ from tests.support.openai_server import (
     VALID,
     ScriptedOpenAIServer,
 )
-from workflows.graph import NODES
-from workflows.orchestrator import OrchestratorWorkflow
 
 SECRET = "sk-test-SECRET123"
 MODEL = "test-model"

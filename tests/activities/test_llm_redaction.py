@@ -7,7 +7,7 @@ import uuid
 
 import pytest
 
-from activities.redaction import (
+from agent_interrupts.activities.redaction import (
     REDACTED,
     RedactingFilter,
     add_secret,

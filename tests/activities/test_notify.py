@@ -9,10 +9,15 @@ from datetime import UTC, datetime, timedelta
 import pytest
 from temporalio.testing import ActivityEnvironment
 
-from activities.notify import DELIVERED, NotificationActivities, NotifySettings, build_payload
-from app.config import notify_settings_from_env
-from models.errors import NotificationFailed, NotificationRefused
-from models.notifications import (
+from agent_interrupts.activities.notify import (
+    DELIVERED,
+    NotificationActivities,
+    NotifySettings,
+    build_payload,
+)
+from agent_interrupts.app.config import notify_settings_from_env
+from agent_interrupts.models.errors import NotificationFailed, NotificationRefused
+from agent_interrupts.models.notifications import (
     Channel,
     Delivery,
     Notice,
@@ -20,15 +25,15 @@ from models.notifications import (
     NotificationPayload,
     Question,
 )
-from tests.cli.support import free_port
-from tests.support.interrupts import question_input
-from tests.support.receivers import HttpReceiver, SmtpReceiver
-from workflows.policies import (
+from agent_interrupts.workflows.policies import (
     NOTIFY_REQUEST_TIMEOUT,
     NOTIFY_RETRY,
     NOTIFY_SCHEDULE_TO_CLOSE,
     NOTIFY_START_TO_CLOSE,
 )
+from tests.cli.support import free_port
+from tests.support.interrupts import question_input
+from tests.support.receivers import HttpReceiver, SmtpReceiver
 
 SECRET = "whsec-unit-4d9e2b"
 

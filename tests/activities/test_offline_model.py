@@ -7,11 +7,11 @@ import json
 import httpx2
 import pytest
 
-from activities.offline_model import OfflineModel, OfflineScenario
-from activities.output_schema import decoder_schema
-from models.agent_types import AgentType
-from models.routing import Routing
-from workflows.graph import NODES
+from agent_interrupts.activities.offline_model import OfflineModel, OfflineScenario
+from agent_interrupts.activities.output_schema import decoder_schema
+from agent_interrupts.models.agent_types import AgentType
+from agent_interrupts.models.routing import Routing
+from agent_interrupts.workflows.graph import NODES
 
 GOAL = "add rate limiting to the gateway"
 MESSAGES = [{"role": "system", "content": "x"}, {"role": "user", "content": f"Goal: {GOAL}"}]

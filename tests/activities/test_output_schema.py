@@ -11,7 +11,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from pydantic import BaseModel, ValidationError
 
-from activities.output_schema import (
+from agent_interrupts.activities.output_schema import (
     BOUNDS,
     REPLY_KEY,
     OutputProfile,
@@ -20,12 +20,12 @@ from activities.output_schema import (
     strict_schema,
     variants,
 )
-from activities.route_filter import ROUTE_OF, routing_schema
-from models.interrupt_flow import AgentReviewDecision
-from models.interrupts import InterruptRouting
-from models.routing import Routing
+from agent_interrupts.activities.route_filter import ROUTE_OF, routing_schema
+from agent_interrupts.models.interrupt_flow import AgentReviewDecision
+from agent_interrupts.models.interrupts import InterruptRouting
+from agent_interrupts.models.routing import Routing
+from agent_interrupts.workflows.graph import NODES
 from tests.support.schema_strategy import instances
-from workflows.graph import NODES
 
 OUTPUTS: list[type[BaseModel]] = [
     *dict.fromkeys(n.output_model for n in NODES.values()),

@@ -9,28 +9,28 @@ import re
 import pytest
 from pydantic.alias_generators import to_camel
 
-from activities.contributors import default_registry
-from activities.contributors.we_are_here import HERE
-from activities.offline_model import RESOLVED_MARKER
-from activities.prompting import PromptRenderer
-from models import interrupts as interrupt_models
-from models.agent_types import DISPATCHED_AGENTS, AgentType
-from models.interrupts import (
+from agent_interrupts.activities.contributors import default_registry
+from agent_interrupts.activities.contributors.we_are_here import HERE
+from agent_interrupts.activities.offline_model import RESOLVED_MARKER
+from agent_interrupts.activities.prompting import PromptRenderer
+from agent_interrupts.models import interrupts as interrupt_models
+from agent_interrupts.models.agent_types import DISPATCHED_AGENTS, AgentType
+from agent_interrupts.models.interrupts import (
     CUSTOM_OPTION_TEXT,
     ConfirmationItem,
     InterruptRequestBase,
     OptionKey,
     StructuredChoice,
 )
-from models.limits import compact_json
-from models.routing import Routing
+from agent_interrupts.models.limits import compact_json
+from agent_interrupts.models.routing import Routing
+from agent_interrupts.workflows.graph import NODES
 from tests.support.prompts import (
     ROUTING_AGENTS,
     WORKSPACE,
     make_call,
     previous,
 )
-from workflows.graph import NODES
 
 RENDERER = PromptRenderer()
 

@@ -2,8 +2,13 @@
 
 from __future__ import annotations
 
-from activities.result_decorators import consolidate_references, execution_order
-from models.results import DiscoveryAgentResult, Effort, FileReference, PlannedTicket
+from agent_interrupts.activities.result_decorators import consolidate_references, execution_order
+from agent_interrupts.models.results import (
+    DiscoveryAgentResult,
+    Effort,
+    FileReference,
+    PlannedTicket,
+)
 
 
 def _report(result_id: str, *refs: tuple[str, float]) -> DiscoveryAgentResult:

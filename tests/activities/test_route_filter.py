@@ -9,18 +9,18 @@ from typing import Any
 
 import pytest
 
-from activities.output_schema import REPLY_KEY, strict_schema, variants
-from activities.route_filter import (
+from agent_interrupts.activities.output_schema import REPLY_KEY, strict_schema, variants
+from agent_interrupts.activities.route_filter import (
     ROUND_TARGETS,
     ROUTE_OF,
     closed_question,
     closed_routes,
     routing_schema,
 )
-from models.agent_types import AgentType
-from models.interrupts import InterruptRouting
-from workflows.graph import NODES
-from workflows.resolution_rules import allowed_route
+from agent_interrupts.models.agent_types import AgentType
+from agent_interrupts.models.interrupts import InterruptRouting
+from agent_interrupts.workflows.graph import NODES
+from agent_interrupts.workflows.resolution_rules import allowed_route
 
 FULL = strict_schema(InterruptRouting)
 

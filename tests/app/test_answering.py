@@ -6,11 +6,11 @@ from collections.abc import Awaitable, Callable
 
 import pytest
 
-from app.answering import ask, resolution_from_flags
-from models.interrupts import OptionKey
+from agent_interrupts.app.answering import ask, resolution_from_flags
+from agent_interrupts.models.interrupts import OptionKey
+from agent_interrupts.workflows.resolution_rules import resolution_problems
 from tests.support.fan_out import combined_question
 from tests.workflows.test_resolution_rules import REQUEST
-from workflows.resolution_rules import resolution_problems
 
 
 def test_flags_become_a_resolution() -> None:

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from activities.output_schema import OutputProfile, decoder_schema, longest_reply
-from app.config import (
+from agent_interrupts.activities.output_schema import OutputProfile, decoder_schema, longest_reply
+from agent_interrupts.app.config import (
     TemporalSettings,
     llm_settings_from_env,
     stuck_check_seconds,
@@ -16,7 +16,7 @@ from app.config import (
     worker_max_activities,
     worker_sticky,
 )
-from workflows.graph import NODES
+from agent_interrupts.workflows.graph import NODES
 
 PROFILES = """
 [profile.default]

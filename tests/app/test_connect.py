@@ -10,8 +10,8 @@ import socket
 
 import pytest
 
-from app.config import TemporalSettings
-from app.connect import ConnectionProblem, connect, connect_error_message
+from agent_interrupts.app.config import TemporalSettings
+from agent_interrupts.app.connect import ConnectionProblem, connect, connect_error_message
 
 
 def _closed_port_holding(digits: str) -> int:

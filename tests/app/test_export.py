@@ -25,31 +25,39 @@ from temporalio.contrib.pydantic import pydantic_data_converter
 from temporalio.testing import WorkflowEnvironment
 from temporalio.worker import Worker
 
-from activities.llm import LlmSettings, messages_sha256
-from activities.offline_model import OfflineScenario
-from activities.output_schema import reply_json, reply_object
-from activities.prompting import PromptRenderer
-from activities.tools.results import ToolResultStore
-from activities.tools.settings import ToolSettings
-from app.binaries import temporal_test_server
-from app.export import OTHER_VERSION, Format, Kind, export, in_train, project, split_paths
-from app.history import RecordedRun, read_run
-from app.lineage_records import check_file, check_lineage
-from app.stats import Tally, measure
-from app.worker_setup import build_worker
-from models.agent_types import AgentType
-from models.errors import failure_message
-from models.ids import parse_context_id
-from models.interrupt_flow import AgentReviewDecision
-from models.interrupts import InterruptResolution, InterruptRouting, ResolvedBy
-from models.state import OrchestratorInput
-from models.tools import WorkspaceSpec
+from agent_interrupts.activities.llm import LlmSettings, messages_sha256
+from agent_interrupts.activities.offline_model import OfflineScenario
+from agent_interrupts.activities.output_schema import reply_json, reply_object
+from agent_interrupts.activities.prompting import PromptRenderer
+from agent_interrupts.activities.tools.results import ToolResultStore
+from agent_interrupts.activities.tools.settings import ToolSettings
+from agent_interrupts.app.binaries import temporal_test_server
+from agent_interrupts.app.export import (
+    OTHER_VERSION,
+    Format,
+    Kind,
+    export,
+    in_train,
+    project,
+    split_paths,
+)
+from agent_interrupts.app.history import RecordedRun, read_run
+from agent_interrupts.app.lineage_records import check_file, check_lineage
+from agent_interrupts.app.stats import Tally, measure
+from agent_interrupts.app.worker_setup import build_worker
+from agent_interrupts.models.agent_types import AgentType
+from agent_interrupts.models.errors import failure_message
+from agent_interrupts.models.ids import parse_context_id
+from agent_interrupts.models.interrupt_flow import AgentReviewDecision
+from agent_interrupts.models.interrupts import InterruptResolution, InterruptRouting, ResolvedBy
+from agent_interrupts.models.state import OrchestratorInput
+from agent_interrupts.models.tools import WorkspaceSpec
+from agent_interrupts.workflows.graph import NODES_BY_OUTPUT
+from agent_interrupts.workflows.orchestrator import OrchestratorWorkflow
 from tests.support.cli import client_py
 from tests.support.code_repo import TEST_COMMAND, make_code_repo
 from tests.support.interrupts import answer_all, interrupt_status, start, wait_for_interrupt
 from tests.support.openai_server import ReceivedRequest, ScriptedOpenAIServer, usage_for
-from workflows.graph import NODES_BY_OUTPUT
-from workflows.orchestrator import OrchestratorWorkflow
 
 AGENT_MODEL = "agent-model"
 CONTROLLER_MODEL = "ft:controller-model"

@@ -8,12 +8,12 @@ from pathlib import Path
 
 import pytest
 
-from activities.llm import messages_sha256
-from activities.offline_model import OfflineModel
-from activities.output_schema import REPLY_KEY, decoder_schema
-from activities.prompting import PromptRenderer
-from activities.result_decorators import decorate
-from app.export import (
+from agent_interrupts.activities.llm import messages_sha256
+from agent_interrupts.activities.offline_model import OfflineModel
+from agent_interrupts.activities.output_schema import REPLY_KEY, decoder_schema
+from agent_interrupts.activities.prompting import PromptRenderer
+from agent_interrupts.activities.result_decorators import decorate
+from agent_interrupts.app.export import (
     KIND_BY_AGENT,
     ExportSummary,
     Kind,
@@ -26,16 +26,16 @@ from app.export import (
     run_examples,
     split_paths,
 )
-from app.history import RecordedCall, RecordedInterrupt, RecordedRun
-from app.stats import Tally
-from models.agent_call import AgentCall, AgentReply, CallRecord
-from models.agent_types import AgentType
-from models.interrupt_flow import InterruptInput, ReviewInput, TranslationInput
-from models.interrupts import InterruptResolution, ResolvedBy
-from models.requests import OrchestratorRequest
-from models.results import DiscoveryAgentResult
+from agent_interrupts.app.history import RecordedCall, RecordedInterrupt, RecordedRun
+from agent_interrupts.app.stats import Tally
+from agent_interrupts.models.agent_call import AgentCall, AgentReply, CallRecord
+from agent_interrupts.models.agent_types import AgentType
+from agent_interrupts.models.interrupt_flow import InterruptInput, ReviewInput, TranslationInput
+from agent_interrupts.models.interrupts import InterruptResolution, ResolvedBy
+from agent_interrupts.models.requests import OrchestratorRequest
+from agent_interrupts.models.results import DiscoveryAgentResult
+from agent_interrupts.workflows.graph import NODES
 from tests.support.interrupts import GOAL
-from workflows.graph import NODES
 
 PROMPTS = PromptRenderer()
 RUN_ID = "0190aaaa-0000-7000-8000-000000000001"

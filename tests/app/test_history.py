@@ -10,15 +10,20 @@ from typing import Any
 import pytest
 from temporalio.client import Client, WorkflowHandle, WorkflowQueryFailedError
 
-from activities.llm import LlmSettings
-from activities.offline_model import OfflineScenario
-from app.follow import follow
-from app.history import PAGE, PAST_THE_END, entries_since, read_blackboard, too_big
-from app.sdk import AgentWorkflowClient
-from app.worker_setup import build_worker
-from models.limits import MAX_GOAL_CHARS
-from models.state import EntryKind, HistoryEntry, HistoryPageRequest, OrchestratorInput
-from workflows.orchestrator import OrchestratorWorkflow
+from agent_interrupts.activities.llm import LlmSettings
+from agent_interrupts.activities.offline_model import OfflineScenario
+from agent_interrupts.app.follow import follow
+from agent_interrupts.app.history import PAGE, PAST_THE_END, entries_since, read_blackboard, too_big
+from agent_interrupts.app.sdk import AgentWorkflowClient
+from agent_interrupts.app.worker_setup import build_worker
+from agent_interrupts.models.limits import MAX_GOAL_CHARS
+from agent_interrupts.models.state import (
+    EntryKind,
+    HistoryEntry,
+    HistoryPageRequest,
+    OrchestratorInput,
+)
+from agent_interrupts.workflows.orchestrator import OrchestratorWorkflow
 
 
 async def _over_the_limit(handle: WorkflowHandle, query: Any, *args: Any) -> bool:
@@ -61,7 +66,7 @@ async def test_a_long_goal_is_followed_and_read_whole(
         bounds = await handle.query(
             OrchestratorWorkflow.history_page, HistoryPageRequest(start=PAST_THE_END, limit=1)
         )
-        with caplog.at_level(logging.WARNING, logger="app.history"):
+        with caplog.at_level(logging.WARNING, logger="agent_interrupts.app.history"):
             chain = await read_blackboard(client, workflow_id)
             paged = await entries_since(client, workflow_id, None, 0)
             status = await agents.status(workflow_id)

@@ -20,16 +20,16 @@ from temporalio.api.workflowservice.v1 import RegisterNamespaceRequest
 from temporalio.client import Client, Interceptor, OutboundInterceptor, QueryWorkflowInput
 from temporalio.service import RPCError
 
-from activities.llm import LlmSettings
-from activities.offline_model import OfflineModel, OfflineScenario
-from app.config import InboxSettings
-from app.inbox.access import COOKIE
-from app.inbox.form import form_problems, resolution_from_form, starting_values
-from app.inbox.web import create_app, listening
-from app.sdk import AgentWorkflowClient
-from app.worker_setup import build_worker
-from models.agent_types import AgentType
-from models.interrupts import InterruptResolution, OptionKey
+from agent_interrupts.activities.llm import LlmSettings
+from agent_interrupts.activities.offline_model import OfflineModel, OfflineScenario
+from agent_interrupts.app.config import InboxSettings
+from agent_interrupts.app.inbox.access import COOKIE
+from agent_interrupts.app.inbox.form import form_problems, resolution_from_form, starting_values
+from agent_interrupts.app.inbox.web import create_app, listening
+from agent_interrupts.app.sdk import AgentWorkflowClient
+from agent_interrupts.app.worker_setup import build_worker
+from agent_interrupts.models.agent_types import AgentType
+from agent_interrupts.models.interrupts import InterruptResolution, OptionKey
 from tests.cli.support import free_port
 from tests.support.cli import ROOT, client_env, client_py
 from tests.support.inbox import HOSTILE, TOKEN, start_question, until_listed

@@ -18,11 +18,11 @@ import pytest
 from playwright.async_api import async_playwright
 from temporalio.client import Client
 
-from activities.llm import LlmSettings
-from app.sdk import AgentWorkflowClient
-from app.worker_setup import build_worker
-from models.interrupt_flow import InterruptOutcome
-from models.interrupts import InterruptResolution, OptionKey
+from agent_interrupts.activities.llm import LlmSettings
+from agent_interrupts.app.sdk import AgentWorkflowClient
+from agent_interrupts.app.worker_setup import build_worker
+from agent_interrupts.models.interrupt_flow import InterruptOutcome
+from agent_interrupts.models.interrupts import InterruptResolution, OptionKey
 from tests.cli.support import free_port
 from tests.support.cli import ROOT, client_env
 from tests.support.inbox import HOSTILE, TOKEN, start_question

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import logging
 
-from app.logs import OneLine
+from agent_interrupts.app.logs import OneLine
 
 
 def test_a_multi_line_record_with_temporal_context_is_one_short_line() -> None:

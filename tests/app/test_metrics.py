@@ -12,12 +12,12 @@ from temporalio.client import Client
 from temporalio.contrib.pydantic import pydantic_data_converter
 from temporalio.testing import WorkflowEnvironment
 
-from activities.llm import LlmSettings
-from activities.offline_model import OfflineScenario
-from app.metrics import metrics_address, metrics_runtime
-from app.sdk import AgentWorkflowClient
-from app.worker_setup import build_worker
-from models.agent_types import AgentType
+from agent_interrupts.activities.llm import LlmSettings
+from agent_interrupts.activities.offline_model import OfflineScenario
+from agent_interrupts.app.metrics import metrics_address, metrics_runtime
+from agent_interrupts.app.sdk import AgentWorkflowClient
+from agent_interrupts.app.worker_setup import build_worker
+from agent_interrupts.models.agent_types import AgentType
 from tests.cli.support import free_port
 from tests.support.interrupts import answer_all, interrupt_status, start, wait_for_interrupt
 

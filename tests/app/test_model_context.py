@@ -7,8 +7,8 @@ from typing import Any
 
 import pytest
 
-from activities.llm import LlmSettings
-from app.model_context import ServedContext, served_context, with_served_context
+from agent_interrupts.activities.llm import LlmSettings
+from agent_interrupts.app.model_context import ServedContext, served_context, with_served_context
 from tests.support.openai_server import ScriptedOpenAIServer
 
 LLAMA = {"/props": {"default_generation_settings": {"n_ctx": 4096}, "total_slots": 1}}

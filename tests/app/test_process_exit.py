@@ -17,8 +17,8 @@ from temporalio.testing import WorkflowEnvironment
 ROOT = Path(__file__).resolve().parents[2]
 SCRIPT = """
 import asyncio, sys
-from app.config import TemporalSettings
-from app.connect import connect
+from agent_interrupts.app.config import TemporalSettings
+from agent_interrupts.app.connect import connect
 
 async def main() -> None:
     client = await connect(TemporalSettings.from_env(), sys.argv[1])
@@ -59,7 +59,7 @@ async def test_scripts_that_end_after_a_call_exit_cleanly(env: WorkflowEnvironme
 
 FOREIGN_CHECK = """
 import _thread, threading, time
-from app.process_exit import foreign_threads_in_python
+from agent_interrupts.app.process_exit import foreign_threads_in_python
 
 def nap() -> None:
     time.sleep(2)

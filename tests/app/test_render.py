@@ -11,8 +11,8 @@ from datetime import UTC, datetime, timedelta
 import pytest
 from rich.console import Console
 
-from app import render
-from app.sdk import RunRow, WaitingRow
+from agent_interrupts.app import render
+from agent_interrupts.app.sdk import RunRow, WaitingRow
 
 NOW = datetime(2026, 11, 26, 0, 49, 6, tzinfo=UTC)
 STAMP = re.compile(r"\d{4}-\d\d-\d\d \d\d:\d\d:\d\d")

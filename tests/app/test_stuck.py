@@ -16,11 +16,11 @@ from temporalio import workflow
 from temporalio.client import Client
 from temporalio.worker import UnsandboxedWorkflowRunner, Worker
 
-from activities.llm import LlmSettings
-from activities.notify import NotifySettings
-from app.sdk import AgentWorkflowClient
-from app.stuck import ROLLBACK, StuckRunWatch
-from app.worker_setup import build_worker
+from agent_interrupts.activities.llm import LlmSettings
+from agent_interrupts.activities.notify import NotifySettings
+from agent_interrupts.app.sdk import AgentWorkflowClient
+from agent_interrupts.app.stuck import ROLLBACK, StuckRunWatch
+from agent_interrupts.app.worker_setup import build_worker
 from tests.support.receivers import HttpReceiver
 
 

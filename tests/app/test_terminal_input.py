@@ -7,7 +7,7 @@ import os
 
 import pytest
 
-from app.terminal_input import LineReader
+from agent_interrupts.app.terminal_input import LineReader
 
 
 async def test_lines_arrive_and_a_pending_prompt_can_be_cancelled() -> None:

@@ -9,11 +9,11 @@ import pytest
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 from temporalio.testing import WorkflowEnvironment
 
-from activities.llm import LlmSettings
-from app.config import TemporalSettings
-from app.connect import connect
-from app.tracing import install_tracer_provider, traces_exporter
-from app.worker_setup import build_worker
+from agent_interrupts.activities.llm import LlmSettings
+from agent_interrupts.app.config import TemporalSettings
+from agent_interrupts.app.connect import connect
+from agent_interrupts.app.tracing import install_tracer_provider, traces_exporter
+from agent_interrupts.app.worker_setup import build_worker
 from tests.support.interrupts import start
 
 

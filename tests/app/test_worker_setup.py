@@ -11,10 +11,10 @@ import asyncio
 
 from temporalio.client import Client, WorkflowExecutionStatus, WorkflowHandle
 
-from activities.llm import LlmSettings
-from activities.offline_model import OfflineScenario
-from app.config import OFFLINE_MAX_ACTIVITIES
-from app.worker_setup import build_worker
+from agent_interrupts.activities.llm import LlmSettings
+from agent_interrupts.activities.offline_model import OfflineScenario
+from agent_interrupts.app.config import OFFLINE_MAX_ACTIVITIES
+from agent_interrupts.app.worker_setup import build_worker
 from tests.support.interrupts import start, started_activities
 
 RUNS = 2

@@ -13,8 +13,8 @@ from temporalio.client import WorkflowExecutionStatus, WorkflowHandle
 from temporalio.common import RawValue
 from temporalio.contrib.pydantic import pydantic_data_converter
 
-from models.interrupt_flow import InterruptStatus
-from models.state import OrchestratorStatus
+from agent_interrupts.models.interrupt_flow import InterruptStatus
+from agent_interrupts.models.state import OrchestratorStatus
 
 T = TypeVar("T")
 

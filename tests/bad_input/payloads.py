@@ -17,10 +17,10 @@ from hypothesis import strategies as st
 from temporalio.api.common.v1 import Payload
 from temporalio.common import RawValue
 
-from app.data_converter import DATA_CONVERTER
-from models.agent_types import AgentType
-from models.interrupts import OptionKey
-from models.state import OrchestratorInput
+from agent_interrupts.app.data_converter import DATA_CONVERTER
+from agent_interrupts.models.agent_types import AgentType
+from agent_interrupts.models.interrupts import OptionKey
+from agent_interrupts.models.state import OrchestratorInput
 
 CHOICE_ID = "approach"
 CONFIRMATION_ID = "add-tests"

@@ -18,12 +18,12 @@ from temporalio.api.common.v1 import Payload
 from temporalio.client import Client, WorkflowExecutionStatus, WorkflowHandle
 from temporalio.common import RawValue
 
-from activities.llm import LlmSettings
-from activities.offline_model import OfflineModel
-from app.history import read_run
-from app.worker_setup import build_worker
-from models.interrupt_flow import InterruptState, InterruptStatus
-from models.state import OrchestratorStatus
+from agent_interrupts.activities.llm import LlmSettings
+from agent_interrupts.activities.offline_model import OfflineModel
+from agent_interrupts.app.history import read_run
+from agent_interrupts.app.worker_setup import build_worker
+from agent_interrupts.models.interrupt_flow import InterruptState, InterruptStatus
+from agent_interrupts.models.state import OrchestratorStatus
 from tests.bad_input.harness import (
     HANDOVER_RACE,
     MAX_STATUS_BYTES,

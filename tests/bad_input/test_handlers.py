@@ -26,12 +26,12 @@ from temporalio.contrib.pydantic import pydantic_data_converter
 from temporalio.exceptions import ApplicationError
 from temporalio.worker import Replayer
 
-from activities.llm import LlmSettings
-from activities.offline_model import OfflineModel, OfflineScenario
-from app.worker_setup import WORKFLOW_RUNNER, WORKFLOWS, build_worker
-from models.agent_types import AgentType
-from models.interrupt_flow import InterruptState, InterruptStatus
-from models.state import OrchestratorStatus
+from agent_interrupts.activities.llm import LlmSettings
+from agent_interrupts.activities.offline_model import OfflineModel, OfflineScenario
+from agent_interrupts.app.worker_setup import WORKFLOW_RUNNER, WORKFLOWS, build_worker
+from agent_interrupts.models.agent_types import AgentType
+from agent_interrupts.models.interrupt_flow import InterruptState, InterruptStatus
+from agent_interrupts.models.state import OrchestratorStatus
 from tests.bad_input.harness import (
     MAX_MESSAGE_CHARS,
     MAX_STATUS_BYTES,

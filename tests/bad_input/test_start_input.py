@@ -17,8 +17,8 @@ import pytest
 from temporalio.client import Client, WorkflowExecutionStatus, WorkflowFailureError, WorkflowHandle
 from temporalio.exceptions import ApplicationError
 
-from activities.llm import LlmSettings
-from app.worker_setup import build_worker
+from agent_interrupts.activities.llm import LlmSettings
+from agent_interrupts.app.worker_setup import build_worker
 from tests.bad_input.harness import (
     MAX_MESSAGE_CHARS,
     RAW_PYTHON_ERRORS,

@@ -9,7 +9,7 @@ from __future__ import annotations
 import pytest
 from temporalio.client import Client
 
-from activities.route_filter import ROUTE_OF
+from agent_interrupts.activities.route_filter import ROUTE_OF
 from bench.interrupt_round_trip import measure, measure_schema_sizes, report
 from bench.tokens import counter
 

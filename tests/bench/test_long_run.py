@@ -7,16 +7,16 @@ import logging
 import pytest
 from temporalio.client import Client, WorkflowExecutionStatus
 
-from activities.llm import LlmSettings
-from activities.offline_model import OfflineModel, OfflineScenario
-from activities.output_schema import decoder_schema
-from app.worker_setup import build_worker
+from agent_interrupts.activities.llm import LlmSettings
+from agent_interrupts.activities.offline_model import OfflineModel, OfflineScenario
+from agent_interrupts.activities.output_schema import decoder_schema
+from agent_interrupts.app.worker_setup import build_worker
+from agent_interrupts.models.agent_types import AgentType
+from agent_interrupts.models.routing import Routing
+from agent_interrupts.models.state import OrchestratorInput
+from agent_interrupts.workflows.graph import NODES
+from agent_interrupts.workflows.orchestrator import OrchestratorWorkflow
 from bench.long_run import GOAL, RefusedPayloads, measure, report, watch
-from models.agent_types import AgentType
-from models.routing import Routing
-from models.state import OrchestratorInput
-from workflows.graph import NODES
-from workflows.orchestrator import OrchestratorWorkflow
 
 CORE_WARNING = (
     "[sdk_core::temporalio_sdk_core::worker::workflow] Error while completing workflow activation "

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from activities.contributors.loop_breaker import INTERRUPT_LOOP_THRESHOLD
+from agent_interrupts.activities.contributors.loop_breaker import INTERRUPT_LOOP_THRESHOLD
+from agent_interrupts.models.agent_types import DISPATCHED_AGENTS, AgentType
+from agent_interrupts.workflows.graph import NODES
 from bench.prompt_assembly import blackboard, measure, realistic_call, report
-from models.agent_types import DISPATCHED_AGENTS, AgentType
-from workflows.graph import NODES
 
 
 def test_the_blackboard_has_the_requested_size_and_the_agents_own_interrupts() -> None:

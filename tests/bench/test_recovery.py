@@ -12,9 +12,9 @@ import pytest
 from temporalio.api.enums.v1 import EventType
 from temporalio.client import Client
 
-from activities.llm import LlmSettings
-from activities.offline_model import OfflineScenario
-from app.worker_setup import build_worker
+from agent_interrupts.activities.llm import LlmSettings
+from agent_interrupts.activities.offline_model import OfflineScenario
+from agent_interrupts.app.worker_setup import build_worker
 from bench.recovery import measure, report
 from tests.support.interrupts import start
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from temporalio.client import Client
 
+from agent_interrupts.models.agent_types import AgentType
 from bench.supervisor_event import TARGET, measure, report
-from models.agent_types import AgentType
 
 
 async def test_bench_measures_the_event_path_and_the_round_trip(client: Client) -> None:

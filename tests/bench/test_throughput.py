@@ -8,6 +8,7 @@ from dataclasses import replace
 import pytest
 from temporalio.client import Client
 
+from agent_interrupts.models.state import OrchestratorInput
 from bench.throughput import (
     GOAL,
     BenchResult,
@@ -18,7 +19,6 @@ from bench.throughput import (
     report,
     worker_counts,
 )
-from models.state import OrchestratorInput
 
 
 async def test_bench_measures_both_rates_and_the_memory_of_held_runs(client: Client) -> None:

@@ -12,9 +12,9 @@ import sys
 import time
 from pathlib import Path
 
-from app.binaries import temporal_cli
-from app.config import TemporalSettings
-from app.stack import LocalStack, no_worker
+from agent_interrupts.app.binaries import temporal_cli
+from agent_interrupts.app.config import TemporalSettings
+from agent_interrupts.app.stack import LocalStack, no_worker
 from tests.cli.support import CLIENT, ROOT, agents, free_port, stack_env
 
 

@@ -35,18 +35,23 @@ from temporalio.client import Client, WorkflowExecutionStatus, WorkflowFailureEr
 from temporalio.contrib.pydantic import pydantic_data_converter
 from temporalio.testing import WorkflowEnvironment
 
-from activities.agreement import QuestionKind
-from activities.autonomy import AutonomySettings
-from activities.llm import LlmSettings
-from activities.offline_model import OfflineModel, OfflineScenario
-from app.binaries import temporal_cli
-from app.process_exit import exit_now
-from app.worker_setup import build_worker
-from models.agent_types import AgentType
-from models.interrupt_events import InterruptRequestEvent
-from models.interrupt_flow import InterruptState, InterruptStatus
-from models.interrupts import InterruptResolution, InterruptRouting
-from models.routings import OrchestratorRouting
+from agent_interrupts.activities.agreement import QuestionKind
+from agent_interrupts.activities.autonomy import AutonomySettings
+from agent_interrupts.activities.llm import LlmSettings
+from agent_interrupts.activities.offline_model import OfflineModel, OfflineScenario
+from agent_interrupts.app.binaries import temporal_cli
+from agent_interrupts.app.process_exit import exit_now
+from agent_interrupts.app.worker_setup import build_worker
+from agent_interrupts.models.agent_types import AgentType
+from agent_interrupts.models.interrupt_events import InterruptRequestEvent
+from agent_interrupts.models.interrupt_flow import InterruptState, InterruptStatus
+from agent_interrupts.models.interrupts import InterruptResolution, InterruptRouting
+from agent_interrupts.models.routings import OrchestratorRouting
+from agent_interrupts.workflows.interrupt import InterruptWorkflow
+from agent_interrupts.workflows.orchestrator import OrchestratorWorkflow
+from agent_interrupts.workflows.resolution_rules import recommended_resolution
+from agent_interrupts.workflows.shadow import SHADOW_SUFFIX
+from agent_interrupts.workflows.visibility import dev_server_args
 from tests.support.fan_out import handed_over_together, only_part
 from tests.support.interrupts import (
     answer_all,
@@ -56,11 +61,6 @@ from tests.support.interrupts import (
     started_activities,
     wait_running,
 )
-from workflows.interrupt import InterruptWorkflow
-from workflows.orchestrator import OrchestratorWorkflow
-from workflows.resolution_rules import recommended_resolution
-from workflows.shadow import SHADOW_SUFFIX
-from workflows.visibility import dev_server_args
 
 HERE = Path(__file__).parent
 WAITING = InterruptState.WAITING

@@ -20,8 +20,9 @@ from temporalio.client import Client
 from temporalio.contrib.pydantic import pydantic_data_converter
 from temporalio.testing import WorkflowEnvironment
 
-from app.binaries import temporal_cli
-from app.process_exit import exit_now
+from agent_interrupts.app.binaries import temporal_cli
+from agent_interrupts.app.process_exit import exit_now
+from agent_interrupts.workflows.visibility import dev_server_args
 from tests.histories.landed import (
     GOAL,
     HISTORIES,
@@ -31,7 +32,6 @@ from tests.histories.landed import (
     wait_for_question,
     worker_process,
 )
-from workflows.visibility import dev_server_args
 
 
 async def _save(client: Client, workflow_id: str, path: Path) -> None:

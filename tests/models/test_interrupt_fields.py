@@ -9,8 +9,8 @@ from typing import Any
 
 import pytest
 
-from models import interrupts
-from models.interrupts import (
+from agent_interrupts.models import interrupts
+from agent_interrupts.models.interrupts import (
     MAX_CHOICES,
     MAX_CONFIRMATIONS,
     MAX_QUESTION_ID_CHARS,
@@ -89,7 +89,7 @@ def test_every_field_the_model_writes_says_what_to_put_there(model: type[Any]) -
 
 
 def test_the_fields_spec_003_names_are_typed() -> None:
-    from activities.routing_info import _field_docs
+    from agent_interrupts.activities.routing_info import _field_docs
 
     for name, fields in SPEC_FIELDS.items():
         docs = {d.name: d.kind for d in _field_docs(getattr(interrupts, name))}

@@ -9,7 +9,7 @@ from typing import Any
 from hypothesis import given
 from hypothesis import strategies as st
 
-from models.limits import CUT_FLOOR_CHARS, fit_strings, json_bytes
+from agent_interrupts.models.limits import CUT_FLOOR_CHARS, fit_strings, json_bytes
 
 CUT = re.compile(r"\.\.\. \[cut: (\d+) more characters\]$")
 

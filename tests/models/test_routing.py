@@ -7,18 +7,21 @@ import typing
 import pytest
 from pydantic import TypeAdapter, ValidationError
 
-from models.agent_types import AgentType, Terminal
-from models.interrupts import (
+from agent_interrupts.models.agent_types import AgentType, Terminal
+from agent_interrupts.models.interrupts import (
     AnyInterruptRequest,
     InterruptRouting,
     OptionKey,
     PlanningOrchestratorInterruptRequest,
     StructuredChoice,
 )
-from models.requests import DiscoveryOrchestratorRequest, PlanningOrchestratorRequest
-from models.results import Delegation
-from models.routings import DiscoveryCollectorRouting, OrchestratorRouting
-from workflows.graph import NODES
+from agent_interrupts.models.requests import (
+    DiscoveryOrchestratorRequest,
+    PlanningOrchestratorRequest,
+)
+from agent_interrupts.models.results import Delegation
+from agent_interrupts.models.routings import DiscoveryCollectorRouting, OrchestratorRouting
+from agent_interrupts.workflows.graph import NODES
 
 
 def _discovery() -> DiscoveryOrchestratorRequest:

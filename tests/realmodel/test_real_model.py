@@ -17,23 +17,23 @@ import pytest
 from openai import AsyncOpenAI
 from temporalio.client import Client, WorkflowExecutionStatus
 
-from activities.llm import LlmSettings, StructuredLlm
-from activities.prompting import PromptRenderer
-from app.config import llm_settings_from_env
-from app.model_context import with_served_context
-from app.worker_setup import build_worker
+from agent_interrupts.activities.llm import LlmSettings, StructuredLlm
+from agent_interrupts.activities.prompting import PromptRenderer
+from agent_interrupts.app.config import llm_settings_from_env
+from agent_interrupts.app.model_context import with_served_context
+from agent_interrupts.app.worker_setup import build_worker
+from agent_interrupts.models.agent_types import AgentType
+from agent_interrupts.models.errors import InvalidLlmReply, LlmUnavailable
+from agent_interrupts.models.interrupt_flow import InterruptOutcome
+from agent_interrupts.models.state import EventKind
+from agent_interrupts.workflows.graph import NODES
+from agent_interrupts.workflows.orchestrator import OrchestratorWorkflow
+from agent_interrupts.workflows.resolution_rules import allowed_route
+from agent_interrupts.workflows.stuck_questions import ROUTE_CHOICE_ID
 from bench.real_model import agent_steps, server_timings
-from models.agent_types import AgentType
-from models.errors import InvalidLlmReply, LlmUnavailable
-from models.interrupt_flow import InterruptOutcome
-from models.state import EventKind
 from tests.realmodel.conftest import MODEL, RealModel
 from tests.support.interrupts import answer_offered, interrupt_status, start
 from tests.support.prompts import make_call
-from workflows.graph import NODES
-from workflows.orchestrator import OrchestratorWorkflow
-from workflows.resolution_rules import allowed_route
-from workflows.stuck_questions import ROUTE_CHOICE_ID
 
 pytestmark = pytest.mark.realmodel
 

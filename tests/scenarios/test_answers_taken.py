@@ -10,15 +10,16 @@ from typing import Any
 
 from temporalio.client import Client
 
-from activities.llm import LlmSettings
-from activities.offline_model import OfflineModel, OfflineScenario
-from activities.prompting import PromptRenderer
-from app.export import Kind, run_examples
-from app.history import read_run
-from app.worker_setup import build_worker
-from models.agent_types import AgentType
-from models.interrupts import InterruptRouting
-from models.state import EntryKind, EventKind
+from agent_interrupts.activities.llm import LlmSettings
+from agent_interrupts.activities.offline_model import OfflineModel, OfflineScenario
+from agent_interrupts.activities.prompting import PromptRenderer
+from agent_interrupts.app.export import Kind, run_examples
+from agent_interrupts.app.history import read_run
+from agent_interrupts.app.worker_setup import build_worker
+from agent_interrupts.models.agent_types import AgentType
+from agent_interrupts.models.interrupts import InterruptRouting
+from agent_interrupts.models.state import EntryKind, EventKind
+from agent_interrupts.workflows.interrupt import InterruptWorkflow
 from tests.support.interrupts import (
     answer_all,
     full_status,
@@ -26,7 +27,6 @@ from tests.support.interrupts import (
     start,
     wait_for_interrupt,
 )
-from workflows.interrupt import InterruptWorkflow
 
 WORDS = "Plan the rate limiter per tenant, not per host."
 

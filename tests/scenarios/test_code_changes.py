@@ -21,22 +21,22 @@ from typing import Any
 import pytest
 from temporalio.client import Client, WorkflowFailureError
 
-from activities.llm import LlmSettings
-from activities.offline_model import OfflineModel, OfflineScenario
-from activities.tools.settings import ToolSettings
-from app.export import Format
-from app.history import read_run
-from app.lineage_records import check_file
-from app.sdk import AgentWorkflowClient
-from app.worker_setup import build_worker
-from models.agent_types import AgentType
-from models.interrupts import InterruptResolution
-from models.state import EntryKind, HistoryEntry, OrchestratorInput
-from models.tools import WorkspaceSpec
+from agent_interrupts.activities.llm import LlmSettings
+from agent_interrupts.activities.offline_model import OfflineModel, OfflineScenario
+from agent_interrupts.activities.tools.settings import ToolSettings
+from agent_interrupts.app.export import Format
+from agent_interrupts.app.history import read_run
+from agent_interrupts.app.lineage_records import check_file
+from agent_interrupts.app.sdk import AgentWorkflowClient
+from agent_interrupts.app.worker_setup import build_worker
+from agent_interrupts.models.agent_types import AgentType
+from agent_interrupts.models.interrupts import InterruptResolution
+from agent_interrupts.models.state import EntryKind, HistoryEntry, OrchestratorInput
+from agent_interrupts.models.tools import WorkspaceSpec
+from agent_interrupts.workflows.orchestrator import OrchestratorWorkflow
 from tests.support.code_repo import TEST_COMMAND, make_code_repo
 from tests.support.interrupts import full_status, wait_for_interrupt
 from tests.support.workspace import git
-from workflows.orchestrator import OrchestratorWorkflow
 
 GOAL = "fix the calculator"
 ROOT = Path(__file__).resolve().parents[2]
@@ -234,14 +234,14 @@ WORKER = textwrap.dedent(
     import asyncio, sys
     from datetime import timedelta
     from pathlib import Path
-    import workflows.policies
-    workflows.policies.AGENT_HEARTBEAT_TIMEOUT = timedelta(seconds=2)  # a dead worker shows fast
+    from agent_interrupts.workflows import policies
+    policies.AGENT_HEARTBEAT_TIMEOUT = timedelta(seconds=2)  # a dead worker shows fast
     from temporalio.client import Client
     from temporalio.contrib.pydantic import pydantic_data_converter
-    from activities.llm import LlmSettings
-    from activities.offline_model import OfflineModel, OfflineScenario
-    from activities.tools.settings import ToolSettings
-    from app.worker_setup import build_worker
+    from agent_interrupts.activities.llm import LlmSettings
+    from agent_interrupts.activities.offline_model import OfflineModel, OfflineScenario
+    from agent_interrupts.activities.tools.settings import ToolSettings
+    from agent_interrupts.app.worker_setup import build_worker
 
     async def main(address, queue, state):
         client = await Client.connect(address, data_converter=pydantic_data_converter)

@@ -14,16 +14,16 @@ from temporalio import activity
 from temporalio.client import Client
 from temporalio.worker import Worker
 
-from activities.autonomy import AutonomySettings, load_policy
-from activities.llm import LlmSettings
-from activities.notify import NotificationActivities, NotifySettings
-from activities.offline_model import OfflineScenario
-from app.history import read_run
-from app.sdk import AgentWorkflowClient
-from app.stats import Tally
-from app.worker_setup import WORKFLOW_RUNNER, build_worker
-from models.agent_types import AgentType
-from models.interrupt_flow import (
+from agent_interrupts.activities.autonomy import AutonomySettings, load_policy
+from agent_interrupts.activities.llm import LlmSettings
+from agent_interrupts.activities.notify import NotificationActivities, NotifySettings
+from agent_interrupts.activities.offline_model import OfflineScenario
+from agent_interrupts.app.history import read_run
+from agent_interrupts.app.sdk import AgentWorkflowClient
+from agent_interrupts.app.stats import Tally
+from agent_interrupts.app.worker_setup import WORKFLOW_RUNNER, build_worker
+from agent_interrupts.models.agent_types import AgentType
+from agent_interrupts.models.interrupt_flow import (
     AutonomyDecision,
     AutonomyQuestion,
     InterruptOutcome,
@@ -31,7 +31,9 @@ from models.interrupt_flow import (
     ReviewInput,
     TranslationInput,
 )
-from models.interrupts import InterruptResolution, OptionKey, ResolvedBy
+from agent_interrupts.models.interrupts import InterruptResolution, OptionKey, ResolvedBy
+from agent_interrupts.workflows.interrupt import InterruptWorkflow
+from agent_interrupts.workflows.resolution_rules import recommended_resolution
 from tests.support.interrupts import (
     interrupt_status,
     question_input,
@@ -39,8 +41,6 @@ from tests.support.interrupts import (
     start,
     wait_for_interrupt,
 )
-from workflows.interrupt import InterruptWorkflow
-from workflows.resolution_rules import recommended_resolution
 
 PLANNER = "PLANNING_ORCHESTRATOR"
 SCENARIO = OfflineScenario(interrupt_at=frozenset({AgentType.PLANNING_ORCHESTRATOR}))

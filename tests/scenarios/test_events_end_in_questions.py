@@ -12,17 +12,19 @@ import asyncio
 
 from temporalio.client import Client
 
-from activities.contributors.base import PromptContext
-from activities.contributors.loop_breaker import InterruptLoopBreakerContributor
-from activities.llm import LlmSettings
-from activities.offline_model import OfflineModel, OfflineScenario
-from app.worker_setup import build_worker
-from models.agent_call import SUPERVISOR_MESSAGE_PREFIX
-from models.agent_types import AgentType
-from models.interrupt_events import InterruptRequestEvent
-from models.interrupts import DiscoveryCollectorInterruptRequest
-from models.routings import PlanningOrchestratorRouting
-from models.state import EntryKind, EventKind
+from agent_interrupts.activities.contributors.base import PromptContext
+from agent_interrupts.activities.contributors.loop_breaker import InterruptLoopBreakerContributor
+from agent_interrupts.activities.llm import LlmSettings
+from agent_interrupts.activities.offline_model import OfflineModel, OfflineScenario
+from agent_interrupts.app.worker_setup import build_worker
+from agent_interrupts.models.agent_call import SUPERVISOR_MESSAGE_PREFIX
+from agent_interrupts.models.agent_types import AgentType
+from agent_interrupts.models.interrupt_events import InterruptRequestEvent
+from agent_interrupts.models.interrupts import DiscoveryCollectorInterruptRequest
+from agent_interrupts.models.routings import PlanningOrchestratorRouting
+from agent_interrupts.models.state import EntryKind, EventKind
+from agent_interrupts.workflows.interrupt import InterruptWorkflow
+from agent_interrupts.workflows.orchestrator import OrchestratorWorkflow
 from tests.support.interrupts import (
     answer_all,
     full_status,
@@ -32,8 +34,6 @@ from tests.support.interrupts import (
     wait_running,
 )
 from tests.support.prompts import make_call
-from workflows.interrupt import InterruptWorkflow
-from workflows.orchestrator import OrchestratorWorkflow
 
 
 async def test_an_event_the_agent_ignores_still_ends_in_its_question_and_the_reroute(

@@ -10,12 +10,12 @@ import uuid
 from temporalio.api.enums.v1 import EventType
 from temporalio.client import Client
 
-from activities.llm import LlmSettings
-from activities.offline_model import OfflineScenario
-from app.sdk import AgentWorkflowClient
-from app.worker_setup import build_worker
-from models.agent_types import AgentType
-from models.interrupt_events import InterruptRequestEvent
+from agent_interrupts.activities.llm import LlmSettings
+from agent_interrupts.activities.offline_model import OfflineScenario
+from agent_interrupts.app.sdk import AgentWorkflowClient
+from agent_interrupts.app.worker_setup import build_worker
+from agent_interrupts.models.agent_types import AgentType
+from agent_interrupts.models.interrupt_events import InterruptRequestEvent
 from tests.support.interrupts import (
     answer_all,
     interrupt_status,

@@ -8,16 +8,17 @@ from __future__ import annotations
 import pytest
 from temporalio.client import Client
 
-from activities.agents import well_formed_reply
-from activities.llm import LlmSettings
-from activities.offline_model import OfflineScenario
-from activities.output_schema import decoder_schema
-from app.worker_setup import build_worker
-from models.ids import dispatched_agent_key
-from models.limits import MAX_FAN_OUT
-from models.requests import DiscoveryAgentRequest, DiscoveryAgentRequests
-from models.routings import DiscoveryOrchestratorRouting
-from models.state import EntryKind
+from agent_interrupts.activities.agents import well_formed_reply
+from agent_interrupts.activities.llm import LlmSettings
+from agent_interrupts.activities.offline_model import OfflineScenario
+from agent_interrupts.activities.output_schema import decoder_schema
+from agent_interrupts.app.worker_setup import build_worker
+from agent_interrupts.models.ids import dispatched_agent_key
+from agent_interrupts.models.limits import MAX_FAN_OUT
+from agent_interrupts.models.requests import DiscoveryAgentRequest, DiscoveryAgentRequests
+from agent_interrupts.models.routings import DiscoveryOrchestratorRouting
+from agent_interrupts.models.state import EntryKind
+from agent_interrupts.workflows.interrupt import InterruptWorkflow
 from tests.support.interrupts import (
     answer_all,
     full_status,
@@ -25,7 +26,6 @@ from tests.support.interrupts import (
     start,
     wait_for_interrupt,
 )
-from workflows.interrupt import InterruptWorkflow
 
 
 @pytest.mark.parametrize("size", [12, MAX_FAN_OUT])

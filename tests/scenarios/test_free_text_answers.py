@@ -9,19 +9,19 @@ import asyncio
 import pytest
 from temporalio.client import Client, WorkflowUpdateFailedError
 
-from activities.llm import LlmSettings
-from activities.offline_model import OfflineModel, OfflineScenario
-from app.worker_setup import build_worker
-from models.agent_types import AgentType
-from models.errors import failure_message
-from models.interrupts import InterruptResolution
+from agent_interrupts.activities.llm import LlmSettings
+from agent_interrupts.activities.offline_model import OfflineModel, OfflineScenario
+from agent_interrupts.app.worker_setup import build_worker
+from agent_interrupts.models.agent_types import AgentType
+from agent_interrupts.models.errors import failure_message
+from agent_interrupts.models.interrupts import InterruptResolution
+from agent_interrupts.workflows.interrupt import InterruptWorkflow
 from tests.support.interrupts import (
     interrupt_status,
     start,
     translation_calls,
     wait_for_interrupt,
 )
-from workflows.interrupt import InterruptWorkflow
 
 WORDS = "Keep the merge queue as it is, and yes, add the tests first."
 

@@ -20,17 +20,19 @@ from temporalio.client import (
 )
 from temporalio.common import RawValue
 
-from activities.llm import LlmSettings
-from activities.offline_model import OfflineModel, OfflineScenario
-from activities.output_schema import REPLY_KEY
-from app.worker_setup import build_worker
-from models.agent_types import AgentType
-from models.errors import failure_message
-from models.interrupt_events import INTERRUPT_REQUEST_EVENT_SIGNAL
-from models.interrupt_flow import RESOLVE_SIGNAL, InterruptState
-from models.interrupts import OptionKey, ResolvedBy, TimeoutOutcome
-from models.limits import MAX_GOAL_CHARS
-from models.state import EventKind
+from agent_interrupts.activities.llm import LlmSettings
+from agent_interrupts.activities.offline_model import OfflineModel, OfflineScenario
+from agent_interrupts.activities.output_schema import REPLY_KEY
+from agent_interrupts.app.worker_setup import build_worker
+from agent_interrupts.models.agent_types import AgentType
+from agent_interrupts.models.errors import failure_message
+from agent_interrupts.models.interrupt_events import INTERRUPT_REQUEST_EVENT_SIGNAL
+from agent_interrupts.models.interrupt_flow import RESOLVE_SIGNAL, InterruptState
+from agent_interrupts.models.interrupts import OptionKey, ResolvedBy, TimeoutOutcome
+from agent_interrupts.models.limits import MAX_GOAL_CHARS
+from agent_interrupts.models.state import EventKind
+from agent_interrupts.workflows.interrupt import InterruptWorkflow
+from agent_interrupts.workflows.orchestrator import OrchestratorWorkflow
 from tests.support.interrupts import (
     answer_all,
     interrupt_status,
@@ -39,8 +41,6 @@ from tests.support.interrupts import (
     wait_for_interrupt,
     wait_running,
 )
-from workflows.interrupt import InterruptWorkflow
-from workflows.orchestrator import OrchestratorWorkflow
 
 HUGE = "x" * 1_900_000
 NOT_JSON = RawValue(Payload(metadata={"encoding": b"json/plain"}, data=b"\xff{not json"))

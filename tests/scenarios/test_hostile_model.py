@@ -15,16 +15,16 @@ from pathlib import Path
 from temporalio.api.enums.v1 import EventType
 from temporalio.client import Client, WorkflowExecutionStatus, WorkflowHandle
 
-from activities.llm import LlmSettings
-from activities.tools.settings import ToolSettings
-from app.sdk import AgentWorkflowClient, ResolutionRejected
-from app.worker_setup import build_worker
-from models.errors import failure_message
-from models.tools import WorkspaceSpec
+from agent_interrupts.activities.llm import LlmSettings
+from agent_interrupts.activities.tools.settings import ToolSettings
+from agent_interrupts.app.sdk import AgentWorkflowClient, ResolutionRejected
+from agent_interrupts.app.worker_setup import build_worker
+from agent_interrupts.models.errors import failure_message
+from agent_interrupts.models.tools import WorkspaceSpec
+from agent_interrupts.workflows.orchestrator import OrchestratorWorkflow
 from tests.support.code_repo import TEST_COMMAND, make_code_repo
 from tests.support.hostile_model import HostileModel
 from tests.support.interrupts import answer_offered, interrupt_status, start
-from workflows.orchestrator import OrchestratorWorkflow
 
 SEEDS = range(6)
 ANSWERS = 12

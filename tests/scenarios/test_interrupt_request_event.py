@@ -13,19 +13,26 @@ from temporalio.client import Client, WorkflowUpdateFailedError
 from temporalio.contrib.pydantic import pydantic_data_converter
 from temporalio.worker import Replayer, Worker
 
-from activities.agents import AgentActivities
-from activities.llm import LlmSettings, StructuredLlm
-from activities.offline_model import OfflineModel, OfflineScenario
-from activities.prompting import PromptRenderer
-from activities.resolution import ResolutionActivities
-from app.worker_setup import WORKFLOW_RUNNER, WORKFLOWS, build_worker, openai_client
-from models.agent_call import SUPERVISOR_MESSAGE_PREFIX, AgentCall, AgentReply
-from models.agent_types import AgentType
-from models.interrupt_events import (
+from agent_interrupts.activities.agents import AgentActivities
+from agent_interrupts.activities.llm import LlmSettings, StructuredLlm
+from agent_interrupts.activities.offline_model import OfflineModel, OfflineScenario
+from agent_interrupts.activities.prompting import PromptRenderer
+from agent_interrupts.activities.resolution import ResolutionActivities
+from agent_interrupts.app.worker_setup import (
+    WORKFLOW_RUNNER,
+    WORKFLOWS,
+    build_worker,
+    openai_client,
+)
+from agent_interrupts.models.agent_call import SUPERVISOR_MESSAGE_PREFIX, AgentCall, AgentReply
+from agent_interrupts.models.agent_types import AgentType
+from agent_interrupts.models.interrupt_events import (
     INTERRUPT_REQUEST_EVENT_SIGNAL,
     InterruptRequestEvent,
 )
-from models.state import EntryKind, EventKind, OrchestratorStatus
+from agent_interrupts.models.state import EntryKind, EventKind, OrchestratorStatus
+from agent_interrupts.workflows.interrupt import InterruptWorkflow
+from agent_interrupts.workflows.orchestrator import OrchestratorWorkflow
 from tests.support.interrupts import (
     answer_all,
     full_status,
@@ -35,8 +42,6 @@ from tests.support.interrupts import (
     wait_for_interrupt,
     wait_running,
 )
-from workflows.interrupt import InterruptWorkflow
-from workflows.orchestrator import OrchestratorWorkflow
 
 SLOW = 2.0
 
@@ -324,7 +329,7 @@ async def test_malformed_event_is_recorded_and_the_run_is_unaffected(
 
 
 def _routing_name(agent: AgentType) -> str:
-    from workflows.graph import NODES
+    from agent_interrupts.workflows.graph import NODES
 
     return NODES[agent].output_model.__name__
 

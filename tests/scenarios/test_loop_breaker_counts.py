@@ -9,11 +9,11 @@ from typing import Any
 import pytest
 from temporalio.client import Client
 
-from activities.llm import LlmSettings
-from activities.offline_model import OfflineModel, OfflineScenario
-from app.worker_setup import build_worker
-from models.agent_types import AgentType
-from models.routings import TicketAgentRouting
+from agent_interrupts.activities.llm import LlmSettings
+from agent_interrupts.activities.offline_model import OfflineModel, OfflineScenario
+from agent_interrupts.app.worker_setup import build_worker
+from agent_interrupts.models.agent_types import AgentType
+from agent_interrupts.models.routings import TicketAgentRouting
 from tests.support.interrupts import interrupt_status, start, wait_for_interrupt
 
 

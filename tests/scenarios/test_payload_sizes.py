@@ -19,17 +19,22 @@ from temporalio.api.enums.v1 import EventType, WorkflowTaskFailedCause
 from temporalio.client import Client, WorkflowExecutionStatus, WorkflowHandle
 from temporalio.service import RPCError
 
-from activities.llm import LlmSettings
-from activities.offline_model import OfflineScenario
-from app.history import read_pages
-from app.worker_setup import build_worker
-from models.limits import AGENT_OUTPUT_BYTES, MAX_FAN_OUT, MAX_GOAL_CHARS, json_bytes
-from models.state import EntryKind, OrchestratorInput
-from models.tools import WorkspaceSpec
+from agent_interrupts.activities.llm import LlmSettings
+from agent_interrupts.activities.offline_model import OfflineScenario
+from agent_interrupts.app.history import read_pages
+from agent_interrupts.app.worker_setup import build_worker
+from agent_interrupts.models.limits import (
+    AGENT_OUTPUT_BYTES,
+    MAX_FAN_OUT,
+    MAX_GOAL_CHARS,
+    json_bytes,
+)
+from agent_interrupts.models.state import EntryKind, OrchestratorInput
+from agent_interrupts.models.tools import WorkspaceSpec
+from agent_interrupts.workflows.interrupt import InterruptWorkflow
+from agent_interrupts.workflows.orchestrator import OrchestratorWorkflow
 from tests.support.interrupts import answer_all, interrupt_status
 from tests.support.workspace import make_repo
-from workflows.interrupt import InterruptWorkflow
-from workflows.orchestrator import OrchestratorWorkflow
 
 BENIGN = {
     WorkflowTaskFailedCause.WORKFLOW_TASK_FAILED_CAUSE_UNHANDLED_COMMAND,

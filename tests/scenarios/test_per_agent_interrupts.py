@@ -12,15 +12,15 @@ from typing import Any
 
 from temporalio.client import Client
 
-from activities.llm import LlmSettings
-from activities.offline_model import RESOLVED_MARKER, OfflineModel, OfflineScenario
-from app.worker_setup import build_worker
-from models import interrupts
-from models.agent_types import DISPATCHED_AGENTS, AgentType
-from models.interrupts import InterruptRequestBase
+from agent_interrupts.activities.llm import LlmSettings
+from agent_interrupts.activities.offline_model import RESOLVED_MARKER, OfflineModel, OfflineScenario
+from agent_interrupts.app.worker_setup import build_worker
+from agent_interrupts.models import interrupts
+from agent_interrupts.models.agent_types import DISPATCHED_AGENTS, AgentType
+from agent_interrupts.models.interrupts import InterruptRequestBase
+from agent_interrupts.workflows.graph import NODES
+from agent_interrupts.workflows.interrupt import InterruptWorkflow
 from tests.support.interrupts import answer_all, interrupt_status, start, wait_for_interrupt
-from workflows.graph import NODES
-from workflows.interrupt import InterruptWorkflow
 
 TYPES = {
     AgentType.ORCHESTRATOR: "OrchestratorInterruptRequest",  # US24

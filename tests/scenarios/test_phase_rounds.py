@@ -13,12 +13,12 @@ from typing import Any
 import pytest
 from temporalio.client import Client
 
-from activities.llm import LlmSettings
-from activities.offline_model import CONTEXT_FOUND, OfflineModel, OfflineScenario
-from activities.route_filter import ROUND_TARGETS
-from app.worker_setup import build_worker
-from models.agent_types import AgentType
-from models.state import EntryKind
+from agent_interrupts.activities.llm import LlmSettings
+from agent_interrupts.activities.offline_model import CONTEXT_FOUND, OfflineModel, OfflineScenario
+from agent_interrupts.activities.route_filter import ROUND_TARGETS
+from agent_interrupts.app.worker_setup import build_worker
+from agent_interrupts.models.agent_types import AgentType
+from agent_interrupts.models.state import EntryKind
 from tests.support.interrupts import full_status, start
 
 

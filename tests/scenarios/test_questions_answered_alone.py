@@ -15,20 +15,20 @@ from temporalio.client import Client, WorkflowHandle, WorkflowUpdateFailedError
 from temporalio.contrib.pydantic import pydantic_data_converter
 from temporalio.testing import WorkflowEnvironment
 
-from activities.llm import LlmSettings
-from activities.offline_model import RESOLVED_MARKER, OfflineModel, OfflineScenario
-from app.binaries import temporal_cli
-from app.sdk import AgentWorkflowClient
-from app.worker_setup import build_worker
-from models.agent_types import AgentType
-from models.ids import dispatched_agent_key
-from models.interrupts import InterruptRequestBase
-from models.state import EntryKind, EventKind
+from agent_interrupts.activities.llm import LlmSettings
+from agent_interrupts.activities.offline_model import RESOLVED_MARKER, OfflineModel, OfflineScenario
+from agent_interrupts.app.binaries import temporal_cli
+from agent_interrupts.app.sdk import AgentWorkflowClient
+from agent_interrupts.app.worker_setup import build_worker
+from agent_interrupts.models.agent_types import AgentType
+from agent_interrupts.models.ids import dispatched_agent_key
+from agent_interrupts.models.interrupts import InterruptRequestBase
+from agent_interrupts.models.state import EntryKind, EventKind
+from agent_interrupts.workflows.interrupt import InterruptWorkflow
+from agent_interrupts.workflows.orchestrator import OrchestratorWorkflow
+from agent_interrupts.workflows.visibility import dev_server_args
 from tests.support.fan_out import handed_over_together, only_part
 from tests.support.interrupts import answer_all, full_status, interrupt_status, start
-from workflows.interrupt import InterruptWorkflow
-from workflows.orchestrator import OrchestratorWorkflow
-from workflows.visibility import dev_server_args
 
 GOAL = "add rate limiting to the gateway"
 

@@ -9,18 +9,18 @@ from typing import Any
 
 from temporalio.client import Client, WorkflowHandle
 
-from activities.llm import LlmSettings
-from activities.offline_model import RESOLVED_MARKER, OfflineModel, OfflineScenario
-from app.sdk import AgentWorkflowClient
-from app.worker_setup import build_worker
-from models.agent_types import AgentType
-from models.ids import dispatched_agent_key
-from models.interrupt_events import InterruptRequestEvent
-from models.interrupts import InterruptRequestBase
-from models.state import EntryKind, OrchestratorStatus
+from agent_interrupts.activities.llm import LlmSettings
+from agent_interrupts.activities.offline_model import RESOLVED_MARKER, OfflineModel, OfflineScenario
+from agent_interrupts.app.sdk import AgentWorkflowClient
+from agent_interrupts.app.worker_setup import build_worker
+from agent_interrupts.models.agent_types import AgentType
+from agent_interrupts.models.ids import dispatched_agent_key
+from agent_interrupts.models.interrupt_events import InterruptRequestEvent
+from agent_interrupts.models.interrupts import InterruptRequestBase
+from agent_interrupts.models.state import EntryKind, OrchestratorStatus
+from agent_interrupts.workflows.interrupt import InterruptWorkflow
+from agent_interrupts.workflows.orchestrator import OrchestratorWorkflow
 from tests.support.interrupts import GOAL, answer_all, full_status, interrupt_status, start
-from workflows.interrupt import InterruptWorkflow
-from workflows.orchestrator import OrchestratorWorkflow
 
 TICKET_AGENT = "TicketAgentRouting"
 

@@ -9,13 +9,16 @@ from typing import Any
 
 from temporalio.client import Client
 
-from activities.llm import LlmSettings
-from activities.offline_model import OfflineModel, OfflineScenario
-from app.worker_setup import build_worker
-from models.agent_types import AgentType
-from models.ids import dispatched_agent_key
-from models.interrupts import InterruptRouting
-from models.state import EntryKind, HistoryEntry, OrchestratorStatus
+from agent_interrupts.activities.llm import LlmSettings
+from agent_interrupts.activities.offline_model import OfflineModel, OfflineScenario
+from agent_interrupts.app.worker_setup import build_worker
+from agent_interrupts.models.agent_types import AgentType
+from agent_interrupts.models.ids import dispatched_agent_key
+from agent_interrupts.models.interrupts import InterruptRouting
+from agent_interrupts.models.state import EntryKind, HistoryEntry, OrchestratorStatus
+from agent_interrupts.workflows.graph import NODES
+from agent_interrupts.workflows.interrupt import InterruptWorkflow
+from agent_interrupts.workflows.resume import _system_only
 from tests.support.interrupts import (
     answer_all,
     full_status,
@@ -23,9 +26,6 @@ from tests.support.interrupts import (
     start,
     wait_for_interrupt,
 )
-from workflows.graph import NODES
-from workflows.interrupt import InterruptWorkflow
-from workflows.resume import _system_only
 
 SCENARIOS: dict[AgentType, str] = {
     AgentType.ORCHESTRATOR: "interrupt=ORCHESTRATOR",

@@ -15,16 +15,16 @@ from temporalio.client import Client
 from temporalio.contrib.pydantic import pydantic_data_converter
 from temporalio.testing import WorkflowEnvironment
 
-from activities.llm import LlmSettings
-from activities.offline_model import OfflineScenario
-from app.sdk import AgentWorkflowClient
-from app.worker_setup import build_worker
-from models.agent_types import AgentType
-from models.state import EventKind
+from agent_interrupts.activities.llm import LlmSettings
+from agent_interrupts.activities.offline_model import OfflineScenario
+from agent_interrupts.app.sdk import AgentWorkflowClient
+from agent_interrupts.app.worker_setup import build_worker
+from agent_interrupts.models.agent_types import AgentType
+from agent_interrupts.models.state import EventKind
+from agent_interrupts.workflows import visibility
+from agent_interrupts.workflows.orchestrator import OrchestratorWorkflow
 from tests.support.inbox import until_listed
 from tests.support.interrupts import answer_all, interrupt_status, wait_for_interrupt
-from workflows import visibility
-from workflows.orchestrator import OrchestratorWorkflow
 
 SCENARIO = OfflineScenario(interrupt_at=frozenset({AgentType.REVIEW_AGENT}))
 

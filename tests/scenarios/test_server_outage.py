@@ -16,15 +16,15 @@ from temporalio.api.enums.v1 import EventType
 from temporalio.client import Client
 from temporalio.contrib.pydantic import pydantic_data_converter
 
-from activities.llm import LlmSettings
-from app.binaries import temporal_cli
-from app.worker_setup import build_worker
+from agent_interrupts.activities.llm import LlmSettings
+from agent_interrupts.app.binaries import temporal_cli
+from agent_interrupts.app.worker_setup import build_worker
+from agent_interrupts.workflows.orchestrator import OrchestratorWorkflow
+from agent_interrupts.workflows.policies import AGENT_HEARTBEAT_TIMEOUT
+from agent_interrupts.workflows.visibility import dev_server_args
 from tests.cli.support import free_port
 from tests.support.interrupts import GOAL
 from tests.support.openai_server import ScriptedOpenAIServer
-from workflows.orchestrator import OrchestratorWorkflow
-from workflows.policies import AGENT_HEARTBEAT_TIMEOUT
-from workflows.visibility import dev_server_args
 
 
 @contextmanager

@@ -26,19 +26,19 @@ from temporalio.client import Client, WorkflowHandle
 from temporalio.contrib.pydantic import pydantic_data_converter
 from temporalio.service import RPCError
 
-from activities.tools.settings import ToolSettings
-from app.binaries import temporal_cli
-from app.sdk import AgentWorkflowClient
-from models.results import OrchestratorCollectorResult
-from models.state import OrchestratorInput
-from models.tools import WorkspaceSpec
+from agent_interrupts.activities.tools.settings import ToolSettings
+from agent_interrupts.app.binaries import temporal_cli
+from agent_interrupts.app.sdk import AgentWorkflowClient
+from agent_interrupts.models.results import OrchestratorCollectorResult
+from agent_interrupts.models.state import OrchestratorInput
+from agent_interrupts.models.tools import WorkspaceSpec
+from agent_interrupts.workflows.orchestrator import OrchestratorWorkflow
+from agent_interrupts.workflows.visibility import dev_server_args
 from tests.support.code_repo import TEST_COMMAND, make_code_repo
 from tests.support.hosts import Network, worker_hosts
 from tests.support.interrupts import answer_all, interrupt_status, wait_for_interrupt
 from tests.support.postgres import PostgresServer, free_port, postgres_server, require_pg_bin
 from tests.support.workspace import git
-from workflows.orchestrator import OrchestratorWorkflow
-from workflows.visibility import dev_server_args
 
 ROOT = Path(__file__).resolve().parents[2]
 QUEUE = "agents-hosts"

@@ -13,17 +13,18 @@ from temporalio.client import Client
 from temporalio.exceptions import ApplicationError
 from temporalio.worker import Worker
 
-from activities.llm import LlmSettings
-from activities.offline_model import OfflineScenario
-from activities.shadow_start import SHADOW_WORKFLOW
-from app.export import Format, export
-from app.history import RecordedRun, read_run
-from app.sdk import AgentWorkflowClient
-from app.stats import Tally
-from app.worker_setup import WORKFLOW_RUNNER, build_worker
-from models.agent_types import AgentType
-from models.interrupt_flow import ReviewInput, ShadowAnswer, ShadowInput
-from models.interrupts import InterruptResolution, OptionKey
+from agent_interrupts.activities.llm import LlmSettings
+from agent_interrupts.activities.offline_model import OfflineScenario
+from agent_interrupts.activities.shadow_start import SHADOW_WORKFLOW
+from agent_interrupts.app.export import Format, export
+from agent_interrupts.app.history import RecordedRun, read_run
+from agent_interrupts.app.sdk import AgentWorkflowClient
+from agent_interrupts.app.stats import Tally
+from agent_interrupts.app.worker_setup import WORKFLOW_RUNNER, build_worker
+from agent_interrupts.models.agent_types import AgentType
+from agent_interrupts.models.interrupt_flow import ReviewInput, ShadowAnswer, ShadowInput
+from agent_interrupts.models.interrupts import InterruptResolution, OptionKey
+from agent_interrupts.workflows.shadow import ShadowAnswerWorkflow
 from tests.support.interrupts import (
     answer_all,
     interrupt_status,
@@ -32,7 +33,6 @@ from tests.support.interrupts import (
     start,
     wait_for_interrupt,
 )
-from workflows.shadow import ShadowAnswerWorkflow
 
 SCENARIO = OfflineScenario(interrupt_at=frozenset({AgentType.PLANNING_ORCHESTRATOR}))
 

@@ -9,11 +9,14 @@ from typing import Any
 import pytest
 from temporalio.client import Client, WorkflowExecutionStatus, WorkflowFailureError, WorkflowHandle
 
-from activities.llm import LlmSettings
-from app.worker_setup import build_worker
-from models.errors import failure_message
-from models.interrupts import InterruptType
-from models.state import EntryKind, EventKind, OrchestratorStatus
+from agent_interrupts.activities.llm import LlmSettings
+from agent_interrupts.app.worker_setup import build_worker
+from agent_interrupts.models.errors import failure_message
+from agent_interrupts.models.interrupts import InterruptType
+from agent_interrupts.models.state import EntryKind, EventKind, OrchestratorStatus
+from agent_interrupts.workflows.budget_questions import BUDGET_CHOICE_ID
+from agent_interrupts.workflows.interrupt import InterruptWorkflow
+from agent_interrupts.workflows.orchestrator import OrchestratorWorkflow
 from tests.support.interrupts import (
     answer_all,
     full_status,
@@ -21,9 +24,6 @@ from tests.support.interrupts import (
     start,
     wait_for_interrupt,
 )
-from workflows.budget_questions import BUDGET_CHOICE_ID
-from workflows.interrupt import InterruptWorkflow
-from workflows.orchestrator import OrchestratorWorkflow
 
 BUDGET = 4
 

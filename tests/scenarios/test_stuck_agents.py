@@ -13,14 +13,16 @@ from pathlib import Path
 import pytest
 from temporalio.client import Client, WorkflowFailureError
 
-from activities.llm import LlmSettings
-from app.export import Format, export
-from app.lineage_records import check_file
-from app.worker_setup import build_worker
-from models.agent_types import AgentType
-from models.errors import failure_message
-from models.interrupts import InterruptType, OrchestratorInterruptRequest
-from models.state import EventKind
+from agent_interrupts.activities.llm import LlmSettings
+from agent_interrupts.app.export import Format, export
+from agent_interrupts.app.lineage_records import check_file
+from agent_interrupts.app.worker_setup import build_worker
+from agent_interrupts.models.agent_types import AgentType
+from agent_interrupts.models.errors import failure_message
+from agent_interrupts.models.interrupts import InterruptType, OrchestratorInterruptRequest
+from agent_interrupts.models.state import EventKind
+from agent_interrupts.workflows.interrupt import InterruptWorkflow
+from agent_interrupts.workflows.stuck_questions import MORE_TOKENS_ID, ROUTE_CHOICE_ID
 from tests.support.interrupts import (
     answer_all,
     full_status,
@@ -29,8 +31,6 @@ from tests.support.interrupts import (
     wait_for_interrupt,
 )
 from tests.support.openai_server import CONTEXT, CUT, INVALID, VALID, ScriptedOpenAIServer
-from workflows.interrupt import InterruptWorkflow
-from workflows.stuck_questions import MORE_TOKENS_ID, ROUTE_CHOICE_ID
 
 
 def _settings(server: ScriptedOpenAIServer) -> LlmSettings:

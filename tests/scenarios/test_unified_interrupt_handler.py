@@ -9,12 +9,13 @@ import json
 import pytest
 from temporalio.client import Client
 
-from activities.llm import LlmSettings
-from activities.offline_model import RESOLVED_MARKER, OfflineModel, OfflineScenario
-from app.worker_setup import build_worker
-from models.agent_types import AgentType
-from models.interrupts import ResolvedBy
-from models.state import EntryKind
+from agent_interrupts.activities.llm import LlmSettings
+from agent_interrupts.activities.offline_model import RESOLVED_MARKER, OfflineModel, OfflineScenario
+from agent_interrupts.app.worker_setup import build_worker
+from agent_interrupts.models.agent_types import AgentType
+from agent_interrupts.models.interrupts import ResolvedBy
+from agent_interrupts.models.state import EntryKind
+from agent_interrupts.workflows.interrupt import InterruptWorkflow
 from tests.support.interrupts import (
     answer_all,
     full_status,
@@ -23,7 +24,6 @@ from tests.support.interrupts import (
     translation_calls,
     wait_for_interrupt,
 )
-from workflows.interrupt import InterruptWorkflow
 
 GATHER = 10
 

@@ -15,14 +15,14 @@ from temporalio.client import Client, WorkflowHandle
 from temporalio.common import RawValue
 from temporalio.service import RPCError
 
-from activities.llm import LlmSettings
-from activities.offline_model import OfflineScenario
-from app.sdk import AgentWorkflowClient, EventRejected, ResolutionRejected
-from app.worker_setup import build_worker
-from models.agent_types import AgentType
-from models.interrupt_events import InterruptRequestEvent
-from models.interrupts import InterruptResolution
-from models.limits import MAX_ITEMS, MAX_PAYLOAD_BYTES
+from agent_interrupts.activities.llm import LlmSettings
+from agent_interrupts.activities.offline_model import OfflineScenario
+from agent_interrupts.app.sdk import AgentWorkflowClient, EventRejected, ResolutionRejected
+from agent_interrupts.app.worker_setup import build_worker
+from agent_interrupts.models.agent_types import AgentType
+from agent_interrupts.models.interrupt_events import InterruptRequestEvent
+from agent_interrupts.models.interrupts import InterruptResolution
+from agent_interrupts.models.limits import MAX_ITEMS, MAX_PAYLOAD_BYTES
 from tests.support.interrupts import (
     answer_all,
     interrupt_status,

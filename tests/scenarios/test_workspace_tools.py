@@ -19,17 +19,17 @@ from pathlib import Path
 from temporalio.api.enums.v1 import EventType
 from temporalio.client import Client
 
-from activities.llm import LlmSettings
-from activities.tools.settings import ToolSettings
-from app.history import read_blackboard
-from app.worker_setup import build_worker
-from models.agent_types import AgentType
-from models.state import EntryKind, HistoryEntry, OrchestratorInput
-from models.tools import WorkspaceSpec
+from agent_interrupts.activities.llm import LlmSettings
+from agent_interrupts.activities.tools.settings import ToolSettings
+from agent_interrupts.app.history import read_blackboard
+from agent_interrupts.app.worker_setup import build_worker
+from agent_interrupts.models.agent_types import AgentType
+from agent_interrupts.models.state import EntryKind, HistoryEntry, OrchestratorInput
+from agent_interrupts.models.tools import WorkspaceSpec
+from agent_interrupts.workflows.orchestrator import OrchestratorWorkflow
 from tests.support.openai_server import ScriptedOpenAIServer
 from tests.support.postgres import PostgresServer
 from tests.support.workspace import make_repo
-from workflows.orchestrator import OrchestratorWorkflow
 
 GOAL = "add rate limiting to the gateway"
 ROOT = Path(__file__).resolve().parents[2]
@@ -169,13 +169,13 @@ WORKER = textwrap.dedent(
     import asyncio, sys
     from datetime import timedelta
     from pathlib import Path
-    import workflows.policies
-    workflows.policies.AGENT_HEARTBEAT_TIMEOUT = timedelta(seconds=2)  # a dead worker shows fast
+    from agent_interrupts.workflows import policies
+    policies.AGENT_HEARTBEAT_TIMEOUT = timedelta(seconds=2)  # a dead worker shows fast
     from temporalio.client import Client
     from temporalio.contrib.pydantic import pydantic_data_converter
-    from activities.llm import LlmSettings
-    from activities.tools.settings import ToolSettings
-    from app.worker_setup import build_worker
+    from agent_interrupts.activities.llm import LlmSettings
+    from agent_interrupts.activities.tools.settings import ToolSettings
+    from agent_interrupts.app.worker_setup import build_worker
 
     async def main(address, queue, base_url, state):
         client = await Client.connect(address, data_converter=pydantic_data_converter)

@@ -9,16 +9,16 @@ from typing import Any
 
 from temporalio.client import WorkflowHandle
 
-from models.agent_types import AgentType
-from models.fan_out import HeldAgent
-from models.interrupts import (
+from agent_interrupts.models.agent_types import AgentType
+from agent_interrupts.models.fan_out import HeldAgent
+from agent_interrupts.models.interrupts import (
     DispatchInterruptRequest,
     InterruptResolution,
     InterruptType,
     TicketAgentInterruptRequest,
 )
-from workflows.lifting import agent_key, lift
-from workflows.orchestrator import OrchestratorWorkflow
+from agent_interrupts.workflows.lifting import agent_key, lift
+from agent_interrupts.workflows.orchestrator import OrchestratorWorkflow
 
 TICKET = AgentType.TICKET_AGENT
 

@@ -13,10 +13,10 @@ import json
 import random
 from typing import Any
 
-from activities.offline_model import OfflineModel, OfflineScenario
-from models.interrupts import InterruptRouting
-from models.routing import Routing
-from workflows.graph import NODES_BY_OUTPUT
+from agent_interrupts.activities.offline_model import OfflineModel, OfflineScenario
+from agent_interrupts.models.interrupts import InterruptRouting
+from agent_interrupts.models.routing import Routing
+from agent_interrupts.workflows.graph import NODES_BY_OUTPUT
 
 ESCAPES = ("../../escaped.txt", "/tmp/hostile-escaped.txt", "src/../../../escaped.txt", "~/x")
 """Paths its tool calls write to instead of the workspace's files."""

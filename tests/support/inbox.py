@@ -8,11 +8,11 @@ from typing import Any
 from temporalio.client import Client, WorkflowHandle
 from temporalio.common import SearchAttributePair, TypedSearchAttributes
 
-from app.sdk import AgentWorkflowClient
-from models.agent_types import AgentType
+from agent_interrupts.app.sdk import AgentWorkflowClient
+from agent_interrupts.models.agent_types import AgentType
+from agent_interrupts.workflows import visibility
+from agent_interrupts.workflows.interrupt import InterruptWorkflow
 from tests.support.interrupts import question_input
-from workflows import visibility
-from workflows.interrupt import InterruptWorkflow
 
 TOKEN = "t0ken-for-the-inbox-tests"
 HOSTILE = '<script>alert("owned")</script> see [the docs](javascript:alert(2))'

@@ -10,20 +10,20 @@ from temporalio.api.enums.v1 import PendingActivityState
 from temporalio.client import Client, WorkflowHandle, WorkflowUpdateFailedError
 from temporalio.service import RPCError, RPCStatusCode
 
-from app.history import read_blackboard
-from models.agent_types import AgentType
-from models.errors import failure_message
-from models.interrupt_flow import InterruptInput, InterruptStatus, ShadowAnswer
-from models.interrupts import (
+from agent_interrupts.app.history import read_blackboard
+from agent_interrupts.models.agent_types import AgentType
+from agent_interrupts.models.errors import failure_message
+from agent_interrupts.models.interrupt_flow import InterruptInput, InterruptStatus, ShadowAnswer
+from agent_interrupts.models.interrupts import (
     AnyInterruptRequest,
     ConfirmationItem,
     InterruptRequestBase,
     InterruptResolution,
 )
-from models.state import OrchestratorInput, OrchestratorStatus
-from workflows.interrupt import InterruptWorkflow
-from workflows.orchestrator import OrchestratorWorkflow
-from workflows.shadow import SHADOW_SUFFIX
+from agent_interrupts.models.state import OrchestratorInput, OrchestratorStatus
+from agent_interrupts.workflows.interrupt import InterruptWorkflow
+from agent_interrupts.workflows.orchestrator import OrchestratorWorkflow
+from agent_interrupts.workflows.shadow import SHADOW_SUFFIX
 
 GOAL = "add rate limiting to the gateway"
 

@@ -46,7 +46,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from types import TracebackType
 from typing import Any
 
-from activities.offline_model import OfflineModel, OfflineScenario, chat_completion
+from agent_interrupts.activities.offline_model import OfflineModel, OfflineScenario, chat_completion
 
 VALID = "valid"
 INVALID = "invalid"

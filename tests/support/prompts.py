@@ -4,12 +4,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from activities.contributors import PromptContext, PromptContributor
-from models.agent_call import AgentCall, HistoryDigestEntry, PreviousContext
-from models.agent_types import AgentType
-from models.limits import compact_json
-from models.tools import PinnedWorkspace
-from workflows.graph import NODES
+from agent_interrupts.activities.contributors import PromptContext, PromptContributor
+from agent_interrupts.models.agent_call import AgentCall, HistoryDigestEntry, PreviousContext
+from agent_interrupts.models.agent_types import AgentType
+from agent_interrupts.models.limits import compact_json
+from agent_interrupts.models.tools import PinnedWorkspace
+from agent_interrupts.workflows.graph import NODES
 
 GOAL = "add rate limiting to the gateway"
 

@@ -5,9 +5,15 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
-from models.agent_types import AgentType
-from models.state import EntryKind, EventKind, GraphEvent, OrchestratorState, PendingStep
-from workflows import blackboard
+from agent_interrupts.models.agent_types import AgentType
+from agent_interrupts.models.state import (
+    EntryKind,
+    EventKind,
+    GraphEvent,
+    OrchestratorState,
+    PendingStep,
+)
+from agent_interrupts.workflows import blackboard
 
 NOW = datetime(2026, 1, 1, tzinfo=UTC)
 BIG = {"collectorResult": {"summary": "s" * 500, "findings": ["f" * 200] * 40}}

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from models.code import (
+from agent_interrupts.models.code import (
     AskedConflict,
     CodeState,
     ConflictChoice,
@@ -15,10 +15,15 @@ from models.code import (
     TicketChange,
     TicketCommit,
 )
-from models.ids import ref_component
-from models.interrupts import InterruptResolution
-from models.results import CommitInfo, TestOutcome, TicketAgentResult, VerificationStatus
-from workflows.code_changes import (
+from agent_interrupts.models.ids import ref_component
+from agent_interrupts.models.interrupts import InterruptResolution
+from agent_interrupts.models.results import (
+    CommitInfo,
+    TestOutcome,
+    TicketAgentResult,
+    VerificationStatus,
+)
+from agent_interrupts.workflows.code_changes import (
     finding_is_in,
     merge_order,
     remember_ticket,

@@ -7,13 +7,13 @@ import asyncio
 
 from temporalio.client import Client
 
-from activities.llm import LlmSettings
-from app.worker_setup import build_worker
-from models.agent_types import DISPATCHED_AGENTS, AgentType
-from models.ids import parse_context_id
-from models.state import EntryKind, HistoryEntry, OrchestratorStatus
+from agent_interrupts.activities.llm import LlmSettings
+from agent_interrupts.app.worker_setup import build_worker
+from agent_interrupts.models.agent_types import DISPATCHED_AGENTS, AgentType
+from agent_interrupts.models.ids import parse_context_id
+from agent_interrupts.models.state import EntryKind, HistoryEntry, OrchestratorStatus
+from agent_interrupts.workflows.lineage import context_chain, dangling_ids
 from tests.support.interrupts import full_status, start
-from workflows.lineage import context_chain, dangling_ids
 
 
 async def _full_run(client: Client, task_queue: str, workflow_id: str):

@@ -12,9 +12,10 @@ from temporalio.api.enums.v1 import EventType
 from temporalio.client import Client
 from temporalio.testing import WorkflowEnvironment
 
-from activities.llm import LlmSettings
-from app.worker_setup import build_worker
-from models.results import OrchestratorCollectorResult
+from agent_interrupts.activities.llm import LlmSettings
+from agent_interrupts.app.worker_setup import build_worker
+from agent_interrupts.models.results import OrchestratorCollectorResult
+from agent_interrupts.workflows.interrupt import InterruptWorkflow
 from tests.histories.landed import (
     GOAL,
     LANDED,
@@ -26,7 +27,6 @@ from tests.histories.landed import (
     worker_process,
 )
 from tests.support.interrupts import answer_all, interrupt_status
-from workflows.interrupt import InterruptWorkflow
 
 
 async def _failed_tasks(client: Client, workflow_id: str) -> list[str]:

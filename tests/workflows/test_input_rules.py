@@ -8,21 +8,21 @@ from datetime import UTC, datetime
 import pytest
 from pydantic import ValidationError
 
-from models.errors import describe_validation_error
-from models.interrupts import (
+from agent_interrupts.models.errors import describe_validation_error
+from agent_interrupts.models.interrupts import (
     InterruptResolution,
     OptionKey,
     ReviewInterruptRequest,
     StructuredChoice,
 )
-from models.limits import MAX_EVENT_LOG_BYTES, MAX_EVENTS, MAX_PAYLOAD_BYTES, clip
-from models.requests import DiscoveryCollectorRequest, TicketAgentRequests
-from models.results import DiscoveryAgentResult
-from models.state import EventKind, GraphEvent, OrchestratorInput
-from workflows.event_log import record_event
-from workflows.handler_args import parse_values
-from workflows.resolution_rules import default_option, drop_invalid_recommendations
-from workflows.resume import resumed_request
+from agent_interrupts.models.limits import MAX_EVENT_LOG_BYTES, MAX_EVENTS, MAX_PAYLOAD_BYTES, clip
+from agent_interrupts.models.requests import DiscoveryCollectorRequest, TicketAgentRequests
+from agent_interrupts.models.results import DiscoveryAgentResult
+from agent_interrupts.models.state import EventKind, GraphEvent, OrchestratorInput
+from agent_interrupts.workflows.event_log import record_event
+from agent_interrupts.workflows.handler_args import parse_values
+from agent_interrupts.workflows.resolution_rules import default_option, drop_invalid_recommendations
+from agent_interrupts.workflows.resume import resumed_request
 
 
 @pytest.mark.parametrize(

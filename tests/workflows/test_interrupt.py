@@ -13,15 +13,22 @@ from temporalio.exceptions import ApplicationError
 from temporalio.testing import WorkflowEnvironment
 from temporalio.worker import Replayer
 
-from activities.llm import LlmSettings
-from activities.offline_model import OfflineModel, OfflineScenario
-from app.binaries import temporal_test_server
-from app.sdk import AgentWorkflowClient
-from app.worker_setup import WORKFLOW_RUNNER, WORKFLOWS, build_worker
-from models.agent_types import AgentType
-from models.interrupt_flow import HAND_OVER_SIGNAL, HANDED_OVER, InterruptInput, InterruptState
-from models.interrupts import InterruptResolution, ResolvedBy, TimeoutOutcome
-from models.state import EventKind
+from agent_interrupts.activities.llm import LlmSettings
+from agent_interrupts.activities.offline_model import OfflineModel, OfflineScenario
+from agent_interrupts.app.binaries import temporal_test_server
+from agent_interrupts.app.sdk import AgentWorkflowClient
+from agent_interrupts.app.worker_setup import WORKFLOW_RUNNER, WORKFLOWS, build_worker
+from agent_interrupts.models.agent_types import AgentType
+from agent_interrupts.models.interrupt_flow import (
+    HAND_OVER_SIGNAL,
+    HANDED_OVER,
+    InterruptInput,
+    InterruptState,
+)
+from agent_interrupts.models.interrupts import InterruptResolution, ResolvedBy, TimeoutOutcome
+from agent_interrupts.models.state import EventKind
+from agent_interrupts.workflows.interrupt import InterruptWorkflow
+from agent_interrupts.workflows.orchestrator import OrchestratorWorkflow
 from tests.bad_input.harness import assert_no_task_failed
 from tests.support.inbox import start_question
 from tests.support.interrupts import (
@@ -31,8 +38,6 @@ from tests.support.interrupts import (
     start,
     wait_for_interrupt,
 )
-from workflows.interrupt import InterruptWorkflow
-from workflows.orchestrator import OrchestratorWorkflow
 
 SCENARIO = OfflineScenario(interrupt_at=frozenset({AgentType.PLANNING_ORCHESTRATOR}))
 

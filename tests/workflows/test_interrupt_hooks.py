@@ -3,10 +3,14 @@ asked before that replays with them replacing the agent's own."""
 
 from __future__ import annotations
 
-from models.interrupt_events import EVENT_CHOICE_ID, InterruptRequestEvent
-from models.interrupt_flow import InterruptInput
+from agent_interrupts.models.interrupt_events import EVENT_CHOICE_ID, InterruptRequestEvent
+from agent_interrupts.models.interrupt_flow import InterruptInput
+from agent_interrupts.workflows.interrupt_hooks import (
+    REPLACING_REQUEST_HOOKS,
+    REQUEST_HOOKS,
+    RequestHooks,
+)
 from tests.support.interrupts import question_input
-from workflows.interrupt_hooks import REPLACING_REQUEST_HOOKS, REQUEST_HOOKS, RequestHooks
 
 EVENT = InterruptRequestEvent.model_validate(
     {

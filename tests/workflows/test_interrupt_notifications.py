@@ -23,17 +23,19 @@ from temporalio.contrib.pydantic import pydantic_data_converter
 from temporalio.testing import WorkflowEnvironment
 from temporalio.worker import Replayer
 
-from activities.llm import LlmSettings
-from activities.notify import NotifySettings, SmtpTarget
-from activities.offline_model import OfflineModel, OfflineScenario
-from app.binaries import temporal_test_server
-from app.sdk import AgentWorkflowClient
-from app.worker_setup import WORKFLOW_RUNNER, WORKFLOWS, build_worker
-from models.agent_types import AgentType
-from models.interrupt_events import INTERRUPT_REQUEST_EVENT_SIGNAL
-from models.interrupt_flow import InterruptState
-from models.interrupts import ResolvedBy
-from models.state import EventKind
+from agent_interrupts.activities.llm import LlmSettings
+from agent_interrupts.activities.notify import NotifySettings, SmtpTarget
+from agent_interrupts.activities.offline_model import OfflineModel, OfflineScenario
+from agent_interrupts.app.binaries import temporal_test_server
+from agent_interrupts.app.sdk import AgentWorkflowClient
+from agent_interrupts.app.worker_setup import WORKFLOW_RUNNER, WORKFLOWS, build_worker
+from agent_interrupts.models.agent_types import AgentType
+from agent_interrupts.models.interrupt_events import INTERRUPT_REQUEST_EVENT_SIGNAL
+from agent_interrupts.models.interrupt_flow import InterruptState
+from agent_interrupts.models.interrupts import ResolvedBy
+from agent_interrupts.models.state import EventKind
+from agent_interrupts.workflows.interrupt import InterruptWorkflow
+from agent_interrupts.workflows.policies import NOTIFY_RETRY
 from tests.support.interrupts import (
     answer_all,
     interrupt_status,
@@ -43,8 +45,6 @@ from tests.support.interrupts import (
     wait_running,
 )
 from tests.support.receivers import HttpReceiver, SmtpReceiver, until
-from workflows.interrupt import InterruptWorkflow
-from workflows.policies import NOTIFY_RETRY
 
 WEBHOOK_SECRET = "whsec-DISTINCTIVE-7f3a9c"
 SLACK_TOKEN = "slacktoken-DISTINCTIVE-51b2e8"

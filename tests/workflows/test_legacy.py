@@ -7,11 +7,11 @@ from typing import Any
 
 import pytest
 
-from models.agent_types import AgentType
-from models.interrupts import ReviewInterruptRequest
-from models.results import DiscoveryAgentResult
-from models.routings import DiscoveryAgentRouting
-from workflows.legacy import upgrade_output, upgrade_question, upgrade_start
+from agent_interrupts.models.agent_types import AgentType
+from agent_interrupts.models.interrupts import ReviewInterruptRequest
+from agent_interrupts.models.results import DiscoveryAgentResult
+from agent_interrupts.models.routings import DiscoveryAgentRouting
+from agent_interrupts.workflows.legacy import upgrade_output, upgrade_question, upgrade_start
 
 BASE = {
     "type": "HUMAN_REVIEW",

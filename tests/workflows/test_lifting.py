@@ -9,29 +9,29 @@ from typing import Any
 
 import pytest
 
-from models.agent_types import AgentType
-from models.fan_out import HeldAgent
-from models.interrupts import (
+from agent_interrupts.models.agent_types import AgentType
+from agent_interrupts.models.fan_out import HeldAgent
+from agent_interrupts.models.interrupts import (
     InterruptResolution,
     InterruptType,
     OptionKey,
     TicketAgentDispatchInterruptRequest,
 )
-from models.limits import MAX_ITEMS
-from models.results import TicketAgentResult
-from tests.support.fan_out import held as _held
-from tests.support.fan_out import ticket_question as _question
-from tests.support.interrupts import answer_all
-from workflows.graph import NODES
-from workflows.interrupt_text import details_markdown
-from workflows.lifting import (
+from agent_interrupts.models.limits import MAX_ITEMS
+from agent_interrupts.models.results import TicketAgentResult
+from agent_interrupts.workflows.graph import NODES
+from agent_interrupts.workflows.interrupt_text import details_markdown
+from agent_interrupts.workflows.lifting import (
     DISPATCH_QUESTIONS,
     answer_each,
     lift,
     own_answer,
     plan_fan_out,
 )
-from workflows.visibility import DETAILS_BYTES
+from agent_interrupts.workflows.visibility import DETAILS_BYTES
+from tests.support.fan_out import held as _held
+from tests.support.fan_out import ticket_question as _question
+from tests.support.interrupts import answer_all
 
 TICKET = AgentType.TICKET_AGENT
 

@@ -10,12 +10,12 @@ from temporalio.client import Client, WorkflowFailureError
 from temporalio.exceptions import ApplicationError
 from temporalio.worker import Worker
 
-from activities.llm import LlmSettings
-from app.worker_setup import WORKFLOW_RUNNER, WORKFLOWS, build_worker
-from models.agent_call import AgentCall, AgentReply
-from models.agent_types import AgentType
-from models.ids import parse_context_id
-from models.state import EntryKind, EventKind
+from agent_interrupts.activities.llm import LlmSettings
+from agent_interrupts.app.worker_setup import WORKFLOW_RUNNER, WORKFLOWS, build_worker
+from agent_interrupts.models.agent_call import AgentCall, AgentReply
+from agent_interrupts.models.agent_types import AgentType
+from agent_interrupts.models.ids import parse_context_id
+from agent_interrupts.models.state import EntryKind, EventKind
 from tests.support.interrupts import GOAL, full_status, start
 
 

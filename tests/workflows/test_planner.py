@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
-from models.agent_types import AgentType, Terminal
-from models.results import OrchestratorCollectorResult
-from models.routings import OrchestratorCollectorRouting, ReviewRouting
-from models.state import EntryKind, HistoryEntry
-from workflows.planner import last_request_of, next_step, return_target
+from agent_interrupts.models.agent_types import AgentType, Terminal
+from agent_interrupts.models.results import OrchestratorCollectorResult
+from agent_interrupts.models.routings import OrchestratorCollectorRouting, ReviewRouting
+from agent_interrupts.models.state import EntryKind, HistoryEntry
+from agent_interrupts.workflows.planner import last_request_of, next_step, return_target
 
 NOW = datetime(2026, 1, 1, tzinfo=UTC)
 

@@ -16,7 +16,7 @@ from temporalio.client import WorkflowHistory
 from temporalio.contrib.pydantic import pydantic_data_converter
 from temporalio.worker import Replayer
 
-from app.worker_setup import WORKFLOW_RUNNER, WORKFLOWS
+from agent_interrupts.app.worker_setup import WORKFLOW_RUNNER, WORKFLOWS
 from tests.histories.landed import HISTORIES, LANDED, REPO, version_dirs
 
 RECORDED = sorted(HISTORIES.glob("*/*.json"))

@@ -6,10 +6,10 @@ from temporalio.client import Client
 from temporalio.contrib.pydantic import pydantic_data_converter
 from temporalio.worker import Replayer
 
-from activities.llm import LlmSettings
-from app.worker_setup import WORKFLOW_RUNNER, WORKFLOWS, build_worker
-from models.state import OrchestratorInput
-from workflows.orchestrator import OrchestratorWorkflow
+from agent_interrupts.activities.llm import LlmSettings
+from agent_interrupts.app.worker_setup import WORKFLOW_RUNNER, WORKFLOWS, build_worker
+from agent_interrupts.models.state import OrchestratorInput
+from agent_interrupts.workflows.orchestrator import OrchestratorWorkflow
 
 
 async def test_orchestrator_history_replays(

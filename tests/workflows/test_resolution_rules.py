@@ -2,16 +2,15 @@
 
 from __future__ import annotations
 
-from models.agent_types import AgentType
-from models.interrupts import (
+from agent_interrupts.models.agent_types import AgentType
+from agent_interrupts.models.interrupts import (
     InterruptResolution,
     InterruptType,
     OrchestratorInterruptRequest,
     ResolvedBy,
 )
-from tests.support.fan_out import combined_question
-from workflows.graph import NODES
-from workflows.resolution_rules import (
+from agent_interrupts.workflows.graph import NODES
+from agent_interrupts.workflows.resolution_rules import (
     describe_resolution,
     recommended_resolution,
     redirect_problem,
@@ -19,6 +18,7 @@ from workflows.resolution_rules import (
     resolution_problems,
     unanswered_parts,
 )
+from tests.support.fan_out import combined_question
 
 REQUEST = OrchestratorInterruptRequest.model_validate(
     {

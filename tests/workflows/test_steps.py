@@ -5,14 +5,18 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from typing import Any
 
-from models.agent_types import AgentType
-from models.errors import DegenerateLoop
-from models.interrupts import ReviewInterruptRequest
-from models.requests import CONTEXT_FOUND, DiscoveryCollectorRequest, MergerRequest
-from models.results import ContextManagerResult, DiscoveryAgentResult
-from models.routings import ContextManagerRouting, DiscoveryDispatchRouting, ReviewRouting
-from models.state import EntryKind, HistoryEntry
-from workflows.steps import decide
+from agent_interrupts.models.agent_types import AgentType
+from agent_interrupts.models.errors import DegenerateLoop
+from agent_interrupts.models.interrupts import ReviewInterruptRequest
+from agent_interrupts.models.requests import CONTEXT_FOUND, DiscoveryCollectorRequest, MergerRequest
+from agent_interrupts.models.results import ContextManagerResult, DiscoveryAgentResult
+from agent_interrupts.models.routings import (
+    ContextManagerRouting,
+    DiscoveryDispatchRouting,
+    ReviewRouting,
+)
+from agent_interrupts.models.state import EntryKind, HistoryEntry
+from agent_interrupts.workflows.steps import decide
 
 NOW = datetime(2026, 1, 1, tzinfo=UTC)
 

@@ -12,17 +12,17 @@ from markdown_it import MarkdownIt
 from temporalio.api.sdk.v1 import WorkflowMetadata
 from temporalio.client import Client, WorkflowHandle
 
-from activities.llm import LlmSettings
-from activities.offline_model import OfflineModel, OfflineScenario
-from app.sdk import AgentWorkflowClient
-from app.worker_setup import build_worker
-from models.agent_types import AgentType
-from models.interrupt_flow import InterruptState
-from models.interrupts import InterruptResolution, InterruptType
+from agent_interrupts.activities.llm import LlmSettings
+from agent_interrupts.activities.offline_model import OfflineModel, OfflineScenario
+from agent_interrupts.app.sdk import AgentWorkflowClient
+from agent_interrupts.app.worker_setup import build_worker
+from agent_interrupts.models.agent_types import AgentType
+from agent_interrupts.models.interrupt_flow import InterruptState
+from agent_interrupts.models.interrupts import InterruptResolution, InterruptType
+from agent_interrupts.workflows import visibility
+from agent_interrupts.workflows.resolution_rules import resolution_problems
 from tests.support.interrupts import GOAL, wait_for_interrupt
 from tests.workflows.test_resolution_rules import REQUEST
-from workflows import visibility
-from workflows.resolution_rules import resolution_problems
 
 
 @pytest.mark.parametrize(

@@ -7,12 +7,16 @@ import itertools
 
 import pytest
 
-from activities.contributors import ContributorRegistry, PromptContext, PromptContributor
-from activities.contributors.base import MAX_SECTION_CHARS
-from activities.prompting import PromptRenderer
-from models.agent_types import AgentType
+from agent_interrupts.activities.contributors import (
+    ContributorRegistry,
+    PromptContext,
+    PromptContributor,
+)
+from agent_interrupts.activities.contributors.base import MAX_SECTION_CHARS
+from agent_interrupts.activities.prompting import PromptRenderer
+from agent_interrupts.models.agent_types import AgentType
+from agent_interrupts.workflows.graph import NODES
 from tests.support.prompts import Exploding, Fixed, entry, make_call, make_ctx
-from workflows.graph import NODES
 
 
 @pytest.mark.parametrize("agent", list(NODES), ids=lambda a: a.value)

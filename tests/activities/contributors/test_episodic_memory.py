@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import pytest
 
-from activities.contributors import EpisodicMemoryContributor, default_registry
-from activities.prompting import PromptRenderer
-from activities.tools.catalog import CODE_AGENTS, MEMORY_AGENTS, tools_for
-from models.agent_types import AgentType
+from agent_interrupts.activities.contributors import EpisodicMemoryContributor, default_registry
+from agent_interrupts.activities.prompting import PromptRenderer
+from agent_interrupts.activities.tools.catalog import CODE_AGENTS, MEMORY_AGENTS, tools_for
+from agent_interrupts.models.agent_types import AgentType
+from agent_interrupts.workflows.graph import NODES
 from tests.support.prompts import WORKSPACE, make_call, make_ctx
-from workflows.graph import NODES
 
 RENDERER = PromptRenderer()
 

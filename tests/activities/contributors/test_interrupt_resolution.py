@@ -7,13 +7,13 @@ import json
 
 import pytest
 
-from activities.offline_model import RESOLVED_MARKER, OfflineModel, OfflineScenario
-from activities.output_schema import decoder_schema
-from activities.prompting import PromptRenderer
-from models.agent_types import AgentType
-from models.routing import Routing
+from agent_interrupts.activities.offline_model import RESOLVED_MARKER, OfflineModel, OfflineScenario
+from agent_interrupts.activities.output_schema import decoder_schema
+from agent_interrupts.activities.prompting import PromptRenderer
+from agent_interrupts.models.agent_types import AgentType
+from agent_interrupts.models.routing import Routing
+from agent_interrupts.workflows.graph import NODES
 from tests.support.prompts import ROUTING_AGENTS, make_call
-from workflows.graph import NODES
 
 RENDERER = PromptRenderer()
 ANSWER = (

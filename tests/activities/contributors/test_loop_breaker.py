@@ -6,20 +6,23 @@ import json
 
 import pytest
 
-from activities.contributors import InterruptLoopBreakerContributor, default_registry
-from activities.contributors.loop_breaker import INTERRUPT_LOOP_THRESHOLD
-from activities.offline_model import OfflineModel
-from activities.output_schema import decoder_schema
-from activities.prompting import PromptRenderer
-from models.agent_types import AgentType
-from models.routing import Routing
+from agent_interrupts.activities.contributors import (
+    InterruptLoopBreakerContributor,
+    default_registry,
+)
+from agent_interrupts.activities.contributors.loop_breaker import INTERRUPT_LOOP_THRESHOLD
+from agent_interrupts.activities.offline_model import OfflineModel
+from agent_interrupts.activities.output_schema import decoder_schema
+from agent_interrupts.activities.prompting import PromptRenderer
+from agent_interrupts.models.agent_types import AgentType
+from agent_interrupts.models.routing import Routing
+from agent_interrupts.workflows.graph import NODES
 from tests.support.prompts import (
     GOAL,
     ROUTING_AGENTS,
     make_call,
     make_ctx,
 )
-from workflows.graph import NODES
 
 BREAKER = InterruptLoopBreakerContributor()
 

@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import pytest
 
-from activities.contributors import PreviousContextContributor, default_registry
-from activities.contributors.previous_context import FIRST_ATTEMPT
-from activities.prompting import PromptRenderer
-from models.agent_types import AgentType
-from models.limits import PREVIOUS_OUTPUT_CHARS, compact_json
+from agent_interrupts.activities.contributors import PreviousContextContributor, default_registry
+from agent_interrupts.activities.contributors.previous_context import FIRST_ATTEMPT
+from agent_interrupts.activities.prompting import PromptRenderer
+from agent_interrupts.models.agent_types import AgentType
+from agent_interrupts.models.limits import PREVIOUS_OUTPUT_CHARS, compact_json
+from agent_interrupts.workflows.graph import NODES
 from tests.support.prompts import make_call, make_ctx, previous
-from workflows.graph import NODES
 
 RENDERER = PromptRenderer()
 

@@ -6,14 +6,14 @@ from pathlib import Path
 
 import pytest
 
-from activities.llm import ToolCallsRequested
-from activities.tools.loop import Toolbox
-from activities.tools.settings import ToolSettings
-from activities.tools.transcript import BUDGET_SPENT, tool_transcript
-from activities.tools.workspace import pin
-from models.agent_types import AgentType
-from models.errors import InvalidLlmReply
-from models.tools import ToolRequest, WorkspaceSpec
+from agent_interrupts.activities.llm import ToolCallsRequested
+from agent_interrupts.activities.tools.loop import Toolbox
+from agent_interrupts.activities.tools.settings import ToolSettings
+from agent_interrupts.activities.tools.transcript import BUDGET_SPENT, tool_transcript
+from agent_interrupts.activities.tools.workspace import pin
+from agent_interrupts.models.agent_types import AgentType
+from agent_interrupts.models.errors import InvalidLlmReply
+from agent_interrupts.models.tools import ToolRequest, WorkspaceSpec
 from tests.support.prompts import make_call
 from tests.support.workspace import make_repo
 

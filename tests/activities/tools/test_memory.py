@@ -10,7 +10,12 @@ from pathlib import Path
 
 import pytest
 
-from activities.tools.memory import RECALL_WINDOW, MemoryStore, Recalled, open_memory
+from agent_interrupts.activities.tools.memory import (
+    RECALL_WINDOW,
+    MemoryStore,
+    Recalled,
+    open_memory,
+)
 from tests.support.postgres import PostgresServer
 
 Opener = Callable[..., MemoryStore]

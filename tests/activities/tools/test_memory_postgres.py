@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from activities.tools.memory import open_memory
-from activities.tools.memory_postgres import MemoryUnavailable
+from agent_interrupts.activities.tools.memory import open_memory
+from agent_interrupts.activities.tools.memory_postgres import MemoryUnavailable
 from tests.support.postgres import PASSWORD, PostgresServer, free_port
 
 

@@ -4,13 +4,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from activities.result_decorators import consolidate_references
-from activities.tools.references import check_references
-from activities.tools.settings import ToolSettings
-from activities.tools.workspace import Workspace, checkout, pin
-from models.contexts import curate_discovery
-from models.interrupts import DiscoveryCollectorInterruptRequest
-from models.results import (
+from agent_interrupts.activities.result_decorators import consolidate_references
+from agent_interrupts.activities.tools.references import check_references
+from agent_interrupts.activities.tools.settings import ToolSettings
+from agent_interrupts.activities.tools.workspace import Workspace, checkout, pin
+from agent_interrupts.models.contexts import curate_discovery
+from agent_interrupts.models.interrupts import DiscoveryCollectorInterruptRequest
+from agent_interrupts.models.results import (
     CommitInfo,
     Diagram,
     DiscoveryAgentResult,
@@ -20,8 +20,8 @@ from models.results import (
     TicketAgentResult,
     VerificationStatus,
 )
-from models.routings import DiscoveryCollectorRouting
-from models.tools import WorkspaceSpec
+from agent_interrupts.models.routings import DiscoveryCollectorRouting
+from agent_interrupts.models.tools import WorkspaceSpec
 from tests.support.workspace import make_repo
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import hashlib
 from pathlib import Path
 
-from activities.tools.results import ToolResultStore
+from agent_interrupts.activities.tools.results import ToolResultStore
 
 
 def test_a_result_is_kept_once_by_its_hash_and_read_back_intact(tmp_path: Path) -> None:

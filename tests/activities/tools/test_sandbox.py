@@ -12,11 +12,11 @@ from pathlib import Path
 
 import pytest
 
-from activities.tools import sandbox
-from activities.tools.sandbox import parsed, run_verification
-from activities.tools.settings import ToolSettings
-from activities.tools.test_command import PYTEST, default_test_command
-from models.results import VerificationStatus
+from agent_interrupts.activities.tools import sandbox
+from agent_interrupts.activities.tools.sandbox import parsed, run_verification
+from agent_interrupts.activities.tools.settings import ToolSettings
+from agent_interrupts.activities.tools.test_command import PYTEST, default_test_command
+from agent_interrupts.models.results import VerificationStatus
 
 
 @pytest.fixture

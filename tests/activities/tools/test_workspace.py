@@ -6,9 +6,9 @@ from pathlib import Path
 
 import pytest
 
-from activities.tools import code_tools
-from activities.tools.settings import ToolSettings
-from activities.tools.workspace import (
+from agent_interrupts.activities.tools import code_tools
+from agent_interrupts.activities.tools.settings import ToolSettings
+from agent_interrupts.activities.tools.workspace import (
     NotOnThisWorker,
     ToolError,
     Workspace,
@@ -16,7 +16,7 @@ from activities.tools.workspace import (
     checkout,
     pin,
 )
-from models.tools import WorkspaceSpec
+from agent_interrupts.models.tools import WorkspaceSpec
 from tests.support.workspace import git, make_repo
 
 

@@ -9,14 +9,14 @@ from pathlib import Path
 import pytest
 from temporalio.testing import ActivityEnvironment
 
-from activities.code_changes import CodeChangeActivities
-from activities.tools import gitwork, write_tools
-from activities.tools.catalog import CODE_AGENTS, tools_for
-from activities.tools.loop import Toolbox
-from activities.tools.settings import ToolSettings
-from activities.tools.workspace import NotOnThisWorker, ToolError, Workspace, pin
-from models.agent_types import AgentType
-from models.code import (
+from agent_interrupts.activities.code_changes import CodeChangeActivities
+from agent_interrupts.activities.tools import gitwork, write_tools
+from agent_interrupts.activities.tools.catalog import CODE_AGENTS, tools_for
+from agent_interrupts.activities.tools.loop import Toolbox
+from agent_interrupts.activities.tools.settings import ToolSettings
+from agent_interrupts.activities.tools.workspace import NotOnThisWorker, ToolError, Workspace, pin
+from agent_interrupts.models.agent_types import AgentType
+from agent_interrupts.models.code import (
     CommitRequest,
     ConflictChoice,
     FileResolution,
@@ -24,7 +24,7 @@ from models.code import (
     TicketBranch,
     WorktreeRef,
 )
-from models.tools import PinnedWorkspace, ToolRequest, WorkspaceSpec
+from agent_interrupts.models.tools import PinnedWorkspace, ToolRequest, WorkspaceSpec
 from tests.support.code_repo import make_code_repo
 from tests.support.prompts import make_call
 from tests.support.workspace import git

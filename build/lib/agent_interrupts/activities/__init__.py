@@ -1,0 +1,1 @@
+"""Temporal activities: everything that does I/O (LLM calls, templates)."""

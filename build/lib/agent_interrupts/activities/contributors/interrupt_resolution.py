@@ -1,0 +1,31 @@
+"""The answer to this node's earlier question (spec 001 R9 item 4).
+
+The section is headed exactly ``## Interrupt resolution``: the offline model treats that heading
+as "already answered" (``activities.offline_model.RESOLVED_MARKER``), and it appears only here.
+"""
+
+from __future__ import annotations
+
+from agent_interrupts.activities.contributors.base import PromptContext, PromptContributor
+
+TITLE = "Interrupt resolution"
+
+
+class InterruptResolutionContributor(PromptContributor):
+    """Puts the question this node asked and its answer into the prompt of the resumed agent."""
+
+    name = "interrupt-resolution"
+    title = TITLE
+    order = 40
+    applies_to = None
+
+    def contribute(self, ctx: PromptContext) -> str | None:
+        resolution = (ctx.interrupt_resolution or "").strip()
+        if not resolution:
+            return None
+        return (
+            "You asked a question earlier and it has been answered. Follow the answer: take "
+            "each chosen option, write-in and yes/no as a decision already made, and do not ask "
+            "the same question again.\n"
+            f"{resolution}"
+        )

@@ -1,0 +1,88 @@
+""" "We are here": the workflow graph with the current node marked (spec 001 R8).
+
+Every node line and every routing option is read from the node table and the Routing models, so
+the picture follows the schema. All agents route their questions to ONE interrupt node.
+"""
+
+from __future__ import annotations
+
+import functools
+
+from agent_interrupts.activities.contributors.base import PromptContext, PromptContributor
+from agent_interrupts.activities.routing_info import INTERRUPT_LABEL, route_options
+from agent_interrupts.models.agent_types import DISPATCHED_AGENTS, AgentType, RouteTarget, Terminal
+from agent_interrupts.workflows.graph import NODES
+
+HERE = ">>> YOU ARE HERE <<<"
+_INDENT = "    "
+
+
+@functools.cache
+def render_graph(current: RouteTarget | None = None) -> str:
+    """The graph as text, one line per node; ``current`` gets the marker (the interrupt node
+    gets it too, while a question is being handled)."""
+    lines = []
+    for node in NODES.values():
+        agent = node.agent_type
+        targets: list[str] = []
+        for option in route_options(node.output_model):
+            name = option.target.value
+            if name not in targets:
+                targets.append(name)
+        if agent in DISPATCHED_AGENTS:
+            text = (
+                f"{agent.value} (dispatched by {DISPATCHED_AGENTS[agent].value}, several in "
+                f"parallel, which raises their questions together) -> {' | '.join(targets)}"
+            )
+            lines.append(_line(text, agent is current, depth=2))
+        else:
+            runs = f" (runs {node.dispatches.value} agents)" if node.dispatches else ""
+            text = f"{agent.value}{runs} -> {' | '.join(targets)}"
+            lines.append(_line(text, agent is current))
+    lines.append(
+        _line(
+            f"{INTERRUPT_LABEL} -> back to the agent that asked (its one return route; every "
+            "other route is filtered out), or to a supervisor event's rerouteToAgentType",
+            current is Terminal.INTERRUPT,
+        )
+    )
+    return "\n".join(lines)
+
+
+def _line(text: str, here: bool, depth: int = 1) -> str:
+    return f"{HERE} {text}" if here else f"{_INDENT * depth}{text}"
+
+
+@functools.cache
+def where_we_are(agent: AgentType) -> str:
+    """The whole section for ``agent``: the marked graph, then its own routing options."""
+    node = NODES[agent]
+    parts = [
+        "The workflow graph; each line is a node and where its routes lead. Every agent that "
+        "routes can send a question to the one INTERRUPT node; END returns the final result; "
+        "RETURN goes back to the agent that asked the context manager.",
+        "```",
+        render_graph(agent),
+        "```",
+    ]
+    parts.append(
+        f"Your routing options ({node.output_model.__name__}; set exactly one, leave the "
+        "others null):"
+    )
+    parts += [
+        f"- `{o.alias}` -> {o.target.value}: {o.description}"
+        for o in route_options(node.output_model)
+    ]
+    return "\n".join(parts)
+
+
+class WeAreHereContributor(PromptContributor):
+    """Shows every agent where it stands in the graph and where it may go from here."""
+
+    name = "we-are-here"
+    title = "Where you are in the workflow"
+    order = 20
+    applies_to = None
+
+    def contribute(self, ctx: PromptContext) -> str:
+        return where_we_are(ctx.agent_type)

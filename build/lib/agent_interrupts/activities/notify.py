@@ -1,0 +1,182 @@
+"""Notifications of waiting questions by webhook, Slack and email (issue 14).
+
+The workflow passes no secret: it sends a ``Notice`` per channel, and this activity reads the
+receivers, the webhook secret and the SMTP password from the worker's settings
+(``app.config.notify_settings_from_env``). Each activity call is one delivery to one channel, so a
+retry never resends to a channel that already took it; a retry after a delivery whose completion
+was lost finds the delivery recorded in its heartbeat and stops. Receivers deduplicate on the
+delivery id (payload ``deliveryId``, header ``X-Interrupt-Delivery``) for the rest.
+"""
+
+from __future__ import annotations
+
+import json
+import shlex
+from dataclasses import dataclass, field
+from datetime import timedelta
+from urllib.parse import quote, unquote, urlsplit
+
+import httpx2
+from temporalio import activity
+
+from agent_interrupts.activities.llm import as_activity_error
+from agent_interrupts.activities.notify_channels import (
+    ChannelSender,
+    EmailChannel,
+    SlackChannel,
+    WebhookChannel,
+)
+from agent_interrupts.activities.redaction import add_secret, install_log_redaction
+from agent_interrupts.models.errors import NotificationRefused
+from agent_interrupts.models.notifications import (
+    Channel,
+    Commands,
+    Delivery,
+    Links,
+    Notice,
+    NoticeKind,
+    NotificationPayload,
+    NotificationPlan,
+    Question,
+)
+from agent_interrupts.workflows.policies import NOTIFY_REQUEST_TIMEOUT
+from agent_interrupts.workflows.visibility import suggested_answer
+
+DEFAULT_REMINDERS = (0.5, 0.9)
+DELIVERED = "delivered"
+"""Heartbeat detail recorded once the receiver took the delivery."""
+SMTP_SCHEMES = {"smtp": "plain", "smtp+starttls": "starttls", "smtps": "ssl"}
+
+
+@dataclass(frozen=True)
+class SmtpTarget:
+    """An SMTP server from ``SMTP_URL``: ``smtp://``, ``smtp+starttls://`` or ``smtps://``."""
+
+    host: str
+    port: int
+    security: str
+    user: str | None = None
+    password: str | None = field(default=None, repr=False)
+
+    @classmethod
+    def parse(cls, url: str) -> SmtpTarget:
+        """Raises ValueError naming ``SMTP_URL`` (never quoting its password)."""
+        parts = urlsplit(url)
+        security = SMTP_SCHEMES.get(parts.scheme)
+        if security is None or not parts.hostname:
+            raise ValueError(
+                "SMTP_URL must look like smtp://host:25, smtp+starttls://user:password@host:587 "
+                "or smtps://user:password@host:465"
+            )
+        try:
+            port = parts.port or (465 if security == "ssl" else 25)
+        except ValueError:
+            raise ValueError("SMTP_URL has a port that is not a number (1-65535)") from None
+        user = unquote(parts.username) if parts.username else None
+        password = unquote(parts.password) if parts.password else None
+        return cls(parts.hostname, port, security, user, password)
+
+
+@dataclass(frozen=True)
+class NotifySettings:
+    """Receivers of notifications; a channel is enabled by its setting. None: no notifications."""
+
+    webhook_url: str | None = None
+    webhook_secret: str | None = field(default=None, repr=False)
+    slack_url: str | None = field(default=None, repr=False)
+    """Slack's incoming-webhook URL is itself a secret."""
+    smtp: SmtpTarget | None = None
+    email_to: tuple[str, ...] = ()
+    email_from: str = "agent-interrupts@localhost"
+    reminders: tuple[float, ...] = DEFAULT_REMINDERS
+    ui_url: str = "http://127.0.0.1:8233"
+    request_timeout: timedelta = NOTIFY_REQUEST_TIMEOUT
+
+    @property
+    def channels(self) -> list[Channel]:
+        enabled = {
+            Channel.WEBHOOK: self.webhook_url,
+            Channel.SLACK: self.slack_url,
+            Channel.EMAIL: self.smtp,
+        }
+        return [channel for channel, setting in enabled.items() if setting]
+
+
+class NotificationActivities:
+    """``notification_plan`` (a local activity) and ``notify`` (one delivery to one channel)."""
+
+    def __init__(self, settings: NotifySettings) -> None:
+        self._settings = settings
+        smtp_password = settings.smtp.password if settings.smtp else None
+        for secret in (settings.webhook_secret, settings.slack_url, smtp_password):
+            add_secret(secret)
+        install_log_redaction()
+        timeout = settings.request_timeout.total_seconds()
+        http = httpx2.AsyncClient(timeout=timeout, follow_redirects=False)
+        self._senders: dict[Channel, ChannelSender] = {}
+        if settings.webhook_url:
+            self._senders[Channel.WEBHOOK] = WebhookChannel(
+                http, settings.webhook_url, settings.webhook_secret
+            )
+        if settings.slack_url:
+            self._senders[Channel.SLACK] = SlackChannel(http, settings.slack_url)
+        if settings.smtp:
+            self._senders[Channel.EMAIL] = EmailChannel(
+                settings.smtp, settings.email_from, settings.email_to, timeout
+            )
+
+    @activity.defn(name="notification_plan")
+    async def plan(self) -> NotificationPlan:
+        """The channels this worker's settings enable and the reminder fractions."""
+        return NotificationPlan(
+            channels=self._settings.channels, reminders=list(self._settings.reminders)
+        )
+
+    @activity.defn(name="notify")
+    async def notify(self, delivery: Delivery) -> None:
+        """Deliver one notice to one channel; a receiver that is down raises a retryable error."""
+        if DELIVERED in activity.info().heartbeat_details:
+            return  # an earlier attempt delivered it; only its completion was lost
+        sender = self._senders.get(delivery.channel)
+        if sender is None:
+            raise NotificationRefused(
+                f"this worker has no {delivery.channel} channel configured"
+            ).to_application_error()
+        info = activity.info()
+        payload = build_payload(delivery.notice, info.namespace, self._settings.ui_url)
+        try:
+            await sender.send(payload)
+        except Exception as err:
+            raise as_activity_error(err) from None
+        activity.heartbeat(DELIVERED)
+
+
+def build_payload(notice: Notice, namespace: str, ui_url: str) -> NotificationPayload:
+    """The notice with the UI link and, while it can be answered, the commands that answer it."""
+    answerable = notice.kind in (NoticeKind.QUESTION, NoticeKind.REMINDER, NoticeKind.ESCALATED)
+    page = f"{ui_url.rstrip('/')}/namespaces/{quote(namespace, safe='')}/workflows/"
+    return NotificationPayload(
+        **notice.model_dump(),
+        namespace=namespace,
+        links=Links(ui=page + quote(notice.interrupt_id, safe="")),
+        commands=answer_commands(notice.interrupt_id, notice.question, namespace)
+        if answerable
+        else None,
+    )
+
+
+def answer_commands(interrupt_id: str, question: Question, namespace: str) -> Commands:
+    """``agents resolve`` and ``temporal workflow update`` with the recommended answer."""
+    answer = suggested_answer(question)
+    flags = [f"--choice {shlex.quote(f'{k}={v}')}" for k, v in answer["selectedChoices"].items()]
+    flags += [
+        f"--confirm {shlex.quote(f'{k}=' + ('yes' if v else 'no'))}"
+        for k, v in answer["confirmations"].items()
+    ]
+    resolve = " ".join(["agents resolve", shlex.quote(interrupt_id), *(flags or ["--text ok"])])
+    update = (
+        f"temporal workflow update execute --namespace {shlex.quote(namespace)} "
+        f"--workflow-id {shlex.quote(interrupt_id)} --name resolve_validated "
+        f"--input {shlex.quote(json.dumps(answer, separators=(',', ':')))}"
+    )
+    return Commands(resolve=resolve, temporal_update=update)

@@ -1,0 +1,305 @@
+"""The notification channels: a signed webhook, Slack (Block Kit), email (text + HTML).
+
+Each channel sends one ``NotificationPayload`` and raises ``NotificationFailed`` when retrying
+can help (down, slow, 429, 5xx) or ``NotificationRefused`` when it cannot (4xx, SMTP login),
+with a one-line message naming the setting to check.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import email.policy
+import hashlib
+import hmac
+import html
+import json
+import re
+import smtplib
+import ssl
+from collections.abc import Sequence
+from email.message import EmailMessage
+from typing import TYPE_CHECKING, Any, Protocol
+
+import httpx2
+
+from agent_interrupts.models.errors import NotificationFailed, NotificationRefused
+from agent_interrupts.models.limits import clip
+from agent_interrupts.models.notifications import NoticeKind, NotificationPayload
+
+if TYPE_CHECKING:
+    from agent_interrupts.activities.notify import SmtpTarget
+
+SIGNATURE_HEADER = "X-Interrupt-Signature"
+DELIVERY_HEADER = "X-Interrupt-Delivery"
+KIND_HEADER = "X-Interrupt-Kind"
+USER_AGENT = "agent-interrupts"
+RETRYABLE_STATUS = {408, 425, 429}
+SLACK_TEXT_CHARS = 2_900
+"""Slack refuses a section text over 3,000 characters."""
+SLACK_ITEMS = 20
+"""Choices (and confirmations) shown in Slack; a message holds at most 50 blocks."""
+
+
+class ChannelSender(Protocol):
+    async def send(self, payload: NotificationPayload) -> None: ...
+
+
+def signature(secret: str, body: bytes) -> str:
+    """The ``X-Interrupt-Signature`` value: ``sha256=`` and the hex HMAC-SHA256 of the body."""
+    return "sha256=" + hmac.new(secret.encode(), body, hashlib.sha256).hexdigest()
+
+
+def body_of(payload: NotificationPayload) -> bytes:
+    return payload.model_dump_json(by_alias=True).encode()
+
+
+class WebhookChannel:
+    """A JSON POST of the payload, signed with ``INTERRUPT_WEBHOOK_SECRET`` when it is set."""
+
+    def __init__(self, http: httpx2.AsyncClient, url: str, secret: str | None) -> None:
+        self._http, self._url, self._secret = http, url, secret
+
+    async def send(self, payload: NotificationPayload) -> None:
+        body = body_of(payload)
+        headers = _headers(payload)
+        if self._secret:
+            headers[SIGNATURE_HEADER] = signature(self._secret, body)
+        await _post(
+            self._http,
+            self._url,
+            body,
+            headers,
+            f"the webhook {self._url}",
+            "INTERRUPT_WEBHOOK_URL and INTERRUPT_WEBHOOK_SECRET",
+        )
+
+
+class SlackChannel:
+    """A Block Kit message through a Slack incoming webhook (its URL is never quoted)."""
+
+    def __init__(self, http: httpx2.AsyncClient, url: str) -> None:
+        self._http, self._url = http, url
+
+    async def send(self, payload: NotificationPayload) -> None:
+        body = _json_bytes(slack_message(payload))
+        await _post(self._http, self._url, body, _headers(payload), "Slack", "SLACK_WEBHOOK_URL")
+
+
+class EmailChannel:
+    """A plain-text and HTML message over SMTP to ``INTERRUPT_EMAIL_TO``."""
+
+    def __init__(
+        self, smtp: SmtpTarget, sender: str, recipients: Sequence[str], timeout: float
+    ) -> None:
+        self._smtp, self._sender, self._recipients = smtp, sender, list(recipients)
+        self._timeout = timeout
+
+    async def send(self, payload: NotificationPayload) -> None:
+        message = email_message(payload, self._sender, self._recipients)
+        await asyncio.to_thread(self._send, message)
+
+    def _send(self, message: EmailMessage) -> None:
+        target = self._smtp
+        where = f"the SMTP server {target.host}:{target.port}"
+        try:
+            if target.security == "ssl":
+                smtp: smtplib.SMTP = smtplib.SMTP_SSL(
+                    target.host,
+                    target.port,
+                    timeout=self._timeout,
+                    context=ssl.create_default_context(),
+                )
+            else:
+                smtp = smtplib.SMTP(target.host, target.port, timeout=self._timeout)
+            with smtp:
+                if target.security == "starttls":
+                    smtp.starttls(context=ssl.create_default_context())
+                if target.user:
+                    smtp.login(target.user, target.password or "")
+                smtp.send_message(message)
+        except smtplib.SMTPAuthenticationError:
+            raise NotificationRefused(
+                f"{where} refused the login of {target.user!r}; check the user and password in "
+                "SMTP_URL"
+            ) from None
+        except smtplib.SMTPRecipientsRefused as err:
+            refused = ", ".join(err.recipients)
+            raise NotificationRefused(
+                f"{where} refused the recipients {refused}; check INTERRUPT_EMAIL_TO"
+            ) from None
+        except smtplib.SMTPSenderRefused:
+            raise NotificationRefused(
+                f"{where} refused the sender {self._sender}; check INTERRUPT_EMAIL_FROM"
+            ) from None
+        except smtplib.SMTPNotSupportedError as err:
+            raise NotificationRefused(f"{where}: {err}; check SMTP_URL") from None
+        except OSError as err:  # smtplib.SMTPException is an OSError too
+            raise NotificationFailed(
+                f"{where} did not take the message ({type(err).__name__}: {clip(str(err))}); "
+                "check SMTP_URL"
+            ) from None
+
+
+def _headers(payload: NotificationPayload) -> dict[str, str]:
+    return {
+        "Content-Type": "application/json",
+        "User-Agent": USER_AGENT,
+        DELIVERY_HEADER: payload.delivery_id,
+        KIND_HEADER: payload.kind.value,
+    }
+
+
+def _json_bytes(value: Any) -> bytes:
+    return json.dumps(value, ensure_ascii=False).encode()
+
+
+async def _post(
+    http: httpx2.AsyncClient,
+    url: str,
+    body: bytes,
+    headers: dict[str, str],
+    receiver: str,
+    settings: str,
+) -> None:
+    """POST ``body``; map a failure to NotificationFailed/Refused naming ``settings``."""
+    try:
+        response = await http.post(url, content=body, headers=headers)
+    except httpx2.TimeoutException:
+        timeout = http.timeout.read
+        raise NotificationFailed(
+            f"{receiver} did not answer within {timeout:g}s; check {settings}"
+        ) from None
+    except httpx2.HTTPError as err:
+        raise NotificationFailed(
+            f"{receiver} is unreachable ({type(err).__name__}); check {settings}"
+        ) from None
+    if response.is_success:
+        return
+    said = clip(" ".join(response.text.split()), 200)
+    problem = f"{receiver} answered {response.status_code} {said}".rstrip()
+    if response.status_code in RETRYABLE_STATUS or response.status_code >= 500:
+        raise NotificationFailed(f"{problem}; check {settings}")
+    raise NotificationRefused(f"{problem}; check {settings}")
+
+
+def headline(payload: NotificationPayload) -> str:
+    """One line that says what happened, e.g. ``REVIEW_AGENT asks: ...``."""
+    origin, reason = payload.origin, _first_line(payload.question.reason)
+    match payload.kind:
+        case NoticeKind.QUESTION:
+            return f"{origin} asks: {reason}"
+        case NoticeKind.REMINDER:
+            number = payload.reminder.number if payload.reminder else 1
+            return f"Reminder {number}: {origin} still waits for an answer: {reason}"
+        case NoticeKind.ESCALATED:
+            return f"Nobody answered {origin} in time; a reviewing LLM answers now: {reason}"
+        case NoticeKind.RESOLVED:
+            by = payload.resolution.resolved_by if payload.resolution else "?"
+            return f"Answered (by {by}): {origin} asked: {reason}"
+        case NoticeKind.TIMED_OUT:
+            return f"Nobody answered {origin} by the deadline; the run fails: {reason}"
+
+
+def _first_line(text: str) -> str:
+    return clip(text.strip().splitlines()[0] if text.strip() else "(no reason given)", 150)
+
+
+def detail_lines(payload: NotificationPayload) -> list[str]:
+    """The question and how to answer it, as plain lines (text email; Slack and HTML reuse)."""
+    q = payload.question
+    lines = [f"Interrupt {payload.interrupt_id} of run {payload.orchestrator_id} ({q.type})", ""]
+    lines += [f"Reason: {q.reason}"]
+    if q.context_for_decision:
+        lines += [f"Context: {q.context_for_decision}"]
+    for choice in q.choices:
+        lines += ["", f"Choice {choice.choice_id}: {choice.question}"]
+        for option in choice.options:
+            mark = " (recommended)" if option.key == choice.recommended else ""
+            lines.append(f"  {option.key}: {option.description}{mark}")
+    for item in q.confirmation_items:
+        default = "yes" if item.default_value else "no"
+        lines += ["", f"Confirm {item.confirmation_id}: {item.statement} (default {default})"]
+    if payload.resolution is not None:
+        answer = payload.resolution
+        chosen = ", ".join(f"{k}={v}" for k, v in answer.selected_choices.items()) or "—"
+        lines += ["", f"Answered by {answer.resolved_by}: {chosen}"]
+    if payload.deadline is not None and payload.kind is not NoticeKind.RESOLVED:
+        lines += [
+            "",
+            f"Deadline: {payload.deadline:%Y-%m-%d %H:%M:%S} UTC, then {payload.on_timeout}",
+        ]
+    lines += ["", f"Temporal UI: {payload.links.ui}"]
+    if payload.commands is not None:
+        lines += ["", "Answer from a shell:", f"  {payload.commands.resolve}"]
+        lines += [f"  {payload.commands.temporal_update}"]
+    return lines
+
+
+def slack_message(payload: NotificationPayload) -> dict[str, Any]:
+    """Block Kit: a header, the question as mrkdwn, options as bullets, a button to the UI."""
+    q = payload.question
+    text = [f"*{_mrkdwn(headline(payload))}*"]
+    if q.context_for_decision:
+        text.append(f"_{_mrkdwn(clip(q.context_for_decision, 500))}_")
+    header = {"type": "plain_text", "text": clip(headline(payload), 150)}
+    blocks: list[dict[str, Any]] = [{"type": "header", "text": header}, _section("\n".join(text))]
+    for choice in q.choices[:SLACK_ITEMS]:
+        options = [
+            f"• *{o.key}*: {_mrkdwn(o.description)}"
+            + (" _(recommended)_" if o.key == choice.recommended else "")
+            for o in choice.options
+        ]
+        ask = f"*{_mrkdwn(choice.choice_id)}*: {_mrkdwn(choice.question)}"
+        blocks.append(_section("\n".join([ask, *options])))
+    for item in q.confirmation_items[:SLACK_ITEMS]:
+        default = "yes" if item.default_value else "no"
+        statement = f"*Confirm {_mrkdwn(item.confirmation_id)}*: {_mrkdwn(item.statement)}"
+        blocks.append(_section(f"{statement} (default {default})"))
+    context = [f"`{payload.interrupt_id}`"]
+    if payload.deadline is not None and payload.kind is not NoticeKind.RESOLVED:
+        context.append(f"deadline {payload.deadline:%Y-%m-%d %H:%M} UTC")
+    blocks.append({"type": "context", "elements": [_mrkdwn_text(" · ".join(context))]})
+    if payload.commands is not None:
+        blocks.append(_section(f"```{payload.commands.resolve}```"))
+    button = {
+        "type": "button",
+        "text": {"type": "plain_text", "text": "Open in Temporal UI"},
+        "url": payload.links.ui,
+    }
+    blocks.append({"type": "actions", "elements": [button]})
+    return {"text": headline(payload), "blocks": blocks}
+
+
+def _section(text: str) -> dict[str, Any]:
+    return {"type": "section", "text": _mrkdwn_text(clip(text, SLACK_TEXT_CHARS))}
+
+
+def _mrkdwn_text(text: str) -> dict[str, str]:
+    return {"type": "mrkdwn", "text": text}
+
+
+def _mrkdwn(text: str) -> str:
+    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+
+
+def email_message(
+    payload: NotificationPayload, sender: str, recipients: Sequence[str]
+) -> EmailMessage:
+    """A multipart/alternative message; its Message-ID derives from the delivery id."""
+    message = EmailMessage(policy=email.policy.SMTP.clone(max_line_length=998))  # ids unfolded
+    message["Subject"] = f"[agents] {clip(headline(payload), 160)}"
+    message["From"] = sender
+    message["To"] = ", ".join(recipients)
+    local = re.sub(r"[^A-Za-z0-9.-]", ".", payload.delivery_id)
+    message["Message-ID"] = f"<{local}@agent-interrupts>"
+    message[DELIVERY_HEADER] = payload.delivery_id
+    lines = detail_lines(payload)
+    message.set_content("\n".join([headline(payload), "", *lines]) + "\n")
+    link = html.escape(payload.links.ui, quote=True)
+    body = "<br>\n".join(html.escape(line).replace("  ", "&nbsp;&nbsp;") for line in lines)
+    message.add_alternative(
+        f"<html><body><h3>{html.escape(headline(payload))}</h3>\n<p>{body}</p>\n"
+        f'<p><a href="{link}">Open in the Temporal UI</a></p></body></html>\n',
+        subtype="html",
+    )
+    return message

@@ -1,0 +1,515 @@
+"""The offline model: a deterministic responder plugged into the openai SDK as its transport.
+
+It answers any ``json_schema`` response format with plausible content derived from the goal and
+walks the graph forward (the first route of each Routing). A scenario makes chosen agents raise
+an interrupt or answer slowly, or makes the run loop: with ``loop=N`` the ORCHESTRATOR_COLLECTOR
+advances again (its first route that is not ``finalResult``, so the whole graph runs once more)
+until the model has answered about N agent calls for that workflow id (counted per worker, across
+continue-as-new; a retried call counts twice), then stops. See ``OfflineScenario.parse``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import json
+import re
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Any
+
+import httpx2
+from temporalio import activity
+
+from agent_interrupts.activities import offline_tools
+from agent_interrupts.activities.output_schema import REPLY_KEY, is_wrapped, variants
+from agent_interrupts.models.agent_call import SUPERVISOR_MESSAGE_PREFIX
+from agent_interrupts.models.agent_types import AgentType, Terminal
+from agent_interrupts.models.ids import dispatched_agent_key
+from agent_interrupts.models.interrupts import InterruptRouting
+from agent_interrupts.models.requests import CONTEXT_FOUND
+from agent_interrupts.models.routing import Routing
+from agent_interrupts.workflows.graph import NODES_BY_OUTPUT, Node
+from agent_interrupts.workflows.lifting import agent_key
+
+RESOLVED_MARKER = "## Interrupt resolution"
+"""Prompt heading that tells the offline model this agent's question was already answered."""
+
+_GOAL = re.compile(r"^Goal: (?P<goal>.+)$", re.MULTILINE)
+_NODE = re.compile(r"^Node: (?P<node>\S+)$", re.MULTILINE)
+_SUPPORTED_PATH = "/chat/completions"
+
+
+@dataclass(frozen=True)
+class OfflineScenario:
+    """Which agents interrupt, ask the context manager or answer slowly (seconds), and how long
+    a run loops."""
+
+    interrupt_at: frozenset[AgentType] = frozenset()
+    agent_review_at: frozenset[AgentType] = frozenset()
+    delays: dict[AgentType, float] = field(default_factory=dict)
+    context_at: frozenset[AgentType] = frozenset()
+    """These agents ask the CONTEXT_MANAGER once before routing on."""
+    loop: int | None = None
+    """Agent calls per run before the orchestrator collector may stop; None: it stops at once."""
+    interrupt_agents: frozenset[str] = frozenset()
+    """Dispatched agents that ask, by key within their fan-out (``ticket-agent-2``)."""
+    fan_out: int = 2
+    """Agents per fan-out (entries of ``requests`` a dispatch node is given)."""
+    conflict: bool = False
+    """Ticket agents without a recipe all write the same file, so the merge conflicts."""
+    deaf: frozenset[AgentType] = frozenset()
+    """These agents ignore a supervisor's message (a model that does not obey it)."""
+    key_delays: dict[str, float] = field(default_factory=dict)
+    """Seconds by dispatched agent key (``ticket-agent-2``), before ``delays`` by agent type."""
+
+    @classmethod
+    def parse(cls, text: str | None) -> OfflineScenario:
+        """Parse ``interrupt=A,B#2;agent_review=C;delay=D:2.5,B#2:30;context=E;loop=1000;fanout=3;
+        conflict;deaf=F``: AgentType names (``TICKET_AGENT#2`` is the second ticket agent of each
+        fan-out only), ``loop`` a number of agent calls, ``fanout`` the agents per fan-out,
+        ``conflict`` ticket agents whose edits conflict, ``deaf`` agents that ignore a
+        supervisor's message."""
+        if not text or not text.strip():
+            return cls()
+        interrupt: set[AgentType] = set()
+        review: set[AgentType] = set()
+        context: set[AgentType] = set()
+        delays: dict[AgentType, float] = {}
+        key_delays: dict[str, float] = {}
+        loop: int | None = None
+        keys: set[str] = set()
+        fan_out = cls.fan_out
+        conflict = False
+        deaf: set[AgentType] = set()
+        for part in filter(None, (p.strip() for p in text.split(";"))):
+            key, _, value = part.partition("=")
+            items = [v.strip() for v in value.split(",") if v.strip()]
+            if key.strip() == "interrupt":
+                for item in items:
+                    name, _, index = item.partition("#")
+                    if index:
+                        keys.add(agent_key(_agent(name), _count(index)))
+                    else:
+                        interrupt.add(_agent(name))
+            elif key.strip() == "agent_review":
+                review.update(_agent(v) for v in items)
+            elif key.strip() == "context":
+                context.update(_agent(v) for v in items)
+            elif key.strip() == "delay":
+                for item in items:
+                    name, _, seconds = item.partition(":")
+                    name, _, index = name.partition("#")
+                    if index:
+                        key_delays[agent_key(_agent(name), _count(index))] = float(seconds or 1)
+                    else:
+                        delays[_agent(name)] = float(seconds or 1)
+            elif key.strip() == "loop" and value.strip().isdigit() and int(value) > 0:
+                loop = int(value)
+            elif key.strip() == "fanout":
+                fan_out = _count(value)
+            elif key.strip() == "conflict" and not value.strip():
+                conflict = True
+            elif key.strip() == "deaf":
+                deaf.update(_agent(v) for v in items)
+            else:
+                raise ValueError(
+                    f"unknown OFFLINE_SCENARIO part {part!r}; use 'interrupt=AGENT,AGENT#N;"
+                    "agent_review=AGENT;delay=AGENT:SECONDS,AGENT#N:SECONDS;context=AGENT;"
+                    "loop=CALLS;fanout=N;"
+                    "conflict;deaf=AGENT'"
+                )
+        return cls(
+            frozenset(interrupt),
+            frozenset(review),
+            delays,
+            frozenset(context),
+            loop,
+            frozenset(keys),
+            fan_out,
+            conflict,
+            frozenset(deaf),
+            key_delays,
+        )
+
+
+def _count(text: str) -> int:
+    if not text.strip().isdigit() or int(text) < 1:
+        raise ValueError(f"expected a whole number of at least 1 in OFFLINE_SCENARIO, not {text!r}")
+    return int(text)
+
+
+def _agent(name: str) -> AgentType:
+    try:
+        return AgentType(name.strip().upper())
+    except ValueError:
+        valid = ", ".join(a.value for a in AgentType)
+        raise ValueError(
+            f"unknown agent type {name!r} in OFFLINE_SCENARIO; use one of {valid}"
+        ) from None
+
+
+class OfflineModel(httpx2.AsyncBaseTransport):
+    """Answers Chat Completions requests locally; with ``keep_requests`` (for tests and benches)
+    it keeps every request body it received in ``received``, else none: a worker's stays bounded."""
+
+    def __init__(
+        self, scenario: OfflineScenario | None = None, *, keep_requests: bool = True
+    ) -> None:
+        self.scenario = scenario or OfflineScenario()
+        self.received: list[dict[str, Any]] = []
+        self._keep_requests = keep_requests
+        self._calls: Counter[str] = Counter()
+        """Agent calls answered per workflow id, counted only for the ``loop`` scenario."""
+
+    async def handle_async_request(self, request: httpx2.Request) -> httpx2.Response:
+        if request.method != "POST" or not request.url.path.endswith(_SUPPORTED_PATH):
+            return httpx2.Response(
+                404, json={"error": {"message": f"offline model serves only {_SUPPORTED_PATH}"}}
+            )
+        body = json.loads(await request.aread())
+        if self._keep_requests:
+            self.received.append(body)
+        fmt = body.get("response_format") or {}
+        name = (fmt.get("json_schema") or {}).get("name", "")
+        node = NODES_BY_OUTPUT.get(name)
+        if node is not None and self.scenario.loop is not None:
+            self._calls[_workflow_id()] += 1
+        if node is not None:
+            key = _agent_key(body.get("messages") or [])
+            delay = self.scenario.key_delays.get(key, self.scenario.delays.get(node.agent_type))
+            if delay:
+                await asyncio.sleep(delay)
+        return httpx2.Response(200, json=self.completion(body))
+
+    def completion(self, body: dict[str, Any]) -> dict[str, Any]:
+        """The response to a request: the next tool calls while tools are offered and the
+        offline plan has some (``activities/offline_tools.py``), else the structured answer."""
+        spec = (body.get("response_format") or {}).get("json_schema") or {}
+        name = spec.get("name", "")
+        messages = body.get("messages") or []
+        offered = {str((t.get("function") or {}).get("name")) for t in body.get("tools") or []}
+        node = NODES_BY_OUTPUT.get(name)
+        if offered and body.get("tool_choice") != "none" and node is not None:
+            agent = node.agent_type.value
+            calls = offline_tools.next_calls(
+                _goal(messages), agent, offered, messages, self.scenario.conflict
+            )
+            if calls:
+                return chat_completion(
+                    body.get("model", ""), None, offline_tools.tool_calls(calls, messages)
+                )
+        schema = spec.get("schema") or {}
+        answer = self.answer(name, schema, messages)
+        if is_wrapped(schema):
+            answer = json.dumps({REPLY_KEY: json.loads(answer)})
+        return chat_completion(body.get("model", ""), answer)
+
+    def answer(self, name: str, schema: dict[str, Any], messages: list[dict[str, Any]]) -> str:
+        """The routing (or other value) one structured-output request asks for, as JSON; a
+        reply to a schema of several route variants carries it under REPLY_KEY."""
+        goal = _goal(messages)
+        refs = offline_tools.diff_references(messages) or offline_tools.references(messages)
+        writer = _Writer(goal, schema, self.scenario.fan_out, refs)
+        node = NODES_BY_OUTPUT.get(name)
+        model: type[Routing] | None = None
+        if name == InterruptRouting.__name__:
+            model = InterruptRouting
+        elif node is not None:
+            model = node.output_model
+        if model is None:
+            return json.dumps(writer.value(schema, "result"))
+        wants = node is not None and self._wants_interrupt(node.agent_type, messages)
+        context = (
+            node is not None
+            and node.agent_type in self.scenario.context_at
+            and not any(CONTEXT_FOUND in str(m.get("content", "")) for m in messages)
+        )
+        routes = model.route_aliases()
+        offered = {r: v for v in variants(schema) for r in v.get("properties", {}) if r in routes}
+        route = self.pick_route(model, list(offered), wants, context, stop=not self._loops(node))
+        review = node is not None and node.agent_type in self.scenario.agent_review_at
+        return json.dumps(writer.routing(offered[route], model, route, agent_review=review))
+
+    def pick_route(
+        self, model: type[Routing], present: list[str], interrupt: bool, context: bool, stop: bool
+    ) -> str:
+        """The route taken among those the schema offers (``present``): forward, unless the
+        scenario asks a question, consults the context manager or loops."""
+        return _pick_route(model, present, interrupt, context, stop=stop)
+
+    def _loops(self, node: Node | None) -> bool:
+        """Whether the orchestrator collector must go round again (the ``loop`` scenario)."""
+        loop = self.scenario.loop
+        return (
+            loop is not None
+            and node is not None
+            and node.agent_type is AgentType.ORCHESTRATOR_COLLECTOR
+            and self._calls[_workflow_id()] < loop
+        )
+
+    def _wants_interrupt(self, agent: AgentType, messages: list[dict[str, Any]]) -> bool:
+        """A supervisor's message always wins; an answered question is not asked again."""
+        contents = [str(m.get("content", "")) for m in messages]
+        users = [str(m.get("content", "")) for m in messages if m.get("role") == "user"]
+        supervised = any(u.startswith(SUPERVISOR_MESSAGE_PREFIX) for u in users)
+        if supervised and agent not in self.scenario.deaf:
+            return True
+        if any(RESOLVED_MARKER in c for c in contents):
+            return False
+        scenario = self.scenario
+        return (
+            agent in scenario.interrupt_at | scenario.agent_review_at
+            or _agent_key(messages) in scenario.interrupt_agents
+        )
+
+
+def _agent_key(messages: list[dict[str, Any]]) -> str:
+    """The dispatched agent's key within its fan-out (``ticket-agent-2``), or ""."""
+    users = [str(m.get("content", "")) for m in messages if m.get("role") == "user"]
+    node = _NODE.search("\n".join(users))
+    return dispatched_agent_key(node["node"]) if node else ""
+
+
+def _workflow_id() -> str:
+    """The workflow of the activity this call is made from ("" outside an activity)."""
+    return (activity.info().workflow_id or "") if activity.in_activity() else ""
+
+
+def _goal(messages: list[dict[str, Any]]) -> str:
+    asked = "\n".join(str(m.get("content", "")) for m in messages if m.get("role") == "user")
+    match = _GOAL.search(asked)
+    return match["goal"].strip() if match else "the requested change"
+
+
+def _pick_route(
+    model: type[Routing],
+    present: list[str],
+    interrupt: bool,
+    context: bool = False,
+    *,
+    stop: bool = True,
+) -> str:
+    """The route the offline model takes among those the schema offers (``present``)."""
+    routes = model.route_aliases()
+    if interrupt and "interruptRequest" in present:
+        return "interruptRequest"
+    if context and "contextManagerRequest" in present:
+        return "contextManagerRequest"
+    forward = [
+        a
+        for a in present
+        if a not in ("interruptRequest", "contextManagerRequest")
+        and (stop or routes[a] is not Terminal.END)
+    ]
+    return (forward or present)[0]
+
+
+class _Writer:
+    """Fills a JSON schema with text derived from the goal."""
+
+    def __init__(
+        self,
+        goal: str,
+        root: dict[str, Any],
+        fan_out: int = 2,
+        refs: list[offline_tools.Reference] | None = None,
+    ) -> None:
+        self.goal = goal
+        self.root = root
+        self.fan_out = fan_out
+        self.refs = refs or []
+        """Line ranges the tools showed: file references and paths are taken from these."""
+        self.next_ref = 0
+        self.counter = 0
+        self.tickets: list[str] = []
+        self.ticket_refs = 0
+        words = re.findall(r"[a-z]+", goal.lower())
+        self.component = words[-1] if words else "service"
+
+    def routing(
+        self, schema: dict[str, Any], model: type[Routing], route: str, *, agent_review: bool
+    ) -> dict[str, Any]:
+        routes = model.route_aliases()
+        out: dict[str, Any] = {}
+        for key, prop in schema.get("properties", {}).items():
+            if key in routes and key != route:
+                out[key] = None
+            elif key == "interruptRequest":
+                out[key] = self.interrupt(_non_null(self._deref(prop)), agent_review)
+            else:
+                out[key] = self.value(_non_null(self._deref(prop)), key)
+        return out
+
+    def interrupt(self, schema: dict[str, Any], agent_review: bool) -> dict[str, Any]:
+        value = self.value(schema, "interruptRequest")
+        value.update(
+            type="AGENT_REVIEW" if agent_review else "HUMAN_REVIEW",
+            reason=f"Two reasonable approaches exist for '{self.goal}' and the choice changes "
+            "the scope of the work.",
+            contextForDecision=f"The goal '{self.goal}' does not say how far the change reaches.",
+            choices=[
+                {
+                    "choiceId": "approach",
+                    "question": f"How should '{self.goal}' be approached?",
+                    "context": "Both options satisfy the goal; they differ in scope and risk.",
+                    "options": [
+                        {"key": "A", "description": "Minimal change in the existing modules"},
+                        {"key": "B", "description": "Introduce a dedicated component"},
+                        {"key": "CUSTOM", "description": "Or provide your own approach"},
+                    ],
+                    "recommended": "A",
+                }
+            ],
+            confirmationItems=[
+                {
+                    "confirmationId": "add-tests",
+                    "statement": "Add regression tests for the changed behaviour",
+                    "context": "Tests protect the change from later edits.",
+                    "defaultValue": True,
+                    "impactIfNo": "The change ships without new tests.",
+                }
+            ],
+        )
+        return value
+
+    def _deref(self, schema: dict[str, Any]) -> dict[str, Any]:
+        ref = schema.get("$ref")
+        if not ref:
+            return schema
+        node: Any = self.root
+        for part in ref.removeprefix("#/").split("/"):
+            node = node[part]
+        return self._deref(node)
+
+    def value(self, schema: dict[str, Any], key: str) -> Any:
+        schema = self._deref(schema)
+        if "anyOf" in schema:
+            options = [self._deref(s) for s in schema["anyOf"]]
+            if any(o.get("type") == "null" for o in options):
+                return None
+            return self.value(options[0], key)
+        if "enum" in schema:
+            return schema["enum"][0]
+        if "const" in schema:
+            return schema["const"]
+        kind = schema.get("type")
+        if kind == "object":
+            props = schema.get("properties", {})
+            if "ticketId" in props:
+                planned = "dependencies" in props
+                self.ticket_refs += not planned
+                index = len(self.tickets) + 1 if planned else self.ticket_refs
+                self.tickets.append(f"T-{index:03d}")
+            value = {k: self.value(p, k) for k, p in props.items()}
+            if self.refs and "path" in value and "startLine" in value:
+                ref = self.refs[self.next_ref % len(self.refs)]
+                self.next_ref += 1
+                value.update(path=ref.path, startLine=ref.start_line, endLine=ref.end_line)
+                value.update({"note": ref.note} if "note" in value else {})
+            return value
+        if kind == "array":
+            if key == "dependencies":
+                return self.tickets[-2:-1]  # each planned ticket needs the one before it
+            if self.refs and key in _PATH_LISTS:
+                return list(dict.fromkeys(r.path for r in self.refs))[:2]
+            count = self.fan_out if key == "requests" else 2
+            return [self.value(schema.get("items", {}), _singular(key)) for _ in range(count)]
+        if kind == "boolean":
+            return True
+        if kind in ("integer", "number"):
+            return self.number(key, integer=kind == "integer")
+        return self.text(key)
+
+    def number(self, key: str, *, integer: bool) -> float | int:
+        self.counter += 1
+        n = self.counter
+        if key == "startLine":
+            return 10 * n
+        if key == "endLine":
+            return 10 * n + 24
+        if key == "relevance":
+            return (0.9, 0.75, 0.6)[n % 3]
+        return n % 5 + 1 if integer else 0.8
+
+    def text(self, key: str) -> str:
+        self.counter += 1
+        n = self.counter
+        aspect = _ASPECTS[n % len(_ASPECTS)]
+        part = _PARTS[n % len(_PARTS)]
+        component = self.component
+        written = {
+            "ticketId": self.tickets[-1] if self.tickets else f"T-{n:03d}",
+            "path": f"src/{component}/{part}.py",
+            "subdomain": aspect,
+            "area": aspect,
+            "phase": "DISCOVERY",
+            "proposedNextPhase": "PLANNING",
+            "goal": self.goal,
+            "note": f"{part} of the {component}: where {aspect} is handled",
+            "tag": f"{component}-{part}",
+            "query": f"Where does the {component} handle {aspect}?",
+            "generatedQuery": f"Which {component} modules touch {aspect}?",
+            "title": f"{_VERBS[n % len(_VERBS)]} {aspect} for '{self.goal}'",
+            "task": f"Change src/{component}/{part}.py for {aspect}",
+            "acceptanceCriterion": f"A test shows '{self.goal}' holds for {aspect}",
+            "node": f"{component}.{part}",
+            "source": f"{component}.{part}",
+            "target": f"{component}.{_PARTS[(n + 1) % len(_PARTS)]}",
+            "relation": "calls",
+            "label": "calls",
+        }.get(key)
+        if written is not None:
+            return written
+        words = re.sub(r"(?<!^)(?=[A-Z])", " ", key).lower()
+        return f"{words.capitalize()} for '{self.goal}' ({aspect})"
+
+
+_PATH_LISTS = frozenset({"filePaths", "filesModified", "files"})
+"""Arrays of workspace paths: filled with files the tools showed."""
+_ASPECTS = (
+    "request handling",
+    "configuration and limits",
+    "state and storage",
+    "errors and observability",
+)
+_PARTS = ("middleware", "config", "store", "handlers", "metrics")
+_VERBS = ("Add", "Wire", "Test", "Document")
+
+
+def _non_null(schema: dict[str, Any]) -> dict[str, Any]:
+    options = schema.get("anyOf")
+    if not options:
+        return schema
+    rest = [o for o in options if o.get("type") != "null"]
+    return rest[0] if rest else schema
+
+
+def _singular(key: str) -> str:
+    return key[:-1] if key.endswith("s") else key
+
+
+def chat_completion(
+    model: str, content: str | None, tool_calls: list[dict[str, Any]] | None = None
+) -> dict[str, Any]:
+    """A Chat Completions response body carrying ``content`` or ``tool_calls`` (deterministic
+    id)."""
+    message: dict[str, Any] = {"role": "assistant", "content": content, "refusal": None}
+    if tool_calls:
+        message["tool_calls"] = tool_calls
+    digest = hashlib.sha256(json.dumps(message).encode()).hexdigest()[:16]
+    return {
+        "id": "chatcmpl-offline-" + digest,
+        "object": "chat.completion",
+        "created": 0,
+        "model": model,
+        "choices": [
+            {
+                "index": 0,
+                "message": message,
+                "finish_reason": "tool_calls" if tool_calls else "stop",
+                "logprobs": None,
+            }
+        ],
+        "usage": {"prompt_tokens": 0, "completion_tokens": 0, "total_tokens": 0},
+    }

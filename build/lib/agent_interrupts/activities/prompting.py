@@ -1,0 +1,147 @@
+"""Prompt assembly: a sandboxed jinja2 environment over ``prompts/`` plus prompt contributors.
+
+An agent's system prompt is its template (``prompts/workflow/<agent>.jinja``, which includes the
+uncertainty, interrupt-guidance and example partials) followed by the contributor sections in
+their stable order; the user message carries the goal and the request.
+
+Text that comes from people or LLMs (goal, requests, answers, earlier outputs) is passed as data
+and never compiled as a template, so ``{{ ... }}`` inside it stays literal.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import asdict, dataclass, field
+from importlib.resources import files
+from pathlib import Path
+from typing import Any
+
+from jinja2 import StrictUndefined, TemplateError
+from jinja2.loaders import FileSystemLoader
+from jinja2.sandbox import SandboxedEnvironment
+
+from agent_interrupts.activities.contributors import (
+    ContributorRegistry,
+    PromptContext,
+    default_registry,
+)
+from agent_interrupts.activities.routing_info import interrupt_info, route_options
+from agent_interrupts.models.agent_call import AgentCall
+from agent_interrupts.models.agent_types import DISPATCHED_AGENTS, AgentType
+from agent_interrupts.models.errors import PromptRenderError
+from agent_interrupts.models.interrupts import CUSTOM_OPTION_TEXT
+from agent_interrupts.workflows.graph import Node
+
+PROMPTS_DIR = Path(str(files("agent_interrupts") / "prompts"))
+"""The templates, read as the package's data (``importlib.resources``): in the repository the
+top-level ``prompts/`` folder, in an installed wheel the copy it ships."""
+
+
+@dataclass(frozen=True)
+class AgentPrompt:
+    """The messages for one agent call, and the problems met while assembling them."""
+
+    messages: list[dict[str, str]]
+    warnings: list[str] = field(default_factory=list)
+    """Failed or cut contributors: the prompt assembled without them (FR-005)."""
+    sections: list[str] = field(default_factory=list)
+    """Names of the contributors whose sections are in the system prompt, in order."""
+
+    @property
+    def system(self) -> str:
+        return self.messages[0]["content"]
+
+
+class PromptRenderer:
+    """Renders an agent's system prompt (template + contributors) and its request message."""
+
+    def __init__(
+        self, prompts_dir: Path = PROMPTS_DIR, registry: ContributorRegistry | None = None
+    ) -> None:
+        self._prompts_dir = prompts_dir
+        self._env = SandboxedEnvironment(
+            loader=FileSystemLoader(prompts_dir),
+            undefined=StrictUndefined,
+            autoescape=False,
+            keep_trailing_newline=True,
+            auto_reload=False,  # fingerprinted once (template_version): no stat per step
+        )
+        self._registry = registry if registry is not None else default_registry()
+        self._templates: dict[AgentType, str] = {}
+        """Rendered agent templates: they depend only on the node, so once per worker."""
+        self._files_sha256 = _files_sha256(prompts_dir)
+
+    @property
+    def registry(self) -> ContributorRegistry:
+        return self._registry
+
+    @property
+    def template_version(self) -> str:
+        """A fingerprint of the template files and the registered contributors (names and
+        order): the same version renders the same messages from the same call input."""
+        contributors = {
+            (c.order, c.name, type(c).__qualname__)
+            for agent in AgentType
+            for c in self._registry.for_agent(agent)
+        }
+        text = json.dumps([self._files_sha256, sorted(contributors)])
+        return hashlib.sha256(text.encode()).hexdigest()[:16]
+
+    def agent_messages(self, node: Node, call: AgentCall) -> AgentPrompt:
+        """System prompt (template, then contributor sections), then the request message."""
+        assembled = self._registry.assemble(PromptContext.from_call(call, node.output_model))
+        parts = [self.agent_template(node).rstrip(), *(text for _, text in assembled.sections)]
+        system = "\n\n".join(parts)
+        user = self.render(
+            "workflow/_request.jinja",
+            goal=call.goal,
+            node_id=call.node_id,
+            request_json=json.dumps(call.request, indent=2, ensure_ascii=False),
+            context=[c.to_wire() for c in call.context],
+        )
+        messages = [{"role": "system", "content": system + "\n"}, {"role": "user", "content": user}]
+        messages += [{"role": "user", "content": m} for m in call.user_messages]
+        return AgentPrompt(
+            messages=messages,
+            warnings=list(assembled.warnings),
+            sections=[name for name, _ in assembled.sections],
+        )
+
+    def agent_template(self, node: Node) -> str:
+        """The agent's own template, rendered with what its output model says about it."""
+        text = self._templates.get(node.agent_type)
+        if text is None:
+            text = self.render(node.template, **template_values(node))
+            self._templates[node.agent_type] = text
+        return text
+
+    def render(self, template: str, **values: object) -> str:
+        try:
+            return self._env.get_template(template).render(**values)
+        except TemplateError as err:
+            raise PromptRenderError(
+                f"prompt template {template!r} failed to render: {err}. "
+                f"Templates live in {self._prompts_dir}."
+            ) from None
+
+
+def _files_sha256(root: Path) -> str:
+    digest = hashlib.sha256()
+    for path in sorted(p for p in root.rglob("*") if p.is_file()):
+        digest.update(path.relative_to(root).as_posix().encode() + b"\0" + path.read_bytes())
+    return digest.hexdigest()
+
+
+def template_values(node: Node) -> dict[str, Any]:
+    """What an agent template is given: names from the node and its output model, as data."""
+    info = interrupt_info(node.output_model)
+    dispatcher = DISPATCHED_AGENTS.get(node.agent_type)
+    return {
+        "agent_type": node.agent_type.value,
+        "output_name": node.output_model.__name__,
+        "routes": [o.alias for o in route_options(node.output_model)],
+        "interrupt": asdict(info) if info is not None else None,
+        "dispatcher": dispatcher.value if dispatcher is not None else None,
+        "custom_option_text": CUSTOM_OPTION_TEXT,
+    }

@@ -1,0 +1,144 @@
+"""Interrupt activities: translate a resolution into a routing (spec 003 US23, FR-102) and
+answer an interrupt by a reviewing LLM call (AGENT_REVIEW, or escalation after a deadline)."""
+
+from __future__ import annotations
+
+import json
+
+from temporalio import activity
+
+from agent_interrupts.activities.heartbeat import heartbeating
+from agent_interrupts.activities.llm import CONTROLLER, StructuredLlm, as_activity_error
+from agent_interrupts.activities.prompting import PromptRenderer
+from agent_interrupts.activities.route_filter import routing_schema
+from agent_interrupts.activities.shadow_start import ShadowStarter
+from agent_interrupts.models.interrupt_flow import (
+    AgentReviewDecision,
+    InterruptOutcome,
+    ReviewInput,
+    TranslationInput,
+)
+from agent_interrupts.models.interrupts import InterruptResolution, InterruptRouting, ResolvedBy
+from agent_interrupts.workflows.policies import AGENT_HEARTBEAT_INTERVAL
+from agent_interrupts.workflows.resolution_rules import describe_resolution, recommended_resolution
+
+TRANSLATOR = "INTERRUPT_TRANSLATOR"
+
+
+def translation_messages(prompts: PromptRenderer, job: TranslationInput) -> list[dict[str, str]]:
+    """What the translator is asked: the question, the answer and the origin's last request."""
+    system = prompts.render("interrupt/translate.jinja", allowed_route=job.allowed_route)
+    answer = describe_resolution(job.request, job.resolution)
+    return _with_question(prompts, system, job, job.origin.value, answer)
+
+
+def review_messages(prompts: PromptRenderer, job: ReviewInput) -> list[dict[str, str]]:
+    """What the reviewer (the controller) is asked: the question and its context."""
+    system = prompts.render("interrupt/review.jinja")
+    return _with_question(prompts, system, job, job.request.origin.value, None)
+
+
+def _with_question(
+    prompts: PromptRenderer,
+    system: str,
+    job: ReviewInput | TranslationInput,
+    origin: str,
+    resolution_text: str | None,
+) -> list[dict[str, str]]:
+    user = prompts.render(
+        "interrupt/_question.jinja",
+        goal=job.goal,
+        origin=origin,
+        request=job.request.to_wire(),
+        resolution_text=resolution_text,
+        origin_request_json=json.dumps(job.origin_request, indent=2, ensure_ascii=False),
+    )
+    return [{"role": "system", "content": system}, {"role": "user", "content": user}]
+
+
+class ResolutionActivities:
+    """LLM calls of the unified interrupt handler."""
+
+    def __init__(
+        self, llm: StructuredLlm, prompts: PromptRenderer, shadows: ShadowStarter | None = None
+    ) -> None:
+        self._llm = llm
+        self._prompts = prompts
+        self._shadows = shadows
+        """Starts the controller's shadow answers (issue 22); None: a worker without them."""
+
+    @activity.defn
+    async def translate_resolution(self, job: TranslationInput) -> InterruptOutcome:
+        """Ask the LLM for the filtered InterruptRouting that carries the person's decisions."""
+        allowed = job.allowed_route
+
+        def only_allowed(routing: InterruptRouting) -> None:
+            route = routing.chosen_route()[0]
+            if allowed is not None and route != allowed:
+                raise ValueError(f"set {allowed!r}, the only allowed route, not {route!r}")
+
+        if job.shadow_id is not None:
+            if self._shadows is None:
+                activity.logger.warning("%s: this worker starts no shadow answers", job.shadow_id)
+            else:
+                self._shadows.start(job, activity.info().task_queue)
+        messages = translation_messages(self._prompts, job)
+        try:
+            async with heartbeating(AGENT_HEARTBEAT_INTERVAL):
+                reply = await self._llm.complete(
+                    agent=TRANSLATOR,
+                    messages=messages,
+                    output_model=InterruptRouting,
+                    template_version=self._prompts.template_version,
+                    schema=routing_schema(allowed, self._llm.settings.profile),
+                    check=only_allowed,
+                )
+        except Exception as err:
+            raise as_activity_error(err) from None
+        routing: InterruptRouting = reply.value
+        return InterruptOutcome(
+            routing=routing.to_wire(),
+            route=routing.chosen_route()[0],
+            resolution=job.resolution,
+            call=reply.call,
+        )
+
+    @activity.defn
+    async def review_interrupt(self, job: ReviewInput) -> InterruptResolution:
+        """A reviewing LLM (CONTROLLER_MODEL when set) answers the question; unknown ids fall
+        back to the recommendations."""
+        messages = review_messages(self._prompts, job)
+        try:
+            async with heartbeating(AGENT_HEARTBEAT_INTERVAL):
+                reply = await self._llm.complete(
+                    agent=CONTROLLER,
+                    messages=messages,
+                    output_model=AgentReviewDecision,
+                    template_version=self._prompts.template_version,
+                )
+        except Exception as err:
+            raise as_activity_error(err) from None
+        decision: AgentReviewDecision = reply.value
+        fallback = recommended_resolution(job.request)
+        offered = {c.choice_id: c.offered() for c in job.request.choices}
+        selected = dict(fallback.selected_choices)
+        custom: dict[str, str] = {}
+        for d in decision.decisions:
+            if d.choice_id in offered and d.option in offered[d.choice_id]:
+                if d.option.value == "CUSTOM" and not (d.custom_input or "").strip():
+                    continue
+                selected[d.choice_id] = d.option
+                if d.custom_input and d.option.value == "CUSTOM":
+                    custom[d.choice_id] = d.custom_input
+        confirmations = dict(fallback.confirmations)
+        for c in decision.confirmations:
+            if c.confirmation_id in confirmations:
+                confirmations[c.confirmation_id] = c.answer
+        return InterruptResolution(
+            selected_choices=selected,
+            custom_inputs=custom,
+            confirmations=confirmations,
+            free_text=decision.rationale,
+            resolved_by=ResolvedBy.AGENT_REVIEW,
+            call=reply.call,
+        )

@@ -1,0 +1,131 @@
+"""What prompts say about an agent's output, read from its Routing model (never hand-written).
+
+Route names, their targets and descriptions, the agent's own typed interrupt request and that
+request's fields all come from the pydantic models, so a prompt cannot drift from the schema the
+LLM must answer.
+"""
+
+from __future__ import annotations
+
+import functools
+import types
+import typing
+from dataclasses import dataclass
+from typing import Any
+
+from agent_interrupts.models.agent_types import AgentType, RouteTarget, Terminal
+from agent_interrupts.models.base import WireModel
+from agent_interrupts.models.interrupts import InterruptRequestBase
+from agent_interrupts.models.routing import Routing
+
+INTERRUPT_LABEL = "INTERRUPT (unified handler)"
+"""The one interrupt node every routing agent can route to (spec 001 R8)."""
+
+
+@dataclass(frozen=True)
+class RouteOption:
+    """One route field of a Routing: its JSON name, where it leads, and its help text."""
+
+    alias: str
+    target: RouteTarget
+    description: str
+
+
+@dataclass(frozen=True)
+class FieldDoc:
+    """One field of a model as the LLM sees it: JSON name, JSON type, help text."""
+
+    name: str
+    kind: str
+    description: str
+
+
+@dataclass(frozen=True)
+class InterruptInfo:
+    """An agent's own typed interrupt request: the class, its route, and its fields."""
+
+    class_name: str
+    route: str
+    base_fields: tuple[FieldDoc, ...]
+    own_fields: tuple[FieldDoc, ...]
+    """Fields beyond the ones every interrupt request has (the agent-specific context)."""
+
+
+@functools.cache
+def route_options(model: type[WireModel]) -> tuple[RouteOption, ...]:
+    """The route fields of ``model`` in declaration order; none if it is not a Routing."""
+    if not issubclass(model, Routing):
+        return ()
+    options = []
+    for name, target in model.route_fields.items():
+        info = model.model_fields[name]
+        options.append(RouteOption(info.alias or name, target, info.description or ""))
+    return tuple(options)
+
+
+def forward_route(model: type[WireModel]) -> RouteOption | None:
+    """The first route that moves the work on: not the interrupt, not the context manager.
+
+    The offline model walks the graph by the same rule (its ``_pick_route``).
+    """
+    for option in route_options(model):
+        if (
+            option.target is not Terminal.INTERRUPT
+            and option.target is not AgentType.CONTEXT_MANAGER
+        ):
+            return option
+    return None
+
+
+@functools.cache
+def interrupt_info(model: type[WireModel]) -> InterruptInfo | None:
+    """The typed interrupt request of ``model``'s interrupt route, with its own fields."""
+    for option in route_options(model):
+        if option.target is not Terminal.INTERRUPT:
+            continue
+        assert issubclass(model, Routing)
+        name = next(n for n, t in model.route_fields.items() if t is Terminal.INTERRUPT)
+        request = _interrupt_class(model.model_fields[name].annotation)
+        if request is None:
+            return None
+        base = _field_docs(InterruptRequestBase)
+        base_names = {f.name for f in base}
+        own = tuple(f for f in _field_docs(request) if f.name not in base_names)
+        return InterruptInfo(request.__name__, option.alias, base, own)
+    return None
+
+
+def _interrupt_class(annotation: Any) -> type[InterruptRequestBase] | None:
+    """``XInterruptRequest | None`` -> ``XInterruptRequest``."""
+    if isinstance(annotation, type) and issubclass(annotation, InterruptRequestBase):
+        return annotation
+    if typing.get_origin(annotation) in (typing.Union, types.UnionType):
+        for arg in typing.get_args(annotation):
+            found = _interrupt_class(arg)
+            if found is not None:
+                return found
+    return None
+
+
+def _field_docs(model: type[WireModel]) -> tuple[FieldDoc, ...]:
+    """Fields in the model's JSON schema (so system-set fields stay out), in order, each with
+    its shape (``list of {path, change}``, ``one of A, B``) and its ``Field`` description."""
+    schema = model.model_json_schema(by_alias=True)
+    defs = schema.get("$defs", {})
+    return tuple(
+        FieldDoc(name, _kind(prop, defs), prop.get("description", ""))
+        for name, prop in schema.get("properties", {}).items()
+    )
+
+
+def _kind(prop: dict[str, Any], defs: dict[str, Any]) -> str:
+    """The JSON shape of a property in a few words."""
+    ref = prop.get("$ref")
+    if ref is not None:
+        target = defs.get(ref.rsplit("/", 1)[-1], {})
+        if "enum" in target:
+            return "one of " + ", ".join(map(str, target["enum"]))
+        return "{" + ", ".join(target.get("properties", {})) + "}"
+    if prop.get("type") == "array":
+        return f"list of {_kind(prop.get('items', {}), defs)}"
+    return str(prop.get("type", "value")).replace("string", "text").replace("boolean", "yes/no")

@@ -1,0 +1,1 @@
+"""Process-level wiring: settings from the environment, the embedded dev server, the worker."""

@@ -1,0 +1,376 @@
+"""Settings read from the environment (never inside workflow code).
+
+Temporal connection settings are Temporal's standard ones, read by ``temporalio.envconfig``:
+``TEMPORAL_ADDRESS``, ``TEMPORAL_NAMESPACE``, ``TEMPORAL_API_KEY``, ``TEMPORAL_TLS*``,
+``TEMPORAL_PROFILE`` and the TOML file of ``TEMPORAL_CONFIG_FILE`` (shared with the ``temporal``
+CLI). No address anywhere means: use the local stack of the state directory.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from datetime import timedelta
+from pathlib import Path
+from typing import Any
+
+from temporalio.envconfig import ClientConfigProfile
+
+from agent_interrupts.activities.llm import DEFAULT_MODEL, LlmSettings
+from agent_interrupts.activities.notify import DEFAULT_REMINDERS, NotifySettings, SmtpTarget
+from agent_interrupts.activities.output_schema import (
+    OutputProfile,
+    longest_reply,
+    shared_decoder_schema,
+)
+from agent_interrupts.activities.route_filter import ROUTE_OF, routing_schema
+from agent_interrupts.app.stuck import STUCK_CHECK_SECONDS
+from agent_interrupts.models.agent_types import AgentType
+from agent_interrupts.models.interrupt_flow import AgentReviewDecision
+from agent_interrupts.workflows.graph import NODES
+from agent_interrupts.workflows.policies import (
+    LLM_ENDPOINT_ATTEMPTS,
+    LLM_MAX_OUTPUT_TOKENS,
+    LLM_REQUEST_TIMEOUT,
+    LLM_VALIDATION_ATTEMPTS,
+)
+
+DEFAULT_TASK_QUEUE = "agents"
+DEFAULT_NAMESPACE = "default"
+DEFAULT_STATE_DIR = Path(".state")
+DEFAULT_PORT = 7233
+DEFAULT_UI_PORT = 8233
+DEFAULT_INBOX_HOST = "127.0.0.1"
+DEFAULT_INBOX_PORT = 8300
+MIN_INBOX_TOKEN_CHARS = 16
+
+OFFLINE_MAX_ACTIVITIES = 16
+"""Default activities one worker runs at once with the offline model (a worker setting, env
+AGENTS_WORKER_MAX_ACTIVITIES; with a model endpoint the SDK's 100). The offline model answers on
+the worker's own event loop: with 100 at once, 200 concurrent runs made it late enough with
+heartbeats that about 1 in 130 agent calls timed out and ran again (``bench.throughput``)."""
+WORKER_DRAIN_SECONDS = 10.0
+"""Default time a stopping ``worker.py`` lets its running activities finish before it cancels
+them (a worker setting, env AGENTS_WORKER_DRAIN_SECONDS): a deploy then repeats no model call or
+notice that was about to complete. ``agents down`` waits 15 s for a worker before killing it."""
+WORKER_STICKY_SECONDS = 2.0
+"""Default time a run's next workflow task waits for the worker that ran its last one (its sticky
+queue, which holds the run's state in memory) before any worker may take it and replay its
+history (a worker setting, env AGENTS_WORKER_STICKY_SECONDS). A killed worker's runs wait this
+long after their agent call ran again elsewhere; Temporal's default, 10 s, made a worker's death
+cost a run 16.9 s (median of 10), this one about 5 s. Lower is quicker to recover, and makes a
+briefly busy worker's runs replay more often."""
+
+MAX_SETTING_SECONDS = 1e9
+"""The most seconds a duration setting takes (about 31 years; more overflows a timedelta)."""
+MAX_WORKER_ACTIVITIES = 100_000
+
+DEPRECATED_NAMES = {
+    "TEMPORAL_TLS_CERT": "TEMPORAL_TLS_CLIENT_CERT_PATH",
+    "TEMPORAL_TLS_KEY": "TEMPORAL_TLS_CLIENT_KEY_PATH",
+}
+"""Old variable -> its standard name; the old ones still work for one release."""
+
+
+@dataclass(frozen=True)
+class TemporalSettings:
+    """Where Temporal is. No address means: the local stack under ``state_dir``."""
+
+    address: str | None = None
+    namespace: str = DEFAULT_NAMESPACE
+    task_queue: str = DEFAULT_TASK_QUEUE
+    connect_config: Mapping[str, Any] = field(default_factory=dict, repr=False)
+    """Keyword arguments for ``Client.connect`` from envconfig (may hold the API key)."""
+    state_dir: Path = DEFAULT_STATE_DIR
+    port: int = DEFAULT_PORT
+    ui_port: int = DEFAULT_UI_PORT
+    warnings: tuple[str, ...] = ()
+    """Deprecation notes for the person running the command."""
+
+    @property
+    def uses_api_key(self) -> bool:
+        return bool(self.connect_config.get("api_key"))
+
+    @property
+    def uses_tls(self) -> bool:
+        return bool(self.connect_config.get("tls"))
+
+    @classmethod
+    def from_env(cls, env: Mapping[str, str] = os.environ) -> TemporalSettings:
+        """Read envconfig (profile file + ``TEMPORAL_*``) and this project's own variables.
+
+        Raises ValueError with one line naming the setting when something is unusable.
+        """
+        overrides = dict(env)
+        notes = []
+        for old, new in DEPRECATED_NAMES.items():
+            if overrides.get(old):
+                notes.append(f"{old} is deprecated; set {new} instead (the standard name)")
+                overrides.setdefault(new, overrides[old])
+        try:
+            profile = ClientConfigProfile.load(
+                env.get("TEMPORAL_PROFILE") or None, override_env_vars=overrides
+            )
+            config = dict(profile.to_client_connect_config())  # reads TLS files
+        except Exception as err:  # the bridge raises its own ConfigError; files raise OSError
+            raise ValueError(
+                f"cannot read the Temporal settings: {err}; check TEMPORAL_PROFILE, "
+                "TEMPORAL_CONFIG_FILE and the TEMPORAL_TLS_* paths"
+            ) from None
+        config.pop("target_host", None)
+        return cls(
+            address=profile.address or None,
+            namespace=profile.namespace or DEFAULT_NAMESPACE,
+            task_queue=env.get("TEMPORAL_TASK_QUEUE") or DEFAULT_TASK_QUEUE,
+            connect_config=config,
+            state_dir=Path(env.get("AGENTS_STATE_DIR") or DEFAULT_STATE_DIR),
+            port=_port(env, "AGENTS_PORT", DEFAULT_PORT),
+            ui_port=_port(env, "AGENTS_UI_PORT", DEFAULT_UI_PORT),
+            warnings=tuple(notes),
+        )
+
+
+@dataclass(frozen=True)
+class InboxSettings:
+    """Where ``agents inbox`` listens, and the token every request must carry (None: none)."""
+
+    host: str = DEFAULT_INBOX_HOST
+    port: int = DEFAULT_INBOX_PORT
+    token: str | None = field(default=None, repr=False)
+
+    @classmethod
+    def from_env(
+        cls,
+        env: Mapping[str, str] = os.environ,
+        *,
+        host: str | None = None,
+        port: int | None = None,
+        token: str | None = None,
+    ) -> InboxSettings:
+        """Flags first, then ``AGENTS_INBOX_PORT`` and ``AGENTS_INBOX_TOKEN``.
+
+        Raises ValueError naming the flag for a bind off loopback without a token (anyone who
+        reaches the port could answer) and for a token too short to guess at.
+        """
+        host = host or DEFAULT_INBOX_HOST
+        token = token or env.get("AGENTS_INBOX_TOKEN") or None
+        if token is None and not is_loopback(host):
+            raise ValueError(
+                f"--host {host} is not a loopback address: give --token (or set "
+                "AGENTS_INBOX_TOKEN) so that only people with the link can answer"
+            )
+        if token is not None and len(token) < MIN_INBOX_TOKEN_CHARS:
+            raise ValueError(
+                f"--token must be at least {MIN_INBOX_TOKEN_CHARS} characters, e.g. the output "
+                'of: python -c "import secrets; print(secrets.token_urlsafe())"'
+            )
+        if port is not None and not 0 < port < 65536:
+            raise ValueError(f"--port {port} is not a port number (1-65535)")
+        return cls(host, port or _port(env, "AGENTS_INBOX_PORT", DEFAULT_INBOX_PORT), token)
+
+
+def is_loopback(host: str) -> bool:
+    """Whether ``host`` names this machine only (``localhost``, 127.0.0.0/8, ``::1``)."""
+    if host.lower() == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host.strip("[]")).is_loopback
+    except ValueError:
+        return False
+
+
+def _port(env: Mapping[str, str], name: str, default: int) -> int:
+    raw = env.get(name)
+    if not raw:
+        return default
+    if not raw.isdigit() or not 0 < int(raw) < 65536:
+        raise ValueError(f"{name}={raw!r} is not a port number (1-65535)")
+    return int(raw)
+
+
+SMALL_MODEL_SETTINGS: dict[str, str] = {
+    "LLM_TEMPERATURE": "0",
+    "LLM_VALIDATION_ATTEMPTS": "2",
+    "LLM_REQUEST_TIMEOUT": "900",
+    "LLM_MAX_PHASE_ROUNDS": "1",
+    "LLM_MAX_QUESTIONS": "1",
+}
+"""What ``LLM_PROFILE=small`` sets unless the environment sets it too, besides the output limits
+(``small_model_output_limits``): a model of a few hundred million parameters on a CPU (measured
+with SmolLM2-135M on 2 cores, README "Small local models")."""
+
+
+def small_model_output_limits() -> dict[str, str]:
+    """``LLM_PROFILE=small``'s output limits: each agent's the longest reply its small schema
+    admits (``longest_reply``), so no reply is cut off; LLM_MAX_OUTPUT_TOKENS, for the calls
+    that answer questions, the longest of theirs (any resume route, the reviewer's decision)."""
+    small = OutputProfile.SMALL
+    limits = {
+        f"LLM_MAX_OUTPUT_TOKENS_{agent.value}": str(
+            longest_reply(shared_decoder_schema(node.output_model, small))
+        )
+        for agent, node in NODES.items()
+    }
+    answering = [routing_schema(route, small) for route in ROUTE_OF.values()]
+    answering.append(shared_decoder_schema(AgentReviewDecision, small))
+    limits["LLM_MAX_OUTPUT_TOKENS"] = str(max(map(longest_reply, answering)))
+    return limits
+
+
+def llm_settings_from_env(env: Mapping[str, str] = os.environ) -> LlmSettings:
+    """OPENAI_API_KEY, OPENAI_BASE_URL, AGENT_MODEL, AGENT_MODEL_<AGENT_TYPE> overrides and
+    CONTROLLER_MODEL (answers AGENT_REVIEW questions and timeout escalations); LLM_PROFILE
+    (``small``: SMALL_MODEL_SETTINGS are the defaults)."""
+    profile = _profile(env.get("LLM_PROFILE", "").strip())
+    if profile is OutputProfile.SMALL:
+        limits = {} if env.get("LLM_MAX_OUTPUT_TOKENS") else small_model_output_limits()
+        env = {**SMALL_MODEL_SETTINGS, **limits, **env}
+    overrides = {
+        agent.value: env[f"AGENT_MODEL_{agent.value}"]
+        for agent in AgentType
+        if env.get(f"AGENT_MODEL_{agent.value}")
+    }
+    return LlmSettings(
+        api_key=env.get("OPENAI_API_KEY") or None,
+        base_url=env.get("OPENAI_BASE_URL") or None,
+        model=env.get("AGENT_MODEL") or DEFAULT_MODEL,
+        agent_models=overrides,
+        controller_model=env.get("CONTROLLER_MODEL") or None,
+        endpoint_attempts=_positive(env, "LLM_ENDPOINT_ATTEMPTS", LLM_ENDPOINT_ATTEMPTS),
+        request_timeout=timedelta(
+            seconds=_positive(env, "LLM_REQUEST_TIMEOUT", int(LLM_REQUEST_TIMEOUT.total_seconds()))
+        ),
+        validation_attempts=_positive(env, "LLM_VALIDATION_ATTEMPTS", LLM_VALIDATION_ATTEMPTS),
+        max_output_tokens=_positive(env, "LLM_MAX_OUTPUT_TOKENS", LLM_MAX_OUTPUT_TOKENS),
+        agent_max_output_tokens={
+            agent.value: _positive(env, f"LLM_MAX_OUTPUT_TOKENS_{agent.value}", 1)
+            for agent in AgentType
+            if env.get(f"LLM_MAX_OUTPUT_TOKENS_{agent.value}")
+        },
+        temperature=_temperature(env.get("LLM_TEMPERATURE", "").strip()),
+        context_tokens=_positive(env, "LLM_CONTEXT_TOKENS", 0) or None,
+        profile=profile,
+        max_phase_rounds=_positive(env, "LLM_MAX_PHASE_ROUNDS", 0) or None,
+        max_questions=_positive(env, "LLM_MAX_QUESTIONS", 0) or None,
+    )
+
+
+def _profile(raw: str) -> OutputProfile:
+    try:
+        return OutputProfile(raw.lower() or OutputProfile.STANDARD)
+    except ValueError:
+        names = ", ".join(p.value for p in OutputProfile)
+        raise ValueError(f"LLM_PROFILE must be one of {names}, not {raw!r}") from None
+
+
+def _temperature(raw: str) -> float | None:
+    if not raw:
+        return None
+    try:
+        value = float(raw)
+    except ValueError:
+        value = -1.0
+    if not 0 <= value <= 2:
+        raise ValueError(f"LLM_TEMPERATURE must be a number from 0 to 2, not {raw!r}")
+    return value
+
+
+def stuck_check_seconds(env: Mapping[str, str] = os.environ) -> float:
+    """AGENTS_STUCK_CHECK_SECONDS: how often a worker looks for stuck runs (0: never)."""
+    return _seconds(env, "AGENTS_STUCK_CHECK_SECONDS", STUCK_CHECK_SECONDS)
+
+
+def worker_drain(env: Mapping[str, str] = os.environ) -> timedelta:
+    """AGENTS_WORKER_DRAIN_SECONDS: how long a stopping worker lets running activities finish
+    before it cancels them (0: cancel at once)."""
+    return timedelta(seconds=_seconds(env, "AGENTS_WORKER_DRAIN_SECONDS", WORKER_DRAIN_SECONDS))
+
+
+def worker_sticky(env: Mapping[str, str] = os.environ) -> timedelta:
+    """AGENTS_WORKER_STICKY_SECONDS: how long a run's next workflow task waits for the worker that
+    ran its last one before another worker may take it (more than 0)."""
+    seconds = _seconds(env, "AGENTS_WORKER_STICKY_SECONDS", WORKER_STICKY_SECONDS)
+    if seconds <= 0:
+        raise ValueError("AGENTS_WORKER_STICKY_SECONDS must be more than 0 seconds, e.g. 2")
+    return timedelta(seconds=seconds)
+
+
+def worker_max_activities(env: Mapping[str, str] = os.environ) -> int | None:
+    """AGENTS_WORKER_MAX_ACTIVITIES: activities one worker runs at once (unset: the default of
+    ``app.worker_setup.build_worker``)."""
+    if not env.get("AGENTS_WORKER_MAX_ACTIVITIES", "").strip():
+        return None
+    slots = _positive(env, "AGENTS_WORKER_MAX_ACTIVITIES", 1)
+    if slots > MAX_WORKER_ACTIVITIES:
+        raise ValueError(f"AGENTS_WORKER_MAX_ACTIVITIES must be at most {MAX_WORKER_ACTIVITIES}")
+    return slots
+
+
+def _seconds(env: Mapping[str, str], name: str, default: float) -> float:
+    raw = env.get(name, "").strip()
+    try:
+        seconds = float(raw) if raw else default
+    except ValueError:
+        seconds = -1.0
+    if not 0 <= seconds <= MAX_SETTING_SECONDS:
+        raise ValueError(
+            f"{name} must be a number of seconds from 0 to {MAX_SETTING_SECONDS:g}, not {raw!r}"
+        )
+    return seconds
+
+
+def _positive(env: Mapping[str, str], name: str, default: int) -> int:
+    raw = env.get(name, "").strip()
+    if not raw:
+        return default
+    if not raw.isdigit() or int(raw) < 1:
+        raise ValueError(f"{name} must be a whole number of at least 1, not {raw!r}")
+    return int(raw)
+
+
+def notify_settings_from_env(env: Mapping[str, str] = os.environ) -> NotifySettings:
+    """``INTERRUPT_WEBHOOK_URL``/``_SECRET``, ``SLACK_WEBHOOK_URL``, ``SMTP_URL`` with
+    ``INTERRUPT_EMAIL_TO``/``_FROM``, ``INTERRUPT_REMINDERS`` and ``TEMPORAL_UI_URL``.
+
+    Raises ValueError with one line naming the setting when something is unusable.
+    """
+    for name in ("INTERRUPT_WEBHOOK_URL", "SLACK_WEBHOOK_URL", "TEMPORAL_UI_URL"):
+        if env.get(name) and not env[name].startswith(("http://", "https://")):
+            raise ValueError(f"{name} must be an http:// or https:// URL")
+    smtp = SmtpTarget.parse(env["SMTP_URL"]) if env.get("SMTP_URL") else None
+    email_to = tuple(a.strip() for a in env.get("INTERRUPT_EMAIL_TO", "").split(",") if a.strip())
+    if smtp is not None and not email_to:
+        raise ValueError("SMTP_URL is set but INTERRUPT_EMAIL_TO is empty; name the recipients")
+    if email_to and smtp is None:
+        raise ValueError("INTERRUPT_EMAIL_TO is set but SMTP_URL is not; name the SMTP server")
+    ui_port = _port(env, "AGENTS_UI_PORT", DEFAULT_UI_PORT)
+    return NotifySettings(
+        webhook_url=env.get("INTERRUPT_WEBHOOK_URL") or None,
+        webhook_secret=env.get("INTERRUPT_WEBHOOK_SECRET") or None,
+        slack_url=env.get("SLACK_WEBHOOK_URL") or None,
+        smtp=smtp,
+        email_to=email_to,
+        email_from=env.get("INTERRUPT_EMAIL_FROM") or NotifySettings.email_from,
+        reminders=_reminders(env.get("INTERRUPT_REMINDERS")),
+        ui_url=env.get("TEMPORAL_UI_URL") or f"http://127.0.0.1:{ui_port}",
+    )
+
+
+def _reminders(raw: str | None) -> tuple[float, ...]:
+    """``0.5,0.9`` (the default); ``none`` or an empty value turns reminders off."""
+    if raw is None:
+        return DEFAULT_REMINDERS
+    if raw.strip().lower() in ("", "none"):
+        return ()
+    try:
+        fractions = tuple(float(part) for part in raw.split(","))
+    except ValueError:
+        fractions = ()
+    if not fractions or not all(0 < f < 1 for f in fractions):
+        raise ValueError(
+            f"INTERRUPT_REMINDERS={raw[:60]!r} must list fractions of the time to the deadline "
+            "between 0 and 1, e.g. 0.5,0.9 (or none)"
+        )
+    return tuple(sorted(set(fractions)))

@@ -1,0 +1,94 @@
+"""Who may use the inbox: the token off loopback, the inbox's own Host names on loopback, and no
+state-changing request from another site. Every response carries headers that keep what a model
+wrote from running as code and keep the token out of referrers."""
+
+from __future__ import annotations
+
+import hmac
+from urllib.parse import urlsplit
+
+from starlette.middleware.base import BaseHTTPMiddleware, RequestResponseEndpoint
+from starlette.requests import Request
+from starlette.responses import PlainTextResponse, RedirectResponse, Response
+from starlette.types import ASGIApp
+
+from agent_interrupts.app.config import InboxSettings
+
+COOKIE = "agents_inbox_token"
+LOCAL_NAMES = frozenset({"127.0.0.1", "localhost", "::1"})
+SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
+SAME_SITE = frozenset({"same-origin", "none"})
+"""``Sec-Fetch-Site`` values of a request the inbox's own page (or the person) made."""
+HEADERS = {
+    "Content-Security-Policy": (
+        "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self'; "
+        "form-action 'self'; frame-ancestors 'none'; base-uri 'none'"
+    ),
+    "X-Content-Type-Options": "nosniff",
+    "Referrer-Policy": "no-referrer",
+    "Cache-Control": "no-store",
+}
+
+
+class Guard(BaseHTTPMiddleware):
+    """Refuses, in one line, a request without the token, for a foreign Host, or cross-site."""
+
+    def __init__(self, app: ASGIApp, settings: InboxSettings) -> None:
+        super().__init__(app)
+        self.settings = settings
+
+    async def dispatch(self, request: Request, call_next: RequestResponseEndpoint) -> Response:
+        response = self._login(request) or self._refusal(request) or await call_next(request)
+        response.headers.update(HEADERS)
+        return response
+
+    def _login(self, request: Request) -> Response | None:
+        """``?token=`` of the link ``agents inbox`` printed: a cookie, then the page without it."""
+        given = request.query_params.get("token")
+        if self.settings.token is None or given is None:
+            return None
+        if not _same(given, self.settings.token):
+            return _refused(401, "wrong token: open the link `agents inbox` printed")
+        response = RedirectResponse(request.url.path, status_code=303)
+        response.set_cookie(COOKIE, given, httponly=True, samesite="strict")
+        return response
+
+    def _refusal(self, request: Request) -> Response | None:
+        token = self.settings.token
+        if token is None:
+            host = urlsplit(f"//{request.headers.get('host', '')}").hostname or ""
+            bound = self.settings.host
+            if host not in LOCAL_NAMES | {bound}:  # another name resolving here (DNS rebinding)
+                shown = f"[{bound}]" if ":" in bound else bound
+                return _refused(
+                    403, f"this inbox answers at http://{shown}:{self.settings.port}/ only"
+                )
+        elif not (_same(request.cookies.get(COOKIE), token) or _same(_bearer(request), token)):
+            return _refused(
+                401, "this inbox needs its token: open the link `agents inbox` printed (?token=)"
+            )
+        if request.method not in SAFE_METHODS and cross_site(request):
+            return _refused(403, "refused: a request from another site may not answer questions")
+        return None
+
+
+def cross_site(request: Request) -> bool:
+    """Whether the browser says the request comes from another site (Sec-Fetch-Site, Origin)."""
+    fetch_site = request.headers.get("sec-fetch-site")
+    if fetch_site is not None and fetch_site not in SAME_SITE:
+        return True
+    origin = request.headers.get("origin")
+    return origin is not None and urlsplit(origin).netloc != request.headers.get("host")
+
+
+def _bearer(request: Request) -> str | None:
+    scheme, _, value = request.headers.get("authorization", "").partition(" ")
+    return value if scheme.lower() == "bearer" else None
+
+
+def _same(given: str | None, token: str) -> bool:
+    return given is not None and hmac.compare_digest(given.encode(), token.encode())
+
+
+def _refused(status: int, message: str) -> Response:
+    return PlainTextResponse(message + "\n", status_code=status)

@@ -1,0 +1,89 @@
+"""The inbox's answer form: its field names, their starting values and the resolution they
+make (through the same parser as ``agents resolve``'s flags)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from agent_interrupts.app.answering import resolution_from_flags, with_continue_at
+from agent_interrupts.models.agent_types import AgentType
+from agent_interrupts.models.interrupts import (
+    InterruptRequestBase,
+    InterruptResolution,
+    InterruptType,
+    OptionKey,
+)
+from agent_interrupts.workflows.resolution_rules import has_words, recommended_resolution
+
+CHOICE, CUSTOM, CONFIRM, TEXT = "choice.", "custom.", "confirm.", "text"
+STOP, CONTINUE_AT = "stop", "continue_at"
+
+
+def starting_values(
+    request: InterruptRequestBase, submitted: Mapping[str, str] | None = None
+) -> dict[str, str]:
+    """Field name -> value: what was submitted, else the recommendation (or the first offered
+    option) and each confirmation's default, as ``agents resolve`` and USE_RECOMMENDED take."""
+    defaults = recommended_resolution(request)
+    values = {f"{CHOICE}{k}": v.value for k, v in defaults.selected_choices.items()}
+    values |= {f"{CONFIRM}{k}": "yes" if v else "no" for k, v in defaults.confirmations.items()}
+    return values | dict(submitted or {})
+
+
+def resolution_from_form(fields: Mapping[str, str], origin: AgentType) -> InterruptResolution:
+    """The answer a submitted form gives; a CUSTOM text counts only where CUSTOM was chosen; a
+    reason to stop is the whole answer; a chosen agent to continue at (one of ``origin``'s
+    routes) goes with the answer.
+
+    Raises ValueError (or pydantic's ValidationError) for a form no page of ours would send.
+    """
+    if has_words(fields.get(STOP, "")):
+        return InterruptResolution(stop_run=fields[STOP].strip())
+    resolution = _answers(fields)
+    if target := fields.get(CONTINUE_AT, ""):
+        resolution = with_continue_at(resolution, origin, target, "continue at")
+    return resolution
+
+
+def _answers(fields: Mapping[str, str]) -> InterruptResolution:
+    choices = {k.removeprefix(CHOICE): v for k, v in fields.items() if k.startswith(CHOICE)}
+    customs = [
+        f"{choice_id}={fields.get(CUSTOM + choice_id, '').strip()}"
+        for choice_id, key in choices.items()
+        if key == OptionKey.CUSTOM.value and fields.get(CUSTOM + choice_id, "").strip()
+    ]
+    return resolution_from_flags(
+        [f"{k}={v}" for k, v in choices.items()],
+        customs,
+        [f"{k.removeprefix(CONFIRM)}={v}" for k, v in fields.items() if k.startswith(CONFIRM)],
+        fields.get(TEXT, "").strip() or None,
+    )
+
+
+def form_problems(request: InterruptRequestBase, fields: Mapping[str, str]) -> list[str]:
+    """What keeps a submitted form from answering ``request``, in the page's words (its
+    choices, boxes and toggles, never the update's JSON names): the inbox's twin of
+    ``agents resolve``'s flag check."""
+    if has_words(fields.get(STOP, "")):
+        return []  # stopping is the whole answer
+    problems = [
+        f"{choice.choice_id}: CUSTOM needs your own approach in its text box"
+        for choice in request.choices
+        if fields.get(CHOICE + choice.choice_id) == OptionKey.CUSTOM.value
+        and not fields.get(CUSTOM + choice.choice_id, "").strip()
+    ]
+    text = fields.get(TEXT, "").strip()
+    if request.type is InterruptType.PAUSE or has_words(text):
+        return problems  # the text decides what the form leaves open
+    open_items = [c.choice_id for c in request.choices if not fields.get(CHOICE + c.choice_id)]
+    open_items += [
+        i.confirmation_id
+        for i in request.confirmation_items
+        if not fields.get(CONFIRM + i.confirmation_id)
+    ]
+    if open_items:
+        problems.append(
+            f"no answer yet for {', '.join(open_items)}: pick one each, or write what the "
+            'agent should do under "Anything else"'
+        )
+    return problems

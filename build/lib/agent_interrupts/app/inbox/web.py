@@ -1,0 +1,301 @@
+"""The inbox's pages: the waiting questions of every run and the newest answers, refreshed by
+polling, and the form that answers through the validated update (as ``agents resolve`` does).
+
+Everything a model wrote reaches the page through jinja2 with autoescape on; the page's only
+script is the static ``inbox.js`` (the Content-Security-Policy allows no other)."""
+
+from __future__ import annotations
+
+import asyncio
+import hmac
+import secrets
+import socket
+from dataclasses import dataclass, replace
+from datetime import UTC, datetime
+from pathlib import Path
+from urllib.parse import parse_qsl
+
+import uvicorn
+from jinja2 import Environment, PackageLoader, StrictUndefined
+from pydantic import ValidationError
+from starlette.applications import Starlette
+from starlette.middleware import Middleware
+from starlette.requests import Request
+from starlette.responses import FileResponse, HTMLResponse, PlainTextResponse, Response
+from starlette.routing import Route
+from temporalio.service import RPCError
+
+from agent_interrupts.app.config import InboxSettings
+from agent_interrupts.app.inbox.access import Guard
+from agent_interrupts.app.inbox.form import (
+    CHOICE,
+    CONFIRM,
+    CONTINUE_AT,
+    CUSTOM,
+    STOP,
+    TEXT,
+    form_problems,
+    resolution_from_form,
+    starting_values,
+)
+from agent_interrupts.app.inbox.questions import QuestionReader
+from agent_interrupts.app.sdk import (
+    QUESTION_QUERY_TIMEOUT,
+    AgentWorkflowClient,
+    Answer,
+    ResolutionRejected,
+    WaitingQuestion,
+    accepted,
+    decisions,
+)
+from agent_interrupts.app.stuck import stuck_ids
+from agent_interrupts.models.errors import describe_validation_error
+from agent_interrupts.models.interrupt_flow import InterruptStatus
+from agent_interrupts.workflows.resolution_rules import redirect_targets
+from agent_interrupts.workflows.visibility import create_commands, typed_values
+
+POLL_SECONDS = 1.0
+"""How often an open page asks for the waiting questions and the newest answers (each refresh
+costs a few visibility calls; questions are read once, ``app/inbox/questions.py``)."""
+ANSWERS_SHOWN = 10
+CARDS_PER_FETCH = 50
+"""Cards one ``/cards`` request returns; the page asks again for the rest."""
+MAX_FORM_BYTES = 256 * 1024
+"""The largest answer form read, the limit of one update payload."""
+FETCH_HEADER = "x-inbox-fetch"
+"""Set by ``inbox.js``: answer with the card alone, not a page."""
+STATIC = Path(__file__).parent / "static"
+ANY_ADDRESS = frozenset({"0.0.0.0", "::", ""})
+"""Bind addresses that mean every address of this machine: no browser opens them."""
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """What became of an answer sent from the inbox: why it was refused, or what was answered
+    and the workflow's acknowledgement."""
+
+    problem: str | None = None
+    answer: Answer | None = None
+    message: str = ""
+
+
+def create_app(
+    agents: AgentWorkflowClient, settings: InboxSettings, *, limit: int = 100
+) -> Starlette:
+    """The inbox as an ASGI app; ``limit`` bounds the waiting questions listed."""
+    inbox = Inbox(agents, limit)
+    return Starlette(
+        routes=[
+            Route("/", inbox.page),
+            Route("/questions", inbox.questions),
+            Route("/cards", inbox.cards),
+            Route("/answer", inbox.answer, methods=["POST"]),
+            Route("/static/{name}", _static),
+        ],
+        middleware=[Middleware(Guard, settings=settings)],
+    )
+
+
+def listening(settings: InboxSettings) -> socket.socket:
+    """The inbox's socket, bound; a taken port or an unknown host is one line naming the flag."""
+    family = socket.AF_INET6 if ":" in settings.host else socket.AF_INET
+    sock = socket.socket(family, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    try:
+        sock.bind((settings.host, settings.port))
+    except OSError as err:
+        sock.close()
+        raise ValueError(
+            f"cannot listen on {settings.host}:{settings.port} ({err.strerror}); choose another "
+            "--port (or AGENTS_INBOX_PORT) or --host"
+        ) from None
+    return sock
+
+
+def inbox_link(settings: InboxSettings) -> str:
+    """The address a person opens: the bound host, or this machine's name where the inbox
+    listens on every address (``0.0.0.0``, ``::``), which no browser can open; with the token."""
+    host = settings.host if settings.host not in ANY_ADDRESS else socket.gethostname()
+    shown = f"[{host}]" if ":" in host else host
+    return f"http://{shown}:{settings.port}/" + (
+        f"?token={settings.token}" if settings.token else ""
+    )
+
+
+async def serve(app: Starlette, sock: socket.socket) -> None:
+    """Serve on ``sock`` until Ctrl-C; no access log (a ``?token=`` link must not land in one)."""
+    config = uvicorn.Config(app, log_level="warning", access_log=False, lifespan="off")
+    await uvicorn.Server(config).serve(sockets=[sock])
+
+
+class Inbox:
+    """The handlers; answers of closed questions are kept (they never change)."""
+
+    def __init__(self, agents: AgentWorkflowClient, limit: int) -> None:
+        self.agents = agents
+        self.limit = limit
+        self.reader = QuestionReader(agents, QUESTION_QUERY_TIMEOUT)
+        self.shown: dict[str, WaitingQuestion] = {}
+        """The waiting questions of the last refresh, by id, for ``/cards``."""
+        self.csrf = secrets.token_urlsafe(32)
+        self.answers: dict[str, Answer] = {}
+        self.templates = Environment(
+            loader=PackageLoader("agent_interrupts.app.inbox"),
+            autoescape=True,
+            undefined=StrictUndefined,
+        )
+        self.templates.globals.update(
+            typed_values=typed_values,
+            starting_values=starting_values,
+            when=_when,
+            redirect_targets=redirect_targets,
+            field=dict(
+                choice=CHOICE,
+                custom=CUSTOM,
+                confirm=CONFIRM,
+                text=TEXT,
+                stop=STOP,
+                continue_at=CONTINUE_AT,
+            ),
+            csrf=self.csrf,
+            poll_ms=int(POLL_SECONDS * 1000),
+        )
+
+    async def page(self, request: Request) -> Response:
+        try:
+            return self._html("page.html", {**await self._lists(), "trouble": ""})
+        except RPCError as err:
+            empty = {"waiting": [], "more": 0, "answered": [], "stubs": False}
+            return self._html("page.html", {**empty, "trouble": await self._trouble(err)}, 503)
+
+    async def questions(self, request: Request) -> Response:
+        """The lists, each waiting question as a stub (its id, whether it is read): an open page
+        fetches ``/cards`` for the ones it lacks, so a refresh stays small however many wait.
+        When Temporal cannot list them: one line saying why, which the page shows (503)."""
+        try:
+            return self._html("lists.html", {**await self._lists(), "stubs": True})
+        except RPCError as err:
+            return PlainTextResponse(await self._trouble(err) + "\n", 503)
+
+    async def _trouble(self, err: RPCError) -> str:
+        """Why the questions cannot be listed, and what to do: the search attributes to create,
+        or the server that does not answer (the page keeps trying)."""
+        missing = await self.agents.search_attributes_missing()
+        namespace = self.agents.client.namespace
+        if missing and "search attribute" in err.message:
+            return (
+                f"the namespace {namespace} lacks the search attributes {', '.join(missing)}; "
+                "create them: " + " && ".join(create_commands(namespace))
+            )
+        where = self.agents.client.service_client.config.target_host
+        return (
+            f"Temporal at {where} did not list the questions ({err.message}); this page tries "
+            f"again every {POLL_SECONDS:g} s"
+        )
+
+    async def cards(self, request: Request) -> Response:
+        """The whole cards of the waiting questions ``?id=...`` (at most ``CARDS_PER_FETCH``), as
+        the last refresh listed them; ids that no longer wait are left out."""
+        ids = request.query_params.getlist("id")[:CARDS_PER_FETCH]
+        waiting = [self.shown[i] for i in ids if i in self.shown]
+        return self._html("cards.html", {"waiting": waiting})
+
+    async def answer(self, request: Request) -> Response:
+        fields = await _form(request)
+        if fields is None:
+            return PlainTextResponse("refused: the answer is larger than 256 KB\n", 413)
+        if not hmac.compare_digest(fields.get("csrf", "").encode(), self.csrf.encode()):
+            return PlainTextResponse("refused: this form is not from this inbox; reload it\n", 403)
+        interrupt_id = fields.get("interrupt", "")
+        try:
+            status = await self.agents.interrupt_status(interrupt_id, QUESTION_QUERY_TIMEOUT)
+        except RPCError as err:
+            return PlainTextResponse(f"cannot read {interrupt_id}: {err.message}\n", 404)
+        outcome = await self._send(status, fields)
+        context = {
+            "q": WaitingQuestion(interrupt_id, status.origin.value, None, status),
+            "outcome": outcome,
+            "submitted": fields if outcome.problem else None,
+        }
+        name = "card.html" if FETCH_HEADER in request.headers else "answered.html"
+        return self._html(name, context, 422 if outcome.problem else 200)
+
+    async def _send(self, status: InterruptStatus, fields: dict[str, str]) -> Outcome:
+        """Answer through the validated update; a refusal is one line."""
+        if problems := form_problems(status.request, fields):
+            return Outcome(problem="; ".join(problems))
+        try:
+            resolution = resolution_from_form(fields, status.origin)
+            ack = await self.agents.resolve(status.workflow_id, resolution)
+        except ValidationError as err:
+            return Outcome(problem=describe_validation_error(err))
+        except (ValueError, ResolutionRejected) as err:
+            return Outcome(problem=str(err))
+        except RPCError as err:
+            return Outcome(problem=f"Temporal said: {err.message}")
+        who = f"{self.agents.client.identity} (update resolve_validated), in this inbox"
+        answer = Answer(
+            status.workflow_id,
+            status.origin.value,
+            status.request.reason,
+            who,
+            datetime.now(UTC),
+            decisions(status.request, resolution),
+        )
+        return Outcome(answer=answer, message=accepted(ack.message, status))
+
+    async def _lists(self) -> dict[str, object]:
+        executions, answered, total, stuck = await asyncio.gather(
+            self.agents.waiting_executions(self.limit),
+            self.agents.answered(ANSWERS_SHOWN),
+            self.agents.count_waiting(),
+            stuck_ids(self.agents.client),
+        )
+        waiting = [
+            replace(q, problem=stuck.get(q.interrupt_id) or stuck.get(q.run_id))
+            for q in await self.reader.questions(executions)
+        ]
+        self.shown = {q.interrupt_id: q for q in waiting}
+        more = total - len(waiting)
+        unknown = [(i, closed) for i, closed in answered if i not in self.answers]
+        found = await asyncio.gather(*(self._answer(*row) for row in unknown))
+        known = self.answers | {a.interrupt_id: a for a in found if a is not None}
+        self.answers = {i: known[i] for i, _ in answered if i in known}
+        return {
+            "waiting": waiting,
+            "more": max(more, 0),
+            "answered": list(self.answers.values()),
+            "stubs": False,
+        }
+
+    async def _answer(self, interrupt_id: str, closed: datetime | None) -> Answer | None:
+        """The answer of a closed question; None for one whose history cannot be read as ours
+        (the list shows the others)."""
+        try:
+            return await self.agents.answer(interrupt_id, closed)
+        except (RPCError, ValueError):
+            return None
+
+    def _html(self, name: str, context: dict[str, object], status: int = 200) -> Response:
+        return HTMLResponse(self.templates.get_template(name).render(**context), status)
+
+
+async def _form(request: Request) -> dict[str, str] | None:
+    """The url-encoded form (last value of a repeated name); None when it is too large."""
+    body = b""
+    async for chunk in request.stream():
+        body += chunk
+        if len(body) > MAX_FORM_BYTES:
+            return None
+    return dict(parse_qsl(body.decode(errors="replace"), keep_blank_values=True))
+
+
+async def _static(request: Request) -> Response:
+    name = request.path_params["name"]
+    if name not in {"inbox.js", "inbox.css"}:
+        return PlainTextResponse("not found\n", 404)
+    return FileResponse(STATIC / name)
+
+
+def _when(moment: datetime | None) -> str:
+    return f"{moment.astimezone(UTC):%Y-%m-%d %H:%M:%S} UTC" if moment else "none"

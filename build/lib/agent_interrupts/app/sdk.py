@@ -1,0 +1,529 @@
+"""The supervisor SDK: start runs, read their status, answer and steer them, list the inbox."""
+
+from __future__ import annotations
+
+import asyncio
+import uuid
+from collections.abc import Sequence
+from dataclasses import dataclass, field, replace
+from datetime import datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+from temporalio.api.operatorservice.v1 import ListSearchAttributesRequest
+from temporalio.client import (
+    Client,
+    WorkflowExecution,
+    WorkflowExecutionStatus,
+    WorkflowFailureError,
+    WorkflowHandle,
+    WorkflowQueryFailedError,
+    WorkflowUpdateFailedError,
+)
+from temporalio.common import WorkflowIDReusePolicy
+from temporalio.exceptions import ApplicationError
+from temporalio.service import RPCError
+
+from agent_interrupts.activities.tools.results import ToolResultStore
+from agent_interrupts.activities.tools.settings import ToolSettings
+from agent_interrupts.activities.tools.workspace import normalized_source
+from agent_interrupts.app.config import DEFAULT_TASK_QUEUE, TemporalSettings
+from agent_interrupts.app.connect import connect
+from agent_interrupts.app.export import ExportSummary, Format, Kind, export
+from agent_interrupts.app.history import read_blackboard
+from agent_interrupts.app.message_size import oversize_problem
+from agent_interrupts.app.process_exit import guard_interpreter_exit
+from agent_interrupts.app.stack import LocalStack, local_client
+from agent_interrupts.app.stats import Tally, measure
+from agent_interrupts.app.stuck import explain, problem_of, stuck_ids
+from agent_interrupts.models.agent_types import AgentType
+from agent_interrupts.models.errors import failure_message
+from agent_interrupts.models.interrupt_events import EventAck, InterruptRequestEvent
+from agent_interrupts.models.interrupt_flow import (
+    HANDED_OVER,
+    InterruptInput,
+    InterruptOutcome,
+    InterruptStatus,
+    ResolveAck,
+)
+from agent_interrupts.models.interrupts import InterruptRequestBase, InterruptResolution
+from agent_interrupts.models.results import OrchestratorCollectorResult
+from agent_interrupts.models.state import (
+    DEFAULT_MAX_STEPS,
+    EventKind,
+    HistoryEntry,
+    OrchestratorInput,
+    OrchestratorStatus,
+)
+from agent_interrupts.models.tools import WorkspaceSpec
+from agent_interrupts.workflows import visibility
+from agent_interrupts.workflows.interrupt import InterruptWorkflow
+from agent_interrupts.workflows.legacy import upgrade_start
+from agent_interrupts.workflows.orchestrator import OrchestratorWorkflow
+from agent_interrupts.workflows.resolution_rules import describe_resolution
+
+PHASE_AT_START = "DISCOVERY"
+QUESTION_QUERY_TIMEOUT = timedelta(seconds=2)
+"""How long a listing waits for a waiting question's worker to answer its ``status`` query; a
+question whose worker is gone (or busy) is listed with what the server knows instead, so one
+dead worker never stalls ``list --waiting`` or the inbox."""
+
+
+class ResolutionRejected(Exception):
+    """The interrupt refused the answer; the message names each problem."""
+
+
+class EventRejected(Exception):
+    """The orchestrator refused a supervisor's event; the message says why."""
+
+
+@dataclass(frozen=True)
+class RunRow:
+    """One line of ``agents list``."""
+
+    workflow_id: str
+    phase: str | None
+    state: str
+    started: datetime | None
+    goal: str
+    problem: str | None = None
+    """Why a Running run makes no progress (``app/stuck.py``), e.g. after a deploy."""
+
+
+@dataclass(frozen=True)
+class WaitingRow:
+    """One line of ``agents list --waiting``: a question waiting for a person."""
+
+    interrupt_id: str
+    origin: str
+    question: str
+    """The whole question (its reason), on one line."""
+    started: datetime | None
+    deadline: datetime | None
+    warning: str | None = None
+    """The newest WARNING event, e.g. a notification that was not delivered."""
+    problem: str | None = None
+    """Why the question or its run makes no progress (``app/stuck.py``), e.g. after a deploy."""
+    pending: bool = False
+    """Not read yet: the inbox shows it as loading and fills it in at its next refresh."""
+
+
+@dataclass(frozen=True)
+class WaitingQuestion:
+    """A question waiting for a person, whole: what ``agents inbox`` shows and answers."""
+
+    interrupt_id: str
+    origin: str
+    started: datetime | None
+    status: InterruptStatus | None
+    """None when no worker answered the ``status`` query; ``summary`` is what the server knows."""
+    summary: str = ""
+    problem: str | None = None
+    """Why the question or its run makes no progress (``app/stuck.py``), e.g. after a deploy."""
+    pending: bool = False
+    """Not read yet: the inbox shows it as loading and fills it in at its next refresh."""
+
+    @property
+    def run_id(self) -> str:
+        return self.interrupt_id.rsplit("-interrupt-", 1)[0]
+
+    def row(self) -> WaitingRow:
+        """Its line of ``agents list --waiting``."""
+        if self.status is None:
+            return WaitingRow(
+                self.interrupt_id, self.origin, self.summary, self.started, None, None, self.problem
+            )
+        warnings = [e.message for e in self.status.events if e.kind is EventKind.WARNING]
+        return WaitingRow(
+            self.interrupt_id,
+            self.status.origin.value,
+            " ".join(self.status.request.reason.split()),
+            self.started,
+            self.status.deadline,
+            warnings[-1] if warnings else None,
+            self.problem,
+        )
+
+
+@dataclass(frozen=True)
+class Answer:
+    """Who answered a closed question, when, and with what (one line per decision)."""
+
+    interrupt_id: str
+    origin: str
+    question: str
+    who: str
+    at: datetime | None
+    decisions: list[str] = field(default_factory=list)
+
+    def sentence(self) -> str:
+        when = f"{self.at:%Y-%m-%d %H:%M:%S} UTC" if self.at else "?"
+        decided = "; ".join(self.decisions)
+        return f"{self.interrupt_id} is already answered, by {self.who} at {when}: {decided}"
+
+
+def decisions(request: InterruptRequestBase, resolution: InterruptResolution) -> list[str]:
+    """One line per decision of ``resolution`` ("question -> answer"), then who resolved it."""
+    lines = describe_resolution(request, resolution).splitlines()[1:]
+    return [line.lstrip("- ") for line in lines]
+
+
+WAITING_QUERY = (
+    f"WorkflowType = '{InterruptWorkflow.__name__}' AND "
+    f"{visibility.INTERRUPT_STATE.name} = '{visibility.WAITING}' AND "
+    "ExecutionStatus = 'Running'"
+)
+"""The visibility query of ``list --waiting``: questions waiting for a person."""
+
+ANSWERED_QUERY = (
+    f"WorkflowType = '{InterruptWorkflow.__name__}' AND "
+    f"{visibility.INTERRUPT_STATE.name} = '{visibility.RESOLVED}' AND "
+    "ExecutionStatus = 'Completed'"
+)
+"""Questions that were answered and whose run went on (the inbox's answered list)."""
+
+
+def continues_at(info: InterruptStatus) -> AgentType:
+    """The agent the run continues at once the question is answered: where the chosen
+    supervisor's option leads, else the supervisor's re-route target, else the agent that asked."""
+    return info.continues_at or info.reroute_to or info.origin
+
+
+def accepted(message: str, info: InterruptStatus) -> str:
+    """The answer's acknowledgement, naming the agent the run really continues at: an earlier
+    version's interrupt says "<origin> resumes" even when a supervisor re-routed the run
+    elsewhere (the current one names where the chosen option leads)."""
+    target = continues_at(info)
+    if target == info.origin or "the run continues at" in message:
+        return message
+    said = f"{info.origin} resumes"
+    instead = f"the run continues at {target} (re-routed from {info.origin})"
+    return message.replace(said, instead) if said in message else f"{message}; {instead}"
+
+
+async def _handed_over_by(handle: WorkflowHandle[Any, Any]) -> str | None:
+    """The run a closed question was handed back to (which asks it again), if it was."""
+    try:
+        await handle.result(follow_runs=False)
+    except WorkflowFailureError as err:
+        cause = err.cause
+        if isinstance(cause, ApplicationError) and cause.type == HANDED_OVER and cause.details:
+            return str(InterruptInput.model_validate(cause.details[0]).orchestrator_id)
+    return None
+
+
+class AgentWorkflowClient:
+    """What supervisors and tools call: start runs, read their status, steer them."""
+
+    def __init__(self, client: Client, task_queue: str = DEFAULT_TASK_QUEUE) -> None:
+        guard_interpreter_exit()  # a script that ends right after a call must not crash
+        self.client = client
+        self.task_queue = task_queue
+        self._indexed: bool | None = None
+
+    @classmethod
+    async def connect(cls, settings: TemporalSettings | None = None) -> AgentWorkflowClient:
+        """A client for the settings' address (``TemporalSettings.from_env()`` by default);
+        with no address, the local stack's server (started if needed, like ``agents up``)."""
+        settings = settings or TemporalSettings.from_env()
+        stack = LocalStack(settings)
+        if stack.serves(settings.address):
+            info, _ = await stack.up()
+            return cls(await local_client(info), settings.task_queue)
+        return cls(await connect(settings), settings.task_queue)
+
+    async def search_attributes_missing(self) -> list[str]:
+        """Our search attributes the namespace lacks (all of them if it cannot be asked)."""
+        try:
+            listed = await self.client.operator_service.list_search_attributes(
+                ListSearchAttributesRequest(namespace=self.client.namespace)
+            )
+        except RPCError:
+            return [key.name for key in visibility.KEYS]
+        return visibility.missing(dict(listed.custom_attributes))
+
+    async def start(
+        self,
+        goal: str,
+        *,
+        workflow_id: str | None = None,
+        max_steps: int = DEFAULT_MAX_STEPS,
+        task_queue: str | None = None,
+        workspace: WorkspaceSpec | None = None,
+        shadow_answers: bool = False,
+        controller_autonomy: bool = False,
+    ) -> WorkflowHandle[OrchestratorWorkflow, OrchestratorCollectorResult]:
+        """Start an OrchestratorWorkflow; raises ValueError for an empty goal.
+
+        ``shadow_answers``: every question a person answers is also answered by the controller
+        model, recorded and never acted on (``agents stats`` shows the agreement);
+        ``controller_autonomy``: the controller answers the kinds of question it earned under the
+        worker's ``AGENT_AUTONOMY_POLICY``.
+
+        ``workspace`` (a local git directory, made absolute here, or a git URL, and a ref) gives
+        the agents read-only code tools and episodic memory.
+
+        An id is used once: starting a run with the id of an earlier one (running or closed)
+        raises WorkflowAlreadyStartedError.
+
+        The run gets the ``AgentPhase`` search attribute (and its interrupts theirs) only when
+        the namespace has them registered.
+        """
+        if workspace is not None:
+            source = normalized_source(workspace.source)
+            workspace = workspace.model_copy(update={"source": source})
+        run_input = OrchestratorInput(
+            goal=goal,
+            max_steps=max_steps,
+            workspace=workspace,
+            shadow_answers=shadow_answers,
+            controller_autonomy=controller_autonomy,
+        )
+        if self._indexed is None:
+            self._indexed = not await self.search_attributes_missing()
+        return await self.client.start_workflow(
+            OrchestratorWorkflow.run,
+            run_input,
+            id=workflow_id or f"orchestrator-{uuid.uuid4().hex[:12]}",
+            task_queue=task_queue or self.task_queue,
+            id_reuse_policy=WorkflowIDReusePolicy.REJECT_DUPLICATE,
+            static_summary=f"Goal: {run_input.goal}"[:200],
+            memo={"goal": run_input.goal[:500]},
+            search_attributes=(
+                visibility.initial_orchestrator_attributes(PHASE_AT_START)
+                if self._indexed
+                else None
+            ),
+        )
+
+    async def status(self, workflow_id: str) -> OrchestratorStatus:
+        handle = self.client.get_workflow_handle_for(OrchestratorWorkflow.run, workflow_id)
+        return await handle.query(OrchestratorWorkflow.status)
+
+    async def stuck(self, workflow_id: str) -> str | None:
+        """Why the run (or question) makes no progress and how to roll back; None if it does."""
+        return await explain(self.client, workflow_id)
+
+    async def is_interrupt(self, workflow_id: str) -> bool:
+        """Whether ``workflow_id`` is an InterruptWorkflow (its ``status`` differs)."""
+        described = await self.client.get_workflow_handle(workflow_id).describe()
+        return described.workflow_type == InterruptWorkflow.__name__
+
+    async def blackboard(self, workflow_id: str, *, payloads: bool = False) -> list[HistoryEntry]:
+        """Every blackboard entry of the run chain (``status`` holds only the newest); with
+        ``payloads``, each payload read back from the runs' histories."""
+        return await read_blackboard(self.client, workflow_id, payloads=payloads)
+
+    async def interrupt_status(
+        self, interrupt_id: str, timeout: timedelta | None = None
+    ) -> InterruptStatus:
+        """The question an InterruptWorkflow waits on, its state and its events; ``timeout``
+        bounds the wait for a worker to answer (RPCError when it passes)."""
+        handle = self.client.get_workflow_handle_for(InterruptWorkflow.run, interrupt_id)
+        return await handle.query(InterruptWorkflow.status, rpc_timeout=timeout)
+
+    async def resolve(self, interrupt_id: str, resolution: InterruptResolution) -> ResolveAck:
+        """Answer an interrupt; raises ResolutionRejected with every problem of a wrong answer."""
+        too_large = oversize_problem("the answer", resolution)
+        if too_large is not None:
+            raise ResolutionRejected(too_large)
+        handle = self.client.get_workflow_handle_for(InterruptWorkflow.run, interrupt_id)
+        try:
+            return await handle.execute_update(InterruptWorkflow.resolve_validated, resolution)
+        except WorkflowUpdateFailedError as err:
+            raise ResolutionRejected(failure_message(err)) from None
+        except RPCError:
+            closed = await self.answered_already(interrupt_id)
+            if closed is None:
+                raise
+            raise ResolutionRejected(closed) from None
+
+    async def answered_already(self, interrupt_id: str) -> str | None:
+        """For a question that is closed: who answered it, when and with what (issue 18 item 7);
+        None while it is open."""
+        handle = self.client.get_workflow_handle(interrupt_id)
+        described = await handle.describe()
+        if described.status in (None, WorkflowExecutionStatus.RUNNING):
+            return None
+        failed = described.status is WorkflowExecutionStatus.FAILED
+        run = await _handed_over_by(handle) if failed else None
+        if run is not None and await self._running(run):
+            return (
+                f"{interrupt_id} is being asked again by its run (the run's history grew long "
+                "while it waited): answer again in a few seconds"
+            )
+        if described.status is not WorkflowExecutionStatus.COMPLETED:
+            when = f"{described.close_time:%Y-%m-%d %H:%M:%S} UTC" if described.close_time else "?"
+            return (
+                f"{interrupt_id} is closed ({described.status.name} at {when}); nothing to answer"
+            )
+        return (await self.answer(interrupt_id, described.close_time)).sentence()
+
+    async def _running(self, workflow_id: str) -> bool:
+        try:
+            described = await self.client.get_workflow_handle(workflow_id).describe()
+        except RPCError:  # not found
+            return False
+        return described.status is WorkflowExecutionStatus.RUNNING
+
+    async def answer(self, interrupt_id: str, closed: datetime | None) -> Answer:
+        """Who answered the completed question ``interrupt_id`` and with what (its history)."""
+        outcome = InterruptOutcome.model_validate(
+            await self.client.get_workflow_handle(interrupt_id).result()
+        )
+        job = await self._start_input(interrupt_id)
+        who = await self.who_answered(interrupt_id) or outcome.resolution.resolved_by.value
+        return Answer(
+            interrupt_id,
+            job.origin.value,
+            job.request.reason,
+            who,
+            closed,
+            decisions(job.request, outcome.resolution),
+        )
+
+    async def answered(self, limit: int = 10) -> list[tuple[str, datetime | None]]:
+        """The newest answered questions: (interrupt id, when it closed), for ``answer``."""
+        executions = self.client.list_workflows(ANSWERED_QUERY, limit=limit)
+        return [(e.id, e.close_time) async for e in executions]
+
+    async def _start_input(self, interrupt_id: str) -> InterruptInput:
+        async for event in self.client.get_workflow_handle(interrupt_id).fetch_history_events():
+            started = event.workflow_execution_started_event_attributes
+            [value] = await self.client.data_converter.decode(started.input.payloads)
+            return InterruptInput.model_validate(upgrade_start((value,))[0])
+        raise ValueError(f"{interrupt_id} has no history")
+
+    async def send_interrupt_event(
+        self, workflow_id: str, event: InterruptRequestEvent
+    ) -> EventAck:
+        """Ask the running agent to interrupt, then continue at ``rerouteToAgentType``.
+
+        Raises EventRejected when the target is not running, an event is already pending for
+        it, an interrupt is already waiting, or the event id was already processed.
+        """
+        too_large = oversize_problem("the event", event)
+        if too_large is not None:
+            raise EventRejected(too_large)
+        handle = self.client.get_workflow_handle_for(OrchestratorWorkflow.run, workflow_id)
+        try:
+            return await handle.execute_update(OrchestratorWorkflow.send_interrupt_event, event)
+        except WorkflowUpdateFailedError as err:
+            raise EventRejected(failure_message(err)) from None
+
+    async def export(
+        self,
+        out: Path,
+        *,
+        fmt: Format = Format.OPENAI,
+        kinds: Sequence[Kind] = (),
+        ids: Sequence[str] = (),
+        query: str | None = None,
+        split: float | None = None,
+        metadata: bool = False,
+        tool_results: Path | None = None,
+    ) -> ExportSummary:
+        """Write training data (JSONL) from finished runs: ``app.export.export``. Tool-using
+        steps read their results from ``tool_results`` (default: the workers' default,
+        ``AGENT_TOOL_RESULTS_DIR`` or ``<AGENTS_STATE_DIR>/tool-results``)."""
+        return await export(
+            self.client,
+            out,
+            fmt=fmt,
+            kinds=kinds,
+            ids=ids,
+            query=query,
+            split=split,
+            metadata=metadata,
+            results=ToolResultStore(tool_results or ToolSettings.from_env().tool_results),
+        )
+
+    async def stats(self, ids: Sequence[str] = (), query: str | None = None) -> Tally:
+        """Spec 003's success rates over the selected runs: ``app.stats``."""
+        return await measure(self.client, ids, query)
+
+    async def who_answered(self, interrupt_id: str) -> str:
+        """The client identity that sent the accepted answer, from the interrupt's history."""
+        handle = self.client.get_workflow_handle(interrupt_id)
+        who = ""
+        async for event in handle.fetch_history_events():
+            if event.HasField("workflow_execution_update_accepted_event_attributes"):
+                request = event.workflow_execution_update_accepted_event_attributes.accepted_request
+                who = f"{request.meta.identity} (update {request.input.name})"
+            elif event.HasField("workflow_execution_signaled_event_attributes"):
+                signal = event.workflow_execution_signaled_event_attributes
+                who = f"{signal.identity} (signal {signal.signal_name})"
+        return who
+
+    async def runs(self, limit: int = 20) -> list[RunRow]:
+        """Recent runs, newest first."""
+        rows = []
+        query = f"WorkflowType = '{OrchestratorWorkflow.__name__}'"
+        async for execution in self.client.list_workflows(query, limit=limit):
+            memo = await execution.memo()
+            status = execution.status or WorkflowExecutionStatus.RUNNING
+            problem = problem_of(execution)
+            rows.append(
+                RunRow(
+                    workflow_id=execution.id,
+                    phase=execution.typed_search_attributes.get(visibility.AGENT_PHASE),
+                    state="STUCK" if problem else status.name,
+                    started=execution.start_time,
+                    goal=str(memo.get("goal", "")),
+                    problem=problem,
+                )
+            )
+        return rows
+
+    async def waiting(
+        self, limit: int = 100, query_timeout: timedelta = QUESTION_QUERY_TIMEOUT
+    ) -> list[WaitingRow]:
+        """Questions waiting for a person across all runs (``InterruptState='WAITING'``); one
+        whose worker does not answer within ``query_timeout`` is listed with its summary."""
+        return [q.row() for q in await self.waiting_questions(limit, query_timeout)]
+
+    async def waiting_questions(
+        self, limit: int = 100, query_timeout: timedelta | None = None
+    ) -> list[WaitingQuestion]:
+        """Questions waiting for a person across all runs, each with its ``status``; a question
+        whose worker does not answer within ``query_timeout`` comes with its summary only."""
+        executions = await self.waiting_executions(limit)
+        found = await asyncio.gather(*(self.waiting_question(e, query_timeout) for e in executions))
+        return await self.with_problems(found)
+
+    async def waiting_executions(self, limit: int = 100) -> list[WorkflowExecution]:
+        """The newest ``limit`` executions of questions waiting for a person (one visibility
+        call); ``waiting_question`` reads each."""
+        return [e async for e in self.client.list_workflows(WAITING_QUERY, limit=limit)]
+
+    async def with_problems(self, questions: Sequence[WaitingQuestion]) -> list[WaitingQuestion]:
+        """``questions``, each with the problem of its execution or its run, if stuck."""
+        ids = sorted({*(q.interrupt_id for q in questions), *(q.run_id for q in questions)})
+        stuck = await stuck_ids(self.client, ids) if questions else {}
+        return [
+            replace(q, problem=stuck.get(q.interrupt_id) or stuck.get(q.run_id)) for q in questions
+        ]
+
+    async def count_waiting(self) -> int:
+        """How many questions wait for a person across all runs (one visibility call)."""
+        return (await self.client.count_workflows(WAITING_QUERY)).count
+
+    async def is_listed_waiting(self, interrupt_id: str) -> bool:
+        """Whether ``list --waiting`` lists ``interrupt_id`` (the server's visibility store)."""
+        query = f"{WAITING_QUERY} AND WorkflowId = '{interrupt_id}'"
+        return (await self.client.count_workflows(query)).count > 0
+
+    async def waiting_question(
+        self, execution: WorkflowExecution, timeout: timedelta | None
+    ) -> WaitingQuestion:
+        """The question of ``execution``, read by its ``status`` query; when no worker answers
+        within ``timeout``, what the server knows (its summary)."""
+        origin = execution.typed_search_attributes.get(visibility.INTERRUPT_ORIGIN) or "?"
+        started = execution.start_time
+        try:
+            status = await self.interrupt_status(execution.id, timeout)
+        except (RPCError, WorkflowQueryFailedError):  # no worker answers: what the server knows
+            described = await self.client.get_workflow_handle(execution.id).describe()
+            summary = await described.static_summary() or ""
+            return WaitingQuestion(execution.id, origin, started, None, summary)
+        return WaitingQuestion(execution.id, status.origin.value, started, status)

@@ -1,0 +1,364 @@
+"""The success rates spec 003 names, measured from the recorded runs (the export's data).
+
+``Tally.add`` takes one run chain at a time (pure); ``Tally.lines`` states each rate beside its
+target: SC-011, SC-013, SC-014, SC-021, SC-022, SC-025, SC-026, SC-027.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from temporalio.client import Client
+
+from agent_interrupts.activities.agreement import Agreement, QuestionKind, verdicts
+from agent_interrupts.app.export import select_runs
+from agent_interrupts.app.history import RecordedRun, read_run
+from agent_interrupts.models.agent_types import AgentType
+from agent_interrupts.models.ids import parse_context_id
+from agent_interrupts.models.interrupt_flow import ShadowAnswer
+from agent_interrupts.models.interrupts import (
+    AnyInterruptRequest,
+    InterruptResolution,
+    InterruptType,
+    OptionKey,
+    ResolvedBy,
+)
+
+SC011_TAGS, SC011_QUERIES, SC011_REFERENCES = 5, 3, 10
+_REVIEWERS = (ResolvedBy.AGENT_REVIEW, ResolvedBy.TIMEOUT_ESCALATION)
+"""Answers the reviewing model gave: labelled CONTROLLER_MODEL when that model gave them."""
+TRANSLATION_TARGET_SECONDS = 2.0
+
+
+@dataclass(frozen=True)
+class Line:
+    """One measured rate: its value, its target, and whether the value meets it."""
+
+    name: str
+    value: str
+    target: str = ""
+    met: bool | None = None
+    meaning: str = ""
+    """What the rate measures, in words (beside its spec code)."""
+    short: int = 0
+    """How many of the counted items miss the target's condition."""
+    figures: dict[str, Any] = field(default_factory=dict)
+    """The numbers behind ``value``, for scripts (``--json``)."""
+
+    def to_wire(self) -> dict[str, Any]:
+        return {
+            "name": self.name,
+            "value": self.value,
+            "target": self.target,
+            "met": self.met,
+            "meaning": self.meaning,
+            "short": self.short,
+            **({"figures": self.figures} if self.figures else {}),
+        }
+
+
+@dataclass
+class Tally:
+    """Counts over the runs added so far."""
+
+    runs: int = 0
+    interrupts: int = 0
+    with_choice: int = 0
+    choices: int = 0
+    recommended: int = 0
+    with_custom: int = 0
+    by: dict[str, int] = field(default_factory=dict)
+    """Answers by who gave them: HUMAN, AGENT_REVIEW, TIMEOUT_ESCALATION, and CONTROLLER_MODEL
+    for the reviewer's answers that the controller model gave."""
+    unanswered: int = 0
+    asked_a_person: int = 0
+    person_answered: int = 0
+    answer_seconds: list[float] = field(default_factory=list)
+    translation_seconds: list[float] = field(default_factory=list)
+    reports: list[tuple[int, int, int]] = field(default_factory=list)
+    """Per discovery report: tags, generated queries, file references."""
+    tickets: int = 0
+    tickets_linked: int = 0
+    ticket_results: int = 0
+    ticket_results_chained: int = 0
+    calls: int = 0
+    attempts: int = 0
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    shadowed: int = 0
+    """People's answers the controller also answered (issue 22)."""
+    shadow_failed: int = 0
+    agreement: dict[tuple[str, QuestionKind], Agreement] = field(default_factory=dict)
+    """By the asking agent's type and the question kind."""
+
+    def add(self, run: RecordedRun) -> None:
+        """Count one run chain."""
+        self.runs += 1
+        for recorded in run.calls:
+            self._call(recorded.call.agent_type, recorded.reply.output)
+            call = recorded.reply.call
+            if call is not None:
+                self.calls += 1
+                self.attempts += call.attempts
+                self.prompt_tokens += call.prompt_tokens or 0
+                self.completion_tokens += call.completion_tokens or 0
+        for it in run.interrupts:
+            self.interrupts += 1
+            request = (it.translation or it.asked).request
+            self.with_choice += bool(request.choices)
+            self.choices += len(request.choices)
+            self.recommended += sum(c.recommended is not None for c in request.choices)
+            self.with_custom += sum(OptionKey.CUSTOM in c.offered() for c in request.choices)
+            waits_for_person = request.type is not InterruptType.AGENT_REVIEW
+            self.asked_a_person += waits_for_person
+            if it.outcome is None:
+                self.unanswered += 1
+                continue
+            answer = it.outcome.resolution
+            who = answer.resolved_by.value
+            if answer.resolved_by in _REVIEWERS and answer.call is not None:
+                who = "CONTROLLER_MODEL" if answer.call.controller else who
+            self.by[who] = self.by.get(who, 0) + 1
+            if answer.resolved_by is ResolvedBy.HUMAN and it.shadow is not None:
+                self._shadow(request, it.asked.origin.value, answer, it.shadow)
+            if answer.resolved_by is ResolvedBy.HUMAN:
+                self.person_answered += waits_for_person
+                if it.answered_at is not None:
+                    self.answer_seconds.append((it.answered_at - it.asked_at).total_seconds())
+            if it.translation_seconds is not None:
+                self.translation_seconds.append(it.translation_seconds)
+
+    def _shadow(
+        self,
+        request: AnyInterruptRequest,
+        agent: str,
+        person: InterruptResolution,
+        shadow: ShadowAnswer,
+    ) -> None:
+        if shadow.answer is None:
+            self.shadow_failed += 1
+            return
+        self.shadowed += 1
+        for kind, verdict in verdicts(request, person, shadow.answer):
+            self.agreement.setdefault((agent, kind), Agreement()).add(verdict)
+
+    def _call(self, agent: AgentType, output: dict[str, Any]) -> None:
+        if isinstance(output.get("result"), dict):  # a dispatched agent's result (not a question)
+            output = output["result"]
+        if agent is AgentType.DISCOVERY_AGENT:
+            self.reports.append(
+                (
+                    len(output.get("tags") or []),
+                    len(output.get("generatedQueries") or []),
+                    len(output.get("fileReferences") or []),
+                )
+            )
+        if agent in (AgentType.PLANNING_AGENT, AgentType.PLANNING_COLLECTOR):
+            for ticket in _tickets(output):
+                self.tickets += 1
+                links = ticket.get("discoveryLinks") or []
+                self.tickets_linked += any(
+                    _made_by(i, AgentType.DISCOVERY_COLLECTOR) for i in links
+                )
+        if agent is AgentType.TICKET_AGENT:
+            self.ticket_results += 1
+            self.ticket_results_chained += _made_by(
+                output.get("discoveryReference"), AgentType.DISCOVERY_COLLECTOR
+            ) and _made_by(output.get("planningReference"), AgentType.PLANNING_COLLECTOR)
+
+    def lines(self) -> list[Line]:
+        """Every rate, with its target where the spec names one."""
+        reports = self.reports
+        person = self.by.get(ResolvedBy.HUMAN.value, 0)
+        by_model = sum(n for who, n in self.by.items() if who != ResolvedBy.HUMAN.value)
+        return [
+            Line("runs", str(self.runs)),
+            Line("interrupts per run", _ratio(self.interrupts, self.runs)),
+            _share(
+                "interrupts with a structured choice (SC-021)",
+                self.with_choice,
+                self.interrupts,
+                0.80,
+                "questions that offer at least one choice of options, not only free text",
+            ),
+            _share(
+                "choices with a recommendation (SC-025)",
+                self.recommended,
+                self.choices,
+                0.95,
+                "choices that name the option the asking agent recommends",
+            ),
+            _share(
+                "choices with CUSTOM (SC-027)",
+                self.with_custom,
+                self.choices,
+                1.0,
+                "choices that let a person write their own answer (CUSTOM)",
+            ),
+            Line("answered by a person", str(person)),
+            Line("answered by a model", _breakdown(by_model, self.by)),
+            Line("unanswered (the run ended first)", str(self.unanswered)),
+            _share(
+                "response rate of people (SC-026)",
+                self.person_answered,
+                self.asked_a_person,
+                0.95,
+                "questions for a person that a person answered (not the deadline's default or a "
+                "model)",
+            ),
+            Line("time to a person's answer p50 / p95", _percentiles(self.answer_seconds)),
+            Line(
+                "translation latency p50 / p95 / max (SC-022)",
+                _percentiles(self.translation_seconds, with_max=True),
+                f"< {TRANSLATION_TARGET_SECONDS:g} s each",
+                max(self.translation_seconds) < TRANSLATION_TARGET_SECONDS
+                if self.translation_seconds
+                else None,
+                "time from taking an answer to its routing, filtered to the one allowed route",
+                sum(s >= TRANSLATION_TARGET_SECONDS for s in self.translation_seconds),
+            ),
+            _share(
+                f"discovery reports with >= {SC011_TAGS} tags (SC-011)",
+                sum(r[0] >= SC011_TAGS for r in reports),
+                len(reports),
+                1.0,
+                "discovery agents' reports rich enough to search by: tags",
+            ),
+            _share(
+                f"discovery reports with >= {SC011_QUERIES} generated queries (SC-011)",
+                sum(r[1] >= SC011_QUERIES for r in reports),
+                len(reports),
+                1.0,
+                "discovery agents' reports rich enough to search by: queries for the next step",
+            ),
+            _share(
+                f"discovery reports with >= {SC011_REFERENCES} file references (SC-011)",
+                sum(r[2] >= SC011_REFERENCES for r in reports),
+                len(reports),
+                1.0,
+                "discovery agents' reports that point at enough code: file references",
+            ),
+            _share(
+                "planning tickets with a discovery link (SC-013)",
+                self.tickets_linked,
+                self.tickets,
+                1.0,
+                "tickets that name the curated discovery context they were planned from",
+            ),
+            _share(
+                "ticket results with the full upstream chain (SC-014)",
+                self.ticket_results_chained,
+                self.ticket_results,
+                1.0,
+                "ticket results that name both the discovery and the planning context behind them",
+            ),
+            Line("LLM calls, mean attempts", f"{self.calls}, {_ratio(self.attempts, self.calls)}"),
+            Line(
+                "tokens (prompt / completion)", f"{self.prompt_tokens} / {self.completion_tokens}"
+            ),
+            *self._agreement_lines(),
+        ]
+
+    def _agreement_lines(self) -> list[Line]:
+        """The controller's shadow answers against people's, per agent type and kind."""
+        if not (self.shadowed or self.shadow_failed):
+            return []
+        lines = [
+            Line(
+                "shadow answers (the controller, after a person)",
+                f"{self.shadowed} recorded, {self.shadow_failed} failed",
+            )
+        ]
+        for (agent, kind), counts in sorted(self.agreement.items()):
+            interval = counts.interval()
+            rate = counts.rate
+            value = (
+                f"{rate:.0%} ({counts.agreed}/{counts.compared}), 95% CI "
+                f"{interval[0]:.0%}-{interval[1]:.0%}"
+                if rate is not None and interval is not None
+                else "n/a"
+            )
+            if counts.not_comparable:
+                value += f"; {counts.not_comparable} not comparable"
+            lines.append(
+                Line(
+                    f"controller agrees: {agent} {kind}",
+                    value,
+                    meaning=f"{kind} decisions of {agent}'s questions where the controller's "
+                    "shadow answer was the person's",
+                    figures={
+                        "agentType": agent,
+                        "questionKind": kind.value,
+                        "agreed": counts.agreed,
+                        "compared": counts.compared,
+                        "notComparable": counts.not_comparable,
+                        "rate": rate,
+                        "ci95": list(interval) if interval else None,
+                    },
+                )
+            )
+        return lines
+
+
+async def measure(client: Client, ids: Sequence[str] = (), query: str | None = None) -> Tally:
+    """The rates over the selected runs (as ``export`` selects them), one chain at a time."""
+    tally = Tally()
+    for ref in await select_runs(client, ids, query):
+        tally.add(await read_run(client, ref.workflow_id, ref.run_id))
+    return tally
+
+
+def _tickets(output: dict[str, Any]) -> Iterator[dict[str, Any]]:
+    """Tickets of a planning agent's result or in a planning collector's routing."""
+    for holder in (output, output.get("collectorResult")):
+        if isinstance(holder, dict):
+            yield from (t for t in holder.get("tickets") or [] if isinstance(t, dict))
+
+
+def _made_by(context_id: object, agent: AgentType) -> bool:
+    """Whether ``context_id`` is a context id of ``agent``'s output."""
+    if not isinstance(context_id, str):
+        return False
+    try:
+        return parse_context_id(context_id)[1] is agent
+    except ValueError:
+        return False
+
+
+def _share(name: str, part: int, whole: int, target: float, meaning: str) -> Line:
+    if not whole:
+        return Line(name, "n/a (none)", f">= {target:.0%}", None, meaning)
+    value = part / whole
+    return Line(
+        name,
+        f"{value:.0%} ({part}/{whole})",
+        f">= {target:.0%}",
+        value >= target,
+        meaning,
+        whole - part,
+    )
+
+
+def _ratio(part: int, whole: int) -> str:
+    return f"{part / whole:.2f}" if whole else "n/a"
+
+
+def _percentile(values: Sequence[float], q: float) -> float:
+    ordered = sorted(values)
+    return ordered[max(0, math.ceil(q * len(ordered)) - 1)]
+
+
+def _percentiles(values: Sequence[float], *, with_max: bool = False) -> str:
+    if not values:
+        return "n/a (none)"
+    shown = [_percentile(values, 0.5), _percentile(values, 0.95)]
+    return " / ".join(f"{v:.2f} s" for v in [*shown, *([max(values)] if with_max else [])])
+
+
+def _breakdown(total: int, by: dict[str, int]) -> str:
+    """``3 (AGENT_REVIEW 2, CONTROLLER_MODEL 1)``: the answers not given by a person."""
+    parts = [f"{who} {n}" for who, n in sorted(by.items()) if who != ResolvedBy.HUMAN.value]
+    return f"{total} ({', '.join(parts)})" if parts else str(total)

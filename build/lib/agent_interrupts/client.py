@@ -1,0 +1,792 @@
+"""Supervisor SDK and command line for the agent workflows (``agents ...`` after install).
+
+    agents run "add rate limiting to the gateway"
+    agents follow <workflow-id>
+    agents list --waiting
+    agents inbox [--host H] [--port P] [--token T]
+    agents resolve <interrupt-id> --choice ID=B --confirm ID=yes
+    agents interrupt <workflow-id> --source PLANNING_ORCHESTRATOR --reason "..."
+    agents up --status
+    agents export --out data.jsonl [--format openai|native] [--kind K ...] [--split 0.9]
+    agents export --check native.jsonl
+    agents stats [--query Q] [--json]
+
+With no TEMPORAL_ADDRESS (or Temporal profile), commands use the local stack of the state
+directory (``AGENTS_STATE_DIR``, default ``.state``): a Temporal dev server and a worker in the
+background that ``agents up`` starts and ``agents down`` stops. ``python client.py`` works too.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import sys
+import uuid
+from collections.abc import AsyncIterator, Sequence
+from contextlib import AsyncExitStack, asynccontextmanager
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+
+from pydantic import ValidationError
+from temporalio.client import Client, WorkflowFailureError, WorkflowQueryFailedError
+from temporalio.exceptions import WorkflowAlreadyStartedError
+from temporalio.service import RPCError, RPCStatusCode
+
+from agent_interrupts.activities.offline_model import OfflineScenario
+from agent_interrupts.activities.tools.workspace import is_git_url
+from agent_interrupts.app import render
+from agent_interrupts.app.answering import resolution_from_flags, stop_resolution, with_continue_at
+from agent_interrupts.app.config import (
+    InboxSettings,
+    TemporalSettings,
+    llm_settings_from_env,
+    notify_settings_from_env,
+)
+from agent_interrupts.app.connect import ConnectionProblem, connect
+from agent_interrupts.app.export import Format, Kind
+from agent_interrupts.app.follow import StoppedAtQuestion, answer, follow
+from agent_interrupts.app.lineage_records import check_file
+from agent_interrupts.app.logs import configure_logging
+from agent_interrupts.app.process_exit import exit_now
+from agent_interrupts.app.sdk import (
+    AgentWorkflowClient,
+    EventRejected,
+    ResolutionRejected,
+    accepted,
+)
+from agent_interrupts.app.stack import (
+    LocalStack,
+    StackError,
+    assignments,
+    local_client,
+    no_worker,
+    pollers,
+    scenario_queue,
+)
+from agent_interrupts.app.terminal_input import LineReader
+from agent_interrupts.app.worker_setup import build_worker
+from agent_interrupts.models.agent_types import AgentType
+from agent_interrupts.models.errors import describe_validation_error, failure_message
+from agent_interrupts.models.interrupt_events import (
+    INTERRUPT_REQUEST_EVENT_SIGNAL,
+    InterruptRequestEvent,
+)
+from agent_interrupts.models.interrupts import InterruptType
+from agent_interrupts.models.limits import MAX_GOAL_CHARS
+from agent_interrupts.models.state import DEFAULT_MAX_STEPS
+from agent_interrupts.models.tools import WorkspaceSpec
+from agent_interrupts.workflows import visibility
+
+__all__ = ["AgentWorkflowClient", "EventRejected", "ResolutionRejected", "main"]
+
+
+@dataclass
+class Session:
+    """A connected command: the SDK client, where the UI lists workflows, the local stack."""
+
+    agents: AgentWorkflowClient
+    settings: TemporalSettings
+    ui_url: str | None
+    stack: LocalStack | None
+
+
+class NoWorker(Exception):
+    """No worker polls the task queue of the workflow a command is about; the message names
+    the queue and the command that starts its worker."""
+
+
+@asynccontextmanager
+async def _session(
+    settings: TemporalSettings, workflow_id: str | None = None
+) -> AsyncIterator[Session]:
+    """Connect: the local stack (started if needed) unless an address is configured. With the
+    ``workflow_id`` the command is about, the stack also starts the worker of its offline
+    scenario, and a missing worker is a NoWorker naming its task queue."""
+    for warning in settings.warnings:
+        render.note(f"warning: {warning}")
+    local = LocalStack(settings)
+    stack: LocalStack | None = None
+    if local.serves(settings.address):
+        info, started = await local.up()
+        if started:
+            render.note(
+                f"Started the local stack: Temporal {info.address}, UI {info.ui_url}, "
+                f"logs in {local.dir} (stop it with: agents down)"
+            )
+        for problem in local.not_started:
+            render.note(f"warning: {problem}")
+        client = await local_client(info)
+        ui: str | None = info.ui_url
+        namespace, stack = info.namespace, local
+        if workflow_id is not None:
+            await local.ensure_worker_of(client, workflow_id)
+    else:
+        if elsewhere := local.elsewhere(settings.address):
+            render.note(elsewhere)
+        client = await connect(settings)
+        ui = os.environ.get("TEMPORAL_UI_URL") or None
+        namespace = settings.namespace
+    try:
+        yield Session(
+            AgentWorkflowClient(client, settings.task_queue),
+            settings,
+            f"{ui}/namespaces/{namespace}/workflows" if ui else None,
+            stack,
+        )
+    except RPCError as err:
+        queue = await _unserved_queue(client, workflow_id, err) if workflow_id else None
+        if workflow_id is None or queue is None:
+            raise
+        raise NoWorker(no_worker(queue, workflow_id, err.message, settings.task_queue)) from None
+
+
+async def _unserved_queue(client: Client, workflow_id: str, err: RPCError) -> str | None:
+    """The task queue of ``workflow_id`` when ``err`` is a call no worker took (Temporal says
+    so, or it timed out while nobody polls the queue); else None."""
+    timed_out = err.status in (RPCStatusCode.CANCELLED, RPCStatusCode.DEADLINE_EXCEEDED)
+    if "poller" not in err.message and not timed_out:
+        return None
+    try:
+        queue = (await client.get_workflow_handle(workflow_id).describe()).task_queue
+        polled = await pollers(client, client.namespace, queue)
+    except RPCError:
+        return None
+    return queue if "poller" in err.message or not polled else None
+
+
+def _interactive(args: argparse.Namespace) -> bool:
+    return sys.stdin.isatty() and not getattr(args, "no_input", False) and not args.json
+
+
+async def _cmd_run(args: argparse.Namespace, settings: TemporalSettings) -> int:
+    if not args.goal.strip():
+        render.error('the goal is empty; run: agents run "<what to achieve>"')
+        return 2
+    if len(args.goal) > MAX_GOAL_CHARS:
+        render.error(
+            f"the goal has {len(args.goal):,} characters, over the limit of {MAX_GOAL_CHARS:,}; "
+            "shorten it"
+        )
+        return 2
+    if args.workspace and not is_git_url(args.workspace) and not Path(args.workspace).is_dir():
+        render.error(f"--workspace {args.workspace!r} is neither a directory nor a git URL")
+        return 2
+    if args.scenario:
+        OfflineScenario.parse(args.scenario)  # a bad scenario is a one-line ValueError
+        if not args.worker and not LocalStack(settings).serves(settings.address):
+            render.error(
+                "--scenario shapes the offline model of a worker this command starts; against "
+                "TEMPORAL_ADDRESS add --worker (an in-process worker on its own task queue), "
+                "or unset TEMPORAL_ADDRESS to use the local stack"
+            )
+            return 2
+    async with AsyncExitStack() as resources:
+        session = await resources.enter_async_context(_session(settings))
+        agents = session.agents
+        queue = settings.task_queue
+        gap: str | None = None
+        if args.scenario and session.stack is not None:
+            queue = await session.stack.ensure_scenario_worker(args.scenario)
+            gap = session.stack.notifications_gap(queue)
+        elif args.worker:
+            scenario = OfflineScenario.parse(args.scenario)
+            queue = scenario_queue(queue, args.scenario) if args.scenario else queue
+            llm, notify = llm_settings_from_env(), notify_settings_from_env()
+            await resources.enter_async_context(
+                build_worker(agents.client, queue, llm, scenario=scenario, notify=notify)
+            )
+            render.note(f"In-process worker on queue {queue!r}; it stops with this command")
+            if session.stack is not None:
+                gap = session.stack.notifications_gap(queue, [str(c) for c in notify.channels])
+        if gap:
+            render.note(gap)
+        try:
+            workspace = (
+                WorkspaceSpec(source=args.workspace, ref=args.ref, test_command=args.test_command)
+                if args.workspace
+                else None
+            )
+            handle = await agents.start(
+                args.goal,
+                workflow_id=args.id,
+                max_steps=args.max_steps,
+                task_queue=queue,
+                workspace=workspace,
+                shadow_answers=args.shadow_answers,
+                controller_autonomy=args.controller_autonomy,
+            )
+        except WorkflowAlreadyStartedError:
+            return await _already_started(args, session)
+        if not args.json:
+            render.console.print(f"Started [bold]{handle.id}[/]")
+            if session.ui_url:
+                render.note(f"Temporal UI: {session.ui_url}/{handle.id}")
+        return await _follow(args, session, handle.id)
+
+
+async def _already_started(args: argparse.Namespace, session: Session) -> int:
+    described = await session.agents.client.get_workflow_handle(args.id).describe()
+    state = described.status.name if described.status else "UNKNOWN"
+    render.error(f"a run with id {args.id} already exists ({state})")
+    if _interactive(args):
+        reader = LineReader()
+        try:
+            reply = await reader.read("Follow it instead? [Y/n] ")
+        finally:
+            reader.close()
+        if reply.strip().lower() in ("", "y", "yes"):
+            return await _follow(args, session, args.id)
+    render.note(f"follow it with: agents follow {args.id}")
+    return 1
+
+
+async def _follow(args: argparse.Namespace, session: Session, workflow_id: str) -> int:
+    """Follow to the end; Ctrl-C stops following only."""
+    try:
+        result = await follow(
+            session.agents,
+            workflow_id,
+            interactive=_interactive(args),
+            ui_url=session.ui_url,
+            quiet=args.json,
+            stop_at_question=args.stop_at_question,
+        )
+    except StoppedAtQuestion as stop:
+        render.console.print(
+            f"\n{workflow_id} waits for an answer to {stop.interrupt_id}. Answer it with "
+            f"`agents resolve {stop.interrupt_id}` (or in the Temporal UI), then follow the run "
+            f"again: agents follow {workflow_id}"
+        )
+        return 0
+    except asyncio.CancelledError:
+        render.console.print(
+            f"\nStopped following {workflow_id}; the run goes on. "
+            f"Follow it again: agents follow {workflow_id}"
+        )
+        return 130
+    except WorkflowFailureError as err:
+        render.error(f"workflow {workflow_id} failed: {failure_message(err)}")
+        return 1
+    if args.json:
+        print(json.dumps(result.to_wire(), indent=2))
+    else:
+        render.result(workflow_id, result)
+    return 0
+
+
+async def _cmd_follow(args: argparse.Namespace, settings: TemporalSettings) -> int:
+    async with _session(settings, args.workflow_id) as session:
+        return await _follow(args, session, args.workflow_id)
+
+
+async def _cmd_up(args: argparse.Namespace, settings: TemporalSettings) -> int:
+    stack = LocalStack(settings)
+    if not stack.serves(settings.address):
+        render.error(
+            f"TEMPORAL_ADDRESS is {settings.address}: commands use that server, not a local "
+            "stack; unset TEMPORAL_ADDRESS to use `agents up`"
+        )
+        return 2
+    if not args.status:
+        info, started = await stack.up()
+        render.console.print("Started the local stack." if started else "The local stack runs.")
+        for problem in stack.not_started:
+            render.note(f"warning: {problem}")
+        missing = await AgentWorkflowClient(await local_client(info)).search_attributes_missing()
+        if missing:
+            render.error(f"search attributes missing on the local server: {', '.join(missing)}")
+            return 1
+    for line in stack.describe():
+        render.console.print(line, markup=False, soft_wrap=True)  # each line whole, to paste
+    return 0
+
+
+async def _cmd_env(args: argparse.Namespace, settings: TemporalSettings) -> int:
+    """``export`` lines of the Temporal address and namespace that commands use, for ``eval``."""
+    stack = LocalStack(settings)
+    if settings.address is not None and not stack.serves(settings.address):
+        names = assignments(settings.address, settings.namespace)
+    else:
+        info, started = await stack.up()
+        if started:
+            render.note(f"Started the local stack: Temporal {info.address} (stop it: agents down)")
+        for problem in stack.not_started:
+            render.note(f"warning: {problem}")
+        names = info.assignments()
+    print("\n".join(f"export {name}" for name in names))
+    return 0
+
+
+async def _cmd_down(args: argparse.Namespace, settings: TemporalSettings) -> int:
+    stack = LocalStack(settings)
+    stopped = await asyncio.to_thread(stack.down)
+    done = f"Stopped the local stack of {stack.dir}." if stopped else "No local stack was running."
+    render.console.print(done)
+    return 0
+
+
+async def _cmd_list(args: argparse.Namespace, settings: TemporalSettings) -> int:
+    async with _session(settings) as session:
+        agents = session.agents
+        missing = await agents.search_attributes_missing()
+        if missing:
+            render.error(
+                f"the namespace lacks the search attributes {', '.join(missing)}; create them: "
+                + " && ".join(visibility.create_commands(settings.namespace))
+            )
+            return 1
+        if args.waiting:
+            waiting = await agents.waiting(limit=args.limit)
+            if args.json:
+                print(json.dumps([_wire(row) for row in waiting], indent=2, default=str))
+            else:
+                render.waiting(waiting, datetime.now(UTC), wide=args.wide)
+            return 0
+        runs = await agents.runs(limit=args.limit)
+        if args.json:
+            print(json.dumps([_wire(row) for row in runs], indent=2, default=str))
+        else:
+            render.runs(runs)
+        return 0
+
+
+def _wire(row: object) -> dict[str, object]:
+    return {
+        "".join(w.capitalize() if i else w for i, w in enumerate(k.split("_"))): v
+        for k, v in vars(row).items()
+    }
+
+
+async def _cmd_status(args: argparse.Namespace, settings: TemporalSettings) -> int:
+    async with _session(settings, args.workflow_id) as session:
+        stuck = await session.agents.stuck(args.workflow_id)
+        if stuck is not None:  # its queries would wait on workers that cannot replay it
+            render.error(stuck)
+            return 1
+        if await session.agents.is_interrupt(args.workflow_id):
+            question = await session.agents.interrupt_status(args.workflow_id)
+            if args.json:
+                print(json.dumps(question.to_wire(), indent=2))
+            else:
+                render.interrupt_status(question)
+            return 0
+        status = await session.agents.status(args.workflow_id)
+        if args.json:
+            entries = await session.agents.blackboard(args.workflow_id)
+            status = status.model_copy(update={"history": entries})
+    if args.json:
+        print(json.dumps(status.to_wire(), indent=2))
+    else:
+        render.status(status)
+    return 0
+
+
+async def _cmd_resolve(args: argparse.Namespace, settings: TemporalSettings) -> int:
+    async with _session(settings, args.interrupt_id) as session:
+        agents = session.agents
+        answers_given = bool(
+            args.choice or args.custom or args.confirm or args.text or args.stop
+        ) or bool(args.continue_at)
+        if not answers_given and _interactive(args):
+            reader = LineReader()
+            try:
+                await answer(agents, args.interrupt_id, reader, session.ui_url)
+            finally:
+                reader.close()
+            return 0
+        if answers_given and (closed := await agents.answered_already(args.interrupt_id)):
+            render.error(closed)  # who answered what (its history: no worker needed)
+            return 1
+        question = await agents.interrupt_status(args.interrupt_id)
+        if not answers_given or args.show:
+            render.question(args.interrupt_id, question.origin, question.request)
+        if not answers_given:
+            render.note(
+                f"answer with flags, e.g.: agents resolve {args.interrupt_id} "
+                "--choice ID=B --confirm ID=yes"
+            )
+            return 0
+        resolution = (
+            stop_resolution(args.stop, args.choice or args.custom or args.confirm or args.text)
+            if args.stop is not None
+            else resolution_from_flags(
+                args.choice,
+                args.custom,
+                args.confirm,
+                args.text,
+                request=question.request,
+                in_parts=question.answers_in_parts,
+            )
+        )
+        if args.continue_at:
+            resolution = with_continue_at(resolution, question.origin, args.continue_at)
+        try:
+            ack = await agents.resolve(args.interrupt_id, resolution)
+        except ResolutionRejected as err:
+            render.error(str(err))
+            return 1
+    render.console.print(f"accepted: {accepted(ack.message, question)}", markup=False)
+    return 0
+
+
+async def _cmd_inbox(args: argparse.Namespace, settings: TemporalSettings) -> int:
+    from agent_interrupts.app.inbox.web import (  # this command only
+        create_app,
+        inbox_link,
+        listening,
+        serve,
+    )
+
+    inbox = InboxSettings.from_env(host=args.host, port=args.port, token=args.token)
+    with listening(inbox) as sock:
+        async with _session(settings) as session:
+            app = create_app(session.agents, inbox, limit=args.limit)
+            render.console.print(
+                f"Inbox: {inbox_link(inbox)}  (Ctrl-C stops it)", markup=False, soft_wrap=True
+            )
+            await serve(app, sock)
+    return 0
+
+
+async def _cmd_export(args: argparse.Namespace, settings: TemporalSettings) -> int:
+    if args.check:
+        report = check_file(Path(args.check))
+        print("\n".join(report.lines()))
+        return 1 if report.unresolved else 0
+    if not args.out:
+        raise ValueError("give --out FILE to export, or --check FILE to verify a native export")
+    async with _session(settings) as session:
+        summary = await session.agents.export(
+            Path(args.out),
+            fmt=Format(args.format),
+            kinds=[Kind(k) for k in args.kind],
+            ids=args.ids,
+            query=args.query,
+            split=args.split,
+            metadata=args.metadata,
+            tool_results=Path(args.tool_results) if args.tool_results else None,
+        )
+    print("\n".join(summary.lines()))
+    return 0
+
+
+async def _cmd_stats(args: argparse.Namespace, settings: TemporalSettings) -> int:
+    async with _session(settings) as session:
+        lines = (await session.agents.stats(args.ids, args.query)).lines()
+    if args.json:
+        print(json.dumps([line.to_wire() for line in lines], indent=2))
+        return 0
+    for line in lines:
+        mark = {True: "ok", False: f"BELOW TARGET ({line.short} short)", None: ""}[line.met]
+        target = f"target {line.target}" if line.target else ""
+        print(f"{line.name:<56} {line.value:<26} {target:<18} {mark}".rstrip())
+        if line.meaning:
+            print(f"    {line.meaning}")
+    return 0
+
+
+def _add_selection(command: argparse.ArgumentParser) -> None:
+    command.add_argument("ids", nargs="*", metavar="ID", help="workflow ids (newest run)")
+    command.add_argument(
+        "--query",
+        help="Temporal visibility query, e.g. \"StartTime > '2026-01-01T00:00:00Z'\" "
+        "(default with no ID: every closed OrchestratorWorkflow run)",
+    )
+
+
+def event_from_args(args: argparse.Namespace) -> InterruptRequestEvent:
+    """Build an InterruptRequestEvent from ``agents interrupt`` flags."""
+    extra: dict[str, object] = {}
+    if args.choices_file:
+        loaded = json.loads(Path(args.choices_file).read_text())
+        if isinstance(loaded, list):
+            extra["choices"] = loaded
+        elif isinstance(loaded, dict):
+            extra.update({k: v for k, v in loaded.items() if k in ("choices", "confirmationItems")})
+        else:
+            raise ValueError(f"{args.choices_file}: expected a JSON list of choices or an object")
+    return InterruptRequestEvent.model_validate(
+        {
+            "eventId": args.event_id or str(uuid.uuid4()),
+            "timestamp": datetime.now(UTC).isoformat(),
+            "nodeId": args.node,
+            "sourceAgentType": args.source,
+            "rerouteToAgentType": args.reroute,
+            "interruptType": args.type,
+            "reason": args.reason,
+            "contextForDecision": args.context or "",
+            **extra,
+        }
+    )
+
+
+async def _cmd_interrupt(args: argparse.Namespace, settings: TemporalSettings) -> int:
+    try:
+        event = event_from_args(args)
+    except ValidationError as err:
+        render.error(f"invalid event: {describe_validation_error(err)}")
+        return 2
+    async with _session(settings, args.workflow_id) as session:
+        agents = session.agents
+        if args.signal:
+            handle = agents.client.get_workflow_handle(args.workflow_id)
+            await handle.signal(INTERRUPT_REQUEST_EVENT_SIGNAL, event.to_wire())
+            render.console.print(
+                f"signalled event {event.event_id}; see: agents status {args.workflow_id}"
+            )
+            return 0
+        try:
+            ack = await agents.send_interrupt_event(args.workflow_id, event)
+        except EventRejected as err:
+            render.error(str(err))
+            return 1
+    render.console.print(f"accepted event {event.event_id}: {ack.message}", markup=False)
+    return 0
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="agents", description=(__doc__ or "").split("\n")[0])
+    parser.add_argument("--verbose", action="store_true", help="show library logs (httpx ...)")
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    def command(name: str, handler: object, help: str) -> argparse.ArgumentParser:
+        p = sub.add_parser(name, help=help)
+        p.set_defaults(handler=handler, json=False)
+        return p
+
+    up = command("up", _cmd_up, "start the local Temporal server and worker (idempotent)")
+    up.add_argument("--status", action="store_true", help="only say what runs where")
+    command("down", _cmd_down, "stop the local stack of this state directory")
+    command(
+        "env",
+        _cmd_env,
+        "print `export TEMPORAL_ADDRESS=... TEMPORAL_NAMESPACE=...` of the server commands use "
+        '(the local stack, started if needed), for: eval "$(agents env)"',
+    )
+
+    run = command("run", _cmd_run, "start a run for a goal and follow it to its result")
+    run.add_argument("goal", help="what the agents should achieve")
+    run.add_argument("--id", help="workflow id (default: orchestrator-<random>)")
+    run.add_argument("--max-steps", type=int, default=DEFAULT_MAX_STEPS, help="agent step limit")
+    run.add_argument(
+        "--scenario",
+        help="offline-model scenario, e.g. 'interrupt=PLANNING_ORCHESTRATOR;delay=REVIEW_AGENT:2'",
+    )
+    run.add_argument(
+        "--workspace",
+        metavar="PATH|URL",
+        help="a local git directory or a git URL the agents may read (pinned to one commit)",
+    )
+    run.add_argument("--ref", help="with --workspace: branch, tag or commit (default: HEAD)")
+    run.add_argument(
+        "--test-command",
+        metavar="CMD",
+        help="with --workspace: the ticket agents' verification command, run in a sandbox "
+        "(default: the workspace's [tool.agents] test-command, else pytest when it has tests)",
+    )
+    run.add_argument(
+        "--shadow-answers",
+        action="store_true",
+        help="the controller model (CONTROLLER_MODEL) also answers every question a person "
+        "answers, recorded and never acted on; agents stats shows how often they agree",
+    )
+    run.add_argument(
+        "--controller-autonomy",
+        action="store_true",
+        help="the controller answers kinds of question it earned (the worker's "
+        "AGENT_AUTONOMY_POLICY and its shadow answers' agreement); a person may overrule",
+    )
+    run.add_argument(
+        "--worker",
+        action="store_true",
+        help="with TEMPORAL_ADDRESS: also run an in-process worker (needed for --scenario)",
+    )
+    for p in (run, follow_p := command("follow", _cmd_follow, "follow a run again")):
+        p.add_argument(
+            "--no-input",
+            action="store_true",
+            help="never ask in the terminal; answer with `agents resolve` or the Temporal UI",
+        )
+        p.add_argument("--json", action="store_true", help="print only the raw final result")
+        p.add_argument(
+            "--stop-at-question",
+            action="store_true",
+            help="stop following when a question waits for a person (the run keeps waiting)",
+        )
+    follow_p.add_argument("workflow_id")
+
+    lister = command("list", _cmd_list, "recent runs; --waiting: questions waiting for a person")
+    lister.add_argument("--waiting", action="store_true", help="the inbox of waiting questions")
+    lister.add_argument("--limit", type=int, default=20)
+    lister.add_argument(
+        "--wide",
+        action="store_true",
+        help="with --waiting: each question on its row's one line, unwrapped (for grep)",
+    )
+    lister.add_argument("--json", action="store_true", help="machine-readable rows")
+
+    inbox = command("inbox", _cmd_inbox, "answer waiting questions in the browser (a web inbox)")
+    inbox.add_argument(
+        "--host",
+        help=f"address to listen on (default {InboxSettings.host}); any other than loopback "
+        "needs --token",
+    )
+    inbox.add_argument(
+        "--port",
+        type=int,
+        help=f"port (default: AGENTS_INBOX_PORT, else {InboxSettings.port})",
+    )
+    inbox.add_argument(
+        "--token",
+        help="every request must carry it (the printed link sets a cookie); default: "
+        "AGENTS_INBOX_TOKEN",
+    )
+    inbox.add_argument("--limit", type=int, default=100, help="waiting questions listed")
+
+    status = command(
+        "status",
+        _cmd_status,
+        "show a run's phase, history and events, or an interrupt's question and events",
+    )
+    status.add_argument("workflow_id")
+    status.add_argument("--json", action="store_true", help="print the raw status query result")
+
+    resolve = command(
+        "resolve", _cmd_resolve, "answer an interrupt (no answers given: show it, or ask)"
+    )
+    resolve.add_argument("interrupt_id", help="e.g. orchestrator-1a2b3c4d5e6f-interrupt-1")
+    resolve.add_argument("--choice", action="append", default=[], metavar="ID=OPTION")
+    resolve.add_argument("--custom", action="append", default=[], metavar='ID="TEXT"')
+    resolve.add_argument("--confirm", action="append", default=[], metavar="ID=yes|no")
+    resolve.add_argument("--text", help="free text for the agent")
+    resolve.add_argument(
+        "--stop", metavar='"REASON"', help="stop the run here instead of answering (it fails)"
+    )
+    resolve.add_argument(
+        "--continue-at",
+        choices=[a.value for a in AgentType],
+        metavar="AGENT",
+        help="send the run on to one of the asking agent's routes instead of back to it",
+    )
+    resolve.add_argument("--show", action="store_true", help="print the question first")
+    resolve.add_argument("--no-input", action="store_true", help="never ask in the terminal")
+
+    agents = [a.value for a in AgentType]
+    interrupt = command(
+        "interrupt",
+        _cmd_interrupt,
+        "ask the running agent to interrupt and re-route (a supervisor's event)",
+    )
+    interrupt.add_argument("workflow_id", help="the OrchestratorWorkflow's id")
+    interrupt.add_argument(
+        "--source",
+        required=True,
+        choices=agents,
+        metavar="AGENT_TYPE",
+        help="the agent that should interrupt (must be running)",
+    )
+    interrupt.add_argument(
+        "--reroute",
+        choices=agents,
+        metavar="AGENT_TYPE",
+        help="where to continue after the answer (default: back to --source)",
+    )
+    interrupt.add_argument("--reason", required=True, help="why; the agent is told this")
+    interrupt.add_argument(
+        "--type", default="HUMAN_REVIEW", choices=[t.value for t in InterruptType]
+    )
+    interrupt.add_argument("--node", help="the running node's id (default: the node of --source)")
+    interrupt.add_argument("--context", help="contextForDecision shown with the question")
+    interrupt.add_argument("--choices-file", help="JSON: [{label, value, description}, ...]")
+    interrupt.add_argument("--event-id", help="idempotency key (default: a new uuid)")
+    interrupt.add_argument(
+        "--signal",
+        action="store_true",
+        help="send as a signal (no answer; problems become workflow events)",
+    )
+
+    exporter = command("export", _cmd_export, "write training data (JSONL) from finished runs")
+    exporter.add_argument("--out", help="JSONL file to write")
+    exporter.add_argument(
+        "--check",
+        metavar="FILE",
+        help="verify a native export instead: every context id it names is defined by a record",
+    )
+    exporter.add_argument("--format", default="openai", choices=[f.value for f in Format])
+    exporter.add_argument(
+        "--kind",
+        action="append",
+        default=[],
+        choices=[k.value for k in Kind],
+        help="only these kinds (repeat; default: all)",
+    )
+    exporter.add_argument(
+        "--split",
+        type=float,
+        help="fraction of runs for <out>.train.jsonl (by a stable hash); the rest: .valid",
+    )
+    exporter.add_argument(
+        "--metadata", action="store_true", help="openai format: add each example's metadata"
+    )
+    exporter.add_argument(
+        "--tool-results",
+        metavar="DIR",
+        help="where the workers kept tool results (default: AGENT_TOOL_RESULTS_DIR, else "
+        "<AGENTS_STATE_DIR>/tool-results)",
+    )
+    _add_selection(exporter)
+    stats = command("stats", _cmd_stats, "spec 003's success rates over finished runs")
+    stats.add_argument("--json", action="store_true", help="print the rates as JSON")
+    _add_selection(stats)
+    return parser
+
+
+def _rpc_message(err: RPCError, settings: TemporalSettings | None) -> str:
+    """One line for a failed Temporal call."""
+    if err.status is RPCStatusCode.UNAVAILABLE:
+        where = settings.address if settings and settings.address else "the local stack"
+        return (
+            f"lost the connection to Temporal at {where} ({err.message}); check TEMPORAL_ADDRESS "
+            "or run: agents up --status"
+        )
+    if "poller" in err.message:
+        return (
+            f"no worker serves this workflow's task queue ({err.message}); start one: agents up "
+            "(local stack) or python worker.py"
+        )
+    return f"Temporal said: {err.message}"
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = _parser().parse_args(argv)
+    configure_logging(args.verbose, quiet=True)
+    settings: TemporalSettings | None = None
+    try:
+        settings = TemporalSettings.from_env()
+        return int(asyncio.run(args.handler(args, settings)))
+    except ValidationError as err:
+        render.error(f"invalid input: {describe_validation_error(err)}")
+        return 2
+    except (ValueError, ConnectionProblem, StackError, NoWorker) as err:
+        render.error(str(err))
+        return 2 if isinstance(err, ValueError) else 1
+    except RPCError as err:
+        render.error(_rpc_message(err, settings))
+        return 1
+    except WorkflowQueryFailedError as err:
+        render.error(f"the workflow could not answer the query: {err.message}")
+        return 1
+    except KeyboardInterrupt:
+        return 130
+
+
+def console_script() -> None:
+    """The ``agents`` entry point."""
+    exit_now(main())
+
+
+if __name__ == "__main__":
+    console_script()

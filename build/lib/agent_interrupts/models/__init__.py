@@ -1,0 +1,1 @@
+"""Pydantic types shared by workflows, activities, the worker and the client SDK."""

@@ -1,0 +1,164 @@
+"""The project's error hierarchy. Each error knows whether retrying can help."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+from typing import Self
+
+from pydantic import ValidationError
+from temporalio.exceptions import ApplicationError
+
+from agent_interrupts.models.limits import ECHO_CHARS, clip
+
+
+class AgentWorkflowError(Exception):
+    """Base error. Messages say what was wrong and how to fix it."""
+
+    retryable = False
+    next_retry_delay: timedelta | None = None
+    """How long Temporal waits before the next attempt; None: the retry policy's interval."""
+
+    def with_message(self, message: str) -> Self:
+        """The same error with another message (e.g. redacted); it retries the same way."""
+        same = type(self)(message)
+        same.retryable = self.retryable
+        same.next_retry_delay = self.next_retry_delay
+        return same
+
+    def to_application_error(self) -> ApplicationError:
+        return ApplicationError(
+            str(self),
+            type=type(self).__name__,
+            non_retryable=not self.retryable,
+            next_retry_delay=self.next_retry_delay,
+        )
+
+
+class InvalidLlmReply(AgentWorkflowError):
+    """The model never produced output that validates against the agent's schema."""
+
+
+class LlmConfigurationError(AgentWorkflowError):
+    """The LLM endpoint rejected our credentials or settings (401/403/404)."""
+
+
+class LlmContextExceeded(LlmConfigurationError):
+    """The endpoint refused a prompt that does not fit the model's context (HTTP 400): the agent
+    call drops its oldest optional context and tries again, then asks a person."""
+
+
+class LlmUnavailable(AgentWorkflowError):
+    """Rate limit, timeout or 5xx: Temporal's retry policy tries again."""
+
+    retryable = True
+
+
+class WorkerCannotServe(AgentWorkflowError):
+    """A condition of the worker that took the step (a path it cannot see, a program it lacks):
+    Temporal tries again, so another worker can serve it (WORKER_CONDITION_ATTEMPTS)."""
+
+    retryable = True
+
+
+class PromptRenderError(AgentWorkflowError):
+    """A prompt template is missing or references a value that was not supplied."""
+
+
+class StepLimitExceeded(AgentWorkflowError):
+    """The run took more agent steps than its limit; it is probably looping."""
+
+
+class DegenerateLoop(AgentWorkflowError):
+    """A step has no earlier request to return to (an interrupt's origin, the context manager)."""
+
+
+class AgentFailed(AgentWorkflowError):
+    """An agent activity failed for good; the run ends."""
+
+
+class InterruptFailed(AgentWorkflowError):
+    """The interrupt child workflow failed (e.g. nobody answered and the outcome is FAIL)."""
+
+
+class InvalidInput(AgentWorkflowError):
+    """A workflow was started with a missing or invalid input."""
+
+
+class UndecodablePayload(AgentWorkflowError, ValueError):
+    """A payload in an encoding the worker cannot decode (a workflow failure type)."""
+
+
+class Rejected(AgentWorkflowError, ValueError):
+    """An update or query refused its input; the caller sees this message as one line, without
+    the worker's stack trace (``app.data_converter.OneLineRejections``)."""
+
+
+class StoppedByPerson(AgentWorkflowError):
+    """A person answered a question by stopping the run; the message quotes their reason."""
+
+
+class UnknownAgentType(AgentWorkflowError):
+    """A name that is not one of the AgentType values."""
+
+
+def describe_validation_error(err: ValidationError, limit: int = 8) -> str:
+    """``field.path: problem; ...`` for the first ``limit`` problems, every part clipped.
+
+    Locations can hold a caller's dict keys and messages can quote input: both are clipped so a
+    huge value never reaches an event, a log or an update's rejection, and a key that is not
+    printable (a newline) is quoted so the description stays one line.
+    """
+    parts = []
+    problems = err.errors(include_url=False, include_input=False)
+    for e in problems[:limit]:
+        where = ".".join(clip(_printable(str(p)), 60) for p in e["loc"]) or "(root)"
+        parts.append(f"{where}: {clip(_printable(e['msg']), ECHO_CHARS)}")
+    if len(problems) > limit:
+        parts.append(f"... and {len(problems) - limit} more problems")
+    return "; ".join(parts)
+
+
+def _printable(text: str) -> str:
+    return text if text.isprintable() else repr(text)
+
+
+def failure_type(err: BaseException) -> str | None:
+    """The type of the ApplicationError behind a Temporal failure (``LlmUnavailable``), if any."""
+    cause: BaseException | None = err
+    while cause is not None and not isinstance(cause, ApplicationError):
+        cause = cause.__cause__
+    return cause.type if isinstance(cause, ApplicationError) else None
+
+
+def failure_message(err: BaseException) -> str:
+    """The message of the ApplicationError behind a Temporal failure, else the failure's text."""
+    cause: BaseException | None = err
+    while cause is not None and not isinstance(cause, ApplicationError):
+        cause = cause.__cause__
+    return cause.message if isinstance(cause, ApplicationError) else str(err)
+
+
+class LlmTimedOut(LlmUnavailable):
+    """The LLM endpoint did not answer within the request timeout; Temporal tries again."""
+
+
+class LlmReplyTooLarge(AgentWorkflowError):
+    """The model's reply is too large to pass through Temporal; asking again will not shrink it."""
+
+
+class NotificationFailed(AgentWorkflowError):
+    """A receiver is down, slow or answered 429/5xx: Temporal tries the delivery again."""
+
+    retryable = True
+
+
+class NotificationRefused(AgentWorkflowError):
+    """A receiver refused the delivery (4xx, SMTP login or recipients): retrying will not help."""
+
+
+RESCUABLE_FAILURES = frozenset(
+    {LlmUnavailable.__name__, LlmTimedOut.__name__, LlmReplyTooLarge.__name__}
+)
+"""Model failures a person can rescue (run the agent again now or later, or tell it how to go
+on): an agent call that ends in one asks a person at its node instead of failing the run. A
+refused key or an unknown model (LlmConfigurationError) still fails it in one line."""

@@ -1,0 +1,759 @@
+"""Typed interrupt requests (spec 003 US19-22), resolutions, and InterruptRouting (spec 000)."""
+
+from __future__ import annotations
+
+from enum import StrEnum
+from typing import Annotated, Any, Literal, Self
+
+from pydantic import Field, model_validator
+from pydantic.json_schema import SkipJsonSchema
+
+from agent_interrupts.models.agent_call import CallRecord
+from agent_interrupts.models.agent_types import AgentType, Route
+from agent_interrupts.models.base import WireModel
+from agent_interrupts.models.limits import MAX_ITEMS, Answer, Id, Text, clip
+from agent_interrupts.models.requests import (
+    ContextManagerRoutingRequest,
+    DiscoveryAgentRequests,
+    DiscoveryCollectorRequest,
+    DiscoveryOrchestratorRequest,
+    MergerRequest,
+    OrchestratorCollectorRequest,
+    OrchestratorRequest,
+    PlanningAgentRequests,
+    PlanningCollectorRequest,
+    PlanningOrchestratorRequest,
+    ReviewRequest,
+    TicketAgentRequests,
+    TicketCollectorRequest,
+    TicketOrchestratorRequest,
+)
+from agent_interrupts.models.results import (
+    AssessmentStatus,
+    FileReference,
+    Recommendation,
+    VerificationStatus,
+)
+from agent_interrupts.models.routing import Routing
+
+DEFAULT_INTERRUPT_TIMEOUT_SECONDS = 24 * 60 * 60
+
+
+class TimeoutOutcome(StrEnum):
+    """What happens when nobody answers before the deadline."""
+
+    ESCALATE_TO_AGENT_REVIEW = "ESCALATE_TO_AGENT_REVIEW"
+    """A reviewing LLM call answers instead (the default)."""
+    USE_RECOMMENDED = "USE_RECOMMENDED"
+    """Take every recommended option and every confirmation default."""
+    FAIL = "FAIL"
+    """The interrupt, and so the run, fails."""
+
+
+class InterruptType(StrEnum):
+    """What kind of answer the interrupt waits for."""
+
+    HUMAN_REVIEW = "HUMAN_REVIEW"
+    AGENT_REVIEW = "AGENT_REVIEW"
+    PAUSE = "PAUSE"
+
+
+class OptionKey(StrEnum):
+    """Multiple-choice keys; CUSTOM is the write-in ("Or provide your own approach")."""
+
+    A = "A"
+    B = "B"
+    C = "C"
+    D = "D"
+    CUSTOM = "CUSTOM"
+
+
+CUSTOM_OPTION_TEXT = "Or provide your own approach"
+NO_OPTION_TEXT = "(the agent wrote no text for this option)"
+MIN_REAL_OPTIONS = 2
+"""A choice offers two to four real alternatives (A-D) besides CUSTOM (FR-088, US21)."""
+MAX_CHOICES = 5
+"""Choices one question may hold; more is a sign the question should be split."""
+MAX_CONFIRMATIONS = 10
+"""Confirmation items one question may hold."""
+MAX_QUESTION_ID_CHARS = 80
+"""A choiceId or confirmationId; short enough to stay an answerable id once a dispatch node
+prefixes it with the agent that asked (``ticket-agent-2/<id>``)."""
+
+
+class ChoiceOption(WireModel):
+    key: OptionKey = Field(description="A, B, C or D for an alternative; CUSTOM for the write-in.")
+    description: str = Field(
+        description="The alternative in one sentence, with what it changes; for CUSTOM exactly "
+        f'"{CUSTOM_OPTION_TEXT}".'
+    )
+
+
+def _own_keys(choice_id: str, options: list[ChoiceOption]) -> list[ChoiceOption]:
+    """``options`` with each repeated key moved to the first free one (A-D, then CUSTOM), in
+    order, so no alternative a model wrote is lost (a grammar cannot forbid repeated keys)."""
+    free = [k for k in OptionKey if k not in {o.key for o in options}]
+    seen: set[OptionKey] = set()
+    kept: list[ChoiceOption] = []
+    for option in options:
+        if option.key in seen:
+            if not free:
+                raise ValueError(
+                    f"choice {choice_id[:60]!r} offers {len(options)} options; offer at most "
+                    "four (A, B, C, D) besides CUSTOM"
+                )
+            option = option.model_copy(update={"key": free.pop(0)})
+        seen.add(option.key)
+        kept.append(option)
+    return kept
+
+
+class StructuredChoice(WireModel):
+    """One decision point offered as A/B/C/D plus a CUSTOM write-in (spec 003 US21)."""
+
+    choice_id: str = Field(description="A short id of this decision point, unique in the question.")
+    question: str = Field(description="The decision to make, as one question.")
+    context: str = Field(description="What the person needs to know to choose between the options.")
+    options: list[ChoiceOption] = Field(
+        description="Two to four real alternatives (A, B, C, D), then CUSTOM."
+    )
+    recommended: OptionKey | None = Field(
+        description="The alternative you prefer (one you offered), or null when you have none."
+    )
+
+    @model_validator(mode="after")
+    def _always_offer_custom(self) -> Self:
+        keys = [o.key for o in self.options]
+        if len(set(keys)) < len(keys):
+            self.options = _own_keys(self.choice_id, self.options)
+            keys = [o.key for o in self.options]
+        if OptionKey.CUSTOM not in keys:
+            self.options.append(ChoiceOption(key=OptionKey.CUSTOM, description=CUSTOM_OPTION_TEXT))
+        return self
+
+    def offered(self) -> set[OptionKey]:
+        return {o.key for o in self.options}
+
+    def _answerable(self) -> StructuredChoice:
+        """This choice with repeated real options kept once, empty ones saying so, and a
+        recommendation of no real option dropped (``InterruptRequestBase.answerable``)."""
+        seen: set[str] = set()
+        options: list[ChoiceOption] = []
+        for option in self.options:
+            text = option.description.strip().lower()
+            if option.key is not OptionKey.CUSTOM and text and text in seen:
+                continue
+            seen.add(text)
+            if not text:
+                option = option.model_copy(update={"description": NO_OPTION_TEXT})
+            options.append(option)
+        real = {o.key for o in options if o.key is not OptionKey.CUSTOM}
+        recommended = self.recommended if self.recommended in real else None
+        return self.model_copy(update={"options": options, "recommended": recommended})
+
+    def problems(self) -> list[str]:
+        """Why a person could not answer this choice well (FR-088..091, SC-025, SC-027)."""
+        name = clip(self.choice_id, 60)
+        real = [o for o in self.options if o.key is not OptionKey.CUSTOM]
+        found: list[str] = []
+        if not MIN_REAL_OPTIONS <= len(real) <= len(OptionKey) - 1:
+            found.append(
+                f"choice {name!r} offers {len(real)} real option(s); offer two to four "
+                "(A, B, C, D) besides CUSTOM, or ask a confirmation item instead"
+            )
+        texts = [o.description.strip().lower() for o in real]
+        if any(not t for t in texts) or len(set(texts)) < len(texts):
+            found.append(f"choice {name!r} has an empty or repeated option; make each one real")
+        if self.recommended is not None and self.recommended not in {o.key for o in real}:
+            found.append(
+                f"choice {name!r} recommends {self.recommended.value}, which is not one of its "
+                "real options; recommend an offered option or null"
+            )
+        return found
+
+
+class ConfirmationItem(WireModel):
+    """A yes/no decision on one implementation detail (spec 003 US22)."""
+
+    confirmation_id: str = Field(description="A short id of this item, unique in the question.")
+    statement: str = Field(description="The one specific thing you intend to do.")
+    context: str = Field(description="Why it needs a yes or no.")
+    default_value: bool = Field(description="Your suggestion: true for yes, false for no.")
+    impact_if_no: str = Field(description="What you will do instead if the answer is no.")
+
+
+class InterruptRequestBase(WireModel):
+    """Fields every typed interrupt request carries (FR-082..085)."""
+
+    type: InterruptType = Field(
+        description="HUMAN_REVIEW when a person must decide; AGENT_REVIEW when a reviewing model "
+        "may decide for them; PAUSE to stop until someone resumes the run."
+    )
+    reason: str = Field(
+        description="Your own explanation of the uncertainty, in one to three sentences: what "
+        "you are unsure about and why a wrong guess would cost."
+    )
+    choices: list[StructuredChoice] = Field(
+        description=f"One structured choice per decision point (at most {MAX_CHOICES}); see the "
+        "example below."
+    )
+    confirmation_items: list[ConfirmationItem] = Field(
+        description="One yes/no item per specific detail you intend to do (at most "
+        f"{MAX_CONFIRMATIONS}); see the example below."
+    )
+    context_for_decision: str = Field(
+        description="What the person needs to know to answer, from your request and the "
+        "upstream context, with the context ids it came from."
+    )
+
+    def problems(self) -> list[str]:
+        """Why this question is not well formed; empty when a person can answer it as asked.
+
+        An agent's malformed question is sent back to its LLM with these (``activities.agents``),
+        never shown to a person.
+        """
+        found: list[str] = []
+        if not self.reason.strip():
+            found.append("the reason is empty; explain what you are unsure about")
+        if len(self.choices) > MAX_CHOICES:
+            found.append(f"{len(self.choices)} choices; ask at most {MAX_CHOICES}")
+        if len(self.confirmation_items) > MAX_CONFIRMATIONS:
+            found.append(
+                f"{len(self.confirmation_items)} confirmation items; ask at most "
+                f"{MAX_CONFIRMATIONS}"
+            )
+        found += _id_problems("choiceId", [c.choice_id for c in self.choices])
+        found += _id_problems(
+            "confirmationId", [c.confirmation_id for c in self.confirmation_items]
+        )
+        for choice in self.choices:
+            found += choice.problems()
+        return found
+
+    def answerable(self) -> Self:
+        """A copy a person can answer whatever its problems: ids that are empty, too long or
+        repeated get their position's (``choice-2``), a recommendation that is not a real option
+        is dropped, options without text say so and repeated ones go (kept once), an empty
+        reason says so. What the model wrote is otherwise kept."""
+        choices = [
+            c.model_copy(update={"choice_id": i})
+            for c, i in zip(
+                (c._answerable() for c in self.choices),
+                _own_ids("choice", [c.choice_id for c in self.choices]),
+                strict=True,
+            )
+        ]
+        items = [
+            c.model_copy(update={"confirmation_id": i})
+            for c, i in zip(
+                self.confirmation_items,
+                _own_ids("confirmation", [c.confirmation_id for c in self.confirmation_items]),
+                strict=True,
+            )
+        ]
+        reason = self.reason if self.reason.strip() else "The agent gave no reason."
+        return self.model_copy(
+            update={"reason": reason, "choices": choices, "confirmation_items": items}
+        )
+
+
+def _own_ids(what: str, ids: list[str]) -> list[str]:
+    """``ids`` with each unusable one (empty, too long, repeated) replaced by its position's."""
+    taken = {i for i in ids if i.strip() and len(i) <= MAX_QUESTION_ID_CHARS}
+    kept: list[str] = []
+    for n, i in enumerate(ids, start=1):
+        usable = i.strip() and len(i) <= MAX_QUESTION_ID_CHARS and i not in kept
+        if not usable:
+            i = f"{what}-{n}"
+            while i in taken or i in kept:
+                i += "x"
+        kept.append(i)
+    return kept
+
+
+def _id_problems(what: str, ids: list[str]) -> list[str]:
+    found = [
+        f"{what} {clip(i, 60)!r} must be 1 to {MAX_QUESTION_ID_CHARS} characters"
+        for i in ids
+        if not i.strip() or len(i) > MAX_QUESTION_ID_CHARS
+    ]
+    repeated = sorted({clip(i, 60) for i in ids if ids.count(i) > 1})
+    if repeated:
+        found.append(f"{what} {', '.join(map(repr, repeated))} is used more than once")
+    return found
+
+
+def _origin(agent: AgentType) -> Any:
+    return Field(default=agent, description="Set by the system, never by the model.")
+
+
+# --- typed items of the agent-specific fields (spec 003 US24-US41) ----------------------------
+
+
+class PhaseDecision(StrEnum):
+    ADVANCE_PHASE = "ADVANCE_PHASE"
+    ROUTE_BACK = "ROUTE_BACK"
+    STOP = "STOP"
+
+
+class Severity(StrEnum):
+    LOW = "LOW"
+    MEDIUM = "MEDIUM"
+    HIGH = "HIGH"
+
+
+class CollectorSummary(WireModel):
+    phase: str = Field(description="The phase the collector closed (DISCOVERY, PLANNING ...).")
+    result_id: str = Field(description="The collector result's context id.")
+    summary: str = Field(description="What it concluded, in one sentence.")
+
+
+class ProposedSubdomain(WireModel):
+    name: str = Field(description="The subdomain: a module, a layer or a concern.")
+    focus: str = Field(description="What its discovery agent should find out.")
+    rationale: str = Field(description="Why it is a subdomain of its own.")
+
+
+class BoundaryDecision(WireModel):
+    path: str = Field(description="The file or directory the boundary runs through.")
+    boundary: str = Field(description="Where the subdomain starts or ends here, and why.")
+
+
+class SubdomainBoundary(WireModel):
+    subdomain: str = Field(description="The subdomain.")
+    paths: list[str] = Field(description="The files and directories inside it.")
+    rationale: str = Field(description="Why the boundary is drawn here and what it leaves out.")
+
+
+class ProposedTicket(WireModel):
+    ticket_id: str = Field(description="A unique id such as T-001.")
+    title: str = Field(description="What the ticket delivers, in a few words.")
+    description: str = Field(description="The change, and how to tell it is done.")
+    dependencies: list[str] = Field(description="ticketIds this ticket needs done first.")
+    discovery_links: list[str] = Field(
+        description="Context ids or file paths of the discovery findings it builds on."
+    )
+
+
+class ArchitectureDecision(WireModel):
+    decision: str = Field(description="The decision, e.g. one token bucket per client in Redis.")
+    alternatives: list[str] = Field(description="The alternatives you weighed.")
+    implications: str = Field(description="What it changes for the implementation and tickets.")
+
+
+class DependencyConflict(WireModel):
+    ticket_id: str = Field(description="The ticket whose dependencies conflict.")
+    depends_on: list[str] = Field(description="The ticketIds involved.")
+    problem: str = Field(description="The conflict: a cycle, a missing ticket, a shared change.")
+
+
+class ScopedTicket(WireModel):
+    ticket_id: str = Field(description="The planned ticket.")
+    priority: int = Field(description="1 is implemented first.")
+    in_scope: bool = Field(description="Whether it is part of this implementation round.")
+
+
+class FileChange(WireModel):
+    path: str = Field(description="The file.")
+    change: str = Field(description="What changes in it and why.")
+
+
+class PlannedTest(WireModel):
+    test: str = Field(description="The test or test suite.")
+    covers: str = Field(description="The behaviour or risk it covers.")
+
+
+class ImplementationApproach(WireModel):
+    approach: str = Field(description="The approach in one sentence.")
+    trade_offs: str = Field(description="What it costs and what it buys.")
+
+
+class TicketCompletion(WireModel):
+    ticket_id: str = Field(description="The ticket.")
+    status: VerificationStatus = Field(description="VERIFIED, PARTIAL or FAILED.")
+    note: str = Field(description="What is done and what is missing.")
+
+
+class AssessmentFinding(WireModel):
+    finding: str = Field(description="What the review found.")
+    severity: Severity = Field(description="LOW, MEDIUM or HIGH.")
+
+
+class ConflictFile(WireModel):
+    path: str = Field(description="The conflicting file.")
+    diff_summary: str = Field(description="What each side changed, in one or two sentences.")
+
+
+class ContextFinding(WireModel):
+    finding: str = Field(description="The piece of context.")
+    source: str = Field(description="Where it came from: a context id or a file path.")
+    relevance: float = Field(description="0 (unrelated) to 1 (exactly what was asked for).")
+
+
+class DispatchRoutingDecision(WireModel):
+    agent: str = Field(description="The dispatched agent: its subdomain, area or ticket.")
+    assignment: str = Field(description="What it was given to do.")
+    rationale: str = Field(description="Why the work was routed to it this way.")
+
+
+# --- one typed interrupt request per agent (spec 003's table, FR-081, FR-103..108) ------------
+
+
+class OrchestratorInterruptRequest(InterruptRequestBase):
+    origin: SkipJsonSchema[Literal[AgentType.ORCHESTRATOR]] = _origin(AgentType.ORCHESTRATOR)
+    phase: str = Field(description="The phase the run is in (DISCOVERY, PLANNING, TICKETS ...).")
+    proposed_next_phase: str = Field(description="The phase you would go to next, and why.")
+    goal: str = Field(
+        description="The goal as you read it: your interpretation in one or two sentences, "
+        "with what you take to be in and out of scope."
+    )
+    workflow_context: str = Field(
+        description="What the run has done so far that bears on the decision: phases done, "
+        "routes back, earlier answers, with their context ids."
+    )
+
+
+class OrchestratorCollectorInterruptRequest(InterruptRequestBase):
+    origin: SkipJsonSchema[Literal[AgentType.ORCHESTRATOR_COLLECTOR]] = _origin(
+        AgentType.ORCHESTRATOR_COLLECTOR
+    )
+    phase_decision: PhaseDecision = Field(
+        description="The decision you lean to; offer it and its alternatives as choices, each "
+        "saying what it means for the rest of the run."
+    )
+    collector_results: list[CollectorSummary] = Field(
+        description="One item per phase collector result that informs the decision."
+    )
+    advancement_rationale: str = Field(
+        description="Why you lean to that decision, and what would change your mind."
+    )
+
+
+class DiscoveryOrchestratorInterruptRequest(InterruptRequestBase):
+    origin: SkipJsonSchema[Literal[AgentType.DISCOVERY_ORCHESTRATOR]] = _origin(
+        AgentType.DISCOVERY_ORCHESTRATOR
+    )
+    subdomain_partitioning: list[ProposedSubdomain] = Field(
+        description="The subdomains you propose, one discovery agent each, with the rationale."
+    )
+    scope: str = Field(
+        description="The coverage you propose, broad (every module, shallow) or deep (a few "
+        "modules, thorough), and why."
+    )
+    dispatch_plan: str = Field(
+        description="How many discovery agents on what, and what that costs in time and tokens."
+    )
+
+
+class DiscoveryAgentInterruptRequest(InterruptRequestBase):
+    origin: SkipJsonSchema[Literal[AgentType.DISCOVERY_AGENT]] = _origin(AgentType.DISCOVERY_AGENT)
+    code_findings: list[FileReference] = Field(
+        description="The code your question is about: path, lines, relevance 0-1, and a note."
+    )
+    boundary_decisions: list[BoundaryDecision] = Field(
+        description="The subdomain boundaries you propose, by file or directory."
+    )
+    pattern_observations: list[str] = Field(
+        description="Patterns you saw whose meaning you are unsure of."
+    )
+
+
+class DiscoveryCollectorInterruptRequest(InterruptRequestBase):
+    origin: SkipJsonSchema[Literal[AgentType.DISCOVERY_COLLECTOR]] = _origin(
+        AgentType.DISCOVERY_COLLECTOR
+    )
+    code_references: list[FileReference] = Field(
+        description="The consolidated code references the decision rests on: path, lines, "
+        "relevance 0-1, note."
+    )
+    subdomain_boundaries: list[SubdomainBoundary] = Field(
+        description="The subdomain boundaries you propose after consolidation."
+    )
+    recommendations: list[Recommendation] = Field(
+        description="Your recommendations, each one also a confirmation item to approve or reject."
+    )
+    merge_decisions: list[str] = Field(
+        description="How you merged overlapping reports: what you deduplicated or dropped."
+    )
+
+
+class PlanningOrchestratorInterruptRequest(InterruptRequestBase):
+    origin: SkipJsonSchema[Literal[AgentType.PLANNING_ORCHESTRATOR]] = _origin(
+        AgentType.PLANNING_ORCHESTRATOR
+    )
+    ticket_decomposition: list[str] = Field(
+        description="The planning areas (or ticket groups) you propose, one per item."
+    )
+    granularity_rationale: str = Field(description="Why the work is cut at this granularity.")
+    discovery_context: str = Field(
+        description="The discovery findings you are weighing, with their context ids."
+    )
+    planning_scope: str = Field(
+        description="The scope you propose, minimal or comprehensive, and what it leaves out."
+    )
+
+
+class PlanningAgentInterruptRequest(InterruptRequestBase):
+    origin: SkipJsonSchema[Literal[AgentType.PLANNING_AGENT]] = _origin(AgentType.PLANNING_AGENT)
+    proposed_tickets: list[ProposedTicket] = Field(
+        description="The tickets you would plan: ids, descriptions, dependencies, and the "
+        "discovery findings each builds on."
+    )
+    architecture_decisions: list[ArchitectureDecision] = Field(
+        description="The architecture decisions your tickets depend on, with the alternatives."
+    )
+    discovery_references: list[str] = Field(
+        description="Context ids and file paths of the discovery findings your plan relies on."
+    )
+
+
+class PlanningCollectorInterruptRequest(InterruptRequestBase):
+    origin: SkipJsonSchema[Literal[AgentType.PLANNING_COLLECTOR]] = _origin(
+        AgentType.PLANNING_COLLECTOR
+    )
+    consolidated_tickets: list[ProposedTicket] = Field(
+        description="The consolidated ticket list as you would hand it on."
+    )
+    dependency_conflicts: list[DependencyConflict] = Field(
+        description="Dependency conflicts between tickets; offer resolutions as choices."
+    )
+    merge_decisions: list[str] = Field(
+        description="Tickets you merged or deduplicated, and why; each one also a confirmation."
+    )
+
+
+class TicketOrchestratorInterruptRequest(InterruptRequestBase):
+    origin: SkipJsonSchema[Literal[AgentType.TICKET_ORCHESTRATOR]] = _origin(
+        AgentType.TICKET_ORCHESTRATOR
+    )
+    implementation_scope: list[ScopedTicket] = Field(
+        description="The planned tickets with their priority and whether this round does them."
+    )
+    planning_context: str = Field(
+        description="The planning decisions you are relying on, with their context ids."
+    )
+    execution_strategy: str = Field(description="Sequential or parallel implementation, and why.")
+
+
+class TicketAgentInterruptRequest(InterruptRequestBase):
+    origin: SkipJsonSchema[Literal[AgentType.TICKET_AGENT]] = _origin(AgentType.TICKET_AGENT)
+    files_to_modify: list[FileChange] = Field(
+        description="The files you would change, each with what changes."
+    )
+    test_strategies: list[PlannedTest] = Field(
+        description="The tests you would add or run; each one also a confirmation item."
+    )
+    implementation_approaches: list[ImplementationApproach] = Field(
+        description="The approaches you weigh, with their trade-offs; offer them as choices."
+    )
+
+
+class TicketCollectorInterruptRequest(InterruptRequestBase):
+    origin: SkipJsonSchema[Literal[AgentType.TICKET_COLLECTOR]] = _origin(
+        AgentType.TICKET_COLLECTOR
+    )
+    completion_status: list[TicketCompletion] = Field(
+        description="Every ticket with its verification status."
+    )
+    follow_ups: list[str] = Field(
+        description="Follow-up work you found; each one also a confirmation item."
+    )
+    verification_results: str = Field(
+        description="What the verification showed, and where it is inconclusive."
+    )
+
+
+class ReviewInterruptRequest(InterruptRequestBase):
+    origin: SkipJsonSchema[Literal[AgentType.REVIEW_AGENT]] = _origin(AgentType.REVIEW_AGENT)
+    review_criteria: list[str] = Field(
+        description="The criteria you review against, as you read them."
+    )
+    assessment_findings: list[AssessmentFinding] = Field(
+        description="What you found, each with a severity."
+    )
+    approval_recommendation: AssessmentStatus = Field(
+        description="APPROVED or CHANGES_REQUESTED: what you would decide; conditions for "
+        "approval go in confirmation items."
+    )
+
+
+class MergerInterruptRequest(InterruptRequestBase):
+    origin: SkipJsonSchema[Literal[AgentType.MERGER_AGENT]] = _origin(AgentType.MERGER_AGENT)
+    conflict_files: list[ConflictFile] = Field(
+        description="The conflicting files, each with a diff summary."
+    )
+    resolution_strategies: list[str] = Field(
+        description="The resolutions you weigh (ours, theirs, manual, per file); offer them "
+        "as choices."
+    )
+    merge_approach: str = Field(description="How you would merge, and the impact on functionality.")
+
+
+class ContextManagerInterruptRequest(InterruptRequestBase):
+    origin: SkipJsonSchema[Literal[AgentType.CONTEXT_MANAGER]] = _origin(AgentType.CONTEXT_MANAGER)
+    gathering_scope: str = Field(description="What you were asked to find and how far you looked.")
+    context_findings: list[ContextFinding] = Field(
+        description="What you found, each with its source and relevance 0-1."
+    )
+    source_references: list[str] = Field(description="The context ids and file paths you read.")
+
+
+DispatchedAgentInterruptRequest = Annotated[
+    DiscoveryAgentInterruptRequest | PlanningAgentInterruptRequest | TicketAgentInterruptRequest,
+    Field(discriminator="origin"),
+]
+"""The questions of dispatched agents; their dispatch node raises them (spec 002 US4)."""
+
+
+class AgentQuestion(WireModel):
+    """A dispatched agent's own typed question, kept inside its dispatch node's interrupt."""
+
+    agent_key: str = Field(
+        description="The agent within the fan-out (``ticket-agent-2``); its choice and "
+        "confirmation ids are prefixed with it."
+    )
+    node_id: str
+    request: DispatchedAgentInterruptRequest
+
+
+class DispatchInterruptRequest(InterruptRequestBase):
+    """A dispatch node's question (FR-108): its routing decisions and the target agents' context;
+    when dispatched agents asked, their typed questions, combined (``workflows/lifting.py``)."""
+
+    routing_decisions: list[DispatchRoutingDecision] = Field(
+        description="How you routed the work to the dispatched agents, one item per agent."
+    )
+    target_agent_context: str = Field(
+        description="What the dispatched agents were given, and what they are missing."
+    )
+    agent_questions: SkipJsonSchema[list[AgentQuestion]] = Field(
+        default_factory=list,
+        description="Filled by the workflow: the dispatched agents' own questions.",
+    )
+
+
+class DiscoveryAgentDispatchInterruptRequest(DispatchInterruptRequest):
+    origin: SkipJsonSchema[Literal[AgentType.DISCOVERY_DISPATCH]] = _origin(
+        AgentType.DISCOVERY_DISPATCH
+    )
+
+
+class PlanningAgentDispatchInterruptRequest(DispatchInterruptRequest):
+    origin: SkipJsonSchema[Literal[AgentType.PLANNING_DISPATCH]] = _origin(
+        AgentType.PLANNING_DISPATCH
+    )
+
+
+class TicketAgentDispatchInterruptRequest(DispatchInterruptRequest):
+    origin: SkipJsonSchema[Literal[AgentType.TICKET_DISPATCH]] = _origin(AgentType.TICKET_DISPATCH)
+
+
+AnyInterruptRequest = Annotated[
+    OrchestratorInterruptRequest
+    | OrchestratorCollectorInterruptRequest
+    | DiscoveryOrchestratorInterruptRequest
+    | DiscoveryAgentInterruptRequest
+    | DiscoveryCollectorInterruptRequest
+    | DiscoveryAgentDispatchInterruptRequest
+    | PlanningOrchestratorInterruptRequest
+    | PlanningAgentInterruptRequest
+    | PlanningCollectorInterruptRequest
+    | PlanningAgentDispatchInterruptRequest
+    | TicketOrchestratorInterruptRequest
+    | TicketAgentInterruptRequest
+    | TicketCollectorInterruptRequest
+    | TicketAgentDispatchInterruptRequest
+    | ReviewInterruptRequest
+    | MergerInterruptRequest
+    | ContextManagerInterruptRequest,
+    Field(discriminator="origin"),
+]
+"""The sealed InterruptRequest interface: one subtype per agent, told apart by ``origin``."""
+
+
+class ResolvedBy(StrEnum):
+    HUMAN = "HUMAN"
+    AGENT_REVIEW = "AGENT_REVIEW"
+    TIMEOUT_ESCALATION = "TIMEOUT_ESCALATION"
+    CONTROLLER_AUTONOMY = "CONTROLLER_AUTONOMY"
+    """The controller answered a kind of question it earned (issue 22): a person may overrule."""
+
+
+class InterruptResolution(WireModel):
+    """A human's (or reviewer's) answer: choiceId -> option, write-ins, yes/no confirmations.
+
+    Sizes are limited at the door (``models/limits.py``): ids, answers, free text, entries.
+    """
+
+    selected_choices: dict[Id, OptionKey] = Field(default_factory=dict, max_length=MAX_ITEMS)
+    custom_inputs: dict[Id, Answer] = Field(default_factory=dict, max_length=MAX_ITEMS)
+    confirmations: dict[Id, bool] = Field(default_factory=dict, max_length=MAX_ITEMS)
+    free_text: Text | None = None
+    decided_by_text: list[Id] = Field(default_factory=list, max_length=MAX_ITEMS)
+    """Set by the workflow when it takes the answer: the choice and confirmation ids that the free
+    text alone answers, left to the translating LLM (spec 003 US23; issue 18)."""
+    stop_run: Text | None = None
+    """A person stops the run here, for this reason; nothing else need be answered. The run ends
+    FAILED with ``StoppedByPerson`` quoting it."""
+    continue_at: AgentType | None = None
+    """A person sends the run on to this agent instead of back to the one that asked: one of the
+    asking agent's own routes (``resolution_rules.redirect_targets``)."""
+    resolved_by: ResolvedBy = ResolvedBy.HUMAN
+    call: CallRecord | None = None
+    """The reviewing LLM call that gave this answer (AGENT_REVIEW, TIMEOUT_ESCALATION); set by
+    the reviewer activity. A person's answer has none (the export ignores one it carries)."""
+
+
+class InterruptRouting(Routing):
+    """The unified handler's output: 14 route fields, exactly one set (spec 000)."""
+
+    @classmethod
+    def route_for(cls, agent: AgentType) -> str | None:
+        """The field that leads to ``agent`` (spec 000's mapping table), if there is one."""
+        for alias, target in cls.route_aliases().items():
+            if target is agent:
+                return alias
+        return None
+
+    @classmethod
+    def route_targets(cls) -> set[AgentType]:
+        return {t for t in cls.route_aliases().values() if isinstance(t, AgentType)}
+
+    orchestrator_request: Annotated[OrchestratorRequest | None, Route(AgentType.ORCHESTRATOR)] = (
+        None
+    )
+    discovery_orchestrator_request: Annotated[
+        DiscoveryOrchestratorRequest | None, Route(AgentType.DISCOVERY_ORCHESTRATOR)
+    ] = None
+    planning_orchestrator_request: Annotated[
+        PlanningOrchestratorRequest | None, Route(AgentType.PLANNING_ORCHESTRATOR)
+    ] = None
+    ticket_orchestrator_request: Annotated[
+        TicketOrchestratorRequest | None, Route(AgentType.TICKET_ORCHESTRATOR)
+    ] = None
+    review_request: Annotated[ReviewRequest | None, Route(AgentType.REVIEW_AGENT)] = None
+    merger_request: Annotated[MergerRequest | None, Route(AgentType.MERGER_AGENT)] = None
+    context_manager_request: Annotated[
+        ContextManagerRoutingRequest | None, Route(AgentType.CONTEXT_MANAGER)
+    ] = None
+    orchestrator_collector_request: Annotated[
+        OrchestratorCollectorRequest | None, Route(AgentType.ORCHESTRATOR_COLLECTOR)
+    ] = None
+    discovery_collector_request: Annotated[
+        DiscoveryCollectorRequest | None, Route(AgentType.DISCOVERY_COLLECTOR)
+    ] = None
+    planning_collector_request: Annotated[
+        PlanningCollectorRequest | None, Route(AgentType.PLANNING_COLLECTOR)
+    ] = None
+    ticket_collector_request: Annotated[
+        TicketCollectorRequest | None, Route(AgentType.TICKET_COLLECTOR)
+    ] = None
+    discovery_agent_requests: Annotated[
+        DiscoveryAgentRequests | None, Route(AgentType.DISCOVERY_DISPATCH)
+    ] = None
+    planning_agent_requests: Annotated[
+        PlanningAgentRequests | None, Route(AgentType.PLANNING_DISPATCH)
+    ] = None
+    ticket_agent_requests: Annotated[
+        TicketAgentRequests | None, Route(AgentType.TICKET_DISPATCH)
+    ] = None

@@ -1,0 +1,145 @@
+"""Size limits at the door, and clipping of every text that enters workflow state or an event.
+
+Temporal refuses payloads over 2 MB and warns at 256 KB; a value that is copied into state, events
+and activity inputs must be bounded where it enters. The limits are documented in the README
+("Bad input"); what is over them is rejected with a message naming the limit.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Annotated, Any
+
+from pydantic import StringConstraints
+
+MAX_GOAL_CHARS = 8_000
+"""The start input's ``goal``."""
+MAX_TEXT_CHARS = 8_000
+"""Free text of an answer, an event's ``reason`` and ``contextForDecision``."""
+MAX_ANSWER_CHARS = 4_000
+"""One ``customInputs`` answer."""
+MAX_ID_CHARS = 200
+"""Ids: ``eventId``, ``nodeId``, ``choiceId``, ``confirmationId``."""
+MAX_ITEMS = 50
+"""Entries of one answer's maps (choices, custom inputs, confirmations) and an event's lists."""
+
+ECHO_CHARS = 200
+"""How much of a caller's value an error or event quotes."""
+EVENT_MESSAGE_CHARS = 2_000
+"""The longest event message kept in state."""
+MAX_EVENTS = 200
+"""Events kept in a workflow's state; older ones are dropped (the count of dropped is kept)."""
+MAX_EVENT_LOG_BYTES = 64 * 1024
+"""The most JSON the kept events may take, so ``status`` answers stay small."""
+
+MAX_FAN_OUT = 16
+"""Agents one dispatch node runs in parallel: the schema's ``maxItems`` of its ``requests``, and a
+reply with more is sent back to the model naming this limit (issue 18)."""
+
+MAX_OUTPUT_TOKENS_FACTOR = 8
+"""How many times its configured output tokens a person may give a stuck agent's re-run
+(doubled per answer that asks for more)."""
+MAX_REMEMBERED_EVENT_IDS = 500
+"""Supervisor event ids remembered for idempotency (the newest ones)."""
+
+Id = Annotated[str, StringConstraints(min_length=1, max_length=MAX_ID_CHARS)]
+Text = Annotated[str, StringConstraints(max_length=MAX_TEXT_CHARS)]
+Answer = Annotated[str, StringConstraints(max_length=MAX_ANSWER_CHARS)]
+
+
+PREVIOUS_OUTPUT_CHARS = 900
+"""An agent's previous output is kept (and shown to its next attempt) as compact JSON this long."""
+
+
+def compact_json(value: object, limit: int = PREVIOUS_OUTPUT_CHARS) -> str:
+    """Compact JSON, cut to ``limit`` characters with a note saying how much was left out."""
+    text = json.dumps(value, separators=(",", ":"), ensure_ascii=False, default=str)
+    if len(text) <= limit:
+        return text
+    return f"{text[:limit]}... [cut: {len(text) - limit} more characters]"
+
+
+def clip(value: object, limit: int = ECHO_CHARS) -> str:
+    """``value`` as text of at most ``limit`` characters, saying how much was cut."""
+    text = value if isinstance(value, str) else repr(value)
+    if len(text) <= limit:
+        return text
+    return f"{text[:limit]}… ({len(text) - limit} more characters)"
+
+
+def echo(value: object, limit: int = ECHO_CHARS) -> str:
+    """``repr``-style quote of a caller's value for a message, clipped to ``limit``."""
+    return clip(repr(value), limit)
+
+
+MAX_PAYLOAD_BYTES = 256 * 1024
+"""The largest signal or update payload a workflow takes (Temporal warns from 256 KB); our clients
+refuse a larger one before sending it. The README names it."""
+AGENT_OUTPUT_BYTES = 256 * 1024
+"""The most compact JSON an agent's output (or a question) keeps in the run; its longest texts are
+cut to fit. The whole reply stays in the activity's result in history. Requests are made of
+outputs, so this bounds what activity inputs, questions and continue-as-new carry."""
+AGENT_REQUEST_BYTES = 384 * 1024
+"""The most compact JSON the request of one agent call (or a question's origin) may take: with a
+fan-out of ``MAX_FAN_OUT`` a workflow task stays under Temporal's 2 MB payload and 4 MB message
+limits."""
+CUT_FLOOR_CHARS = 400
+"""Strings are never cut shorter than this (ids and choices are shorter: never cut)."""
+
+
+def json_bytes(value: object) -> int:
+    """The size of ``value`` as compact UTF-8 JSON."""
+    return len(json.dumps(value, separators=(",", ":"), ensure_ascii=False).encode())
+
+
+def fit_strings(value: Any, max_bytes: int) -> Any:
+    """JSON data ``value`` with its longest strings cut, each saying how much it lost, so that its
+    compact JSON takes at most ``max_bytes``; ``value`` itself when it fits. Strings are cut to one
+    length, the longest that fits, never below ``CUT_FLOOR_CHARS``: data made of very many short
+    strings may stay over (the caller checks with ``json_bytes``). Keys are never cut."""
+    size = json_bytes(value)
+    if size <= max_bytes:
+        return value
+    lengths = sorted((len(s) for s in _strings(value)), reverse=True)
+    if not lengths or lengths[0] <= CUT_FLOOR_CHARS:
+        return value
+    low, high = CUT_FLOOR_CHARS, lengths[0]
+    while low < high:  # the longest cut length whose saving (in characters) is enough
+        middle = (low + high + 1) // 2
+        if sum(n - middle for n in lengths if n > middle) >= size - max_bytes:
+            low = middle
+        else:
+            high = middle - 1
+    cap = low
+    while True:  # characters are not bytes: shorten until the bytes fit too
+        fitted = _cut(value, cap)
+        if cap == CUT_FLOOR_CHARS or json_bytes(fitted) <= max_bytes:
+            return fitted
+        cap = max(CUT_FLOOR_CHARS, cap * 3 // 4)
+
+
+_NOTE_CHARS = 40
+"""Room kept for the note a cut string ends with (``... [cut: N more characters]``)."""
+
+
+def _strings(value: Any) -> list[str]:
+    if isinstance(value, str):
+        return [value]
+    if isinstance(value, dict):
+        return [s for v in value.values() for s in _strings(v)]
+    if isinstance(value, list):
+        return [s for v in value for s in _strings(v)]
+    return []
+
+
+def _cut(value: Any, cap: int) -> Any:
+    if isinstance(value, str):
+        if len(value) <= cap:
+            return value
+        kept = cap - _NOTE_CHARS
+        return f"{value[:kept]}... [cut: {len(value) - kept} more characters]"
+    if isinstance(value, dict):
+        return {k: _cut(v, cap) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_cut(v, cap) for v in value]
+    return value

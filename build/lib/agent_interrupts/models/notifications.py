@@ -1,0 +1,115 @@
+"""Notifications of a waiting question (issue 14): what the workflow sends and receivers get."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from enum import StrEnum
+
+from agent_interrupts.models.agent_types import AgentType
+from agent_interrupts.models.base import WireModel
+from agent_interrupts.models.interrupts import (
+    InterruptRequestBase,
+    InterruptResolution,
+    TimeoutOutcome,
+)
+
+SCHEMA_VERSION = 1
+"""Version of the webhook payload; a change that breaks receivers raises it."""
+
+
+class NoticeKind(StrEnum):
+    QUESTION = "question"
+    """A question started waiting for a person."""
+    REMINDER = "reminder"
+    """Still waiting, at a configured fraction of the time to the deadline."""
+    ESCALATED = "escalated"
+    """Nobody answered by the deadline: a reviewing LLM answers; a person still may."""
+    RESOLVED = "resolved"
+    """Answered (``resolution.resolvedBy``: HUMAN, AGENT_REVIEW, TIMEOUT_ESCALATION or
+    CONTROLLER_AUTONOMY)."""
+    TIMED_OUT = "timed_out"
+    """Nobody answered by the deadline and the interrupt fails (``onTimeout`` FAIL)."""
+
+
+class Channel(StrEnum):
+    WEBHOOK = "webhook"
+    SLACK = "slack"
+    EMAIL = "email"
+
+
+class Question(InterruptRequestBase):
+    """The question as a person reads it: the typed request without its agent-specific fields."""
+
+    @classmethod
+    def of(cls, request: InterruptRequestBase) -> Question:
+        return cls(**{name: getattr(request, name) for name in InterruptRequestBase.model_fields})
+
+
+class Reminder(WireModel):
+    number: int
+    """1 for the first reminder."""
+    of: int
+    fraction: float
+    """Share of the time to the deadline that had passed, e.g. 0.5."""
+
+
+class Notice(WireModel):
+    """One notification as the workflow raises it; the same for every channel and attempt."""
+
+    delivery_id: str
+    """``<interrupt id>/<kind>`` (``/reminder-<n>``): one delivery per interrupt and kind."""
+    kind: NoticeKind
+    interrupt_id: str
+    orchestrator_id: str
+    origin: AgentType
+    reroute_to: AgentType | None = None
+    question: Question
+    deadline: datetime | None = None
+    on_timeout: TimeoutOutcome
+    reminder: Reminder | None = None
+    resolution: InterruptResolution | None = None
+    at: datetime
+    """Workflow time the notice was raised (stable across retries, so the signature is too)."""
+
+
+class Delivery(WireModel):
+    """One notice for one channel: the input of the ``notify`` activity."""
+
+    channel: Channel
+    notice: Notice
+
+
+class NotificationPlan(WireModel):
+    """What the worker's settings enable: channels, and reminders as fractions of the wait."""
+
+    channels: list[Channel]
+    reminders: list[float]
+
+
+class Links(WireModel):
+    ui: str
+    """The interrupt's page in the Temporal UI."""
+
+
+class Commands(WireModel):
+    """Shell commands that answer the question with its recommended answer (edit them)."""
+
+    resolve: str
+    temporal_update: str
+
+
+class NotificationPayload(Notice):
+    """The webhook's JSON body (camelCase); Slack and email render the same content."""
+
+    schema_version: int = SCHEMA_VERSION
+    namespace: str
+    links: Links
+    commands: Commands | None
+    """Present while the question can be answered (question, reminder, escalated)."""
+
+
+class NotificationInput(WireModel):
+    """The input of ``NotificationWorkflow``: a final notice and the channels to deliver it by."""
+
+    channels: list[Channel]
+    notice: Notice

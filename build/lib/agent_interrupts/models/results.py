@@ -1,0 +1,375 @@
+"""Agent results: versioned, with an id and the upstream context ids they used (spec 003).
+
+Fields wrapped in ``SkipJsonSchema`` are stamped or computed by the system after the LLM
+answers (ids, links, deduplications, execution orders); the model never writes them.
+"""
+
+from __future__ import annotations
+
+from enum import StrEnum
+from typing import Any
+
+from pydantic import Field, model_validator
+from pydantic.json_schema import SkipJsonSchema
+
+from agent_interrupts.models.agent_types import AgentType
+from agent_interrupts.models.base import WireModel
+
+SCHEMA_VERSION = "1.0"
+LEGACY_NEEDS_INPUT = "needsInput"
+"""The question field dispatched agents' results had before issue 10 (version 83c9b6c)."""
+
+
+class InvalidReference(WireModel):
+    """A file reference that the pinned workspace does not bear out."""
+
+    path: str
+    start_line: int | None = None
+    end_line: int | None = None
+    reason: str
+
+
+class ReferenceCheck(WireModel):
+    """File references of a result checked against the run's pinned commit (issue 13 item 6)."""
+
+    commit: str
+    checked: int
+    invalid: list[InvalidReference] = Field(default_factory=list)
+
+
+class AgentResult(WireModel):
+    """Base of every result. The id fields are stamped by the system, never written by the model."""
+
+    schema_version: SkipJsonSchema[str] = SCHEMA_VERSION
+    result_id: SkipJsonSchema[str] = ""
+    upstream_context_ids: SkipJsonSchema[list[str]] = Field(default_factory=list)
+    reference_check: SkipJsonSchema[ReferenceCheck | None] = None
+    """Set when the run has a workspace: how many file references were checked, which failed."""
+
+
+# --- building blocks -----------------------------------------------------------------------
+
+
+class FileReference(WireModel):
+    path: str
+    start_line: int
+    end_line: int
+    relevance: float = Field(description="0 (unrelated) to 1 (central to the goal)")
+    note: str
+    valid: SkipJsonSchema[bool] = True
+    """False when the pinned workspace has no such file or lines; kept, never curated."""
+
+
+class CrossLink(WireModel):
+    """A relation between two findings (by their text or file path)."""
+
+    source: str
+    target: str
+    relation: str
+
+
+class DiagramEdge(WireModel):
+    source: str
+    target: str
+    label: str
+
+
+class Diagram(WireModel):
+    """A diagram as structured data: named nodes and labelled edges."""
+
+    title: str
+    nodes: list[str]
+    edges: list[DiagramEdge]
+
+
+class Assignment(WireModel):
+    agent_type: AgentType
+    task: str
+
+
+class InputReference(WireModel):
+    """A typed reference to a result a collector consumed."""
+
+    result_id: str
+    agent_type: AgentType
+
+
+class Metric(WireModel):
+    name: str
+    value: float
+
+
+class DecisionType(StrEnum):
+    ADVANCE = "ADVANCE"
+    ROUTE_BACK = "ROUTE_BACK"
+    STOP = "STOP"
+    INTERRUPT = "INTERRUPT"
+    CONTEXT = "CONTEXT"
+
+
+# --- delegation template (FR-024..026) -----------------------------------------------------
+
+
+class Delegation(AgentResult):
+    """Every orchestrator's standard output: why, who, what, and which context to pass."""
+
+    goal: SkipJsonSchema[str] = ""
+    delegation_rationale: str
+    assignments: list[Assignment]
+    task_decomposition: list[str]
+    context_to_pass: list[str]
+
+
+# --- consolidation template (FR-027..029) --------------------------------------------------
+
+
+class Consolidation(AgentResult):
+    """Every collector's standard fields; the ``SkipJsonSchema`` ones are computed."""
+
+    merge_strategy: str
+    conflict_resolutions: list[str]
+    decision_rationale: str
+    input_references: SkipJsonSchema[list[InputReference]] = Field(default_factory=list)
+    aggregated_metrics: SkipJsonSchema[list[Metric]] = Field(default_factory=list)
+    decision_type: SkipJsonSchema[DecisionType | None] = None
+    derived_curation_ids: SkipJsonSchema[list[str]] = Field(default_factory=list)
+
+
+# --- discovery ------------------------------------------------------------------------------
+
+
+class DispatchedResult(AgentResult):
+    """Base of a dispatched agent's result."""
+
+    @model_validator(mode="before")
+    @classmethod
+    def _drop_legacy_needs_input(cls, data: Any) -> Any:
+        """Results recorded by 83c9b6c carried a ``needsInput`` text; a dispatched agent now
+        asks with its own typed interrupt request instead (runs in flight still read them)."""
+        if isinstance(data, dict) and LEGACY_NEEDS_INPUT in data:
+            return {k: v for k, v in data.items() if k != LEGACY_NEEDS_INPUT}
+        return data
+
+
+class DiscoveryAgentResult(DispatchedResult):
+    """One discovery agent's report on its subdomain (FR-030..036)."""
+
+    subdomain: str
+    summary: str
+    findings: list[str]
+    file_references: list[FileReference]
+    cross_links: list[CrossLink]
+    tags: list[str]
+    generated_queries: list[str]
+    diagrams: list[Diagram]
+
+
+class Recommendation(WireModel):
+    priority: int = Field(description="1 is the most urgent")
+    action: str
+    rationale: str
+
+
+class QueryFinding(WireModel):
+    query: str
+    finding: str
+    file_paths: list[str]
+
+
+class ConsolidatedReference(WireModel):
+    """A file reference seen by one or more agents, with aggregated relevance."""
+
+    path: str
+    start_line: int
+    end_line: int
+    relevance: float
+    sources: list[str] = Field(description="result ids of the reports that cited it")
+
+
+class DiscoveryCollectorResult(Consolidation):
+    """FR-037..045: recommendations, query findings, unified diagram, deduplicated references."""
+
+    summary: str
+    recommendations: list[Recommendation]
+    query_findings: list[QueryFinding]
+    architecture_diagram: Diagram
+    file_references: SkipJsonSchema[list[ConsolidatedReference]] = Field(default_factory=list)
+    cross_links: SkipJsonSchema[list[CrossLink]] = Field(default_factory=list)
+
+
+# --- planning -------------------------------------------------------------------------------
+
+
+class Effort(StrEnum):
+    S = "S"
+    M = "M"
+    L = "L"
+
+
+class PlannedTicket(WireModel):
+    """FR-050..053."""
+
+    ticket_id: str
+    title: str
+    description: str
+    tasks: list[str]
+    dependencies: list[str] = Field(description="ticketIds this ticket needs done first")
+    acceptance_criteria: list[str]
+    effort: Effort
+    discovery_links: SkipJsonSchema[list[str]] = Field(default_factory=list)
+
+
+class PlanningAgentResult(DispatchedResult):
+    area: str
+    summary: str
+    tickets: list[PlannedTicket]
+
+
+class PlanningCollectorResult(Consolidation):
+    """FR-054..058: the dependency graph and execution order are computed, not written."""
+
+    summary: str
+    tickets: list[PlannedTicket]
+    dependency_graph: SkipJsonSchema[list[DiagramEdge]] = Field(default_factory=list)
+    execution_order: SkipJsonSchema[list[str]] = Field(default_factory=list)
+    unresolved_dependencies: SkipJsonSchema[list[str]] = Field(default_factory=list)
+    discovery_reference: SkipJsonSchema[str | None] = None
+
+
+# --- tickets --------------------------------------------------------------------------------
+
+
+class VerificationStatus(StrEnum):
+    VERIFIED = "VERIFIED"
+    PARTIAL = "PARTIAL"
+    FAILED = "FAILED"
+
+
+class TestOutcome(WireModel):
+    __test__ = False  # not a pytest test class
+
+    name: str
+    passed: bool
+
+
+class CommitInfo(WireModel):
+    message: str
+    files: list[str]
+    sha: SkipJsonSchema[str | None] = None
+    """The real commit (issue 20): set from git, null when nothing changed or no workspace."""
+    branch: SkipJsonSchema[str | None] = None
+
+
+class TicketAgentResult(DispatchedResult):
+    """FR-063..066."""
+
+    ticket_id: str
+    implementation_summary: str
+    files_modified: list[str]
+    test_results: list[TestOutcome]
+    commit: CommitInfo
+    verification_status: VerificationStatus
+    discovery_reference: SkipJsonSchema[str | None] = None
+    planning_reference: SkipJsonSchema[str | None] = None
+    diff_stat: SkipJsonSchema[str | None] = None
+    """``git diff --stat`` of the ticket's commit (the diff itself is in the commit activity's
+    result in history)."""
+
+
+DispatchedAgentResult = DiscoveryAgentResult | PlanningAgentResult | TicketAgentResult
+"""What a dispatched agent returns when it finishes (told apart by their fields)."""
+
+
+class TicketCollectorResult(Consolidation):
+    """FR-067..071."""
+
+    summary: str
+    completed_tickets: list[str]
+    failed_tickets: list[str]
+    follow_ups: list[str]
+
+
+class DispatchResult(AgentResult):
+    """A dispatch node's account of the agents it ran."""
+
+    summary: str
+
+
+# --- review, merge, context, final ----------------------------------------------------------
+
+
+class AssessmentStatus(StrEnum):
+    APPROVED = "APPROVED"
+    CHANGES_REQUESTED = "CHANGES_REQUESTED"
+
+
+class ReviewFinding(WireModel):
+    """A review comment on lines of a ticket's diff (issue 20 item 5)."""
+
+    path: str = Field(description="A file the diff changes.")
+    start_line: int = Field(description="First line, in the file's new version.")
+    end_line: int
+    note: str
+    valid: SkipJsonSchema[bool] = True
+    """False when the path or lines are not part of any reviewed diff."""
+
+
+class ReviewResult(AgentResult):
+    """ReviewEvaluation (FR-075..077)."""
+
+    assessment_status: AssessmentStatus
+    feedback: str
+    suggestions: list[str]
+    findings: list[ReviewFinding] = Field(
+        default_factory=list,
+        description="Comments on lines of the diffs you reviewed (path and new line numbers).",
+    )
+    reviewed_context_ids: SkipJsonSchema[list[str]] = Field(default_factory=list)
+
+
+class CodeChange(WireModel):
+    """A run's branch after the merge: where it is, what it holds, how to get it."""
+
+    run_branch: str
+    repository: str
+    head: str
+    merged_tickets: list[str]
+    commits: list[str]
+    diff_stat: str
+    checkout: str
+    verification: str | None = None
+    pushed_to: str | None = None
+
+
+class MergeConflict(WireModel):
+    path: str
+    description: str
+    resolution_guidance: str
+
+
+class MergerResult(AgentResult):
+    """MergerValidation (FR-078..080)."""
+
+    acceptable: bool
+    summary: str
+    conflicts: list[MergeConflict]
+    merged_context_ids: SkipJsonSchema[list[str]] = Field(default_factory=list)
+    code_change: SkipJsonSchema[CodeChange | None] = None
+    """The real merge (issue 20): set from git, replacing what the model claims."""
+
+
+class ContextManagerResult(AgentResult):
+    """Context gathered for the agent that asked for it."""
+
+    findings: list[str]
+    summary: str
+
+
+class OrchestratorCollectorResult(Consolidation):
+    """The workflow's final result, with the phase decision and the full context chain."""
+
+    summary: str
+    deliverables: list[str]
+    phases_completed: list[str]
+    code_change: SkipJsonSchema[CodeChange | None] = None
+    """The run branch with the merged tickets, when the run changed code (issue 20)."""

@@ -1,0 +1,1 @@
+"""Temporal workflows. Deterministic: no I/O, no env, no wall clock."""

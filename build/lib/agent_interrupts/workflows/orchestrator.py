@@ -1,0 +1,485 @@
+"""OrchestratorWorkflow: walks the agent graph, one agent activity per step.
+
+The class is its loop, its handlers and its queries, and ``_run_node``, which says what one step
+does. Decisions are pure functions beside it (``steps``, ``resume``, ``event_rules``, ``curation``,
+``blackboard``, ``lifting``); the bookkeeping is ``run_book``; a dispatch node's fan-out is
+``fan_out``; a question's round trip is ``asking``; the supervised agent call is
+``supervised_call``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from functools import partial
+from typing import Any, NoReturn
+
+from pydantic import ValidationError
+from temporalio import workflow
+from temporalio.common import RawValue
+from temporalio.exceptions import ActivityError, ApplicationError
+
+from agent_interrupts.models.agent_types import AgentType
+from agent_interrupts.models.errors import (
+    DegenerateLoop,
+    InvalidInput,
+    Rejected,
+    StepLimitExceeded,
+    UndecodablePayload,
+    failure_message,
+)
+from agent_interrupts.models.fan_out import HeldAgent
+from agent_interrupts.models.ids import dispatched_agent_key
+from agent_interrupts.models.interrupt_events import (
+    INTERRUPT_REQUEST_EVENT_SIGNAL,
+    EventAck,
+    InterruptRequestEvent,
+)
+from agent_interrupts.models.limits import (
+    AGENT_OUTPUT_BYTES,
+    MAX_REMEMBERED_EVENT_IDS,
+    clip,
+    fit_strings,
+)
+from agent_interrupts.models.requests import OrchestratorRequest
+from agent_interrupts.models.results import OrchestratorCollectorResult
+from agent_interrupts.models.state import (
+    EntryKind,
+    EventKind,
+    HandedOverQuestion,
+    HistoryPage,
+    HistoryPageRequest,
+    NodeRef,
+    OrchestratorInput,
+    OrchestratorState,
+    OrchestratorStatus,
+    PendingStep,
+)
+from agent_interrupts.workflows import blackboard, code_changes
+from agent_interrupts.workflows.asking import (
+    QuestionHandedOver,
+    ask,
+    ask_again,
+    ask_for_steps,
+    settle_question,
+)
+from agent_interrupts.workflows.curation import with_contexts
+from agent_interrupts.workflows.event_questions import question_from_event
+from agent_interrupts.workflows.event_rules import EventVerdict, check_event
+from agent_interrupts.workflows.fan_out import (
+    keep_late_event,
+    lifted,
+    question_while_agents_run,
+    run_fan_out,
+)
+from agent_interrupts.workflows.graph import NODES, Node
+from agent_interrupts.workflows.handler_args import one_raw_payload, parse_raw, parse_values
+from agent_interrupts.workflows.handover import history_is_long
+from agent_interrupts.workflows.lifting import fan_out_context
+from agent_interrupts.workflows.run_book import RunBook, upstream_of
+from agent_interrupts.workflows.steps import decide
+from agent_interrupts.workflows.stuck_questions import more_tokens
+from agent_interrupts.workflows.visibility import claim_attributes, show_orchestrator
+from agent_interrupts.workflows.workspace import pin_workspace
+
+EVENT_ENDS_IN_QUESTION = "18-event-ends-in-question"
+"""Patch id: an agent that ignores a supervisor's event gets its question asked by the workflow
+(runs recorded before dropped the event with a warning)."""
+STEP_BUDGET_ASKS = "19-step-budget-asks-a-person"
+EVENTS_ON_DISPATCHED_AGENTS = "18-events-on-dispatched-agents"
+"""Patch id: a supervisor's signal may target a running dispatched agent (runs recorded before
+refused it)."""
+EVENTS_ON_DISPATCH_NODES = "30-events-on-dispatch-nodes-cancel-their-agents"
+"""Patch id: an event on a dispatch node cancels its running agents, which run again with the
+message (runs recorded before let them finish first)."""
+CONTINUE_AS_NEW_STEPS = 500
+"""Steps per run before continuing as new (sooner when the server suggests it)."""
+
+
+@workflow.defn(failure_exception_types=[ValidationError, UndecodablePayload])
+class OrchestratorWorkflow:
+    """A goal in, the agent graph walked, the orchestrator collector's final result out."""
+
+    @workflow.init
+    def __init__(self, *args: Any) -> None:
+        """Takes any start input; a missing or invalid one fails the run at once (``run``)."""
+        parsed = parse_values("start input", args, OrchestratorInput, max_bytes=None)
+        problem = parsed.problem
+        forged = parsed.value is not None and parsed.value.carried_state is not None
+        if forged and workflow.info().continued_run_id is None:
+            problem = "carriedState is set by the workflow when it continues as new, not by callers"
+        self._input_problem = problem
+        self._input = (
+            parsed.value
+            if parsed.value is not None and problem is None
+            else OrchestratorInput(goal="(no valid start input)")
+        )
+        input = self._input
+        self._state = input.carried_state or OrchestratorState(
+            goal=input.goal,
+            max_steps=input.max_steps,
+            interrupt_timeout_seconds=input.interrupt_timeout_seconds,
+            on_interrupt_timeout=input.on_interrupt_timeout,
+            fail_on_invalid_replies=input.fail_on_invalid_replies,
+            fail_on_step_limit=input.fail_on_step_limit,
+            question_gather_seconds=input.question_gather_seconds,
+            shadow_answers=input.shadow_answers,
+            controller_autonomy=input.controller_autonomy,
+            step_budget=input.max_steps,
+            pending=PendingStep(
+                agent_type=AgentType.ORCHESTRATOR,
+                request=OrchestratorRequest(
+                    guidance="Plan how to achieve the goal.", phase="DISCOVERY"
+                ).to_wire(),
+            ),
+        )
+        self._steps_at_start = self._state.steps_taken
+        self._book = RunBook(self._state)
+
+    @workflow.run
+    async def run(self, *args: Any) -> OrchestratorCollectorResult:
+        """Start input: one OrchestratorInput (``{"goal": "..."}``)."""
+        if self._input_problem is not None:
+            self._book.fail(
+                InvalidInput(
+                    f"{self._input_problem}. Start the workflow with one JSON object such as "
+                    '{"goal": "add rate limiting to the gateway"}.'
+                )
+            )
+        state = self._state
+        if self._input.carried_state is None:
+            self._book.event(EventKind.INFO, f"started with goal: {clip(state.goal)}")
+        if self._input.workspace is not None and state.workspace is None:
+            try:
+                state.workspace = await pin_workspace(self._input.workspace)
+            except ActivityError as err:
+                self._book.fail(
+                    InvalidInput(f"the workspace was not pinned: {failure_message(err)}")
+                )
+            pinned = state.workspace
+            self._book.event(EventKind.INFO, f"workspace {pinned.source} pinned at {pinned.commit}")
+        unlisted = await claim_attributes(state.phase)
+        if unlisted is not None and self._input.carried_state is None:
+            self._book.event(
+                EventKind.WARNING,
+                f"{unlisted}: this run's questions are not listed by `agents list --waiting` or "
+                "the inbox (`agents list` names what to create)",
+            )
+        while True:
+            if self._should_continue_as_new():
+                await self._continue_as_new(f"continuing as new after {state.steps_taken} steps")
+            if state.handed_over is not None:  # the run before continued as new while it waited
+                await self._ask_again(state.handed_over)
+                continue
+            step = state.pending
+            if step is None:
+                self._book.fail(
+                    DegenerateLoop("the run has no next step (a bug: please report it)")
+                )
+            if state.steps_taken >= state.max_steps:
+                if (
+                    state.fail_on_step_limit
+                    or state.step_budget is None
+                    or not workflow.patched(STEP_BUDGET_ASKS)
+                ):
+                    self._book.fail(
+                        StepLimitExceeded(
+                            f"the run took {state.steps_taken} agent steps without finishing, "
+                            "the limit; it is probably looping. Start it again with a larger "
+                            "maxSteps if the goal really needs more steps."
+                        )
+                    )
+                await ask_for_steps(self._book, step, state.step_budget)
+                continue
+            state.steps_taken += 1
+            try:
+                result = await self._run_node(NODES[step.agent_type], step)
+            except QuestionHandedOver as handed:
+                await self._continue_as_new(str(handed))
+            if result is not None:
+                self._book.event(EventKind.INFO, "finished: the orchestrator collector said STOP")
+                return result
+
+    @workflow.signal(
+        name=INTERRUPT_REQUEST_EVENT_SIGNAL,
+        description="A supervisor's InterruptRequestEvent (spec 000 JSON): interrupt the running "
+        "agent, then continue at rerouteToAgentType; status shows what became of it.",
+    )
+    @one_raw_payload
+    def interrupt_request_event(self, *args: object) -> None:
+        """The InterruptRequestEvent JSON: any arity, size or encoding is taken; every problem
+        becomes an event."""
+        parsed = parse_raw(INTERRUPT_REQUEST_EVENT_SIGNAL, args, InterruptRequestEvent)
+        if parsed.value is None:
+            self._book.event(
+                EventKind.ERROR, f"ignored a malformed InterruptRequestEvent: {parsed.problem}"
+            )
+            return
+        event = parsed.value
+        verdict = self._verdict(event)
+        if (
+            verdict.node_id is not None
+            and "/" in verdict.node_id
+            and not workflow.patched(EVENTS_ON_DISPATCHED_AGENTS)
+        ):  # a run recorded before refused events on dispatched agents
+            verdict = EventVerdict(None, f"{event.source_agent_type} is not running")
+        if verdict.node_id is None:
+            self._book.event(
+                EventKind.INFO, f"InterruptRequestEvent {event.event_id}: {verdict.problem}"
+            )
+            return
+        self._take_event(verdict.node_id, event)
+
+    @workflow.signal(
+        dynamic=True,
+        description=f"Any other name is recorded as ignored; send "
+        f"{INTERRUPT_REQUEST_EVENT_SIGNAL!r}.",
+    )
+    def unknown_signal(self, name: str, args: Sequence[RawValue]) -> None:
+        """A signal of any other name: an ERROR event naming the one this workflow takes."""
+        self._book.event(
+            EventKind.ERROR,
+            f"ignored unknown signal {clip(name, 60)!r}; this workflow takes "
+            f"{INTERRUPT_REQUEST_EVENT_SIGNAL!r}",
+        )
+
+    @workflow.update(
+        description="A supervisor's InterruptRequestEvent (spec 000 JSON), validated: accepted "
+        "with the node it reached, or rejected with one line naming the problem."
+    )
+    @one_raw_payload
+    def send_interrupt_event(self, *args: Any) -> EventAck:
+        """The supervisor SDK's way to send an event: accepted, or rejected with the reason."""
+        event = parse_raw("send_interrupt_event", args, InterruptRequestEvent).value
+        verdict = self._verdict(event) if event is not None else None
+        if event is None or verdict is None or verdict.node_id is None:
+            raise ApplicationError("the event changed between validation and handling")
+        what = self._take_event(verdict.node_id, event)
+        return EventAck(accepted=True, node_id=verdict.node_id, message=what)
+
+    @send_interrupt_event.validator
+    @one_raw_payload
+    def _check_event(self, *args: Any) -> None:
+        parsed = parse_raw("send_interrupt_event", args, InterruptRequestEvent)
+        if parsed.value is None:
+            raise Rejected(f"event rejected: {parsed.problem}")
+        verdict = self._verdict(parsed.value)
+        if verdict.problem is not None:
+            raise Rejected(f"event {clip(parsed.value.event_id)} rejected: {verdict.problem}")
+
+    @workflow.query(
+        description="The head of the run: phase, running node, pending interrupt, counters, "
+        "the newest entries and events."
+    )
+    def status(self) -> OrchestratorStatus:
+        """The head of the run: phase, running node, pending interrupt, counters, the newest
+        entries and events. Older entries: ``history_page``."""
+        s = self._state
+        return OrchestratorStatus(
+            workflow_id=workflow.info().workflow_id,
+            phase=s.phase,
+            current_node=s.current,
+            pending_interrupt=s.pending_interrupt,
+            steps_taken=s.steps_taken,
+            max_steps=s.max_steps,
+            history=blackboard.status_entries(s),
+            entries_recorded=s.entries_recorded,
+            interrupt_counts=s.interrupt_counts,
+            events=s.events,
+            events_recorded=s.events_recorded,
+            stored_events=s.stored_events,
+            code=s.code if s.workspace is not None else None,
+        )
+
+    @workflow.query(
+        description='Blackboard entries of this run from "start": {"start": 0, "limit": 100}.'
+    )
+    def history_page(self, *args: Any) -> HistoryPage:
+        """Entries from ``start`` that this run holds (``{"start": 0, "limit": 100}``)."""
+        parsed = parse_values("history_page", args or ({},), HistoryPageRequest)
+        if parsed.value is None:
+            raise Rejected(f"history_page: {parsed.problem}")
+        return blackboard.page(self._state, parsed.value.start, parsed.value.limit)
+
+    async def _continue_as_new(self, why: str) -> NoReturn:
+        await workflow.wait_condition(workflow.all_handlers_finished)
+        self._book.event(EventKind.INFO, why)
+        workflow.continue_as_new(
+            self._input.model_copy(update={"carried_state": blackboard.carried(self._state)})
+        )
+
+    async def _ask_again(self, handed_over: HandedOverQuestion) -> None:
+        """Ask the question the run before handed over (``asking.settle_question``) and settle
+        it as the step that asked it would have."""
+        self._state.handed_over = None
+        started = await ask_again(self._book, handed_over)
+        try:
+            await settle_question(self._book, started, handed_over.fan_out)
+        except QuestionHandedOver as handed:
+            await self._continue_as_new(str(handed))
+        keep_late_event(self._book, started.node_id)
+
+    def _should_continue_as_new(self) -> bool:
+        every = self._input.continue_as_new_every or CONTINUE_AS_NEW_STEPS
+        taken = self._state.steps_taken - self._steps_at_start
+        return history_is_long() or taken >= every
+
+    def _verdict(self, event: InterruptRequestEvent) -> EventVerdict:
+        """Whether ``event`` is taken now, and by which node (a dispatched agent's, too)."""
+        return check_event(self._state, event, self._book.calls.running())
+
+    def _take_event(self, node_id: str, event: InterruptRequestEvent) -> str:
+        """Store the event for the node and ask its running agent to interrupt (FR-008); at a
+        dispatch node, every agent of its fan-out still running is cancelled and runs again
+        with the message (finished ones keep their results). Says what happens."""
+        state = self._state
+        state.stored_events[node_id] = event
+        state.processed_event_ids.append(event.event_id)
+        del state.processed_event_ids[:-MAX_REMEMBERED_EVENT_IDS]
+        agent = event.source_agent_type
+        running = [n for n in self._book.calls.running() if n.startswith(f"{node_id}/")]
+        if running and not workflow.patched(EVENTS_ON_DISPATCH_NODES):
+            running = []  # a run recorded before let its agents finish first
+        for sub_id in running:
+            state.stored_events.setdefault(sub_id, event)
+            self._book.calls.redirect(sub_id)
+        asked = (
+            f"its running agents {', '.join(dispatched_agent_key(n) for n in running)} are "
+            "cancelled and run again, asked to interrupt"
+            if running
+            else f"{agent} was asked to interrupt"
+        )
+        then = (
+            f", then continue at {event.reroute_to_agent_type}"
+            if event.reroute_to_agent_type
+            else ""
+        )
+        self._book.event(
+            EventKind.INFO,
+            f"InterruptRequestEvent {event.event_id} accepted at {node_id}: {asked}{then}",
+            node_id,
+            agent,
+        )
+        self._book.calls.redirect(node_id)
+        return f"{agent} at {node_id}: {asked}{then}"
+
+    async def _run_node(self, node: Node, step: PendingStep) -> OrchestratorCollectorResult | None:
+        """Run one node and set the next pending step; return the final result on STOP."""
+        state = self._state
+        agent = node.agent_type
+        node_id = self._book.next_node_id(agent)
+        request, curated_ids = with_contexts(state.curated, node.request_model, step.request)
+        request_entry = self._book.record(
+            node_id,
+            agent,
+            EntryKind.REQUEST,
+            request,
+            upstream=[*step.upstream_context_ids, *curated_ids],
+        )
+        state.current = NodeRef(node_id=node_id, agent_type=agent)
+        if agent is not AgentType.CONTEXT_MANAGER:
+            state.phase = node.phase
+        show_orchestrator(state.phase, state.current, None)
+        fan_out: list[HeldAgent] = []
+        context = self._book.context()
+        if node.dispatches is not None:
+            ask_early = partial(
+                question_while_agents_run,
+                self._book,
+                node,
+                node_id,
+                request_entry,
+                request,
+                context,
+            )
+            end = await run_fan_out(
+                self._book, node, node_id, request_entry, request, step, ask_early
+            )
+            fan_out = end.fan_out
+            if end.question is not None:  # runs recorded before: settled after the fan-out
+                state.current = None
+                await settle_question(self._book, end.question, fan_out)
+            if end.question is not None or end.left:
+                state.current = None
+                keep_late_event(self._book, node_id)
+                return None
+            context += fan_out_context(node.dispatches, fan_out)
+        output_id = self._book.context_id(agent)
+        upstream = upstream_of(request_entry, request, context)
+        route: str | None = "interruptRequest"
+        git = await code_changes.before_call(
+            self._book, agent, node_id, request, step, output_id, upstream
+        )
+        payload = git.question or lifted(self._book, node, fan_out, output_id, upstream)
+        if payload is not None:  # its agents' questions, gathered: up to MAX_FAN_OUT of them
+            payload = fit_strings(payload, AGENT_OUTPUT_BYTES)
+        if payload is None:
+            tokens = more_tokens(step.resolution, step.output_tokens_factor)
+            reply = await self._book.call_agent(
+                node_id,
+                agent,
+                git.request,
+                request_entry,
+                context,
+                output_id,
+                step.interrupt_resolution,
+                output_tokens_factor=tokens,
+            )
+            if reply.stuck is not None:  # the model stays invalid: a person decides (issue 19)
+                stuck = self._book.stuck_question(agent, node.output_model, reply.stuck, node_id)
+                await ask(self._book, node_id, (agent, request), stuck, fan_out, person_only=True)
+                resumed = state.pending
+                if resumed is not None and resumed.agent_type is agent:  # doubled again later?
+                    state.pending = resumed.model_copy(update={"output_tokens_factor": tokens})
+                return None
+            payload = code_changes.after_call(git, state.code, reply.output)
+            route = reply.route
+        routing = node.output_model.model_validate(payload)
+        output = self._book.record(
+            node_id,
+            agent,
+            EntryKind.OUTPUT,
+            payload,
+            route=route,
+            upstream=upstream,
+            context_id=output_id,
+        )
+        blackboard.remember_output(state, output)
+        state.current = None
+        unanswered = state.stored_events.get(node_id)
+        if (
+            unanswered is not None
+            and route != "interruptRequest"
+            and workflow.patched(EVENT_ENDS_IN_QUESTION)
+        ):  # an accepted event is a promise: the workflow asks in the agent's place
+            self._book.event(
+                EventKind.WARNING,
+                f"{agent} did not interrupt although event {unanswered.event_id} asked it to; "
+                "the workflow asks in its place, its reply is kept and not acted on",
+                node_id,
+                agent,
+            )
+            question = question_from_event(agent, unanswered, payload)
+            await ask(self._book, node_id, (agent, request), question, fan_out)
+            return None
+        if route != "interruptRequest":
+            self._book.curate(agent, output, payload)
+        agent_results = [a.result for a in fan_out if a.result is not None]
+        decision = decide(agent, routing, output, state.history, agent_results)
+        if unanswered is not None and decision.interrupt is None:  # runs recorded before
+            del state.stored_events[node_id]
+            self._book.event(
+                EventKind.WARNING,
+                f"{agent} finished without interrupting although event {unanswered.event_id} "
+                f"asked it to; the event is dropped and the run continues at {decision.route}",
+                node_id,
+                agent,
+            )
+        if decision.failure is not None:
+            self._book.fail(decision.failure, node_id, agent)
+        if decision.final is not None:
+            return await code_changes.finish(self._book, decision.final)
+        if decision.interrupt is not None:
+            await ask(self._book, node_id, (agent, request), decision.interrupt, fan_out)
+        else:
+            state.pending = decision.step
+        return None

@@ -1,0 +1,66 @@
+"""The routing planner: a pure function from the last routing to the next step."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from agent_interrupts.models.agent_types import DISPATCHED_AGENTS, AgentType, RouteTarget
+from agent_interrupts.models.interrupts import InterruptRequestBase
+from agent_interrupts.models.routing import Routing
+from agent_interrupts.models.state import EntryKind, HistoryEntry
+
+
+@dataclass(frozen=True)
+class NextStep:
+    """The one non-null route of a routing: its field, where it leads, and its value."""
+
+    route: str
+    target: RouteTarget
+    value: Any
+
+
+def next_step(routing: Routing) -> NextStep:
+    """Last routing -> its one non-null route field -> next node (BlackboardRoutingPlanner)."""
+    route, target, value = routing.chosen_route()
+    return NextStep(route=route, target=target, value=value)
+
+
+def last_request(
+    history: list[HistoryEntry], *, exclude: frozenset[AgentType] = frozenset()
+) -> HistoryEntry | None:
+    """The most recent REQUEST entry whose agent is not excluded."""
+    for entry in reversed(history):
+        if entry.kind is EntryKind.REQUEST and entry.agent_type not in exclude:
+            return entry
+    return None
+
+
+def last_request_of(history: list[HistoryEntry], agent_type: AgentType) -> HistoryEntry | None:
+    """The most recent request the given agent consumed (FR-002)."""
+    for entry in reversed(history):
+        if entry.kind is EntryKind.REQUEST and entry.agent_type is agent_type:
+            return entry
+    return None
+
+
+def return_target(history: list[HistoryEntry]) -> HistoryEntry | None:
+    """Where the context manager hands back to: the last request that was not its own."""
+    return last_request(history, exclude=_NOT_RETURNABLE)
+
+
+_NOT_RETURNABLE = frozenset({AgentType.CONTEXT_MANAGER, *DISPATCHED_AGENTS})
+
+
+def origin_of(request: InterruptRequestBase, history: list[HistoryEntry]) -> AgentType:
+    """Who asked: the request's subtype (R6); the last request in history as the fallback (FR-002).
+
+    A dispatched agent's question belongs to its dispatch node (US4, FR-010).
+    """
+    origin = getattr(request, "origin", None)
+    if not isinstance(origin, AgentType):
+        last = last_request(history, exclude=_NOT_RETURNABLE)
+        if last is None:
+            raise ValueError("an interrupt with no origin and an empty blackboard")
+        origin = last.agent_type
+    return DISPATCHED_AGENTS.get(origin, origin)

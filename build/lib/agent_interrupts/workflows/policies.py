@@ -1,0 +1,130 @@
+"""Every timeout and retry policy, in one place."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+from temporalio.common import RetryPolicy
+
+LLM_REQUEST_TIMEOUT = timedelta(seconds=90)
+"""Default for one HTTP request to the LLM endpoint; a worker setting (LLM_REQUEST_TIMEOUT)."""
+LLM_VALIDATION_ATTEMPTS = 3
+"""Default replies asked for when they fail validation (the error fed back); a worker setting
+(LLM_VALIDATION_ATTEMPTS)."""
+LLM_MAX_OUTPUT_TOKENS = 4096
+"""Default output token limit of every request (``max_completion_tokens``); a worker setting
+(LLM_MAX_OUTPUT_TOKENS, per agent LLM_MAX_OUTPUT_TOKENS_<AGENT_TYPE>). A reply cut off there is
+sent back as invalid."""
+AGENT_CALL_MARGIN = timedelta(seconds=30)
+"""Time an agent activity needs besides its LLM requests: prompts, validation, heartbeats."""
+AGENT_START_TO_CLOSE = timedelta(hours=6)
+"""The longest one agent call (all its requests) may take, whatever the model's pace: a bound
+for a call that never ends, not a measure of the model. Liveness is the heartbeat (below), so
+a slow local model needs only the worker's LLM_REQUEST_TIMEOUT (issue 19); the worker refuses
+settings whose requests could outlast this."""
+AGENT_HEARTBEAT_INTERVAL = timedelta(seconds=1)
+"""Long activities (agent calls, translations, reviews, pinning a workspace) heartbeat this often
+while they wait, so a cancel lands within about a second."""
+AGENT_HEARTBEAT_TIMEOUT = timedelta(seconds=3)
+"""A worker that died in the middle of a long activity is noticed after this long without a
+heartbeat, and the next attempt starts on a live worker (issue 17: recovery within seconds).
+Three missed beats: a busy worker's event loop does not lag that far (tested with both cores
+busy)."""
+HEARTBEAT_THROTTLE = timedelta(seconds=1)
+"""Heartbeats reach the server at least this often, so a cancel lands within about a second."""
+
+LLM_ENDPOINT_ATTEMPTS = 5
+"""Default attempts of an agent call that meets the endpoint's retryable errors (429, 5xx,
+timeouts); a worker setting (``LlmSettings.endpoint_attempts``, env LLM_ENDPOINT_ATTEMPTS)."""
+AGENT_ACTIVITY_ATTEMPTS = 50
+"""Temporal's attempts of one long activity. Lost workers retry up to this many times; the
+endpoint's errors and one worker's local conditions stop sooner at their own counts
+(``activities/attempts.py``), so a crash never spends the endpoint's attempts."""
+WORKER_CONDITION_ATTEMPTS = 8
+"""Attempts of a step that meets a condition local to the worker that took it (a workspace path
+it cannot see, a program it lacks): retried so another worker can serve it (about 2 minutes of
+backoff in all), then the run fails naming what to change."""
+
+COUNTED_RETRY_DELAY = timedelta(seconds=1)
+COUNTED_RETRY_DELAY_MAX = timedelta(seconds=30)
+"""The endpoint's errors and a worker's local conditions wait 1, 2, 4 ... 30 s between attempts
+(``next_retry_delay`` of their failures)."""
+LOST_WORKER_RETRY_INTERVAL = timedelta(milliseconds=200)
+"""A heartbeat timeout (a worker died) is retried at once on a live worker: no backoff helps."""
+
+AGENT_RETRY = RetryPolicy(
+    initial_interval=LOST_WORKER_RETRY_INTERVAL,
+    backoff_coefficient=1.0,
+    maximum_attempts=AGENT_ACTIVITY_ATTEMPTS,
+    non_retryable_error_types=[
+        "InvalidLlmReply",
+        "LlmConfigurationError",
+        "LlmReplyTooLarge",
+        "PromptRenderError",
+        "UnknownAgentType",
+    ],
+)
+"""A lost worker's attempt is retried at once; the endpoint's errors (429, 5xx, timeouts) and a
+worker's local conditions back off and stop at their own counts (``activities/attempts.py``); bad
+replies and bad credentials are not retried."""
+
+SHADOW_DELAY = timedelta(seconds=1)
+"""A shadow answer waits this long before it asks the controller, so the run's next step gets the
+worker (and the model) first."""
+AUTONOMY_TIMEOUT = timedelta(minutes=2)
+"""Deciding whether the controller answers a question: reading the recorded shadow answers."""
+
+HISTORY_HANDOVER_BYTES = 4 * 1024 * 1024
+"""A workflow continues as new once its history is this large (or when the server suggests it,
+whichever comes first): far below the server's 50 MB limit, so a flood of signals is absorbed."""
+
+LLM_REPLY_LIMIT = 1024 * 1024
+"""Bytes of one LLM reply: half of Temporal's 2 MiB payload limit, leaving room for the event."""
+
+NOTIFY_REQUEST_TIMEOUT = timedelta(seconds=10)
+"""One delivery: an HTTP request to a webhook or Slack, or one SMTP session."""
+NOTIFY_START_TO_CLOSE = NOTIFY_REQUEST_TIMEOUT + timedelta(seconds=5)
+"""One notify attempt: its one delivery times out before this."""
+NOTIFY_RETRY = RetryPolicy(
+    initial_interval=timedelta(seconds=2),
+    backoff_coefficient=2.0,
+    maximum_interval=timedelta(seconds=60),
+    maximum_attempts=6,
+    non_retryable_error_types=["NotificationRefused"],
+)
+"""A receiver that is down is tried again with backoff; one that refuses (4xx) is not."""
+NOTIFY_SCHEDULE_TO_CLOSE = timedelta(minutes=3)
+"""Every attempt of one delivery with the backoffs between them (2+4+8+16+32 s) fits in this;
+then the failure becomes a WARNING event on the interrupt."""
+NOTIFY_PLAN_TIMEOUT = timedelta(seconds=5)
+"""The local activity that reads which channels the worker's settings enable."""
+
+SEARCH_ATTRIBUTES_TIMEOUT = timedelta(seconds=10)
+"""The local activity that lists the namespace's search attributes (once, for a run started
+without ``AgentPhase``); one attempt: a run whose server will not say goes on without them."""
+
+WORKSPACE_PIN_TIMEOUT = timedelta(minutes=10)
+"""Cloning or fetching a run's workspace and extracting its commit."""
+WORKSPACE_PIN_RETRY = RetryPolicy(
+    initial_interval=LOST_WORKER_RETRY_INTERVAL,
+    backoff_coefficient=1.0,
+    maximum_attempts=AGENT_ACTIVITY_ATTEMPTS,
+    non_retryable_error_types=["WorkspaceUnavailable"],
+)
+"""A source that is not a repository, or a ref that names no commit, fails the run at once; a path
+the worker cannot see is retried (``WORKER_CONDITION_ATTEMPTS``) so another worker can pin it."""
+
+CODE_WORK_TIMEOUT = timedelta(hours=1)
+"""One git step of the agents' code changes, with its verification run (whose own limit,
+``AGENT_TEST_TIMEOUT``, is the worker's setting); liveness is the heartbeat."""
+CODE_WORK_HEARTBEAT = AGENT_HEARTBEAT_TIMEOUT
+"""Code work heartbeats every second from its worker thread, like the agents' calls."""
+CODE_WORK_RETRY = RetryPolicy(
+    initial_interval=timedelta(seconds=1),
+    backoff_coefficient=2.0,
+    maximum_interval=timedelta(seconds=30),
+    maximum_attempts=AGENT_ACTIVITY_ATTEMPTS,
+    non_retryable_error_types=["WorktreeLimit"],
+)
+"""git lock contention and lost workers retry; too many worktrees on disk fails the run with
+the setting's name."""

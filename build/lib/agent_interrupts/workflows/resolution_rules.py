@@ -1,0 +1,258 @@
+"""Pure checks of a resolution against the question it answers (used by signal and update)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+from pydantic import ValidationError
+
+from agent_interrupts.models.agent_types import AgentType
+from agent_interrupts.models.interrupts import (
+    AnyInterruptRequest,
+    InterruptRequestBase,
+    InterruptResolution,
+    InterruptRouting,
+    InterruptType,
+    OptionKey,
+    ResolvedBy,
+    StructuredChoice,
+)
+from agent_interrupts.models.limits import MAX_TEXT_CHARS, clip
+from agent_interrupts.workflows.graph import NODES
+
+
+def resolution_problems(
+    request: InterruptRequestBase,
+    resolution: InterruptResolution,
+    *,
+    free_text_decides: bool = True,
+    in_parts: bool = False,
+) -> list[str]:
+    """Every way ``resolution`` fails to answer ``request``; empty when it is acceptable.
+
+    With ``free_text_decides``, free text may answer the choices and confirmations it leaves
+    open (spec 003 US23): the translating LLM decides them. An answer with nothing in it is
+    still refused. With ``in_parts``, a combined question's agents may be answered one at a
+    time (``unanswered_parts``): each answered agent's part whole, the others left open."""
+    if resolution.stop_run is not None:
+        return [] if has_words(resolution.stop_run) else ["stopRun needs the reason to stop"]
+    if request.type is InterruptType.PAUSE:
+        return []
+    if free_text_decides and has_words(resolution.free_text):
+        left = set(left_to_text(request, resolution))
+        complete = resolution.model_copy(
+            update={
+                "selected_choices": {
+                    **resolution.selected_choices,
+                    **{c.choice_id: OptionKey.A for c in request.choices if c.choice_id in left},
+                },
+                "confirmations": {
+                    **resolution.confirmations,
+                    **{
+                        c.confirmation_id: True
+                        for c in request.confirmation_items
+                        if c.confirmation_id in left
+                    },
+                },
+            }
+        )
+        return resolution_problems(request, complete, free_text_decides=False)
+    left_open = unanswered_parts(request, resolution) if in_parts else {}
+    may_wait = {i for ids in left_open.values() for i in ids}
+    choices = {c.choice_id: c for c in request.choices}
+    confirmations = {c.confirmation_id for c in request.confirmation_items}
+    problems: list[str] = []
+    for choice_id, option in resolution.selected_choices.items():
+        choice = choices.get(choice_id)
+        if choice is None:
+            problems.append(f"unknown choiceId {choice_id!r} (offered: {_list(choices)})")
+        elif option not in choice.offered():
+            offered = ", ".join(sorted(o.value for o in choice.offered()))
+            problems.append(
+                f"choice {choice_id!r} has no option {option.value} (offered: {offered})"
+            )
+        elif option is OptionKey.CUSTOM and not resolution.custom_inputs.get(choice_id, "").strip():
+            problems.append(
+                f"choice {choice_id!r} is CUSTOM but customInputs[{choice_id!r}] is empty"
+            )
+    for choice_id in resolution.custom_inputs:
+        if choice_id not in choices:
+            problems.append(f"customInputs names unknown choiceId {choice_id!r}")
+    for choice_id in choices:
+        if choice_id not in resolution.selected_choices and choice_id not in may_wait:
+            problems.append(f"choice {choice_id!r} has no answer in selectedChoices")
+    for confirmation_id in resolution.confirmations:
+        if confirmation_id not in confirmations:
+            problems.append(
+                f"unknown confirmationId {confirmation_id!r} (asked: {_list(confirmations)})"
+            )
+    for confirmation_id in sorted(confirmations - resolution.confirmations.keys() - may_wait):
+        problems.append(f"confirmation {confirmation_id!r} has no yes/no answer in confirmations")
+    return problems
+
+
+def part_ids(request: InterruptRequestBase) -> dict[str, list[str]]:
+    """A combined question's choice and confirmation ids by the agent they belong to
+    (``ticket-agent-3/approach`` is agent ``ticket-agent-3``'s); empty for any other question."""
+    keys = [q.agent_key for q in getattr(request, "agent_questions", ())]
+    ids = [
+        *(c.choice_id for c in request.choices),
+        *(c.confirmation_id for c in request.confirmation_items),
+    ]
+    return {key: [i for i in ids if i.startswith(f"{key}/")] for key in keys}
+
+
+def unanswered_parts(
+    request: InterruptRequestBase, resolution: InterruptResolution
+) -> dict[str, list[str]]:
+    """The agents of a combined question that ``resolution`` leaves for later, with their ids:
+    those of which it answers nothing, as long as it answers at least one agent's part (an
+    agent that asked nothing to choose or confirm is answered with the first answer).
+    Free text, a stop or an empty answer leave nothing for later."""
+    parts = part_ids(request)
+    if resolution.stop_run is not None or has_words(resolution.free_text):
+        return {}
+    given = resolution.selected_choices.keys() | resolution.confirmations.keys()
+    untouched = {key: ids for key, ids in parts.items() if not given.intersection(ids)}
+    asked_something = [key for key, ids in parts.items() if ids]
+    if all(key in untouched for key in asked_something):
+        return {}  # nothing answered: the whole question is still open
+    return {key: ids for key, ids in untouched.items() if ids}
+
+
+def left_to_text(request: InterruptRequestBase, resolution: InterruptResolution) -> list[str]:
+    """The choice and confirmation ids an answer leaves to its free text (none without text)."""
+    if not has_words(resolution.free_text):
+        return []
+    return [
+        *(c.choice_id for c in request.choices if c.choice_id not in resolution.selected_choices),
+        *(
+            c.confirmation_id
+            for c in request.confirmation_items
+            if c.confirmation_id not in resolution.confirmations
+        ),
+    ]
+
+
+def has_words(text: str | None) -> bool:
+    """Whether free text says anything (a letter or digit): blanks and symbols answer nothing."""
+    return any(c.isalnum() for c in text or "")
+
+
+def recommended_resolution(request: InterruptRequestBase) -> InterruptResolution:
+    """Every recommended option (else A) and every confirmation default."""
+    return InterruptResolution(
+        selected_choices={c.choice_id: default_option(c) for c in request.choices},
+        confirmations={c.confirmation_id: c.default_value for c in request.confirmation_items},
+        resolved_by=ResolvedBy.TIMEOUT_ESCALATION,
+    )
+
+
+def _list(ids: Iterable[str]) -> str:
+    names = sorted(ids)
+    return ", ".join(names) if names else "none"
+
+
+def allowed_route(origin: AgentType | None, reroute_to: AgentType | None) -> str | None:
+    """The one route a translation may set: the event's target if there is one, else the
+    origin's own route (spec 000's table); None when no route leads there."""
+    target = reroute_to or origin
+    return InterruptRouting.route_for(target) if target is not None else None
+
+
+def redirect_targets(origin: AgentType) -> list[AgentType]:
+    """The agents a person may send the run on to from ``origin``'s question: the agents its own
+    routing may name (the graph's edges), each with an InterruptRouting route; not the context
+    manager, a detour that returns to the agent that asked."""
+    targets = NODES[origin].output_model.route_aliases().values()
+    return [
+        t
+        for t in targets
+        if isinstance(t, AgentType)
+        and t not in (origin, AgentType.CONTEXT_MANAGER)
+        and InterruptRouting.route_for(t)
+    ]
+
+
+def redirect_problem(origin: AgentType, continue_at: AgentType | None) -> str | None:
+    """Why ``continue_at`` is not a way on from ``origin``'s question (None when it is)."""
+    if continue_at is None or continue_at is origin:
+        return None
+    targets = redirect_targets(origin)
+    if continue_at in targets:
+        return None
+    offered = ", ".join(t.value for t in targets) or "none"
+    return f"{continue_at.value} is not a route of {origin.value} (offered: {offered})"
+
+
+def default_option(choice: StructuredChoice) -> OptionKey:
+    """The one default rule (timeouts, the CLI's Enter, the UI hint): the recommendation when it
+    names an offered option other than CUSTOM, else the first offered option."""
+    offered = choice.offered() - {OptionKey.CUSTOM}
+    if choice.recommended in offered:
+        return choice.recommended
+    return min(offered, default=OptionKey.A)
+
+
+def drop_invalid_recommendations(
+    request: AnyInterruptRequest,
+) -> tuple[AnyInterruptRequest, list[str]]:
+    """The question with every recommendation that names no offered option removed, and a
+    warning per removal (an invalid recommendation is never used)."""
+    warnings: list[str] = []
+    choices = []
+    for choice in request.choices:
+        offered = choice.offered() - {OptionKey.CUSTOM}
+        if choice.recommended is not None and choice.recommended not in offered:
+            warnings.append(
+                f"choice {clip(choice.choice_id, 60)!r} recommended {choice.recommended.value}, "
+                f"which is not an offered option; the recommendation was dropped"
+            )
+            choice = choice.model_copy(update={"recommended": None})
+        choices.append(choice)
+    if not warnings:
+        return request, []
+    return request.model_copy(update={"choices": choices}), warnings
+
+
+def describe_resolution(request: InterruptRequestBase, resolution: InterruptResolution) -> str:
+    """A compact account of the question and its answer, for the agent that resumes."""
+    lines = [f"Question: {request.reason}"]
+    questions = {c.choice_id: c for c in request.choices}
+    for choice_id, option in resolution.selected_choices.items():
+        choice = questions.get(choice_id)
+        text = {o.key: o.description for o in choice.options}.get(option, "") if choice else ""
+        custom = resolution.custom_inputs.get(choice_id)
+        answer = f'CUSTOM: "{custom}"' if custom else f"{option.value} ({text})"
+        lines.append(f"- {choice.question if choice else choice_id} -> {answer}")
+    statements = {c.confirmation_id: c.statement for c in request.confirmation_items}
+    for confirmation_id, yes in resolution.confirmations.items():
+        statement = statements.get(confirmation_id, confirmation_id)
+        lines.append(f"- {statement} -> {'yes' if yes else 'no'}")
+    questions_and_statements = {
+        **{c.choice_id: c.question for c in request.choices},
+        **statements,
+    }
+    for left_id in resolution.decided_by_text:
+        asked = questions_and_statements.get(left_id, left_id)
+        lines.append(f"- {asked} -> left to the answer's own words (Note)")
+    if resolution.free_text:
+        lines.append(f"Note: {resolution.free_text}")
+    lines.append(f"Resolved by: {resolution.resolved_by.value}")
+    return "\n".join(lines)
+
+
+def untranslated_routing(
+    route: str, carried: dict[str, Any], request: InterruptRequestBase, answer: InterruptResolution
+) -> dict[str, Any] | None:
+    """The routing of an accepted answer the translator could not write: ``route`` with the
+    origin's last request (``carried``) and the person's answer added to its guidance, so the
+    agent resumes with both and the run goes on. None when ``carried`` does not fit ``route``."""
+    said = describe_resolution(request, answer)
+    guidance = f"{carried.get('guidance', '')}\n\nA person answered your question:\n{said}"
+    routing = {route: {**carried, "guidance": clip(guidance.strip(), MAX_TEXT_CHARS)}}
+    try:
+        return InterruptRouting.model_validate(routing).to_wire()
+    except ValidationError:
+        return None

@@ -1,0 +1,132 @@
+"""The question a person gets when an agent's model keeps answering invalid replies, or its
+prompt does not fit the model even with all optional context dropped (issue 19).
+
+This product exists to ask a person when an agent is stuck: after the validation attempts (or
+the context trimming), the activity reports the last problem instead of failing (unless the
+run's start input says ``failOnInvalidReplies``), and the workflow asks a HUMAN_REVIEW question
+at that node, typed as the agent's own interrupt, with what the model answered and why it was
+refused, and the routes the agent may take as choices (and, when its reply was cut off at the
+output token limit, whether its re-run gets twice the tokens). The answer runs the agent again
+through the filtered resume schema, with the person's decision in its guidance and the refusal in
+its prompt (the question's reason, which the resumed prompt quotes). Pure functions.
+"""
+
+from __future__ import annotations
+
+from agent_interrupts.models.agent_types import AgentType, Terminal
+from agent_interrupts.models.interrupts import (
+    CUSTOM_OPTION_TEXT,
+    ChoiceOption,
+    ConfirmationItem,
+    InterruptRequestBase,
+    InterruptResolution,
+    OptionKey,
+    StructuredChoice,
+)
+from agent_interrupts.models.limits import MAX_OUTPUT_TOKENS_FACTOR, MAX_TEXT_CHARS, clip
+from agent_interrupts.models.routing import Routing
+from agent_interrupts.workflows.question_types import QUESTION_TYPES, empty_fields
+from agent_interrupts.workflows.resolution_rules import redirect_targets
+
+ROUTE_CHOICE_ID = "next-step"
+MORE_TOKENS_ID = "more-output-tokens"
+"""The confirmation a stuck agent's question carries when its reply was cut off at the output
+token limit: yes doubles the tokens of its re-run (up to ``MAX_OUTPUT_TOKENS_FACTOR``)."""
+CUT_OFF = "output token limit"
+"""What the activity's problem says when the model's reply was cut off (``activities/llm.py``)."""
+AGAIN = "Run the agent again with the guidance you write in CUSTOM (or none)"
+_KEYS = (OptionKey.A, OptionKey.B, OptionKey.C)
+CUSTOM = ChoiceOption(key=OptionKey.CUSTOM, description=CUSTOM_OPTION_TEXT)
+
+
+def stuck_question(
+    agent: AgentType, output_model: type[Routing], problem: str, earlier: int = 0
+) -> InterruptRequestBase:
+    """``agent``'s typed HUMAN_REVIEW question about the step it could not finish; ``earlier``:
+    how often it was stuck before in this run. A second question offers the routes in another
+    order (another recommended way out); from the third on, running it again as before is no
+    longer offered, so the same question is never asked more than twice."""
+    cls = QUESTION_TYPES[agent.value]
+    every = [
+        (alias, target)
+        for alias, target in output_model.route_aliases().items()
+        if target is not Terminal.INTERRUPT
+    ]
+    turn = earlier % len(every) if every else 0
+    routes = [*every[turn:], *every[:turn]][: len(_KEYS) - 1]
+    descriptions = [
+        f"Run it again, told to take {alias} (-> {target.value})" for alias, target in routes
+    ]
+    again = [AGAIN] if earlier < 2 else []
+    options = [
+        ChoiceOption(key=key, description=text)
+        for key, text in zip(_KEYS, [*descriptions, *again], strict=False)
+    ]
+    before = (
+        f" It is stuck for the {_ordinal(earlier + 1)} time in this run: the earlier answers did "
+        "not help, so another way out is offered first."
+        if earlier
+        else ""
+    )
+    return cls.model_validate(
+        {
+            **empty_fields(cls),
+            "type": "HUMAN_REVIEW",
+            "reason": f"{agent.value} could not finish its step ({clip(problem, 300)}), so the "
+            f"run asks you instead of failing. Your answer runs {agent.value} again with your "
+            "decision and this reason in its prompt, unless you stop the run or send it on."
+            + before,
+            "choices": [
+                StructuredChoice(
+                    choice_id=ROUTE_CHOICE_ID,
+                    question=f"How should {agent.value} go on?",
+                    context="The routes this agent may take; your choice and your words are "
+                    "given to it as guidance when it runs again.",
+                    options=[
+                        *options,
+                        ChoiceOption(key=OptionKey.CUSTOM, description=CUSTOM_OPTION_TEXT),
+                    ],
+                    recommended=OptionKey.A,
+                ).to_wire()
+            ],
+            "confirmationItems": [_more_tokens()] if CUT_OFF in problem else [],
+            "contextForDecision": clip(
+                f"{_ways_out(agent)}\n\nWhat the model answered and why it was refused: {problem}",
+                MAX_TEXT_CHARS,
+            ),
+        }
+    )
+
+
+def _more_tokens() -> dict[str, object]:
+    return ConfirmationItem(
+        confirmation_id=MORE_TOKENS_ID,
+        statement="Give the model twice the output tokens when it runs again",
+        context="Its reply was cut off at the output token limit before its JSON was complete.",
+        default_value=True,
+        impact_if_no="It runs again with the same limit (LLM_MAX_OUTPUT_TOKENS).",
+    ).to_wire()
+
+
+def more_tokens(resolution: InterruptResolution | None, factor: int) -> int:
+    """The output tokens factor of a stuck agent's re-run: doubled when the answer said yes to
+    ``MORE_TOKENS_ID`` (at most ``MAX_OUTPUT_TOKENS_FACTOR``), else ``factor`` unchanged."""
+    if resolution is None or not resolution.confirmations.get(MORE_TOKENS_ID):
+        return factor
+    return min(factor * 2, MAX_OUTPUT_TOKENS_FACTOR)
+
+
+def _ways_out(agent: AgentType) -> str:
+    """What else the person may do than run the agent again: stop, or send the run on."""
+    targets = ", ".join(t.value for t in redirect_targets(agent))
+    on = (
+        f" or, with your answer, send the run on to {targets} instead (continueAt; "
+        "agents resolve --continue-at)"
+        if targets
+        else ""
+    )
+    return f"Other ways out: stop the run (stopRun with your reason; agents resolve --stop){on}."
+
+
+def _ordinal(n: int) -> str:
+    return {1: "first", 2: "second", 3: "third"}.get(n, f"{n}th")

@@ -1,0 +1,69 @@
+"""The wheel is the product: built from the repository, installed into a fresh venv, it runs the
+main job offline from a directory that is not the checkout, with its prompts and the inbox's
+templates read from the installed package; it installs one top-level name, not ``models`` or
+``client``."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import venv
+import zipfile
+from pathlib import Path
+
+from tests.cli.support import free_port, stack_env
+
+ROOT = Path(__file__).resolve().parents[1]
+GOAL = "add rate limiting to the gateway"
+INSTALL_TIMEOUT = 900
+RUN_TIMEOUT = 300
+PROMPTING = "agent_interrupts.activities.prompting"
+
+
+def _run(
+    args: list[str], cwd: Path, env: dict[str, str] | None = None, timeout: float = 300
+) -> subprocess.CompletedProcess[str]:
+    done = subprocess.run(args, cwd=cwd, env=env, capture_output=True, text=True, timeout=timeout)
+    said = f"{done.stdout[-3000:]}\n{done.stderr[-3000:]}"
+    assert done.returncode == 0, f"{' '.join(args)} failed:\n{said}"
+    return done
+
+
+def test_the_built_wheel_runs_the_main_job_from_any_directory(tmp_path: Path) -> None:
+    dist = tmp_path / "dist"
+    _run(
+        [sys.executable, "-m", "pip", "wheel", "--quiet", "--no-deps", "-w", str(dist), str(ROOT)],
+        cwd=tmp_path,
+        timeout=INSTALL_TIMEOUT,
+    )
+    (wheel,) = dist.glob("agent_interrupts-*.whl")
+    names = zipfile.ZipFile(wheel).namelist()
+    top = {n.split("/", 1)[0] for n in names if not n.split("/", 1)[0].endswith(".dist-info")}
+    assert top == {"agent_interrupts"}, "one installed name: nothing called models or client"
+    assert "agent_interrupts/prompts/workflow/orchestrator.jinja" in names
+    assert any(n.startswith("agent_interrupts/app/inbox/templates/") for n in names)
+
+    env_dir = tmp_path / "venv"
+    venv.create(env_dir, with_pip=True)
+    python = env_dir / "bin" / "python"
+    install = [str(python), "-m", "pip", "install", "--quiet", str(wheel)]
+    _run(install, tmp_path, None, INSTALL_TIMEOUT)
+
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    env = stack_env(tmp_path / "state", free_port(), free_port())
+    env["PATH"] = f"{env_dir / 'bin'}{os.pathsep}{env['PATH']}"
+    env.pop("PYTHONPATH", None)
+    agents = str(env_dir / "bin" / "agents")
+    try:
+        ran = _run([agents, "run", GOAL], elsewhere, env, RUN_TIMEOUT)
+        assert "Started" in ran.stdout, ran.stdout[-2000:]  # exit 0: the run completed
+        where = _run(
+            [str(python), "-c", f"import {PROMPTING} as p; print(p.PROMPTS_DIR)"],
+            elsewhere,
+            env,
+        )
+        assert str(env_dir) in where.stdout and str(ROOT) not in where.stdout
+    finally:
+        subprocess.run([agents, "down"], cwd=elsewhere, env=env, capture_output=True, timeout=120)
