@@ -33,11 +33,11 @@ from agent_interrupts.models.errors import (
     LlmContextExceeded,
     UnknownAgentType,
 )
+from agent_interrupts.models.graph import NODES, Node
 from agent_interrupts.models.interrupts import InterruptRequestBase
 from agent_interrupts.models.limits import MAX_FAN_OUT, clip
+from agent_interrupts.models.policies import AGENT_HEARTBEAT_INTERVAL
 from agent_interrupts.models.routing import Routing
-from agent_interrupts.workflows.graph import NODES, Node
-from agent_interrupts.workflows.policies import AGENT_HEARTBEAT_INTERVAL
 
 KEPT_REPLIES = 128
 """Replies a worker keeps for a retry of their attempt (at most 1 MiB each: 128 MiB at worst)."""

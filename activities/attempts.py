@@ -16,7 +16,7 @@ from typing import TypeVar
 from temporalio import activity
 
 from agent_interrupts.models.errors import AgentWorkflowError
-from agent_interrupts.workflows.policies import COUNTED_RETRY_DELAY, COUNTED_RETRY_DELAY_MAX
+from agent_interrupts.models.policies import COUNTED_RETRY_DELAY, COUNTED_RETRY_DELAY_MAX
 
 E = TypeVar("E", bound=AgentWorkflowError)
 

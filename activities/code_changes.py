@@ -26,7 +26,7 @@ from agent_interrupts.models.code import (
     WorktreeRef,
 )
 from agent_interrupts.models.errors import AgentWorkflowError
-from agent_interrupts.workflows.policies import AGENT_HEARTBEAT_INTERVAL
+from agent_interrupts.models.policies import AGENT_HEARTBEAT_INTERVAL
 
 
 class CodeChangeActivities:

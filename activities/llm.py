@@ -33,8 +33,7 @@ from agent_interrupts.models.errors import (
     describe_validation_error,
 )
 from agent_interrupts.models.limits import clip
-from agent_interrupts.models.results import SCHEMA_VERSION
-from agent_interrupts.workflows.policies import (
+from agent_interrupts.models.policies import (
     AGENT_CALL_MARGIN,
     AGENT_START_TO_CLOSE,
     LLM_ENDPOINT_ATTEMPTS,
@@ -43,6 +42,7 @@ from agent_interrupts.workflows.policies import (
     LLM_REQUEST_TIMEOUT,
     LLM_VALIDATION_ATTEMPTS,
 )
+from agent_interrupts.models.results import SCHEMA_VERSION
 
 if TYPE_CHECKING:  # the SDK is imported where a call needs it: a CLI command need not load it
     import openai
@@ -108,7 +108,7 @@ class LlmSettings:
                 f"{self.validation_attempts} validation attempts (LLM_VALIDATION_ATTEMPTS) of "
                 f"{self.request_timeout.total_seconds():g} s each (LLM_REQUEST_TIMEOUT) do not "
                 f"fit the agent activity's {AGENT_START_TO_CLOSE.total_seconds():g} s "
-                "start-to-close timeout (workflows/policies.py); lower one of them"
+                "start-to-close timeout (models/policies.py); lower one of them"
             )
 
     @property

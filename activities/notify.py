@@ -39,8 +39,8 @@ from agent_interrupts.models.notifications import (
     NotificationPlan,
     Question,
 )
-from agent_interrupts.workflows.policies import NOTIFY_REQUEST_TIMEOUT
-from agent_interrupts.workflows.visibility import suggested_answer
+from agent_interrupts.models.policies import NOTIFY_REQUEST_TIMEOUT
+from agent_interrupts.models.resolution_rules import suggested_answer
 
 DEFAULT_REMINDERS = (0.5, 0.9)
 DELIVERED = "delivered"

@@ -25,12 +25,11 @@ from agent_interrupts.activities import offline_tools
 from agent_interrupts.activities.output_schema import REPLY_KEY, is_wrapped, variants
 from agent_interrupts.models.agent_call import SUPERVISOR_MESSAGE_PREFIX
 from agent_interrupts.models.agent_types import AgentType, Terminal
-from agent_interrupts.models.ids import dispatched_agent_key
+from agent_interrupts.models.graph import NODES_BY_OUTPUT, Node
+from agent_interrupts.models.ids import agent_key, dispatched_agent_key
 from agent_interrupts.models.interrupts import InterruptRouting
 from agent_interrupts.models.requests import CONTEXT_FOUND
 from agent_interrupts.models.routing import Routing
-from agent_interrupts.workflows.graph import NODES_BY_OUTPUT, Node
-from agent_interrupts.workflows.lifting import agent_key
 
 RESOLVED_MARKER = "## Interrupt resolution"
 """Prompt heading that tells the offline model this agent's question was already answered."""

@@ -30,8 +30,8 @@ from agent_interrupts.activities.routing_info import interrupt_info, route_optio
 from agent_interrupts.models.agent_call import AgentCall
 from agent_interrupts.models.agent_types import DISPATCHED_AGENTS, AgentType
 from agent_interrupts.models.errors import PromptRenderError
+from agent_interrupts.models.graph import Node
 from agent_interrupts.models.interrupts import CUSTOM_OPTION_TEXT
-from agent_interrupts.workflows.graph import Node
 
 PROMPTS_DIR = Path(str(files("agent_interrupts") / "prompts"))
 """The templates, read as the package's data (``importlib.resources``): in the repository the

@@ -19,8 +19,8 @@ from agent_interrupts.models.interrupt_flow import (
     TranslationInput,
 )
 from agent_interrupts.models.interrupts import InterruptResolution, InterruptRouting, ResolvedBy
-from agent_interrupts.workflows.policies import AGENT_HEARTBEAT_INTERVAL
-from agent_interrupts.workflows.resolution_rules import describe_resolution, recommended_resolution
+from agent_interrupts.models.policies import AGENT_HEARTBEAT_INTERVAL
+from agent_interrupts.models.resolution_rules import describe_resolution, recommended_resolution
 
 TRANSLATOR = "INTERRUPT_TRANSLATOR"
 

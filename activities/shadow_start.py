@@ -15,7 +15,7 @@ from temporalio.client import Client
 from temporalio.exceptions import WorkflowAlreadyStartedError
 
 from agent_interrupts.models.interrupt_flow import ReviewInput, ShadowInput, TranslationInput
-from agent_interrupts.workflows.policies import SHADOW_DELAY
+from agent_interrupts.models.policies import SHADOW_DELAY
 
 SHADOW_WORKFLOW = "ShadowAnswerWorkflow"
 """``workflows.shadow.ShadowAnswerWorkflow``, by name (that module imports the activities)."""

@@ -16,7 +16,7 @@ from agent_interrupts.models.interrupts import (
     OptionKey,
     StructuredChoice,
 )
-from agent_interrupts.workflows.resolution_rules import (
+from agent_interrupts.models.resolution_rules import (
     has_words,
     redirect_problem,
     unanswered_parts,

@@ -28,9 +28,9 @@ from agent_interrupts.activities.output_schema import (
 from agent_interrupts.activities.route_filter import ROUTE_OF, routing_schema
 from agent_interrupts.app.stuck import STUCK_CHECK_SECONDS
 from agent_interrupts.models.agent_types import AgentType
+from agent_interrupts.models.graph import NODES
 from agent_interrupts.models.interrupt_flow import AgentReviewDecision
-from agent_interrupts.workflows.graph import NODES
-from agent_interrupts.workflows.policies import (
+from agent_interrupts.models.policies import (
     LLM_ENDPOINT_ATTEMPTS,
     LLM_MAX_OUTPUT_TOKENS,
     LLM_REQUEST_TIMEOUT,

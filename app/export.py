@@ -39,6 +39,7 @@ from agent_interrupts.app.lineage_records import closing_records
 from agent_interrupts.app.tool_steps import offered_tools, transcripts
 from agent_interrupts.models.agent_call import CallRecord
 from agent_interrupts.models.agent_types import AgentType
+from agent_interrupts.models.graph import NODES
 from agent_interrupts.models.interrupt_flow import (
     AgentReviewDecision,
     ChoiceDecision,
@@ -47,7 +48,6 @@ from agent_interrupts.models.interrupt_flow import (
 )
 from agent_interrupts.models.interrupts import InterruptResolution, InterruptRouting, ResolvedBy
 from agent_interrupts.models.results import SCHEMA_VERSION
-from agent_interrupts.workflows.graph import NODES
 from agent_interrupts.workflows.orchestrator import OrchestratorWorkflow
 
 

@@ -12,11 +12,11 @@ from rich.text import Text
 
 from agent_interrupts.app.sdk import RunRow, WaitingRow, continues_at, decisions
 from agent_interrupts.models.agent_types import AgentType
+from agent_interrupts.models.graph import NODES
 from agent_interrupts.models.interrupt_flow import InterruptStatus
 from agent_interrupts.models.interrupts import InterruptRequestBase
 from agent_interrupts.models.results import OrchestratorCollectorResult
 from agent_interrupts.models.state import EntryKind, GraphEvent, HistoryEntry, OrchestratorStatus
-from agent_interrupts.workflows.graph import NODES
 from agent_interrupts.workflows.visibility import question_markdown
 
 MIN_LAST_COLUMN = 20

@@ -47,6 +47,7 @@ from agent_interrupts.models.interrupt_flow import (
     ResolveAck,
 )
 from agent_interrupts.models.interrupts import InterruptRequestBase, InterruptResolution
+from agent_interrupts.models.resolution_rules import describe_resolution
 from agent_interrupts.models.results import OrchestratorCollectorResult
 from agent_interrupts.models.state import (
     DEFAULT_MAX_STEPS,
@@ -60,7 +61,6 @@ from agent_interrupts.workflows import visibility
 from agent_interrupts.workflows.interrupt import InterruptWorkflow
 from agent_interrupts.workflows.legacy import upgrade_start
 from agent_interrupts.workflows.orchestrator import OrchestratorWorkflow
-from agent_interrupts.workflows.resolution_rules import describe_resolution
 
 PHASE_AT_START = "DISCOVERY"
 QUESTION_QUERY_TIMEOUT = timedelta(seconds=2)

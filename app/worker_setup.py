@@ -28,10 +28,10 @@ from agent_interrupts.activities.tools.settings import ToolSettings
 from agent_interrupts.activities.tools.workspace import WorkspaceActivities
 from agent_interrupts.app.config import OFFLINE_MAX_ACTIVITIES, WORKER_STICKY_SECONDS
 from agent_interrupts.app.data_converter import with_checked_converter
+from agent_interrupts.models.policies import HEARTBEAT_THROTTLE
 from agent_interrupts.workflows.interrupt import InterruptWorkflow
 from agent_interrupts.workflows.notifications import NotificationWorkflow
 from agent_interrupts.workflows.orchestrator import OrchestratorWorkflow
-from agent_interrupts.workflows.policies import HEARTBEAT_THROTTLE
 
 if TYPE_CHECKING:
     from openai import AsyncOpenAI

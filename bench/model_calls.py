@@ -27,7 +27,7 @@ with workflow.unsafe.imports_passed_through():
     from agent_interrupts.activities.offline_model import OfflineModel
     from agent_interrupts.app.config import OFFLINE_MAX_ACTIVITIES
     from agent_interrupts.app.worker_setup import openai_client
-    from agent_interrupts.workflows.graph import NODES_BY_OUTPUT
+    from agent_interrupts.models.graph import NODES_BY_OUTPUT
 
 MODEL_CALL = "model_call"
 CALL_TIMEOUT = timedelta(seconds=60)

@@ -66,11 +66,11 @@ from agent_interrupts.models.agent_call import (
     PreviousContext,
 )
 from agent_interrupts.models.agent_types import DISPATCHED_AGENTS, AgentType
+from agent_interrupts.models.graph import NODES, Node
 from agent_interrupts.models.ids import make_context_id
 from agent_interrupts.models.limits import compact_json
 from agent_interrupts.models.routing import Routing
 from agent_interrupts.workflows.blackboard import RECENT_FOR_PROMPTS
-from agent_interrupts.workflows.graph import NODES, Node
 from bench.harness import bench_parser
 from bench.tokens import counter
 

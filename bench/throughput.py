@@ -66,8 +66,8 @@ from agent_interrupts.app.process_exit import exit_now
 from agent_interrupts.app.stack import pollers
 from agent_interrupts.app.worker_setup import build_worker
 from agent_interrupts.models.agent_types import AgentType
+from agent_interrupts.models.graph import NODES
 from agent_interrupts.models.state import OrchestratorInput
-from agent_interrupts.workflows.graph import NODES
 from agent_interrupts.workflows.orchestrator import OrchestratorWorkflow
 from bench.harness import (
     BareRounds,

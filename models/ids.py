@@ -41,6 +41,11 @@ def ref_component(text: str) -> str:
     return name[:100] or "x"
 
 
+def agent_key(agent: AgentType, index: int) -> str:
+    """``ticket-agent-2``: the second agent of a fan-out, counted from 1."""
+    return f"{agent.slug}-{index}"
+
+
 def dispatched_node_id(node_id: str, agent_key: str, runs: int) -> str:
     """Where a dispatched agent runs in its dispatch node: ``ticket-dispatch-033/ticket-agent-2``
     the first time, ``ticket-dispatch-033/ticket-agent-2.2`` when it runs again there with its

@@ -17,7 +17,7 @@ from agent_interrupts.activities.llm import LlmSettings
 from agent_interrupts.activities.offline_model import OfflineModel, OfflineScenario
 from agent_interrupts.app.worker_setup import build_worker
 from agent_interrupts.models.agent_types import AgentType
-from agent_interrupts.workflows.graph import NODES
+from agent_interrupts.models.graph import NODES
 from tests.support.cli import client_py
 from tests.support.interrupts import (
     full_status,

@@ -6,6 +6,7 @@ templates read from the installed package; it installs one top-level name, not `
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 import sys
 import venv
@@ -19,6 +20,7 @@ GOAL = "add rate limiting to the gateway"
 INSTALL_TIMEOUT = 900
 RUN_TIMEOUT = 300
 PROMPTING = "agent_interrupts.activities.prompting"
+NOT_SOURCES = (".venv", ".git", ".state", "build", "dist", "*.egg-info", "__pycache__", "tests")
 
 
 def _run(
@@ -31,9 +33,21 @@ def _run(
 
 
 def test_the_built_wheel_runs_the_main_job_from_any_directory(tmp_path: Path) -> None:
+    source = tmp_path / "source"  # a build writes build/ and *.egg-info beside the sources
+    shutil.copytree(ROOT, source, symlinks=True, ignore=shutil.ignore_patterns(*NOT_SOURCES))
     dist = tmp_path / "dist"
     _run(
-        [sys.executable, "-m", "pip", "wheel", "--quiet", "--no-deps", "-w", str(dist), str(ROOT)],
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "wheel",
+            "--quiet",
+            "--no-deps",
+            "-w",
+            str(dist),
+            str(source),
+        ],
         cwd=tmp_path,
         timeout=INSTALL_TIMEOUT,
     )

@@ -19,6 +19,7 @@ from agent_interrupts.models.errors import (
     failure_message,
 )
 from agent_interrupts.models.fan_out import HeldAgent
+from agent_interrupts.models.graph import NODES
 from agent_interrupts.models.interrupt_flow import (
     HAND_OVER_SIGNAL,
     HANDED_OVER,
@@ -37,6 +38,7 @@ from agent_interrupts.models.limits import (
     clip,
     fit_strings,
 )
+from agent_interrupts.models.resolution_rules import describe_resolution
 from agent_interrupts.models.state import (
     EntryKind,
     EventKind,
@@ -47,13 +49,11 @@ from agent_interrupts.models.state import (
     PendingStep,
 )
 from agent_interrupts.workflows.budget_questions import budget_question, stops_the_run
-from agent_interrupts.workflows.graph import NODES
 from agent_interrupts.workflows.handover import history_is_long
 from agent_interrupts.workflows.interrupt import InterruptWorkflow
 from agent_interrupts.workflows.interrupt_text import details_markdown, summary_line
 from agent_interrupts.workflows.lifting import answer_each
 from agent_interrupts.workflows.planner import last_request_of, origin_of
-from agent_interrupts.workflows.resolution_rules import describe_resolution
 from agent_interrupts.workflows.resume import resumed_request
 from agent_interrupts.workflows.run_book import RunBook
 from agent_interrupts.workflows.steps import decide

@@ -52,6 +52,11 @@ from agent_interrupts.models.interrupts import (
     StructuredChoice,
 )
 from agent_interrupts.models.limits import MAX_ANSWER_CHARS, clip
+from agent_interrupts.models.policies import (
+    CODE_WORK_HEARTBEAT,
+    CODE_WORK_RETRY,
+    CODE_WORK_TIMEOUT,
+)
 from agent_interrupts.models.results import (
     CodeChange,
     CommitInfo,
@@ -64,11 +69,6 @@ from agent_interrupts.models.results import (
 )
 from agent_interrupts.models.routings import MergerRouting
 from agent_interrupts.models.state import PendingStep
-from agent_interrupts.workflows.policies import (
-    CODE_WORK_HEARTBEAT,
-    CODE_WORK_RETRY,
-    CODE_WORK_TIMEOUT,
-)
 from agent_interrupts.workflows.run_book import RunBook
 
 with workflow.unsafe.imports_passed_through():

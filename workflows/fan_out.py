@@ -14,6 +14,7 @@ from agent_interrupts.models.agent_call import AgentReply, ContextItem
 from agent_interrupts.models.agent_types import Terminal
 from agent_interrupts.models.errors import AgentFailed, DegenerateLoop
 from agent_interrupts.models.fan_out import HeldAgent
+from agent_interrupts.models.graph import NODES, Node
 from agent_interrupts.models.ids import dispatched_node_id
 from agent_interrupts.models.state import EntryKind, EventKind, HistoryEntry, PendingStep
 from agent_interrupts.workflows import blackboard
@@ -22,7 +23,6 @@ from agent_interrupts.workflows.code_changes import ticket_names, ticket_step
 from agent_interrupts.workflows.curation import with_contexts
 from agent_interrupts.workflows.event_questions import question_from_event
 from agent_interrupts.workflows.fan_out_answers import AnsweredAlone, AskNow, FanOutEnd
-from agent_interrupts.workflows.graph import NODES, Node
 from agent_interrupts.workflows.lifting import (
     asked,
     fan_out_context,

@@ -19,6 +19,7 @@ from temporalio import workflow
 
 from agent_interrupts.models.agent_call import AgentReply
 from agent_interrupts.models.fan_out import HeldAgent
+from agent_interrupts.models.graph import Node
 from agent_interrupts.models.interrupt_flow import InterruptOutcome
 from agent_interrupts.models.state import EventKind, HandedOverQuestion, PendingStep
 from agent_interrupts.workflows.asking import (
@@ -30,7 +31,6 @@ from agent_interrupts.workflows.asking import (
     take_answer,
     waiting_on,
 )
-from agent_interrupts.workflows.graph import Node
 from agent_interrupts.workflows.handover import history_is_long
 from agent_interrupts.workflows.lifting import asked, with_translated_request
 from agent_interrupts.workflows.run_book import RunBook

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from temporalio import workflow
 
-from agent_interrupts.workflows.policies import HISTORY_HANDOVER_BYTES
+from agent_interrupts.models.policies import HISTORY_HANDOVER_BYTES
 
 
 def history_is_long() -> bool:

@@ -40,6 +40,22 @@ from agent_interrupts.models.interrupt_flow import (
 from agent_interrupts.models.interrupts import InterruptResolution, InterruptType, ResolvedBy
 from agent_interrupts.models.limits import clip
 from agent_interrupts.models.notifications import NoticeKind, Reminder
+from agent_interrupts.models.policies import (
+    AGENT_HEARTBEAT_TIMEOUT,
+    AGENT_RETRY,
+    AGENT_START_TO_CLOSE,
+    AUTONOMY_TIMEOUT,
+)
+from agent_interrupts.models.resolution_rules import (
+    allowed_route,
+    drop_invalid_recommendations,
+    left_to_text,
+    recommended_resolution,
+    redirect_problem,
+    resolution_problems,
+    unanswered_parts,
+    untranslated_routing,
+)
 from agent_interrupts.models.state import EventKind, GraphEvent
 from agent_interrupts.workflows.event_log import log_event, record_event
 from agent_interrupts.workflows.handler_args import one_raw_payload, parse_raw, parse_values
@@ -52,22 +68,6 @@ from agent_interrupts.workflows.interrupt_hooks import (
 )
 from agent_interrupts.workflows.legacy import started_before_notifications, upgrade_start
 from agent_interrupts.workflows.notifications import Notifier
-from agent_interrupts.workflows.policies import (
-    AGENT_HEARTBEAT_TIMEOUT,
-    AGENT_RETRY,
-    AGENT_START_TO_CLOSE,
-    AUTONOMY_TIMEOUT,
-)
-from agent_interrupts.workflows.resolution_rules import (
-    allowed_route,
-    drop_invalid_recommendations,
-    left_to_text,
-    recommended_resolution,
-    redirect_problem,
-    resolution_problems,
-    unanswered_parts,
-    untranslated_routing,
-)
 from agent_interrupts.workflows.shadow import SHADOW_SUFFIX
 from agent_interrupts.workflows.visibility import show_interrupt
 

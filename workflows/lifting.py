@@ -24,6 +24,8 @@ from typing import Any, TypeVar
 from agent_interrupts.models.agent_call import ContextItem
 from agent_interrupts.models.agent_types import AgentType
 from agent_interrupts.models.fan_out import HeldAgent
+from agent_interrupts.models.graph import NODES
+from agent_interrupts.models.ids import agent_key
 from agent_interrupts.models.interrupts import (
     AgentQuestion,
     ConfirmationItem,
@@ -36,9 +38,8 @@ from agent_interrupts.models.interrupts import (
     StructuredChoice,
 )
 from agent_interrupts.models.limits import MAX_ITEMS, clip, compact_json
+from agent_interrupts.models.resolution_rules import describe_resolution, unanswered_parts
 from agent_interrupts.models.results import DispatchResult
-from agent_interrupts.workflows.graph import NODES
-from agent_interrupts.workflows.resolution_rules import describe_resolution, unanswered_parts
 from agent_interrupts.workflows.resume import resumed_request
 from agent_interrupts.workflows.stuck_questions import more_tokens
 
@@ -54,11 +55,6 @@ DIGEST_CHARS = 400
 """How much of a finished agent's result its dispatch node's prompt shows."""
 _ASSIGNMENT_KEYS = ("subdomain", "area", "ticketId", "title")
 _SEPARATOR = "/"
-
-
-def agent_key(agent: AgentType, index: int) -> str:
-    """``ticket-agent-2``: the second agent of a fan-out, counted from 1."""
-    return f"{agent.slug}-{index}"
 
 
 def plan_fan_out(

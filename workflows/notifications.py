@@ -31,13 +31,13 @@ from agent_interrupts.models.notifications import (
     Question,
     Reminder,
 )
-from agent_interrupts.models.state import EventKind
-from agent_interrupts.workflows.policies import (
+from agent_interrupts.models.policies import (
     NOTIFY_PLAN_TIMEOUT,
     NOTIFY_RETRY,
     NOTIFY_SCHEDULE_TO_CLOSE,
     NOTIFY_START_TO_CLOSE,
 )
+from agent_interrupts.models.state import EventKind
 
 with workflow.unsafe.imports_passed_through():
     from agent_interrupts.activities.notify import NotificationActivities

@@ -28,6 +28,7 @@ from agent_interrupts.models.errors import (
     failure_message,
 )
 from agent_interrupts.models.fan_out import HeldAgent
+from agent_interrupts.models.graph import NODES, Node
 from agent_interrupts.models.ids import dispatched_agent_key
 from agent_interrupts.models.interrupt_events import (
     INTERRUPT_REQUEST_EVENT_SIGNAL,
@@ -71,7 +72,6 @@ from agent_interrupts.workflows.fan_out import (
     question_while_agents_run,
     run_fan_out,
 )
-from agent_interrupts.workflows.graph import NODES, Node
 from agent_interrupts.workflows.handler_args import one_raw_payload, parse_raw, parse_values
 from agent_interrupts.workflows.handover import history_is_long
 from agent_interrupts.workflows.lifting import fan_out_context

@@ -10,7 +10,7 @@ from temporalio.exceptions import ActivityError
 from agent_interrupts.models.errors import failure_message
 from agent_interrupts.models.interrupt_flow import ShadowAnswer, ShadowInput
 from agent_interrupts.models.limits import clip
-from agent_interrupts.workflows.policies import (
+from agent_interrupts.models.policies import (
     AGENT_HEARTBEAT_TIMEOUT,
     AGENT_RETRY,
     AGENT_START_TO_CLOSE,

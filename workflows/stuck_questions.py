@@ -24,9 +24,9 @@ from agent_interrupts.models.interrupts import (
     StructuredChoice,
 )
 from agent_interrupts.models.limits import MAX_OUTPUT_TOKENS_FACTOR, MAX_TEXT_CHARS, clip
+from agent_interrupts.models.resolution_rules import redirect_targets
 from agent_interrupts.models.routing import Routing
 from agent_interrupts.workflows.question_types import QUESTION_TYPES, empty_fields
-from agent_interrupts.workflows.resolution_rules import redirect_targets
 
 ROUTE_CHOICE_ID = "next-step"
 MORE_TOKENS_ID = "more-output-tokens"

@@ -16,13 +16,13 @@ from temporalio.workflow import ActivityHandle
 
 from agent_interrupts.models.agent_call import AgentCall, AgentReply
 from agent_interrupts.models.interrupt_events import InterruptRequestEvent
-from agent_interrupts.models.tools import ToolTrace
-from agent_interrupts.workflows.event_rules import supervisor_message
-from agent_interrupts.workflows.policies import (
+from agent_interrupts.models.policies import (
     AGENT_HEARTBEAT_TIMEOUT,
     AGENT_RETRY,
     AGENT_START_TO_CLOSE,
 )
+from agent_interrupts.models.tools import ToolTrace
+from agent_interrupts.workflows.event_rules import supervisor_message
 
 with workflow.unsafe.imports_passed_through():
     from agent_interrupts.activities.agents import AgentActivities

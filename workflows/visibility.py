@@ -19,7 +19,6 @@ import json
 import re
 from collections.abc import Iterable
 from datetime import datetime, timedelta
-from typing import Any
 
 from temporalio import workflow
 from temporalio.api.enums.v1 import IndexedValueType
@@ -35,9 +34,9 @@ from agent_interrupts.models.agent_types import AgentType
 from agent_interrupts.models.base import WireModel
 from agent_interrupts.models.interrupt_flow import InterruptInput, InterruptState
 from agent_interrupts.models.interrupts import InterruptRequestBase, InterruptType
+from agent_interrupts.models.policies import SEARCH_ATTRIBUTES_TIMEOUT
+from agent_interrupts.models.resolution_rules import redirect_targets, suggested_answer
 from agent_interrupts.models.state import NodeRef, PendingInterrupt
-from agent_interrupts.workflows.policies import SEARCH_ATTRIBUTES_TIMEOUT
-from agent_interrupts.workflows.resolution_rules import recommended_resolution, redirect_targets
 
 AGENT_PHASE = SearchAttributeKey.for_keyword("AgentPhase")
 INTERRUPT_STATE = SearchAttributeKey.for_keyword("InterruptState")
@@ -338,17 +337,6 @@ def offered_options(request: InterruptRequestBase) -> str:
         return ""
     custom = any(option.key.value == "CUSTOM" for c in request.choices for option in c.options)
     return f" ({'; '.join(offered)}{' with a text in `customInputs`' if custom else ''})"
-
-
-def suggested_answer(request: InterruptRequestBase) -> dict[str, Any]:
-    """The resolution JSON that takes the timeout rule's answer: recommendations and defaults."""
-    recommended = recommended_resolution(request)
-    return {
-        "selectedChoices": {k: v.value for k, v in recommended.selected_choices.items()},
-        "customInputs": {},
-        "confirmations": recommended.confirmations,
-        "freeText": "",
-    }
 
 
 def answer_markdown(interrupt_id: str, origin: AgentType, request: InterruptRequestBase) -> str:

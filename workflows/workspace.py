@@ -5,12 +5,12 @@ from __future__ import annotations
 
 from temporalio import workflow
 
-from agent_interrupts.models.tools import PinnedWorkspace, WorkspaceSpec
-from agent_interrupts.workflows.policies import (
+from agent_interrupts.models.policies import (
     AGENT_HEARTBEAT_TIMEOUT,
     WORKSPACE_PIN_RETRY,
     WORKSPACE_PIN_TIMEOUT,
 )
+from agent_interrupts.models.tools import PinnedWorkspace, WorkspaceSpec
 
 with workflow.unsafe.imports_passed_through():
     from agent_interrupts.activities.tools.workspace import WorkspaceActivities

@@ -11,7 +11,7 @@ import functools
 from agent_interrupts.activities.contributors.base import PromptContext, PromptContributor
 from agent_interrupts.activities.routing_info import INTERRUPT_LABEL, route_options
 from agent_interrupts.models.agent_types import DISPATCHED_AGENTS, AgentType, RouteTarget, Terminal
-from agent_interrupts.workflows.graph import NODES
+from agent_interrupts.models.graph import NODES
 
 HERE = ">>> YOU ARE HERE <<<"
 _INDENT = "    "

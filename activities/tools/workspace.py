@@ -31,8 +31,8 @@ from agent_interrupts.activities.tools.settings import ToolSettings
 from agent_interrupts.activities.tools.test_command import default_test_command
 from agent_interrupts.models.errors import AgentWorkflowError, WorkerCannotServe
 from agent_interrupts.models.limits import echo
+from agent_interrupts.models.policies import AGENT_HEARTBEAT_INTERVAL, WORKER_CONDITION_ATTEMPTS
 from agent_interrupts.models.tools import PinnedWorkspace, WorkspaceSpec
-from agent_interrupts.workflows.policies import AGENT_HEARTBEAT_INTERVAL, WORKER_CONDITION_ATTEMPTS
 
 T = TypeVar("T")
 

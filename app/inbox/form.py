@@ -13,7 +13,7 @@ from agent_interrupts.models.interrupts import (
     InterruptType,
     OptionKey,
 )
-from agent_interrupts.workflows.resolution_rules import has_words, recommended_resolution
+from agent_interrupts.models.resolution_rules import has_words, recommended_resolution
 
 CHOICE, CUSTOM, CONFIRM, TEXT = "choice.", "custom.", "confirm.", "text"
 STOP, CONTINUE_AT = "stop", "continue_at"

@@ -51,7 +51,7 @@ from agent_interrupts.app.sdk import (
 from agent_interrupts.app.stuck import stuck_ids
 from agent_interrupts.models.errors import describe_validation_error
 from agent_interrupts.models.interrupt_flow import InterruptStatus
-from agent_interrupts.workflows.resolution_rules import redirect_targets
+from agent_interrupts.models.resolution_rules import redirect_targets
 from agent_interrupts.workflows.visibility import create_commands, typed_values
 
 POLL_SECONDS = 1.0

@@ -34,10 +34,7 @@ from agent_interrupts.models.errors import (
     LlmTimedOut,
     LlmUnavailable,
 )
-from agent_interrupts.models.routings import OrchestratorRouting
-from agent_interrupts.models.state import OrchestratorInput
-from agent_interrupts.workflows.orchestrator import OrchestratorWorkflow
-from agent_interrupts.workflows.policies import (
+from agent_interrupts.models.policies import (
     AGENT_CALL_MARGIN,
     AGENT_HEARTBEAT_INTERVAL,
     AGENT_HEARTBEAT_TIMEOUT,
@@ -47,6 +44,9 @@ from agent_interrupts.workflows.policies import (
     LLM_REQUEST_TIMEOUT,
     LLM_VALIDATION_ATTEMPTS,
 )
+from agent_interrupts.models.routings import OrchestratorRouting
+from agent_interrupts.models.state import OrchestratorInput
+from agent_interrupts.workflows.orchestrator import OrchestratorWorkflow
 from tests.support.interrupts import answer_offered, interrupt_status, wait_for_interrupt
 from tests.support.openai_server import CONTEXT, CUT, HANG, HUGE, ScriptedOpenAIServer
 from tests.support.prompts import make_call
@@ -85,7 +85,7 @@ def test_every_llm_request_of_an_agent_call_times_out_before_the_activity_does()
 def test_settings_whose_requests_outlast_the_activity_are_refused() -> None:
     LlmSettings(request_timeout=SHORT_TIMEOUT, validation_attempts=10)
     too_long = (AGENT_START_TO_CLOSE - AGENT_CALL_MARGIN) / 2 + timedelta(seconds=1)
-    with pytest.raises(ValueError, match=r"workflows/policies\.py"):
+    with pytest.raises(ValueError, match=r"models/policies\.py"):
         LlmSettings(request_timeout=too_long, validation_attempts=2)
     with pytest.raises(ValueError, match="0 validation attempts"):
         LlmSettings(validation_attempts=0)

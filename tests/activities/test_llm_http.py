@@ -28,10 +28,10 @@ from agent_interrupts.activities.output_schema import decoder_schema, shared_dec
 from agent_interrupts.app.worker_setup import build_worker, openai_client
 from agent_interrupts.models.agent_types import AgentType
 from agent_interrupts.models.errors import InvalidLlmReply, LlmConfigurationError, LlmUnavailable
+from agent_interrupts.models.graph import NODES
 from agent_interrupts.models.results import OrchestratorCollectorResult
 from agent_interrupts.models.routings import OrchestratorCollectorRouting, OrchestratorRouting
 from agent_interrupts.models.state import EventKind, OrchestratorInput
-from agent_interrupts.workflows.graph import NODES
 from agent_interrupts.workflows.orchestrator import OrchestratorWorkflow
 from tests.support.interrupts import full_status
 from tests.support.openai_server import (

@@ -25,7 +25,7 @@ from agent_interrupts.models.notifications import (
     NotificationPayload,
     Question,
 )
-from agent_interrupts.workflows.policies import (
+from agent_interrupts.models.policies import (
     NOTIFY_REQUEST_TIMEOUT,
     NOTIFY_RETRY,
     NOTIFY_SCHEDULE_TO_CLOSE,

@@ -10,8 +10,8 @@ import pytest
 from agent_interrupts.activities.offline_model import OfflineModel, OfflineScenario
 from agent_interrupts.activities.output_schema import decoder_schema
 from agent_interrupts.models.agent_types import AgentType
+from agent_interrupts.models.graph import NODES
 from agent_interrupts.models.routing import Routing
-from agent_interrupts.workflows.graph import NODES
 
 GOAL = "add rate limiting to the gateway"
 MESSAGES = [{"role": "system", "content": "x"}, {"role": "user", "content": f"Goal: {GOAL}"}]

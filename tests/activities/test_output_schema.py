@@ -21,10 +21,10 @@ from agent_interrupts.activities.output_schema import (
     variants,
 )
 from agent_interrupts.activities.route_filter import ROUTE_OF, routing_schema
+from agent_interrupts.models.graph import NODES
 from agent_interrupts.models.interrupt_flow import AgentReviewDecision
 from agent_interrupts.models.interrupts import InterruptRouting
 from agent_interrupts.models.routing import Routing
-from agent_interrupts.workflows.graph import NODES
 from tests.support.schema_strategy import instances
 
 OUTPUTS: list[type[BaseModel]] = [

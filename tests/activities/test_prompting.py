@@ -15,6 +15,7 @@ from agent_interrupts.activities.offline_model import RESOLVED_MARKER
 from agent_interrupts.activities.prompting import PromptRenderer
 from agent_interrupts.models import interrupts as interrupt_models
 from agent_interrupts.models.agent_types import DISPATCHED_AGENTS, AgentType
+from agent_interrupts.models.graph import NODES
 from agent_interrupts.models.interrupts import (
     CUSTOM_OPTION_TEXT,
     ConfirmationItem,
@@ -24,7 +25,6 @@ from agent_interrupts.models.interrupts import (
 )
 from agent_interrupts.models.limits import compact_json
 from agent_interrupts.models.routing import Routing
-from agent_interrupts.workflows.graph import NODES
 from tests.support.prompts import (
     ROUTING_AGENTS,
     WORKSPACE,

@@ -18,9 +18,9 @@ from agent_interrupts.activities.route_filter import (
     routing_schema,
 )
 from agent_interrupts.models.agent_types import AgentType
+from agent_interrupts.models.graph import NODES
 from agent_interrupts.models.interrupts import InterruptRouting
-from agent_interrupts.workflows.graph import NODES
-from agent_interrupts.workflows.resolution_rules import allowed_route
+from agent_interrupts.models.resolution_rules import allowed_route
 
 FULL = strict_schema(InterruptRouting)
 

@@ -8,9 +8,9 @@ import pytest
 
 from agent_interrupts.app.answering import ask, resolution_from_flags
 from agent_interrupts.models.interrupts import OptionKey
-from agent_interrupts.workflows.resolution_rules import resolution_problems
+from agent_interrupts.models.resolution_rules import resolution_problems
+from tests.models.test_resolution_rules import REQUEST
 from tests.support.fan_out import combined_question
-from tests.workflows.test_resolution_rules import REQUEST
 
 
 def test_flags_become_a_resolution() -> None:

@@ -16,7 +16,7 @@ from agent_interrupts.app.config import (
     worker_max_activities,
     worker_sticky,
 )
-from agent_interrupts.workflows.graph import NODES
+from agent_interrupts.models.graph import NODES
 
 PROFILES = """
 [profile.default]

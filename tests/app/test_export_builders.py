@@ -30,11 +30,11 @@ from agent_interrupts.app.history import RecordedCall, RecordedInterrupt, Record
 from agent_interrupts.app.stats import Tally
 from agent_interrupts.models.agent_call import AgentCall, AgentReply, CallRecord
 from agent_interrupts.models.agent_types import AgentType
+from agent_interrupts.models.graph import NODES
 from agent_interrupts.models.interrupt_flow import InterruptInput, ReviewInput, TranslationInput
 from agent_interrupts.models.interrupts import InterruptResolution, ResolvedBy
 from agent_interrupts.models.requests import OrchestratorRequest
 from agent_interrupts.models.results import DiscoveryAgentResult
-from agent_interrupts.workflows.graph import NODES
 from tests.support.interrupts import GOAL
 
 PROMPTS = PromptRenderer()

@@ -6,7 +6,7 @@ from __future__ import annotations
 from agent_interrupts.app.sdk import accepted
 from agent_interrupts.models.agent_types import AgentType
 from agent_interrupts.models.interrupt_flow import InterruptState, InterruptStatus
-from tests.workflows.test_resolution_rules import REQUEST
+from tests.models.test_resolution_rules import REQUEST
 
 
 def _status(reroute_to: AgentType | None) -> InterruptStatus:

@@ -12,9 +12,9 @@ from agent_interrupts.activities.offline_model import OfflineModel, OfflineScena
 from agent_interrupts.activities.output_schema import decoder_schema
 from agent_interrupts.app.worker_setup import build_worker
 from agent_interrupts.models.agent_types import AgentType
+from agent_interrupts.models.graph import NODES
 from agent_interrupts.models.routing import Routing
 from agent_interrupts.models.state import OrchestratorInput
-from agent_interrupts.workflows.graph import NODES
 from agent_interrupts.workflows.orchestrator import OrchestratorWorkflow
 from bench.long_run import GOAL, RefusedPayloads, measure, report, watch
 

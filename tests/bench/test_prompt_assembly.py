@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from agent_interrupts.activities.contributors.loop_breaker import INTERRUPT_LOOP_THRESHOLD
 from agent_interrupts.models.agent_types import DISPATCHED_AGENTS, AgentType
-from agent_interrupts.workflows.graph import NODES
+from agent_interrupts.models.graph import NODES
 from bench.prompt_assembly import blackboard, measure, realistic_call, report
 
 

@@ -46,10 +46,10 @@ from agent_interrupts.models.agent_types import AgentType
 from agent_interrupts.models.interrupt_events import InterruptRequestEvent
 from agent_interrupts.models.interrupt_flow import InterruptState, InterruptStatus
 from agent_interrupts.models.interrupts import InterruptResolution, InterruptRouting
+from agent_interrupts.models.resolution_rules import recommended_resolution
 from agent_interrupts.models.routings import OrchestratorRouting
 from agent_interrupts.workflows.interrupt import InterruptWorkflow
 from agent_interrupts.workflows.orchestrator import OrchestratorWorkflow
-from agent_interrupts.workflows.resolution_rules import recommended_resolution
 from agent_interrupts.workflows.shadow import SHADOW_SUFFIX
 from agent_interrupts.workflows.visibility import dev_server_args
 from tests.support.fan_out import handed_over_together, only_part

@@ -8,6 +8,7 @@ import pytest
 from pydantic import TypeAdapter, ValidationError
 
 from agent_interrupts.models.agent_types import AgentType, Terminal
+from agent_interrupts.models.graph import NODES
 from agent_interrupts.models.interrupts import (
     AnyInterruptRequest,
     InterruptRouting,
@@ -21,7 +22,6 @@ from agent_interrupts.models.requests import (
 )
 from agent_interrupts.models.results import Delegation
 from agent_interrupts.models.routings import DiscoveryCollectorRouting, OrchestratorRouting
-from agent_interrupts.workflows.graph import NODES
 
 
 def _discovery() -> DiscoveryOrchestratorRequest:

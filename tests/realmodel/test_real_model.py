@@ -24,11 +24,11 @@ from agent_interrupts.app.model_context import with_served_context
 from agent_interrupts.app.worker_setup import build_worker
 from agent_interrupts.models.agent_types import AgentType
 from agent_interrupts.models.errors import InvalidLlmReply, LlmUnavailable
+from agent_interrupts.models.graph import NODES
 from agent_interrupts.models.interrupt_flow import InterruptOutcome
+from agent_interrupts.models.resolution_rules import allowed_route
 from agent_interrupts.models.state import EventKind
-from agent_interrupts.workflows.graph import NODES
 from agent_interrupts.workflows.orchestrator import OrchestratorWorkflow
-from agent_interrupts.workflows.resolution_rules import allowed_route
 from agent_interrupts.workflows.stuck_questions import ROUTE_CHOICE_ID
 from bench.real_model import agent_steps, server_timings
 from tests.realmodel.conftest import MODEL, RealModel

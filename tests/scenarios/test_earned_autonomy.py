@@ -32,8 +32,8 @@ from agent_interrupts.models.interrupt_flow import (
     TranslationInput,
 )
 from agent_interrupts.models.interrupts import InterruptResolution, OptionKey, ResolvedBy
+from agent_interrupts.models.resolution_rules import recommended_resolution
 from agent_interrupts.workflows.interrupt import InterruptWorkflow
-from agent_interrupts.workflows.resolution_rules import recommended_resolution
 from tests.support.interrupts import (
     interrupt_status,
     question_input,

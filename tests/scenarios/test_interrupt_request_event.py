@@ -329,7 +329,7 @@ async def test_malformed_event_is_recorded_and_the_run_is_unaffected(
 
 
 def _routing_name(agent: AgentType) -> str:
-    from agent_interrupts.workflows.graph import NODES
+    from agent_interrupts.models.graph import NODES
 
     return NODES[agent].output_model.__name__
 

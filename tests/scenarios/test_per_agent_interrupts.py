@@ -17,8 +17,8 @@ from agent_interrupts.activities.offline_model import RESOLVED_MARKER, OfflineMo
 from agent_interrupts.app.worker_setup import build_worker
 from agent_interrupts.models import interrupts
 from agent_interrupts.models.agent_types import DISPATCHED_AGENTS, AgentType
+from agent_interrupts.models.graph import NODES
 from agent_interrupts.models.interrupts import InterruptRequestBase
-from agent_interrupts.workflows.graph import NODES
 from agent_interrupts.workflows.interrupt import InterruptWorkflow
 from tests.support.interrupts import answer_all, interrupt_status, start, wait_for_interrupt
 

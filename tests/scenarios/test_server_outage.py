@@ -19,8 +19,8 @@ from temporalio.contrib.pydantic import pydantic_data_converter
 from agent_interrupts.activities.llm import LlmSettings
 from agent_interrupts.app.binaries import temporal_cli
 from agent_interrupts.app.worker_setup import build_worker
+from agent_interrupts.models.policies import AGENT_HEARTBEAT_TIMEOUT
 from agent_interrupts.workflows.orchestrator import OrchestratorWorkflow
-from agent_interrupts.workflows.policies import AGENT_HEARTBEAT_TIMEOUT
 from agent_interrupts.workflows.visibility import dev_server_args
 from tests.cli.support import free_port
 from tests.support.interrupts import GOAL

@@ -169,7 +169,7 @@ WORKER = textwrap.dedent(
     import asyncio, sys
     from datetime import timedelta
     from pathlib import Path
-    from agent_interrupts.workflows import policies
+    from agent_interrupts.models import policies
     policies.AGENT_HEARTBEAT_TIMEOUT = timedelta(seconds=2)  # a dead worker shows fast
     from temporalio.client import Client
     from temporalio.contrib.pydantic import pydantic_data_converter

@@ -11,13 +11,14 @@ from temporalio.client import WorkflowHandle
 
 from agent_interrupts.models.agent_types import AgentType
 from agent_interrupts.models.fan_out import HeldAgent
+from agent_interrupts.models.ids import agent_key
 from agent_interrupts.models.interrupts import (
     DispatchInterruptRequest,
     InterruptResolution,
     InterruptType,
     TicketAgentInterruptRequest,
 )
-from agent_interrupts.workflows.lifting import agent_key, lift
+from agent_interrupts.workflows.lifting import lift
 from agent_interrupts.workflows.orchestrator import OrchestratorWorkflow
 
 TICKET = AgentType.TICKET_AGENT

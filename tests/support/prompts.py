@@ -7,9 +7,9 @@ from typing import Any
 from agent_interrupts.activities.contributors import PromptContext, PromptContributor
 from agent_interrupts.models.agent_call import AgentCall, HistoryDigestEntry, PreviousContext
 from agent_interrupts.models.agent_types import AgentType
+from agent_interrupts.models.graph import NODES
 from agent_interrupts.models.limits import compact_json
 from agent_interrupts.models.tools import PinnedWorkspace
-from agent_interrupts.workflows.graph import NODES
 
 GOAL = "add rate limiting to the gateway"
 

@@ -17,11 +17,11 @@ from agent_interrupts.models.interrupts import (
 )
 from agent_interrupts.models.limits import MAX_EVENT_LOG_BYTES, MAX_EVENTS, MAX_PAYLOAD_BYTES, clip
 from agent_interrupts.models.requests import DiscoveryCollectorRequest, TicketAgentRequests
+from agent_interrupts.models.resolution_rules import default_option, drop_invalid_recommendations
 from agent_interrupts.models.results import DiscoveryAgentResult
 from agent_interrupts.models.state import EventKind, GraphEvent, OrchestratorInput
 from agent_interrupts.workflows.event_log import record_event
 from agent_interrupts.workflows.handler_args import parse_values
-from agent_interrupts.workflows.resolution_rules import default_option, drop_invalid_recommendations
 from agent_interrupts.workflows.resume import resumed_request
 
 

@@ -33,9 +33,9 @@ from agent_interrupts.models.agent_types import AgentType
 from agent_interrupts.models.interrupt_events import INTERRUPT_REQUEST_EVENT_SIGNAL
 from agent_interrupts.models.interrupt_flow import InterruptState
 from agent_interrupts.models.interrupts import ResolvedBy
+from agent_interrupts.models.policies import NOTIFY_RETRY
 from agent_interrupts.models.state import EventKind
 from agent_interrupts.workflows.interrupt import InterruptWorkflow
-from agent_interrupts.workflows.policies import NOTIFY_RETRY
 from tests.support.interrupts import (
     answer_all,
     interrupt_status,

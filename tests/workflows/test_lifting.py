@@ -11,6 +11,7 @@ import pytest
 
 from agent_interrupts.models.agent_types import AgentType
 from agent_interrupts.models.fan_out import HeldAgent
+from agent_interrupts.models.graph import NODES
 from agent_interrupts.models.interrupts import (
     InterruptResolution,
     InterruptType,
@@ -19,7 +20,6 @@ from agent_interrupts.models.interrupts import (
 )
 from agent_interrupts.models.limits import MAX_ITEMS
 from agent_interrupts.models.results import TicketAgentResult
-from agent_interrupts.workflows.graph import NODES
 from agent_interrupts.workflows.interrupt_text import details_markdown
 from agent_interrupts.workflows.lifting import (
     DISPATCH_QUESTIONS,

@@ -4,9 +4,9 @@ another way out, never the same question more than twice (issue 30 item 3)."""
 from __future__ import annotations
 
 from agent_interrupts.models.agent_types import AgentType, Terminal
+from agent_interrupts.models.graph import NODES
 from agent_interrupts.models.interrupts import InterruptResolution, OptionKey
 from agent_interrupts.models.limits import MAX_OUTPUT_TOKENS_FACTOR
-from agent_interrupts.workflows.graph import NODES
 from agent_interrupts.workflows.stuck_questions import (
     AGAIN,
     MORE_TOKENS_ID,

@@ -19,10 +19,10 @@ from agent_interrupts.app.worker_setup import build_worker
 from agent_interrupts.models.agent_types import AgentType
 from agent_interrupts.models.interrupt_flow import InterruptState
 from agent_interrupts.models.interrupts import InterruptResolution, InterruptType
+from agent_interrupts.models.resolution_rules import resolution_problems
 from agent_interrupts.workflows import visibility
-from agent_interrupts.workflows.resolution_rules import resolution_problems
+from tests.models.test_resolution_rules import REQUEST
 from tests.support.interrupts import GOAL, wait_for_interrupt
-from tests.workflows.test_resolution_rules import REQUEST
 
 
 @pytest.mark.parametrize(

@@ -15,7 +15,7 @@ from agent_interrupts.activities.contributors import (
 from agent_interrupts.activities.contributors.base import MAX_SECTION_CHARS
 from agent_interrupts.activities.prompting import PromptRenderer
 from agent_interrupts.models.agent_types import AgentType
-from agent_interrupts.workflows.graph import NODES
+from agent_interrupts.models.graph import NODES
 from tests.support.prompts import Exploding, Fixed, entry, make_call, make_ctx
 
 

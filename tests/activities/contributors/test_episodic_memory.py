@@ -8,7 +8,7 @@ from agent_interrupts.activities.contributors import EpisodicMemoryContributor, 
 from agent_interrupts.activities.prompting import PromptRenderer
 from agent_interrupts.activities.tools.catalog import CODE_AGENTS, MEMORY_AGENTS, tools_for
 from agent_interrupts.models.agent_types import AgentType
-from agent_interrupts.workflows.graph import NODES
+from agent_interrupts.models.graph import NODES
 from tests.support.prompts import WORKSPACE, make_call, make_ctx
 
 RENDERER = PromptRenderer()

@@ -15,8 +15,8 @@ from agent_interrupts.activities.offline_model import OfflineModel
 from agent_interrupts.activities.output_schema import decoder_schema
 from agent_interrupts.activities.prompting import PromptRenderer
 from agent_interrupts.models.agent_types import AgentType
+from agent_interrupts.models.graph import NODES
 from agent_interrupts.models.routing import Routing
-from agent_interrupts.workflows.graph import NODES
 from tests.support.prompts import (
     GOAL,
     ROUTING_AGENTS,

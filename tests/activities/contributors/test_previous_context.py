@@ -8,8 +8,8 @@ from agent_interrupts.activities.contributors import PreviousContextContributor,
 from agent_interrupts.activities.contributors.previous_context import FIRST_ATTEMPT
 from agent_interrupts.activities.prompting import PromptRenderer
 from agent_interrupts.models.agent_types import AgentType
+from agent_interrupts.models.graph import NODES
 from agent_interrupts.models.limits import PREVIOUS_OUTPUT_CHARS, compact_json
-from agent_interrupts.workflows.graph import NODES
 from tests.support.prompts import make_call, make_ctx, previous
 
 RENDERER = PromptRenderer()

@@ -9,7 +9,7 @@ from agent_interrupts.activities.contributors import default_registry
 from agent_interrupts.activities.contributors.we_are_here import HERE, render_graph
 from agent_interrupts.activities.prompting import PromptRenderer
 from agent_interrupts.models.agent_types import DISPATCHED_AGENTS, AgentType, Terminal
-from agent_interrupts.workflows.graph import NODES
+from agent_interrupts.models.graph import NODES
 from tests.support.prompts import make_call
 
 RENDERER = PromptRenderer()

@@ -8,6 +8,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from agent_interrupts.models.agent_types import AgentType
+from agent_interrupts.models.graph import NODES
 from agent_interrupts.models.interrupts import (
     AnyInterruptRequest,
     InterruptRequestBase,
@@ -19,7 +20,6 @@ from agent_interrupts.models.interrupts import (
     StructuredChoice,
 )
 from agent_interrupts.models.limits import MAX_TEXT_CHARS, clip
-from agent_interrupts.workflows.graph import NODES
 
 
 def resolution_problems(
@@ -147,6 +147,17 @@ def recommended_resolution(request: InterruptRequestBase) -> InterruptResolution
         confirmations={c.confirmation_id: c.default_value for c in request.confirmation_items},
         resolved_by=ResolvedBy.TIMEOUT_ESCALATION,
     )
+
+
+def suggested_answer(request: InterruptRequestBase) -> dict[str, Any]:
+    """The resolution JSON that takes the timeout rule's answer: recommendations and defaults."""
+    recommended = recommended_resolution(request)
+    return {
+        "selectedChoices": {k: v.value for k, v in recommended.selected_choices.items()},
+        "customInputs": {},
+        "confirmations": recommended.confirmations,
+        "freeText": "",
+    }
 
 
 def _list(ids: Iterable[str]) -> str:

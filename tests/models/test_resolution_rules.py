@@ -3,14 +3,14 @@
 from __future__ import annotations
 
 from agent_interrupts.models.agent_types import AgentType
+from agent_interrupts.models.graph import NODES
 from agent_interrupts.models.interrupts import (
     InterruptResolution,
     InterruptType,
     OrchestratorInterruptRequest,
     ResolvedBy,
 )
-from agent_interrupts.workflows.graph import NODES
-from agent_interrupts.workflows.resolution_rules import (
+from agent_interrupts.models.resolution_rules import (
     describe_resolution,
     recommended_resolution,
     redirect_problem,

@@ -1,1 +1,0 @@
-"""Temporal activities: everything that does I/O (LLM calls, templates)."""

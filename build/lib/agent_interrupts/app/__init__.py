@@ -1,1 +1,0 @@
-"""Process-level wiring: settings from the environment, the embedded dev server, the worker."""

@@ -1,1 +1,0 @@
-"""Pydantic types shared by workflows, activities, the worker and the client SDK."""

@@ -1,1 +1,0 @@
-"""Temporal workflows. Deterministic: no I/O, no env, no wall clock."""
