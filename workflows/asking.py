@@ -152,7 +152,7 @@ async def start_question(
             node_id,
             origin,
         )
-    event = state.stored_events.pop(node_id, None)
+    event = book.supervisor.take(node_id)
     state.interrupts_started += 1
     child_id = f"{workflow.info().workflow_id}-interrupt-{state.interrupts_started}"
     request = fitted_question(request)

@@ -9,6 +9,7 @@ from agent_interrupts.models.agent_call import SUPERVISOR_MESSAGE_PREFIX
 from agent_interrupts.models.agent_types import DISPATCHED_AGENTS
 from agent_interrupts.models.interrupt_events import InterruptRequestEvent
 from agent_interrupts.models.state import OrchestratorState
+from agent_interrupts.workflows.supervisor_events import SupervisorEvents
 
 
 @dataclass(frozen=True)
@@ -28,9 +29,10 @@ def check_event(
     (``ticket-dispatch-033/ticket-agent-2``): an event may target one of them, by its node id or
     by its agent type (the first one running), and only that call is redirected (issue 18)."""
     source = event.source_agent_type
+    events = SupervisorEvents(state)
     if source in DISPATCHED_AGENTS:
-        return _check_dispatched(state, event, running_agents)
-    if event.event_id in state.processed_event_ids:
+        return _check_dispatched(events, event, running_agents)
+    if events.seen(event.event_id):
         return EventVerdict(None, f"event {event.event_id} was already processed; ignored")
     waiting = state.pending_interrupt
     if waiting is not None and (
@@ -53,7 +55,7 @@ def check_event(
             f"node {event.node_id} is not running ({source} runs as {running.node_id}); "
             "no message was sent",
         )
-    stored = state.stored_events.get(running.node_id)
+    stored = events.waiting_at(running.node_id)
     if stored is not None:
         return EventVerdict(
             None,
@@ -64,10 +66,10 @@ def check_event(
 
 
 def _check_dispatched(
-    state: OrchestratorState, event: InterruptRequestEvent, running_agents: Sequence[str]
+    events: SupervisorEvents, event: InterruptRequestEvent, running_agents: Sequence[str]
 ) -> EventVerdict:
     source = event.source_agent_type
-    if event.event_id in state.processed_event_ids:
+    if events.seen(event.event_id):
         return EventVerdict(None, f"event {event.event_id} was already processed; ignored")
     prefix = f"/{source.slug}-"
     candidates = [n for n in running_agents if prefix in n]
@@ -82,7 +84,7 @@ def _check_dispatched(
             "no message was sent",
         )
     target = candidates[0]
-    stored = state.stored_events.get(target)
+    stored = events.waiting_at(target)
     if stored is not None:
         return EventVerdict(
             None,

@@ -184,7 +184,7 @@ def _settle(
     if reply.stuck is not None:  # the model stays invalid: its agent asks a person (issue 19)
         question = book.stuck_question(child.agent_type, child.output_model, reply.stuck, sub_id)
         payload, route = {"interruptRequest": question.to_wire()}, "interruptRequest"
-    event = book.state.stored_events.pop(sub_id, None)
+    event = book.supervisor.take(sub_id)
     if event is not None:  # a supervisor's event on this agent always ends in a question
         if route != "interruptRequest":
             book.event(
@@ -199,7 +199,7 @@ def _settle(
         # an event on this agent goes on to the node's question (its choices and reroute); an
         # event on the dispatch node is stored there already and its question takes it once
         if event.source_agent_type is child.agent_type:
-            book.state.stored_events.setdefault(node_id, event)
+            book.supervisor.also_at(node_id, event)
         asked_itself = False  # a supervisor's question
     routing = child.output_model.model_validate(payload)
     _, target, value = routing.chosen_route()
@@ -308,13 +308,12 @@ async def question_while_agents_run(
 def keep_late_event(book: RunBook, node_id: str) -> None:
     """A supervisor's event on one of ``node_id``'s agents taken after its question started
     goes with the agent's question to the node that asks it next."""
-    state = book.state
-    late = state.stored_events.pop(node_id, None)
-    if late is None:
-        return
-    resumed = state.pending
+    resumed = book.state.pending
     if resumed is not None and NODES[resumed.agent_type].dispatches is not None:
-        state.stored_events[book.next_node_id(resumed.agent_type)] = late
+        book.supervisor.move(node_id, book.next_node_id(resumed.agent_type))
+        return
+    late = book.supervisor.take(node_id)
+    if late is None:
         return
     book.event(
         EventKind.WARNING,

@@ -37,7 +37,6 @@ from agent_interrupts.models.interrupt_events import (
 )
 from agent_interrupts.models.limits import (
     AGENT_OUTPUT_BYTES,
-    MAX_REMEMBERED_EVENT_IDS,
     clip,
     fit_strings,
 )
@@ -331,16 +330,13 @@ class OrchestratorWorkflow:
         """Store the event for the node and ask its running agent to interrupt (FR-008); at a
         dispatch node, every agent of its fan-out still running is cancelled and runs again
         with the message (finished ones keep their results). Says what happens."""
-        state = self._state
-        state.stored_events[node_id] = event
-        state.processed_event_ids.append(event.event_id)
-        del state.processed_event_ids[:-MAX_REMEMBERED_EVENT_IDS]
+        self._book.supervisor.accept(node_id, event)
         agent = event.source_agent_type
         running = [n for n in self._book.calls.running() if n.startswith(f"{node_id}/")]
         if running and not workflow.patched(EVENTS_ON_DISPATCH_NODES):
             running = []  # a run recorded before let its agents finish first
         for sub_id in running:
-            state.stored_events.setdefault(sub_id, event)
+            self._book.supervisor.also_at(sub_id, event)
             self._book.calls.redirect(sub_id)
         asked = (
             f"its running agents {', '.join(dispatched_agent_key(n) for n in running)} are "
@@ -445,7 +441,7 @@ class OrchestratorWorkflow:
         )
         blackboard.remember_output(state, output)
         state.current = None
-        unanswered = state.stored_events.get(node_id)
+        unanswered = self._book.supervisor.waiting_at(node_id)
         if (
             unanswered is not None
             and route != "interruptRequest"
@@ -466,7 +462,7 @@ class OrchestratorWorkflow:
         agent_results = [a.result for a in fan_out if a.result is not None]
         decision = decide(agent, routing, output, state.history, agent_results)
         if unanswered is not None and decision.interrupt is None:  # runs recorded before
-            del state.stored_events[node_id]
+            self._book.supervisor.take(node_id)
             self._book.event(
                 EventKind.WARNING,
                 f"{agent} finished without interrupting although event {unanswered.event_id} "

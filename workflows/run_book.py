@@ -47,6 +47,7 @@ from agent_interrupts.workflows.event_log import log_event, record_event
 from agent_interrupts.workflows.legacy import upgrade_output
 from agent_interrupts.workflows.stuck_questions import stuck_question
 from agent_interrupts.workflows.supervised_call import SupervisedCalls
+from agent_interrupts.workflows.supervisor_events import SupervisorEvents
 
 MODEL_FAILURES_ASK = "30-model-failures-ask"
 """Patch: an endpoint down or hanging past its attempts, or an oversized reply, asks a person at
@@ -61,6 +62,8 @@ class RunBook:
     def __init__(self, state: OrchestratorState) -> None:
         self.state = state
         self.calls = SupervisedCalls()
+        self.supervisor = SupervisorEvents(state)
+        """A supervisor's events, by the node each waits for: read and written only there."""
         self._tool_calls: dict[str, list[ToolTrace]] = {}
         """Each finished call's tool trace by node id, until its OUTPUT entry takes it."""
 
@@ -100,7 +103,7 @@ class RunBook:
         )
         state.agent_runs[agent] = state.agent_runs.get(agent, 0) + 1
         try:
-            reply = await self.calls.run(call, lambda: state.stored_events.get(node_id))
+            reply = await self.calls.run(call, lambda: self.supervisor.waiting_at(node_id))
         except ActivityError as err:
             if workflow.cancellation_reason() is not None:
                 raise  # the run is being cancelled: it ends cancelled, not failed
