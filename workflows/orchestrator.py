@@ -10,6 +10,7 @@ does. Decisions are pure functions beside it (``steps``, ``resume``, ``event_rul
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 from functools import partial
 from typing import Any, NoReturn
 
@@ -18,6 +19,7 @@ from temporalio import workflow
 from temporalio.common import RawValue
 from temporalio.exceptions import ActivityError, ApplicationError
 
+from agent_interrupts.models.agent_call import ContextItem
 from agent_interrupts.models.agent_types import AgentType
 from agent_interrupts.models.errors import (
     DegenerateLoop,
@@ -42,10 +44,12 @@ from agent_interrupts.models.limits import (
 )
 from agent_interrupts.models.requests import OrchestratorRequest
 from agent_interrupts.models.results import OrchestratorCollectorResult
+from agent_interrupts.models.routing import Routing
 from agent_interrupts.models.state import (
     EntryKind,
     EventKind,
     HandedOverQuestion,
+    HistoryEntry,
     HistoryPage,
     HistoryPageRequest,
     NodeRef,
@@ -92,6 +96,27 @@ EVENTS_ON_DISPATCH_NODES = "30-events-on-dispatch-nodes-cancel-their-agents"
 message (runs recorded before let them finish first)."""
 CONTINUE_AS_NEW_STEPS = 500
 """Steps per run before continuing as new (sooner when the server suggests it)."""
+
+
+@dataclass
+class NodeStart:
+    """A node that started: its id, its request (with its curated contexts) as recorded, and
+    the context its agent sees (a dispatch node's grows by its agents' results)."""
+
+    node_id: str
+    request: dict[str, Any]
+    entry: HistoryEntry
+    context: list[ContextItem]
+
+
+@dataclass(frozen=True)
+class NodeOutput:
+    """A node's output as recorded: the payload, its route, its routing and its entry."""
+
+    payload: dict[str, Any]
+    route: str | None
+    routing: Routing
+    output: HistoryEntry
 
 
 @workflow.defn(failure_exception_types=[ValidationError, UndecodablePayload])
@@ -360,11 +385,27 @@ class OrchestratorWorkflow:
 
     async def _run_node(self, node: Node, step: PendingStep) -> OrchestratorCollectorResult | None:
         """Run one node and set the next pending step; return the final result on STOP."""
+        at = self._start_node(node, step)
+        fan_out: list[HeldAgent] = []
+        if node.dispatches is not None:
+            end = await self._run_agents(node, step, at)
+            if end is None:
+                return None  # its agents' questions were answered, and the answer set the next step
+            fan_out = end
+        produced = await self._produce(node, step, at, fan_out)
+        if produced is None:
+            return None  # the model stayed invalid (or failed): a person was asked at this node
+        if await self._ask_for_an_ignored_event(node, at, produced, fan_out):
+            return None  # the agent ignored a supervisor's event: the workflow asked in its place
+        return await self._follow(node, at, produced, fan_out)
+
+    def _start_node(self, node: Node, step: PendingStep) -> NodeStart:
+        """Record the node's request (with its curated contexts) and show it running."""
         state = self._state
         agent = node.agent_type
         node_id = self._book.next_node_id(agent)
         request, curated_ids = with_contexts(state.curated, node.request_model, step.request)
-        request_entry = self._book.record(
+        entry = self._book.record(
             node_id,
             agent,
             EntryKind.REQUEST,
@@ -375,54 +416,61 @@ class OrchestratorWorkflow:
         if agent is not AgentType.CONTEXT_MANAGER:
             state.phase = node.phase
         show_orchestrator(state.phase, state.current, None)
-        fan_out: list[HeldAgent] = []
-        context = self._book.context()
+        return NodeStart(node_id, request, entry, self._book.context())
+
+    async def _run_agents(
+        self, node: Node, step: PendingStep, at: NodeStart
+    ) -> list[HeldAgent] | None:
+        """A dispatch node's agents (``fan_out``): their fan-out once every agent has its
+        result (their results join the node's context); None when an answer to their questions
+        set the next step (or, in runs recorded before, the question asked while they ran)."""
+        book = self._book
+        ask_now = partial(
+            question_while_agents_run, book, node, at.node_id, at.entry, at.request, at.context
+        )
+        end = await run_fan_out(book, node, at.node_id, at.entry, at.request, step, ask_now)
+        if end.question is not None:  # runs recorded before: settled after the fan-out
+            self._state.current = None
+            await settle_question(book, end.question, end.fan_out)
+        if end.question is not None or end.left:
+            self._state.current = None
+            keep_late_event(book, at.node_id)
+            return None
         if node.dispatches is not None:
-            ask_early = partial(
-                question_while_agents_run,
-                self._book,
-                node,
-                node_id,
-                request_entry,
-                request,
-                context,
-            )
-            end = await run_fan_out(
-                self._book, node, node_id, request_entry, request, step, ask_early
-            )
-            fan_out = end.fan_out
-            if end.question is not None:  # runs recorded before: settled after the fan-out
-                state.current = None
-                await settle_question(self._book, end.question, fan_out)
-            if end.question is not None or end.left:
-                state.current = None
-                keep_late_event(self._book, node_id)
-                return None
-            context += fan_out_context(node.dispatches, fan_out)
-        output_id = self._book.context_id(agent)
-        upstream = upstream_of(request_entry, request, context)
+            at.context += fan_out_context(node.dispatches, end.fan_out)
+        return end.fan_out
+
+    async def _produce(
+        self, node: Node, step: PendingStep, at: NodeStart, fan_out: list[HeldAgent]
+    ) -> NodeOutput | None:
+        """The node's output, recorded: the workflow's own question (a merge conflict, its
+        agents' questions lifted) or its agent's reply; None when the model stayed invalid and a
+        person was asked instead."""
+        state, book, agent = self._state, self._book, node.agent_type
+        output_id = book.context_id(agent)
+        upstream = upstream_of(at.entry, at.request, at.context)
         route: str | None = "interruptRequest"
         git = await code_changes.before_call(
-            self._book, agent, node_id, request, step, output_id, upstream
+            book, agent, at.node_id, at.request, step, output_id, upstream
         )
-        payload = git.question or lifted(self._book, node, fan_out, output_id, upstream)
+        payload = git.question or lifted(book, node, fan_out, output_id, upstream)
         if payload is not None:  # its agents' questions, gathered: up to MAX_FAN_OUT of them
             payload = fit_strings(payload, AGENT_OUTPUT_BYTES)
         if payload is None:
             tokens = more_tokens(step.resolution, step.output_tokens_factor)
-            reply = await self._book.call_agent(
-                node_id,
+            reply = await book.call_agent(
+                at.node_id,
                 agent,
                 git.request,
-                request_entry,
-                context,
+                at.entry,
+                at.context,
                 output_id,
                 step.interrupt_resolution,
                 output_tokens_factor=tokens,
             )
             if reply.stuck is not None:  # the model stays invalid: a person decides (issue 19)
-                stuck = self._book.stuck_question(agent, node.output_model, reply.stuck, node_id)
-                await ask(self._book, node_id, (agent, request), stuck, fan_out, person_only=True)
+                stuck = book.stuck_question(agent, node.output_model, reply.stuck, at.node_id)
+                await ask(book, at.node_id, (agent, at.request), stuck, fan_out, person_only=True)
                 resumed = state.pending
                 if resumed is not None and resumed.agent_type is agent:  # doubled again later?
                     state.pending = resumed.model_copy(update={"output_tokens_factor": tokens})
@@ -430,8 +478,8 @@ class OrchestratorWorkflow:
             payload = code_changes.after_call(git, state.code, reply.output)
             route = reply.route
         routing = node.output_model.model_validate(payload)
-        output = self._book.record(
-            node_id,
+        output = book.record(
+            at.node_id,
             agent,
             EntryKind.OUTPUT,
             payload,
@@ -441,41 +489,58 @@ class OrchestratorWorkflow:
         )
         blackboard.remember_output(state, output)
         state.current = None
-        unanswered = self._book.supervisor.waiting_at(node_id)
+        return NodeOutput(payload, route, routing, output)
+
+    async def _ask_for_an_ignored_event(
+        self, node: Node, at: NodeStart, produced: NodeOutput, fan_out: list[HeldAgent]
+    ) -> bool:
+        """An accepted event is a promise: when the agent answered without interrupting, the
+        workflow asks in its place (True); runs recorded before went on (``_follow``)."""
+        agent = node.agent_type
+        unanswered = self._book.supervisor.waiting_at(at.node_id)
         if (
-            unanswered is not None
-            and route != "interruptRequest"
-            and workflow.patched(EVENT_ENDS_IN_QUESTION)
-        ):  # an accepted event is a promise: the workflow asks in the agent's place
-            self._book.event(
-                EventKind.WARNING,
-                f"{agent} did not interrupt although event {unanswered.event_id} asked it to; "
-                "the workflow asks in its place, its reply is kept and not acted on",
-                node_id,
-                agent,
-            )
-            question = question_from_event(agent, unanswered, payload)
-            await ask(self._book, node_id, (agent, request), question, fan_out)
-            return None
-        if route != "interruptRequest":
-            self._book.curate(agent, output, payload)
+            unanswered is None
+            or produced.route == "interruptRequest"
+            or not workflow.patched(EVENT_ENDS_IN_QUESTION)
+        ):
+            return False
+        self._book.event(
+            EventKind.WARNING,
+            f"{agent} did not interrupt although event {unanswered.event_id} asked it to; "
+            "the workflow asks in its place, its reply is kept and not acted on",
+            at.node_id,
+            agent,
+        )
+        question = question_from_event(agent, unanswered, produced.payload)
+        await ask(self._book, at.node_id, (agent, at.request), question, fan_out)
+        return True
+
+    async def _follow(
+        self, node: Node, at: NodeStart, produced: NodeOutput, fan_out: list[HeldAgent]
+    ) -> OrchestratorCollectorResult | None:
+        """Act on the node's output: curate a collector's result, then fail, finish, ask its
+        question, or set the next step."""
+        state, book, agent = self._state, self._book, node.agent_type
+        if produced.route != "interruptRequest":
+            book.curate(agent, produced.output, produced.payload)
         agent_results = [a.result for a in fan_out if a.result is not None]
-        decision = decide(agent, routing, output, state.history, agent_results)
+        decision = decide(agent, produced.routing, produced.output, state.history, agent_results)
+        unanswered = book.supervisor.waiting_at(at.node_id)
         if unanswered is not None and decision.interrupt is None:  # runs recorded before
-            self._book.supervisor.take(node_id)
-            self._book.event(
+            book.supervisor.take(at.node_id)
+            book.event(
                 EventKind.WARNING,
                 f"{agent} finished without interrupting although event {unanswered.event_id} "
                 f"asked it to; the event is dropped and the run continues at {decision.route}",
-                node_id,
+                at.node_id,
                 agent,
             )
         if decision.failure is not None:
-            self._book.fail(decision.failure, node_id, agent)
+            book.fail(decision.failure, at.node_id, agent)
         if decision.final is not None:
-            return await code_changes.finish(self._book, decision.final)
+            return await code_changes.finish(book, decision.final)
         if decision.interrupt is not None:
-            await ask(self._book, node_id, (agent, request), decision.interrupt, fan_out)
+            await ask(book, at.node_id, (agent, at.request), decision.interrupt, fan_out)
         else:
             state.pending = decision.step
         return None
