@@ -52,7 +52,7 @@ from agent_interrupts.workflows.interrupt import InterruptWorkflow
 from agent_interrupts.workflows.orchestrator import OrchestratorWorkflow
 from agent_interrupts.workflows.shadow import SHADOW_SUFFIX
 from agent_interrupts.workflows.visibility import dev_server_args
-from tests.support.fan_out import handed_over_together, only_part
+from tests.support.fan_out import early_continue_as_new_server, handed_over_together, only_part
 from tests.support.interrupts import (
     answer_all,
     interrupt_status,
@@ -269,23 +269,10 @@ async def _shadowed_then_delegated(client: Client, out: Path) -> None:
     await _save(client, f"{delegated.id}-interrupt-1", "interrupt-delegated", out)
 
 
-SUGGEST_CONTINUE_AS_NEW_EVENTS = 60
-"""The server suggests continuing as new this early in the hand-over's own dev server, so that a
-few signals make a waiting run's history long (the default is thousands of events)."""
-
-
 async def _question_handed_over(out: Path) -> None:
     """A run whose history grows long while its REVIEW_AGENT question waits (signals the run
     ignores): the question is handed back, asked again under its id, then answered."""
-    async with await WorkflowEnvironment.start_local(
-        dev_server_existing_path=temporal_cli(),
-        data_converter=pydantic_data_converter,
-        dev_server_extra_args=[
-            *dev_server_args(),
-            "--dynamic-config-value",
-            f"limit.historyCount.suggestContinueAsNew={SUGGEST_CONTINUE_AS_NEW_EVENTS}",
-        ],
-    ) as env:
+    async with await early_continue_as_new_server() as env:
         client, task_queue = env.client, f"record-{uuid.uuid4()}"
         scenario = OfflineScenario(interrupt_at=frozenset({AgentType.REVIEW_AGENT}))
         async with build_worker(client, task_queue, LlmSettings(), offline=OfflineModel(scenario)):

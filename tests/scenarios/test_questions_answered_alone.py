@@ -12,12 +12,9 @@ from collections import Counter
 from typing import Any
 
 from temporalio.client import Client, WorkflowHandle, WorkflowUpdateFailedError
-from temporalio.contrib.pydantic import pydantic_data_converter
-from temporalio.testing import WorkflowEnvironment
 
 from agent_interrupts.activities.llm import LlmSettings
 from agent_interrupts.activities.offline_model import RESOLVED_MARKER, OfflineModel, OfflineScenario
-from agent_interrupts.app.binaries import temporal_cli
 from agent_interrupts.app.sdk import AgentWorkflowClient
 from agent_interrupts.app.worker_setup import build_worker
 from agent_interrupts.models.agent_types import AgentType
@@ -26,8 +23,7 @@ from agent_interrupts.models.interrupts import InterruptRequestBase
 from agent_interrupts.models.state import EntryKind, EventKind
 from agent_interrupts.workflows.interrupt import InterruptWorkflow
 from agent_interrupts.workflows.orchestrator import OrchestratorWorkflow
-from agent_interrupts.workflows.visibility import dev_server_args
-from tests.support.fan_out import handed_over_together, only_part
+from tests.support.fan_out import early_continue_as_new_server, handed_over_together, only_part
 from tests.support.interrupts import answer_all, full_status, interrupt_status, start
 
 GOAL = "add rate limiting to the gateway"
@@ -216,21 +212,8 @@ async def test_an_answer_that_sends_the_run_elsewhere_closes_the_other_questions
     assert described.status is not None and described.status.name == "CANCELED"
 
 
-SUGGEST_CONTINUE_AS_NEW_EVENTS = 60
-"""The server suggests continuing as new this early, so the run's history is long as soon as
-its fan-out has run."""
-
-
 async def test_questions_open_when_the_history_grows_long_are_asked_again_together() -> None:
-    async with await WorkflowEnvironment.start_local(
-        dev_server_existing_path=temporal_cli(),
-        data_converter=pydantic_data_converter,
-        dev_server_extra_args=[
-            *dev_server_args(),
-            "--dynamic-config-value",
-            f"limit.historyCount.suggestContinueAsNew={SUGGEST_CONTINUE_AS_NEW_EVENTS}",
-        ],
-    ) as env:
+    async with await early_continue_as_new_server() as env:
         client, task_queue = env.client, f"tq-{uuid.uuid4()}"
         scenario = OfflineScenario.parse("fanout=3;interrupt=TICKET_AGENT#1,TICKET_AGENT#3")
         offline = OfflineModel(scenario)

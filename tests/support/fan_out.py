@@ -1,6 +1,6 @@
 """Dispatched agents' questions for tests of combined questions: a ticket agent's typed
-question, a fan-out's held agent, a combined question, one agent's part of its answer, and a
-run's two waiting questions handed over together."""
+question, a fan-out's held agent, a combined question, one agent's part of its answer, a run's
+two waiting questions handed over together, and a dev server that makes histories long early."""
 
 from __future__ import annotations
 
@@ -8,7 +8,10 @@ import asyncio
 from typing import Any
 
 from temporalio.client import WorkflowHandle
+from temporalio.contrib.pydantic import pydantic_data_converter
+from temporalio.testing import WorkflowEnvironment
 
+from agent_interrupts.app.binaries import temporal_cli
 from agent_interrupts.models.agent_types import AgentType
 from agent_interrupts.models.fan_out import HeldAgent
 from agent_interrupts.models.ids import agent_key
@@ -20,6 +23,7 @@ from agent_interrupts.models.interrupts import (
 )
 from agent_interrupts.workflows.lifting import lift
 from agent_interrupts.workflows.orchestrator import OrchestratorWorkflow
+from agent_interrupts.workflows.visibility import dev_server_args
 
 TICKET = AgentType.TICKET_AGENT
 
@@ -108,3 +112,22 @@ async def handed_over_together(handle: WorkflowHandle[Any, Any]) -> None:
                 return
             await handle.signal("not-a-signal-this-run-takes")
             await asyncio.sleep(0.2)
+
+
+SUGGEST_CONTINUE_AS_NEW_EVENTS = 60
+"""The server suggests continuing as new this early, so that a few signals (or one fan-out) make
+a run's history long; the default is thousands of events."""
+
+
+async def early_continue_as_new_server() -> WorkflowEnvironment:
+    """A dev server of its own (started; use it with ``async with``) that suggests continuing as
+    new after ``SUGGEST_CONTINUE_AS_NEW_EVENTS`` events."""
+    return await WorkflowEnvironment.start_local(
+        dev_server_existing_path=temporal_cli(),
+        data_converter=pydantic_data_converter,
+        dev_server_extra_args=[
+            *dev_server_args(),
+            "--dynamic-config-value",
+            f"limit.historyCount.suggestContinueAsNew={SUGGEST_CONTINUE_AS_NEW_EVENTS}",
+        ],
+    )
