@@ -19,7 +19,7 @@ from agent_interrupts.models.interrupts import (
 from agent_interrupts.models.resolution_rules import (
     has_words,
     redirect_problem,
-    unanswered_parts,
+    untouched_parts,
 )
 
 YES = {"y", "yes", "true", "1"}
@@ -138,11 +138,7 @@ def flag_problems(
             problems.append(f"--confirm {confirmation_id}={answer}: use yes or no")
     if request.type is InterruptType.PAUSE or has_words(text):
         return problems  # free text decides what the flags leave open
-    flagged = InterruptResolution(
-        selected_choices=dict.fromkeys(given, OptionKey.A),
-        confirmations=dict.fromkeys(answers, True),
-    )
-    later = unanswered_parts(request, flagged) if in_parts else {}
+    later = untouched_parts(request, given.keys() | answers.keys()) if in_parts else {}
     may_wait = {i for ids in later.values() for i in ids}
     missing = [
         f"--choice {c.choice_id}={'|'.join(_keys(c))}"

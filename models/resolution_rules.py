@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Collection, Iterable
 from typing import Any
 
 from pydantic import ValidationError
@@ -110,11 +110,19 @@ def unanswered_parts(
     those of which it answers nothing, as long as it answers at least one agent's part (an
     agent that asked nothing to choose or confirm is answered with the first answer).
     Free text, a stop or an empty answer leave nothing for later."""
-    parts = part_ids(request)
     if resolution.stop_run is not None or has_words(resolution.free_text):
         return {}
     given = resolution.selected_choices.keys() | resolution.confirmations.keys()
-    untouched = {key: ids for key, ids in parts.items() if not given.intersection(ids)}
+    return untouched_parts(request, given)
+
+
+def untouched_parts(
+    request: InterruptRequestBase, answered: Collection[str]
+) -> dict[str, list[str]]:
+    """The agents of a combined question none of whose ids are among the ``answered`` ones, with
+    their ids; empty when no agent's part is answered (the whole question is still open)."""
+    parts = part_ids(request)
+    untouched = {key: ids for key, ids in parts.items() if not set(answered).intersection(ids)}
     asked_something = [key for key, ids in parts.items() if ids]
     if all(key in untouched for key in asked_something):
         return {}  # nothing answered: the whole question is still open

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import contextlib
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NoReturn
 
 from temporalio import workflow
 from temporalio.exceptions import ApplicationError, ChildWorkflowError
@@ -246,8 +246,7 @@ async def settle_question(
     answer being translated finishes first.
     """
     state = book.state
-    node_id, origin, child_id = started.node_id, started.origin, started.child_id
-    child = started.child
+    child_id, child = started.child_id, started.child
     if hand_over:
         await workflow.wait_condition(lambda: child.done() or history_is_long())
         if not child.done() and workflow.patched(QUESTION_HANDED_OVER):
@@ -263,8 +262,7 @@ async def settle_question(
                 f"continuing as new while {child_id} waited: the history grew long (the "
                 "question is asked again, under the same id)"
             ) from None
-        message = failure_message(err)
-        book.fail(InterruptFailed(f"interrupt {child_id} failed: {message}"), node_id, origin)
+        _failed(book, started, err)
     state.pending_interrupt = None
     state.pending = take_answer(book, started, outcome, fan_out)
 
@@ -274,11 +272,7 @@ async def outcome_of(book: RunBook, started: StartedQuestion) -> InterruptOutcom
     try:
         return await started.child
     except ChildWorkflowError as err:
-        book.fail(
-            InterruptFailed(f"interrupt {started.child_id} failed: {failure_message(err)}"),
-            started.node_id,
-            started.origin,
-        )
+        _failed(book, started, err)
 
 
 async def hand_back(
@@ -294,11 +288,17 @@ async def hand_back(
         handed = _handed_over(book.state, started, err, [])
         if handed is not None:
             return handed
-        book.fail(
-            InterruptFailed(f"interrupt {started.child_id} failed: {failure_message(err)}"),
-            started.node_id,
-            started.origin,
-        )
+        _failed(book, started, err)
+
+
+def _failed(book: RunBook, started: StartedQuestion, err: ChildWorkflowError) -> NoReturn:
+    """The run fails with the message of the InterruptWorkflow that failed."""
+    message = failure_message(err)
+    book.fail(
+        InterruptFailed(f"interrupt {started.child_id} failed: {message}"),
+        started.node_id,
+        started.origin,
+    )
 
 
 def _handed_over(

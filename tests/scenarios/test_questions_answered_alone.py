@@ -29,25 +29,22 @@ from tests.support.interrupts import answer_all, full_status, interrupt_status, 
 GOAL = "add rate limiting to the gateway"
 
 
+def _agent(call: dict[str, Any]) -> str:
+    """The ticket agent a model call was made for (its key), or "" for any other call."""
+    if call["response_format"]["json_schema"]["name"] != "TicketAgentRouting":
+        return ""
+    return dispatched_agent_key(call["messages"][1]["content"].split("Node: ", 1)[1].split("\n")[0])
+
+
 def _ticket_runs(received: list[dict[str, Any]]) -> Counter[str]:
     """How many times each ticket agent was called, by its key."""
-    runs: Counter[str] = Counter()
-    for call in received:
-        if call["response_format"]["json_schema"]["name"] != "TicketAgentRouting":
-            continue
-        user = call["messages"][1]["content"]
-        runs[dispatched_agent_key(user.split("Node: ", 1)[1].split("\n", 1)[0])] += 1
-    return runs
+    return Counter(key for call in received if (key := _agent(call)))
 
 
 def _answered(received: list[dict[str, Any]], key: str) -> bool:
     """Whether agent ``key`` has run again with its answer."""
     return any(
-        RESOLVED_MARKER in c["messages"][0]["content"]
-        and c["response_format"]["json_schema"]["name"] == "TicketAgentRouting"
-        and dispatched_agent_key(c["messages"][1]["content"].split("Node: ", 1)[1].split("\n")[0])
-        == key
-        for c in received
+        _agent(c) == key and RESOLVED_MARKER in c["messages"][0]["content"] for c in received
     )
 
 
@@ -170,12 +167,9 @@ async def test_each_part_of_a_combined_question_is_answered_on_its_own(
         "ticket-agent-3": 2,
     }
     resumed = {
-        dispatched_agent_key(c["messages"][1]["content"].split("Node: ", 1)[1].split("\n")[0]): c[
-            "messages"
-        ][0]["content"]
+        _agent(c): c["messages"][0]["content"]
         for c in offline.received
-        if c["response_format"]["json_schema"]["name"] == "TicketAgentRouting"
-        and RESOLVED_MARKER in c["messages"][0]["content"]
+        if _agent(c) and RESOLVED_MARKER in c["messages"][0]["content"]
     }
     assert "-> B (" in resumed["ticket-agent-1"] and "-> A (" not in resumed["ticket-agent-1"]
     assert "-> A (" in resumed["ticket-agent-3"] and "-> B (" not in resumed["ticket-agent-3"]
