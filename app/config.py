@@ -58,10 +58,10 @@ notice that was about to complete. ``agents down`` waits 15 s for a worker befor
 WORKER_STICKY_SECONDS = 2.0
 """Default time a run's next workflow task waits for the worker that ran its last one (its sticky
 queue, which holds the run's state in memory) before any worker may take it and replay its
-history (a worker setting, env AGENTS_WORKER_STICKY_SECONDS). A killed worker's runs wait this
-long after their agent call ran again elsewhere; Temporal's default, 10 s, made a worker's death
-cost a run 16.9 s (median of 10), this one about 5 s. Lower is quicker to recover, and makes a
-briefly busy worker's runs replay more often."""
+history (a worker setting, env AGENTS_WORKER_STICKY_SECONDS). A run whose worker died waits this
+long only when no activity of its was lost with that worker (a killed call's next attempt clears
+its run's sticky queue, ``activities/heartbeat.py``): e.g. its answer arriving while it waited on a
+question. Lower is quicker then, and makes a briefly busy worker's runs replay more often."""
 
 MAX_SETTING_SECONDS = 1e9
 """The most seconds a duration setting takes (about 31 years; more overflows a timedelta)."""

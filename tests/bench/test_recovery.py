@@ -15,7 +15,7 @@ from temporalio.client import Client
 from agent_interrupts.activities.llm import LlmSettings
 from agent_interrupts.activities.offline_model import OfflineScenario
 from agent_interrupts.app.worker_setup import build_worker
-from bench.recovery import measure, report
+from bench.recovery import _measure_moving, measure, report
 from tests.support.interrupts import start
 
 RECOVERY_BOUND = 30.0
@@ -33,6 +33,14 @@ async def test_three_worker_deaths_in_one_call_cost_seconds_and_never_the_run(
     assert max(recovery.seconds) < RECOVERY_BOUND, recovery.seconds
     assert len(recovery.moving) == 3 and max(recovery.moving) < RECOVERY_BOUND, recovery.moving
     assert "median" in report(recovery, "test")
+
+
+async def test_a_dead_workers_runs_do_not_wait_for_its_sticky_queue(client: Client) -> None:
+    """The attempt after a lost one clears its run's sticky queue, so the run
+    moves on at once although its workers would wait a minute for the dead one's."""
+    moving = await _measure_moving(client, trials=1, timeout=RECOVERY_BOUND, sticky=60)
+
+    assert moving[0] < RECOVERY_BOUND, moving
 
 
 @pytest.fixture
