@@ -29,11 +29,13 @@ def follows_a_lost_attempt(attempt: int, counted_failures: int) -> bool:
 async def _unstick_the_run() -> None:
     """Send the run's next workflow task to any worker, not to the dead one's sticky queue."""
     info = activity.info()
-    if not follows_a_lost_attempt(info.attempt, sum(tally().values())):
+    if info.workflow_id is None or not follows_a_lost_attempt(info.attempt, sum(tally().values())):
         return
     request = ResetStickyTaskQueueRequest(
-        namespace=info.workflow_namespace,
-        execution=WorkflowExecution(workflow_id=info.workflow_id, run_id=info.workflow_run_id),
+        namespace=info.namespace,
+        execution=WorkflowExecution(
+            workflow_id=info.workflow_id, run_id=info.workflow_run_id or ""
+        ),
     )
     try:
         await activity.client().workflow_service.reset_sticky_task_queue(request)
