@@ -1,4 +1,4 @@
-"""``python worker.py`` stops the way a deploy needs (README: "Long runs ... and deploys").
+"""``python worker.py`` stops the way a deploy needs (docs/deploys.md).
 
 A real worker process on the suite's dev server: SIGTERM (or Ctrl-C) lets the agent call it is
 running finish, so the model is not asked again, and the process ends once it has; a second

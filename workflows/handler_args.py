@@ -112,5 +112,5 @@ def _arity(name: str, count: int, model: type[BaseModel]) -> str:
 def _too_large(name: str, size: int) -> str:
     return (
         f"the payload of {name} is {size} bytes, over the {MAX_PAYLOAD_BYTES} byte limit; "
-        "send less text (see the README's size limits)"
+        "send less text (see the limits in docs/questions-and-supervisors.md)"
     )

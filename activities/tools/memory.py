@@ -86,7 +86,7 @@ def open_memory(url: str, recall_window: int = RECALL_WINDOW) -> MemoryStore:
         return PostgresMemory(url, recall_window)
     raise ValueError(
         f"AGENT_MEMORY_URL {redact(url)!r} is not supported; use sqlite:///<path> or "
-        "postgresql://user:password@host:port/database (see the README, 'Episodic memory')"
+        "postgresql://user:password@host:port/database (docs/code-changes.md)"
     )
 
 

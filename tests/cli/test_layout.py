@@ -1,4 +1,4 @@
-"""The README's Layout names every module where it lives, and nothing that is not there."""
+"""The Layout (docs/layout.md) names every module where it lives, and nothing that is not there."""
 
 from __future__ import annotations
 
@@ -19,8 +19,8 @@ FOLDERS = (
 
 def _named() -> dict[str, set[str]]:
     """Modules the Layout block names, by the folder whose paragraph names them."""
-    text = (ROOT / "README.md").read_text()
-    block = text[text.index("## Layout") :].split("```")[1]
+    text = (ROOT / "docs" / "layout.md").read_text()
+    block = text[text.index("# Layout") :].split("```")[1]
     named: dict[str, set[str]] = {}
     folder = ""
     for line in filter(None, block.splitlines()):
@@ -37,4 +37,4 @@ def test_the_layout_names_every_module_where_it_lives() -> None:
         said = named.get(folder, set())
         assert there - said == set(), f"{folder}/ modules the Layout does not name"
         assert said - there == set(), f"the Layout names modules {folder}/ does not hold"
-    assert set(named) - {*FOLDERS, "agent_interrupts", "prompts", "tests", "bench"} == set()
+    assert set(named) - {*FOLDERS, "agent_interrupts", "prompts", "tests", "bench", "docs"} == set()

@@ -1,6 +1,7 @@
-"""The README works verbatim (issue 11 item 8): its shell and Python blocks run, in order, on a
-fresh state directory, as a person would paste them. A block preceded by
-``<!-- readme-test: skip (reason) -->`` is not run; the reason says why it cannot run here.
+"""The README and the manual in docs/ work verbatim (issue 11 item 8): their shell and Python
+blocks run, in order (README.md first, then the pages of ``PAGES``), on a fresh state directory,
+as a person would paste them. A block preceded by ``<!-- readme-test: skip (reason) -->`` is not
+run; the reason says why it cannot run here.
 
 The blocks run in a clone of this repository in a temporary directory (issue 23 item 6), so what
 they write (``agents export --out data.jsonl``) stays there; its ``.venv`` is this checkout's, and
@@ -22,6 +23,20 @@ FENCE = re.compile(
     r"^(?P<indent> *)```(?P<lang>bash|python)\n(?P<body>.*?)^(?P=indent)```", re.M | re.S
 )
 SKIP = "<!-- readme-test: skip"
+DOCS = ROOT / "docs"
+PAGES = (
+    "operators.md",  # starts caching-demo, which agents.md reads
+    "questions-and-supervisors.md",
+    "training-data.md",  # exports every run closed by then
+    "agents.md",
+    "code-changes.md",
+)
+"""The pages of docs/ whose blocks run, in this order after README.md's: later blocks use runs
+started by earlier ones. A page with runnable blocks must be listed here."""
+
+
+def runnable_pages() -> list[Path]:
+    return [ROOT / "README.md", *(DOCS / page for page in PAGES)]
 
 
 def readme_blocks(text: str) -> list[tuple[str, str]]:
@@ -40,9 +55,21 @@ def test_block_extraction_honours_skip_markers_and_indentation() -> None:
     assert readme_blocks(text) == [("bash", "yes\n")]
 
 
+def test_every_page_with_runnable_blocks_is_run() -> None:
+    """A new page of docs/ cannot be skipped silently: it is in PAGES or has no runnable block."""
+    unlisted = [
+        page.name
+        for page in sorted(DOCS.glob("*.md"))
+        if page.name not in PAGES and readme_blocks(page.read_text())
+    ]
+    assert not unlisted, f"docs pages with runnable blocks that PAGES does not order: {unlisted}"
+    assert all((DOCS / page).is_file() for page in PAGES)
+
+
 def test_readme_has_no_placeholders_in_runnable_lines() -> None:
-    for _, code in readme_blocks((ROOT / "README.md").read_text()):
-        assert not re.search(r"\[--|<[a-z -]+>", code), f"a placeholder in:\n{code}"
+    for page in [ROOT / "README.md", *sorted(DOCS.glob("*.md"))]:
+        for _, code in readme_blocks(page.read_text()):
+            assert not re.search(r"\[--|<[a-z -]+>", code), f"a placeholder in {page.name}:\n{code}"
 
 
 @pytest.mark.slow
@@ -52,10 +79,14 @@ def test_readme_blocks_run_verbatim(tmp_path: Path) -> None:
     clone = tmp_path / "clone"
     subprocess.run(["git", "clone", "--quiet", "--shared", str(ROOT), str(clone)], check=True)
     (clone / ".venv").symlink_to(ROOT / ".venv")
-    blocks = readme_blocks((ROOT / "README.md").read_text())
-    assert any("agents run" in code for _, code in blocks)
+    blocks = [
+        (page.name, lang, code)
+        for page in runnable_pages()
+        for lang, code in readme_blocks(page.read_text())
+    ]
+    assert any("agents run" in code for page, _, code in blocks if page == "README.md")
     try:
-        for lang, code in blocks:
+        for page, lang, code in blocks:
             command = (
                 ["bash", "-e", "-o", "pipefail", "-c", f". {ROOT}/.venv/bin/activate\n{code}"]
                 if lang == "bash"
@@ -70,8 +101,10 @@ def test_readme_blocks_run_verbatim(tmp_path: Path) -> None:
                 timeout=WAIT_CEILING * 3,
                 stdin=subprocess.DEVNULL,
             )
-            assert done.returncode == 0, f"{code}\nfailed:\n{done.stdout[-3000:]}{done.stderr}"
-            assert "Traceback" not in done.stderr, done.stderr
-        assert (clone / "data.jsonl").is_file(), "the README's export writes where it runs"
+            assert done.returncode == 0, (
+                f"{page}:\n{code}\nfailed:\n{done.stdout[-3000:]}{done.stderr}"
+            )
+            assert "Traceback" not in done.stderr, f"{page}:\n{done.stderr}"
+        assert (clone / "data.jsonl").is_file(), "training-data.md's export writes where it runs"
     finally:
         agents(env, "down")

@@ -140,7 +140,7 @@ def _a_restarted_main_worker_keeps_them(env: dict[str, str]) -> None:
 
 
 def _up_after_down_brings_back_the_scenario_workers(env: dict[str, str]) -> None:
-    """Issue 23 items 3 and 4: after ``down`` and ``up`` (the README: runs continue at the next
+    """Issue 23 items 3 and 4: after ``down`` and ``up`` (docs/operators.md: runs go on at the next
     ``agents up``), the question of a ``--scenario`` run has its worker again and takes an
     answer. A scenario whose worker cannot start (a name this version does not know) is a
     warning naming it: the stack and the other runs go on."""

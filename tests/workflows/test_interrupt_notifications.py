@@ -66,7 +66,7 @@ def _settings(http: HttpReceiver, smtp: SmtpReceiver | None = None, **kw: Any) -
 
 
 def _verified(received: Any) -> dict[str, Any]:
-    """The payload, after checking its signature the way the README's receiver does."""
+    """The payload, after checking its signature the way the receiver in docs/operators.md does."""
     expected = hmac.new(WEBHOOK_SECRET.encode(), received.body, hashlib.sha256).hexdigest()
     assert received.headers["X-Interrupt-Signature"] == f"sha256={expected}"
     payload = received.json()

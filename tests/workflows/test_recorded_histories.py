@@ -21,27 +21,29 @@ from tests.histories.landed import HISTORIES, LANDED, REPO, version_dirs
 
 RECORDED = sorted(HISTORIES.glob("*/*.json"))
 RETIRED = re.compile(r"^- retired `(?P<version>[0-9a-f]{7,40})`: \S", re.MULTILINE)
-"""How the README states why a version's histories left the corpus."""
+"""How docs/deploys.md states why a version's histories left the corpus."""
+DEPLOYS = REPO / "docs" / "deploys.md"
 
 
 def _retired() -> set[str]:
-    return {m["version"] for m in RETIRED.finditer((REPO / "README.md").read_text())}
+    return {m["version"] for m in RETIRED.finditer(DEPLOYS.read_text())}
 
 
 def test_every_landed_version_has_its_histories_or_a_stated_reason() -> None:
-    """A version's folder may leave the corpus only with a reason in the README (issue 17)."""
+    """A version's folder may leave the corpus only with a reason in docs/deploys.md (issue 17)."""
     present = {p.name for p in version_dirs()}
     retired = _retired()
     for version in LANDED:
         assert version in present or version in retired, (
             f"tests/histories/{version}/ is missing: runs that {version} left waiting would no "
-            f"longer be checked. Restore it, or add '- retired `{version}`: <reason>' to the README"
+            f"longer be checked. Restore it, or add '- retired `{version}`: <reason>' to "
+            "docs/deploys.md"
         )
     assert present <= set(LANDED), f"unlisted history folders: {present - set(LANDED)}"
 
 
 def test_no_folder_of_histories_left_git_without_a_reason() -> None:
-    """Folders once committed under tests/histories/ are still here, or retired in the README."""
+    """Folders once committed under tests/histories/ are still here, or retired in deploys.md."""
     listed = subprocess.run(
         ["git", "-C", str(REPO), "log", "--format=", "--name-only", "--", "tests/histories/"],
         capture_output=True,
@@ -56,7 +58,7 @@ def test_no_folder_of_histories_left_git_without_a_reason() -> None:
         if line.endswith(".json") and len(Path(line).parts) == 4
     }
     gone = committed - {p.name for p in version_dirs()} - _retired()
-    assert not gone, f"history folders removed without a reason in the README: {sorted(gone)}"
+    assert not gone, f"history folders removed without a reason in docs/deploys.md: {sorted(gone)}"
 
 
 @pytest.mark.parametrize("version", list(LANDED))
