@@ -1,5 +1,5 @@
 """Heartbeat while awaiting something slow: cancellation reaches the activity promptly, and a
-worker that dies is noticed within the heartbeat timeout (issue 17)."""
+worker that dies is noticed within the heartbeat timeout."""
 
 from __future__ import annotations
 
