@@ -738,7 +738,7 @@ def _parser() -> argparse.ArgumentParser:
         "<AGENTS_STATE_DIR>/tool-results)",
     )
     _add_selection(exporter)
-    stats = command("stats", _cmd_stats, "spec 003's success rates over finished runs")
+    stats = command("stats", _cmd_stats, "the spec's success rates over finished runs")
     stats.add_argument("--json", action="store_true", help="print the rates as JSON")
     _add_selection(stats)
     return parser

@@ -248,7 +248,7 @@ def answerable_question(output: Routing) -> Routing | None:
 def well_formed_reply(output: Routing) -> None:
     """A question a person cannot answer as asked goes back to the LLM with its problems
     (the validation-retry path of routes): FR-088..091, SC-025, SC-027. So does a fan-out over
-    MAX_FAN_OUT agents (issue 18): the schema says ``maxItems``, not every endpoint enforces it."""
+    MAX_FAN_OUT agents: the schema says ``maxItems``, not every endpoint enforces it."""
     field, _, chosen = output.chosen_route()
     problems = chosen.problems() if isinstance(chosen, InterruptRequestBase) else []
     if problems:

@@ -1,4 +1,4 @@
-"""How often the controller's shadow answers agree with people's (issue 22 item 2).
+"""How often the controller's shadow answers agree with people's.
 
 Pure: one question, the person's answer and the controller's -> one verdict per decision in it,
 by question kind. A choice agrees when both picked the same option (two CUSTOM write-ins only

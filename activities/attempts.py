@@ -1,4 +1,4 @@
-"""Retryable failures counted by kind across an activity's attempts (issue 17 item 4).
+"""Retryable failures counted by kind across an activity's attempts.
 
 Temporal counts every attempt, whatever ended it, but a worker that dies in the middle of a call
 is our crash, not the endpoint's fault. So the retry policy allows many attempts

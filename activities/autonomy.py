@@ -1,4 +1,4 @@
-"""Earned autonomy (issue 22 item 3): the controller answers a question itself only for kinds of
+"""Earned autonomy: the controller answers a question itself only for kinds of
 questions a policy names, and only once its shadow answers agreed with people's often enough.
 
 Opt-in twice: a run asks for it (start input ``controllerAutonomy``) and the worker holds a

@@ -1,4 +1,4 @@
-"""Activities of the agents' code changes (issue 20): a ticket's worktree, its commit, the review's
+"""Activities of the agents' code changes: a ticket's worktree, its commit, the review's
 diffs, the run's merge and the clean-up. Each is idempotent (``activities/tools/gitwork.py``)."""
 
 from __future__ import annotations

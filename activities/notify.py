@@ -1,4 +1,4 @@
-"""Notifications of waiting questions by webhook, Slack and email (issue 14).
+"""Notifications of waiting questions by webhook, Slack and email.
 
 The workflow passes no secret: it sends a ``Notice`` per channel, and this activity reads the
 receivers, the webhook secret and the SMTP password from the worker's settings

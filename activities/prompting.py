@@ -44,7 +44,7 @@ class AgentPrompt:
 
     messages: list[dict[str, str]]
     warnings: list[str] = field(default_factory=list)
-    """Failed or cut contributors: the prompt assembled without them (FR-005)."""
+    """Failed or cut contributors: the prompt assembled without them (agents FR-005)."""
     sections: list[str] = field(default_factory=list)
     """Names of the contributors whose sections are in the system prompt, in order."""
 

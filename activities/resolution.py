@@ -1,4 +1,4 @@
-"""Interrupt activities: translate a resolution into a routing (spec 003 US23, FR-102) and
+"""Interrupt activities: translate a resolution into a routing (US23, FR-102) and
 answer an interrupt by a reviewing LLM call (AGENT_REVIEW, or escalation after a deadline)."""
 
 from __future__ import annotations
@@ -65,7 +65,7 @@ class ResolutionActivities:
         self._llm = llm
         self._prompts = prompts
         self._shadows = shadows
-        """Starts the controller's shadow answers (issue 22); None: a worker without them."""
+        """Starts the controller's shadow answers; None: a worker without them."""
 
     @activity.defn
     async def translate_resolution(self, job: TranslationInput) -> InterruptOutcome:

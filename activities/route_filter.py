@@ -1,4 +1,5 @@
-"""The route filter (spec 000 FilterPropertiesDecorator; FR-003..005, SC-003).
+"""The route filter (the routing contract's FilterPropertiesDecorator; handler FR-003..005,
+handler SC-003).
 
 The InterruptRouting schema of a translation keeps only the allowed route, non-null and required,
 and the ``$defs`` it reaches (transitively): the decoder schema of that one route
@@ -20,7 +21,8 @@ from agent_interrupts.models.routing import Routing
 ROUTE_OF: dict[AgentType, str] = {
     agent: route for agent in AgentType if (route := InterruptRouting.route_for(agent)) is not None
 }
-"""The InterruptRouting field that leads back to each agent (spec 000's mapping table)."""
+"""The InterruptRouting field that leads back to each agent (the routing contract's mapping
+table)."""
 
 
 def routing_schema(

@@ -19,7 +19,7 @@ from agent_interrupts.models.interrupts import InterruptRequestBase
 from agent_interrupts.models.routing import Routing
 
 INTERRUPT_LABEL = "INTERRUPT (unified handler)"
-"""The one interrupt node every routing agent can route to (spec 001 R8)."""
+"""The one interrupt node every routing agent can route to (research R8)."""
 
 
 @dataclass(frozen=True)

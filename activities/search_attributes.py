@@ -1,6 +1,6 @@
 """The namespace's keyword search attributes, for a run started without ours (by the Temporal UI,
 ``temporal workflow start`` or another language's SDK): the workflow sets them itself when the
-namespace has them, so its questions are listed like any other (issue 30 item 1)."""
+namespace has them, so its questions are listed like any other."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Starting the controller's shadow answer from the translation activity (issue 22 item 1).
+"""Starting the controller's shadow answer from the translation activity.
 
 The start is a background RPC with a start delay: the translation returns at once, and the
 shadow's work begins after the run's next step has the worker and the model. A retried

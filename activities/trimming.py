@@ -1,4 +1,4 @@
-"""Prompts that fit the model's context (issue 19 item 4).
+"""Prompts that fit the model's context.
 
 With ``LLM_CONTEXT_TOKENS`` set, an agent's prompt plus its output limit must fit: the optional
 context goes first, oldest first (the recent blackboard entries, then the curated upstream

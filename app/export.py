@@ -1,4 +1,4 @@
-"""Training data from finished runs (spec 003's design philosophy, SC-016, SC-017, SC-024).
+"""Training data from finished runs (the agents spec's aim: SC-016, SC-017, SC-024).
 
 Every decision of a run becomes one example: the exact messages the model received, rendered
 again from the call input recorded in history and checked against the call's recorded
@@ -113,11 +113,11 @@ class Example:
     resolved_by: ResolvedBy | None = None
     interrupt_id: str | None = None
     diff: str | None = None
-    """The real diff (capped) a ticket step committed or a merge made (issue 20)."""
+    """The real diff (capped) a ticket step committed or a merge made."""
     tools: list[dict[str, Any]] | None = None
     """The tool definitions the model was offered, as it received them."""
     shadow: dict[str, Any] | None = None
-    """A person's answer's shadow: what the controller answered (issue 22), never acted on."""
+    """A person's answer's shadow: what the controller answered, never acted on."""
 
     @property
     def messages(self) -> list[dict[str, Any]]:

@@ -1,4 +1,4 @@
-"""Follow a run from a terminal: progress, its questions, and answering them (issue 11 item 2).
+"""Follow a run from a terminal: progress, its questions, and answering them.
 
 Following never owns the run: cancelling ``follow`` (Ctrl-C) stops only the following, and
 ``agents follow <id>`` attaches again. A question shown here may be answered anywhere else (the

@@ -328,7 +328,7 @@ class RecordedInterrupt:
     conflict: str | None = None
     """A merge conflict's two sides (capped), when the question is the merger's about it."""
     shadow: ShadowAnswer | None = None
-    """The controller's answer in the person's shadow (issue 22), once it is recorded."""
+    """The controller's answer in the person's shadow, once it is recorded."""
     review: ReviewInput | None = None
     """The reviewing call's input (AGENT_REVIEW, escalation), if one was made."""
     reviewed: InterruptResolution | None = None

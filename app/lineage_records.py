@@ -1,4 +1,4 @@
-"""Closed lineage in a native export (issue 22 item 5, SC-008).
+"""Closed lineage in a native export (SC-008).
 
 Examples name the context ids they consumed and produced; their payloads name more (requests,
 curated contexts, upstream results). Every such id must resolve to a record of the same file, so

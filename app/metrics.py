@@ -1,4 +1,4 @@
-"""Operators' view (issue 21 item 5): the worker's metrics on a Prometheus endpoint.
+"""Operators' view: the worker's metrics on a Prometheus endpoint.
 
 With ``AGENTS_METRICS_ADDRESS`` (``host:port``) the worker's Temporal runtime serves
 ``http://<host:port>/metrics``: the SDK's own worker metrics (task latencies, slots, polls) and

@@ -4,8 +4,9 @@ The Temporal client's Rust bridge completes each call on one of its own threads,
 GIL to hand the result to the event loop. If the interpreter starts finalizing while such a thread
 waits for the GIL, CPython ends that thread in a way Rust cannot unwind through, and the process
 aborts ("PyGILState_Release: thread state ... must be current") or segfaults after the script's
-work is done (temporalio/sdk-python issue 300). Measured with a script that connects and counts
-workflows, four at a time on 2 cores: 79 of 500 runs crashed without the guard, 0 of 500 with it.
+work is done (https://github.com/temporalio/sdk-python/issues/300). Measured with a script that
+connects and counts workflows, four at a time on 2 cores: 79 of 500 runs crashed without the
+guard, 0 of 500 with it.
 
 ``guard_interpreter_exit`` (installed by every client this project creates) waits at exit, the
 GIL released, until no thread that Python did not start is inside Python code. Command-line tools

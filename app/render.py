@@ -1,4 +1,4 @@
-"""Terminal rendering with ``rich``: progress, questions, results, status (issue 11 item 6)."""
+"""Terminal rendering with ``rich``: progress, questions, results, status."""
 
 from __future__ import annotations
 

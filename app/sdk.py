@@ -339,7 +339,7 @@ class AgentWorkflowClient:
             raise ResolutionRejected(closed) from None
 
     async def answered_already(self, interrupt_id: str) -> str | None:
-        """For a question that is closed: who answered it, when and with what (issue 18 item 7);
+        """For a question that is closed: who answered it, when and with what;
         None while it is open."""
         handle = self.client.get_workflow_handle(interrupt_id)
         described = await handle.describe()
@@ -439,7 +439,7 @@ class AgentWorkflowClient:
         )
 
     async def stats(self, ids: Sequence[str] = (), query: str | None = None) -> Tally:
-        """Spec 003's success rates over the selected runs: ``app.stats``."""
+        """The agents spec's success rates over the selected runs: ``app.stats``."""
         return await measure(self.client, ids, query)
 
     async def who_answered(self, interrupt_id: str) -> str:

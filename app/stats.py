@@ -1,4 +1,4 @@
-"""The success rates spec 003 names, measured from the recorded runs (the export's data).
+"""The success rates the agents spec names, measured from the recorded runs (the export's data).
 
 ``Tally.add`` takes one run chain at a time (pure); ``Tally.lines`` states each rate beside its
 target: SC-011, SC-013, SC-014, SC-021, SC-022, SC-025, SC-026, SC-027.
@@ -89,7 +89,7 @@ class Tally:
     prompt_tokens: int = 0
     completion_tokens: int = 0
     shadowed: int = 0
-    """People's answers the controller also answered (issue 22)."""
+    """People's answers the controller also answered."""
     shadow_failed: int = 0
     agreement: dict[tuple[str, QuestionKind], Agreement] = field(default_factory=dict)
     """By the asking agent's type and the question kind."""

@@ -1,4 +1,4 @@
-"""Runs the current workers cannot continue (issue 17 item 2): never silently stuck.
+"""Runs the current workers cannot continue: never silently stuck.
 
 When a deploy's code cannot replay a run's history (a non-determinism error), or the run's
 workflow task fails for any other reason, the server retries the task forever and the run stays

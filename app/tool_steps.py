@@ -1,4 +1,4 @@
-"""A tool-using step's transcript and tool definitions, rebuilt for the export (issue 22 item 4).
+"""A tool-using step's transcript and tool definitions, rebuilt for the export.
 
 The step's last model call carries every earlier tool request (name and arguments); each round's
 trace names its results by hash, and the workers kept the texts in the ``ToolResultStore``. The

@@ -1,4 +1,4 @@
-"""Optional OpenTelemetry tracing (issue 21 item 5): ``AGENTS_TRACES`` names where spans go.
+"""Optional OpenTelemetry tracing: ``AGENTS_TRACES`` names where spans go.
 
 ``otlp`` sends them over OTLP/HTTP to ``OTEL_EXPORTER_OTLP_ENDPOINT`` (OpenTelemetry's own
 variables configure the exporter); ``console`` prints them on stderr. Unset, nothing is traced and

@@ -1,4 +1,4 @@
-"""Code changes bench (issue 20): what worktrees, sandboxed tests, commits and merges cost.
+"""Code changes bench: what worktrees, sandboxed tests, commits and merges cost.
 
 1. **A ticket with 5 edits and one test run**, through a whole offline run (one ticket agent,
    ``--model-seconds`` per model call): the ticket step's wall time (its worktree made, every
@@ -218,7 +218,7 @@ def report(r: Result) -> str:
     ratio = r.step_wall / (model + r.test_seconds)
     return "\n".join(
         [
-            "Code changes bench (issue 20)",
+            "Code changes bench",
             versions(),
             f"ticket step with {EDITS} edits and one test run: wall {r.step_wall:.2f} s / "
             f"(model {r.model_calls} calls x {r.model_seconds:g} s + tests "

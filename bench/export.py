@@ -7,7 +7,7 @@ then exports them all as OpenAI fine-tuning JSONL from the histories. Peak memor
 heap's peak (tracemalloc) during an export of one run and of all of them: a streamed export stays
 flat as runs are added. With ``--workspace`` every run reads a small git repository through the
 code tools, so its tool-using steps are rebuilt from the tool-result store and proven against
-their fingerprints (issue 22 item 4); none may be skipped.
+their fingerprints; none may be skipped.
 """
 
 from __future__ import annotations

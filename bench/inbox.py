@@ -2,7 +2,7 @@
 
 Run it with ``python -m bench.inbox [--runs N] [--questions Q] [--answers A] [--limit L]``.
 
-What is measured (issue 23), in one run, on one real Temporal dev server the bench starts itself
+What is measured, in one run, on one real Temporal dev server the bench starts itself
 (in memory, with the project's search attributes), with the worker of
 ``app.worker_setup.build_worker``, the inbox app of ``agents inbox`` (``app.inbox.web``, served by
 uvicorn on a loopback port) and Debian's headless Chromium (driven by Playwright):

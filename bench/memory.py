@@ -1,4 +1,4 @@
-"""Memory bench (issue 21): recall over many memories, PostgreSQL against the embedded SQLite.
+"""Memory bench: recall over many memories, PostgreSQL against the embedded SQLite.
 
 Both stores get the same ``--memories`` episodes (eight words of a 24-word vocabulary each, one
 space, retained one by one through ``retain`` as the tools do) and answer the same ``--queries``
@@ -82,7 +82,7 @@ def _analyze(url: str) -> None:
 
 
 def report(times: dict[str, StoreTimes], memories: int) -> str:
-    lines = ["Memory bench (issue 21): recall over many memories", versions()]
+    lines = ["Memory bench: recall over many memories", versions()]
     for name, t in times.items():
         p95 = versus_aim(percentile(t.recall, 0.95) * 1000, RECALL_P95_AIM * 1000, unit=" ms")
         lines.append(

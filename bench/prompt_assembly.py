@@ -1,4 +1,4 @@
-"""Prompt assembly time per agent type, against spec 003 SC-002 and the agent activity's cost.
+"""Prompt assembly time per agent type, against agents SC-002 and the agent activity's cost.
 
 Run it with ``python -m bench.prompt_assembly [--repeats N] [--activity-runs N] [--history N]``.
 
@@ -15,7 +15,7 @@ What is measured, in one run, in one process (no Temporal server is needed):
    resolution, six upstream context items and a request filled the way the offline model fills
    schemas (collectors get their dispatched agents' results). So this is the worst case: every
    section present. The per-agent median and 95th percentile are reported, with the largest
-   median and the slowest single call, next to spec 003 SC-002 (100 ms) and our aim (5 ms). A
+   median and the slowest single call, next to agents SC-002 (100 ms) and our aim (5 ms). A
    fresh renderer's first call (which compiles and renders the agent template once per worker)
    is reported as "cold".
 2. **Agent activity.** ``AgentActivities.run_agent`` is run through
@@ -412,7 +412,7 @@ def report(result: BenchResult) -> str:
         "",
         f"largest per-agent median: {worst.assembly_median:.1f} us ({worst.agent.value}); "
         f"slowest single call: {result.slowest_call_us:.1f} us",
-        f"vs spec 003 SC-002 (100 ms): largest median is {worst_ms / SC002_MS:.4%} of the "
+        f"vs agents SC-002 (100 ms): largest median is {worst_ms / SC002_MS:.4%} of the "
         f"budget, slowest call {slowest_ms / SC002_MS:.3%} -> "
         f"{'PASS' if slowest_ms < SC002_MS else 'FAIL'}",
         f"vs our 5 ms aim: largest median is {worst_ms / AIM_MS:.2%} of it, slowest call "
@@ -440,7 +440,7 @@ def report(result: BenchResult) -> str:
 def main(argv: list[str] | None = None) -> int:
     args = bench_parser(
         "python -m bench.prompt_assembly",
-        "Prompt assembly time per agent type vs spec 003 SC-002 and run_agent.",
+        "Prompt assembly time per agent type vs agents SC-002 and run_agent.",
         ("--repeats", DEFAULT_REPEATS, "timed assembly calls per agent"),
         ("--activity-runs", DEFAULT_ACTIVITY_RUNS, "timed run_agent executions per agent"),
         ("--history", DEFAULT_HISTORY, "blackboard digest entries"),

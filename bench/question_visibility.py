@@ -2,7 +2,7 @@
 
 Run it with ``python -m bench.question_visibility [--runs N] [--sibling-seconds S] [--gap S]``.
 
-What is measured (issue 18 item 5), in one run, on one real Temporal dev server the bench starts
+What is measured, in one run, on one real Temporal dev server the bench starts
 itself (in memory, with the project's search attributes), with the worker of
 ``app.worker_setup.build_worker`` and the deterministic offline model:
 
@@ -13,7 +13,7 @@ itself (in memory, with the project's search attributes), with the worker of
    the bench, polling every 20 ms, first sees the question (a) in the run's ``status`` query and
    (b) in ``list --waiting`` (its visibility query, ``AgentWorkflowClient.is_listed_waiting``).
 2. **No sibling.** The same with one ticket agent (``fanout=1``).
-3. **Behind another question** (issue 30 item 8). Two ticket agents both ask, the second
+3. **Behind another question** (FR-094). Two ticket agents both ask, the second
    ``BEHIND_SECONDS`` after the first, while the first agent's question waits unanswered: from the
    second agent's answer to its own question seen (a) among the run's open questions (its pending
    children) and (b) in ``list --waiting``.

@@ -1,4 +1,4 @@
-"""Bench: a worker killed in the middle of an agent call, restarted at once (issue 17).
+"""Bench: a worker killed in the middle of an agent call, restarted at once.
 
 A real ``python worker.py`` process runs a run's first agent call against a local
 OpenAI-compatible server that holds every request (the call stays in flight); the bench kills the

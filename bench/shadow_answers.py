@@ -1,4 +1,4 @@
-"""Shadow answers on vs off: a person's answer -> the next agent scheduled (issue 22's bench).
+"""Shadow answers on vs off: a person's answer -> the next agent scheduled.
 
 Run it with ``python -m bench.shadow_answers [--runs N] [--gap SECONDS]``.
 

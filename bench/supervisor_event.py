@@ -132,7 +132,8 @@ REASON = "Benchmark: the supervisor wants discovery redone before planning goes 
 
 
 def supervisor_event() -> dict[str, object]:
-    """The ``interrupt_request_event`` payload (spec 000 JSON): SOURCE stops, TARGET goes on."""
+    """The ``interrupt_request_event`` payload (the routing contract's JSON): SOURCE stops, TARGET
+    goes on."""
     return InterruptRequestEvent(
         event_id=str(uuid.uuid4()),
         source_agent_type=SOURCE,

@@ -31,7 +31,7 @@ the SDK's defaults) on fresh task queues:
    process; both after a garbage collection), / (2 x ``--runs``). The runs are terminated
    afterwards. The RSS after step 3 is printed too. Reads ``/proc/self/statm`` (Linux).
 
-5. **Worker processes** (``--workers 1,2``, issue 21). For each count, that many real
+5. **Worker processes** (``--workers 1,2``). For each count, that many real
    ``python worker.py`` processes (offline model, each its own state directory) on a fresh task
    queue; once all of them poll it, ``--runs`` ``OrchestratorWorkflow`` runs started at once:
    agent steps (each completed run's steps, as the warm-up counted them) / span, measured as in

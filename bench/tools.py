@@ -1,4 +1,4 @@
-"""Tools bench (issue 13): what tool calls cost, and how search and recall scale.
+"""Tools bench: what tool calls cost, and how search and recall scale.
 
 1. **Tool call overhead.** One discovery agent step through the real workflow loop
    (``SupervisedCalls``, one ``run_agent`` activity per model call, offline model): a step that
@@ -209,7 +209,7 @@ def report(r: Result) -> str:
     per_call = (with_ - without) / r.calls * 1000
     return "\n".join(
         [
-            "Tools bench (issue 13)",
+            "Tools bench",
             versions(),
             f"step without tools: median {without * 1000:.1f} ms; with {r.calls} tool calls "
             f"({(r.calls + 1) // 2 + 1} model calls): median {with_ * 1000:.1f} ms -> "

@@ -13,7 +13,7 @@ from agent_interrupts.models.limits import MAX_OUTPUT_TOKENS_FACTOR
 from agent_interrupts.models.tools import PinnedWorkspace, ToolRequest, ToolTrace
 
 SUPERVISOR_MESSAGE_PREFIX = "[interrupt requested]"
-"""Start of the user message that asks a running agent to interrupt (R5 step 2)."""
+"""Start of the user message that asks a running agent to interrupt (research R5 step 2)."""
 
 
 class ContextItem(WireModel):
@@ -35,7 +35,7 @@ class HistoryDigestEntry(WireModel):
 
 
 class PreviousContext(WireModel):
-    """What an agent did the last time it ran in this workflow (spec 003 FR-016..018)."""
+    """What an agent did the last time it ran in this workflow (FR-016..018)."""
 
     context_id: str
     output_excerpt: str = Field(description="The previous output as compact JSON, cut short.")
@@ -158,7 +158,7 @@ class AgentReply(WireModel):
     tool_results: list[str] = Field(
         default_factory=list,
         description="The SHA-256 of each tool result text the answering model call saw, in the "
-        "transcript's order: the export reads the texts by them (issue 22).",
+        "transcript's order: the export reads the texts by them.",
     )
     stuck: str | None = Field(
         default=None,

@@ -1,4 +1,4 @@
-"""Agent types (spec 003's table) and the route marker that ties a routing field to a node."""
+"""Agent types (as in FR-081's table) and the route marker that ties a routing field to a node."""
 
 from __future__ import annotations
 
@@ -38,7 +38,7 @@ DISPATCHED_AGENTS: dict[AgentType, AgentType] = {
     AgentType.PLANNING_AGENT: AgentType.PLANNING_DISPATCH,
     AgentType.TICKET_AGENT: AgentType.TICKET_DISPATCH,
 }
-"""Dispatched agents and the dispatch node that raises their questions (spec 002 US4)."""
+"""Dispatched agents and the dispatch node that raises their questions (handler US4)."""
 
 COLLECTED_AGENTS: dict[AgentType, AgentType] = {
     AgentType.DISCOVERY_COLLECTOR: AgentType.DISCOVERY_AGENT,

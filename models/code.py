@@ -1,4 +1,4 @@
-"""Code changes as they cross the activity boundary (issue 20): worktrees, verification runs,
+"""Code changes as they cross the activity boundary: worktrees, verification runs,
 ticket commits, the run's merge and its branch.
 
 Everything here is small and bounded: diffs travel capped (``DIFF_CHARS`` with a stat of what was

@@ -1,4 +1,4 @@
-"""Curated, typed upstream contexts (spec 003 US3, FR-012..015): what downstream agents get
+"""Curated, typed upstream contexts (agents US3, agents FR-012..015): what downstream agents get
 instead of whole upstream results, each with its own context id and its source result id."""
 
 from __future__ import annotations

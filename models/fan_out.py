@@ -10,7 +10,7 @@ from agent_interrupts.models.results import DispatchedAgentResult
 
 
 class HeldAgent(WireModel):
-    """One dispatched agent of a fan-out (spec 004 section 5: steps are idempotent).
+    """One dispatched agent of a fan-out (resume §5: steps are idempotent).
 
     Exactly one state: finished (``result``: never run again), asked (``question`` and no
     ``answer``: waits for its answer, not run), answered (``question`` and ``answer``: runs again

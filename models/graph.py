@@ -1,4 +1,4 @@
-"""The node table: agent type -> request, output and template (DESIGN.md section 3)."""
+"""The node table: agent type -> request, output and template."""
 
 from __future__ import annotations
 

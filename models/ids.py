@@ -1,4 +1,4 @@
-"""Context ids: ``wf-<run>/<agent-type>/<seq>/<timestamp>`` (spec 003, Context ID Structure)."""
+"""Context ids: ``wf-<run>/<agent-type>/<seq>/<timestamp>`` (FR-013)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""InterruptRequestEvent (spec 000 "InterruptRequestEvent Contract"): a supervisor's or a
+"""InterruptRequestEvent (the routing contract's event): a supervisor's or a
 person's request that the running agent stop and ask, then continue at another agent."""
 
 from __future__ import annotations
@@ -27,7 +27,7 @@ _KEYS = (OptionKey.A, OptionKey.B, OptionKey.C, OptionKey.D)
 
 
 class EventChoice(WireModel):
-    """One option of an event, as in spec 000: ``{"label", "value", "description"}``."""
+    """One option of an event, as in the routing contract: ``{"label", "value", "description"}``."""
 
     label: Text
     value: Text
@@ -61,7 +61,8 @@ class InterruptRequestEvent(WireModel):
         return self
 
     def shown_choices(self) -> list[StructuredChoice]:
-        """The event's options as one A-D (+CUSTOM) choice for the person (US3 scenario 4)."""
+        """The event's options as one A-D (+CUSTOM) choice for the person (handler US3
+        scenario 4)."""
         if not self.choices:
             return []
         return [

@@ -32,7 +32,7 @@ HANDED_OVER = "QuestionHandedOver"
 
 
 class InterruptState(StrEnum):
-    """InterruptStatusEvent values (FR-012)."""
+    """InterruptStatusEvent values (handler FR-012)."""
 
     REQUESTED = "REQUESTED"
     WAITING = "WAITING"
@@ -67,7 +67,7 @@ class InterruptInput(WireModel):
     origin_request: dict[str, Any]
     reroute_to: AgentType | None = None
     event: InterruptRequestEvent | None = None
-    """The supervisor's event that asked for this interrupt, if any (US3)."""
+    """The supervisor's event that asked for this interrupt, if any (handler US3)."""
     timeout_seconds: int | None = DEFAULT_INTERRUPT_TIMEOUT_SECONDS
     on_timeout: TimeoutOutcome = TimeoutOutcome.ESCALATE_TO_AGENT_REVIEW
     carried: InterruptCarried | None = None
@@ -141,7 +141,7 @@ class TranslationInput(WireModel):
     """The one route the reply may set; None: every route is offered (no route leads back)."""
     shadow_id: str | None = None
     """A person's answer to shadow: the translation also starts the controller's
-    ``ShadowAnswerWorkflow`` with this id (issue 22), without waiting for it."""
+    ``ShadowAnswerWorkflow`` with this id, without waiting for it."""
 
 
 class ReviewInput(WireModel):
@@ -162,7 +162,7 @@ class ShadowInput(WireModel):
 
 
 class AutonomyQuestion(WireModel):
-    """A question of a run that lets the controller earn autonomy (issue 22 item 3)."""
+    """A question of a run that lets the controller earn autonomy."""
 
     origin: AgentType
     request: AnyInterruptRequest
@@ -189,8 +189,8 @@ class AutonomyDecision(WireModel):
 
 
 class ShadowAnswer(WireModel):
-    """The controller model's answer to a question a person answered: recorded, never acted on
-    (issue 22 item 1). Its ``call`` holds the model, latency and tokens."""
+    """The controller model's answer to a question a person answered: recorded, never acted on.
+    Its ``call`` holds the model, latency and tokens."""
 
     answer: InterruptResolution | None = None
     error: str | None = Field(default=None, description="Why there is no answer.")

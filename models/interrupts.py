@@ -1,4 +1,4 @@
-"""Typed interrupt requests (spec 003 US19-22), resolutions, and InterruptRouting (spec 000)."""
+"""Typed interrupt requests (US19-22), resolutions, and InterruptRouting (the routing contract)."""
 
 from __future__ import annotations
 
@@ -109,7 +109,7 @@ def _own_keys(choice_id: str, options: list[ChoiceOption]) -> list[ChoiceOption]
 
 
 class StructuredChoice(WireModel):
-    """One decision point offered as A/B/C/D plus a CUSTOM write-in (spec 003 US21)."""
+    """One decision point offered as A/B/C/D plus a CUSTOM write-in (US21)."""
 
     choice_id: str = Field(description="A short id of this decision point, unique in the question.")
     question: str = Field(description="The decision to make, as one question.")
@@ -173,7 +173,7 @@ class StructuredChoice(WireModel):
 
 
 class ConfirmationItem(WireModel):
-    """A yes/no decision on one implementation detail (spec 003 US22)."""
+    """A yes/no decision on one implementation detail (US22)."""
 
     confirmation_id: str = Field(description="A short id of this item, unique in the question.")
     statement: str = Field(description="The one specific thing you intend to do.")
@@ -287,7 +287,7 @@ def _origin(agent: AgentType) -> Any:
     return Field(default=agent, description="Set by the system, never by the model.")
 
 
-# --- typed items of the agent-specific fields (spec 003 US24-US41) ----------------------------
+# --- typed items of the agent-specific fields (US24-US41) -------------------------------------
 
 
 class PhaseDecision(StrEnum):
@@ -396,7 +396,7 @@ class DispatchRoutingDecision(WireModel):
     rationale: str = Field(description="Why the work was routed to it this way.")
 
 
-# --- one typed interrupt request per agent (spec 003's table, FR-081, FR-103..108) ------------
+# --- one typed interrupt request per agent (FR-081, FR-103..108) -----------------------------
 
 
 class OrchestratorInterruptRequest(InterruptRequestBase):
@@ -602,7 +602,7 @@ DispatchedAgentInterruptRequest = Annotated[
     DiscoveryAgentInterruptRequest | PlanningAgentInterruptRequest | TicketAgentInterruptRequest,
     Field(discriminator="origin"),
 ]
-"""The questions of dispatched agents; their dispatch node raises them (spec 002 US4)."""
+"""The questions of dispatched agents; their dispatch node raises them (handler US4)."""
 
 
 class AgentQuestion(WireModel):
@@ -676,7 +676,7 @@ class ResolvedBy(StrEnum):
     AGENT_REVIEW = "AGENT_REVIEW"
     TIMEOUT_ESCALATION = "TIMEOUT_ESCALATION"
     CONTROLLER_AUTONOMY = "CONTROLLER_AUTONOMY"
-    """The controller answered a kind of question it earned (issue 22): a person may overrule."""
+    """The controller answered a kind of question it earned: a person may overrule."""
 
 
 class InterruptResolution(WireModel):
@@ -691,7 +691,7 @@ class InterruptResolution(WireModel):
     free_text: Text | None = None
     decided_by_text: list[Id] = Field(default_factory=list, max_length=MAX_ITEMS)
     """Set by the workflow when it takes the answer: the choice and confirmation ids that the free
-    text alone answers, left to the translating LLM (spec 003 US23; issue 18)."""
+    text alone answers, left to the translating LLM (US23)."""
     stop_run: Text | None = None
     """A person stops the run here, for this reason; nothing else need be answered. The run ends
     FAILED with ``StoppedByPerson`` quoting it."""
@@ -705,11 +705,11 @@ class InterruptResolution(WireModel):
 
 
 class InterruptRouting(Routing):
-    """The unified handler's output: 14 route fields, exactly one set (spec 000)."""
+    """The unified handler's output: 14 route fields, exactly one set (the routing contract)."""
 
     @classmethod
     def route_for(cls, agent: AgentType) -> str | None:
-        """The field that leads to ``agent`` (spec 000's mapping table), if there is one."""
+        """The field that leads to ``agent`` (the routing contract's mapping table), if any."""
         for alias, target in cls.route_aliases().items():
             if target is agent:
                 return alias

@@ -34,7 +34,7 @@ MAX_EVENT_LOG_BYTES = 64 * 1024
 
 MAX_FAN_OUT = 16
 """Agents one dispatch node runs in parallel: the schema's ``maxItems`` of its ``requests``, and a
-reply with more is sent back to the model naming this limit (issue 18)."""
+reply with more is sent back to the model naming this limit."""
 
 MAX_OUTPUT_TOKENS_FACTOR = 8
 """How many times its configured output tokens a person may give a stuck agent's re-run

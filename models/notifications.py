@@ -1,4 +1,4 @@
-"""Notifications of a waiting question (issue 14): what the workflow sends and receivers get."""
+"""Notifications of a waiting question: what the workflow sends and receivers get."""
 
 from __future__ import annotations
 

@@ -20,14 +20,14 @@ AGENT_CALL_MARGIN = timedelta(seconds=30)
 AGENT_START_TO_CLOSE = timedelta(hours=6)
 """The longest one agent call (all its requests) may take, whatever the model's pace: a bound
 for a call that never ends, not a measure of the model. Liveness is the heartbeat (below), so
-a slow local model needs only the worker's LLM_REQUEST_TIMEOUT (issue 19); the worker refuses
+a slow local model needs only the worker's LLM_REQUEST_TIMEOUT; the worker refuses
 settings whose requests could outlast this."""
 AGENT_HEARTBEAT_INTERVAL = timedelta(seconds=1)
 """Long activities (agent calls, translations, reviews, pinning a workspace) heartbeat this often
 while they wait, so a cancel lands within about a second."""
 AGENT_HEARTBEAT_TIMEOUT = timedelta(seconds=3)
 """A worker that died in the middle of a long activity is noticed after this long without a
-heartbeat, and the next attempt starts on a live worker (issue 17: recovery within seconds).
+heartbeat, and the next attempt starts on a live worker (recovery within seconds).
 Three missed beats: a busy worker's event loop does not lag that far (tested with both cores
 busy)."""
 HEARTBEAT_THROTTLE = timedelta(seconds=1)

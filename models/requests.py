@@ -1,4 +1,5 @@
-"""One request type per node (spec 000's mapping table) plus the dispatched agents' requests.
+"""One request type per node (the routing contract's mapping table) plus the dispatched agents'
+requests.
 
 Fields wrapped in ``SkipJsonSchema`` are filled by the workflow, not by the model that routes.
 """

@@ -32,7 +32,7 @@ def resolution_problems(
     """Every way ``resolution`` fails to answer ``request``; empty when it is acceptable.
 
     With ``free_text_decides``, free text may answer the choices and confirmations it leaves
-    open (spec 003 US23): the translating LLM decides them. An answer with nothing in it is
+    open (US23): the translating LLM decides them. An answer with nothing in it is
     still refused. With ``in_parts``, a combined question's agents may be answered one at a
     time (``unanswered_parts``): each answered agent's part whole, the others left open."""
     if resolution.stop_run is not None:
@@ -175,7 +175,7 @@ def _list(ids: Iterable[str]) -> str:
 
 def allowed_route(origin: AgentType | None, reroute_to: AgentType | None) -> str | None:
     """The one route a translation may set: the event's target if there is one, else the
-    origin's own route (spec 000's table); None when no route leads there."""
+    origin's own route (the routing contract's mapping table); None when no route leads there."""
     target = reroute_to or origin
     return InterruptRouting.route_for(target) if target is not None else None
 

@@ -1,4 +1,5 @@
-"""Agent results: versioned, with an id and the upstream context ids they used (spec 003).
+"""Agent results: versioned, with an id and the upstream context ids they used (FR-014, FR-019,
+FR-020).
 
 Fields wrapped in ``SkipJsonSchema`` are stamped or computed by the system after the LLM
 answers (ids, links, deduplications, execution orders); the model never writes them.
@@ -17,7 +18,8 @@ from agent_interrupts.models.base import WireModel
 
 SCHEMA_VERSION = "1.0"
 LEGACY_NEEDS_INPUT = "needsInput"
-"""The question field dispatched agents' results had before issue 10 (version 83c9b6c)."""
+"""The question field dispatched agents' results had before they asked typed questions (version
+83c9b6c)."""
 
 
 class InvalidReference(WireModel):
@@ -30,7 +32,7 @@ class InvalidReference(WireModel):
 
 
 class ReferenceCheck(WireModel):
-    """File references of a result checked against the run's pinned commit (issue 13 item 6)."""
+    """File references of a result checked against the run's pinned commit."""
 
     commit: str
     checked: int
@@ -256,7 +258,7 @@ class CommitInfo(WireModel):
     message: str
     files: list[str]
     sha: SkipJsonSchema[str | None] = None
-    """The real commit (issue 20): set from git, null when nothing changed or no workspace."""
+    """The real commit: set from git, null when nothing changed or no workspace."""
     branch: SkipJsonSchema[str | None] = None
 
 
@@ -304,7 +306,7 @@ class AssessmentStatus(StrEnum):
 
 
 class ReviewFinding(WireModel):
-    """A review comment on lines of a ticket's diff (issue 20 item 5)."""
+    """A review comment on lines of a ticket's diff."""
 
     path: str = Field(description="A file the diff changes.")
     start_line: int = Field(description="First line, in the file's new version.")
@@ -355,7 +357,7 @@ class MergerResult(AgentResult):
     conflicts: list[MergeConflict]
     merged_context_ids: SkipJsonSchema[list[str]] = Field(default_factory=list)
     code_change: SkipJsonSchema[CodeChange | None] = None
-    """The real merge (issue 20): set from git, replacing what the model claims."""
+    """The real merge: set from git, replacing what the model claims."""
 
 
 class ContextManagerResult(AgentResult):
@@ -372,4 +374,4 @@ class OrchestratorCollectorResult(Consolidation):
     deliverables: list[str]
     phases_completed: list[str]
     code_change: SkipJsonSchema[CodeChange | None] = None
-    """The run branch with the merged tickets, when the run changed code (issue 20)."""
+    """The run branch with the merged tickets, when the run changed code."""

@@ -124,7 +124,7 @@ class DiscoveryDispatchRouting(Routing):
 
 
 class DiscoveryAgentRouting(Routing):
-    """A discovery agent's answer: its report, or its own typed question (spec 002 US4)."""
+    """A discovery agent's answer: its report, or its own typed question (handler US4)."""
 
     result: Annotated[DiscoveryAgentResult | None, Route(AgentType.DISCOVERY_DISPATCH)] = _route(
         "Your report on the subdomain; the dispatch node hands it to the discovery collector."
@@ -177,7 +177,7 @@ class PlanningDispatchRouting(Routing):
 
 
 class PlanningAgentRouting(Routing):
-    """A planning agent's answer: its plan, or its own typed question (spec 002 US4)."""
+    """A planning agent's answer: its plan, or its own typed question (handler US4)."""
 
     result: Annotated[PlanningAgentResult | None, Route(AgentType.PLANNING_DISPATCH)] = _route(
         "Your plan for the area; the dispatch node hands it to the planning collector."
@@ -233,7 +233,7 @@ class TicketDispatchRouting(Routing):
 
 
 class TicketAgentRouting(Routing):
-    """A ticket agent's answer: its work on the ticket, or its own typed question (US4)."""
+    """A ticket agent's answer: its work on the ticket, or its own typed question (handler US4)."""
 
     result: Annotated[TicketAgentResult | None, Route(AgentType.TICKET_DISPATCH)] = _route(
         "Your work on the ticket; the dispatch node hands it to the ticket collector."

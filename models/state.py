@@ -25,7 +25,7 @@ from agent_interrupts.models.tools import PinnedWorkspace, ToolTrace, WorkspaceS
 DEFAULT_MAX_STEPS = 60
 DEFAULT_QUESTION_GATHER_SECONDS = 0.0
 """How long a dispatched agent's question, asked while others still run, waits for others that
-ask at nearly the same moment (issue 18 item 5); then a person sees it, whatever the others do.
+ask at nearly the same moment; then a person sees it, whatever the others do.
 0: at once (agents whose answers arrive together still share it); a 0.5 s wait made a person see
 the question 1.2 s after it was asked instead of 0.2 s (``bench.question_visibility``)."""
 
@@ -40,7 +40,7 @@ class EntryKind(StrEnum):
     RESOLUTION = "RESOLUTION"
     """The routing an interrupt resolution was translated into."""
     CONTEXT = "CONTEXT"
-    """A curated context derived from a collector's result (spec 003 US3)."""
+    """A curated context derived from a collector's result (agents US3)."""
 
 
 class HistoryEntry(WireModel):
@@ -109,7 +109,7 @@ class PendingStep(WireModel):
     interrupt_resolution: str | None = None
     """The question this node asked and its answer, when it resumes after an interrupt."""
     resolution: InterruptResolution | None = None
-    """The answer itself, when it resumes after an interrupt (the merge applies it, issue 20)."""
+    """The answer itself, when it resumes after an interrupt (the merge applies it)."""
     held: list[HeldAgent] = Field(default_factory=list)
     """A dispatch node resuming after its interrupt: its fan-out, so finished agents are not run
     again and each agent that asked runs with its own answer (``workflows/lifting.py``)."""
@@ -147,7 +147,7 @@ class OrchestratorState(WireModel):
     controller_autonomy: bool = False
     step_budget: int | None = None
     """Steps a person grants at a time when the run uses up its budget (the start's maxSteps;
-    None in runs recorded before issue 19's budget questions)."""
+    None in runs recorded before a used-up budget asked a person)."""
     steps_taken: int = 0
     next_seq: int = 1
     pending: PendingStep | None = None
@@ -178,7 +178,7 @@ class OrchestratorState(WireModel):
     workspace: PinnedWorkspace | None = None
     """The run's workspace pinned to a commit (the pin activity's result), if it has one."""
     code: CodeState = Field(default_factory=CodeState)
-    """The run's ticket branches, worktrees and merge (issue 20)."""
+    """The run's ticket branches, worktrees and merge."""
     processed_event_ids: list[str] = Field(default_factory=list)
     """Ids of the events taken (the newest ``MAX_REMEMBERED_EVENT_IDS``), so a supervisor's retry
     is not processed twice."""
@@ -263,7 +263,7 @@ class PendingInterrupt(WireModel):
 
 
 class OrchestratorStatus(WireModel):
-    """Result of the ``status`` query (DESIGN.md section 5)."""
+    """Result of the ``status`` query: a public shape that clients and tests read."""
 
     workflow_id: str
     phase: str

@@ -1,4 +1,4 @@
-"""Workspaces and tool calls as they cross the activity boundary (issue 13).
+"""Workspaces and tool calls as they cross the activity boundary.
 
 Only small things travel: the pinned commit, the tool calls a model asked for (name and
 arguments) and their trace (sizes, hashes, latencies). Tool results never do: an agent activity
@@ -15,7 +15,7 @@ from agent_interrupts.models.base import WireModel
 
 MAX_TOOL_ARGUMENT_CHARS = 16_000
 """The arguments of one tool call as the model wrote them (JSON text); longer ones are cut (and
-so refused as invalid JSON). Large enough for a ticket agent's file write (issue 20)."""
+so refused as invalid JSON). Large enough for a ticket agent's file write."""
 
 
 class WorkspaceSpec(WireModel):

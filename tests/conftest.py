@@ -20,7 +20,7 @@ from tests.support.postgres import PostgresServer, postgres_server, require_pg_b
 @pytest.fixture(scope="session", autouse=True)
 def hypothesis_home(tmp_path_factory: pytest.TempPathFactory) -> None:
     """Hypothesis keeps its caches (``unicode_data``, ``constants``) in a temporary directory,
-    not in ``.hypothesis/`` of the checkout (issue 23 item 6)."""
+    not in ``.hypothesis/`` of the checkout (tests write only under temporary directories)."""
     set_hypothesis_home_dir(tmp_path_factory.mktemp("hypothesis"))
 
 
@@ -42,7 +42,7 @@ async def env() -> AsyncIterator[WorkflowEnvironment]:
         dev_server_extra_args=[
             "--dynamic-config-value",
             "frontend.enableUpdateWorkflowExecution=true",
-            *dev_server_args(),  # AgentPhase, InterruptState, InterruptOrigin (issue 11)
+            *dev_server_args(),  # AgentPhase, InterruptState, InterruptOrigin
         ],
     ) as environment:
         yield environment

@@ -1,6 +1,6 @@
-"""``client.py interrupt``: the supervisor's command, against a real server (spec 002 US3).
+"""``client.py interrupt``: the supervisor's command, against a real server (handler US3).
 
-REVIEW_AGENT's first call is held open until the commands have run (issue 8 item 13): the test
+REVIEW_AGENT's first call is held open until the commands have run: the test
 never relies on a call taking long enough.
 """
 

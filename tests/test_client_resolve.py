@@ -34,7 +34,7 @@ async def test_resolve_shows_rejects_and_accepts(
         assert "**" not in shown.stdout, "markdown is rendered for the terminal"
 
         wrong = await client_py(client, "resolve", interrupt_id, "--choice", "nope=A")
-        assert wrong.returncode == 2  # checked against the question, named as flags (issue 23)
+        assert wrong.returncode == 2  # checked against the question, named as flags
         assert "--choice nope=A: the question has no choice 'nope'" in wrong.stderr
         assert "add --choice approach=A|B|CUSTOM --confirm add-tests=yes|no" in wrong.stderr
 
@@ -63,7 +63,7 @@ async def test_resolve_shows_rejects_and_accepts(
 async def test_answering_a_closed_question_says_who_answered_it_when_and_with_what(
     client: Client, task_queue: str, workflow_id: str
 ) -> None:
-    """Issue 18 item 7: the SDK raises ResolutionRejected (not a raw RPCError), and the CLI
+    """The SDK raises ResolutionRejected (not a raw RPCError), and the CLI
     says who answered, when and with what."""
     offline = OfflineModel(OfflineScenario(interrupt_at=frozenset({AgentType.MERGER_AGENT})))
     agents = AgentWorkflowClient(client, task_queue)

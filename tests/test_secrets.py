@@ -1,5 +1,5 @@
-"""Issue 8: "a test that runs every workflow of the suite with a distinctive API key and scans all
-their histories and captured logs for it" (item 7, DESIGN.md section 6).
+"""Every workflow of the suite runs with a distinctive API key, and all their histories and
+captured logs are scanned for it: secrets never enter workflow history or logs.
 
 The worker is configured the way ``worker.py`` configures it (``llm_settings_from_env``) with a
 key that has no credential shape, so only the configured-secret redaction can keep it out; the

@@ -94,14 +94,14 @@ async def ask(
     person_only: bool = False,
     hand_over: bool = True,
 ) -> None:
-    """Hand the question to InterruptWorkflow; continue where its routing leads (FR-001).
+    """Hand the question to InterruptWorkflow; continue where its routing leads (handler FR-001).
 
     ``node_request`` is the asking node's agent and request, handed over by the step that holds
-    them: a bounded window of payloads may have dropped it (a fan-out of 12 did; issue 18).
+    them: a bounded window of payloads may have dropped it (a fan-out of 12 did).
     A dispatch node that resumes keeps its ``fan_out``: finished agents are not run again,
-    and each agent that asked runs with its own part of the answer (spec 004 section 5).
+    and each agent that asked runs with its own part of the answer (resume §5).
 
-    A ``person_only`` question (a stuck model, a used-up step budget: issue 19) is never
+    A ``person_only`` question (a stuck model, a used-up step budget) is never
     escalated to the reviewing model, which may be the model at fault: where the run's timeout
     would escalate, it waits for a person without a deadline; the loop breaker does not count it.
 
@@ -392,8 +392,8 @@ def _reroute_requests(
 
 
 async def ask_for_steps(book: RunBook, step: PendingStep, budget: int) -> None:
-    """The step budget is used up: a person grants ``budget`` more steps or stops the run
-    (issue 19). The waiting step keeps its request, its answer and its held fan-out; the
+    """The step budget is used up: a person grants ``budget`` more steps or stops the run.
+    The waiting step keeps its request, its answer and its held fan-out; the
     person's words join its guidance."""
     state = book.state
     agent = step.agent_type

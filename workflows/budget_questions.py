@@ -1,4 +1,4 @@
-"""The question a person gets when a run uses up its step budget (issue 19).
+"""The question a person gets when a run uses up its step budget.
 
 A model that loops (routes back and forth, re-plans forever) reaches ``maxSteps``. This product
 exists to ask a person then, not to fail: unless the start input says ``failOnStepLimit``, the

@@ -1,4 +1,4 @@
-"""A run's code changes, workflow side (issue 20): a worktree and a real commit per ticket step,
+"""A run's code changes, workflow side: a worktree and a real commit per ticket step,
 the diffs a review reads, the real merge of the ticket branches with a conflict as the merger's
 typed question, and the run branch in the final result.
 

@@ -1,4 +1,4 @@
-"""Context curation (spec 003 US3): fill requests with the curated contexts they take, and derive
+"""Context curation (agents US3): fill requests with the curated contexts they take, and derive
 a curated context from each collector's result. Pure functions over the workflow's state."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The question a supervisor's event asked for, when the agent did not ask it (issue 18 item 2).
+"""The question a supervisor's event asked for, when the agent did not ask it.
 
 An accepted InterruptRequestEvent is a promise: if the agent's reply has no ``interruptRequest``,
 the workflow asks in its place. The question is typed as the asking agent's own interrupt, built

@@ -1,4 +1,5 @@
-"""Whether a supervisor's InterruptRequestEvent can be taken now, and by which node (US3)."""
+"""Whether a supervisor's InterruptRequestEvent can be taken now, and by which node (handler
+US3)."""
 
 from __future__ import annotations
 
@@ -23,11 +24,11 @@ class EventVerdict:
 def check_event(
     state: OrchestratorState, event: InterruptRequestEvent, running_agents: Sequence[str] = ()
 ) -> EventVerdict:
-    """Apply the rules of spec 002 US3 and its edge cases to ``event``.
+    """Apply the rules of handler US3 and its edge cases to ``event``.
 
     ``running_agents`` are the node ids of the dispatched agents whose calls run now
     (``ticket-dispatch-033/ticket-agent-2``): an event may target one of them, by its node id or
-    by its agent type (the first one running), and only that call is redirected (issue 18)."""
+    by its agent type (the first one running), and only that call is redirected."""
     source = event.source_agent_type
     events = SupervisorEvents(state)
     if source in DISPATCHED_AGENTS:
@@ -95,7 +96,7 @@ def _check_dispatched(
 
 
 def supervisor_message(event: InterruptRequestEvent) -> str:
-    """The user message that asks the running agent to interrupt (R5 step 2)."""
+    """The user message that asks the running agent to interrupt (research R5 step 2)."""
     return (
         f"{SUPERVISOR_MESSAGE_PREFIX} {event.reason}\n"
         "Stop here: answer with your `interruptRequest` (and no route), explaining what you "

@@ -1,5 +1,5 @@
 """A dispatch node's fan-out: its agents in parallel, and their questions lifted into the node's
-own interrupt (spec 002 US4, FR-010; spec 004 section 5: finished agents never run again)."""
+own interrupt (handler US4, handler FR-010; resume §5: finished agents never run again)."""
 
 from __future__ import annotations
 
@@ -139,7 +139,7 @@ async def _settle_as_they_finish(
 ) -> tuple[list[HeldAgent], StartedQuestion | None]:
     """Settle each agent as it finishes; the first time a question waits while agents still run,
     the node's question is asked after at most ``gather_seconds`` (agents that ask within them
-    join it), whatever the others do (issue 18 item 5). Questions asked after it wait, not run
+    join it), whatever the others do. Questions asked after it wait, not run
     again, and are asked as the next question when the node resumes."""
 
     async def reply_of(call: Awaitable[AgentReply]) -> AgentReply:
@@ -181,7 +181,7 @@ def _settle(
     sub_id, output_id, upstream = where
     payload, route = reply.output, reply.route
     asked_itself = reply.stuck is None and route == "interruptRequest"
-    if reply.stuck is not None:  # the model stays invalid: its agent asks a person (issue 19)
+    if reply.stuck is not None:  # the model stays invalid: its agent asks a person
         question = book.stuck_question(child.agent_type, child.output_model, reply.stuck, sub_id)
         payload, route = {"interruptRequest": question.to_wire()}, "interruptRequest"
     event = book.supervisor.take(sub_id)
@@ -234,7 +234,7 @@ def lifted(
     skip: Collection[str] = (),
 ) -> dict[str, Any] | None:
     """The dispatch node's output when its agents asked (but those in ``skip``): their questions
-    lifted into its own interrupt by the workflow, with no LLM call (spec 002 US4 scenario 2);
+    lifted into its own interrupt by the workflow, with no LLM call (handler US4 scenario 2);
     else None."""
     question = lift(node.agent_type, fan_out, skip) if node.dispatches is not None else None
     if question is None or node.dispatches is None:

@@ -1,5 +1,5 @@
-"""A dispatch node's fan-out whose questions are answered one at a time (FR-094, spec 004 section
-5): each agent runs; an agent that asks gets a question at once, even while another question of
+"""A dispatch node's fan-out whose questions are answered one at a time (FR-094, resume
+§5): each agent runs; an agent that asks gets a question at once, even while another question of
 the node waits; each answer (or each part of a combined one) re-runs the agents it answers at
 once, while the others still work or wait. Finished agents never run again.
 

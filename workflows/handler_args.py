@@ -1,6 +1,6 @@
 """Turn whatever a caller sent to a handler into a model, or into one clipped line saying why not.
 
-Handlers take any arity and any payload (DESIGN.md section 7): a signal's or an update's one
+Handlers take any arity and any payload, and never raise on them: a signal's or an update's one
 payload arrives raw (``one_raw_payload``), other arities and the start input as decoded JSON
 values.
 Nothing here raises on bad input.
@@ -36,7 +36,7 @@ class Parsed(Generic[M]):
 def one_raw_payload(handler: H) -> H:
     """Declare the handler ``handler(self, *args)`` to the SDK as taking one RawValue.
 
-    A named handler (which the Temporal UI lists, issue 23 item 2) gets its payloads converted by
+    A named handler (which the Temporal UI lists) gets its payloads converted by
     the parameters it declares, and only when their count matches. Declared with one RawValue
     parameter, it receives one payload of any encoding undecoded; none as no argument; two or more
     decoded, never a TypeError that would fail the workflow task. (Two or more of which one cannot

@@ -1,4 +1,5 @@
-"""InterruptWorkflow: the one handler of every interrupt (spec 002 US1/US2/US4, FR-001..012)."""
+"""InterruptWorkflow: the one handler of every interrupt (handler US1/US2/US4,
+handler FR-001..012)."""
 
 from __future__ import annotations
 
@@ -395,7 +396,7 @@ class InterruptWorkflow:
         return reviewed.model_copy(update={"resolved_by": by})
 
     async def _delegated(self) -> bool:
-        """Whether the controller answers itself (issue 22 item 3): only in a run that allows it,
+        """Whether the controller answers itself: only in a run that allows it,
         where the worker's policy and the controller's record say so; the decision is recorded
         with its figures (the activity's result and an event)."""
         job = self._job
@@ -535,11 +536,11 @@ def _reroute_target(job: InterruptInput, resolution: InterruptResolution) -> Age
 RESOLVE_UPDATE = "resolve_validated"
 ANSWER_TAKEN = "30-answer-taken-untranslated"
 """Patch id: an accepted answer the translator cannot write resumes its agent with the answer as
-guidance (``untranslated_routing``) instead of failing the run (issue 30 item 2)."""
+guidance (``untranslated_routing``) instead of failing the run."""
 EVENT_CHOICES_JOIN = "30-event-choices-join-the-agents-own"
 """Patch id: a supervisor's choices join the asking agent's own instead of replacing them."""
 FREE_TEXT = "18-free-text-answers"
-"""Patch id: a resolve signal's free text may answer the choices it leaves open (issue 18)."""
+"""Patch id: a resolve signal's free text may answer the choices it leaves open."""
 
 
 def _placeholder_job() -> InterruptInput:

@@ -1,4 +1,4 @@
-"""The decorator pipeline of interrupt processing (spec 002 FR-011), in its fixed order:
+"""The decorator pipeline of interrupt processing (handler FR-011), in its fixed order:
 request hooks, then resolution hooks, then translation hooks. Each hook is a pure function."""
 
 from __future__ import annotations
@@ -33,14 +33,14 @@ def _suffix_repeats(items: Sequence[object], id_field: str) -> None:
 def _join_event(job: InterruptInput) -> InterruptInput:
     """A supervisor's choices and confirmations join the asking agent's own (at a dispatch node,
     the agents' lifted questions): the person answers both, the event's part decides the route
-    and the agent's part reaches the agent (issue 30 item 5). The event's context is added to
+    and the agent's part reaches the agent. The event's context is added to
     the question's."""
     return _with_event(job, keep_own=True)
 
 
 def _replace_with_event(job: InterruptInput) -> InterruptInput:
-    """Before issue 30: a supervisor's choices replaced the agent's own, except at a dispatch
-    node (replayed so by runs that asked then)."""
+    """Before version f10337d a supervisor's choices replaced the agent's own, except at a
+    dispatch node (replayed so by runs that asked then)."""
     return _with_event(job, keep_own=job.origin in set(DISPATCHED_AGENTS.values()))
 
 

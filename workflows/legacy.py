@@ -1,6 +1,6 @@
-"""Payloads recorded before issue 10, as the current models read them (runs in flight replay).
+"""Payloads recorded by version 83c9b6c, as the current models read them (runs in flight replay).
 
-Before issue 10 a dispatched agent returned its bare result with a ``needsInput`` text, and each
+In that version a dispatched agent returned its bare result with a ``needsInput`` text, and each
 typed interrupt request had one text per agent-specific field. Recorded histories hold such
 payloads; the workflows read them through these upgrades, so a run in flight makes the same
 decisions on the new code. The upgrades touch only data in the old shape: a payload in the
@@ -41,7 +41,7 @@ LEGACY_FIELDS: dict[str, set[str]] = {
     "MERGER_AGENT": {"conflictResolution", "mergeStrategy"},
     "CONTEXT_MANAGER": {"contextGatheringScope"},
 }
-"""The agent-specific fields each typed question had before issue 10, all texts."""
+"""The agent-specific fields each typed question had in version 83c9b6c, all texts."""
 
 
 def upgrade_output(agent: AgentType, output: dict[str, Any]) -> dict[str, Any]:
@@ -58,7 +58,7 @@ def started_before_notifications(args: tuple[Any, ...]) -> bool:
     """Whether InterruptWorkflow's start input was written by 83c9b6c, before notifications
     and the ``carried`` field existed (every later version writes ``carried``, null or not).
 
-    Such an interrupt started no notification plan: it goes on waiting without one (issue 17).
+    Such an interrupt started no notification plan: it goes on waiting without one.
     """
     return len(args) == 1 and isinstance(args[0], dict) and "carried" not in args[0]
 

@@ -1,4 +1,5 @@
-"""Dispatched agents' questions, raised by their dispatch node (spec 002 US4, FR-010; spec 004).
+"""Dispatched agents' questions, raised by their dispatch node (handler US4, handler FR-010;
+resume §2).
 
 A dispatched agent that needs input answers with its own typed interrupt request. The workflow,
 not an LLM, lifts the questions of one fan-out into one interrupt of the dispatch node

@@ -1,4 +1,4 @@
-"""Reconstruct the context chain of any result from the blackboard (spec 003 FR-015, SC-008)."""
+"""Reconstruct the context chain of any result from the blackboard (FR-015, SC-008)."""
 
 from __future__ import annotations
 

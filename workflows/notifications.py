@@ -1,4 +1,4 @@
-"""An interrupt's notifications (issue 14): they never block the wait nor fail the interrupt.
+"""An interrupt's notifications: they never block the wait nor fail the interrupt.
 
 ``Notifier`` asks the worker which channels are enabled (a local activity), then starts one
 ``notify`` activity per channel and notice without awaiting it: a task watches it and records a

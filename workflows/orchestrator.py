@@ -225,7 +225,7 @@ class OrchestratorWorkflow:
 
     @workflow.signal(
         name=INTERRUPT_REQUEST_EVENT_SIGNAL,
-        description="A supervisor's InterruptRequestEvent (spec 000 JSON): interrupt the running "
+        description="A supervisor's InterruptRequestEvent (JSON, camelCase): interrupt the running "
         "agent, then continue at rerouteToAgentType; status shows what became of it.",
     )
     @one_raw_payload
@@ -267,7 +267,7 @@ class OrchestratorWorkflow:
         )
 
     @workflow.update(
-        description="A supervisor's InterruptRequestEvent (spec 000 JSON), validated: accepted "
+        description="A supervisor's InterruptRequestEvent (JSON, camelCase), validated: accepted "
         "with the node it reached, or rejected with one line naming the problem."
     )
     @one_raw_payload
@@ -352,8 +352,8 @@ class OrchestratorWorkflow:
         return check_event(self._state, event, self._book.calls.running())
 
     def _take_event(self, node_id: str, event: InterruptRequestEvent) -> str:
-        """Store the event for the node and ask its running agent to interrupt (FR-008); at a
-        dispatch node, every agent of its fan-out still running is cancelled and runs again
+        """Store the event for the node and ask its running agent to interrupt (handler FR-008); at
+        a dispatch node, every agent of its fan-out still running is cancelled and runs again
         with the message (finished ones keep their results). Says what happens."""
         self._book.supervisor.accept(node_id, event)
         agent = event.source_agent_type
@@ -468,7 +468,7 @@ class OrchestratorWorkflow:
                 step.interrupt_resolution,
                 output_tokens_factor=tokens,
             )
-            if reply.stuck is not None:  # the model stays invalid: a person decides (issue 19)
+            if reply.stuck is not None:  # the model stays invalid: a person decides
                 stuck = book.stuck_question(agent, node.output_model, reply.stuck, at.node_id)
                 await ask(book, at.node_id, (agent, at.request), stuck, fan_out, person_only=True)
                 resumed = state.pending

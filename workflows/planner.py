@@ -37,7 +37,7 @@ def last_request(
 
 
 def last_request_of(history: list[HistoryEntry], agent_type: AgentType) -> HistoryEntry | None:
-    """The most recent request the given agent consumed (FR-002)."""
+    """The most recent request the given agent consumed (handler FR-002)."""
     for entry in reversed(history):
         if entry.kind is EntryKind.REQUEST and entry.agent_type is agent_type:
             return entry
@@ -53,9 +53,10 @@ _NOT_RETURNABLE = frozenset({AgentType.CONTEXT_MANAGER, *DISPATCHED_AGENTS})
 
 
 def origin_of(request: InterruptRequestBase, history: list[HistoryEntry]) -> AgentType:
-    """Who asked: the request's subtype (R6); the last request in history as the fallback (FR-002).
+    """Who asked: the request's subtype (research R6); else the last request in history
+    (handler FR-002).
 
-    A dispatched agent's question belongs to its dispatch node (US4, FR-010).
+    A dispatched agent's question belongs to its dispatch node (handler US4, handler FR-010).
     """
     origin = getattr(request, "origin", None)
     if not isinstance(origin, AgentType):

@@ -17,7 +17,8 @@ def resumed_request(
     Every input of ``carried`` is kept unless the translation deliberately changed it: fields the
     model never writes (``SkipJsonSchema``: agent results, curated contexts) always come
     from ``carried``; a field the translation left empty (``""``, ``[]``, ``None``) keeps the
-    carried value; any other translated value wins (spec 002 SC-002, spec 003 edge cases).
+    carried value; any other translated value wins (handler SC-002: a node resumed after its
+    question keeps what it was given).
     """
     merged = dict(carried)
     wire = translated.to_wire()

@@ -133,7 +133,7 @@ class RunBook:
         return reply
 
     def curate(self, agent: AgentType, output: HistoryEntry, payload: dict[str, Any]) -> None:
-        """After a collector: derive its curated context and record it (spec 003 US3)."""
+        """After a collector: derive its curated context and record it (agents US3)."""
         context_id = self.context_id(agent)
         curated = derive_curation(agent, payload, context_id)
         if curated is None:

@@ -1,5 +1,5 @@
-"""ShadowAnswerWorkflow: the controller model answers a question a person already answered
-(issue 22 item 1). The translation of the person's answer starts it, with a start delay, and
+"""ShadowAnswerWorkflow: the controller model answers a question a person already answered.
+The translation of the person's answer starts it, with a start delay, and
 does not wait for it, so it never delays or changes the run; its result is the record."""
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
 """The question a person gets when an agent's model keeps answering invalid replies, or its
-prompt does not fit the model even with all optional context dropped (issue 19).
+prompt does not fit the model even with all optional context dropped.
 
 This product exists to ask a person when an agent is stuck: after the validation attempts (or
 the context trimming), the activity reports the last problem instead of failing (unless the

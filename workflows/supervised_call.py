@@ -1,5 +1,5 @@
 """Agent activities a supervisor can redirect: cancel the running call, run it again with the
-event's message, and never act on a result that an event superseded (spec 002 US3, FR-008).
+event's message, and never act on a result that an event superseded (handler US3, handler FR-008).
 
 An agent step with tools is a loop of model calls, one activity each (``activities/tools/loop.py``
 says why): a reply asking for tool calls adds them to the call and runs the next round.

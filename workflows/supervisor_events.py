@@ -1,4 +1,4 @@
-"""A supervisor's accepted events, by the node each waits for (spec 002 US3, FR-008).
+"""A supervisor's accepted events, by the node each waits for (handler US3, handler FR-008).
 
 An accepted event is a promise that a question follows: it waits at the node it reached until a
 question takes it, moving with the work as it does (a running dispatched agent's event goes on

@@ -1,4 +1,4 @@
-"""What a person sees of a run in Temporal's visibility and UI (issue 11 items 3 and 4).
+"""What a person sees of a run in Temporal's visibility and UI.
 
 Search attributes: ``AgentPhase`` on the orchestrator, ``InterruptState`` and ``InterruptOrigin``
 on each InterruptWorkflow, all Keyword. Upserting an attribute the namespace does not know fails
@@ -62,7 +62,7 @@ INTERRUPT_STATES = (WAITING, ESCALATED, RESOLVED, TIMED_OUT, HANDED_OVER)
 
 REPORTED_PROBLEMS_AFTER = 2
 """Failed workflow tasks in a row after which the server marks an execution with
-``TemporalReportedProblems`` (``app/stuck.py``: runs a deploy cannot replay, issue 17)."""
+``TemporalReportedProblems`` (``app/stuck.py``: runs a deploy cannot replay)."""
 
 
 def dev_server_args() -> list[str]:
@@ -290,7 +290,7 @@ def _escape_line_start(found: re.Match[str]) -> str:
 
 
 def typed_fields(request: InterruptRequestBase) -> list[str]:
-    """The agent-specific fields of ``request`` (spec 003 US24-US41), one markdown block each."""
+    """The agent-specific fields of ``request`` (US24-US41), one markdown block each."""
     lines: list[str] = []
     for label, value in typed_values(request):
         if isinstance(value, list):

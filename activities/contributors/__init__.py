@@ -1,4 +1,4 @@
-"""Prompt contributors: tool- and workflow-specific sections added to agent prompts (spec 003 US1).
+"""Prompt contributors: tool- and workflow-specific sections added to agent prompts (agents US1).
 
 ``default_registry()`` builds the registry a worker uses; build it once per worker and hand it to
 ``PromptRenderer``.
@@ -36,7 +36,8 @@ __all__ = [
 
 
 def default_registry(tools: ToolSettings | None = None) -> ContributorRegistry:
-    """The built-in contributors and each tool group's own (FR-001), in (order, name) order."""
+    """The built-in contributors and each tool group's own (agents FR-001), in (order, name)
+    order."""
     from agent_interrupts.activities.tools.catalog import (
         tool_groups,  # the tools import this package's base
     )

@@ -1,4 +1,4 @@
-"""The prompt contributor framework (spec 003 US1, FR-001..005).
+"""The prompt contributor framework (agents US1, agents FR-001..005).
 
 A contributor adds one titled section to the system prompt of the agents it applies to. The
 registry orders contributors by ``(order, name)`` so a prompt always has the same shape, and
@@ -120,7 +120,8 @@ class ContributorRegistry:
             self.register(contributor)
 
     def register(self, contributor: PromptContributor) -> None:
-        """Add a contributor (FR-001). Names are unique; a second one with a name is an error."""
+        """Add a contributor (agents FR-001). Names are unique; a second one with a name is an
+        error."""
         name = getattr(contributor, "name", "")
         if not name or not getattr(contributor, "title", ""):
             raise ValueError(f"{type(contributor).__name__} needs a non-empty name and title")
@@ -134,7 +135,8 @@ class ContributorRegistry:
         return sorted(self._contributors)
 
     def for_agent(self, agent: AgentType) -> list[PromptContributor]:
-        """The contributors that apply to ``agent`` (FR-002), in (order, name) order (FR-004)."""
+        """The contributors that apply to ``agent`` (agents FR-002), in (order, name) order
+        (agents FR-004)."""
         found = self._by_agent.get(agent)
         if found is None:
             found = tuple(
@@ -147,7 +149,7 @@ class ContributorRegistry:
         return list(found)
 
     def assemble(self, ctx: PromptContext) -> AssembledSections:
-        """Every applicable contribution for ``ctx``; failures become warnings (FR-005)."""
+        """Every applicable contribution for ``ctx``; failures become warnings (agents FR-005)."""
         sections: list[tuple[str, str]] = []
         warnings: list[str] = []
         for contributor in self.for_agent(ctx.agent_type):

@@ -1,5 +1,5 @@
-"""The write tools' guidance: the ticket agent's own worktree, what is committed, what is checked
-(issue 20)."""
+"""The write tools' guidance: the ticket agent's own worktree, what is committed, what is
+checked."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The code tools' guidance: what they are for, when to use them, their limits (issue 13)."""
+"""The code tools' guidance: what they are for, when to use them, their limits."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Episodic memory guidance: recall, retain, reflect (spec 003 US2, FR-006..011).
+"""Episodic memory guidance: recall, retain, reflect (agents US2, agents FR-006..011).
 
 The memory tool registers this contributor for the agents it is offered to; it speaks only when
 the call has a workspace, i.e. when the tool is really there (SC-009).
@@ -27,7 +27,8 @@ Memory calls count against the step's tool budget."""
 
 
 class EpisodicMemoryContributor(PromptContributor):
-    """The episodic memory tool's guidance (FR-006..011): present exactly when the tool is."""
+    """The episodic memory tool's guidance (agents FR-006..011): present exactly when the tool
+    is."""
 
     name = "episodic-memory"
     title = "Episodic memory"

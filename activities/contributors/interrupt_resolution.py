@@ -1,4 +1,4 @@
-"""The answer to this node's earlier question (spec 001 R9 item 4).
+"""The answer to this node's earlier question (research R9 item 4).
 
 The section is headed exactly ``## Interrupt resolution``: the offline model treats that heading
 as "already answered" (``activities.offline_model.RESOLVED_MARKER``), and it appears only here.

@@ -1,4 +1,4 @@
-"""Interrupt loop breaker (spec 001 R9 item 1).
+"""Interrupt loop breaker (research R9 item 1).
 
 An agent that keeps asking questions stalls the run. Once an agent type's interrupts on the
 blackboard exceed the threshold, its prompt tells it not to interrupt again and names the
@@ -32,7 +32,7 @@ class InterruptLoopBreakerContributor(PromptContributor):
 
     def contribute(self, ctx: PromptContext) -> str | None:
         count = ctx.interrupts_here
-        if count <= self.threshold or ctx.supervised:  # never contradict a supervisor (issue 18)
+        if count <= self.threshold or ctx.supervised:  # never contradict a supervisor
             return None
         step = forward_route(ctx.output_model)
         if step is None:

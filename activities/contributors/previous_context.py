@@ -1,4 +1,4 @@
-"""Previous context for reruns (spec 003 US4, FR-016..018)."""
+"""Previous context for reruns (agents US4, FR-016..018)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-""" "We are here": the workflow graph with the current node marked (spec 001 R8).
+""" "We are here": the workflow graph with the current node marked (research R8).
 
 Every node line and every routing option is read from the node table and the Routing models, so
 the picture follows the schema. All agents route their questions to ONE interrupt node.

@@ -3,7 +3,7 @@
 A tool is its strict argument model (the function schema the model sees), the agent types that
 get it, and a function from a ``ToolContext`` and its arguments to the result text. A group's
 contributor applies to exactly the group's agents and speaks only when the call has a workspace,
-so guidance is present exactly when the tool is (FR-002, SC-009).
+so guidance is present exactly when the tool is (agents FR-002, SC-009).
 """
 
 from __future__ import annotations
@@ -39,11 +39,11 @@ CODE_AGENTS = frozenset(
         AgentType.CONTEXT_MANAGER,
     }
 )
-"""Agents offered the read-only code tools (issue 13 item 2)."""
+"""Agents offered the read-only code tools."""
 MEMORY_AGENTS = frozenset(AgentType)
 """Every agent may recall, retain and reflect."""
 WRITE_AGENTS = frozenset({AgentType.TICKET_AGENT})
-"""Agents that change code, in their own worktree (issue 20 item 2)."""
+"""Agents that change code, in their own worktree."""
 
 
 @dataclass

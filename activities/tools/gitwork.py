@@ -1,4 +1,4 @@
-"""Git for the agents' code changes (issue 20): worktrees, commits, diffs and the run's merge.
+"""Git for the agents' code changes: worktrees, commits, diffs and the run's merge.
 
 The agents' branches live in a **run repository** per workspace source,
 ``<state>/workspaces/agents/<key>.git``: a bare repository that borrows the cached clone's objects

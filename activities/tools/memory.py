@@ -1,4 +1,4 @@
-"""Episodic memory (spec 003 US2): retain episodes, recall them by text, reflect to link them.
+"""Episodic memory (agents US2): retain episodes, recall them by text, reflect to link them.
 
 ``MemoryStore`` is the whole interface the tools use; ``open_memory(url)`` picks the backend from
 ``AGENT_MEMORY_URL``. The embedded backend is one SQLite file with an FTS5 index: enough for the

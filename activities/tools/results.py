@@ -1,4 +1,4 @@
-"""The tool results models saw, kept by content outside history (issue 22 item 4).
+"""The tool results models saw, kept by content outside history.
 
 Tool results never travel through Temporal (``models/tools.py``); each call's trace carries the
 sha256 of the result text. Workers keep every text they hand a model here, named by that hash,

@@ -1,4 +1,4 @@
-"""Verification runs in a bubblewrap sandbox (issue 20 item 3).
+"""Verification runs in a bubblewrap sandbox.
 
 The command runs under ``bwrap`` with every namespace unshared (no network: only a loopback
 device; its own pids, so a time-limit kill takes every process with it), the system read-only,

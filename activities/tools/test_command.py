@@ -1,4 +1,4 @@
-"""The verification command a workspace declares or implies (issue 20 item 3)."""
+"""The verification command a workspace declares or implies."""
 
 from __future__ import annotations
 

@@ -47,7 +47,7 @@ class WorkspaceUnavailable(AgentWorkflowError):
 
 
 class NotOnThisWorker(Exception):
-    """What this worker lacks to serve the step; another worker may have it (issue 17 item 5)."""
+    """What this worker lacks to serve the step; another worker may have it."""
 
     def __init__(self, what: str, fix: str) -> None:
         super().__init__(what)

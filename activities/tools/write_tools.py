@@ -1,4 +1,4 @@
-"""Write tools of a ticket agent's worktree (issue 20 item 2): write, replace, delete.
+"""Write tools of a ticket agent's worktree: write, replace, delete.
 
 Paths are confined exactly as the read tools' are (``Workspace.resolve``: no ``..``, no absolute
 path, no symlink out), and ``.git`` is off limits. A file may not grow past

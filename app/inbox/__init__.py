@@ -1,1 +1,1 @@
-"""``agents inbox``: a small web app where people answer the questions of every run (issue 23)."""
+"""``agents inbox``: a small web app where people answer the questions of every run."""

@@ -1,5 +1,5 @@
 """The agent activity puts contributor warnings into its reply, and the workflow shows them as
-WARNING events while the run goes on (spec 003 FR-005)."""
+WARNING events while the run goes on (agents FR-005)."""
 
 from __future__ import annotations
 

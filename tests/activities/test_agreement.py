@@ -1,4 +1,4 @@
-"""Agreement between the controller's shadow answers and people's (issue 22 item 2)."""
+"""Agreement between the controller's shadow answers and people's."""
 
 from __future__ import annotations
 

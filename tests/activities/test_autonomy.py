@@ -1,4 +1,4 @@
-"""Earned autonomy's decision (issue 22 item 3): only kinds the policy names, only past both
+"""Earned autonomy's decision: only kinds the policy names, only past both
 thresholds; the policy file and the thresholds are named when they are wrong."""
 
 from __future__ import annotations

@@ -1,9 +1,9 @@
-"""Issue 8 items 7 and 11: LLM failures say what happened and what to change, never leak the key,
+"""LLM failures say what happened and what to change, never leak the key,
 and the timeouts compose.
 
 Everything talks HTTP through the real openai SDK to ``ScriptedOpenAIServer`` and runs on the
 session's Temporal dev server. Retries are exercised by a one-activity workflow with AGENT_RETRY's
-attempts and a short backoff; the endpoint's errors stop at ``endpoint_attempts`` (issue 17).
+attempts and a short backoff; the endpoint's errors stop at ``endpoint_attempts``.
 """
 
 from __future__ import annotations
@@ -76,7 +76,7 @@ def test_every_llm_request_of_an_agent_call_times_out_before_the_activity_does()
     requests = LLM_REQUEST_TIMEOUT * LLM_VALIDATION_ATTEMPTS
     assert requests + AGENT_CALL_MARGIN <= AGENT_START_TO_CLOSE
     assert timedelta(seconds=10) <= AGENT_CALL_MARGIN, "room for prompts and validation"
-    # issue 17: three missed beats, and a dead worker is noticed within seconds
+    # three missed beats, and a dead worker is noticed within seconds
     assert AGENT_HEARTBEAT_INTERVAL * 3 <= AGENT_HEARTBEAT_TIMEOUT <= timedelta(seconds=5)
     assert LLM_REPLY_LIMIT <= TEMPORAL_PAYLOAD_LIMIT // 2
     assert "LlmReplyTooLarge" in AGENT_RETRY.non_retryable_error_types
@@ -220,7 +220,7 @@ async def test_a_reply_over_the_payload_limit_asks_a_person_at_once_naming_agent
     client: Client, server: ScriptedOpenAIServer, task_queue: str, workflow_id: str
 ) -> None:
     """Asking the model again will not shrink its reply: the activity fails at once, and the run
-    asks a person at the node instead of failing (issue 30 item 14); the answer runs it again."""
+    asks a person at the node instead of failing; the answer runs it again."""
     server.play(HUGE)
 
     async with build_worker(client, task_queue, _settings(server)):
@@ -339,7 +339,7 @@ async def test_an_http_400_echoing_the_key_reaches_no_history_log_or_failure(
     assert SECRET not in status.model_dump_json()
 
 
-# -- issue 19: the model's pace and output are settings --------------------------------------
+# -- the model's pace and output are settings -----------------------------------------------
 
 
 async def test_every_request_carries_the_output_token_limit(server: ScriptedOpenAIServer) -> None:

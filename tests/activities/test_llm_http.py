@@ -1,6 +1,6 @@
-"""The agent activity's real HTTP path against a local OpenAI-compatible server (DESIGN.md §6).
+"""The agent activity's real HTTP path against a local OpenAI-compatible server.
 
-DESIGN.md section 6: one code path (the openai SDK, Chat Completions, ``response_format``
+One code path (the openai SDK, Chat Completions, ``response_format``
 ``json_schema`` with ``strict: true`` and ``name`` = the output model's class name); invalid replies
 are retried with the validation error fed back, then fail non-retryably; 5xx retries under
 Temporal's retry policy; a bad API key does not retry; secrets never enter workflow history.
@@ -218,7 +218,7 @@ async def test_http_401_fails_the_run_once_without_leaking_the_key(
 async def test_reply_that_never_validates_fails_the_run_promptly_naming_the_agent(
     client: Client, server: ScriptedOpenAIServer, task_queue: str, workflow_id: str
 ) -> None:
-    """With ``failOnInvalidReplies`` (issue 19: otherwise a person is asked)."""
+    """With ``failOnInvalidReplies`` (otherwise a person is asked)."""
     server.play(INVALID, INVALID, INVALID)
 
     async with build_worker(client, task_queue, _settings(server)):
@@ -291,7 +291,7 @@ async def test_complete_feeds_the_validation_error_back_and_returns_the_next_val
 async def test_every_request_sends_the_shared_strict_schema_unchanged(
     server: ScriptedOpenAIServer,
 ) -> None:
-    """Issue 21 item 4: requests share one schema object per output model instead of a copy."""
+    """Requests share one schema object per output model instead of a copy."""
     server.play(INVALID)  # two requests, the second after the feedback turn
     await _complete(server)
     fresh = decoder_schema(OrchestratorRouting)

@@ -1,4 +1,4 @@
-"""Issue 8 item 7: secrets and credential-shaped values are redacted from text and log records."""
+"""Secrets and credential-shaped values are redacted from text and log records."""
 
 from __future__ import annotations
 

@@ -39,7 +39,7 @@ def test_scenario_makes_the_chosen_agent_interrupt(agent: AgentType) -> None:
     assert route == "interruptRequest"
     assert request.origin is agent
     assert request.choices and request.confirmation_items
-    assert request.problems() == [], "issue 10 item 5: a well-formed question"
+    assert request.problems() == [], "a well-formed question"
     typed = set(type(request).model_json_schema(by_alias=True)["properties"]) - {
         "type",
         "reason",
@@ -63,7 +63,7 @@ def test_scenario_parse_and_clear_errors() -> None:
     scenario = OfflineScenario.parse("interrupt=review_agent, MERGER_AGENT;delay=PLANNING_AGENT:2")
     assert scenario.interrupt_at == {AgentType.REVIEW_AGENT, AgentType.MERGER_AGENT}
     assert scenario.delays == {AgentType.PLANNING_AGENT: 2.0}
-    slow_second = OfflineScenario.parse("delay=TICKET_AGENT:1,TICKET_AGENT#2:30")  # issue 18
+    slow_second = OfflineScenario.parse("delay=TICKET_AGENT:1,TICKET_AGENT#2:30")
     assert slow_second.delays == {AgentType.TICKET_AGENT: 1.0}
     assert slow_second.key_delays == {"ticket-agent-2": 30.0}
     with pytest.raises(ValueError, match="unknown agent type 'NOPE'"):
@@ -73,7 +73,7 @@ def test_scenario_parse_and_clear_errors() -> None:
 
 
 def test_scenario_picks_single_dispatched_agents_and_the_fan_out_width() -> None:
-    """Issue 10: ``TICKET_AGENT#2`` asks only in the second ticket agent; ``fanout`` sets N."""
+    """``TICKET_AGENT#2`` asks only in the second ticket agent; ``fanout`` sets N."""
     scenario = OfflineScenario.parse("fanout=3;interrupt=TICKET_AGENT#2")
     assert scenario.fan_out == 3 and scenario.interrupt_at == frozenset()
     assert scenario.interrupt_agents == {"ticket-agent-2"}

@@ -1,4 +1,4 @@
-"""Agent prompts: every agent's template and guidance sections (spec 003 US20-22, US44,
+"""Agent prompts: every agent's template and guidance sections (US20-22, US44,
 FR-095..098, FR-109..112), the contributor sections in order, and text kept as data."""
 
 from __future__ import annotations
@@ -53,7 +53,7 @@ INTERRUPT_TYPES = {
     AgentType.MERGER_AGENT: "MergerInterruptRequest",
     AgentType.CONTEXT_MANAGER: "ContextManagerInterruptRequest",
 }
-"""Spec 003's table: each agent's own typed interrupt request (FR-081, FR-103)."""
+"""Each agent's own typed interrupt request (FR-081's table, FR-103)."""
 
 
 def _own_fields(class_name: str) -> set[str]:
@@ -141,7 +141,7 @@ def test_routing_agent_prompt_has_every_guidance_section(agent: AgentType) -> No
 def test_dispatched_agent_asks_with_its_own_type_and_its_dispatcher_raises_it(
     agent: AgentType,
 ) -> None:
-    """Spec 002 US4, issue 10: a dispatched agent answers with its result or its own typed
+    """handler US4: a dispatched agent answers with its result or its own typed
     question, which its dispatch node raises with the other agents' questions."""
     system = _system(agent)
     dispatcher = DISPATCHED_AGENTS[agent].value

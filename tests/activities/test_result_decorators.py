@@ -1,4 +1,4 @@
-"""Computed parts of standard outputs (spec 003 FR-039/040, FR-057)."""
+"""Computed parts of standard outputs (FR-039/040, FR-057)."""
 
 from __future__ import annotations
 

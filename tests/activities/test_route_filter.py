@@ -1,6 +1,6 @@
-"""The route filter (spec 000 FilterPropertiesDecorator, FR-003..005, SC-003), property by
-property for all 14 origins; and the routes a looping model may no longer take
-(LLM_MAX_PHASE_ROUNDS)."""
+"""The route filter (the routing contract's FilterPropertiesDecorator, handler FR-003..005,
+handler SC-003), property by property for all 14 origins; and the routes a looping model may no
+longer take (LLM_MAX_PHASE_ROUNDS)."""
 
 from __future__ import annotations
 
@@ -34,7 +34,7 @@ def _refs(node: Any) -> set[str]:
     return set()
 
 
-def test_the_mapping_covers_the_14_origins_of_spec_000() -> None:
+def test_the_mapping_covers_the_14_origins_of_the_routing_contract() -> None:
     assert len(ROUTE_OF) == 14
     assert ROUTE_OF[AgentType.DISCOVERY_DISPATCH] == "discoveryAgentRequests"
     assert ROUTE_OF[AgentType.CONTEXT_MANAGER] == "contextManagerRequest"

@@ -132,7 +132,7 @@ def test_custom_alone_chooses_custom_and_text_may_leave_the_rest_open() -> None:
 
 
 def test_flags_may_answer_one_agent_of_a_combined_question() -> None:
-    """Issue 30 item 8: with ``in_parts`` the other agents' flags may be left out."""
+    """FR-094: with ``in_parts`` the other agents' flags may be left out."""
     combined = combined_question("a", "b")
     flags = (["ticket-agent-1/approach=B"], [], ["ticket-agent-1/check-0=yes"], None)
     answer = resolution_from_flags(*flags, request=combined, in_parts=True)

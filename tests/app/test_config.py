@@ -107,7 +107,7 @@ def test_bad_port_names_the_variable(value: str) -> None:
 
 
 def test_a_slow_model_is_a_setting_not_a_code_edit() -> None:
-    """Issue 19 item 1: a 20-minute request timeout, attempts, output limits, temperature."""
+    """A 20-minute request timeout, attempts, output limits, temperature."""
     llm = llm_settings_from_env(
         {
             "LLM_REQUEST_TIMEOUT": "1200",

@@ -1,8 +1,8 @@
 """``client.py export`` and ``stats`` on real runs against a recording OpenAI-compatible server.
 
-Issue 12 item 3: every exported system/user message is, byte for byte, what the server received
-for that call; items 1, 2, 4 and 5: what is recorded per call, the formats, the rates, and the
-CONTROLLER_MODEL's answers recorded as such. Nothing is mocked: the real openai SDK talks HTTP to
+Every exported system/user message is, byte for byte, what the server received for that call;
+what is recorded per call, the formats, the rates, and the CONTROLLER_MODEL's answers recorded
+as such. Nothing is mocked: the real openai SDK talks HTTP to
 ``ScriptedOpenAIServer``, the workflows run on the session's Temporal dev server.
 """
 
@@ -218,7 +218,7 @@ async def test_the_controller_model_answers_agent_reviews_and_is_recorded_as_suc
 
 
 async def test_native_lineage_closes_in_the_file(runs: Runs, tmp_path: Path) -> None:
-    """Issue 22 item 5 (SC-008): every context id a record names is defined in the same file;
+    """SC-008: every context id a record names is defined in the same file;
     ``check_lineage`` fails on the file with one record removed."""
     out = tmp_path / "native.jsonl"
     await export(runs.client, out, fmt=Format.NATIVE, ids=[runs.asked, runs.plain])
@@ -283,7 +283,7 @@ async def test_stats_show_the_spec_rates_beside_their_targets(runs: Runs) -> Non
     lines = {
         line.name: line for line in (await measure(runs.client, [runs.asked, runs.plain])).lines()
     }
-    for name, line in lines.items():  # issue 22 item 6: each rate in words, its shortfall counted
+    for name, line in lines.items():  # each rate in words, its shortfall counted
         assert ("SC-0" in name) is bool(line.meaning), name
         if line.met is False:
             assert line.short > 0, name
@@ -396,7 +396,7 @@ async def test_a_continued_as_new_chain_is_exported_whole(
 async def test_a_workspace_run_exports_every_step_byte_exact_with_tool_calls_and_diffs(
     client: Client, task_queue: str, workflow_id: str, tmp_path: Path
 ) -> None:
-    """Issue 22 item 4 and issue 20 item 8: every step of a run whose agents read, edit, test
+    """Every step of a run whose agents read, edit, test
     and commit is exported, its tool calls, tool results and tool definitions exactly as the
     server received them; ticket steps carry their real diffs; none is skipped."""
     repo = make_code_repo(tmp_path)
@@ -495,7 +495,7 @@ async def test_the_lineage_of_a_question_the_workflow_raised_closes(
     option: str,
     kind: str,
 ) -> None:
-    """Issue 30 item 4: a dispatched agent's question lifted into its dispatch node's (the node's
+    """Lineage closes for a dispatched agent's question lifted into its dispatch node's (the node's
     output has no model call) and the step-budget question; the merge conflict's and a stuck
     agent's are checked in their own scenario tests. B at the step budget stops the run."""
     async with build_worker(

@@ -1,4 +1,4 @@
-"""The export's pure builders and the stats' arithmetic, without Temporal (issue 12 items 2, 4)."""
+"""The export's pure builders and the stats' arithmetic, without Temporal."""
 
 from __future__ import annotations
 
@@ -263,7 +263,7 @@ def test_tally_counts_reports_tickets_and_chains() -> None:
 
 
 def test_a_split_that_leaves_a_file_empty_says_so(tmp_path: Path) -> None:
-    """Issue 22 item 6: 7 runs that all hash to train leave the validation file empty."""
+    """Seven runs that all hash to train leave the validation file empty."""
     train, valid = split_paths(tmp_path / "data.jsonl")
     lines = ExportSummary(files=[train, valid], runs=7, train_runs=7).lines()
     assert lines[1] == "split: 7 runs train, 0 valid"

@@ -1,4 +1,4 @@
-"""``agents inbox`` (issue 23 item 1) against a real Temporal dev server and worker, through
+"""``agents inbox`` against a real Temporal dev server and worker, through
 httpx's ASGI transport: listing, answering, a refused answer in place, the token, cross-site
 requests and escaping. The browser itself: ``test_inbox_browser.py``."""
 
@@ -142,7 +142,7 @@ async def test_model_text_is_escaped_never_markup_and_a_page_without_script_answ
 async def test_a_rerouted_question_names_the_agent_the_run_continues_at(
     client: Client, task_queue: str, question_id: str
 ) -> None:
-    """Issue 23 item 5: after a supervisor's re-route the card and the ack name the agent the
+    """After a supervisor's re-route the card and the ack name the agent the
     run continues at, not "REVIEW_AGENT resumes"."""
     agents = AgentWorkflowClient(client, task_queue)
     target = AgentType.TICKET_ORCHESTRATOR
@@ -215,7 +215,7 @@ def stub_of(lists: str, interrupt_id: str) -> str | None:
 async def test_questions_are_read_once_and_a_refresh_sends_stubs_the_page_fills_from_cards(
     client: Client, task_queue: str, workflow_id: str
 ) -> None:
-    """Issue 23 benchmark: a refresh never queries a question it has read, and lists each waiting
+    """A refresh never queries a question it has read, and lists each waiting
     question as a stub; ``/cards`` gives the whole cards; a page lists ``--limit`` and says how
     many more wait."""
     recorder = QueriedIds()
@@ -311,7 +311,7 @@ async def test_a_loopback_address_of_its_own_is_answered_and_named(
 
 async def test_the_printed_link_opens_and_is_never_folded(client: Client) -> None:
     """Off loopback the link names this machine, not 0.0.0.0, and stays one line at 60
-    columns: a copied half of the token is refused (issue 23 item 5)."""
+    columns: a copied half of the token is refused."""
     port = free_port()
     env = {**client_env(client), "COLUMNS": "60", "AGENTS_INBOX_TOKEN": TOKEN}
     inbox = await asyncio.create_subprocess_exec(
@@ -400,7 +400,7 @@ def test_a_form_that_cannot_answer_is_named_in_the_page_words() -> None:
 async def test_a_namespace_without_our_search_attributes_gets_a_page_saying_what_to_create(
     client: Client, task_queue: str
 ) -> None:
-    """Issue 30 item 1: not an HTTP 500 on every page; the page and its refresh say what to
+    """Not an HTTP 500 on every page; the page and its refresh say what to
     create, as ``agents list`` does."""
     namespace = f"bare-{uuid.uuid4().hex[:12]}"
     await client.workflow_service.register_namespace(

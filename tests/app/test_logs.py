@@ -1,4 +1,4 @@
-"""Log records are one readable line (issue 11 item 6)."""
+"""Log records are one readable line."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Operators' view (issue 21 item 5): with AGENTS_METRICS_ADDRESS the worker serves Prometheus
+"""Operators' view: with AGENTS_METRICS_ADDRESS the worker serves Prometheus
 metrics: the SDK's worker metrics and ours (agent steps, LLM latency and tokens, questions)."""
 
 from __future__ import annotations

@@ -1,8 +1,8 @@
 """A script that ends right after a Temporal call exits cleanly (app/process_exit.py).
 
 Without the exit guard, about one such process in six aborted or segfaulted at interpreter exit
-when four ran at once on 2 cores (temporalio/sdk-python issue 300); CI once failed on it in a
-README example.
+when four ran at once on 2 cores (https://github.com/temporalio/sdk-python/issues/300); CI once
+failed on it in a README example.
 """
 
 from __future__ import annotations

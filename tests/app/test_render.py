@@ -1,4 +1,4 @@
-"""What the terminal says (issue 23 item 5): ``agents list`` and ``list --waiting`` fit the
+"""What the terminal says: ``agents list`` and ``list --waiting`` fit the
 terminal's width, every id and timestamp whole."""
 
 from __future__ import annotations

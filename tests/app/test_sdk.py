@@ -1,4 +1,4 @@
-"""What the SDK tells every answering client (issue 23 item 5): the ack after a re-route names where
+"""What the SDK tells every answering client: the ack after a re-route names where
 the run goes (the terminal, the follow prompt and the inbox all print it)."""
 
 from __future__ import annotations

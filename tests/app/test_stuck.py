@@ -1,4 +1,4 @@
-"""Issue 17 item 2: a run the current code cannot replay is never silently stuck.
+"""A run the current code cannot replay is never silently stuck.
 
 An older "version" of OrchestratorWorkflow (a workflow registered under that name that starts a
 timer) runs first; the current workers then take the run over and fail its replay with a

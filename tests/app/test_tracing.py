@@ -1,4 +1,4 @@
-"""Optional OpenTelemetry tracing (issue 21 item 5): with ``AGENTS_TRACES`` set, the client that
+"""Optional OpenTelemetry tracing: with ``AGENTS_TRACES`` set, the client that
 ``app.connect`` makes, and the worker built on it, trace a run as one trace."""
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """How many activities a worker runs at once (app/worker_setup.py, AGENTS_WORKER_MAX_ACTIVITIES).
 
-Issue 21 item 4: with the SDK's 100 slots, 200 concurrent offline runs on one worker made its event
+With the SDK's 100 slots, 200 concurrent offline runs on one worker made its event
 loop so late with heartbeats that about 1 in 130 agent calls timed out and ran again. With the
 offline model a worker now runs OFFLINE_MAX_ACTIVITIES at once; the rest wait on the server.
 """

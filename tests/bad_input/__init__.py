@@ -1,1 +1,1 @@
-"""Bad-input suite (issue 8): hypothesis-generated malformed payloads against a real dev server."""
+"""Bad-input suite: hypothesis-generated malformed payloads against a real dev server."""

@@ -1,4 +1,4 @@
-"""Issue 8, beyond the listed items: the costliest legal-sized bad input a caller can send.
+"""Beyond the single bad payloads: the costliest legal-sized bad input a caller can send.
 
 Each payload here is under the handlers' own size limit; it is the number of them, or what their
 echoes cost once serialized, that attacks the run: ``status`` must stay well under Temporal's

@@ -1,4 +1,4 @@
-"""Issue 8: hundreds of malformed signals and updates never wedge a workflow or lose anything.
+"""Hundreds of malformed signals and updates never wedge a workflow or lose anything.
 
 Each test attacks one handler of a live run that waits on a HUMAN_REVIEW interrupt, batch after
 batch, and checks after every batch: no WorkflowTaskFailed in either history, both ``status``
@@ -198,7 +198,7 @@ class Attack:
         assert events_total(other[1]) >= events_total(other[0]), "events shrank"
         if self.handler.update:  # a rejection answers its caller; validators cannot record
             assert after >= before, "events shrank"
-        else:  # issue 23 item 2: the SDK drops extra payloads it cannot decode, with a warning
+        else:  # a named handler: the SDK drops extra payloads it cannot decode, with a warning
             reaching = sum(1 for j in calls if j.reaches_handler(self.handler.name))
             assert after >= before + reaching, (
                 f"{reaching} bad signals recorded only {after - before} events"

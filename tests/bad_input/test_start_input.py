@@ -1,4 +1,4 @@
-"""Issue 8 item 2: a malformed start input fails the run at once with a clear message.
+"""A malformed start input fails the run at once with a clear message.
 
 Hundreds of hypothesis-generated start inputs (no input, two inputs, bad encodings, wrong types,
 out-of-range numbers, blank or huge goals, unusable carried state) each start an

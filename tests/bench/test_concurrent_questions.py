@@ -1,4 +1,4 @@
-"""Smoke test for the concurrent-questions bench (issue 10): it runs and measures something sane."""
+"""Smoke test for the concurrent-questions bench: it runs and measures something sane."""
 
 from __future__ import annotations
 

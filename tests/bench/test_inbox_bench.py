@@ -1,4 +1,4 @@
-"""Smoke test for the inbox bench (issue 23): a few questions, a page that lists fewer of them
+"""Smoke test for the inbox bench: a few questions, a page that lists fewer of them
 than wait, answers given elsewhere leaving the open page; the report gives each figure beside
 its aim."""
 

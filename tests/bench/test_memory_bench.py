@@ -1,4 +1,4 @@
-"""Smoke test for the memory bench (issue 21): tiny counts on both stores, a sane report."""
+"""Smoke test for the memory bench: tiny counts on both stores, a sane report."""
 
 from __future__ import annotations
 

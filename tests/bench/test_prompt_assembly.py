@@ -39,7 +39,7 @@ async def test_bench_measures_every_agent_and_reports() -> None:
     assert all(set(s) == {0, 20} and s[0] > 100 for s in result.sizes.values())
     text = report(result)
     for expected in (
-        "vs spec 003 SC-002 (100 ms)",
+        "vs agents SC-002 (100 ms)",
         "vs our 5 ms aim",
         "assembly / agent activity",
         "prompt size, system + user message, in ",

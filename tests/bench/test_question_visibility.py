@@ -1,4 +1,4 @@
-"""Smoke test for the question-visibility bench (issue 18 item 5, issue 30 item 8): it runs, sees
+"""Smoke test for the question-visibility bench: it runs, sees
 the question while the sibling still works and while another question waits, and reports the
 ratios beside their aim."""
 

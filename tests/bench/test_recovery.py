@@ -1,4 +1,4 @@
-"""Issue 17 items 3-4, and the recovery bench's smoke test: five worker deaths inside one agent
+"""The recovery bench's smoke test: five worker deaths inside one agent
 call cost seconds each and never the run; each death repeats exactly the one model call that was
 in flight; and a busy machine causes no spurious retry."""
 

@@ -1,4 +1,4 @@
-"""Smoke test for the shadow-answers bench (issue 22): it runs both ways, every shadow records
+"""Smoke test for the shadow-answers bench: it runs both ways, every shadow records
 an answer, and it reports the ratio beside its aim."""
 
 from __future__ import annotations

@@ -40,7 +40,7 @@ _NO_RUNS = BenchResult(
 
 
 async def test_worker_processes_serve_the_runs_and_count_their_steps(client: Client) -> None:
-    """Issue 21 benchmark: --workers runs real worker.py processes, all polling before the runs."""
+    """``--workers`` runs real worker.py processes, all polling before the runs."""
     rate = await process_rate(client, 2, 2, OrchestratorInput(goal=GOAL), 19)
     assert rate.items == 2 * 19 and rate.seconds > 0
     assert process_lines(replace(_NO_RUNS, processes={1: rate, 2: rate}))[-1].startswith(

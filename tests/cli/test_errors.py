@@ -1,4 +1,4 @@
-"""One-line errors that name the setting (issue 8 item 12; issue 11 items 5 and 7)."""
+"""One-line errors that name the setting."""
 
 from __future__ import annotations
 

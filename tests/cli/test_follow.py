@@ -1,4 +1,4 @@
-"""Runs do not belong to the terminal (issue 11 items 2, 3, 7): Ctrl-C stops following, the
+"""Runs do not belong to the terminal: Ctrl-C stops following, the
 inbox lists the waiting question, ``follow`` re-attaches, an answer given elsewhere closes the
 prompt, and ``run --id`` of an existing run offers to follow it. Through pseudo-terminals."""
 

@@ -1,5 +1,5 @@
-"""``agents up`` / ``down``: idempotent, one stack per state directory, clear port conflicts
-(issue 11 item 1)."""
+"""``agents up`` / ``down``: idempotent, one stack per state directory, clear port
+conflicts."""
 
 from __future__ import annotations
 
@@ -76,7 +76,7 @@ def test_a_port_held_by_another_program_is_named(fresh_env: dict[str, str]) -> N
 
 
 def _one_address_everywhere(env: dict[str, str]) -> None:
-    """Issue 23 item 3: ``up`` and ``env`` name the stack's address; ``python worker.py`` with
+    """``up`` and ``env`` name the stack's address; ``python worker.py`` with
     no address joins it; a command aimed at localhost:7233 says where the stack is."""
     address = f"127.0.0.1:{env['AGENTS_PORT']}"
     exports = f"export TEMPORAL_ADDRESS={address} TEMPORAL_NAMESPACE=default"
@@ -108,7 +108,7 @@ def _one_address_everywhere(env: dict[str, str]) -> None:
 
 
 def _scenario_workers_share_the_stacks_settings(env: dict[str, str]) -> None:
-    """Issue 23 item 4: a scenario worker started from a shell without the webhook variables
+    """A scenario worker started from a shell without the webhook variables
     gets the stack's; ``up --status`` shows each worker's model and notifications."""
     shell = {k: v for k, v in env.items() if k != "INTERRUPT_WEBHOOK_URL"}
     scenario = ("--scenario", "interrupt=REVIEW_AGENT")
@@ -123,7 +123,7 @@ def _scenario_workers_share_the_stacks_settings(env: dict[str, str]) -> None:
 
 
 def _a_restarted_main_worker_keeps_them(env: dict[str, str]) -> None:
-    """Issue 23 item 4: a command from a shell without the webhook variable restarts a dead main
+    """A command from a shell without the webhook variable restarts a dead main
     worker with the stack's kept settings, not the shell's."""
     workers = _stack_file(env)["workers"]
     assert isinstance(workers, dict)
@@ -140,7 +140,7 @@ def _a_restarted_main_worker_keeps_them(env: dict[str, str]) -> None:
 
 
 def _up_after_down_brings_back_the_scenario_workers(env: dict[str, str]) -> None:
-    """Issue 23 items 3 and 4: after ``down`` and ``up`` (docs/operators.md: runs go on at the next
+    """After ``down`` and ``up`` (docs/operators.md: runs go on at the next
     ``agents up``), the question of a ``--scenario`` run has its worker again and takes an
     answer. A scenario whose worker cannot start (a name this version does not know) is a
     warning naming it: the stack and the other runs go on."""
@@ -202,7 +202,7 @@ def test_a_worker_without_the_stacks_notifications_is_a_warning(tmp_path: Path) 
 
 
 def test_a_queue_without_a_worker_is_named_with_the_command_that_serves_it() -> None:
-    """Issue 23 items 3 and 4: the error names the task queue, and for a scenario's queue the
+    """The error names the task queue, and for a scenario's queue the
     worker that serves it (a real no-worker call waits out Temporal's 30 s query timeout, so
     the sentence is checked here; the down/up test shows the stack serves it)."""
     queue = "agents/scenario/interrupt=REVIEW_AGENT;delay=PLANNER:2"

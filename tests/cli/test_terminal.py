@@ -1,4 +1,4 @@
-"""A readable terminal (issue 23 item 5): questions wrap to the width rich reads from COLUMNS,
+"""A readable terminal: questions wrap to the width rich reads from COLUMNS,
 whole and never cut mid-word; ``list --waiting`` shows the whole question; ``resolve`` speaks in
 flags; ``status`` of an answered question shows the answer; an over-long goal is one line;
 ``list`` and ``list --waiting`` fit the width with ids and times whole."""

@@ -26,30 +26,28 @@ HISTORIES = Path(__file__).parent
 REPO = HISTORIES.parent.parent
 
 LANDED: dict[str, str] = {
-    "83c9b6c": "stop 6: the agent graph, the unified interrupt, supervisor events (issues 2-5)",
-    "8967e4f": "stop 15: hardening, bounded state, typed questions, tools, notices (issues 8-14)",
+    "83c9b6c": "stop 6: the agent graph, the unified interrupt, supervisor events",
+    "8967e4f": "stop 15: hardening, bounded state, typed questions, tools, notices",
     "2dab00f": "clean exits of client scripts; step budgets and context refusals ask a person; "
-    "a question waits for no slow sibling (issues 17-20 again)",
+    "a question waits for no slow sibling",
     "7aed27b": "shadow answers and earned autonomy; tool-using steps exported; the web inbox; "
-    "PostgreSQL memory (issues 20-23)",
+    "PostgreSQL memory",
     "0d58100": "named resolve and interrupt_request_event signals the Temporal UI lists; "
-    "described updates and queries; one-line update rejections (issue 23)",
+    "described updates and queries; one-line update rejections",
     "8f0f9de": "a question outlives its run's long history (handed back, asked again under "
     "its id); model text escaped in the UI's markdown; outputs, requests and the carried "
-    "state cut to fit Temporal's payload limits; acks name where a chosen option leads "
-    "(issue 23 review)",
+    "state cut to fit Temporal's payload limits; acks name where a chosen option leads",
     "95f6728": "bounded schemas of one variant per route; a model's routes round again and its "
     "questions bounded (LLM_MAX_PHASE_ROUNDS, LLM_MAX_QUESTIONS); model failures and "
-    "untranslatable answers ask or resume instead of failing; unique ticket branches "
-    "(issues 29, 30)",
+    "untranslatable answers ask or resume instead of failing; unique ticket branches",
     "f10337d": "runs started by any client set their own search attributes; a person may stop "
     "a run or send it elsewhere from any question; events' choices join the agent's own; an "
     "event on a dispatch node cancels its running agents; a full worktree disk asks; a later "
-    "stuck question offers another way out (issue 30)",
+    "stuck question offers another way out",
     "f9add2e": "a fan-out's questions are independent in time: a later agent is asked at once, "
     "each answer (or each agent's part of a combined one) re-runs its agents at once, an answer "
     "sent elsewhere closes the node's other questions, questions are handed over together; a "
-    "stuck agent cut off at the token limit may get twice the tokens (issue 30)",
+    "stuck agent cut off at the token limit may get twice the tokens",
 }
 """Every version that landed on main, oldest first, with what it brought."""
 

@@ -1,21 +1,21 @@
-"""Record the histories CI replays (issues 9, 17: in-flight runs survive deploys).
+"""Record the histories CI replays (in-flight runs survive deploys).
 
 ``python -m tests.histories.record <version>`` runs, with the current code on a fresh in-memory
 dev server and the offline model: an orchestrator run whose PLANNING_ORCHESTRATOR a supervisor's
 event interrupts and whose REVIEW_AGENT asks a person, both answered; a run whose ticket agents
-ask at once (issue 10); a run that continues as new every 3 steps; a run whose agent ignores a
+ask at once; a run that continues as new every 3 steps; a run whose agent ignores a
 supervisor's event, so the workflow asks in its place, answered in free text alone, and a run in
-which a supervisor's signal stops one running ticket agent (issue 18); a run that uses up its step
-budget and is granted more (issue 19); a run whose first ticket agent's question is asked while the
-third still works, the third's question following (issue 18); a person's answer with the
-controller's shadow answer, then a question the controller answers itself (issue 22); a run
+which a supervisor's signal stops one running ticket agent; a run that uses up its step
+budget and is granted more; a run whose first ticket agent's question is asked while the
+third still works, the third's question following; a person's answer with the
+controller's shadow answer, then a question the controller answers itself; a run
 whose history grows long while its question waits, so the question is handed back and asked again
 (its own dev server suggests continuing as new early); a run whose model's reply is too large, so a
-person is asked, and whose answer the translator cannot write (issue 30); a looping run whose routes
-back close (LLM_MAX_PHASE_ROUNDS, issue 29); an event on a dispatch node that cancels its running
+person is asked, and whose answer the translator cannot write; a looping run whose routes
+back close (LLM_MAX_PHASE_ROUNDS); an event on a dispatch node that cancels its running
 agents, a run a person stops from a question, one sent on to another agent, one started by another
 client without AgentPhase, a combined question answered one agent at a time, an answer that
-closes the node's other question, two questions handed over together (issue 30). It
+closes the node's other question, two questions handed over together. It
 writes every run's history (orchestrator runs and interrupt children) as JSON into
 ``tests/histories/<version>/`` (the commit the code is at, listed in ``landed.LANDED``); a
 folder that exists is never written again. ``record_landed`` adds the waiting shapes.
@@ -119,7 +119,7 @@ async def _interrupt_and_event(client: Client, out: Path) -> None:
 
 
 async def _concurrent_questions(client: Client, out: Path) -> None:
-    """Issue 10: two of three ticket agents ask at once; the resumed fan-out runs only them."""
+    """Two of three ticket agents ask at once; the resumed fan-out runs only them."""
     task_queue = f"record-{uuid.uuid4()}"
     scenario = OfflineScenario.parse("fanout=3;interrupt=TICKET_AGENT#1,TICKET_AGENT#3")
     async with build_worker(client, task_queue, LlmSettings(), offline=OfflineModel(scenario)):
@@ -143,7 +143,7 @@ async def _continued_as_new(client: Client, out: Path) -> None:
 
 
 async def _ignored_event_answered_in_words(client: Client, out: Path) -> None:
-    """Issue 18: the agent ignores the event; the workflow asks; free text alone answers."""
+    """The agent ignores the event; the workflow asks; free text alone answers."""
     task_queue = f"record-{uuid.uuid4()}"
     scenario = OfflineScenario.parse("delay=DISCOVERY_COLLECTOR:2;deaf=DISCOVERY_COLLECTOR")
     async with build_worker(client, task_queue, LlmSettings(), offline=OfflineModel(scenario)):
@@ -169,7 +169,7 @@ async def _ignored_event_answered_in_words(client: Client, out: Path) -> None:
 
 
 async def _event_on_a_dispatched_agent(client: Client, out: Path) -> None:
-    """Issue 18: a supervisor's signal stops one running ticket agent; its question is lifted."""
+    """A supervisor's signal stops one running ticket agent; its question is lifted."""
     task_queue = f"record-{uuid.uuid4()}"
     scenario = OfflineScenario.parse("fanout=3;delay=TICKET_AGENT:3")
     async with build_worker(client, task_queue, LlmSettings(), offline=OfflineModel(scenario)):
@@ -205,7 +205,7 @@ async def _answer_until_done(client: Client, handle: WorkflowHandle, option: str
 
 
 async def _step_budget_granted(client: Client, out: Path) -> None:
-    """Issue 19: the run uses up its step budget of 6 and a person grants more, until it ends."""
+    """The run uses up its step budget of 6 and a person grants more, until it ends."""
     task_queue = f"record-{uuid.uuid4()}"
     async with build_worker(client, task_queue, LlmSettings()):
         handle = await start(client, task_queue, "recorded-step-budget", max_steps=6)
@@ -215,7 +215,7 @@ async def _step_budget_granted(client: Client, out: Path) -> None:
 
 
 async def _question_while_a_sibling_runs(client: Client, out: Path) -> None:
-    """Issue 18 item 5: the first agent's question is asked while the third still works; the
+    """The first agent's question is asked while the third still works; the
     third's own question follows when the node resumes."""
     task_queue = f"record-{uuid.uuid4()}"
     scenario = OfflineScenario.parse(
@@ -230,7 +230,7 @@ async def _question_while_a_sibling_runs(client: Client, out: Path) -> None:
 
 
 async def _shadowed_then_delegated(client: Client, out: Path) -> None:
-    """Issue 22: a person answers and the controller answers in their shadow; the next run's
+    """A person answers and the controller answers in their shadow; the next run's
     question of that kind is answered by the controller itself (earned autonomy)."""
     task_queue = f"record-{uuid.uuid4()}"
     kinds = frozenset(
@@ -323,7 +323,7 @@ class _OversizedThenUntranslated(OfflineModel):
 
 
 async def _model_failure_answered_untranslated(client: Client, out: Path) -> None:
-    """Issue 30: a model failure asks a person instead of failing the run, and an answer the
+    """A model failure asks a person instead of failing the run, and an answer the
     translator cannot write resumes the agent with the answer as guidance."""
     task_queue = f"record-{uuid.uuid4()}"
     settings = LlmSettings(validation_attempts=1)
@@ -336,7 +336,7 @@ async def _model_failure_answered_untranslated(client: Client, out: Path) -> Non
 
 
 async def _phase_rounds_closed(client: Client, out: Path) -> None:
-    """Issue 29: LLM_MAX_PHASE_ROUNDS=1 closes the routes back, so a looping model moves on."""
+    """LLM_MAX_PHASE_ROUNDS=1 closes the routes back, so a looping model moves on."""
     task_queue = f"record-{uuid.uuid4()}"
     looping = OfflineModel(OfflineScenario.parse("loop=1000"))
     async with build_worker(client, task_queue, LlmSettings(max_phase_rounds=1), offline=looping):
@@ -346,7 +346,7 @@ async def _phase_rounds_closed(client: Client, out: Path) -> None:
 
 
 async def _event_on_a_dispatch_node(client: Client, out: Path) -> None:
-    """Issue 30: an event with choices on TICKET_DISPATCH cancels its running agents, which ask;
+    """An event with choices on TICKET_DISPATCH cancels its running agents, which ask;
     the event's choices join theirs; answered until the run ends."""
     task_queue = f"record-{uuid.uuid4()}"
     scenario = OfflineScenario.parse("fanout=2;delay=TICKET_AGENT:3")
@@ -376,7 +376,7 @@ async def _event_on_a_dispatch_node(client: Client, out: Path) -> None:
 
 
 async def _stopped_or_sent_elsewhere(client: Client, out: Path) -> None:
-    """Issue 30: a person stops one run from the reviewer's question, and sends another on to
+    """A person stops one run from the reviewer's question, and sends another on to
     the merger; a third run is started by another client (no AgentPhase at start)."""
     task_queue = f"record-{uuid.uuid4()}"
     scenario = OfflineScenario(interrupt_at=frozenset({AgentType.REVIEW_AGENT}))
@@ -408,7 +408,7 @@ async def _stopped_or_sent_elsewhere(client: Client, out: Path) -> None:
 
 
 async def _parts_answered_alone(client: Client, out: Path) -> None:
-    """Issue 30 item 8: two agents share one question; the third's part is answered first, the
+    """Two agents share one question; the third's part is answered first, the
     first's is asked again at once and answered; then two questions wait together and the answer
     to one sends the run on, closing the other."""
     task_queue = f"record-{uuid.uuid4()}"

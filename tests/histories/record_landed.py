@@ -1,4 +1,5 @@
-"""Record histories with a landed version's own code (issue 17: every landed version's runs).
+"""Record histories with a landed version's own code (every landed version's runs continue on
+the next).
 
 ``python -m tests.histories.record_landed 83c9b6c`` runs that version's ``worker.py`` (from
 ``git archive``) against a fresh dev server with the offline model and writes, into

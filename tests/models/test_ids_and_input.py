@@ -12,7 +12,7 @@ from agent_interrupts.models.ids import make_context_id, parse_context_id
 from agent_interrupts.models.state import OrchestratorInput
 
 
-def test_context_id_has_the_spec_003_shape_and_round_trips() -> None:
+def test_context_id_has_the_fr_013_shape_and_round_trips() -> None:
     at = datetime(2026, 1, 19, 10, 30, tzinfo=UTC)
     cid = make_context_id("abc123", AgentType.DISCOVERY_COLLECTOR, 1, at)
     assert cid == "wf-abc123/discovery-collector/001/2026-01-19T10:30:00Z"

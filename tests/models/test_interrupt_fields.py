@@ -1,5 +1,5 @@
-"""Issue 10 items 4 and 5: every per-agent interrupt type carries spec 003's typed, described
-fields (US24-US41, FR-104..FR-108), and a question is well formed before a person sees it
+"""Every per-agent interrupt type carries its typed, described fields (US24-US41,
+FR-104..FR-108), and a question is well formed before a person sees it
 (FR-088..091, SC-025, SC-027)."""
 
 from __future__ import annotations
@@ -88,7 +88,7 @@ def test_every_field_the_model_writes_says_what_to_put_there(model: type[Any]) -
         assert len(prop.get("description", "")) > 15, f"{model.__name__}.{name}"
 
 
-def test_the_fields_spec_003_names_are_typed() -> None:
+def test_the_agent_specific_fields_are_typed() -> None:
     from agent_interrupts.activities.routing_info import _field_docs
 
     for name, fields in SPEC_FIELDS.items():

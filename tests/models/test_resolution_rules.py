@@ -139,7 +139,7 @@ def test_a_person_may_send_the_run_along_the_asking_agents_own_routes_only() -> 
 
 
 def test_a_combined_question_may_be_answered_one_agent_at_a_time() -> None:
-    """Issue 30 item 8, FR-094: each agent's part whole, the others left for later."""
+    """FR-094: each agent's part whole, the others left for later."""
     combined = combined_question("a", "b")
     second = _resolution(
         selectedChoices={"ticket-agent-2/approach": "A"},

@@ -80,7 +80,7 @@ def test_camel_case_json_round_trip() -> None:
     assert OrchestratorRouting.model_validate(wire) == routing
 
 
-def test_interrupt_routing_has_the_14_routes_of_spec_000() -> None:
+def test_interrupt_routing_has_the_14_routes_of_the_routing_contract() -> None:
     expected = {
         "orchestratorRequest": AgentType.ORCHESTRATOR,
         "discoveryOrchestratorRequest": AgentType.DISCOVERY_ORCHESTRATOR,
@@ -101,7 +101,7 @@ def test_interrupt_routing_has_the_14_routes_of_spec_000() -> None:
 
 
 def test_every_agent_routing_can_interrupt_with_its_own_typed_request() -> None:
-    """Spec 003 US19: each routing's interruptRequest is that agent's subtype."""
+    """US19: each routing's interruptRequest is that agent's subtype."""
     for node in NODES.values():
         assert node.output_model.route_fields.get("interrupt_request") is Terminal.INTERRUPT
         annotation = node.output_model.model_fields["interrupt_request"].annotation
@@ -130,7 +130,7 @@ def test_interrupt_union_has_17_subtypes_told_apart_by_origin() -> None:
 
 
 def test_structured_choice_always_offers_custom() -> None:
-    """Spec 003 FR-090: choices always include CUSTOM."""
+    """FR-090: choices always include CUSTOM."""
     choice = StructuredChoice.model_validate(
         {
             "choiceId": "c1",

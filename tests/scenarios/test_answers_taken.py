@@ -1,4 +1,4 @@
-"""No accepted answer fails a run (issue 30 item 2): when the translating model cannot write the
+"""No accepted answer fails a run: when the translating model cannot write the
 routing on any attempt, the route is still the one the answer allows, so the agent resumes with
 its last request and the person's answer as guidance; the export leaves the translation out
 instead of passing the workflow's routing off as a model's. Offline model, real server."""

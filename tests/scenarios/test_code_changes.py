@@ -1,4 +1,4 @@
-"""Ticket agents change real code (issue 20): worktrees, sandboxed tests, idempotent commits,
+"""Ticket agents change real code: worktrees, sandboxed tests, idempotent commits,
 reviewed diffs and a real merge whose conflict a person resolves through the resolve update.
 
 Every run uses the offline model on a fixture repository with failing tests

@@ -1,7 +1,7 @@
-"""Issue 10 items 1-3, end to end: dispatched agents' questions are lifted by the workflow (spec
-002 US4 / FR-010), questions asked at once reach the person together and each agent gets its own
-answer (spec 003 edge case "concurrent interrupts from multiple agents", FR-094), and a resumed
-fan-out never runs a finished agent again (spec 004 section 5)."""
+"""End to end: dispatched agents' questions are lifted by the workflow (handler US4,
+handler FR-010), questions asked at once reach the person together and each agent gets its own
+answer (the agents spec's edge case "concurrent interrupts from multiple agents", FR-094), and a
+resumed fan-out never runs a finished agent again (resume §5)."""
 
 from __future__ import annotations
 
@@ -63,7 +63,7 @@ async def test_two_of_three_agents_ask_at_once_and_each_gets_its_own_answer(
     scenario = OfflineScenario.parse("fanout=3;interrupt=TICKET_AGENT#1,TICKET_AGENT#3")
     offline = OfflineModel(scenario)
     async with build_worker(client, task_queue, LlmSettings(), offline=offline):
-        # agents that ask within 10 s of each other join one question (issue 18 item 5)
+        # agents that ask within 10 s of each other join one question
         handle = await start(client, task_queue, workflow_id, question_gather_seconds=10)
         pending = (await wait_for_interrupt(handle, timeout=60)).pending_interrupt
         assert pending is not None
@@ -167,9 +167,9 @@ async def test_resuming_a_dispatch_node_after_its_own_question_reruns_no_agent(
 async def test_an_event_on_a_dispatch_node_adds_its_choices_to_the_agents_questions(
     client: Client, task_queue: str, workflow_id: str
 ) -> None:
-    """Issue 18 item 4: the supervisor's choices join the lifted ones; each part is answered
+    """The supervisor's choices join the lifted ones; each part is answered
     and reaches its owner (the agent its answer, the supervisor's option the route). The agents
-    still running are asked to interrupt too (issue 30 item 6)."""
+    still running are asked to interrupt too."""
     scenario = OfflineScenario.parse("fanout=2;interrupt=TICKET_AGENT#1;delay=TICKET_AGENT:2")
     offline = OfflineModel(scenario)
     async with build_worker(client, task_queue, LlmSettings(), offline=offline):
@@ -229,7 +229,7 @@ async def test_an_event_on_a_dispatch_node_adds_its_choices_to_the_agents_questi
 async def test_an_event_stops_one_running_dispatched_agent_and_its_siblings_run_on(
     client: Client, task_queue: str, workflow_id: str
 ) -> None:
-    """Issue 18 item 3: an event names a running ticket agent by its node id; only that call is
+    """An event names a running ticket agent by its node id; only that call is
     cancelled and run again with the message; its question is lifted; the siblings ran once."""
     scenario = OfflineScenario.parse("fanout=3;delay=TICKET_AGENT:3")
     offline = OfflineModel(scenario)

@@ -1,4 +1,4 @@
-"""Earned autonomy (issue 22 item 3): the controller answers a kind of question itself only
+"""Earned autonomy: the controller answers a kind of question itself only
 where the worker's policy names it and its shadow answers agreed with people's; the decision is
 recorded with its figures, the answer is marked CONTROLLER_AUTONOMY everywhere, and a person's
 answer that arrives before the run moved past it overrules it."""

@@ -1,4 +1,4 @@
-"""Issue 18 item 2 (spec 000, spec 002 US3): every accepted supervisor event ends in a question.
+"""Every accepted supervisor event ends in a question (handler US3).
 
 A model that ignores the supervisor's message (``deaf``) answers with its own route; the workflow
 then asks in the agent's place, with a question typed as the agent's own interrupt and built from

@@ -1,5 +1,5 @@
 """An event on a dispatch node cancels its running agents, which run again asked to interrupt;
-their questions come lifted into one (issue 30 item 6). Measures event -> calls cancelled."""
+their questions come lifted into one. Measures event -> calls cancelled."""
 
 from __future__ import annotations
 

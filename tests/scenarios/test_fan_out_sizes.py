@@ -1,4 +1,4 @@
-"""Issue 18 item 1: a question is raised at any fan-out size (12 agents failed the run with
+"""A question is raised at any fan-out size (12 agents failed the run with
 DegenerateLoop: the dispatch node's request had left the blackboard's payload window), and the
 fan-out size is a named limit the model is held to (MAX_FAN_OUT: schema ``maxItems`` and a
 send-back naming the limit)."""

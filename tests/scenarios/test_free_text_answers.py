@@ -1,4 +1,4 @@
-"""Issue 18 item 6, spec 003 US23: a person may answer in their own words alone (or words plus
+"""US23: a person may answer in their own words alone (or words plus
 some choices); the translating LLM decides what the words leave open, the question records
 which choices the text decided, and an answer with nothing in it is still refused."""
 

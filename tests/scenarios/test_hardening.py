@@ -1,4 +1,4 @@
-"""Issue 8: nothing wedges, nothing is lost. Bad signals, updates and start inputs of any arity,
+"""Nothing wedges, nothing is lost. Bad signals, updates and start inputs of any arity,
 size and encoding against real workflows; cancellation; late answers; invalid recommendations."""
 
 from __future__ import annotations
@@ -245,7 +245,7 @@ async def test_a_person_who_answers_while_the_reviewer_works_wins(
 async def test_an_invalid_recommendation_is_sent_back_and_never_shown(
     client: Client, task_queue: str, workflow_id: str
 ) -> None:
-    """Issue 10 item 5 (SC-025): a recommendation of an option that is not offered is sent back
+    """SC-025: a recommendation of an option that is not offered is sent back
     to the model with the problem (the validation-retry path), so the person never sees it;
     USE_RECOMMENDED then takes the corrected recommendation."""
     model = _ScriptedModel(

@@ -1,4 +1,4 @@
-"""A batch of runs against a hostile model (issue 30): replies that fit every schema but are
+"""A batch of runs against a hostile model: replies that fit every schema but are
 adversarial (duplicate, empty, path-like and 500-character ids, unicode and markup, empty and
 maximal arrays, routes back and forth, translations that are not JSON). A person answers what
 is asked; every run ends COMPLETED or waiting for a person, never FAILED, and no workflow task

@@ -1,5 +1,5 @@
-"""Spec 002 US3 (@interrupt-request-event), FR-007/FR-008, SC-004: supervisors steer a running
-workflow with an InterruptRequestEvent, end to end on a real Temporal dev server."""
+"""handler US3 (@interrupt-request-event), handler FR-007/FR-008, handler SC-004: supervisors
+steer a running workflow with an InterruptRequestEvent, end to end on a real Temporal dev server."""
 
 from __future__ import annotations
 
@@ -184,7 +184,7 @@ async def test_event_choices_are_shown_and_the_selected_one_decides_the_route(
     client: Client, task_queue: str, workflow_id: str
 ) -> None:
     """Scenario 4: HUMAN_REVIEW with structured choices, up to four as an agent's; they join the
-    agent's own question, both are answered (issue 30 item 5)."""
+    agent's own question, both are answered."""
     choices = [
         {"label": "Back to discovery", "value": "DISCOVERY_ORCHESTRATOR", "description": "rescan"},
         {"label": "On to tickets", "value": "TICKET_ORCHESTRATOR", "description": "skip ahead"},

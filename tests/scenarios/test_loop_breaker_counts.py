@@ -1,4 +1,4 @@
-"""Only a model's own questions count towards the interrupt loop breaker (issue 30 item 7): a
+"""Only a model's own questions count towards the interrupt loop breaker: a
 dispatched agent that asked counts once for its fan-out; one whose replies stayed invalid (the
 workflow asks for it) does not. Offline model, real server."""
 

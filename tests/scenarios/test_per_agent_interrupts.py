@@ -1,8 +1,8 @@
-"""Issue 10 item 6 (spec 003 US24-US41, US19 @typed-interrupt-requests, SC-018): every one of the
+"""US24-US41, US19 (@typed-interrupt-requests), SC-018: every one of the
 17 agent types raises its own typed interrupt through a real workflow; its typed fields reach the
 person's view (the ``status`` query and the Temporal UI details of the interrupt), and after the
 answer the resumed agent's prompt carries it. Dispatched agents' questions reach the person
-inside their dispatch node's interrupt (spec 002 US4)."""
+inside their dispatch node's interrupt (handler US4)."""
 
 from __future__ import annotations
 
@@ -102,7 +102,7 @@ async def test_every_agent_type_raises_its_own_typed_interrupt(
         dispatcher = DISPATCHED_AGENTS.get(agent)
         typed, wire = view.typed, view.pending
         if dispatcher is not None:
-            # raised by the dispatch node, with the agent's own typed question inside (US4)
+            # raised by the dispatch node, with the agent's own typed question inside (handler US4)
             assert typed.origin is dispatcher, agent
             (inner,) = typed.agent_questions  # type: ignore[attr-defined]
             assert inner.agent_key == f"{agent.slug}-1"

@@ -1,4 +1,4 @@
-"""Concurrent questions are independent in time (issue 30 item 8, FR-094): an agent that asks
+"""Concurrent questions are independent in time (FR-094): an agent that asks
 while another question of its fan-out waits is asked at once, each question (and each agent's
 part of a combined one) is answered on its own and re-runs only its agents, at once, and no
 finished agent runs again."""

@@ -1,4 +1,4 @@
-"""Issue 18 item 5: a dispatched agent's question reaches a person while its siblings still
+"""A dispatched agent's question reaches a person while its siblings still
 work; a question asked after it follows when the node resumes; each agent gets only its own
 answer and no finished agent runs again. Offline model, real dev server."""
 

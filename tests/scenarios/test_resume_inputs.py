@@ -1,6 +1,7 @@
-"""Issue 8 item 8 (spec 002 SC-002, spec 003 edge cases): a node that resumes after its own
+"""handler SC-002: a node that resumes after its own
 interrupt keeps every input of its last request that the translation did not deliberately change.
-One interrupt at every origin of spec 000's InterruptRouting table (14 routes), real workflows."""
+One interrupt at every origin of the routing contract's InterruptRouting table (14 routes), real
+workflows."""
 
 from __future__ import annotations
 
@@ -53,7 +54,7 @@ async def _run(client: Client, workflow_id: str, origin: AgentType) -> Orchestra
     task_queue = f"{workflow_id}-q"
     offline = OfflineModel(OfflineScenario.parse(SCENARIOS[origin]))
     async with build_worker(client, task_queue, LlmSettings(), offline=offline):
-        # every agent of a fan-out asks: one question for them all (issue 18 item 5)
+        # every agent of a fan-out asks: one question for them all
         handle = await start(client, task_queue, workflow_id, question_gather_seconds=10)
         pending = (await wait_for_interrupt(handle, timeout=90)).pending_interrupt
         assert pending is not None and pending.origin_agent_type is origin

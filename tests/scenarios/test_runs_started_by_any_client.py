@@ -1,6 +1,6 @@
 """A run started by any client (the Temporal UI, ``temporal workflow start``, another language's
 SDK: here a bare client sending the JSON) has its questions listed by ``list --waiting``, the
-inbox and ``InterruptState='WAITING'`` (issue 30 item 1); in a namespace without the search
+inbox and ``InterruptState='WAITING'``; in a namespace without the search
 attributes the run says so and still asks and takes answers."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""A server outage shorter than a model call does not repeat the call (issue 30 item 12). The
+"""A server outage shorter than a model call does not repeat the call. The
 worker finishes its agent call while the server is down; the server, back, has timed out the
 attempt's heartbeat and schedules another; the worker gives that attempt the reply it already
 has instead of asking the model again. A real dev server on a SQLite file, stopped and started

@@ -1,4 +1,4 @@
-"""Runs that span hosts (issue 21 items 2 and 3): two worker hosts share one Temporal server and
+"""Runs that span hosts: two worker hosts share one Temporal server and
 one PostgreSQL, and runs with a workspace, memory and questions complete whichever host takes
 each step, and survive the loss of a host.
 

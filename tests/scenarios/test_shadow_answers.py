@@ -1,6 +1,6 @@
-"""The controller answers in people's shadow (issue 22 items 1 and 2, spec 003's design
-philosophy): every question a person answers is also put to the controller model, recorded
-beside the person's answer with its model, latency and tokens, and never acted on."""
+"""The controller answers in people's shadow (answers as training data, SC-024): every question
+a person answers is also put to the controller model, recorded beside the person's answer with
+its model, latency and tokens, and never acted on."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Issue 19: a run that uses up its step budget asks a person (more steps, or stop) instead of
+"""A run that uses up its step budget asks a person (more steps, or stop) instead of
 failing; only the start input's ``failOnStepLimit`` fails it at once. Offline model, real server."""
 
 from __future__ import annotations

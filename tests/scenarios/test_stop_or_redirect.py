@@ -1,6 +1,6 @@
 """Every question lets a person stop the run, with their reason in its failure, or send it on
-to another agent the graph allows, through the same validated answer (issue 30 item 10; the
-spec's cancellation and digression)."""
+to another agent the graph allows, through the same validated answer (resume §6:
+cancellation and digression)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Issue 19 item 3: an agent whose model keeps answering invalid replies asks a person at that
+"""An agent whose model keeps answering invalid replies asks a person at that
 node instead of failing the run; only the start input's ``failOnInvalidReplies`` fails it.
 
 A real OpenAI-compatible server (``ScriptedOpenAIServer``) answers the first agent's three
@@ -85,7 +85,7 @@ async def test_the_start_input_may_say_invalid_replies_fail_the_run(
 async def test_a_prompt_over_the_context_setting_drops_old_context_and_says_so(
     client: Client, task_queue: str, workflow_id: str
 ) -> None:
-    """Issue 19 item 4: the oldest optional context goes first, never the request; recorded."""
+    """The oldest optional context goes first, never the request; recorded."""
     settings = LlmSettings(max_output_tokens=100, context_tokens=1500)
     async with build_worker(client, task_queue, settings):
         handle = await start(client, task_queue, workflow_id)
@@ -99,7 +99,7 @@ async def test_a_prompt_over_the_context_setting_drops_old_context_and_says_so(
 async def test_a_prompt_the_endpoint_refuses_as_too_long_drops_old_context_and_runs_on(
     client: Client, task_queue: str, workflow_id: str
 ) -> None:
-    """Issue 19 item 4 without LLM_CONTEXT_TOKENS: the endpoint's 400 for a prompt over the
+    """Without LLM_CONTEXT_TOKENS: the endpoint's 400 for a prompt over the
     model's context makes the call drop its oldest optional context and try again; recorded."""
     with ScriptedOpenAIServer([VALID, CONTEXT]) as server:
         async with build_worker(client, task_queue, _settings(server)):
@@ -138,7 +138,7 @@ async def test_a_prompt_too_long_with_nothing_left_to_drop_asks_a_person(
 async def test_a_reply_cut_off_at_the_token_limit_may_get_twice_the_tokens(
     client: Client, task_queue: str, workflow_id: str
 ) -> None:
-    """Issue 30 item 3: the stuck question offers more output tokens; yes doubles the re-run's
+    """The stuck question offers more output tokens; yes doubles the re-run's
     limit (and only the re-run's), no keeps it."""
     with ScriptedOpenAIServer([CUT]) as server:
         settings = LlmSettings(

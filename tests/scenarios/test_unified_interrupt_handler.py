@@ -1,5 +1,5 @@
-"""Spec 002 US1 (@unified-interrupt-handler), US2 (@interrupt-schema-filtering) and
-US4 (@skip-dispatched-interrupts), end to end on a real Temporal dev server."""
+"""handler US1 (@unified-interrupt-handler), handler US2 (@interrupt-schema-filtering) and
+handler US4 (@skip-dispatched-interrupts), end to end on a real Temporal dev server."""
 
 from __future__ import annotations
 
@@ -43,7 +43,7 @@ async def _interrupt_and_answer(
     """Run until the scripted interrupt, answer it via the SDK's update, run to the end."""
     offline = OfflineModel(scenario)
     async with build_worker(client, task_queue, LlmSettings(), offline=offline):
-        # dispatched agents that all ask share one question (issue 18 item 5: else the next follows)
+        # dispatched agents that all ask share one question (else the next follows)
         handle = await start(client, task_queue, workflow_id, question_gather_seconds=GATHER)
         waiting = await wait_for_interrupt(handle)
         pending = waiting.pending_interrupt
@@ -62,7 +62,7 @@ async def _interrupt_and_answer(
 async def test_unified_interrupt_handler_resumes_at_the_origin(
     client: Client, task_queue: str, workflow_id: str, origin: AgentType
 ) -> None:
-    """US1: whichever agent interrupts, the one handler resumes it with its own request."""
+    """handler US1: whichever agent interrupts, the one handler resumes it with its own request."""
     scenario = OfflineScenario(interrupt_at=frozenset({origin}))
     offline, pending, status, result = await _interrupt_and_answer(
         client, task_queue, workflow_id, scenario
@@ -93,7 +93,7 @@ async def test_unified_interrupt_handler_resumes_at_the_origin(
 async def test_interrupt_schema_filtering_leaves_only_the_origin_route(
     client: Client, task_queue: str, workflow_id: str, origin: AgentType
 ) -> None:
-    """US2 / SC-003: zero invalid routing options reach the decision-maker."""
+    """handler US2 / handler SC-003: zero invalid routing options reach the decision-maker."""
     scenario = OfflineScenario(interrupt_at=frozenset({origin}))
     offline, *_ = await _interrupt_and_answer(client, task_queue, workflow_id, scenario)
     (call,) = translation_calls(offline.received)
@@ -111,8 +111,8 @@ async def test_interrupt_schema_filtering_leaves_only_the_origin_route(
 async def test_skip_dispatched_interrupts_raises_at_the_dispatch_node(
     client: Client, task_queue: str, workflow_id: str
 ) -> None:
-    """US4 / FR-010: a ticket agent's question is raised by TICKET_DISPATCH, which resumes: the
-    answered agent runs again at once, within the same dispatch node."""
+    """handler US4 / handler FR-010: a ticket agent's question is raised by TICKET_DISPATCH,
+    which resumes: the answered agent runs again at once, within the same dispatch node."""
     scenario = OfflineScenario(interrupt_at=frozenset({AgentType.TICKET_AGENT}))
     offline, pending, status, _ = await _interrupt_and_answer(
         client, task_queue, workflow_id, scenario

@@ -1,4 +1,4 @@
-"""Updates of any size or encoding are refused in one line (issue 30 item 13): our doors before
+"""Updates of any size or encoding are refused in one line: our doors before
 sending, the workflow for any other client; an update over Temporal's 2 MiB limit from another
 client costs failed workflow tasks the run recovers from, never the run."""
 

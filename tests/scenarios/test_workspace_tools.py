@@ -1,4 +1,4 @@
-"""Agents that look at real code (issue 13): runs with a workspace on a fixture repository.
+"""Agents that look at real code: runs with a workspace on a fixture repository.
 
 Offline runs use the offline model's deterministic discovery (search, read, retain, reflect);
 the HTTP runs go through the openai SDK to a local OpenAI-compatible server that plays the same
@@ -109,7 +109,7 @@ async def test_a_second_run_recalls_and_links_the_first_runs_memories(
 async def test_workers_on_two_machines_share_memories_through_postgresql(
     client: Client, task_queue: str, tmp_path: Path, postgres: PostgresServer
 ) -> None:
-    """Issue 21 item 1: each worker has its own state directory, as on its own machine; the
+    """Each worker has its own state directory, as on its own machine; the
     second run, on the other worker, recalls and links what the first one retained."""
     repo = make_repo(tmp_path)
     url = postgres.create_database()

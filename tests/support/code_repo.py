@@ -1,4 +1,4 @@
-"""A fixture repository whose tests fail until the offline ticket agents' edits land (issue 20).
+"""A fixture repository whose tests fail until the offline ticket agents' edits land.
 
 ``.agents/offline-edits.json`` tells the offline model what each ticket changes: T-001 fixes
 ``add``, T-002 fixes ``mul`` (a clean merge whose tests pass), or, with ``conflict``, both rewrite

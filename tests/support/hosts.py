@@ -1,4 +1,4 @@
-"""Several hosts on one machine for tests (issue 21 item 3): each worker host is a network
+"""Several hosts on one machine for tests: each worker host is a network
 namespace (``ip netns``, Debian's iproute2) with its own loopback, joined by a veth pair to a
 bridge in the machine's own namespace, the server host (Temporal and PostgreSQL listen on the
 bridge's address). A worker host reaches the server over that network only: its 127.0.0.1 is its

@@ -155,7 +155,7 @@ def question_input(timeout_seconds: int = 24 * 3600) -> InterruptInput:
 
 
 async def shadow_answer(client: Client, interrupt_id: str, timeout: float = 30) -> ShadowAnswer:
-    """The controller's shadow answer to a question (issue 22): its workflow is started in the
+    """The controller's shadow answer to a question: its workflow is started in the
     background by the translation, so it may not exist yet."""
     handle = client.get_workflow_handle(interrupt_id + SHADOW_SUFFIX, result_type=ShadowAnswer)
     async with asyncio.timeout(timeout):

@@ -1,4 +1,4 @@
-"""Issue 9: the bounded blackboard. State keeps payloads for a window only, continue-as-new
+"""The bounded blackboard. State keeps payloads for a window only, continue-as-new
 carries a bounded state whatever the run's length, previous attempts and counters survive."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The workflow's pure decisions about code changes (issue 20): merge order, answers to a
+"""The workflow's pure decisions about code changes: merge order, answers to a
 conflict, findings checked against diffs, claims replaced by git's."""
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
-"""Typed, curated context flow with ids on a full offline run (spec 003 US3, FR-012..015,
-SC-003/004/008) and the computed parts of the standard outputs."""
+"""Typed, curated context flow with ids on a full offline run (agents US3, agents FR-012..015,
+agents SC-003/004/008) and the computed parts of the standard outputs."""
 
 from __future__ import annotations
 
@@ -75,7 +75,7 @@ async def test_downstream_requests_carry_curated_contexts_with_ids(
 async def test_every_output_has_an_id_and_upstream_references(
     client: Client, task_queue: str, workflow_id: str
 ) -> None:
-    """SC-004: every output carries its own id and the ids it considered."""
+    """agents SC-004: every output carries its own id and the ids it considered."""
     _, status = await _full_run(client, task_queue, workflow_id)
     outputs = [e for e in status.history if e.kind is EntryKind.OUTPUT]
     for entry in outputs:

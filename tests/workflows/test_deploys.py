@@ -1,4 +1,4 @@
-"""Deploys never strand a run (issue 17): a question that a landed version's worker left waiting
+"""Deploys never strand a run: a question that a landed version's worker left waiting
 is answered under the current code, and the run completes.
 
 Each landed version's own ``worker.py`` (from ``git archive``) runs until the question waits and

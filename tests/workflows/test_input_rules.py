@@ -1,4 +1,4 @@
-"""Issue 8: the pure rules behind the hardening (arity and size checks, clipping, the bounded
+"""The pure rules behind the hardening (arity and size checks, clipping, the bounded
 event log, the resume merge, the one default-option rule)."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""InterruptWorkflow: validation of answers, bad signals, deadlines, replay (spec 002 FR-012)."""
+"""InterruptWorkflow: validation of answers, bad signals, deadlines, replay (handler FR-012)."""
 
 from __future__ import annotations
 
@@ -113,7 +113,7 @@ async def test_bad_signals_are_recorded_and_the_wait_goes_on(
         "request:unique_ids",
         "resolution:trim_answers",
         "translation:goal_by_reference",
-    ], "FR-011: the decorator stages run in their fixed order"
+    ], "handler FR-011: the decorator stages run in their fixed order"
     states = [e.message.split(":")[0] for e in done.events if e.kind is EventKind.INTERRUPT_STATUS]
     assert states == ["REQUESTED", "WAITING", "RESOLVED"]
 
@@ -121,7 +121,7 @@ async def test_bad_signals_are_recorded_and_the_wait_goes_on(
 async def test_the_ui_lists_the_named_handlers_and_a_rejection_is_one_line(
     client: Client, task_queue: str, workflow_id: str
 ) -> None:
-    """Issue 23 item 2: the metadata query the Temporal UI reads names ``resolve`` and
+    """The metadata query the Temporal UI reads names ``resolve`` and
     ``interrupt_request_event`` (no blank dynamic-only entry); the named signals still take any
     arity without failing a task; a refused update carries no stack trace."""
     async with _worker(client, task_queue):

@@ -1,4 +1,4 @@
-"""The request hooks: a supervisor's choices join the agent's own (issue 30 item 5); a question
+"""The request hooks: a supervisor's choices join the agent's own; a question
 asked before that replays with them replacing the agent's own."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Notifications of waiting questions (issue 14): real receivers on 127.0.0.1, real Temporal.
+"""Notifications of waiting questions: real receivers on 127.0.0.1, real Temporal.
 
 Dev server: a dispatched agent's question and a supervisor's event notify every channel once,
 across a worker restart; a refusing receiver becomes a WARNING in ``status`` and the inbox; no
@@ -93,7 +93,7 @@ async def test_a_dispatched_agents_question_notifies_every_channel_once_across_a
         async with build_worker(
             client, task_queue, LlmSettings(), offline=offline, notify=notify, drain=DRAIN
         ):
-            # both ticket agents ask: one question for both (issue 18 item 5)
+            # both ticket agents ask: one question for both
             handle = await start(client, task_queue, workflow_id, question_gather_seconds=10)
             pending = (await wait_for_interrupt(handle)).pending_interrupt
             assert pending is not None

@@ -1,5 +1,5 @@
-"""Payloads recorded before issue 10 read in the current shape, so runs in flight replay (DESIGN
-section 7; the recorded histories in tests/histories replay in test_recorded_histories)."""
+"""Payloads recorded by version 83c9b6c read in the current shape, so runs in flight replay (the
+recorded histories in tests/histories replay in test_recorded_histories)."""
 
 from __future__ import annotations
 
@@ -65,7 +65,7 @@ def test_an_old_question_keeps_its_texts_in_the_context_and_validates() -> None:
     ],
 )
 def test_only_the_exact_old_shape_is_upgraded(question: dict[str, Any]) -> None:
-    """Anything else stays as sent, so a malformed question is still refused (issue 8)."""
+    """Anything else stays as sent, so a malformed question is still refused."""
     assert upgrade_question(question) is question
 
 

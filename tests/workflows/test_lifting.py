@@ -1,6 +1,6 @@
-"""Issue 10 items 1-3 (spec 002 US4 / FR-010, spec 003 FR-094, spec 004 section 5): dispatched
-agents' questions lifted into their dispatch node's interrupt, the answer split back per agent,
-and a resumed fan-out that runs only the agents that asked. Pure functions, table-driven."""
+"""handler US4, handler FR-010, FR-094 and resume §5: dispatched agents' questions lifted into
+their dispatch node's interrupt, the answer split back per agent, and a resumed fan-out that runs
+only the agents that asked. Pure functions, table-driven."""
 
 from __future__ import annotations
 
@@ -218,7 +218,7 @@ def test_each_agent_gets_only_its_own_answer_under_its_own_ids() -> None:
 
 
 def test_an_answer_to_one_agents_part_answers_only_that_agent() -> None:
-    """Issue 30 item 8: the other agents keep their question, unanswered, for the next one."""
+    """FR-094: the other agents keep their question, unanswered, for the next one."""
     fan_out = [_held(1, question=_question("a")), _held(2, question=_question("b"))]
     lifted = lift(AgentType.TICKET_DISPATCH, fan_out)
     assert lifted is not None

@@ -1,4 +1,4 @@
-"""OrchestratorWorkflow against a real Temporal dev server (DESIGN.md sections 3 and 5)."""
+"""OrchestratorWorkflow against a real Temporal dev server: the agent graph and its ``status``."""
 
 from __future__ import annotations
 

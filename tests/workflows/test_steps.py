@@ -1,4 +1,4 @@
-"""Issue 9: what follows a node's output is a pure function (``workflows/steps.decide``)."""
+"""What follows a node's output is a pure function (``workflows/steps.decide``)."""
 
 from __future__ import annotations
 

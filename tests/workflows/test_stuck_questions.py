@@ -1,5 +1,5 @@
 """A stuck agent's question (pure): what it offers the first time, and that a later one offers
-another way out, never the same question more than twice (issue 30 item 3)."""
+another way out, never the same question more than twice."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
-"""Search attributes and current details: what a person finds in the Temporal UI and inbox
-(issue 11 items 3 and 4), against a dev server that registers the attributes."""
+"""Search attributes and current details: what a person finds in the Temporal UI and inbox,
+against a dev server that registers the attributes."""
 
 from __future__ import annotations
 
@@ -55,7 +55,7 @@ HOSTILE = (
 
 
 def test_model_text_renders_as_written_never_as_markup() -> None:
-    """Issue 23: the UI and the terminal render the question as markdown; a tag, link, list or
+    """The UI and the terminal render the question as markdown; a tag, link, list or
     emphasis a model wrote shows as the characters it wrote (CommonMark with HTML allowed):
     the page has the tags of the same question written in plain words, and the text itself."""
     hostile, plain = _rendered(HOSTILE, "a`b <b>c</b>``"), _rendered("plain words", "plain")
@@ -93,7 +93,7 @@ def test_the_pasteable_answer_is_a_valid_resolution() -> None:
     assert "resolve_validated" in text and "`resolve`" in text
     keys = "/".join(o.key.value for o in REQUEST.choices[0].options)
     assert keys == "A/B/CUSTOM" and "(`approach`: A, B or CUSTOM with a text in" in text
-    assert "C, D" not in text, "only the offered options are named (issue 23 item 5)"
+    assert "C, D" not in text, "only the offered options are named"
     pasted = json.loads(re.search(r"```json\n(.*?)\n```", text, re.S)[1])  # type: ignore[index]
     assert resolution_problems(REQUEST, InterruptResolution.model_validate(pasted)) == []
     assert '`{"stopRun": "your reason"}`' in text

@@ -1,4 +1,4 @@
-"""@prompt-contributor-framework (spec 003 US1, FR-001..005): registration, applicability,
+"""@prompt-contributor-framework (agents US1, agents FR-001..005): registration, applicability,
 stable order, history in the context, and failure isolation."""
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ from tests.support.prompts import Exploding, Fixed, entry, make_call, make_ctx
 
 @pytest.mark.parametrize("agent", list(NODES), ids=lambda a: a.value)
 def test_a_registered_contribution_is_in_every_agents_prompt(agent: AgentType) -> None:
-    """US1 scenario 1: register a contributor, and every agent prompt carries its section."""
+    """agents US1 scenario 1: register a contributor, and every agent prompt carries its section."""
     renderer = PromptRenderer(registry=ContributorRegistry([Fixed("tool", body="Use the tool.")]))
     prompt = renderer.agent_messages(NODES[agent], make_call(agent))
     assert "\n\n## Section tool\nUse the tool.\n" in prompt.system
@@ -30,7 +30,7 @@ def test_a_registered_contribution_is_in_every_agents_prompt(agent: AgentType) -
 
 
 def test_sections_are_ordered_by_order_then_name_whatever_the_registration_order() -> None:
-    """US1 scenario 2 / FR-004: one consistent order."""
+    """agents US1 scenario 2 / agents FR-004: one consistent order."""
     contributors = [Fixed("b", order=20), Fixed("a", order=20), Fixed("z", order=5), Fixed("c")]
     for permutation in itertools.permutations(contributors):
         registry = ContributorRegistry(permutation)
@@ -40,7 +40,7 @@ def test_sections_are_ordered_by_order_then_name_whatever_the_registration_order
 
 
 def test_applies_to_limits_the_agents_that_get_a_section() -> None:
-    """US1 scenario 3 / FR-002."""
+    """agents US1 scenario 3 / agents FR-002."""
     only = frozenset({AgentType.PLANNING_COLLECTOR, AgentType.TICKET_AGENT})
     registry = ContributorRegistry([Fixed("narrow", applies_to=only), Fixed("wide")])
     for agent in NODES:
@@ -49,7 +49,7 @@ def test_applies_to_limits_the_agents_that_get_a_section() -> None:
 
 
 def test_the_contributor_context_carries_the_blackboard_history() -> None:
-    """US1 scenario 4: what a contributor sees includes the history digest."""
+    """agents US1 scenario 4: what a contributor sees includes the history digest."""
 
     class Counting(PromptContributor):
         name = "counting"
@@ -71,7 +71,8 @@ def test_the_contributor_context_carries_the_blackboard_history() -> None:
 
 
 def test_a_failing_contributor_is_skipped_with_a_warning_and_the_prompt_assembles() -> None:
-    """FR-005: the broken tool's section is missing, the others are there, a warning says why."""
+    """agents FR-005: the broken tool's section is missing, the others are there, a warning says
+    why."""
     registry = ContributorRegistry([Fixed("before", order=1), Exploding(), Fixed("after")])
     renderer = PromptRenderer(registry=registry)
     agent = AgentType.MERGER_AGENT

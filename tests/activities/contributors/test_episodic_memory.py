@@ -1,4 +1,4 @@
-"""@episodic-memory-prompts (spec 003 US2, FR-006..011; SC-009: present when the tool is)."""
+"""@episodic-memory-prompts (agents US2, agents FR-006..011; SC-009: present when the tool is)."""
 
 from __future__ import annotations
 
@@ -24,17 +24,18 @@ def _section(text: str, title: str) -> str:
 def test_every_agent_with_the_tool_gets_recall_retain_and_reflect_guidance(
     agent: AgentType,
 ) -> None:
-    """FR-006 / SC-009: the memory tool registers it; present in every prompt that has the tool."""
+    """agents FR-006 / SC-009: the memory tool registers it; present in every prompt that has the
+    tool."""
     assert "episodic-memory" in [c.name for c in default_registry().for_agent(agent)]
     assert {t.name for t in tools_for(agent)} >= {"memory_recall", "memory_retain"}
     prompt = RENDERER.agent_messages(NODES[agent], make_call(agent, workspace=WORKSPACE))
     section = _section(prompt.system, "Episodic memory")
-    # FR-009: recall before starting a new task
+    # agents FR-009: recall before starting a new task
     assert "**Recall before you start** (`memory_recall`): before starting a new task" in section
-    # FR-007: retain with contextual metadata, naming this agent and node
+    # agents FR-007: retain with contextual metadata, naming this agent and node
     assert "**Retain with context** (`memory_retain`)" in section
     assert "contextual metadata" in section and f"{agent.value} at {agent.slug}-007" in section
-    # FR-008, FR-010, FR-011: reflect after significant actions; reflection solidifies links
+    # agents FR-008/FR-010/FR-011: reflect after significant actions; reflection solidifies links
     assert "**Reflect after significant actions** (`memory_reflect`)" in section
     assert "reflection is\n  what solidifies the connections between memories" in section
     assert "knowledge graph" in section and "Retaining alone only" in section
@@ -42,7 +43,7 @@ def test_every_agent_with_the_tool_gets_recall_retain_and_reflect_guidance(
 
 @pytest.mark.parametrize("agent", list(NODES), ids=lambda a: a.value)
 def test_without_a_workspace_no_tool_and_no_tool_guidance(agent: AgentType) -> None:
-    """FR-002: a tool's section appears only where the tool is; no workspace, no tools."""
+    """agents FR-002: a tool's section appears only where the tool is; no workspace, no tools."""
     system = RENDERER.agent_messages(NODES[agent], make_call(agent)).system
     assert "## Episodic memory" not in system and "## Code tools" not in system
     with_tools = RENDERER.agent_messages(NODES[agent], make_call(agent, workspace=WORKSPACE))

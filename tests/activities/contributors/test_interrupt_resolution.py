@@ -1,4 +1,4 @@
-"""Interrupt resolution context (spec 001 R9 item 4): the answer, once, under the heading the
+"""Interrupt resolution context (research R9 item 4): the answer, once, under the heading the
 offline model (and a reader) knows."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Interrupt loop breaker (spec 001 R9 item 1)."""
+"""Interrupt loop breaker (research R9 item 1)."""
 
 from __future__ import annotations
 
@@ -28,7 +28,7 @@ BREAKER = InterruptLoopBreakerContributor()
 
 
 def test_it_reaches_every_agent_dispatched_ones_included() -> None:
-    """Issue 10: dispatched agents ask with their own typed question, so they can loop too."""
+    """Dispatched agents ask with their own typed question, so they can loop too."""
     registry = default_registry()
     for agent in ROUTING_AGENTS:
         assert "interrupt-loop-breaker" in [c.name for c in registry.for_agent(agent)]

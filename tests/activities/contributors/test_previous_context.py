@@ -1,4 +1,4 @@
-"""@previous-context-rerun (spec 003 US4, FR-016..018)."""
+"""@previous-context-rerun (agents US4, FR-016..018)."""
 
 from __future__ import annotations
 
@@ -17,7 +17,7 @@ RENDERER = PromptRenderer()
 
 @pytest.mark.parametrize("agent", list(NODES), ids=lambda a: a.value)
 def test_first_run_is_marked_as_the_first_attempt(agent: AgentType) -> None:
-    """US4 scenario 3."""
+    """agents US4 scenario 3."""
     assert "previous-context" in [c.name for c in default_registry().for_agent(agent)]
     system = RENDERER.agent_messages(NODES[agent], make_call(agent)).system
     assert f"## Previous attempt\n{FIRST_ATTEMPT}\n" in system
@@ -25,7 +25,7 @@ def test_first_run_is_marked_as_the_first_attempt(agent: AgentType) -> None:
 
 @pytest.mark.parametrize("agent", list(NODES), ids=lambda a: a.value)
 def test_a_rerun_shows_the_previous_output_outcome_and_contexts(agent: AgentType) -> None:
-    """US4 scenarios 1, 2 and 4 / FR-017, FR-018."""
+    """agents US4 scenarios 1, 2 and 4 / FR-017, FR-018."""
     prior = previous()
     system = RENDERER.agent_messages(NODES[agent], make_call(agent, previous=prior)).system
     section = system[system.index("## Previous attempt\n") :]

@@ -1,4 +1,4 @@
-""" "We are here" (spec 001 R8): the graph with one unified interrupt node, the marker on the
+""" "We are here" (research R8): the graph with one unified interrupt node, the marker on the
 current node, and the current node's routing options read from its Routing model."""
 
 from __future__ import annotations
@@ -59,7 +59,7 @@ def test_the_graph_has_every_node_and_one_unified_interrupt_node() -> None:
         if agent in DISPATCHED_AGENTS:
             dispatcher = DISPATCHED_AGENTS[agent].value
             assert f"(dispatched by {dispatcher}, " in line
-            assert line.endswith(f"-> {dispatcher} | INTERRUPT"), "issue 10: result or question"
+            assert line.endswith(f"-> {dispatcher} | INTERRUPT"), "a result or a question"
 
 
 def test_the_interrupt_node_can_carry_the_marker() -> None:

@@ -1,4 +1,4 @@
-"""Bounded tool use (issue 13 item 2): calls per step, bytes per result; then the model answers."""
+"""Bounded tool use: calls per step, bytes per result; then the model answers."""
 
 from __future__ import annotations
 

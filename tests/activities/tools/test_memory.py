@@ -1,5 +1,5 @@
-"""Episodic memory, for real (issue 13 item 4; spec 003 FR-008, FR-010): one contract that the
-embedded SQLite store and the PostgreSQL store (issue 21 item 1) both keep."""
+"""Episodic memory, for real (agents FR-008, agents FR-010): one contract that the
+embedded SQLite store and the PostgreSQL store both keep."""
 
 from __future__ import annotations
 
@@ -77,7 +77,7 @@ def test_retain_and_reflect_are_idempotent_by_key(store: MemoryStore) -> None:
 def test_recall_ranks_the_newest_matches_of_its_space_within_the_window(
     open_store: Opener,
 ) -> None:
-    """Issue 21 benchmark: a recall ranks at most AGENT_MEMORY_RECALL_WINDOW matches, the newest
+    """A recall ranks at most AGENT_MEMORY_RECALL_WINDOW matches, the newest
     of its space, so it costs the same at any size; the best of them come first."""
     store = open_store(recall_window=3)
     best_but_old = _retain(store, "k0", "cache cache cache cache the gateway cache")

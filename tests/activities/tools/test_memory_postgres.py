@@ -1,4 +1,4 @@
-"""The PostgreSQL memory store's own promises (issue 21 item 1): a server it cannot use is one
+"""The PostgreSQL memory store's own promises: a server it cannot use is one
 line naming ``AGENT_MEMORY_URL``, never its password; the contract is in ``test_memory.py``."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""References that are checked, not trusted (issue 13 item 6; spec 003 FR-031, FR-064)."""
+"""References that are checked, not trusted (FR-031, FR-064)."""
 
 from __future__ import annotations
 
@@ -106,7 +106,7 @@ def test_collector_paths_and_ticket_files_are_checked_and_kept_out_of_curation(
 
 
 def test_code_references_in_a_question_are_marked(tmp_path: Path) -> None:
-    """Issue 13 item 6: "code references in questions" are checked like results' references."""
+    """Code references in questions are checked like results' references."""
     ws = _ws(tmp_path)
     question = DiscoveryCollectorInterruptRequest(
         type="HUMAN_REVIEW",

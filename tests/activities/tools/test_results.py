@@ -1,4 +1,4 @@
-"""The tool-result store the export reads tool-using steps from (issue 22 item 4)."""
+"""The tool-result store the export reads tool-using steps from."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Verification runs in the bubblewrap sandbox (issue 20 item 3): escapes are refused, limits
+"""Verification runs in the bubblewrap sandbox: escapes are refused, limits
 hold, and the outcome is read from the exit status and the runner's summary."""
 
 from __future__ import annotations
@@ -102,7 +102,7 @@ def test_the_worktree_is_writable_and_nothing_else_is(
 
 
 def test_a_shared_workspaces_dir_hides_other_worktrees_and_the_state(tmp_path: Path) -> None:
-    """Issue 21 item 2: with AGENT_WORKSPACES_DIR elsewhere (a mount every host shares), a run
+    """With AGENT_WORKSPACES_DIR elsewhere (a mount every host shares), a run
     sees its own worktree only: not another ticket's, not the worker's state directory."""
     settings = ToolSettings(
         state_dir=tmp_path / "state", workspaces_dir=tmp_path / "shared", test_timeout=5

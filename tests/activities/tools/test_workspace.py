@@ -1,4 +1,4 @@
-"""A workspace per run (issue 13 item 1): pinning, and paths that never leave it."""
+"""A workspace per run: pinning, and paths that never leave it."""
 
 from __future__ import annotations
 
@@ -56,7 +56,7 @@ def test_a_ref_that_names_no_commit_is_refused_with_the_setting(repo: Path, tmp_
 
 
 def test_a_path_this_worker_cannot_see_is_its_own_condition(tmp_path: Path) -> None:
-    """Issue 17 item 5: another worker may see it, so the step is retried, not failed."""
+    """Another worker may see it, so the step is retried, not failed."""
     with pytest.raises(NotOnThisWorker, match="is not visible on this worker") as raised:
         pin(WorkspaceSpec(source=str(tmp_path / "missing")), tmp_path / "cache")
     assert "agents run --workspace URL" in raised.value.fix

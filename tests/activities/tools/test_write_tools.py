@@ -1,4 +1,4 @@
-"""A ticket agent's worktree (issue 20 items 1, 2, 4): made from the pinned commit on its own
+"""A ticket agent's worktree: made from the pinned commit on its own
 branch, write tools confined like the read tools, commits made once per node, merges real."""
 
 from __future__ import annotations
@@ -121,7 +121,7 @@ def test_a_commit_is_made_once_per_node_and_reset_replays_from_the_base(
 def test_a_worktree_another_worker_holds_is_this_workers_condition(
     pinned: PinnedWorkspace, settings: ToolSettings, tmp_path: Path
 ) -> None:
-    """Issue 21 item 2: a host without the shared AGENT_WORKSPACES_DIR cannot replay the ticket's
+    """A host without the shared AGENT_WORKSPACES_DIR cannot replay the ticket's
     edits; the step is retried so a worker that has it serves it, and the fix is named."""
     ref = _worktree(pinned, settings)
     elsewhere = ref.model_copy(update={"path": str(tmp_path / "other-host" / "T-001")})
