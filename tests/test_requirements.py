@@ -22,29 +22,8 @@ REQUIREMENTS = "docs/requirements.md"
 SELF = "tests/test_requirements.py"
 """This file's samples cite on purpose; the scanner's own tests below check them."""
 
-BEING_REWRITTEN = frozenset(
-    {
-        "README.md",
-        "tests/cli/test_readme.py",
-        "tests/cli/test_layout.py",
-        "tests/workflows/test_recorded_histories.py",
-    }
-)
-"""README.md and the pages under docs/ are being rewritten into topic pages. Until that lands,
-these files (and docs/*.md) may still say ``spec 00n`` and carry tracker numbers, and may cite an
-id that two documents define as long as both have an entry. Every id they cite needs an entry."""
-
-LEGACY_QUALIFIERS = {
-    "spec 000": "routing",
-    "spec 001": "research",
-    "spec 002": "handler",
-    "spec 003": "agents",
-    "spec 004": "resume",
-}
-"""The old ``spec 00n`` qualifiers, read (in the files being rewritten only) as the names."""
-
 CITATION = re.compile(
-    r"(?:\b(?P<doc>routing|research|handler|agents|resume|spec 00[0-4])\s+)?"
+    r"(?:\b(?P<doc>routing|research|handler|agents|resume)\s+)?"
     r"(?<![\w§-])(?P<first>(?:FR|SC)-\d{3}|US\d{1,2}|R\d|§\d{1,2})(?!\w)"
     r"(?P<rest>(?:(?:\.\.|/|-)(?:(?:FR|SC)-|US|R|§)?\d+(?!\w))*)"
 )
@@ -88,15 +67,10 @@ class Citation:
     covered: tuple[str, ...]
 
 
-def citations(path: str, text: str, *, legacy: bool = False) -> Iterator[Citation]:
+def citations(path: str, text: str) -> Iterator[Citation]:
     """The citations in ``text``. Research and resume ids count only with their name."""
     for m in CITATION.finditer(text):
         doc, start = m["doc"], m.start()
-        if doc is not None and doc.startswith("spec "):
-            if legacy:
-                doc = LEGACY_QUALIFIERS[doc]
-            else:  # not a qualifier here (and a reference of its own: see OUTSIDE)
-                doc, start = None, m.start("first")
         if doc is None and m["first"][0] in "R§":
             continue
         written, covered = expand(m["first"], m["rest"])
@@ -140,7 +114,7 @@ def parse_requirements(text: str) -> Requirements:
 
 
 def resolve(
-    c: Citation, defines: dict[str, frozenset[str]], *, lenient: bool = False
+    c: Citation, defines: dict[str, frozenset[str]]
 ) -> tuple[str | None, list[str], str | None]:
     """The citation's document and the ids it covers, or why it cannot be read as one."""
     if c.doc is not None:
@@ -151,7 +125,7 @@ def resolve(
         docs = sorted(d for d, ids in defines.items() if set(c.written) <= ids)
     if not docs:
         return None, [], f"no document defines {', '.join(c.written)}"
-    if len(docs) > 1 and not lenient:
+    if len(docs) > 1:
         names = " or ".join(f"`{d} {c.text}`" for d in docs)
         return None, [], f"{c.text} is defined by {' and '.join(docs)}: write {names}"
     doc = docs[0]
@@ -161,35 +135,17 @@ def resolve(
     return doc, [i for i in c.covered if i in defines[doc]], None
 
 
-def unresolved(
-    found: Iterable[Citation], req: Requirements, *, legacy: bool = False
-) -> Iterator[str]:
+def unresolved(found: Iterable[Citation], req: Requirements) -> Iterator[str]:
     """One line per citation that has no entry (or cannot be read as one)."""
     for c in found:
         where = f"{c.path}:{c.line}: {c.text!r}"
-        doc, ids, problem = resolve(c, req.defines, lenient=legacy)
+        doc, ids, problem = resolve(c, req.defines)
         if problem:
             yield f"{where}: {problem}"
             continue
-        if c.doc is None and legacy:  # an id two documents define: both need their entry
-            cited = [
-                (d, i)
-                for d, defined in sorted(req.defines.items())
-                if set(c.written) <= defined
-                for i in c.covered
-                if i in defined
-            ]
-        else:
-            cited = [(str(doc), i) for i in ids]
-        for d, i in cited:
-            if (d, i) not in req.entries:
-                yield f"{where}: {d} {i} has no entry in {REQUIREMENTS}"
-
-
-def is_legacy(path: str) -> bool:
-    return path in BEING_REWRITTEN or (
-        path.startswith("docs/") and path.endswith(".md") and path != REQUIREMENTS
-    )
+        for i in ids:
+            if (str(doc), i) not in req.entries:
+                yield f"{where}: {doc} {i} has no entry in {REQUIREMENTS}"
 
 
 @cache
@@ -236,8 +192,7 @@ def test_every_cited_id_has_an_entry() -> None:
     for path, text in tracked_texts():
         if path in (REQUIREMENTS, SELF):
             continue
-        legacy = is_legacy(path)
-        problems.extend(unresolved(citations(path, text, legacy=legacy), req, legacy=legacy))
+        problems.extend(unresolved(citations(path, text), req))
     assert not problems, "\n".join(problems)
 
 
@@ -246,7 +201,7 @@ def test_no_reference_points_outside_the_repository() -> None:
         f"{path}:{text.count(chr(10), 0, m.start()) + 1}: {m[0]!r}: say what it means, or cite "
         f"the requirement ({REQUIREMENTS})"
         for path, text in tracked_texts()
-        if path not in (REQUIREMENTS, SELF) and not is_legacy(path)
+        if path not in (REQUIREMENTS, SELF)
         for m in OUTSIDE.finditer(text)
     ]
     assert not problems, "\n".join(problems)
@@ -286,10 +241,10 @@ PAGE = """
 """
 
 
-def _problems(text: str, *, legacy: bool = False) -> list[str]:
+def _problems(text: str) -> list[str]:
     req = parse_requirements(PAGE)
     assert not req.problems, req.problems
-    return list(unresolved(citations("f.py", text, legacy=legacy), req, legacy=legacy))
+    return list(unresolved(citations("f.py", text), req))
 
 
 def test_the_scanner_expands_lists_and_ranges() -> None:
@@ -305,7 +260,6 @@ def test_the_scanner_expands_lists_and_ranges() -> None:
 def test_the_scanner_passes_cited_ids_that_have_entries() -> None:
     text = "(handler FR-008) a part (FR-094; US39), research R9 item 4; R5 and §5 alone are not"
     assert _problems(text) == []
-    assert _problems("the legacy spec 002 FR-008", legacy=True) == []
 
 
 def test_the_scanner_names_the_file_and_the_id_without_an_entry() -> None:
@@ -327,9 +281,6 @@ def test_the_scanner_refuses_an_id_two_documents_define_unless_it_is_qualified()
         "`handler FR-008`"
     ]
     assert _problems("see spec 002 FR-008")[0].startswith("f.py:1: 'FR-008': FR-008 is defined")
-    assert _problems("(FR-008)", legacy=True) == [
-        "f.py:1: 'FR-008': agents FR-008 has no entry in docs/requirements.md"
-    ]
 
 
 def test_the_outside_references_are_found_and_links_are_not() -> None:

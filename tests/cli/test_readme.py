@@ -1,9 +1,9 @@
-"""The README and the manual in docs/ work verbatim (issue 11 item 8): their shell and Python
+"""The README and the manual in docs/ work verbatim: their shell and Python
 blocks run, in order (README.md first, then the pages of ``PAGES``), on a fresh state directory,
 as a person would paste them. A block preceded by ``<!-- readme-test: skip (reason) -->`` is not
 run; the reason says why it cannot run here.
 
-The blocks run in a clone of this repository in a temporary directory (issue 23 item 6), so what
+The blocks run in a clone of this repository in a temporary directory, so what
 they write (``agents export --out data.jsonl``) stays there; its ``.venv`` is this checkout's, and
 Python imports this checkout's code (``PYTHONSAFEPATH``: not the clone's, which is HEAD's)."""
 

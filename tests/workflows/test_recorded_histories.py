@@ -1,4 +1,4 @@
-"""In-flight runs survive deploys (issues 9, 17): every history recorded by a landed version,
+"""In-flight runs survive deploys: every history recorded by a landed version,
 in ``tests/histories/<version>/``, replays against the current workflow code.
 
 Record a landed version's histories with its own code: ``python -m tests.histories.record_landed
@@ -30,7 +30,7 @@ def _retired() -> set[str]:
 
 
 def test_every_landed_version_has_its_histories_or_a_stated_reason() -> None:
-    """A version's folder may leave the corpus only with a reason in docs/deploys.md (issue 17)."""
+    """A version's folder may leave the corpus only with a reason in docs/deploys.md."""
     present = {p.name for p in version_dirs()}
     retired = _retired()
     for version in LANDED:
