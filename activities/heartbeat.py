@@ -19,6 +19,7 @@ from temporalio.service import RPCError
 
 from agent_interrupts.activities.attempts import beat as send_beat
 from agent_interrupts.activities.attempts import tally
+from agent_interrupts.models.policies import STICKY_RESET_TIMEOUT
 
 
 def follows_a_lost_attempt(attempt: int, counted_failures: int) -> bool:
@@ -38,7 +39,9 @@ async def _unstick_the_run() -> None:
         ),
     )
     try:
-        await activity.client().workflow_service.reset_sticky_task_queue(request)
+        await activity.client().workflow_service.reset_sticky_task_queue(
+            request, timeout=STICKY_RESET_TIMEOUT
+        )
     except RPCError as error:  # the run then waits out the sticky queue: slower, never wrong
         activity.logger.warning("could not clear the run's sticky queue: %s", error.message)
 
@@ -52,11 +55,11 @@ async def heartbeating(interval: timedelta) -> AsyncIterator[None]:
     3 s)."""
 
     async def beat() -> None:
-        await _unstick_the_run()
         while True:
             await asyncio.sleep(interval.total_seconds())
             send_beat()
 
+    await _unstick_the_run()  # before the work: a reply that comes at once must not outrun it
     task = asyncio.create_task(beat())
     try:
         yield

@@ -30,6 +30,9 @@ AGENT_HEARTBEAT_TIMEOUT = timedelta(seconds=3)
 heartbeat, and the next attempt starts on a live worker (recovery within seconds).
 Three missed beats: a busy worker's event loop does not lag that far (tested with both cores
 busy)."""
+STICKY_RESET_TIMEOUT = timedelta(seconds=2)
+"""An attempt after a lost one clears its run's sticky queue before its work; a server that does
+not answer within this costs the run its sticky wait, never the attempt."""
 HEARTBEAT_THROTTLE = timedelta(seconds=1)
 """Heartbeats reach the server at least this often, so a cancel lands within about a second."""
 
