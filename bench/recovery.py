@@ -64,6 +64,8 @@ class Recovery:
     completed: bool
     moving: list[float]
     """Per trial of the second run: kill -> the next agent's first model request."""
+    moving_standby: list[float]
+    """The same beside a standby worker that was already running."""
     moving_baseline: list[float]
     """The same with Temporal's default sticky wait (``--baseline``); empty without."""
 
@@ -153,6 +155,9 @@ async def measure(
     ]
     final = OrchestratorCollectorResult.model_validate(result)
     moving = await _measure_moving(client, trials=trials, timeout=timeout, sticky=sticky)
+    standby = await _measure_moving(
+        client, trials=trials, timeout=timeout, sticky=sticky, standby=True
+    )
     temporal_default = (
         await _measure_moving(client, trials=trials, timeout=timeout, sticky=TEMPORAL_STICKY)
         if baseline
@@ -164,15 +169,22 @@ async def measure(
         attempts=started[0],
         completed=bool(final.phases_completed),
         moving=moving,
+        moving_standby=standby,
         moving_baseline=temporal_default,
     )
 
 
 async def _measure_moving(
-    client: Client, *, trials: int, timeout: float, sticky: float | None = None
+    client: Client,
+    *,
+    trials: int,
+    timeout: float,
+    sticky: float | None = None,
+    standby: bool = False,
 ) -> list[float]:
-    """Kill the worker in ``trials`` successive agent calls, each answered at once when it runs
-    again; per death, kill -> the next agent's first model request."""
+    """Kill the worker that runs the call in ``trials`` successive agent calls, each answered at
+    once when it runs again, and start another at once (``standby``: beside a second worker that
+    is already running); per death, kill -> the next agent's first model request."""
     moving: list[float] = []
     task_queue = f"recovery-{uuid.uuid4()}"
     script = [HANG, *[VALID, HANG] * (trials - 1), VALID]  # killed, answered again at once, ...
@@ -181,20 +193,38 @@ async def _measure_moving(
         ScriptedOpenAIServer(script, scenario=OfflineScenario(fan_out=1)) as llm,
     ):
         log = Path(tmp) / "workers.log"
-        worker = _worker(client, task_queue, llm.base_url, log, sticky)
+        workers = [_worker(client, task_queue, llm.base_url, log, sticky)]
         try:
             handle = await _start_run(client, task_queue)
             await _requests_reach(llm, 1, timeout)
+            if standby:
+                workers.append(_worker(client, task_queue, llm.base_url, log, sticky))
             for _ in range(trials):
                 before = len(llm.completions)
-                worker, killed = _replace(worker, client, task_queue, llm.base_url, log, sticky)
+                holder = await _holder(handle, workers)
+                workers.remove(holder)
+                replacement, killed = _replace(
+                    holder, client, task_queue, llm.base_url, log, sticky
+                )
+                workers.append(replacement)
                 await _requests_reach(llm, before + 2, timeout)  # again, then the next agent
                 moving.append(time.monotonic() - killed)
             await asyncio.wait_for(handle.result(), timeout)
         finally:
-            worker.kill()
-            worker.wait()
+            for worker in workers:
+                worker.kill()
+                worker.wait()
     return moving
+
+
+async def _holder(
+    handle: WorkflowHandle[Any, Any], workers: list[subprocess.Popen[bytes]]
+) -> subprocess.Popen[bytes]:
+    """The worker whose process runs the run's pending activity (its identity is ``pid@host``)."""
+    description = await handle.describe()
+    identity = description.raw_description.pending_activities[0].last_worker_identity
+    pid = int(identity.split("@", 1)[0])
+    return next(worker for worker in workers if worker.pid == pid)
 
 
 def report(recovery: Recovery, mode: str) -> str:
@@ -219,9 +249,16 @@ def report(recovery: Recovery, mode: str) -> str:
             f", max {max(recovery.moving):.2f} s; "
             f"{statistics.median(recovery.moving) / median:.2f}x the call's own restart above "
             "(the rest is the run's next workflow task and the next agent's start)",
+            "the same beside a standby worker already running: "
+            + ", ".join(f"{s:.2f}" for s in recovery.moving_standby)
+            + f" s; median {versus_aim(_median(recovery.moving_standby), AIM_SECONDS, unit=' s')}",
             *_baseline(recovery),
         ]
     )
+
+
+def _median(seconds: list[float]) -> float:
+    return statistics.median(seconds)
 
 
 def _baseline(recovery: Recovery) -> list[str]:
