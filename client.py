@@ -29,58 +29,32 @@ from contextlib import AsyncExitStack, asynccontextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
-from pydantic import ValidationError
-from temporalio.client import Client, WorkflowFailureError, WorkflowQueryFailedError
-from temporalio.exceptions import WorkflowAlreadyStartedError
-from temporalio.service import RPCError, RPCStatusCode
-
-from agent_interrupts.activities.offline_model import OfflineScenario
-from agent_interrupts.activities.tools.workspace import is_git_url
-from agent_interrupts.app import render
-from agent_interrupts.app.answering import resolution_from_flags, stop_resolution, with_continue_at
-from agent_interrupts.app.config import (
-    InboxSettings,
-    TemporalSettings,
-    llm_settings_from_env,
-    notify_settings_from_env,
-)
-from agent_interrupts.app.connect import ConnectionProblem, connect
-from agent_interrupts.app.export import Format, Kind
-from agent_interrupts.app.follow import StoppedAtQuestion, answer, follow
-from agent_interrupts.app.lineage_records import check_file
-from agent_interrupts.app.logs import configure_logging
-from agent_interrupts.app.process_exit import exit_now
-from agent_interrupts.app.sdk import (
-    AgentWorkflowClient,
-    EventRejected,
-    ResolutionRejected,
-    accepted,
-)
-from agent_interrupts.app.stack import (
-    LocalStack,
-    StackError,
-    assignments,
-    local_client,
-    no_worker,
-    pollers,
-    scenario_queue,
-)
-from agent_interrupts.app.terminal_input import LineReader
-from agent_interrupts.app.worker_setup import build_worker
 from agent_interrupts.models.agent_types import AgentType
-from agent_interrupts.models.errors import describe_validation_error, failure_message
-from agent_interrupts.models.interrupt_events import (
-    INTERRUPT_REQUEST_EVENT_SIGNAL,
-    InterruptRequestEvent,
-)
-from agent_interrupts.models.interrupts import InterruptType
-from agent_interrupts.models.limits import MAX_GOAL_CHARS
-from agent_interrupts.models.state import DEFAULT_MAX_STEPS
-from agent_interrupts.models.tools import WorkspaceSpec
-from agent_interrupts.workflows import visibility
+
+if TYPE_CHECKING:  # the heavy modules load in the commands that use them (fast --help, list)
+    from temporalio.client import Client
+    from temporalio.service import RPCError
+
+    from agent_interrupts.app.config import TemporalSettings
+    from agent_interrupts.app.sdk import AgentWorkflowClient, EventRejected, ResolutionRejected
+    from agent_interrupts.app.stack import LocalStack
+    from agent_interrupts.models.interrupt_events import InterruptRequestEvent
 
 __all__ = ["AgentWorkflowClient", "EventRejected", "ResolutionRejected", "main"]
+
+_SDK_NAMES = ("AgentWorkflowClient", "EventRejected", "ResolutionRejected")
+
+
+def __getattr__(name: str) -> Any:
+    """The SDK's names, loaded on first use: ``from agent_interrupts.client import
+    AgentWorkflowClient`` works, and ``agents --help`` does not pay for them."""
+    if name in _SDK_NAMES:
+        from agent_interrupts.app import sdk
+
+        return getattr(sdk, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 @dataclass
@@ -105,6 +79,13 @@ async def _session(
     """Connect: the local stack (started if needed) unless an address is configured. With the
     ``workflow_id`` the command is about, the stack also starts the worker of its offline
     scenario, and a missing worker is a NoWorker naming its task queue."""
+    from temporalio.service import RPCError
+
+    from agent_interrupts.app import render
+    from agent_interrupts.app.connect import connect
+    from agent_interrupts.app.sdk import AgentWorkflowClient
+    from agent_interrupts.app.stack import LocalStack, local_client, no_worker
+
     for warning in settings.warnings:
         render.note(f"warning: {warning}")
     local = LocalStack(settings)
@@ -146,6 +127,10 @@ async def _session(
 async def _unserved_queue(client: Client, workflow_id: str, err: RPCError) -> str | None:
     """The task queue of ``workflow_id`` when ``err`` is a call no worker took (Temporal says
     so, or it timed out while nobody polls the queue); else None."""
+    from temporalio.service import RPCError, RPCStatusCode
+
+    from agent_interrupts.app.stack import pollers
+
     timed_out = err.status in (RPCStatusCode.CANCELLED, RPCStatusCode.DEADLINE_EXCEEDED)
     if "poller" not in err.message and not timed_out:
         return None
@@ -162,6 +147,17 @@ def _interactive(args: argparse.Namespace) -> bool:
 
 
 async def _cmd_run(args: argparse.Namespace, settings: TemporalSettings) -> int:
+    from temporalio.exceptions import WorkflowAlreadyStartedError
+
+    from agent_interrupts.activities.offline_model import OfflineScenario
+    from agent_interrupts.activities.tools.workspace import is_git_url
+    from agent_interrupts.app import render
+    from agent_interrupts.app.config import llm_settings_from_env, notify_settings_from_env
+    from agent_interrupts.app.stack import LocalStack, scenario_queue
+    from agent_interrupts.app.worker_setup import build_worker
+    from agent_interrupts.models.limits import MAX_GOAL_CHARS
+    from agent_interrupts.models.tools import WorkspaceSpec
+
     if not args.goal.strip():
         render.error('the goal is empty; run: agents run "<what to achieve>"')
         return 2
@@ -228,6 +224,9 @@ async def _cmd_run(args: argparse.Namespace, settings: TemporalSettings) -> int:
 
 
 async def _already_started(args: argparse.Namespace, session: Session) -> int:
+    from agent_interrupts.app import render
+    from agent_interrupts.app.terminal_input import LineReader
+
     described = await session.agents.client.get_workflow_handle(args.id).describe()
     state = described.status.name if described.status else "UNKNOWN"
     render.error(f"a run with id {args.id} already exists ({state})")
@@ -245,6 +244,12 @@ async def _already_started(args: argparse.Namespace, session: Session) -> int:
 
 async def _follow(args: argparse.Namespace, session: Session, workflow_id: str) -> int:
     """Follow to the end; Ctrl-C stops following only."""
+    from temporalio.client import WorkflowFailureError
+
+    from agent_interrupts.app import render
+    from agent_interrupts.app.follow import StoppedAtQuestion, follow
+    from agent_interrupts.models.errors import failure_message
+
     try:
         result = await follow(
             session.agents,
@@ -283,6 +288,10 @@ async def _cmd_follow(args: argparse.Namespace, settings: TemporalSettings) -> i
 
 
 async def _cmd_up(args: argparse.Namespace, settings: TemporalSettings) -> int:
+    from agent_interrupts.app import render
+    from agent_interrupts.app.sdk import AgentWorkflowClient
+    from agent_interrupts.app.stack import LocalStack, local_client
+
     stack = LocalStack(settings)
     if not stack.serves(settings.address):
         render.error(
@@ -306,6 +315,9 @@ async def _cmd_up(args: argparse.Namespace, settings: TemporalSettings) -> int:
 
 async def _cmd_env(args: argparse.Namespace, settings: TemporalSettings) -> int:
     """``export`` lines of the Temporal address and namespace that commands use, for ``eval``."""
+    from agent_interrupts.app import render
+    from agent_interrupts.app.stack import LocalStack, assignments
+
     stack = LocalStack(settings)
     if settings.address is not None and not stack.serves(settings.address):
         names = assignments(settings.address, settings.namespace)
@@ -321,6 +333,9 @@ async def _cmd_env(args: argparse.Namespace, settings: TemporalSettings) -> int:
 
 
 async def _cmd_down(args: argparse.Namespace, settings: TemporalSettings) -> int:
+    from agent_interrupts.app import render
+    from agent_interrupts.app.stack import LocalStack
+
     stack = LocalStack(settings)
     stopped = await asyncio.to_thread(stack.down)
     done = f"Stopped the local stack of {stack.dir}." if stopped else "No local stack was running."
@@ -329,6 +344,9 @@ async def _cmd_down(args: argparse.Namespace, settings: TemporalSettings) -> int
 
 
 async def _cmd_list(args: argparse.Namespace, settings: TemporalSettings) -> int:
+    from agent_interrupts.app import render
+    from agent_interrupts.workflows import visibility
+
     async with _session(settings) as session:
         agents = session.agents
         missing = await agents.search_attributes_missing()
@@ -361,6 +379,8 @@ def _wire(row: object) -> dict[str, object]:
 
 
 async def _cmd_status(args: argparse.Namespace, settings: TemporalSettings) -> int:
+    from agent_interrupts.app import render
+
     async with _session(settings, args.workflow_id) as session:
         stuck = await session.agents.stuck(args.workflow_id)
         if stuck is not None:  # its queries would wait on workers that cannot replay it
@@ -385,6 +405,16 @@ async def _cmd_status(args: argparse.Namespace, settings: TemporalSettings) -> i
 
 
 async def _cmd_resolve(args: argparse.Namespace, settings: TemporalSettings) -> int:
+    from agent_interrupts.app import render
+    from agent_interrupts.app.answering import (
+        resolution_from_flags,
+        stop_resolution,
+        with_continue_at,
+    )
+    from agent_interrupts.app.follow import answer
+    from agent_interrupts.app.sdk import ResolutionRejected, accepted
+    from agent_interrupts.app.terminal_input import LineReader
+
     async with _session(settings, args.interrupt_id) as session:
         agents = session.agents
         answers_given = bool(
@@ -433,7 +463,9 @@ async def _cmd_resolve(args: argparse.Namespace, settings: TemporalSettings) -> 
 
 
 async def _cmd_inbox(args: argparse.Namespace, settings: TemporalSettings) -> int:
-    from agent_interrupts.app.inbox.web import (  # this command only
+    from agent_interrupts.app import render
+    from agent_interrupts.app.config import InboxSettings
+    from agent_interrupts.app.inbox.web import (
         create_app,
         inbox_link,
         listening,
@@ -452,6 +484,9 @@ async def _cmd_inbox(args: argparse.Namespace, settings: TemporalSettings) -> in
 
 
 async def _cmd_export(args: argparse.Namespace, settings: TemporalSettings) -> int:
+    from agent_interrupts.app.export import Format, Kind
+    from agent_interrupts.app.lineage_records import check_file
+
     if args.check:
         report = check_file(Path(args.check))
         print("\n".join(report.lines()))
@@ -499,6 +534,8 @@ def _add_selection(command: argparse.ArgumentParser) -> None:
 
 def event_from_args(args: argparse.Namespace) -> InterruptRequestEvent:
     """Build an InterruptRequestEvent from ``agents interrupt`` flags."""
+    from agent_interrupts.models.interrupt_events import InterruptRequestEvent
+
     extra: dict[str, object] = {}
     if args.choices_file:
         loaded = json.loads(Path(args.choices_file).read_text())
@@ -524,6 +561,13 @@ def event_from_args(args: argparse.Namespace) -> InterruptRequestEvent:
 
 
 async def _cmd_interrupt(args: argparse.Namespace, settings: TemporalSettings) -> int:
+    from pydantic import ValidationError
+
+    from agent_interrupts.app import render
+    from agent_interrupts.app.sdk import EventRejected
+    from agent_interrupts.models.errors import describe_validation_error
+    from agent_interrupts.models.interrupt_events import INTERRUPT_REQUEST_EVENT_SIGNAL
+
     try:
         event = event_from_args(args)
     except ValidationError as err:
@@ -547,18 +591,25 @@ async def _cmd_interrupt(args: argparse.Namespace, settings: TemporalSettings) -
     return 0
 
 
-def _parser() -> argparse.ArgumentParser:
+def _parser(argv: Sequence[str] = ()) -> argparse.ArgumentParser:
+    """The command line. Every command is listed, but only the options of the command ``argv``
+    names are built (some load the module their choices come from): ``agents --help`` and
+    ``agents list`` load nothing they do not use."""
+    named = next((word for word in argv if not word.startswith("-")), None)
     parser = argparse.ArgumentParser(prog="agents", description=(__doc__ or "").split("\n")[0])
     parser.add_argument("--verbose", action="store_true", help="show library logs (httpx ...)")
     sub = parser.add_subparsers(dest="command", required=True)
 
-    def command(name: str, handler: object, help: str) -> argparse.ArgumentParser:
-        p = sub.add_parser(name, help=help)
+    def command(
+        name: str, handler: object, help: str, aliases: Sequence[str] = ()
+    ) -> argparse.ArgumentParser | None:
+        """The command's parser when ``argv`` names it (its options to add), else None."""
+        p = sub.add_parser(name, help=help, aliases=list(aliases))
         p.set_defaults(handler=handler, json=False)
-        return p
+        return p if named in (name, *aliases) else None
 
-    up = command("up", _cmd_up, "start the local Temporal server and worker (idempotent)")
-    up.add_argument("--status", action="store_true", help="only say what runs where")
+    if up := command("up", _cmd_up, "start the local Temporal server and worker (idempotent)"):
+        up.add_argument("--status", action="store_true", help="only say what runs where")
     command("down", _cmd_down, "stop the local stack of this state directory")
     command(
         "env",
@@ -566,8 +617,57 @@ def _parser() -> argparse.ArgumentParser:
         "print `export TEMPORAL_ADDRESS=... TEMPORAL_NAMESPACE=...` of the server commands use "
         '(the local stack, started if needed), for: eval "$(agents env)"',
     )
+    if run := command("run", _cmd_run, "start a run for a goal and follow it to its result"):
+        _run_options(run)
+    if follow := command("follow", _cmd_follow, "follow a run again"):
+        _follow_options(follow)
+        follow.add_argument("workflow_id")
+    lister = command("list", _cmd_list, "recent runs; --waiting: questions waiting for a person")
+    if lister:
+        lister.add_argument("--waiting", action="store_true", help="the inbox of waiting questions")
+        lister.add_argument("--limit", type=int, default=20)
+        lister.add_argument(
+            "--wide",
+            action="store_true",
+            help="with --waiting: each question on its row's one line, unwrapped (for grep)",
+        )
+        lister.add_argument("--json", action="store_true", help="machine-readable rows")
+    inbox = command("inbox", _cmd_inbox, "answer waiting questions in the browser (a web inbox)")
+    if inbox:
+        _inbox_options(inbox)
+    status = command(
+        "status",
+        _cmd_status,
+        "show a run's picture, phase, history and events, or an interrupt's question and events",
+    )
+    if status:
+        status.add_argument("workflow_id")
+        status.add_argument("--json", action="store_true", help="print the raw status query result")
+    resolve = command(
+        "resolve", _cmd_resolve, "answer an interrupt (no answers given: show it, or ask)"
+    )
+    if resolve:
+        _resolve_options(resolve)
+    interrupt = command(
+        "interrupt",
+        _cmd_interrupt,
+        "ask the running agent to interrupt and re-route (a supervisor's event; alias: event)",
+        aliases=["event"],
+    )
+    if interrupt:
+        _interrupt_options(interrupt)
+    if exporter := command("export", _cmd_export, "write training data (JSONL) from finished runs"):
+        _export_options(exporter)
+        _add_selection(exporter)
+    if stats := command("stats", _cmd_stats, "success rates over finished runs, beside targets"):
+        stats.add_argument("--json", action="store_true", help="print the rates as JSON")
+        _add_selection(stats)
+    return parser
 
-    run = command("run", _cmd_run, "start a run for a goal and follow it to its result")
+
+def _run_options(run: argparse.ArgumentParser) -> None:
+    from agent_interrupts.models.state import DEFAULT_MAX_STEPS
+
     run.add_argument("goal", help="what the agents should achieve")
     run.add_argument("--id", help="workflow id (default: orchestrator-<random>)")
     run.add_argument("--max-steps", type=int, default=DEFAULT_MAX_STEPS, help="agent step limit")
@@ -604,40 +704,35 @@ def _parser() -> argparse.ArgumentParser:
         action="store_true",
         help="with TEMPORAL_ADDRESS: also run an in-process worker (needed for --scenario)",
     )
-    for p in (run, follow_p := command("follow", _cmd_follow, "follow a run again")):
-        p.add_argument(
-            "--no-input",
-            action="store_true",
-            help="never ask in the terminal; answer with `agents resolve` or the Temporal UI",
-        )
-        p.add_argument("--json", action="store_true", help="print only the raw final result")
-        p.add_argument(
-            "--stop-at-question",
-            action="store_true",
-            help="stop following when a question waits for a person (the run keeps waiting)",
-        )
-    follow_p.add_argument("workflow_id")
+    _follow_options(run)
 
-    lister = command("list", _cmd_list, "recent runs; --waiting: questions waiting for a person")
-    lister.add_argument("--waiting", action="store_true", help="the inbox of waiting questions")
-    lister.add_argument("--limit", type=int, default=20)
-    lister.add_argument(
-        "--wide",
+
+def _follow_options(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "--no-input",
         action="store_true",
-        help="with --waiting: each question on its row's one line, unwrapped (for grep)",
+        help="never ask in the terminal; answer with `agents resolve` or the Temporal UI",
     )
-    lister.add_argument("--json", action="store_true", help="machine-readable rows")
+    p.add_argument("--json", action="store_true", help="print only the raw final result")
+    p.add_argument(
+        "--stop-at-question",
+        action="store_true",
+        help="stop following when a question waits for a person (the run keeps waiting)",
+    )
 
-    inbox = command("inbox", _cmd_inbox, "answer waiting questions in the browser (a web inbox)")
+
+def _inbox_options(inbox: argparse.ArgumentParser) -> None:
+    from agent_interrupts.app.config import DEFAULT_INBOX_HOST, DEFAULT_INBOX_PORT
+
     inbox.add_argument(
         "--host",
-        help=f"address to listen on (default {InboxSettings.host}); any other than loopback "
+        help=f"address to listen on (default {DEFAULT_INBOX_HOST}); any other than loopback "
         "needs --token",
     )
     inbox.add_argument(
         "--port",
         type=int,
-        help=f"port (default: AGENTS_INBOX_PORT, else {InboxSettings.port})",
+        help=f"port (default: AGENTS_INBOX_PORT, else {DEFAULT_INBOX_PORT})",
     )
     inbox.add_argument(
         "--token",
@@ -646,17 +741,8 @@ def _parser() -> argparse.ArgumentParser:
     )
     inbox.add_argument("--limit", type=int, default=100, help="waiting questions listed")
 
-    status = command(
-        "status",
-        _cmd_status,
-        "show a run's phase, history and events, or an interrupt's question and events",
-    )
-    status.add_argument("workflow_id")
-    status.add_argument("--json", action="store_true", help="print the raw status query result")
 
-    resolve = command(
-        "resolve", _cmd_resolve, "answer an interrupt (no answers given: show it, or ask)"
-    )
+def _resolve_options(resolve: argparse.ArgumentParser) -> None:
     resolve.add_argument("interrupt_id", help="e.g. orchestrator-1a2b3c4d5e6f-interrupt-1")
     resolve.add_argument("--choice", action="append", default=[], metavar="ID=OPTION")
     resolve.add_argument("--custom", action="append", default=[], metavar='ID="TEXT"')
@@ -674,12 +760,11 @@ def _parser() -> argparse.ArgumentParser:
     resolve.add_argument("--show", action="store_true", help="print the question first")
     resolve.add_argument("--no-input", action="store_true", help="never ask in the terminal")
 
+
+def _interrupt_options(interrupt: argparse.ArgumentParser) -> None:
+    from agent_interrupts.models.interrupts import InterruptType
+
     agents = [a.value for a in AgentType]
-    interrupt = command(
-        "interrupt",
-        _cmd_interrupt,
-        "ask the running agent to interrupt and re-route (a supervisor's event)",
-    )
     interrupt.add_argument("workflow_id", help="the OrchestratorWorkflow's id")
     interrupt.add_argument(
         "--source",
@@ -708,7 +793,10 @@ def _parser() -> argparse.ArgumentParser:
         help="send as a signal (no answer; problems become workflow events)",
     )
 
-    exporter = command("export", _cmd_export, "write training data (JSONL) from finished runs")
+
+def _export_options(exporter: argparse.ArgumentParser) -> None:
+    from agent_interrupts.app.export import Format, Kind
+
     exporter.add_argument("--out", help="JSONL file to write")
     exporter.add_argument(
         "--check",
@@ -737,15 +825,12 @@ def _parser() -> argparse.ArgumentParser:
         help="where the workers kept tool results (default: AGENT_TOOL_RESULTS_DIR, else "
         "<AGENTS_STATE_DIR>/tool-results)",
     )
-    _add_selection(exporter)
-    stats = command("stats", _cmd_stats, "the spec's success rates over finished runs")
-    stats.add_argument("--json", action="store_true", help="print the rates as JSON")
-    _add_selection(stats)
-    return parser
 
 
 def _rpc_message(err: RPCError, settings: TemporalSettings | None) -> str:
     """One line for a failed Temporal call."""
+    from temporalio.service import RPCStatusCode
+
     if err.status is RPCStatusCode.UNAVAILABLE:
         where = settings.address if settings and settings.address else "the local stack"
         return (
@@ -761,7 +846,18 @@ def _rpc_message(err: RPCError, settings: TemporalSettings | None) -> str:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    args = _parser().parse_args(argv)
+    args = _parser(sys.argv[1:] if argv is None else argv).parse_args(argv)
+    from pydantic import ValidationError
+    from temporalio.client import WorkflowQueryFailedError
+    from temporalio.service import RPCError
+
+    from agent_interrupts.app import render
+    from agent_interrupts.app.config import TemporalSettings
+    from agent_interrupts.app.connect import ConnectionProblem
+    from agent_interrupts.app.logs import configure_logging
+    from agent_interrupts.app.stack import StackError
+    from agent_interrupts.models.errors import describe_validation_error
+
     configure_logging(args.verbose, quiet=True)
     settings: TemporalSettings | None = None
     try:
@@ -785,6 +881,8 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 def console_script() -> None:
     """The ``agents`` entry point."""
+    from agent_interrupts.app.process_exit import exit_now
+
     exit_now(main())
 
 
