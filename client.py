@@ -121,7 +121,10 @@ async def _session(
         queue = await _unserved_queue(client, workflow_id, err) if workflow_id else None
         if workflow_id is None or queue is None:
             raise
-        raise NoWorker(no_worker(queue, workflow_id, err.message, settings.task_queue)) from None
+        line = no_worker(
+            queue, workflow_id, err.message, settings.task_queue, local=stack is not None
+        )
+        raise NoWorker(line) from None
 
 
 async def _unserved_queue(client: Client, workflow_id: str, err: RPCError) -> str | None:
@@ -296,7 +299,8 @@ async def _cmd_up(args: argparse.Namespace, settings: TemporalSettings) -> int:
     if not stack.serves(settings.address):
         render.error(
             f"TEMPORAL_ADDRESS is {settings.address}: commands use that server, not a local "
-            "stack; unset TEMPORAL_ADDRESS to use `agents up`"
+            "stack; to run the local stack anyway, unset TEMPORAL_ADDRESS (and set AGENTS_PORT "
+            f"to run it on another port than {settings.port} if that one is taken)"
         )
         return 2
     if not args.status:
@@ -394,19 +398,19 @@ async def _cmd_status(args: argparse.Namespace, settings: TemporalSettings) -> i
                 render.interrupt_status(question)
             return 0
         status = await session.agents.status(args.workflow_id)
-        if args.json:
-            entries = await session.agents.blackboard(args.workflow_id)
-            status = status.model_copy(update={"history": entries})
+        entries = await session.agents.blackboard(args.workflow_id)
+        end = None if args.json else await session.agents.run_end(args.workflow_id)
     if args.json:
-        print(json.dumps(status.to_wire(), indent=2))
+        print(json.dumps(status.model_copy(update={"history": entries}).to_wire(), indent=2))
     else:
-        render.status(status)
+        render.status(status, entries, end)
     return 0
 
 
 async def _cmd_resolve(args: argparse.Namespace, settings: TemporalSettings) -> int:
     from agent_interrupts.app import render
     from agent_interrupts.app.answering import (
+        example_flags,
         resolution_from_flags,
         stop_resolution,
         with_continue_at,
@@ -436,7 +440,7 @@ async def _cmd_resolve(args: argparse.Namespace, settings: TemporalSettings) -> 
         if not answers_given:
             render.note(
                 f"answer with flags, e.g.: agents resolve {args.interrupt_id} "
-                "--choice ID=B --confirm ID=yes"
+                + example_flags(question.request)
             )
             return 0
         resolution = (
@@ -515,7 +519,7 @@ async def _cmd_stats(args: argparse.Namespace, settings: TemporalSettings) -> in
         print(json.dumps([line.to_wire() for line in lines], indent=2))
         return 0
     for line in lines:
-        mark = {True: "ok", False: f"BELOW TARGET ({line.short} short)", None: ""}[line.met]
+        mark = {True: "ok", False: f"below target ({line.short} short)", None: ""}[line.met]
         target = f"target {line.target}" if line.target else ""
         print(f"{line.name:<56} {line.value:<26} {target:<18} {mark}".rstrip())
         if line.meaning:
@@ -527,8 +531,8 @@ def _add_selection(command: argparse.ArgumentParser) -> None:
     command.add_argument("ids", nargs="*", metavar="ID", help="workflow ids (newest run)")
     command.add_argument(
         "--query",
-        help="Temporal visibility query, e.g. \"StartTime > '2026-01-01T00:00:00Z'\" "
-        "(default with no ID: every closed OrchestratorWorkflow run)",
+        help='Temporal visibility query among closed runs, e.g. "StartTime > '
+        "'2026-01-01T00:00:00Z'\" (default with no ID: every closed OrchestratorWorkflow run)",
     )
 
 
@@ -838,10 +842,9 @@ def _rpc_message(err: RPCError, settings: TemporalSettings | None) -> str:
             "or run: agents up --status"
         )
     if "poller" in err.message:
-        return (
-            f"no worker serves this workflow's task queue ({err.message}); start one: agents up "
-            "(local stack) or python worker.py"
-        )
+        configured = settings is not None and settings.address is not None
+        start = "python worker.py" if configured else "agents up (local stack) or python worker.py"
+        return f"no worker serves this workflow's task queue ({err.message}); start one: {start}"
     return f"Temporal said: {err.message}"
 
 

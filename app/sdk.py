@@ -28,6 +28,7 @@ from agent_interrupts.app.config import DEFAULT_TASK_QUEUE, TemporalSettings
 from agent_interrupts.app.connect import connect
 from agent_interrupts.app.message_size import oversize_problem
 from agent_interrupts.app.process_exit import guard_interpreter_exit
+from agent_interrupts.app.run_picture import RunEnd
 from agent_interrupts.app.stack import LocalStack, local_client
 from agent_interrupts.app.stuck import explain, problem_of, stuck_ids
 from agent_interrupts.models.agent_types import AgentType
@@ -304,6 +305,25 @@ class AgentWorkflowClient:
 
         handle = self.client.get_workflow_handle_for(OrchestratorWorkflow.run, workflow_id)
         return await handle.query(OrchestratorWorkflow.status)
+
+    async def run_end(self, workflow_id: str) -> RunEnd | None:
+        """How the run ended: COMPLETED with its result's summary, FAILED (or TERMINATED,
+        CANCELED, TIMED_OUT) with why; None while it runs (or continued as new)."""
+        from agent_interrupts.workflows.orchestrator import OrchestratorWorkflow
+
+        handle = self.client.get_workflow_handle_for(OrchestratorWorkflow.run, workflow_id)
+        described = await handle.describe()
+        state = described.status
+        if state is None or state in (
+            WorkflowExecutionStatus.RUNNING,
+            WorkflowExecutionStatus.CONTINUED_AS_NEW,
+        ):
+            return None
+        try:
+            result = await handle.result(follow_runs=False)
+        except WorkflowFailureError as err:
+            return RunEnd(state.name, failure_message(err))
+        return RunEnd(state.name, result.summary)
 
     async def stuck(self, workflow_id: str) -> str | None:
         """Why the run (or question) makes no progress and how to roll back; None if it does."""

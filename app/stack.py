@@ -133,16 +133,24 @@ def notifications_off(queue: str, channels: Sequence[str], in_process: bool = Fa
     )
 
 
-def no_worker(queue: str, workflow_id: str, detail: str, task_queue: str) -> str:
+def no_worker(
+    queue: str, workflow_id: str, detail: str, task_queue: str, *, local: bool = True
+) -> str:
     """One line for a workflow whose task queue no worker polls: the queue, and the command that
-    starts its worker (for an offline scenario's queue, one with that scenario)."""
-    start = start_command(queue, task_queue)
+    starts its worker (for an offline scenario's queue, one with that scenario); ``local``: the
+    command is about the local stack, else about the configured server (``agents up`` refuses)."""
+    start = start_command(queue, task_queue, local=local)
     return f"no worker serves task queue {queue!r} of {workflow_id} ({detail}); start one: {start}"
 
 
-def start_command(queue: str, task_queue: str) -> str:
-    """The command that starts the worker of ``queue``."""
+def start_command(queue: str, task_queue: str, *, local: bool = True) -> str:
+    """The command that starts the worker of ``queue``: on the local stack ``agents up`` may;
+    on a configured server (TEMPORAL_ADDRESS), only a ``worker.py`` with the same settings."""
     scenario = queue_scenario(queue, task_queue)
+    if not local:
+        env = f"TEMPORAL_TASK_QUEUE={shlex.quote(queue)} " if queue != task_queue else ""
+        env += f"OFFLINE_SCENARIO={shlex.quote(scenario)} " if scenario is not None else ""
+        return f"{env}python worker.py (with this shell's TEMPORAL_ADDRESS, on that server)"
     if scenario is not None:
         return (
             "agents up (local stack: it starts the worker of each scenario with open runs), or "

@@ -49,5 +49,5 @@ def test_the_workflow_types_by_name_are_the_classes_names() -> None:
     from agent_interrupts.workflows.interrupt import InterruptWorkflow
     from agent_interrupts.workflows.orchestrator import OrchestratorWorkflow
 
-    assert ORCHESTRATOR_TYPE == OrchestratorWorkflow.__name__
-    assert INTERRUPT_TYPE == InterruptWorkflow.__name__
+    assert OrchestratorWorkflow.__name__ == ORCHESTRATOR_TYPE
+    assert InterruptWorkflow.__name__ == INTERRUPT_TYPE
