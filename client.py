@@ -520,11 +520,19 @@ async def _cmd_stats(args: argparse.Namespace, settings: TemporalSettings) -> in
         return 0
     for line in lines:
         mark = {True: "ok", False: f"below target ({line.short} short)", None: ""}[line.met]
-        target = f"target {line.target}" if line.target else ""
-        print(f"{line.name:<56} {line.value:<26} {target:<18} {mark}".rstrip())
+        target = f"target: {_in_words(line.target)}" if line.target else ""
+        print(f"{line.name:<56} {line.value:<26} {target:<24} {mark}".rstrip())
         if line.meaning:
             print(f"    {line.meaning}")
     return 0
+
+
+def _in_words(target: str) -> str:
+    """``>= 80%`` -> ``at least 80%``, ``< 2 s each`` -> ``under 2 s each``."""
+    for sign, words in ((">= ", "at least "), ("<= ", "at most "), ("< ", "under ")):
+        if target.startswith(sign):
+            return words + target.removeprefix(sign)
+    return target
 
 
 def _add_selection(command: argparse.ArgumentParser) -> None:

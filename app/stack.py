@@ -285,8 +285,33 @@ class LocalStack:
             info = self.info()
             if info is None:
                 raise StackError("the local stack is not running; start it with: agents up")
+            pid = info.workers.get(queue)
+            if pid is None or not _alive(pid):  # a new worker: stop those with nothing to do
+                await self._retire_idle_scenarios(info, keep=queue)
             await self._ensure_worker(info, queue, scenario)
         return queue
+
+    async def _retire_idle_scenarios(self, info: StackInfo, keep: str) -> list[str]:
+        """Stop the stack's scenario workers with no open run (but ``keep``'s): each is a
+        worker process of its own (about 110 MB), and one per scenario ever tried piled up
+        until ``down``. A later command about one of their closed runs starts it again."""
+        prefix = scenario_queue(self.settings.task_queue, "")
+        idle = [q for q in info.workers if q.startswith(prefix) and q != keep]
+        if not idle:
+            return []
+        client = await local_client(info)
+        retired = []
+        for queue in idle:
+            literal = queue.replace("\\", "\\\\").replace("'", "\\'")
+            query = f"ExecutionStatus = 'Running' AND TaskQueue = '{literal}'"
+            if (await client.count_workflows(query)).count:
+                continue
+            await asyncio.to_thread(_stop, info.workers.pop(queue))
+            info.settings.pop(queue, None)
+            info.channels.pop(queue, None)
+            retired.append(queue)
+        self._save(info)
+        return retired
 
     async def ensure_worker_of(self, client: Client, workflow_id: str) -> None:
         """Start the worker of the offline scenario whose queue ``workflow_id`` is on, unless it
