@@ -145,6 +145,26 @@ async def _unserved_queue(client: Client, workflow_id: str, err: RPCError) -> st
     return queue if "poller" in err.message or not polled else None
 
 
+async def _worker_polls(session: Session, workflow_id: str) -> None:
+    """Raise NoWorker when no worker polls the task queue of ``workflow_id``: its queries
+    would wait out Temporal's timeout (about 30 s) and then fail. An unknown id passes (the
+    command says what is wrong with it)."""
+    from temporalio.service import RPCError
+
+    from agent_interrupts.app.stack import no_worker, pollers
+
+    client = session.agents.client
+    try:
+        queue = (await client.get_workflow_handle(workflow_id).describe()).task_queue
+        polled = await pollers(client, client.namespace, queue)
+    except RPCError:
+        return
+    if not polled:
+        task_queue = session.settings.task_queue
+        line = no_worker(queue, workflow_id, "no worker polls it", task_queue, local=False)
+        raise NoWorker(line)
+
+
 def _interactive(args: argparse.Namespace) -> bool:
     return sys.stdin.isatty() and not getattr(args, "no_input", False) and not args.json
 
@@ -386,6 +406,8 @@ async def _cmd_status(args: argparse.Namespace, settings: TemporalSettings) -> i
     from agent_interrupts.app import render
 
     async with _session(settings, args.workflow_id) as session:
+        if session.stack is None:  # a configured server: say at once when no worker answers
+            await _worker_polls(session, args.workflow_id)
         stuck = await session.agents.stuck(args.workflow_id)
         if stuck is not None:  # its queries would wait on workers that cannot replay it
             render.error(stuck)

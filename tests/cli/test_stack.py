@@ -223,5 +223,5 @@ def test_against_a_configured_server_the_advice_is_a_worker_not_agents_up() -> N
     )
     queue = "agents/scenario/interrupt=REVIEW_AGENT"
     scenario = no_worker(queue, "run-1", "x", "agents", local=False)
-    assert f"TEMPORAL_TASK_QUEUE='{queue}' OFFLINE_SCENARIO=interrupt=REVIEW_AGENT" in scenario
+    assert f"TEMPORAL_TASK_QUEUE={queue} OFFLINE_SCENARIO=interrupt=REVIEW_AGENT" in scenario
     assert "agents up" not in scenario
