@@ -221,6 +221,9 @@ class AgentWorkflowClient:
         self.client = client
         self.task_queue = task_queue
         self._indexed: bool | None = None
+        self._stack: LocalStack | None = None
+        """The local stack this client was connected to, if any: its reads of a closed
+        ``--scenario`` run start that scenario's worker again (the stack stops idle ones)."""
 
     @classmethod
     async def connect(cls, settings: TemporalSettings | None = None) -> AgentWorkflowClient:
@@ -230,8 +233,16 @@ class AgentWorkflowClient:
         stack = LocalStack(settings)
         if stack.serves(settings.address):
             info, _ = await stack.up()
-            return cls(await local_client(info), settings.task_queue)
+            agents = cls(await local_client(info), settings.task_queue)
+            agents._stack = stack
+            return agents
         return cls(await connect(settings), settings.task_queue)
+
+    async def _served(self, workflow_id: str) -> None:
+        """On the local stack: start the worker of ``workflow_id``'s offline scenario unless it
+        runs, as every command does, so that its queries are answered."""
+        if self._stack is not None:
+            await self._stack.ensure_worker_of(self.client, workflow_id)
 
     async def search_attributes_missing(self) -> list[str]:
         """Our search attributes the namespace lacks (all of them if it cannot be asked)."""
@@ -303,6 +314,7 @@ class AgentWorkflowClient:
     async def status(self, workflow_id: str) -> OrchestratorStatus:
         from agent_interrupts.workflows.orchestrator import OrchestratorWorkflow
 
+        await self._served(workflow_id)
         handle = self.client.get_workflow_handle_for(OrchestratorWorkflow.run, workflow_id)
         return await handle.query(OrchestratorWorkflow.status)
 
@@ -339,6 +351,7 @@ class AgentWorkflowClient:
         ``payloads``, each payload read back from the runs' histories."""
         from agent_interrupts.app.history import read_blackboard
 
+        await self._served(workflow_id)
         return await read_blackboard(self.client, workflow_id, payloads=payloads)
 
     async def interrupt_status(
@@ -348,6 +361,7 @@ class AgentWorkflowClient:
         bounds the wait for a worker to answer (RPCError when it passes)."""
         from agent_interrupts.workflows.interrupt import InterruptWorkflow
 
+        await self._served(interrupt_id)
         handle = self.client.get_workflow_handle_for(InterruptWorkflow.run, interrupt_id)
         return await handle.query(InterruptWorkflow.status, rpc_timeout=timeout)
 
