@@ -29,58 +29,32 @@ from contextlib import AsyncExitStack, asynccontextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
-from pydantic import ValidationError
-from temporalio.client import Client, WorkflowFailureError, WorkflowQueryFailedError
-from temporalio.exceptions import WorkflowAlreadyStartedError
-from temporalio.service import RPCError, RPCStatusCode
-
-from agent_interrupts.activities.offline_model import OfflineScenario
-from agent_interrupts.activities.tools.workspace import is_git_url
-from agent_interrupts.app import render
-from agent_interrupts.app.answering import resolution_from_flags, stop_resolution, with_continue_at
-from agent_interrupts.app.config import (
-    InboxSettings,
-    TemporalSettings,
-    llm_settings_from_env,
-    notify_settings_from_env,
-)
-from agent_interrupts.app.connect import ConnectionProblem, connect
-from agent_interrupts.app.export import Format, Kind
-from agent_interrupts.app.follow import StoppedAtQuestion, answer, follow
-from agent_interrupts.app.lineage_records import check_file
-from agent_interrupts.app.logs import configure_logging
-from agent_interrupts.app.process_exit import exit_now
-from agent_interrupts.app.sdk import (
-    AgentWorkflowClient,
-    EventRejected,
-    ResolutionRejected,
-    accepted,
-)
-from agent_interrupts.app.stack import (
-    LocalStack,
-    StackError,
-    assignments,
-    local_client,
-    no_worker,
-    pollers,
-    scenario_queue,
-)
-from agent_interrupts.app.terminal_input import LineReader
-from agent_interrupts.app.worker_setup import build_worker
 from agent_interrupts.models.agent_types import AgentType
-from agent_interrupts.models.errors import describe_validation_error, failure_message
-from agent_interrupts.models.interrupt_events import (
-    INTERRUPT_REQUEST_EVENT_SIGNAL,
-    InterruptRequestEvent,
-)
-from agent_interrupts.models.interrupts import InterruptType
-from agent_interrupts.models.limits import MAX_GOAL_CHARS
-from agent_interrupts.models.state import DEFAULT_MAX_STEPS
-from agent_interrupts.models.tools import WorkspaceSpec
-from agent_interrupts.workflows import visibility
+
+if TYPE_CHECKING:  # the heavy modules load in the commands that use them (fast --help, list)
+    from temporalio.client import Client
+    from temporalio.service import RPCError
+
+    from agent_interrupts.app.config import TemporalSettings
+    from agent_interrupts.app.sdk import AgentWorkflowClient, EventRejected, ResolutionRejected
+    from agent_interrupts.app.stack import LocalStack
+    from agent_interrupts.models.interrupt_events import InterruptRequestEvent
 
 __all__ = ["AgentWorkflowClient", "EventRejected", "ResolutionRejected", "main"]
+
+_SDK_NAMES = ("AgentWorkflowClient", "EventRejected", "ResolutionRejected")
+
+
+def __getattr__(name: str) -> Any:
+    """The SDK's names, loaded on first use: ``from agent_interrupts.client import
+    AgentWorkflowClient`` works, and ``agents --help`` does not pay for them."""
+    if name in _SDK_NAMES:
+        from agent_interrupts.app import sdk
+
+        return getattr(sdk, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 @dataclass
@@ -105,6 +79,13 @@ async def _session(
     """Connect: the local stack (started if needed) unless an address is configured. With the
     ``workflow_id`` the command is about, the stack also starts the worker of its offline
     scenario, and a missing worker is a NoWorker naming its task queue."""
+    from temporalio.service import RPCError
+
+    from agent_interrupts.app import render
+    from agent_interrupts.app.connect import connect
+    from agent_interrupts.app.sdk import AgentWorkflowClient
+    from agent_interrupts.app.stack import LocalStack, local_client, no_worker
+
     for warning in settings.warnings:
         render.note(f"warning: {warning}")
     local = LocalStack(settings)
@@ -140,12 +121,19 @@ async def _session(
         queue = await _unserved_queue(client, workflow_id, err) if workflow_id else None
         if workflow_id is None or queue is None:
             raise
-        raise NoWorker(no_worker(queue, workflow_id, err.message, settings.task_queue)) from None
+        line = no_worker(
+            queue, workflow_id, err.message, settings.task_queue, local=stack is not None
+        )
+        raise NoWorker(line) from None
 
 
 async def _unserved_queue(client: Client, workflow_id: str, err: RPCError) -> str | None:
     """The task queue of ``workflow_id`` when ``err`` is a call no worker took (Temporal says
     so, or it timed out while nobody polls the queue); else None."""
+    from temporalio.service import RPCError, RPCStatusCode
+
+    from agent_interrupts.app.stack import pollers
+
     timed_out = err.status in (RPCStatusCode.CANCELLED, RPCStatusCode.DEADLINE_EXCEEDED)
     if "poller" not in err.message and not timed_out:
         return None
@@ -157,11 +145,42 @@ async def _unserved_queue(client: Client, workflow_id: str, err: RPCError) -> st
     return queue if "poller" in err.message or not polled else None
 
 
+async def _worker_polls(session: Session, workflow_id: str) -> None:
+    """Raise NoWorker when no worker polls the task queue of ``workflow_id``: its queries
+    would wait out Temporal's timeout (about 30 s) and then fail. An unknown id passes (the
+    command says what is wrong with it)."""
+    from temporalio.service import RPCError
+
+    from agent_interrupts.app.stack import no_worker, pollers
+
+    client = session.agents.client
+    try:
+        queue = (await client.get_workflow_handle(workflow_id).describe()).task_queue
+        polled = await pollers(client, client.namespace, queue)
+    except RPCError:
+        return
+    if not polled:
+        task_queue = session.settings.task_queue
+        line = no_worker(queue, workflow_id, "no worker polls it", task_queue, local=False)
+        raise NoWorker(line)
+
+
 def _interactive(args: argparse.Namespace) -> bool:
     return sys.stdin.isatty() and not getattr(args, "no_input", False) and not args.json
 
 
 async def _cmd_run(args: argparse.Namespace, settings: TemporalSettings) -> int:
+    from temporalio.exceptions import WorkflowAlreadyStartedError
+
+    from agent_interrupts.activities.offline_model import OfflineScenario
+    from agent_interrupts.activities.tools.workspace import is_git_url
+    from agent_interrupts.app import render
+    from agent_interrupts.app.config import llm_settings_from_env, notify_settings_from_env
+    from agent_interrupts.app.stack import LocalStack, scenario_queue
+    from agent_interrupts.app.worker_setup import build_worker
+    from agent_interrupts.models.limits import MAX_GOAL_CHARS
+    from agent_interrupts.models.tools import WorkspaceSpec
+
     if not args.goal.strip():
         render.error('the goal is empty; run: agents run "<what to achieve>"')
         return 2
@@ -228,6 +247,9 @@ async def _cmd_run(args: argparse.Namespace, settings: TemporalSettings) -> int:
 
 
 async def _already_started(args: argparse.Namespace, session: Session) -> int:
+    from agent_interrupts.app import render
+    from agent_interrupts.app.terminal_input import LineReader
+
     described = await session.agents.client.get_workflow_handle(args.id).describe()
     state = described.status.name if described.status else "UNKNOWN"
     render.error(f"a run with id {args.id} already exists ({state})")
@@ -245,6 +267,12 @@ async def _already_started(args: argparse.Namespace, session: Session) -> int:
 
 async def _follow(args: argparse.Namespace, session: Session, workflow_id: str) -> int:
     """Follow to the end; Ctrl-C stops following only."""
+    from temporalio.client import WorkflowFailureError
+
+    from agent_interrupts.app import render
+    from agent_interrupts.app.follow import StoppedAtQuestion, follow
+    from agent_interrupts.models.errors import failure_message
+
     try:
         result = await follow(
             session.agents,
@@ -283,11 +311,16 @@ async def _cmd_follow(args: argparse.Namespace, settings: TemporalSettings) -> i
 
 
 async def _cmd_up(args: argparse.Namespace, settings: TemporalSettings) -> int:
+    from agent_interrupts.app import render
+    from agent_interrupts.app.sdk import AgentWorkflowClient
+    from agent_interrupts.app.stack import LocalStack, local_client
+
     stack = LocalStack(settings)
     if not stack.serves(settings.address):
         render.error(
             f"TEMPORAL_ADDRESS is {settings.address}: commands use that server, not a local "
-            "stack; unset TEMPORAL_ADDRESS to use `agents up`"
+            "stack; to run the local stack anyway, unset TEMPORAL_ADDRESS (and set AGENTS_PORT "
+            f"to run it on another port than {settings.port} if that one is taken)"
         )
         return 2
     if not args.status:
@@ -306,6 +339,9 @@ async def _cmd_up(args: argparse.Namespace, settings: TemporalSettings) -> int:
 
 async def _cmd_env(args: argparse.Namespace, settings: TemporalSettings) -> int:
     """``export`` lines of the Temporal address and namespace that commands use, for ``eval``."""
+    from agent_interrupts.app import render
+    from agent_interrupts.app.stack import LocalStack, assignments
+
     stack = LocalStack(settings)
     if settings.address is not None and not stack.serves(settings.address):
         names = assignments(settings.address, settings.namespace)
@@ -321,6 +357,9 @@ async def _cmd_env(args: argparse.Namespace, settings: TemporalSettings) -> int:
 
 
 async def _cmd_down(args: argparse.Namespace, settings: TemporalSettings) -> int:
+    from agent_interrupts.app import render
+    from agent_interrupts.app.stack import LocalStack
+
     stack = LocalStack(settings)
     stopped = await asyncio.to_thread(stack.down)
     done = f"Stopped the local stack of {stack.dir}." if stopped else "No local stack was running."
@@ -329,6 +368,9 @@ async def _cmd_down(args: argparse.Namespace, settings: TemporalSettings) -> int
 
 
 async def _cmd_list(args: argparse.Namespace, settings: TemporalSettings) -> int:
+    from agent_interrupts.app import render
+    from agent_interrupts.workflows import visibility
+
     async with _session(settings) as session:
         agents = session.agents
         missing = await agents.search_attributes_missing()
@@ -361,7 +403,11 @@ def _wire(row: object) -> dict[str, object]:
 
 
 async def _cmd_status(args: argparse.Namespace, settings: TemporalSettings) -> int:
+    from agent_interrupts.app import render
+
     async with _session(settings, args.workflow_id) as session:
+        if session.stack is None:  # a configured server: say at once when no worker answers
+            await _worker_polls(session, args.workflow_id)
         stuck = await session.agents.stuck(args.workflow_id)
         if stuck is not None:  # its queries would wait on workers that cannot replay it
             render.error(stuck)
@@ -374,17 +420,27 @@ async def _cmd_status(args: argparse.Namespace, settings: TemporalSettings) -> i
                 render.interrupt_status(question)
             return 0
         status = await session.agents.status(args.workflow_id)
-        if args.json:
-            entries = await session.agents.blackboard(args.workflow_id)
-            status = status.model_copy(update={"history": entries})
+        entries = await session.agents.blackboard(args.workflow_id)
+        end = None if args.json else await session.agents.run_end(args.workflow_id)
     if args.json:
-        print(json.dumps(status.to_wire(), indent=2))
+        print(json.dumps(status.model_copy(update={"history": entries}).to_wire(), indent=2))
     else:
-        render.status(status)
+        render.status(status, entries, end)
     return 0
 
 
 async def _cmd_resolve(args: argparse.Namespace, settings: TemporalSettings) -> int:
+    from agent_interrupts.app import render
+    from agent_interrupts.app.answering import (
+        example_flags,
+        resolution_from_flags,
+        stop_resolution,
+        with_continue_at,
+    )
+    from agent_interrupts.app.follow import answer
+    from agent_interrupts.app.sdk import ResolutionRejected, accepted
+    from agent_interrupts.app.terminal_input import LineReader
+
     async with _session(settings, args.interrupt_id) as session:
         agents = session.agents
         answers_given = bool(
@@ -406,7 +462,7 @@ async def _cmd_resolve(args: argparse.Namespace, settings: TemporalSettings) -> 
         if not answers_given:
             render.note(
                 f"answer with flags, e.g.: agents resolve {args.interrupt_id} "
-                "--choice ID=B --confirm ID=yes"
+                + example_flags(question.request)
             )
             return 0
         resolution = (
@@ -433,7 +489,9 @@ async def _cmd_resolve(args: argparse.Namespace, settings: TemporalSettings) -> 
 
 
 async def _cmd_inbox(args: argparse.Namespace, settings: TemporalSettings) -> int:
-    from agent_interrupts.app.inbox.web import (  # this command only
+    from agent_interrupts.app import render
+    from agent_interrupts.app.config import InboxSettings
+    from agent_interrupts.app.inbox.web import (
         create_app,
         inbox_link,
         listening,
@@ -452,6 +510,9 @@ async def _cmd_inbox(args: argparse.Namespace, settings: TemporalSettings) -> in
 
 
 async def _cmd_export(args: argparse.Namespace, settings: TemporalSettings) -> int:
+    from agent_interrupts.app.export import Format, Kind
+    from agent_interrupts.app.lineage_records import check_file
+
     if args.check:
         report = check_file(Path(args.check))
         print("\n".join(report.lines()))
@@ -480,25 +541,35 @@ async def _cmd_stats(args: argparse.Namespace, settings: TemporalSettings) -> in
         print(json.dumps([line.to_wire() for line in lines], indent=2))
         return 0
     for line in lines:
-        mark = {True: "ok", False: f"BELOW TARGET ({line.short} short)", None: ""}[line.met]
-        target = f"target {line.target}" if line.target else ""
-        print(f"{line.name:<56} {line.value:<26} {target:<18} {mark}".rstrip())
+        mark = {True: "ok", False: f"below target ({line.short} short)", None: ""}[line.met]
+        target = f"target: {_in_words(line.target)}" if line.target else ""
+        print(f"{line.name:<56} {line.value:<26} {target:<24} {mark}".rstrip())
         if line.meaning:
             print(f"    {line.meaning}")
     return 0
+
+
+def _in_words(target: str) -> str:
+    """``>= 80%`` -> ``at least 80%``, ``< 2 s each`` -> ``under 2 s each``."""
+    for sign, words in ((">= ", "at least "), ("<= ", "at most "), ("< ", "under ")):
+        if target.startswith(sign):
+            return words + target.removeprefix(sign)
+    return target
 
 
 def _add_selection(command: argparse.ArgumentParser) -> None:
     command.add_argument("ids", nargs="*", metavar="ID", help="workflow ids (newest run)")
     command.add_argument(
         "--query",
-        help="Temporal visibility query, e.g. \"StartTime > '2026-01-01T00:00:00Z'\" "
-        "(default with no ID: every closed OrchestratorWorkflow run)",
+        help='Temporal visibility query among closed runs, e.g. "StartTime > '
+        "'2026-01-01T00:00:00Z'\" (default with no ID: every closed OrchestratorWorkflow run)",
     )
 
 
 def event_from_args(args: argparse.Namespace) -> InterruptRequestEvent:
     """Build an InterruptRequestEvent from ``agents interrupt`` flags."""
+    from agent_interrupts.models.interrupt_events import InterruptRequestEvent
+
     extra: dict[str, object] = {}
     if args.choices_file:
         loaded = json.loads(Path(args.choices_file).read_text())
@@ -524,6 +595,13 @@ def event_from_args(args: argparse.Namespace) -> InterruptRequestEvent:
 
 
 async def _cmd_interrupt(args: argparse.Namespace, settings: TemporalSettings) -> int:
+    from pydantic import ValidationError
+
+    from agent_interrupts.app import render
+    from agent_interrupts.app.sdk import EventRejected
+    from agent_interrupts.models.errors import describe_validation_error
+    from agent_interrupts.models.interrupt_events import INTERRUPT_REQUEST_EVENT_SIGNAL
+
     try:
         event = event_from_args(args)
     except ValidationError as err:
@@ -547,18 +625,25 @@ async def _cmd_interrupt(args: argparse.Namespace, settings: TemporalSettings) -
     return 0
 
 
-def _parser() -> argparse.ArgumentParser:
+def _parser(argv: Sequence[str] = ()) -> argparse.ArgumentParser:
+    """The command line. Every command is listed, but only the options of the command ``argv``
+    names are built (some load the module their choices come from): ``agents --help`` and
+    ``agents list`` load nothing they do not use."""
+    named = next((word for word in argv if not word.startswith("-")), None)
     parser = argparse.ArgumentParser(prog="agents", description=(__doc__ or "").split("\n")[0])
     parser.add_argument("--verbose", action="store_true", help="show library logs (httpx ...)")
     sub = parser.add_subparsers(dest="command", required=True)
 
-    def command(name: str, handler: object, help: str) -> argparse.ArgumentParser:
-        p = sub.add_parser(name, help=help)
+    def command(
+        name: str, handler: object, help: str, aliases: Sequence[str] = ()
+    ) -> argparse.ArgumentParser | None:
+        """The command's parser when ``argv`` names it (its options to add), else None."""
+        p = sub.add_parser(name, help=help, aliases=list(aliases))
         p.set_defaults(handler=handler, json=False)
-        return p
+        return p if named in (name, *aliases) else None
 
-    up = command("up", _cmd_up, "start the local Temporal server and worker (idempotent)")
-    up.add_argument("--status", action="store_true", help="only say what runs where")
+    if up := command("up", _cmd_up, "start the local Temporal server and worker (idempotent)"):
+        up.add_argument("--status", action="store_true", help="only say what runs where")
     command("down", _cmd_down, "stop the local stack of this state directory")
     command(
         "env",
@@ -566,8 +651,57 @@ def _parser() -> argparse.ArgumentParser:
         "print `export TEMPORAL_ADDRESS=... TEMPORAL_NAMESPACE=...` of the server commands use "
         '(the local stack, started if needed), for: eval "$(agents env)"',
     )
+    if run := command("run", _cmd_run, "start a run for a goal and follow it to its result"):
+        _run_options(run)
+    if follow := command("follow", _cmd_follow, "follow a run again"):
+        _follow_options(follow)
+        follow.add_argument("workflow_id")
+    lister = command("list", _cmd_list, "recent runs; --waiting: questions waiting for a person")
+    if lister:
+        lister.add_argument("--waiting", action="store_true", help="the inbox of waiting questions")
+        lister.add_argument("--limit", type=int, default=20)
+        lister.add_argument(
+            "--wide",
+            action="store_true",
+            help="with --waiting: each question on its row's one line, unwrapped (for grep)",
+        )
+        lister.add_argument("--json", action="store_true", help="machine-readable rows")
+    inbox = command("inbox", _cmd_inbox, "answer waiting questions in the browser (a web inbox)")
+    if inbox:
+        _inbox_options(inbox)
+    status = command(
+        "status",
+        _cmd_status,
+        "show a run's picture, phase, history and events, or an interrupt's question and events",
+    )
+    if status:
+        status.add_argument("workflow_id")
+        status.add_argument("--json", action="store_true", help="print the raw status query result")
+    resolve = command(
+        "resolve", _cmd_resolve, "answer an interrupt (no answers given: show it, or ask)"
+    )
+    if resolve:
+        _resolve_options(resolve)
+    interrupt = command(
+        "interrupt",
+        _cmd_interrupt,
+        "ask the running agent to interrupt and re-route (a supervisor's event; alias: event)",
+        aliases=["event"],
+    )
+    if interrupt:
+        _interrupt_options(interrupt)
+    if exporter := command("export", _cmd_export, "write training data (JSONL) from finished runs"):
+        _export_options(exporter)
+        _add_selection(exporter)
+    if stats := command("stats", _cmd_stats, "success rates over finished runs, beside targets"):
+        stats.add_argument("--json", action="store_true", help="print the rates as JSON")
+        _add_selection(stats)
+    return parser
 
-    run = command("run", _cmd_run, "start a run for a goal and follow it to its result")
+
+def _run_options(run: argparse.ArgumentParser) -> None:
+    from agent_interrupts.models.state import DEFAULT_MAX_STEPS
+
     run.add_argument("goal", help="what the agents should achieve")
     run.add_argument("--id", help="workflow id (default: orchestrator-<random>)")
     run.add_argument("--max-steps", type=int, default=DEFAULT_MAX_STEPS, help="agent step limit")
@@ -604,40 +738,35 @@ def _parser() -> argparse.ArgumentParser:
         action="store_true",
         help="with TEMPORAL_ADDRESS: also run an in-process worker (needed for --scenario)",
     )
-    for p in (run, follow_p := command("follow", _cmd_follow, "follow a run again")):
-        p.add_argument(
-            "--no-input",
-            action="store_true",
-            help="never ask in the terminal; answer with `agents resolve` or the Temporal UI",
-        )
-        p.add_argument("--json", action="store_true", help="print only the raw final result")
-        p.add_argument(
-            "--stop-at-question",
-            action="store_true",
-            help="stop following when a question waits for a person (the run keeps waiting)",
-        )
-    follow_p.add_argument("workflow_id")
+    _follow_options(run)
 
-    lister = command("list", _cmd_list, "recent runs; --waiting: questions waiting for a person")
-    lister.add_argument("--waiting", action="store_true", help="the inbox of waiting questions")
-    lister.add_argument("--limit", type=int, default=20)
-    lister.add_argument(
-        "--wide",
+
+def _follow_options(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "--no-input",
         action="store_true",
-        help="with --waiting: each question on its row's one line, unwrapped (for grep)",
+        help="never ask in the terminal; answer with `agents resolve` or the Temporal UI",
     )
-    lister.add_argument("--json", action="store_true", help="machine-readable rows")
+    p.add_argument("--json", action="store_true", help="print only the raw final result")
+    p.add_argument(
+        "--stop-at-question",
+        action="store_true",
+        help="stop following when a question waits for a person (the run keeps waiting)",
+    )
 
-    inbox = command("inbox", _cmd_inbox, "answer waiting questions in the browser (a web inbox)")
+
+def _inbox_options(inbox: argparse.ArgumentParser) -> None:
+    from agent_interrupts.app.config import DEFAULT_INBOX_HOST, DEFAULT_INBOX_PORT
+
     inbox.add_argument(
         "--host",
-        help=f"address to listen on (default {InboxSettings.host}); any other than loopback "
+        help=f"address to listen on (default {DEFAULT_INBOX_HOST}); any other than loopback "
         "needs --token",
     )
     inbox.add_argument(
         "--port",
         type=int,
-        help=f"port (default: AGENTS_INBOX_PORT, else {InboxSettings.port})",
+        help=f"port (default: AGENTS_INBOX_PORT, else {DEFAULT_INBOX_PORT})",
     )
     inbox.add_argument(
         "--token",
@@ -646,17 +775,8 @@ def _parser() -> argparse.ArgumentParser:
     )
     inbox.add_argument("--limit", type=int, default=100, help="waiting questions listed")
 
-    status = command(
-        "status",
-        _cmd_status,
-        "show a run's phase, history and events, or an interrupt's question and events",
-    )
-    status.add_argument("workflow_id")
-    status.add_argument("--json", action="store_true", help="print the raw status query result")
 
-    resolve = command(
-        "resolve", _cmd_resolve, "answer an interrupt (no answers given: show it, or ask)"
-    )
+def _resolve_options(resolve: argparse.ArgumentParser) -> None:
     resolve.add_argument("interrupt_id", help="e.g. orchestrator-1a2b3c4d5e6f-interrupt-1")
     resolve.add_argument("--choice", action="append", default=[], metavar="ID=OPTION")
     resolve.add_argument("--custom", action="append", default=[], metavar='ID="TEXT"')
@@ -674,12 +794,11 @@ def _parser() -> argparse.ArgumentParser:
     resolve.add_argument("--show", action="store_true", help="print the question first")
     resolve.add_argument("--no-input", action="store_true", help="never ask in the terminal")
 
+
+def _interrupt_options(interrupt: argparse.ArgumentParser) -> None:
+    from agent_interrupts.models.interrupts import InterruptType
+
     agents = [a.value for a in AgentType]
-    interrupt = command(
-        "interrupt",
-        _cmd_interrupt,
-        "ask the running agent to interrupt and re-route (a supervisor's event)",
-    )
     interrupt.add_argument("workflow_id", help="the OrchestratorWorkflow's id")
     interrupt.add_argument(
         "--source",
@@ -708,7 +827,10 @@ def _parser() -> argparse.ArgumentParser:
         help="send as a signal (no answer; problems become workflow events)",
     )
 
-    exporter = command("export", _cmd_export, "write training data (JSONL) from finished runs")
+
+def _export_options(exporter: argparse.ArgumentParser) -> None:
+    from agent_interrupts.app.export import Format, Kind
+
     exporter.add_argument("--out", help="JSONL file to write")
     exporter.add_argument(
         "--check",
@@ -737,15 +859,12 @@ def _parser() -> argparse.ArgumentParser:
         help="where the workers kept tool results (default: AGENT_TOOL_RESULTS_DIR, else "
         "<AGENTS_STATE_DIR>/tool-results)",
     )
-    _add_selection(exporter)
-    stats = command("stats", _cmd_stats, "the spec's success rates over finished runs")
-    stats.add_argument("--json", action="store_true", help="print the rates as JSON")
-    _add_selection(stats)
-    return parser
 
 
 def _rpc_message(err: RPCError, settings: TemporalSettings | None) -> str:
     """One line for a failed Temporal call."""
+    from temporalio.service import RPCStatusCode
+
     if err.status is RPCStatusCode.UNAVAILABLE:
         where = settings.address if settings and settings.address else "the local stack"
         return (
@@ -753,15 +872,25 @@ def _rpc_message(err: RPCError, settings: TemporalSettings | None) -> str:
             "or run: agents up --status"
         )
     if "poller" in err.message:
-        return (
-            f"no worker serves this workflow's task queue ({err.message}); start one: agents up "
-            "(local stack) or python worker.py"
-        )
+        configured = settings is not None and settings.address is not None
+        start = "python worker.py" if configured else "agents up (local stack) or python worker.py"
+        return f"no worker serves this workflow's task queue ({err.message}); start one: {start}"
     return f"Temporal said: {err.message}"
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    args = _parser().parse_args(argv)
+    args = _parser(sys.argv[1:] if argv is None else argv).parse_args(argv)
+    from pydantic import ValidationError
+    from temporalio.client import WorkflowQueryFailedError
+    from temporalio.service import RPCError
+
+    from agent_interrupts.app import render
+    from agent_interrupts.app.config import TemporalSettings
+    from agent_interrupts.app.connect import ConnectionProblem
+    from agent_interrupts.app.logs import configure_logging
+    from agent_interrupts.app.stack import StackError
+    from agent_interrupts.models.errors import describe_validation_error
+
     configure_logging(args.verbose, quiet=True)
     settings: TemporalSettings | None = None
     try:
@@ -785,6 +914,8 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 def console_script() -> None:
     """The ``agents`` entry point."""
+    from agent_interrupts.app.process_exit import exit_now
+
     exit_now(main())
 
 

@@ -6,6 +6,7 @@ the question is answered elsewhere.
 
 from __future__ import annotations
 
+import shlex
 from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
 
 from agent_interrupts.models.agent_types import AgentType
@@ -19,6 +20,7 @@ from agent_interrupts.models.interrupts import (
 from agent_interrupts.models.resolution_rules import (
     has_words,
     redirect_problem,
+    suggested_answer,
     untouched_parts,
 )
 
@@ -36,6 +38,18 @@ def _pairs(items: Sequence[str], flag: str) -> dict[str, str]:
             raise ValueError(f"{flag} {key} is given twice ({out[key]!r}, {value!r}): keep one")
         out[key] = value
     return out
+
+
+def example_flags(request: InterruptRequestBase) -> str:
+    """The flags of the recommended answer with the question's own ids (``--choice cache=B
+    --confirm add-tests=yes``), to copy and edit; ``--text ...`` for a question of free text."""
+    answer = suggested_answer(request)
+    flags = [f"--choice {shlex.quote(f'{k}={v}')}" for k, v in answer["selectedChoices"].items()]
+    flags += [
+        f"--confirm {shlex.quote(f'{k}=' + ('yes' if v else 'no'))}"
+        for k, v in answer["confirmations"].items()
+    ]
+    return " ".join(flags) or '--text "your answer"'
 
 
 def resolution_from_flags(

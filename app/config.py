@@ -14,28 +14,22 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import timedelta
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from temporalio.envconfig import ClientConfigProfile
 
-from agent_interrupts.activities.llm import DEFAULT_MODEL, LlmSettings
-from agent_interrupts.activities.notify import DEFAULT_REMINDERS, NotifySettings, SmtpTarget
-from agent_interrupts.activities.output_schema import (
-    OutputProfile,
-    longest_reply,
-    shared_decoder_schema,
-)
-from agent_interrupts.activities.route_filter import ROUTE_OF, routing_schema
-from agent_interrupts.app.stuck import STUCK_CHECK_SECONDS
 from agent_interrupts.models.agent_types import AgentType
-from agent_interrupts.models.graph import NODES
-from agent_interrupts.models.interrupt_flow import AgentReviewDecision
 from agent_interrupts.models.policies import (
     LLM_ENDPOINT_ATTEMPTS,
     LLM_MAX_OUTPUT_TOKENS,
     LLM_REQUEST_TIMEOUT,
     LLM_VALIDATION_ATTEMPTS,
 )
+
+if TYPE_CHECKING:  # the activities' settings load where they are read (commands start fast)
+    from agent_interrupts.activities.llm import LlmSettings
+    from agent_interrupts.activities.notify import NotifySettings
+    from agent_interrupts.activities.output_schema import OutputProfile
 
 DEFAULT_TASK_QUEUE = "agents"
 DEFAULT_NAMESPACE = "default"
@@ -206,6 +200,15 @@ def small_model_output_limits() -> dict[str, str]:
     """``LLM_PROFILE=small``'s output limits: each agent's the longest reply its small schema
     admits (``longest_reply``), so no reply is cut off; LLM_MAX_OUTPUT_TOKENS, for the calls
     that answer questions, the longest of theirs (any resume route, the reviewer's decision)."""
+    from agent_interrupts.activities.output_schema import (
+        OutputProfile,
+        longest_reply,
+        shared_decoder_schema,
+    )
+    from agent_interrupts.activities.route_filter import ROUTE_OF, routing_schema
+    from agent_interrupts.models.graph import NODES
+    from agent_interrupts.models.interrupt_flow import AgentReviewDecision
+
     small = OutputProfile.SMALL
     limits = {
         f"LLM_MAX_OUTPUT_TOKENS_{agent.value}": str(
@@ -223,6 +226,9 @@ def llm_settings_from_env(env: Mapping[str, str] = os.environ) -> LlmSettings:
     """OPENAI_API_KEY, OPENAI_BASE_URL, AGENT_MODEL, AGENT_MODEL_<AGENT_TYPE> overrides and
     CONTROLLER_MODEL (answers AGENT_REVIEW questions and timeout escalations); LLM_PROFILE
     (``small``: SMALL_MODEL_SETTINGS are the defaults)."""
+    from agent_interrupts.activities.llm import DEFAULT_MODEL, LlmSettings
+    from agent_interrupts.activities.output_schema import OutputProfile
+
     profile = _profile(env.get("LLM_PROFILE", "").strip())
     if profile is OutputProfile.SMALL:
         limits = {} if env.get("LLM_MAX_OUTPUT_TOKENS") else small_model_output_limits()
@@ -258,6 +264,8 @@ def llm_settings_from_env(env: Mapping[str, str] = os.environ) -> LlmSettings:
 
 
 def _profile(raw: str) -> OutputProfile:
+    from agent_interrupts.activities.output_schema import OutputProfile
+
     try:
         return OutputProfile(raw.lower() or OutputProfile.STANDARD)
     except ValueError:
@@ -279,6 +287,8 @@ def _temperature(raw: str) -> float | None:
 
 def stuck_check_seconds(env: Mapping[str, str] = os.environ) -> float:
     """AGENTS_STUCK_CHECK_SECONDS: how often a worker looks for stuck runs (0: never)."""
+    from agent_interrupts.app.stuck import STUCK_CHECK_SECONDS
+
     return _seconds(env, "AGENTS_STUCK_CHECK_SECONDS", STUCK_CHECK_SECONDS)
 
 
@@ -336,6 +346,8 @@ def notify_settings_from_env(env: Mapping[str, str] = os.environ) -> NotifySetti
 
     Raises ValueError with one line naming the setting when something is unusable.
     """
+    from agent_interrupts.activities.notify import NotifySettings, SmtpTarget
+
     for name in ("INTERRUPT_WEBHOOK_URL", "SLACK_WEBHOOK_URL", "TEMPORAL_UI_URL"):
         if env.get(name) and not env[name].startswith(("http://", "https://")):
             raise ValueError(f"{name} must be an http:// or https:// URL")
@@ -360,6 +372,8 @@ def notify_settings_from_env(env: Mapping[str, str] = os.environ) -> NotifySetti
 
 def _reminders(raw: str | None) -> tuple[float, ...]:
     """``0.5,0.9`` (the default); ``none`` or an empty value turns reminders off."""
+    from agent_interrupts.activities.notify import DEFAULT_REMINDERS
+
     if raw is None:
         return DEFAULT_REMINDERS
     if raw.strip().lower() in ("", "none"):

@@ -465,17 +465,22 @@ class RunRef:
     started: datetime
 
 
-DEFAULT_QUERY = "ExecutionStatus != 'Running'"
-"""Closed runs (with the workflow type and the newest run of each chain always required)."""
+CLOSED = "ExecutionStatus != 'Running' AND ExecutionStatus != 'ContinuedAsNew'"
+"""Runs that ended a chain: a running run has no final result yet, and a continued-as-new run
+is read with its chain."""
 
 
-def visibility_query(query: str | None) -> str:
-    """Orchestrator runs that end a chain (a continued-as-new run is read with its chain)."""
+def visibility_query(query: str | None, *, running: bool = False) -> str:
+    """Closed orchestrator runs that end a chain, and match ``query`` when it is given; with
+    ``running``, the runs the query matches that still run instead (to count what was left out)."""
     workflow_type = OrchestratorWorkflow.__name__
-    return (
-        f"WorkflowType = '{workflow_type}' AND ExecutionStatus != 'ContinuedAsNew' "
-        f"AND ({query or DEFAULT_QUERY})"
-    )
+    status = "ExecutionStatus = 'Running'" if running else CLOSED
+    return f"WorkflowType = '{workflow_type}' AND {status}" + (f" AND ({query})" if query else "")
+
+
+def plural(count: int, word: str) -> str:
+    """``1 example``, ``2 examples``."""
+    return f"{count} {word}" if count == 1 else f"{count} {word}s"
 
 
 async def select_runs(client: Client, ids: Sequence[str], query: str | None) -> list[RunRef]:
@@ -509,16 +514,23 @@ class ExportSummary:
     duplicates: int = 0
     skipped: dict[str, list[str]] = field(default_factory=dict)
     """Examples left out: reason -> where each was (``<workflow id>/<node id>``)."""
+    running: int = 0
+    """Runs the ``--query`` matched that still run: left out (they have no result yet)."""
 
     def lines(self) -> list[str]:
         kinds = ", ".join(f"{k} {n}" for k, n in sorted(self.written.items())) or "none"
         out = [
-            f"wrote {sum(self.written.values())} examples ({kinds}) from {self.runs} runs to "
-            + ", ".join(str(f) for f in self.files)
+            f"wrote {plural(sum(self.written.values()), 'example')} ({kinds}) from "
+            f"{plural(self.runs, 'run')} to " + ", ".join(str(f) for f in self.files)
         ]
+        if self.running:
+            out.append(
+                f"left out {plural(self.running, 'running run')} the query matched (export "
+                "them when they finish)"
+            )
         if len(self.files) == 2:
             valid = self.runs - self.train_runs
-            out.append(f"split: {self.train_runs} runs train, {valid} valid")
+            out.append(f"split: {plural(self.train_runs, 'run')} train, {valid} valid")
             if self.runs and not (self.train_runs and valid):
                 empty = self.files[0 if valid else 1]
                 out.append(
@@ -527,7 +539,7 @@ class ExportSummary:
                     "another --split"
                 )
         if self.duplicates:
-            out.append(f"left out {self.duplicates} duplicates")
+            out.append(f"left out {plural(self.duplicates, 'duplicate')}")
         for why, where in sorted(self.skipped.items()):
             named = ", ".join(where[:SKIPPED_NAMED]) + (
                 ", ..." if len(where) > SKIPPED_NAMED else ""
@@ -571,6 +583,9 @@ async def export(
     refs = await select_runs(client, ids, query)
     paths = list(split_paths(out)) if split is not None else [out]
     summary = ExportSummary(files=paths)
+    if query:
+        counted = await client.count_workflows(visibility_query(query, running=True))
+        summary.running = counted.count
     seen: set[str] = set()
     files = [path.open("w", encoding="utf-8") for path in paths]
     try:

@@ -10,6 +10,7 @@ from rich.padding import Padding
 from rich.panel import Panel
 from rich.text import Text
 
+from agent_interrupts.app.run_picture import RunEnd, node_views, picture
 from agent_interrupts.app.sdk import RunRow, WaitingRow, continues_at, decisions
 from agent_interrupts.models.agent_types import AgentType
 from agent_interrupts.models.graph import NODES
@@ -106,17 +107,55 @@ def result(run_id: str, final: OrchestratorCollectorResult) -> None:
     console.print(f"[dim]The whole result: agents follow {run_id} --json[/]")
 
 
-def status(info: OrchestratorStatus) -> None:
+STEPS_SHOWN = 12
+"""Agent steps ``agents status`` lists (the newest); ``--json`` has every entry."""
+
+
+def status(
+    info: OrchestratorStatus,
+    blackboard: list[HistoryEntry] | None = None,
+    end: RunEnd | None = None,
+) -> None:
+    """A run: its phase and step, the picture of its graph (where each node stands), its
+    newest steps under their phases, how it ended, its newest events. ``blackboard``: the run
+    chain's every entry (default: the newest ones the query holds)."""
+    entries = info.history if blackboard is None else blackboard
     current = info.current_node
     console.print(
         f"[bold]{info.workflow_id}[/]: phase {info.phase}, step {info.steps_taken}/{info.max_steps}"
     )
-    running = f"{current.node_id} ({current.agent_type})" if current else "nothing"
-    console.print(f"running: {running}")
-    if info.pending_interrupt:
-        console.print(f"waiting on interrupt {info.pending_interrupt.workflow_id}")
-    Progress().show(info.history)
+    if end is None:
+        running = f"{current.node_id} ({current.agent_type})" if current else "nothing"
+        console.print(f"running: {running}")
+        if info.pending_interrupt:
+            console.print(f"waiting on interrupt {info.pending_interrupt.workflow_id}")
+    console.print()
+    console.print(picture(node_views(entries, info, end.state if end else None)))
+    console.print()
+    _steps(entries, info.workflow_id)
+    if end is not None:
+        style = "bold green" if end.state == "COMPLETED" else "bold red"
+        console.print(Text.assemble((end.state, style), f": {end.line}"))
     _events(info.events[-5:])
+
+
+def _steps(entries: list[HistoryEntry], workflow_id: str) -> None:
+    """The newest agent steps, each under its phase's rule (a dispatched agent's too)."""
+    steps = [e for e in entries if e.kind is EntryKind.OUTPUT]
+    shown = steps[-STEPS_SHOWN:]
+    if len(shown) < len(steps):
+        console.print(
+            f"[dim]the newest {len(shown)} of {len(steps)} steps (every entry: agents status "
+            f"{workflow_id} --json)[/]"
+        )
+    phase = None
+    for entry in shown:
+        if NODES[entry.agent_type].phase != phase:
+            phase = NODES[entry.agent_type].phase
+            console.rule(f"[bold]{phase}[/]", align="left")
+        route = f"→ {entry.route}" if entry.route else "(result)"
+        indent = "    " if "/" in entry.node_id else "  "
+        console.print(f"{indent}[cyan]{entry.node_id}[/] [dim]{entry.agent_type}[/] {route}")
 
 
 def _events(events: list[GraphEvent]) -> None:

@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from temporalio.api.operatorservice.v1 import ListSearchAttributesRequest
 from temporalio.client import (
@@ -24,17 +24,12 @@ from temporalio.common import WorkflowIDReusePolicy
 from temporalio.exceptions import ApplicationError
 from temporalio.service import RPCError
 
-from agent_interrupts.activities.tools.results import ToolResultStore
-from agent_interrupts.activities.tools.settings import ToolSettings
-from agent_interrupts.activities.tools.workspace import normalized_source
 from agent_interrupts.app.config import DEFAULT_TASK_QUEUE, TemporalSettings
 from agent_interrupts.app.connect import connect
-from agent_interrupts.app.export import ExportSummary, Format, Kind, export
-from agent_interrupts.app.history import read_blackboard
 from agent_interrupts.app.message_size import oversize_problem
 from agent_interrupts.app.process_exit import guard_interpreter_exit
+from agent_interrupts.app.run_picture import RunEnd
 from agent_interrupts.app.stack import LocalStack, local_client
-from agent_interrupts.app.stats import Tally, measure
 from agent_interrupts.app.stuck import explain, problem_of, stuck_ids
 from agent_interrupts.models.agent_types import AgentType
 from agent_interrupts.models.errors import failure_message
@@ -58,10 +53,16 @@ from agent_interrupts.models.state import (
 )
 from agent_interrupts.models.tools import WorkspaceSpec
 from agent_interrupts.workflows import visibility
-from agent_interrupts.workflows.interrupt import InterruptWorkflow
-from agent_interrupts.workflows.legacy import upgrade_start
-from agent_interrupts.workflows.orchestrator import OrchestratorWorkflow
 
+if TYPE_CHECKING:  # loaded by the calls that use them: a command that lists runs starts fast
+    from agent_interrupts.app.export import ExportSummary, Format, Kind
+    from agent_interrupts.app.stats import Tally
+    from agent_interrupts.workflows.orchestrator import OrchestratorWorkflow
+
+ORCHESTRATOR_TYPE = "OrchestratorWorkflow"
+INTERRUPT_TYPE = "InterruptWorkflow"
+"""The workflow types by name (the classes load with the worker's activities, which a command
+that only lists runs does not need; a test checks the names)."""
 PHASE_AT_START = "DISCOVERY"
 QUESTION_QUERY_TIMEOUT = timedelta(seconds=2)
 """How long a listing waits for a waiting question's worker to answer its ``status`` query; a
@@ -169,14 +170,14 @@ def decisions(request: InterruptRequestBase, resolution: InterruptResolution) ->
 
 
 WAITING_QUERY = (
-    f"WorkflowType = '{InterruptWorkflow.__name__}' AND "
+    f"WorkflowType = '{INTERRUPT_TYPE}' AND "
     f"{visibility.INTERRUPT_STATE.name} = '{visibility.WAITING}' AND "
     "ExecutionStatus = 'Running'"
 )
 """The visibility query of ``list --waiting``: questions waiting for a person."""
 
 ANSWERED_QUERY = (
-    f"WorkflowType = '{InterruptWorkflow.__name__}' AND "
+    f"WorkflowType = '{INTERRUPT_TYPE}' AND "
     f"{visibility.INTERRUPT_STATE.name} = '{visibility.RESOLVED}' AND "
     "ExecutionStatus = 'Completed'"
 )
@@ -220,6 +221,9 @@ class AgentWorkflowClient:
         self.client = client
         self.task_queue = task_queue
         self._indexed: bool | None = None
+        self._stack: LocalStack | None = None
+        """The local stack this client was connected to, if any: its reads of a closed
+        ``--scenario`` run start that scenario's worker again (the stack stops idle ones)."""
 
     @classmethod
     async def connect(cls, settings: TemporalSettings | None = None) -> AgentWorkflowClient:
@@ -229,8 +233,16 @@ class AgentWorkflowClient:
         stack = LocalStack(settings)
         if stack.serves(settings.address):
             info, _ = await stack.up()
-            return cls(await local_client(info), settings.task_queue)
+            agents = cls(await local_client(info), settings.task_queue)
+            agents._stack = stack
+            return agents
         return cls(await connect(settings), settings.task_queue)
+
+    async def _served(self, workflow_id: str) -> None:
+        """On the local stack: start the worker of ``workflow_id``'s offline scenario unless it
+        runs, as every command does, so that its queries are answered."""
+        if self._stack is not None:
+            await self._stack.ensure_worker_of(self.client, workflow_id)
 
     async def search_attributes_missing(self) -> list[str]:
         """Our search attributes the namespace lacks (all of them if it cannot be asked)."""
@@ -269,6 +281,9 @@ class AgentWorkflowClient:
         The run gets the ``AgentPhase`` search attribute (and its interrupts theirs) only when
         the namespace has them registered.
         """
+        from agent_interrupts.activities.tools.workspace import normalized_source
+        from agent_interrupts.workflows.orchestrator import OrchestratorWorkflow
+
         if workspace is not None:
             source = normalized_source(workspace.source)
             workspace = workspace.model_copy(update={"source": source})
@@ -297,8 +312,30 @@ class AgentWorkflowClient:
         )
 
     async def status(self, workflow_id: str) -> OrchestratorStatus:
+        from agent_interrupts.workflows.orchestrator import OrchestratorWorkflow
+
+        await self._served(workflow_id)
         handle = self.client.get_workflow_handle_for(OrchestratorWorkflow.run, workflow_id)
         return await handle.query(OrchestratorWorkflow.status)
+
+    async def run_end(self, workflow_id: str) -> RunEnd | None:
+        """How the run ended: COMPLETED with its result's summary, FAILED (or TERMINATED,
+        CANCELED, TIMED_OUT) with why; None while it runs (or continued as new)."""
+        from agent_interrupts.workflows.orchestrator import OrchestratorWorkflow
+
+        handle = self.client.get_workflow_handle_for(OrchestratorWorkflow.run, workflow_id)
+        described = await handle.describe()
+        state = described.status
+        if state is None or state in (
+            WorkflowExecutionStatus.RUNNING,
+            WorkflowExecutionStatus.CONTINUED_AS_NEW,
+        ):
+            return None
+        try:
+            result = await handle.result(follow_runs=False)
+        except WorkflowFailureError as err:
+            return RunEnd(state.name, failure_message(err))
+        return RunEnd(state.name, result.summary)
 
     async def stuck(self, workflow_id: str) -> str | None:
         """Why the run (or question) makes no progress and how to roll back; None if it does."""
@@ -307,11 +344,14 @@ class AgentWorkflowClient:
     async def is_interrupt(self, workflow_id: str) -> bool:
         """Whether ``workflow_id`` is an InterruptWorkflow (its ``status`` differs)."""
         described = await self.client.get_workflow_handle(workflow_id).describe()
-        return described.workflow_type == InterruptWorkflow.__name__
+        return described.workflow_type == INTERRUPT_TYPE
 
     async def blackboard(self, workflow_id: str, *, payloads: bool = False) -> list[HistoryEntry]:
         """Every blackboard entry of the run chain (``status`` holds only the newest); with
         ``payloads``, each payload read back from the runs' histories."""
+        from agent_interrupts.app.history import read_blackboard
+
+        await self._served(workflow_id)
         return await read_blackboard(self.client, workflow_id, payloads=payloads)
 
     async def interrupt_status(
@@ -319,11 +359,16 @@ class AgentWorkflowClient:
     ) -> InterruptStatus:
         """The question an InterruptWorkflow waits on, its state and its events; ``timeout``
         bounds the wait for a worker to answer (RPCError when it passes)."""
+        from agent_interrupts.workflows.interrupt import InterruptWorkflow
+
+        await self._served(interrupt_id)
         handle = self.client.get_workflow_handle_for(InterruptWorkflow.run, interrupt_id)
         return await handle.query(InterruptWorkflow.status, rpc_timeout=timeout)
 
     async def resolve(self, interrupt_id: str, resolution: InterruptResolution) -> ResolveAck:
         """Answer an interrupt; raises ResolutionRejected with every problem of a wrong answer."""
+        from agent_interrupts.workflows.interrupt import InterruptWorkflow
+
         too_large = oversize_problem("the answer", resolution)
         if too_large is not None:
             raise ResolutionRejected(too_large)
@@ -388,6 +433,8 @@ class AgentWorkflowClient:
         return [(e.id, e.close_time) async for e in executions]
 
     async def _start_input(self, interrupt_id: str) -> InterruptInput:
+        from agent_interrupts.workflows.legacy import upgrade_start
+
         async for event in self.client.get_workflow_handle(interrupt_id).fetch_history_events():
             started = event.workflow_execution_started_event_attributes
             [value] = await self.client.data_converter.decode(started.input.payloads)
@@ -402,6 +449,8 @@ class AgentWorkflowClient:
         Raises EventRejected when the target is not running, an event is already pending for
         it, an interrupt is already waiting, or the event id was already processed.
         """
+        from agent_interrupts.workflows.orchestrator import OrchestratorWorkflow
+
         too_large = oversize_problem("the event", event)
         if too_large is not None:
             raise EventRejected(too_large)
@@ -415,7 +464,7 @@ class AgentWorkflowClient:
         self,
         out: Path,
         *,
-        fmt: Format = Format.OPENAI,
+        fmt: Format | None = None,
         kinds: Sequence[Kind] = (),
         ids: Sequence[str] = (),
         query: str | None = None,
@@ -426,10 +475,14 @@ class AgentWorkflowClient:
         """Write training data (JSONL) from finished runs: ``app.export.export``. Tool-using
         steps read their results from ``tool_results`` (default: the workers' default,
         ``AGENT_TOOL_RESULTS_DIR`` or ``<AGENTS_STATE_DIR>/tool-results``)."""
+        from agent_interrupts.activities.tools.results import ToolResultStore
+        from agent_interrupts.activities.tools.settings import ToolSettings
+        from agent_interrupts.app.export import Format, export
+
         return await export(
             self.client,
             out,
-            fmt=fmt,
+            fmt=fmt or Format.OPENAI,
             kinds=kinds,
             ids=ids,
             query=query,
@@ -440,6 +493,8 @@ class AgentWorkflowClient:
 
     async def stats(self, ids: Sequence[str] = (), query: str | None = None) -> Tally:
         """The agents spec's success rates over the selected runs: ``app.stats``."""
+        from agent_interrupts.app.stats import measure
+
         return await measure(self.client, ids, query)
 
     async def who_answered(self, interrupt_id: str) -> str:
@@ -458,7 +513,7 @@ class AgentWorkflowClient:
     async def runs(self, limit: int = 20) -> list[RunRow]:
         """Recent runs, newest first."""
         rows = []
-        query = f"WorkflowType = '{OrchestratorWorkflow.__name__}'"
+        query = f"WorkflowType = '{ORCHESTRATOR_TYPE}'"
         async for execution in self.client.list_workflows(query, limit=limit):
             memo = await execution.memo()
             status = execution.status or WorkflowExecutionStatus.RUNNING

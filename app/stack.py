@@ -133,16 +133,24 @@ def notifications_off(queue: str, channels: Sequence[str], in_process: bool = Fa
     )
 
 
-def no_worker(queue: str, workflow_id: str, detail: str, task_queue: str) -> str:
+def no_worker(
+    queue: str, workflow_id: str, detail: str, task_queue: str, *, local: bool = True
+) -> str:
     """One line for a workflow whose task queue no worker polls: the queue, and the command that
-    starts its worker (for an offline scenario's queue, one with that scenario)."""
-    start = start_command(queue, task_queue)
+    starts its worker (for an offline scenario's queue, one with that scenario); ``local``: the
+    command is about the local stack, else about the configured server (``agents up`` refuses)."""
+    start = start_command(queue, task_queue, local=local)
     return f"no worker serves task queue {queue!r} of {workflow_id} ({detail}); start one: {start}"
 
 
-def start_command(queue: str, task_queue: str) -> str:
-    """The command that starts the worker of ``queue``."""
+def start_command(queue: str, task_queue: str, *, local: bool = True) -> str:
+    """The command that starts the worker of ``queue``: on the local stack ``agents up`` may;
+    on a configured server (TEMPORAL_ADDRESS), only a ``worker.py`` with the same settings."""
     scenario = queue_scenario(queue, task_queue)
+    if not local:
+        env = f"TEMPORAL_TASK_QUEUE={shlex.quote(queue)} " if queue != task_queue else ""
+        env += f"OFFLINE_SCENARIO={shlex.quote(scenario)} " if scenario is not None else ""
+        return f"{env}python worker.py (with this shell's TEMPORAL_ADDRESS, on that server)"
     if scenario is not None:
         return (
             "agents up (local stack: it starts the worker of each scenario with open runs), or "
@@ -277,8 +285,33 @@ class LocalStack:
             info = self.info()
             if info is None:
                 raise StackError("the local stack is not running; start it with: agents up")
+            pid = info.workers.get(queue)
+            if pid is None or not _alive(pid):  # a new worker: stop those with nothing to do
+                await self._retire_idle_scenarios(info, keep=queue)
             await self._ensure_worker(info, queue, scenario)
         return queue
+
+    async def _retire_idle_scenarios(self, info: StackInfo, keep: str) -> list[str]:
+        """Stop the stack's scenario workers with no open run (but ``keep``'s): each is a
+        worker process of its own (about 110 MB), and one per scenario ever tried piled up
+        until ``down``. A later command about one of their closed runs starts it again."""
+        prefix = scenario_queue(self.settings.task_queue, "")
+        idle = [q for q in info.workers if q.startswith(prefix) and q != keep]
+        if not idle:
+            return []
+        client = await local_client(info)
+        retired = []
+        for queue in idle:
+            literal = queue.replace("\\", "\\\\").replace("'", "\\'")
+            query = f"ExecutionStatus = 'Running' AND TaskQueue = '{literal}'"
+            if (await client.count_workflows(query)).count:
+                continue
+            await asyncio.to_thread(_stop, info.workers.pop(queue))
+            info.settings.pop(queue, None)
+            info.channels.pop(queue, None)
+            retired.append(queue)
+        self._save(info)
+        return retired
 
     async def ensure_worker_of(self, client: Client, workflow_id: str) -> None:
         """Start the worker of the offline scenario whose queue ``workflow_id`` is on, unless it

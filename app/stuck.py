@@ -15,17 +15,17 @@ import asyncio
 import json
 import logging
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import httpx2
 from temporalio.api.enums.v1 import EventType, WorkflowTaskFailedCause
 from temporalio.client import Client, WorkflowExecution
 
-from agent_interrupts.activities.notify import NotifySettings
-from agent_interrupts.activities.notify_channels import SIGNATURE_HEADER, USER_AGENT, signature
-
 PROBLEMS = "TemporalReportedProblems"
 NON_DETERMINISM = "cause=WorkflowTaskFailedCauseNonDeterministicError"
+if TYPE_CHECKING:  # the worker's notices load where they are sent (``agents list`` starts fast)
+    from agent_interrupts.activities.notify import NotifySettings
+
 STUCK_CHECK_SECONDS = 30.0
 """How often a worker looks for stuck runs on its task queue (AGENTS_STUCK_CHECK_SECONDS)."""
 ROLLBACK = (
@@ -126,6 +126,12 @@ class StuckRunWatch:
             "problem": problem,
             "rollback": ROLLBACK,
         }
+        from agent_interrupts.activities.notify_channels import (
+            SIGNATURE_HEADER,
+            USER_AGENT,
+            signature,
+        )
+
         body = json.dumps(notice).encode()
         headers = {"Content-Type": "application/json", "User-Agent": USER_AGENT}
         posts: list[tuple[str, bytes, dict[str, str]]] = []

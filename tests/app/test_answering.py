@@ -139,3 +139,12 @@ def test_flags_may_answer_one_agent_of_a_combined_question() -> None:
     assert answer.selected_choices == {"ticket-agent-1/approach": OptionKey.B}
     with pytest.raises(ValueError, match=r"--choice ticket-agent-2/approach=A\|B"):
         resolution_from_flags(*flags, request=combined)
+
+
+def test_the_example_answer_names_the_questions_own_ids() -> None:
+    """``resolve --no-input`` prints a command to copy: the recommended answer, real ids."""
+    from agent_interrupts.app.answering import example_flags
+
+    assert example_flags(REQUEST) == "--choice approach=B --confirm tests=yes"
+    free = REQUEST.model_copy(update={"choices": [], "confirmation_items": []})
+    assert example_flags(free) == '--text "your answer"'

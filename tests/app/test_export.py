@@ -311,7 +311,7 @@ async def test_cli_export_and_stats(runs: Runs, tmp_path: Path) -> None:
         runs.client, "export", "--out", str(out), "--kind", "resolution", runs.asked
     )
     assert exported.returncode == 0, exported.stderr
-    assert exported.stdout.startswith("wrote 2 examples (resolution 2) from 1 runs to ")
+    assert exported.stdout.startswith("wrote 2 examples (resolution 2) from 1 run to ")
     assert [list(line) for line in _lines(out)] == [["messages"], ["messages"]]
     stats = await client_py(runs.client, "stats", "--json", runs.asked)
     assert stats.returncode == 0, stats.stderr

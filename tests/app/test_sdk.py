@@ -41,3 +41,13 @@ def test_an_ack_that_names_the_target_already_is_kept() -> None:
     own target: the ack is not rewritten to the event's."""
     said = "the run continues at TICKET_ORCHESTRATOR (re-routed from PLANNING_ORCHESTRATOR)"
     assert accepted(said, _status(AgentType.DISCOVERY_ORCHESTRATOR)) == said
+
+
+def test_the_workflow_types_by_name_are_the_classes_names() -> None:
+    """The SDK names the workflow types without loading their classes (fast commands)."""
+    from agent_interrupts.app.sdk import INTERRUPT_TYPE, ORCHESTRATOR_TYPE
+    from agent_interrupts.workflows.interrupt import InterruptWorkflow
+    from agent_interrupts.workflows.orchestrator import OrchestratorWorkflow
+
+    assert OrchestratorWorkflow.__name__ == ORCHESTRATOR_TYPE
+    assert InterruptWorkflow.__name__ == INTERRUPT_TYPE

@@ -212,3 +212,16 @@ def test_a_queue_without_a_worker_is_named_with_the_command_that_serves_it() -> 
     assert f"TEMPORAL_TASK_QUEUE='{queue}' OFFLINE_SCENARIO='{queue[16:]}' python worker.py" in line
     assert "agents up (local stack) or python worker.py" in no_worker("agents", "r", "x", "agents")
     assert "TEMPORAL_TASK_QUEUE=other python worker.py" in no_worker("other", "r", "x", "agents")
+
+
+def test_against_a_configured_server_the_advice_is_a_worker_not_agents_up() -> None:
+    """``agents up`` refuses while TEMPORAL_ADDRESS is set: the advice names worker.py."""
+    line = no_worker("agents", "run-1", "Timeout expired", "agents", local=False)
+    assert "agents up" not in line
+    assert line.endswith(
+        "start one: python worker.py (with this shell's TEMPORAL_ADDRESS, on that server)"
+    )
+    queue = "agents/scenario/interrupt=REVIEW_AGENT"
+    scenario = no_worker(queue, "run-1", "x", "agents", local=False)
+    assert f"TEMPORAL_TASK_QUEUE={queue} OFFLINE_SCENARIO=interrupt=REVIEW_AGENT" in scenario
+    assert "agents up" not in scenario

@@ -1,0 +1,143 @@
+"""The picture of a run: each node's state from the blackboard, the status and how it ended;
+and the graph's mermaid picture, which docs/agents.md shows as generated."""
+
+from __future__ import annotations
+
+import re
+from datetime import UTC, datetime
+from pathlib import Path
+
+from rich.console import Console
+
+from agent_interrupts.app.run_picture import NodeState, NodeView, mermaid, node_views, picture
+from agent_interrupts.models.agent_types import AgentType
+from agent_interrupts.models.graph import NODES
+from agent_interrupts.models.state import (
+    EntryKind,
+    HistoryEntry,
+    NodeRef,
+    OrchestratorStatus,
+    PendingInterrupt,
+)
+
+ROOT = Path(__file__).resolve().parents[2]
+AT = datetime(2026, 1, 1, tzinfo=UTC)
+A = AgentType
+
+
+def entry(kind: EntryKind, agent: AgentType, route: str | None = None) -> HistoryEntry:
+    return HistoryEntry(
+        node_id=agent.slug, agent_type=agent, kind=kind, context_id="c", route=route, at=AT
+    )
+
+
+def ran(*agents: AgentType) -> list[HistoryEntry]:
+    """Each agent asked and answered once."""
+    return [e for a in agents for e in (entry(EntryKind.REQUEST, a), entry(EntryKind.OUTPUT, a))]
+
+
+def status(
+    current: AgentType | None = None, waiting: AgentType | None = None
+) -> OrchestratorStatus:
+    return OrchestratorStatus(
+        workflow_id="run-1",
+        phase="REVIEW",
+        current_node=NodeRef(node_id=current.slug, agent_type=current) if current else None,
+        pending_interrupt=PendingInterrupt(
+            workflow_id="run-1-interrupt-1", origin_agent_type=waiting, request={}
+        )
+        if waiting
+        else None,
+        steps_taken=3,
+        max_steps=60,
+        history=[],
+        events=[],
+        events_recorded=0,
+        stored_events={},
+    )
+
+
+def states(views: dict[AgentType, NodeView]) -> dict[AgentType, NodeState]:
+    return {agent: view.state for agent, view in views.items()}
+
+
+def test_every_node_is_pictured_and_unreached_ones_say_so() -> None:
+    views = node_views([], status())
+    assert list(views) == list(NODES)
+    assert set(states(views).values()) == {NodeState.NOT_REACHED}
+
+
+def test_done_running_and_not_reached_while_the_run_goes_on() -> None:
+    entries = [
+        *ran(A.ORCHESTRATOR, A.DISCOVERY_ORCHESTRATOR),
+        entry(EntryKind.REQUEST, A.DISCOVERY_DISPATCH),
+    ]
+    got = states(node_views(entries, status(current=A.DISCOVERY_DISPATCH)))
+    assert got[A.ORCHESTRATOR] is NodeState.DONE
+    assert got[A.DISCOVERY_DISPATCH] is NodeState.RUNNING
+    assert got[A.DISCOVERY_COLLECTOR] is NodeState.NOT_REACHED
+
+
+def test_a_question_waits_and_its_node_names_the_interrupt() -> None:
+    entries = [
+        *ran(A.REVIEW_AGENT),
+        entry(EntryKind.REQUEST, A.REVIEW_AGENT),
+        entry(EntryKind.OUTPUT, A.REVIEW_AGENT, "interruptRequest"),
+        entry(EntryKind.INTERRUPT, A.REVIEW_AGENT),
+    ]
+    view = node_views(entries, status(waiting=A.REVIEW_AGENT))[A.REVIEW_AGENT]
+    assert view.state is NodeState.WAITING
+    assert view.detail() == "2 outputs; 1 question; waits on run-1-interrupt-1"
+
+
+def test_an_answer_that_sends_the_run_elsewhere_is_a_re_route() -> None:
+    entries = [
+        *ran(A.REVIEW_AGENT),
+        entry(EntryKind.INTERRUPT, A.REVIEW_AGENT),
+        entry(EntryKind.RESOLUTION, A.REVIEW_AGENT, "ticketOrchestratorRequest"),
+        entry(EntryKind.REQUEST, A.TICKET_ORCHESTRATOR),
+    ]
+    views = node_views(entries, status(current=A.TICKET_ORCHESTRATOR))
+    assert views[A.REVIEW_AGENT].state is NodeState.REROUTED
+    assert views[A.REVIEW_AGENT].rerouted_to == [A.TICKET_ORCHESTRATOR]
+    assert views[A.TICKET_ORCHESTRATOR].state is NodeState.RUNNING
+
+    back = [*entries[:2], entry(EntryKind.RESOLUTION, A.REVIEW_AGENT, "reviewRequest")]
+    assert node_views(back, status())[A.REVIEW_AGENT].state is NodeState.RUNNING
+
+
+def test_a_closed_run_fails_where_it_stood_or_completes() -> None:
+    entries = [*ran(A.ORCHESTRATOR), entry(EntryKind.INTERRUPT, A.REVIEW_AGENT)]
+    failed = states(node_views(entries, status(waiting=A.REVIEW_AGENT), closed="FAILED"))
+    assert failed[A.REVIEW_AGENT] is NodeState.FAILED
+    assert failed[A.ORCHESTRATOR] is NodeState.DONE
+    done = states(node_views(ran(A.ORCHESTRATOR_COLLECTOR), None, closed="COMPLETED"))
+    assert done[A.ORCHESTRATOR_COLLECTOR] is NodeState.DONE
+
+
+def test_the_picture_lists_dispatched_agents_under_their_dispatch_node() -> None:
+    console = Console(width=120, record=True)
+    console.print(picture(node_views(ran(A.TICKET_DISPATCH, A.TICKET_AGENT), status())))
+    lines = console.export_text().splitlines()
+    names = [n for line in lines for n in re.findall(r"[A-Z_]{6,}", line) if n in A.__members__]
+    assert names.index("TICKET_AGENT") == names.index("TICKET_DISPATCH") + 1
+    assert any("└ N x TICKET_AGENT" in line and "✔ done" in line for line in lines)
+
+
+def test_the_docs_show_the_graph_as_generated() -> None:
+    page = (ROOT / "docs" / "agents.md").read_text()
+    drawn = re.search(r"```mermaid\n(.*?)```", page, re.S)
+    assert drawn is not None, "docs/agents.md has no mermaid picture of the graph"
+    assert drawn.group(1).strip() == mermaid(), (
+        "docs/agents.md's graph differs from app.run_picture.mermaid(): paste its output"
+    )
+
+
+def test_the_mermaid_graph_has_every_agent_and_route() -> None:
+    text = mermaid()
+    for agent, node in NODES.items():
+        assert f'{agent.value}["{agent.value}"]' in text
+        if node.dispatches is not None:
+            assert f"{agent.value} -->|N in parallel| {node.dispatches.value}" in text
+    assert "ORCHESTRATOR_COLLECTOR --> END" in text
+    assert "TICKET_COLLECTOR --> REVIEW_AGENT" in text

@@ -1,0 +1,76 @@
+"""Commands start fast: what ``agents --help`` and ``agents list`` load, checked in a fresh
+interpreter (``python -m bench.cli_startup`` measures the times)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+HEAVY = (
+    "openai",
+    "jinja2",
+    "agent_interrupts.activities.offline_model",
+    "agent_interrupts.activities.llm",
+    "temporalio.worker",
+    "starlette",
+)
+"""Modules a command loads only where it uses them: the model's SDK, the prompts' templates,
+the offline model, the worker, the inbox's web framework."""
+
+
+def loaded_after(argv: list[str]) -> list[str]:
+    """The heavy modules loaded once ``agents ARGV`` is parsed (and for ``--help`` printed)."""
+    script = (
+        "import json, sys\n"
+        "from agent_interrupts import client\n"
+        "argv = json.loads(sys.argv[1])\n"
+        "try:\n"
+        "    client._parser(argv).parse_args(argv)\n"
+        "except SystemExit:\n"
+        "    pass\n"
+        f"print(json.dumps([m for m in {list(HEAVY)!r} if m in sys.modules]))\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", script, json.dumps(argv)],
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=60,
+    )
+    return list(json.loads(done.stdout.splitlines()[-1]))
+
+
+def test_help_loads_none_of_the_heavy_modules() -> None:
+    assert loaded_after(["--help"]) == []
+
+
+def test_list_and_status_parse_without_the_heavy_modules() -> None:
+    assert loaded_after(["list", "--waiting"]) == []
+    assert loaded_after(["status", "some-run"]) == []
+
+
+def test_the_sdk_names_still_import_from_the_client_module() -> None:
+    script = (
+        "from agent_interrupts.client import AgentWorkflowClient, EventRejected\n"
+        "print(AgentWorkflowClient.__module__, EventRejected.__name__)\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, check=True, timeout=60
+    )
+    assert done.stdout.split() == ["agent_interrupts.app.sdk", "EventRejected"]
+
+
+def test_the_list_command_itself_does_not_load_the_worker_or_the_model() -> None:
+    """The modules ``agents list`` imports to run, short of connecting."""
+    script = (
+        "import sys\n"
+        "import agent_interrupts.client\n"
+        "from agent_interrupts.app import render, sdk, stack, connect, config\n"
+        "from agent_interrupts.workflows import visibility\n"
+        f"print(' '.join(m for m in {list(HEAVY)!r} if m in sys.modules))\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, check=True, timeout=60
+    )
+    assert done.stdout.strip() == ""
