@@ -253,6 +253,7 @@ async def _follow(args: argparse.Namespace, session: Session, workflow_id: str) 
             ui_url=session.ui_url,
             quiet=args.json,
             stop_at_question=args.stop_at_question,
+            local_stack=session.stack is not None,
         )
     except StoppedAtQuestion as stop:
         render.console.print(

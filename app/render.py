@@ -119,6 +119,14 @@ def status(info: OrchestratorStatus) -> None:
     _events(info.events[-5:])
 
 
+def event(event: GraphEvent) -> None:
+    """One event of a followed run, as it happens: ``event INFO: ...``."""
+    style = {"WARNING": "yellow", "ERROR": "bold red"}.get(event.kind, "")
+    line = Text(f"  event {event.kind}: ", style=style or "dim")
+    line.append(event.message)
+    console.print(line)
+
+
 def _events(events: list[GraphEvent]) -> None:
     for event in events:
         console.print(Padding(Text(f"{event.kind}: {event.message}"), (0, 0, 0, 2), expand=False))
