@@ -302,6 +302,8 @@ async def _cmd_up(args: argparse.Namespace, settings: TemporalSettings) -> int:
             return 1
     for line in stack.describe():
         render.console.print(line, markup=False, soft_wrap=True)  # each line whole, to paste
+    for warning in await stack.model_warnings():
+        render.errors.print(warning, style="bold yellow", markup=False, soft_wrap=True)
     return 0
 
 

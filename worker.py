@@ -33,6 +33,7 @@ from agent_interrupts.app.config import (
 from agent_interrupts.app.connect import ConnectionProblem, connect
 from agent_interrupts.app.logs import configure_logging
 from agent_interrupts.app.metrics import metrics_address, metrics_runtime
+from agent_interrupts.app.model_check import model_problems
 from agent_interrupts.app.model_context import with_served_context
 from agent_interrupts.app.process_exit import exit_now
 from agent_interrupts.app.stack import HOST, LocalStack, worker_settings
@@ -85,6 +86,8 @@ async def main(argv: list[str]) -> int:
         print(f"error: {err}", file=sys.stderr)
         return 1
     llm = await with_served_context(llm)
+    for problem in await model_problems(llm):
+        print(f"WARNING: {problem}", file=sys.stderr, flush=True)
     uses, _ = worker_settings(os.environ)
     served = f", metrics: http://{metrics_at}/metrics" if metrics_at else ""
     print(

@@ -198,3 +198,22 @@ def test_a_long_call_shows_its_agent_time_and_retries_and_an_accepted_event(
             run.close()
             _stop(worker)
     assert "Traceback" not in run.seen
+
+
+def test_up_refuses_a_base_url_without_a_key_and_warns_of_an_endpoint_that_does_not_answer(
+    fresh_env: dict[str, str],
+) -> None:
+    nowhere = f"http://127.0.0.1:{free_port()}/v1"
+    refused = agents({**fresh_env, "OPENAI_BASE_URL": nowhere}, "up")
+    assert refused.returncode == 1
+    assert "OPENAI_BASE_URL is" in refused.stderr and "OPENAI_API_KEY is unset" in refused.stderr
+    assert agents(fresh_env, "down").returncode == 0
+
+    keyed = {**fresh_env, "OPENAI_BASE_URL": nowhere, "OPENAI_API_KEY": "local"}
+    up = agents(keyed, "up")
+    assert up.returncode == 0, up.stderr
+    warning = f"WARNING: the model endpoint OPENAI_BASE_URL={nowhere} does not answer"
+    assert warning in up.stderr, up.stderr
+    status = agents(fresh_env, "up", "--status")
+    assert f"model gpt-4o-mini at {nowhere}" in status.stdout, status.stdout
+    assert warning in status.stderr, status.stderr
