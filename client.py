@@ -281,6 +281,7 @@ async def _follow(args: argparse.Namespace, session: Session, workflow_id: str) 
             ui_url=session.ui_url,
             quiet=args.json,
             stop_at_question=args.stop_at_question,
+            local_stack=session.stack is not None,
         )
     except StoppedAtQuestion as stop:
         render.console.print(
@@ -334,6 +335,8 @@ async def _cmd_up(args: argparse.Namespace, settings: TemporalSettings) -> int:
             return 1
     for line in stack.describe():
         render.console.print(line, markup=False, soft_wrap=True)  # each line whole, to paste
+    for warning in await stack.model_warnings():
+        render.errors.print(warning, style="bold yellow", markup=False, soft_wrap=True)
     return 0
 
 

@@ -5,7 +5,8 @@ stack of ``AGENTS_STATE_DIR`` when it runs, else 127.0.0.1:``AGENTS_PORT``;
 ``TEMPORAL_NAMESPACE``, ``TEMPORAL_API_KEY``, ``TEMPORAL_TLS_*``, profiles),
 ``TEMPORAL_TASK_QUEUE`` (default ``agents``); OPENAI_API_KEY, OPENAI_BASE_URL, AGENT_MODEL,
 AGENT_MODEL_<AGENT_TYPE>; without OPENAI_API_KEY the offline model answers, shaped by
-OFFLINE_SCENARIO (see README). SIGTERM or Ctrl-C lets running activities finish for up to
+OFFLINE_SCENARIO (see README), and OPENAI_BASE_URL without a key refuses to start. A model the
+endpoint does not list (or an endpoint that does not answer) is a WARNING at start. SIGTERM or Ctrl-C lets running activities finish for up to
 AGENTS_WORKER_DRAIN_SECONDS (default 10) before it stops; a second one stops it at once.
 """
 
@@ -33,6 +34,7 @@ from agent_interrupts.app.config import (
 from agent_interrupts.app.connect import ConnectionProblem, connect
 from agent_interrupts.app.logs import configure_logging
 from agent_interrupts.app.metrics import metrics_address, metrics_runtime
+from agent_interrupts.app.model_check import model_problems
 from agent_interrupts.app.model_context import with_served_context
 from agent_interrupts.app.process_exit import exit_now
 from agent_interrupts.app.stack import HOST, LocalStack, worker_settings
@@ -85,6 +87,8 @@ async def main(argv: list[str]) -> int:
         print(f"error: {err}", file=sys.stderr)
         return 1
     llm = await with_served_context(llm)
+    for problem in await model_problems(llm):
+        print(f"WARNING: {problem}", file=sys.stderr, flush=True)
     uses, _ = worker_settings(os.environ)
     served = f", metrics: http://{metrics_at}/metrics" if metrics_at else ""
     print(

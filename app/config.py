@@ -238,6 +238,12 @@ def llm_settings_from_env(env: Mapping[str, str] = os.environ) -> LlmSettings:
         for agent in AgentType
         if env.get(f"AGENT_MODEL_{agent.value}")
     }
+    if env.get("OPENAI_BASE_URL") and not env.get("OPENAI_API_KEY"):
+        raise ValueError(
+            f"OPENAI_BASE_URL is {env['OPENAI_BASE_URL']} but OPENAI_API_KEY is unset: the offline "
+            "model would answer in place of that endpoint. Set OPENAI_API_KEY (any value, e.g. "
+            "local, for a server that needs no key), or unset OPENAI_BASE_URL for the offline model"
+        )
     return LlmSettings(
         api_key=env.get("OPENAI_API_KEY") or None,
         base_url=env.get("OPENAI_BASE_URL") or None,

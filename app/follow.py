@@ -24,9 +24,10 @@ from agent_interrupts.app.answering import ask
 from agent_interrupts.app.history import entries_since, over_the_limit, too_big
 from agent_interrupts.app.sdk import AgentWorkflowClient, ResolutionRejected, accepted, decisions
 from agent_interrupts.app.terminal_input import LineReader
+from agent_interrupts.app.watch import Ticker
 from agent_interrupts.models.interrupts import ResolvedBy
 from agent_interrupts.models.results import OrchestratorCollectorResult
-from agent_interrupts.models.state import OrchestratorStatus
+from agent_interrupts.models.state import EventKind, OrchestratorStatus
 from agent_interrupts.workflows.interrupt import InterruptWorkflow
 from agent_interrupts.workflows.orchestrator import OrchestratorWorkflow
 
@@ -51,8 +52,11 @@ async def follow(
     ui_url: str | None,
     quiet: bool = False,
     stop_at_question: bool = False,
+    local_stack: bool = True,
 ) -> OrchestratorCollectorResult:
-    """Show progress until the run ends; answer its questions when ``interactive``.
+    """Show progress until the run ends; answer its questions when ``interactive``. Between
+    steps a ``Ticker`` shows the time, the running agents and their retries, and says when no
+    worker polls the run's task queue (``local_stack``: the stack's command starts one).
 
     Raises WorkflowFailureError when the run fails, StoppedAtQuestion when
     ``stop_at_question`` and a question waits.
@@ -61,19 +65,25 @@ async def follow(
     result_task = asyncio.create_task(handle.result())
     progress = render.Progress()
     seen = 0
+    events_seen: int | None = None
     shown: set[str] = set()
     reader = LineReader() if interactive else None
-    said_no_worker = said_failed = False
+    said_failed = False
+    ticker = Ticker(agents.client, workflow_id, agents.task_queue, local_stack, quiet=quiet)
+    ticking = asyncio.create_task(ticker.run())
     try:
         while not result_task.done():
             try:
                 status, pending = await _poll(agents, handle)
+                ticker.status = status
                 if not quiet:
+                    before = seen
                     seen = await _show(progress, agents.client, handle.id, status, seen)
-            except RPCError as err:  # no worker yet, or the run is closing
-                if not said_no_worker and "poller" in err.message and not quiet:
-                    render.note(f"waiting for a worker to answer the status query ({err.message})")
-                    said_no_worker = True
+                    if seen != before:
+                        ticker.restart_clock()
+                    events_seen = _events(status, events_seen)
+            except RPCError:  # no worker yet (the ticker says so), or the run is closing
+                pass
             except WorkflowQueryFailedError as err:  # its handler failed; the result still comes
                 if not said_failed and not quiet:
                     render.note(f"no progress to show: the run's query failed ({err.message})")
@@ -86,8 +96,12 @@ async def follow(
                     raise StoppedAtQuestion(pending)
                 if pending is not None and pending not in shown and not quiet:
                     shown.add(pending)
-                    await answer(agents, pending, reader, ui_url, result_task)
+                    with ticker.paused() if reader is not None else contextlib.nullcontext():
+                        await answer(agents, pending, reader, ui_url, result_task)
             await asyncio.wait({result_task}, timeout=POLL_SECONDS)
+        ticking.cancel()
+        with contextlib.suppress(BaseException):
+            await ticking
         if not quiet:
             with contextlib.suppress(RPCError, WorkflowQueryFailedError):
                 await _show(
@@ -95,6 +109,9 @@ async def follow(
                 )
         return result_task.result()
     finally:
+        ticking.cancel()
+        with contextlib.suppress(BaseException):
+            await ticking
         if reader is not None:
             reader.close()
         if not result_task.done():
@@ -121,6 +138,20 @@ async def _poll(
         return None, next(asking, None)
     pending = status.pending_interrupt
     return status, pending.workflow_id if pending else None
+
+
+def _events(status: OrchestratorStatus | None, seen: int | None) -> int | None:
+    """Print the run's events recorded since the ``seen``-th (None: since none, the first status
+    read: the follower shows what happens from now on); return the count to show from next.
+    Interrupt states are left out: the question and its answer show them."""
+    if status is None:
+        return seen
+    recorded = status.events_recorded
+    if seen is not None and recorded > seen:
+        for event in status.events[-min(recorded - seen, len(status.events)) :]:
+            if event.kind is not EventKind.INTERRUPT_STATUS:
+                render.event(event)
+    return recorded
 
 
 async def _show(

@@ -158,6 +158,14 @@ def _steps(entries: list[HistoryEntry], workflow_id: str) -> None:
         console.print(f"{indent}[cyan]{entry.node_id}[/] [dim]{entry.agent_type}[/] {route}")
 
 
+def event(event: GraphEvent) -> None:
+    """One event of a followed run, as it happens: ``event INFO: ...``."""
+    style = {"WARNING": "yellow", "ERROR": "bold red"}.get(event.kind, "")
+    line = Text(f"  event {event.kind}: ", style=style or "dim")
+    line.append(event.message)
+    console.print(line)
+
+
 def _events(events: list[GraphEvent]) -> None:
     for event in events:
         console.print(Padding(Text(f"{event.kind}: {event.message}"), (0, 0, 0, 2), expand=False))

@@ -37,6 +37,7 @@ from agent_interrupts.app.config import (
     llm_settings_from_env,
     notify_settings_from_env,
 )
+from agent_interrupts.app.model_check import model_problems
 from agent_interrupts.app.process_exit import guard_interpreter_exit
 from agent_interrupts.workflows.visibility import dev_server_args
 
@@ -238,6 +239,20 @@ class LocalStack:
             settings = f"; {info.settings[queue]}" if queue in info.settings else ""
             lines.append(f"worker for queue {queue!r}: pid {pid}, {state}{settings}")
         return lines
+
+    async def model_warnings(self) -> list[str]:
+        """``WARNING: ...`` lines for the model the stack's workers use: settings a worker refuses
+        (a base URL without a key), or an endpoint that does not answer for its model."""
+        if self.info() is None:
+            return []
+        with contextlib.suppress(OSError, ValueError, TypeError):
+            kept = dict(json.loads((self.dir / SETTINGS_FILE).read_text()))
+            try:
+                problems = await model_problems(llm_settings_from_env(kept))
+            except ValueError as err:
+                problems = [f"the workers refuse their settings: {err}"]
+            return [f"WARNING: {problem}" for problem in problems]
+        return []
 
     def notifications_gap(self, queue: str, channels: Sequence[str] | None = None) -> str | None:
         """A warning when the worker of ``queue`` (with ``channels``: an in-process worker's)
