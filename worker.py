@@ -5,9 +5,10 @@ stack of ``AGENTS_STATE_DIR`` when it runs, else 127.0.0.1:``AGENTS_PORT``;
 ``TEMPORAL_NAMESPACE``, ``TEMPORAL_API_KEY``, ``TEMPORAL_TLS_*``, profiles),
 ``TEMPORAL_TASK_QUEUE`` (default ``agents``); OPENAI_API_KEY, OPENAI_BASE_URL, AGENT_MODEL,
 AGENT_MODEL_<AGENT_TYPE>; without OPENAI_API_KEY the offline model answers, shaped by
-OFFLINE_SCENARIO (see README), and OPENAI_BASE_URL without a key refuses to start. A model the
-endpoint does not list (or an endpoint that does not answer) is a WARNING at start. SIGTERM or Ctrl-C lets running activities finish for up to
-AGENTS_WORKER_DRAIN_SECONDS (default 10) before it stops; a second one stops it at once.
+OFFLINE_SCENARIO (docs/models.md), and OPENAI_BASE_URL without a key refuses to start. A model
+the endpoint does not list (or an endpoint that does not answer) is a WARNING at start. SIGTERM or
+Ctrl-C lets running activities finish for up to AGENTS_WORKER_DRAIN_SECONDS (default 10) before it
+stops; a second one stops it at once.
 """
 
 from __future__ import annotations
