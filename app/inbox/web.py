@@ -74,7 +74,7 @@ from agent_interrupts.app.sdk import (
 from agent_interrupts.app.stuck import stuck_ids
 from agent_interrupts.models.errors import describe_validation_error
 from agent_interrupts.models.interrupt_flow import InterruptStatus
-from agent_interrupts.models.resolution_rules import redirect_targets
+from agent_interrupts.models.resolution_rules import redirect_targets, unanswered_parts
 from agent_interrupts.workflows.visibility import create_commands, typed_values
 
 POLL_SECONDS = 1.0
@@ -339,7 +339,11 @@ class Inbox:
             datetime.now(UTC),
             decisions(status.request, resolution),
         )
-        return Outcome(answer=answer, message=accepted(ack.message, status))
+        message = accepted(ack.message, status)
+        later = unanswered_parts(status.request, resolution) if in_parts else {}
+        if later and "asked again" not in message:
+            message += f"; {', '.join(later)} left for later: asked again at once"
+        return Outcome(answer=answer, message=message)
 
     async def _lists(self, filters: Filters = NO_FILTERS) -> dict[str, object]:
         executions, answered, total, stuck = await asyncio.gather(

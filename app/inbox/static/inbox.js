@@ -20,13 +20,14 @@ function banner(text) {
 async function send(form, submitter) {
   const card = form.closest(".card");
   const problem = form.querySelector(".problem");
+  const body = new URLSearchParams(new FormData(form, submitter)); // before the buttons are disabled
   const buttons = form.querySelectorAll("button[type=submit]");
   for (const b of buttons) b.disabled = true;
   problem.textContent = "";
   try {
     const reply = await fetch(form.action, {
       method: "POST",
-      body: new URLSearchParams(new FormData(form, submitter)),
+      body,
       headers: { "X-Inbox-Fetch": "1" },
       credentials: "same-origin",
     });
