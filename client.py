@@ -504,7 +504,13 @@ async def _cmd_inbox(args: argparse.Namespace, settings: TemporalSettings) -> in
     inbox = InboxSettings.from_env(host=args.host, port=args.port, token=args.token)
     with listening(inbox) as sock:
         async with _session(settings) as session:
-            app = create_app(session.agents, inbox, limit=args.limit)
+            app = create_app(
+                session.agents,
+                inbox,
+                limit=args.limit,
+                ui_url=session.ui_url,
+                state_dir=settings.state_dir,
+            )
             render.console.print(
                 f"Inbox: {inbox_link(inbox)}  (Ctrl-C stops it)", markup=False, soft_wrap=True
             )

@@ -13,10 +13,18 @@ from agent_interrupts.models.interrupts import (
     InterruptType,
     OptionKey,
 )
-from agent_interrupts.models.resolution_rules import has_words, recommended_resolution
+from agent_interrupts.models.resolution_rules import (
+    has_words,
+    part_ids,
+    recommended_resolution,
+    untouched_parts,
+)
 
 CHOICE, CUSTOM, CONFIRM, TEXT = "choice.", "custom.", "confirm.", "text"
 STOP, CONTINUE_AT = "stop", "continue_at"
+ONLY, ACCEPT = "only", "accept"
+"""The buttons of a combined question: answer one agent's part alone (its key), and take every
+recommendation and default (``all``)."""
 
 
 def starting_values(
@@ -28,6 +36,21 @@ def starting_values(
     values = {f"{CHOICE}{k}": v.value for k, v in defaults.selected_choices.items()}
     values |= {f"{CONFIRM}{k}": "yes" if v else "no" for k, v in defaults.confirmations.items()}
     return values | dict(submitted or {})
+
+
+def submitted_fields(request: InterruptRequestBase, fields: Mapping[str, str]) -> dict[str, str]:
+    """What a submitted form answers: with **Accept the recommendations**, every recommendation
+    and default (the form's other values set aside); with **Answer KEY alone**, that agent's
+    choices, texts and confirmations only (the other agents' parts are left for later, and free
+    text, a stop or another agent to continue at belong to a whole answer); else the form."""
+    kept = {k: v for k, v in fields.items() if k not in (ONLY, ACCEPT)}
+    if fields.get(ACCEPT) == "all":
+        return starting_values(request)
+    key = fields.get(ONLY, "")
+    if not key or key not in part_ids(request):
+        return kept
+    prefixes = tuple(f"{kind}{key}/" for kind in (CHOICE, CUSTOM, CONFIRM))
+    return {k: v for k, v in kept.items() if k.startswith(prefixes)}
 
 
 def resolution_from_form(fields: Mapping[str, str], origin: AgentType) -> InterruptResolution:
@@ -60,10 +83,13 @@ def _answers(fields: Mapping[str, str]) -> InterruptResolution:
     )
 
 
-def form_problems(request: InterruptRequestBase, fields: Mapping[str, str]) -> list[str]:
+def form_problems(
+    request: InterruptRequestBase, fields: Mapping[str, str], *, in_parts: bool = False
+) -> list[str]:
     """What keeps a submitted form from answering ``request``, in the page's words (its
     choices, boxes and toggles, never the update's JSON names): the inbox's twin of
-    ``agents resolve``'s flag check."""
+    ``agents resolve``'s flag check. ``in_parts``: a combined question's agents whose part the
+    form leaves out wait for a later answer."""
     if has_words(fields.get(STOP, "")):
         return []  # stopping is the whole answer
     problems = [
@@ -75,11 +101,19 @@ def form_problems(request: InterruptRequestBase, fields: Mapping[str, str]) -> l
     text = fields.get(TEXT, "").strip()
     if request.type is InterruptType.PAUSE or has_words(text):
         return problems  # the text decides what the form leaves open
-    open_items = [c.choice_id for c in request.choices if not fields.get(CHOICE + c.choice_id)]
+    given = [k.removeprefix(CHOICE) for k, v in fields.items() if k.startswith(CHOICE) and v]
+    given += [k.removeprefix(CONFIRM) for k, v in fields.items() if k.startswith(CONFIRM) and v]
+    later = untouched_parts(request, given) if in_parts else {}
+    may_wait = {i for ids in later.values() for i in ids}
+    open_items = [
+        c.choice_id
+        for c in request.choices
+        if not fields.get(CHOICE + c.choice_id) and c.choice_id not in may_wait
+    ]
     open_items += [
         i.confirmation_id
         for i in request.confirmation_items
-        if not fields.get(CONFIRM + i.confirmation_id)
+        if not fields.get(CONFIRM + i.confirmation_id) and i.confirmation_id not in may_wait
     ]
     if open_items:
         problems.append(

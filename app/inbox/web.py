@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import hmac
+import logging
 import secrets
 import socket
 from dataclasses import dataclass, replace
@@ -21,24 +22,46 @@ from pydantic import ValidationError
 from starlette.applications import Starlette
 from starlette.middleware import Middleware
 from starlette.requests import Request
-from starlette.responses import FileResponse, HTMLResponse, PlainTextResponse, Response
+from starlette.responses import (
+    FileResponse,
+    HTMLResponse,
+    PlainTextResponse,
+    RedirectResponse,
+    Response,
+)
 from starlette.routing import Route
 from temporalio.service import RPCError
 
 from agent_interrupts.app.config import InboxSettings
 from agent_interrupts.app.inbox.access import Guard
 from agent_interrupts.app.inbox.form import (
+    ACCEPT,
     CHOICE,
     CONFIRM,
     CONTINUE_AT,
     CUSTOM,
+    ONLY,
     STOP,
     TEXT,
     form_problems,
     resolution_from_form,
     starting_values,
+    submitted_fields,
 )
+from agent_interrupts.app.inbox.ignored import FILE_NAME, IgnoredQuestions
 from agent_interrupts.app.inbox.questions import QuestionReader
+from agent_interrupts.app.inbox.view import (
+    KINDS,
+    Filters,
+    age,
+    distinct_agents,
+    distinct_runs,
+    fan_out,
+    iso,
+    markdown,
+    ui_link,
+    untagged,
+)
 from agent_interrupts.app.sdk import (
     QUESTION_QUERY_TIMEOUT,
     AgentWorkflowClient,
@@ -51,7 +74,7 @@ from agent_interrupts.app.sdk import (
 from agent_interrupts.app.stuck import stuck_ids
 from agent_interrupts.models.errors import describe_validation_error
 from agent_interrupts.models.interrupt_flow import InterruptStatus
-from agent_interrupts.models.resolution_rules import redirect_targets
+from agent_interrupts.models.resolution_rules import redirect_targets, unanswered_parts
 from agent_interrupts.workflows.visibility import create_commands, typed_values
 
 POLL_SECONDS = 1.0
@@ -68,6 +91,11 @@ STATIC = Path(__file__).parent / "static"
 ANY_ADDRESS = frozenset({"0.0.0.0", "::", ""})
 """Bind addresses that mean every address of this machine: no browser opens them."""
 
+log = logging.getLogger("agents.inbox")
+NO_FILTERS = Filters()
+UNREACHABLE = (RPCError, RuntimeError, OSError, TimeoutError)
+"""What a Temporal call raises when the server is away or does not answer: a banner, not a 500."""
+
 
 @dataclass(frozen=True)
 class Outcome:
@@ -80,16 +108,25 @@ class Outcome:
 
 
 def create_app(
-    agents: AgentWorkflowClient, settings: InboxSettings, *, limit: int = 100
+    agents: AgentWorkflowClient,
+    settings: InboxSettings,
+    *,
+    limit: int = 100,
+    ui_url: str | None = None,
+    state_dir: Path | None = None,
 ) -> Starlette:
-    """The inbox as an ASGI app; ``limit`` bounds the waiting questions listed."""
-    inbox = Inbox(agents, limit)
+    """The inbox as an ASGI app; ``limit`` bounds the waiting questions listed; ``ui_url`` is
+    the Temporal UI the questions link to; the ignored questions are kept under ``state_dir``
+    (for this process only without one)."""
+    ignored = IgnoredQuestions(state_dir / FILE_NAME if state_dir else None)
+    inbox = Inbox(agents, limit, ui_url, ignored)
     return Starlette(
         routes=[
             Route("/", inbox.page),
             Route("/questions", inbox.questions),
             Route("/cards", inbox.cards),
             Route("/answer", inbox.answer, methods=["POST"]),
+            Route("/ignore", inbox.ignore, methods=["POST"]),
             Route("/static/{name}", _static),
         ],
         middleware=[Middleware(Guard, settings=settings)],
@@ -131,9 +168,18 @@ async def serve(app: Starlette, sock: socket.socket) -> None:
 class Inbox:
     """The handlers; answers of closed questions are kept (they never change)."""
 
-    def __init__(self, agents: AgentWorkflowClient, limit: int) -> None:
+    def __init__(
+        self,
+        agents: AgentWorkflowClient,
+        limit: int,
+        ui_url: str | None = None,
+        ignored: IgnoredQuestions | None = None,
+    ) -> None:
         self.agents = agents
         self.limit = limit
+        self.ignored = ignored or IgnoredQuestions(None)
+        self.away: str | None = None
+        """Why Temporal did not answer the last refresh (logged once per outage), else None."""
         self.reader = QuestionReader(agents, QUESTION_QUERY_TIMEOUT)
         self.shown: dict[str, WaitingQuestion] = {}
         """The waiting questions of the last refresh, by id, for ``/cards``."""
@@ -149,6 +195,14 @@ class Inbox:
             starting_values=starting_values,
             when=_when,
             redirect_targets=redirect_targets,
+            markdown=markdown,
+            fan_out=fan_out,
+            untagged=untagged,
+            age=lambda moment: age(moment, datetime.now(UTC)),
+            iso=iso,
+            kinds=KINDS,
+            ui=lambda workflow_id: ui_link(ui_url, agents.client.namespace, workflow_id),
+            ignored_record=self.ignored.records.get,
             field=dict(
                 choice=CHOICE,
                 custom=CUSTOM,
@@ -156,40 +210,59 @@ class Inbox:
                 text=TEXT,
                 stop=STOP,
                 continue_at=CONTINUE_AT,
+                only=ONLY,
+                accept=ACCEPT,
             ),
             csrf=self.csrf,
             poll_ms=int(POLL_SECONDS * 1000),
         )
 
     async def page(self, request: Request) -> Response:
+        """The whole page: filters, the compact list, the answered questions. When Temporal
+        cannot list the questions: the same page with a banner saying why (503), never an error."""
+        filters = Filters.from_query(request.query_params)
+        context = {"filters": filters, "trouble": ""}
         try:
-            return self._html("page.html", {**await self._lists(), "trouble": ""})
-        except RPCError as err:
-            empty = {"waiting": [], "more": 0, "answered": [], "stubs": False}
-            return self._html("page.html", {**empty, "trouble": await self._trouble(err)}, 503)
+            lists = await self._lists(filters)
+        except UNREACHABLE as err:
+            trouble = await self._trouble(err)
+            return self._html("page.html", {**_EMPTY, "filters": filters, "trouble": trouble}, 503)
+        return self._html("page.html", {**context, **lists})
 
     async def questions(self, request: Request) -> Response:
         """The lists, each waiting question as a stub (its id, whether it is read): an open page
         fetches ``/cards`` for the ones it lacks, so a refresh stays small however many wait.
         When Temporal cannot list them: one line saying why, which the page shows (503)."""
+        filters = Filters.from_query(request.query_params)
         try:
-            return self._html("lists.html", {**await self._lists(), "stubs": True})
-        except RPCError as err:
+            lists = await self._lists(filters)
+        except UNREACHABLE as err:
             return PlainTextResponse(await self._trouble(err) + "\n", 503)
+        return self._html("lists.html", {**lists, "filters": filters, "stubs": True})
 
-    async def _trouble(self, err: RPCError) -> str:
+    async def _trouble(self, err: BaseException) -> str:
         """Why the questions cannot be listed, and what to do: the search attributes to create,
-        or the server that does not answer (the page keeps trying)."""
-        missing = await self.agents.search_attributes_missing()
+        or the server that does not answer (the page keeps trying). The first refresh of an
+        outage logs one line; later ones log nothing."""
+        message = err.message if isinstance(err, RPCError) else f"{type(err).__name__}: {err}"
+        try:
+            missing = await self.agents.search_attributes_missing()
+        except UNREACHABLE:  # the server is away: said below
+            missing = []
         namespace = self.agents.client.namespace
-        if missing and "search attribute" in err.message:
+        if missing and "search attribute" in message:
             return (
                 f"the namespace {namespace} lacks the search attributes {', '.join(missing)}; "
                 "create them: " + " && ".join(create_commands(namespace))
             )
         where = self.agents.client.service_client.config.target_host
+        if self.away is None:
+            log.warning(
+                "Temporal at %s does not answer (%s); the inbox keeps trying", where, message
+            )
+        self.away = message
         return (
-            f"Temporal at {where} did not list the questions ({err.message}); this page tries "
+            f"Temporal at {where} did not list the questions ({message}); this page tries "
             f"again every {POLL_SECONDS:g} s"
         )
 
@@ -211,7 +284,7 @@ class Inbox:
             status = await self.agents.interrupt_status(interrupt_id, QUESTION_QUERY_TIMEOUT)
         except RPCError as err:
             return PlainTextResponse(f"cannot read {interrupt_id}: {err.message}\n", 404)
-        outcome = await self._send(status, fields)
+        outcome = await self._send(status, submitted_fields(status.request, fields))
         context = {
             "q": WaitingQuestion(interrupt_id, status.origin.value, None, status),
             "outcome": outcome,
@@ -220,9 +293,33 @@ class Inbox:
         name = "card.html" if FETCH_HEADER in request.headers else "answered.html"
         return self._html(name, context, 422 if outcome.problem else 200)
 
+    async def ignore(self, request: Request) -> Response:
+        """Ignore a question (with the reason, recorded in this inbox) or show it again."""
+        fields = await _form(request)
+        if fields is None or not hmac.compare_digest(
+            fields.get("csrf", "").encode(), self.csrf.encode()
+        ):
+            return PlainTextResponse("refused: this form is not from this inbox; reload it\n", 403)
+        interrupt_id = fields.get("interrupt", "")
+        if fields.get("restore"):
+            self.ignored.restore(interrupt_id)
+            message = f"{interrupt_id} is listed again"
+        else:
+            try:
+                self.ignored.ignore(
+                    interrupt_id, fields.get("reason", ""), self.agents.client.identity
+                )
+            except ValueError as err:
+                return PlainTextResponse(f"{err}\n", 422)
+            message = f"{interrupt_id} is ignored in this inbox; it still waits in Temporal"
+        if FETCH_HEADER in request.headers:
+            return PlainTextResponse(message + "\n")
+        return RedirectResponse("/", status_code=303)
+
     async def _send(self, status: InterruptStatus, fields: dict[str, str]) -> Outcome:
         """Answer through the validated update; a refusal is one line."""
-        if problems := form_problems(status.request, fields):
+        in_parts = status.answers_in_parts
+        if problems := form_problems(status.request, fields, in_parts=in_parts):
             return Outcome(problem="; ".join(problems))
         try:
             resolution = resolution_from_form(fields, status.origin)
@@ -242,9 +339,13 @@ class Inbox:
             datetime.now(UTC),
             decisions(status.request, resolution),
         )
-        return Outcome(answer=answer, message=accepted(ack.message, status))
+        message = accepted(ack.message, status)
+        later = unanswered_parts(status.request, resolution) if in_parts else {}
+        if later and "asked again" not in message:
+            message += f"; {', '.join(later)} left for later: asked again at once"
+        return Outcome(answer=answer, message=message)
 
-    async def _lists(self) -> dict[str, object]:
+    async def _lists(self, filters: Filters = NO_FILTERS) -> dict[str, object]:
         executions, answered, total, stuck = await asyncio.gather(
             self.agents.waiting_executions(self.limit),
             self.agents.answered(ANSWERS_SHOWN),
@@ -255,17 +356,32 @@ class Inbox:
             replace(q, problem=stuck.get(q.interrupt_id) or stuck.get(q.run_id))
             for q in await self.reader.questions(executions)
         ]
+        if self.away is not None:
+            log.warning("Temporal answers again; the inbox lists the questions")
+            self.away = None
         self.shown = {q.interrupt_id: q for q in waiting}
         more = total - len(waiting)
+        if more <= 0:
+            self.ignored.forget_except(set(self.shown))
+        ignored = [q for q in waiting if q.interrupt_id in self.ignored.records]
+        listed = [
+            q
+            for q in waiting
+            if filters.keeps(q) and (filters.ignored or q.interrupt_id not in self.ignored.records)
+        ]
         unknown = [(i, closed) for i, closed in answered if i not in self.answers]
         found = await asyncio.gather(*(self._answer(*row) for row in unknown))
         known = self.answers | {a.interrupt_id: a for a in found if a is not None}
         self.answers = {i: known[i] for i, _ in answered if i in known}
         return {
-            "waiting": waiting,
+            "waiting": listed,
             "more": max(more, 0),
             "answered": list(self.answers.values()),
             "stubs": False,
+            "ignored": len(ignored),
+            "hidden": len(waiting) - len(listed),
+            "runs": distinct_runs(waiting),
+            "agents": distinct_agents(waiting),
         }
 
     async def _answer(self, interrupt_id: str, closed: datetime | None) -> Answer | None:
@@ -278,6 +394,18 @@ class Inbox:
 
     def _html(self, name: str, context: dict[str, object], status: int = 200) -> Response:
         return HTMLResponse(self.templates.get_template(name).render(**context), status)
+
+
+_EMPTY: dict[str, object] = {
+    "waiting": [],
+    "more": 0,
+    "answered": [],
+    "stubs": False,
+    "ignored": 0,
+    "hidden": 0,
+    "runs": [],
+    "agents": [],
+}
 
 
 async def _form(request: Request) -> dict[str, str] | None:

@@ -208,7 +208,7 @@ class QueriedIds(Interceptor):
 
 
 def stub_of(lists: str, interrupt_id: str) -> str | None:
-    found = re.search(rf'<article class="([^"]*)" id="q-{re.escape(interrupt_id)}"', lists)
+    found = re.search(rf'<details class="([^"]*)" id="q-{re.escape(interrupt_id)}"', lists)
     return found[1] if found else None
 
 
@@ -231,7 +231,7 @@ async def test_questions_are_read_once_and_a_refresh_sends_stubs_the_page_fills_
                         lists = (await http.get("/questions")).text
                         if all(stub_of(lists, i) == "card stub" for i in mine):
                             cards = (await http.get("/cards", params={"id": mine})).text
-                            if cards.count('<p class="reason">Which cache?</p>') == 2:
+                            if cards.count('<div class="reason md"><p>Which cache?</p>') == 2:
                                 break
                         await asyncio.sleep(0.2)
                 assert "<form" not in lists.split('id="answered"')[0], "stubs only"

@@ -17,15 +17,22 @@ from pathlib import Path
 import pytest
 from playwright.async_api import async_playwright
 from temporalio.client import Client
+from temporalio.contrib.pydantic import pydantic_data_converter
+from temporalio.testing import WorkflowEnvironment
 
 from agent_interrupts.activities.llm import LlmSettings
+from agent_interrupts.activities.offline_model import OfflineScenario
+from agent_interrupts.app.binaries import temporal_cli
+from agent_interrupts.app.inbox.ignored import FILE_NAME
 from agent_interrupts.app.sdk import AgentWorkflowClient
 from agent_interrupts.app.worker_setup import build_worker
 from agent_interrupts.models.interrupt_flow import InterruptOutcome
 from agent_interrupts.models.interrupts import InterruptResolution, OptionKey
+from agent_interrupts.workflows.visibility import dev_server_args
 from tests.cli.support import free_port
 from tests.support.cli import ROOT, client_env
 from tests.support.inbox import HOSTILE, TOKEN, start_question
+from tests.support.interrupts import start
 
 CHROMIUM = Path("/usr/bin/chromium")
 FLAGS = [
@@ -46,8 +53,9 @@ pytestmark = pytest.mark.skipif(
 
 
 @asynccontextmanager
-async def inbox_cli(client: Client) -> AsyncIterator[str]:
-    """``agents inbox --port P --token T`` against the test server; yields the printed link."""
+async def inbox_cli(client: Client, stderr: list[str] | None = None) -> AsyncIterator[str]:
+    """``agents inbox --port P --token T`` against the test server; yields the printed link;
+    what it wrote to stderr is added to ``stderr``."""
     args = ["inbox", "--port", str(free_port()), "--token", TOKEN]
     process = subprocess.Popen(
         [sys.executable, str(ROOT / "client.py"), *args],
@@ -69,7 +77,10 @@ async def inbox_cli(client: Client) -> AsyncIterator[str]:
         finally:
             process.kill()
     assert process.stderr is not None
-    assert "Traceback" not in process.stderr.read()
+    written = process.stderr.read()
+    if stderr is not None:
+        stderr.append(written)
+    assert "Traceback" not in written
 
 
 def card(interrupt_id: str) -> str:
@@ -103,17 +114,18 @@ async def test_a_person_answers_in_chromium(
             assert page.url.endswith("/"), "the token moved into a cookie"
             mine = card(clicked)
             await page.wait_for_selector(mine, timeout=WAIT_MS)
-            reason = page.locator(f"{mine} p.reason")
-            assert await reason.text_content() == HOSTILE, "the script is text"
+            await page.locator(f"{mine} > summary").click()  # the line opens the question
+            reason = page.locator(f"{mine} div.reason")
+            assert (await reason.text_content() or "").strip() == HOSTILE, "the script is text"
 
             await page.locator(f"{mine} label.option", has_text="your own approach").click()
-            await page.locator(f"{mine} button[type=submit]").click()
-            problem = page.locator(f"{mine} p.problem")
+            await page.locator(f"{mine} button.send").click()
+            problem = page.locator(f"{mine} form.answer p.problem")
             await problem.filter(has_text="CUSTOM").wait_for(timeout=WAIT_MS)
             assert "Traceback" not in (await problem.text_content() or "")
 
             await page.locator(f"{mine} label.option", has_text="in memory").click()
-            await page.locator(f"{mine} button[type=submit]").click()
+            await page.locator(f"{mine} button.send").click()
             answered = page.locator(f"{mine}.answered")
             await answered.wait_for(timeout=WAIT_MS)
             assert "in memory" in (await answered.text_content() or "")
@@ -126,8 +138,8 @@ async def test_a_person_answers_in_chromium(
             await page.wait_for_selector(card(elsewhere), state="detached", timeout=WAIT_MS)
 
             late = await start_question(client, task_queue, arrived, reason="Which queue?")
-            await page.locator(f"{card(arrived)} p.reason", has_text="Which queue?").wait_for(
-                timeout=WAIT_MS
+            await page.locator(f"{card(arrived)} div.reason", has_text="Which queue?").wait_for(
+                state="attached", timeout=WAIT_MS
             )  # listed as a stub by the refresh, then fetched whole from /cards
             assert await page.locator(f"{card(arrived)} form.answer").count() == 1
             assert dialogs == [], "no script of the question ran"
@@ -137,3 +149,145 @@ async def test_a_person_answers_in_chromium(
         assert outcome.resolution.selected_choices == {"cache": OptionKey.A}
         await second.result()
         await late.terminate("test over")
+
+
+MARKDOWN = "**Pick one.** <img src=x onerror=alert(3)> " + HOSTILE
+"""A model-written reason with markdown, an image that runs code, a script and a bad link."""
+
+
+async def test_a_person_works_through_the_list_filters_ignores_and_a_fan_out_in_chromium(
+    client: Client, task_queue: str, workflow_id: str
+) -> None:
+    """One line per question; filters by run, kind and words; ignoring with a reason (kept
+    under the state dir); markdown shown safe; a combined question of three agents answered one
+    agent alone, then the rest with the recommendations."""
+    scenario = OfflineScenario.parse(
+        "fanout=3;interrupt=TICKET_AGENT#1,TICKET_AGENT#2,TICKET_AGENT#3"
+    )
+    single = f"solo-{workflow_id[3:]}-interrupt-1"  # a run id the run filter tells apart
+    async with (
+        build_worker(client, task_queue, LlmSettings(), scenario=scenario),
+        inbox_cli(client) as link,
+        async_playwright() as playwright,
+    ):
+        simple = await start_question(client, task_queue, single, reason=MARKDOWN)
+        run = await start(client, task_queue, workflow_id, question_gather_seconds=10)
+        browser = await playwright.chromium.launch(
+            executable_path=str(CHROMIUM), args=FLAGS, headless=True
+        )
+        try:
+            page = await browser.new_page()
+            dialogs: list[str] = []
+            page.on("dialog", lambda dialog: dialogs.append(dialog.message))
+            await page.goto(link)
+            fan_out = page.locator("details.card", has_text="ticket-agent-1").filter(
+                has=page.locator(f'summary .run:text-is("{workflow_id}")')
+            )
+            await fan_out.wait_for(timeout=90_000)
+            line = await fan_out.locator("summary.line").text_content() or ""
+            assert workflow_id in line and "TICKET_DISPATCH" in line and "ago" in line, line
+            assert not await fan_out.get_attribute("open"), "a line until opened"
+
+            # filters: by run, by kind, by words
+            mine = card(single)
+            await page.fill("#filters input[name=run]", workflow_id)
+            await page.wait_for_selector(mine, state="detached", timeout=WAIT_MS)
+            assert await fan_out.count() == 1
+            assert "run=" in page.url, "the filters live in the address"
+            await page.fill("#filters input[name=run]", "")
+            await page.wait_for_selector(mine, state="attached", timeout=WAIT_MS)
+            await page.select_option("#filters select[name=kind]", "PAUSE")
+            await page.wait_for_selector(mine, state="detached", timeout=WAIT_MS)
+            await page.locator("#none-waiting", has_text="No question matches").wait_for()
+            await page.select_option("#filters select[name=kind]", "")
+            await page.fill("#filters input[name=q]", "the docs")
+            await page.wait_for_selector(mine, state="attached", timeout=WAIT_MS)
+            await fan_out.wait_for(state="detached", timeout=WAIT_MS)
+            await page.fill("#filters input[name=q]", "")
+            await fan_out.wait_for(timeout=WAIT_MS)
+
+            # markdown, sanitized: emphasis renders, no tag of the model's becomes HTML
+            await page.locator(f"{mine} > summary").click()
+            reason = page.locator(f"{mine} div.reason")
+            assert await reason.locator("strong").text_content() == "Pick one."
+            assert await reason.locator("img, script, a").count() == 0
+            assert "<img src=x onerror=alert(3)>" in (await reason.text_content() or "")
+
+            # ignore, with a reason: the line leaves, is counted, and comes back on asking
+            await page.fill(f"{mine} form.ignore input[name=reason]", "a test question")
+            await page.locator(f"{mine} form.ignore button").click()
+            await page.wait_for_selector(mine, state="detached", timeout=WAIT_MS)
+            await page.locator("#ignored-count", has_text="1 ignored question").wait_for()
+            kept = Path(os.environ["AGENTS_STATE_DIR"]) / FILE_NAME
+            assert "a test question" in kept.read_text()
+            await page.check("#filters input[name=ignored]")
+            note = page.locator(f"{mine} .ignored-note")
+            await note.wait_for(state="attached", timeout=WAIT_MS)
+            assert "a test question" in (await note.text_content() or "")
+            await page.uncheck("#filters input[name=ignored]")
+            await page.wait_for_selector(mine, state="detached", timeout=WAIT_MS)
+
+            # the fan-out: reason shared once, one part per agent; one agent answered alone
+            await fan_out.locator("summary.line").click()
+            first_id = await fan_out.get_attribute("data-id")
+            parts = fan_out.locator("fieldset.part")
+            assert await parts.count() == 3
+            assert "3 TICKET_AGENT agents need a decision" in (
+                await fan_out.locator(".heading").text_content() or ""
+            )
+            await fan_out.locator("button.part-only", has_text="ticket-agent-1").click()
+            done = page.locator(f"{card(first_id or '')}.answered")
+            await done.wait_for(timeout=WAIT_MS)
+            assert "ticket-agent-2" in (await done.locator(".ack").text_content() or "")
+            rest = page.locator("details.card:not(.answered)").filter(
+                has=page.locator(f'summary .run:text-is("{workflow_id}")')
+            )
+            await rest.wait_for(timeout=WAIT_MS)  # the other two, asked again at once
+            await rest.locator("summary.line").click()
+            assert await rest.locator("fieldset.part").count() == 2
+            rest_id = await rest.get_attribute("data-id") or ""
+            await rest.locator("button.accept").click()
+            await page.locator(f"{card(rest_id)}.answered .result").wait_for(timeout=WAIT_MS)
+            await asyncio.wait_for(run.result(), 90)
+            assert dialogs == [], "no script of a question ran"
+        finally:
+            await browser.close()
+            await simple.terminate("test over")
+
+
+async def test_the_page_shows_a_banner_when_temporal_goes_away() -> None:
+    """The dev server this test started stops: the open page shows the banner at its next
+    refresh, a reload is a page with the banner (503), and the inbox logs one line."""
+    stderr: list[str] = []
+    environment = await WorkflowEnvironment.start_local(
+        dev_server_existing_path=temporal_cli(),
+        data_converter=pydantic_data_converter,
+        dev_server_extra_args=dev_server_args(),
+    )
+    async with (
+        environment,
+        inbox_cli(environment.client, stderr) as link,
+        async_playwright() as playwright,
+    ):
+        browser = await playwright.chromium.launch(
+            executable_path=str(CHROMIUM), args=FLAGS, headless=True
+        )
+        try:
+            page = await browser.new_page()
+            first = await page.goto(link)
+            assert first is not None and first.status == 200
+            assert await page.locator("#trouble").is_hidden()
+            await environment.shutdown()
+            banner = page.locator("#trouble", has_text="did not list the questions")
+            await banner.wait_for(timeout=WAIT_MS)
+            await page.wait_for_timeout(3_000)  # a few refreshes of an outage
+            reloaded = await page.reload()
+            assert reloaded is not None and reloaded.status == 503
+            assert await page.locator("#trouble").is_visible()
+            body = await page.locator("body").text_content() or ""
+            assert "Internal Server Error" not in body and "Traceback" not in body
+        finally:
+            await browser.close()
+    (written,) = stderr
+    said = [line for line in written.splitlines() if "does not answer" in line]
+    assert len(said) == 1, written
