@@ -50,6 +50,7 @@ from agent_interrupts.app.export import Format, Kind
 from agent_interrupts.app.follow import StoppedAtQuestion, answer, follow
 from agent_interrupts.app.lineage_records import check_file
 from agent_interrupts.app.logs import configure_logging
+from agent_interrupts.app.people import person_name
 from agent_interrupts.app.process_exit import exit_now
 from agent_interrupts.app.sdk import (
     AgentWorkflowClient,
@@ -245,6 +246,7 @@ async def _already_started(args: argparse.Namespace, session: Session) -> int:
 
 async def _follow(args: argparse.Namespace, session: Session, workflow_id: str) -> int:
     """Follow to the end; Ctrl-C stops following only."""
+    session.agents.person = person_name(args.as_name)
     try:
         result = await follow(
             session.agents,
@@ -384,9 +386,19 @@ async def _cmd_status(args: argparse.Namespace, settings: TemporalSettings) -> i
     return 0
 
 
+def _as_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--as",
+        dest="as_name",
+        metavar="NAME",
+        help="the name your answers carry (default: AGENTS_USER, else your login name)",
+    )
+
+
 async def _cmd_resolve(args: argparse.Namespace, settings: TemporalSettings) -> int:
     async with _session(settings, args.interrupt_id) as session:
         agents = session.agents
+        agents.person = person_name(args.as_name)
         answers_given = bool(
             args.choice or args.custom or args.confirm or args.text or args.stop
         ) or bool(args.continue_at)
@@ -611,6 +623,7 @@ def _parser() -> argparse.ArgumentParser:
             help="never ask in the terminal; answer with `agents resolve` or the Temporal UI",
         )
         p.add_argument("--json", action="store_true", help="print only the raw final result")
+        _as_option(p)
         p.add_argument(
             "--stop-at-question",
             action="store_true",
@@ -673,6 +686,7 @@ def _parser() -> argparse.ArgumentParser:
     )
     resolve.add_argument("--show", action="store_true", help="print the question first")
     resolve.add_argument("--no-input", action="store_true", help="never ask in the terminal")
+    _as_option(resolve)
 
     agents = [a.value for a in AgentType]
     interrupt = command(

@@ -39,6 +39,7 @@ from agent_interrupts.app.inbox.form import (
     starting_values,
 )
 from agent_interrupts.app.inbox.questions import QuestionReader
+from agent_interrupts.app.people import person_name
 from agent_interrupts.app.sdk import (
     QUESTION_QUERY_TIMEOUT,
     AgentWorkflowClient,
@@ -211,7 +212,7 @@ class Inbox:
             status = await self.agents.interrupt_status(interrupt_id, QUESTION_QUERY_TIMEOUT)
         except RPCError as err:
             return PlainTextResponse(f"cannot read {interrupt_id}: {err.message}\n", 404)
-        outcome = await self._send(status, fields)
+        outcome = await self._send(status, fields, getattr(request.state, "person", None))
         context = {
             "q": WaitingQuestion(interrupt_id, status.origin.value, None, status),
             "outcome": outcome,
@@ -220,20 +221,24 @@ class Inbox:
         name = "card.html" if FETCH_HEADER in request.headers else "answered.html"
         return self._html(name, context, 422 if outcome.problem else 200)
 
-    async def _send(self, status: InterruptStatus, fields: dict[str, str]) -> Outcome:
-        """Answer through the validated update; a refusal is one line."""
+    async def _send(
+        self, status: InterruptStatus, fields: dict[str, str], person: str | None
+    ) -> Outcome:
+        """Answer through the validated update, signed with ``person`` (``access.Guard``
+        names them); a refusal is one line."""
         if problems := form_problems(status.request, fields):
             return Outcome(problem="; ".join(problems))
         try:
             resolution = resolution_from_form(fields, status.origin)
-            ack = await self.agents.resolve(status.workflow_id, resolution)
+            person = person or person_name()
+            ack = await self.agents.resolve(status.workflow_id, resolution, answered_by=person)
         except ValidationError as err:
             return Outcome(problem=describe_validation_error(err))
         except (ValueError, ResolutionRejected) as err:
             return Outcome(problem=str(err))
         except RPCError as err:
             return Outcome(problem=f"Temporal said: {err.message}")
-        who = f"{self.agents.client.identity} (update resolve_validated), in this inbox"
+        who = f"{person or 'a person'}, in this inbox"
         answer = Answer(
             status.workflow_id,
             status.origin.value,
