@@ -271,8 +271,10 @@ async def _follow(args: argparse.Namespace, session: Session, workflow_id: str) 
 
     from agent_interrupts.app import render
     from agent_interrupts.app.follow import StoppedAtQuestion, follow
+    from agent_interrupts.app.people import person_name
     from agent_interrupts.models.errors import failure_message
 
+    session.agents.person = person_name(args.as_name)
     try:
         result = await follow(
             session.agents,
@@ -432,6 +434,15 @@ async def _cmd_status(args: argparse.Namespace, settings: TemporalSettings) -> i
     return 0
 
 
+def _as_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--as",
+        dest="as_name",
+        metavar="NAME",
+        help="the name your answers carry (default: AGENTS_USER, else your login name)",
+    )
+
+
 async def _cmd_resolve(args: argparse.Namespace, settings: TemporalSettings) -> int:
     from agent_interrupts.app import render
     from agent_interrupts.app.answering import (
@@ -441,11 +452,13 @@ async def _cmd_resolve(args: argparse.Namespace, settings: TemporalSettings) -> 
         with_continue_at,
     )
     from agent_interrupts.app.follow import answer
+    from agent_interrupts.app.people import person_name
     from agent_interrupts.app.sdk import ResolutionRejected, accepted
     from agent_interrupts.app.terminal_input import LineReader
 
     async with _session(settings, args.interrupt_id) as session:
         agents = session.agents
+        agents.person = person_name(args.as_name)
         answers_given = bool(
             args.choice or args.custom or args.confirm or args.text or args.stop
         ) or bool(args.continue_at)
@@ -757,6 +770,7 @@ def _follow_options(p: argparse.ArgumentParser) -> None:
         help="never ask in the terminal; answer with `agents resolve` or the Temporal UI",
     )
     p.add_argument("--json", action="store_true", help="print only the raw final result")
+    _as_option(p)
     p.add_argument(
         "--stop-at-question",
         action="store_true",
@@ -802,6 +816,7 @@ def _resolve_options(resolve: argparse.ArgumentParser) -> None:
     )
     resolve.add_argument("--show", action="store_true", help="print the question first")
     resolve.add_argument("--no-input", action="store_true", help="never ask in the terminal")
+    _as_option(resolve)
 
 
 def _interrupt_options(interrupt: argparse.ArgumentParser) -> None:

@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 import httpx2
 
 from agent_interrupts.models.errors import NotificationFailed, NotificationRefused
+from agent_interrupts.models.interrupts import answerer
 from agent_interrupts.models.limits import clip
 from agent_interrupts.models.notifications import NoticeKind, NotificationPayload
 
@@ -194,7 +195,7 @@ def headline(payload: NotificationPayload) -> str:
         case NoticeKind.ESCALATED:
             return f"Nobody answered {origin} in time; a reviewing LLM answers now: {reason}"
         case NoticeKind.RESOLVED:
-            by = payload.resolution.resolved_by if payload.resolution else "?"
+            by = answerer(payload.resolution) if payload.resolution else "?"
             return f"Answered (by {by}): {origin} asked: {reason}"
         case NoticeKind.TIMED_OUT:
             return f"Nobody answered {origin} by the deadline; the run fails: {reason}"
@@ -222,7 +223,7 @@ def detail_lines(payload: NotificationPayload) -> list[str]:
     if payload.resolution is not None:
         answer = payload.resolution
         chosen = ", ".join(f"{k}={v}" for k, v in answer.selected_choices.items()) or "—"
-        lines += ["", f"Answered by {answer.resolved_by}: {chosen}"]
+        lines += ["", f"Answered by {answerer(answer)}: {chosen}"]
     if payload.deadline is not None and payload.kind is not NoticeKind.RESOLVED:
         lines += [
             "",

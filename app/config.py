@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import ipaddress
 import os
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import timedelta
@@ -18,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 from temporalio.envconfig import ClientConfigProfile
 
+from agent_interrupts.app.people import checked_name, person_name
 from agent_interrupts.models.agent_types import AgentType
 from agent_interrupts.models.policies import (
     LLM_ENDPOINT_ATTEMPTS,
@@ -133,6 +135,19 @@ class InboxSettings:
     host: str = DEFAULT_INBOX_HOST
     port: int = DEFAULT_INBOX_PORT
     token: str | None = field(default=None, repr=False)
+    """The one token of everyone (its answers carry ``person``); None: none, or named ones."""
+    people: Mapping[str, str] = field(default_factory=dict, repr=False)
+    """Named tokens: token -> the name of the person it belongs to (``NAME=TOKEN`` pairs)."""
+    user_header: str | None = None
+    """The header an authenticating proxy in front of the inbox sets to the person's name
+    (``AGENTS_INBOX_USER_HEADER``); trusted only when set."""
+    person: str | None = None
+    """The name of answers that no named token or header names: the inbox's own
+    ``AGENTS_USER``, else the login name of whoever started it."""
+
+    @property
+    def needs_token(self) -> bool:
+        return self.token is not None or bool(self.people)
 
     @classmethod
     def from_env(
@@ -143,26 +158,68 @@ class InboxSettings:
         port: int | None = None,
         token: str | None = None,
     ) -> InboxSettings:
-        """Flags first, then ``AGENTS_INBOX_PORT`` and ``AGENTS_INBOX_TOKEN``.
+        """Flags first, then ``AGENTS_INBOX_PORT``, ``AGENTS_INBOX_TOKEN`` (one token, or
+        ``NAME=TOKEN`` pairs separated by commas) and ``AGENTS_INBOX_USER_HEADER``.
 
         Raises ValueError naming the flag for a bind off loopback without a token (anyone who
         reaches the port could answer) and for a token too short to guess at.
         """
         host = host or DEFAULT_INBOX_HOST
-        token = token or env.get("AGENTS_INBOX_TOKEN") or None
-        if token is None and not is_loopback(host):
+        plain, people = inbox_tokens(token or env.get("AGENTS_INBOX_TOKEN") or "")
+        if plain is None and not people and not is_loopback(host):
             raise ValueError(
                 f"--host {host} is not a loopback address: give --token (or set "
                 "AGENTS_INBOX_TOKEN) so that only people with the link can answer"
             )
-        if token is not None and len(token) < MIN_INBOX_TOKEN_CHARS:
+        if port is not None and not 0 < port < 65536:
+            raise ValueError(f"--port {port} is not a port number (1-65535)")
+        header = env.get("AGENTS_INBOX_USER_HEADER", "").strip() or None
+        if header is not None and not _HEADER_NAME.fullmatch(header):
+            raise ValueError(
+                f"AGENTS_INBOX_USER_HEADER {header[:60]!r} is not a header name "
+                "(e.g. X-Forwarded-User)"
+            )
+        return cls(
+            host,
+            port or _port(env, "AGENTS_INBOX_PORT", DEFAULT_INBOX_PORT),
+            plain,
+            people,
+            header,
+            person_name(env=env),
+        )
+
+
+_HEADER_NAME = re.compile(r"[A-Za-z0-9!#$%&'*+.^_`|~-]{1,100}")
+
+
+def inbox_tokens(value: str) -> tuple[str | None, dict[str, str]]:
+    """``--token`` / ``AGENTS_INBOX_TOKEN``: one token, or ``NAME=TOKEN`` pairs separated by
+    commas (a token itself holds no comma, and no ``=`` before its end). Returns the plain
+    token and the named ones (token -> name); ValueError naming the flag for a token too short
+    to guess at, two plain tokens or a token given twice."""
+    plain: list[str] = []
+    people: dict[str, str] = {}
+    for item in (part.strip() for part in value.split(",")):
+        if not item:
+            continue
+        name, _, token = item.partition("=")
+        if token.rstrip("=") and name.strip():  # NAME=TOKEN (base64's trailing '=' is a token)
+            if token in people:
+                raise ValueError("--token: a token is given twice; give each person their own")
+            people[token] = checked_name(name, "--token NAME=TOKEN")
+        else:
+            plain.append(item)
+    if len(plain) > 1 or (plain and people):
+        raise ValueError(
+            "--token: give one token, or NAME=TOKEN pairs separated by commas (one per person)"
+        )
+    for token in [*plain, *people]:
+        if len(token) < MIN_INBOX_TOKEN_CHARS:
             raise ValueError(
                 f"--token must be at least {MIN_INBOX_TOKEN_CHARS} characters, e.g. the output "
                 'of: python -c "import secrets; print(secrets.token_urlsafe())"'
             )
-        if port is not None and not 0 < port < 65536:
-            raise ValueError(f"--port {port} is not a port number (1-65535)")
-        return cls(host, port or _port(env, "AGENTS_INBOX_PORT", DEFAULT_INBOX_PORT), token)
+    return (plain[0] if plain else None), people
 
 
 def is_loopback(host: str) -> bool:

@@ -111,6 +111,8 @@ class Example:
     call: CallRecord | None
     """The LLM call that gave ``answer``; None for a person's answer."""
     resolved_by: ResolvedBy | None = None
+    answered_by: str | None = None
+    """The person's name a HUMAN answer carried (``answeredBy``)."""
     interrupt_id: str | None = None
     diff: str | None = None
     """The real diff (capped) a ticket step committed or a merge made."""
@@ -222,6 +224,7 @@ def resolution_example(run: RecordedRun, it: RecordedInterrupt, prompts: PromptR
         output=answer.to_wire(),
         call=call if answer.resolved_by is not ResolvedBy.HUMAN else None,
         resolved_by=answer.resolved_by,
+        answered_by=_person(answer),
         shadow=it.shadow.to_wire() if it.shadow is not None else None,
         **_from_interrupt(run, it),
     )
@@ -246,6 +249,7 @@ def translation_example(
         output=outcome.routing,
         call=outcome.call,
         resolved_by=job.resolution.resolved_by,
+        answered_by=_person(job.resolution),
         **_from_interrupt(run, it),
     )
 
@@ -304,6 +308,11 @@ def run_examples(
                 skipped.setdefault(str(why), []).append(f"{run.workflow_id}/{node}")
 
 
+def _person(answer: InterruptResolution) -> str | None:
+    """The name of the person who answered; None for a model's answer."""
+    return answer.answered_by if answer.resolved_by is ResolvedBy.HUMAN else None
+
+
 def openai_line(example: Example, metadata: bool) -> dict[str, Any]:
     """The chat fine-tuning format: system, user(s), assistant; optional metadata."""
     line: dict[str, Any] = {"messages": example.messages}
@@ -320,6 +329,7 @@ def openai_line(example: Example, metadata: bool) -> dict[str, Any]:
             "nodeId": example.node_id,
             "model": example.call.model if example.call else None,
             "resolvedBy": example.resolved_by.value if example.resolved_by else None,
+            "answeredBy": example.answered_by,
             "diff": example.diff,
         }
     return line
@@ -349,6 +359,7 @@ def native_line(example: Example) -> dict[str, Any]:
         "nodeId": example.node_id,
         "interruptId": example.interrupt_id,
         "resolvedBy": example.resolved_by.value if example.resolved_by else None,
+        "answeredBy": example.answered_by,
         "consumedContextIds": example.consumed,
         "producedContextIds": example.produced,
         "input": example.input,

@@ -240,7 +240,11 @@ async def _answered_by(agents: AgentWorkflowClient, interrupt_id: str) -> str:
             if (resolution := status.resolution) is not None:
                 who = str(resolution.resolved_by)
                 if resolution.resolved_by is ResolvedBy.HUMAN:
-                    who = await agents.who_answered(interrupt_id) or "a person"
+                    who = (
+                        resolution.answered_by
+                        or await agents.who_answered(interrupt_id)
+                        or "a person"
+                    )
                 said = decisions(status.request, resolution)[:-1]  # less "Resolved by: ..."
                 return "".join([f"{who}:" if said else f"{who}.", *(f"\n  {d}" for d in said)])
         await asyncio.sleep(POLL_SECONDS)

@@ -27,6 +27,7 @@ from temporalio.service import RPCError
 from agent_interrupts.app.config import DEFAULT_TASK_QUEUE, TemporalSettings
 from agent_interrupts.app.connect import connect
 from agent_interrupts.app.message_size import oversize_problem
+from agent_interrupts.app.people import person_name
 from agent_interrupts.app.process_exit import guard_interpreter_exit
 from agent_interrupts.app.run_picture import RunEnd
 from agent_interrupts.app.stack import LocalStack, local_client
@@ -41,7 +42,11 @@ from agent_interrupts.models.interrupt_flow import (
     InterruptStatus,
     ResolveAck,
 )
-from agent_interrupts.models.interrupts import InterruptRequestBase, InterruptResolution
+from agent_interrupts.models.interrupts import (
+    InterruptRequestBase,
+    InterruptResolution,
+    answerer,
+)
 from agent_interrupts.models.resolution_rules import describe_resolution
 from agent_interrupts.models.results import OrchestratorCollectorResult
 from agent_interrupts.models.state import (
@@ -165,8 +170,8 @@ class Answer:
 
 def decisions(request: InterruptRequestBase, resolution: InterruptResolution) -> list[str]:
     """One line per decision of ``resolution`` ("question -> answer"), then who resolved it."""
-    lines = describe_resolution(request, resolution).splitlines()[1:]
-    return [line.lstrip("- ") for line in lines]
+    lines = describe_resolution(request, resolution).splitlines()[1:-1]
+    return [*(line.lstrip("- ") for line in lines), f"Resolved by: {answerer(resolution)}"]
 
 
 WAITING_QUERY = (
@@ -216,10 +221,15 @@ async def _handed_over_by(handle: WorkflowHandle[Any, Any]) -> str | None:
 class AgentWorkflowClient:
     """What supervisors and tools call: start runs, read their status, steer them."""
 
-    def __init__(self, client: Client, task_queue: str = DEFAULT_TASK_QUEUE) -> None:
+    def __init__(
+        self, client: Client, task_queue: str = DEFAULT_TASK_QUEUE, *, person: str | None = None
+    ) -> None:
         guard_interpreter_exit()  # a script that ends right after a call must not crash
         self.client = client
         self.task_queue = task_queue
+        self.person = person
+        """The name this client's answers carry (``answeredBy``); None: ``AGENTS_USER``, else
+        the login name (``app.people.person_name``)."""
         self._indexed: bool | None = None
         self._stack: LocalStack | None = None
         """The local stack this client was connected to, if any: its reads of a closed
@@ -365,10 +375,25 @@ class AgentWorkflowClient:
         handle = self.client.get_workflow_handle_for(InterruptWorkflow.run, interrupt_id)
         return await handle.query(InterruptWorkflow.status, rpc_timeout=timeout)
 
-    async def resolve(self, interrupt_id: str, resolution: InterruptResolution) -> ResolveAck:
-        """Answer an interrupt; raises ResolutionRejected with every problem of a wrong answer."""
+    async def resolve(
+        self,
+        interrupt_id: str,
+        resolution: InterruptResolution,
+        *,
+        answered_by: str | None = None,
+    ) -> ResolveAck:
+        """Answer an interrupt; raises ResolutionRejected with every problem of a wrong answer.
+
+        The answer carries a person's name (``answeredBy``): the resolution's own, else
+        ``answered_by``, else this client's ``person``, else ``AGENTS_USER`` or the login name."""
         from agent_interrupts.workflows.interrupt import InterruptWorkflow
 
+        if resolution.answered_by is None:
+            try:
+                name = person_name(answered_by or self.person)
+            except ValueError as err:
+                raise ResolutionRejected(str(err)) from None
+            resolution = resolution.model_copy(update={"answered_by": name})
         too_large = oversize_problem("the answer", resolution)
         if too_large is not None:
             raise ResolutionRejected(too_large)
@@ -417,7 +442,11 @@ class AgentWorkflowClient:
             await self.client.get_workflow_handle(interrupt_id).result()
         )
         job = await self._start_input(interrupt_id)
-        who = await self.who_answered(interrupt_id) or outcome.resolution.resolved_by.value
+        who = (
+            outcome.resolution.answered_by
+            or await self.who_answered(interrupt_id)
+            or outcome.resolution.resolved_by.value
+        )
         return Answer(
             interrupt_id,
             job.origin.value,
@@ -498,7 +527,8 @@ class AgentWorkflowClient:
         return await measure(self.client, ids, query)
 
     async def who_answered(self, interrupt_id: str) -> str:
-        """The client identity that sent the accepted answer, from the interrupt's history."""
+        """The client identity that sent the accepted answer, from the interrupt's history: a
+        process (``pid@host``), for an answer that carries no person's name."""
         handle = self.client.get_workflow_handle(interrupt_id)
         who = ""
         async for event in handle.fetch_history_events():

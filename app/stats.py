@@ -73,6 +73,8 @@ class Tally:
     by: dict[str, int] = field(default_factory=dict)
     """Answers by who gave them: HUMAN, AGENT_REVIEW, TIMEOUT_ESCALATION, and CONTROLLER_MODEL
     for the reviewer's answers that the controller model gave."""
+    people: dict[str, int] = field(default_factory=dict)
+    """People's answers by the name they carried (``answeredBy``), those with one."""
     unanswered: int = 0
     asked_a_person: int = 0
     person_answered: int = 0
@@ -125,6 +127,9 @@ class Tally:
             if answer.resolved_by is ResolvedBy.HUMAN and it.shadow is not None:
                 self._shadow(request, it.asked.origin.value, answer, it.shadow)
             if answer.resolved_by is ResolvedBy.HUMAN:
+                if answer.answered_by:
+                    name = answer.answered_by
+                    self.people[name] = self.people.get(name, 0) + 1
                 self.person_answered += waits_for_person
                 if it.answered_at is not None:
                     self.answer_seconds.append((it.answered_at - it.asked_at).total_seconds())
@@ -198,7 +203,11 @@ class Tally:
                 1.0,
                 "choices that let a person write their own answer (CUSTOM)",
             ),
-            Line("answered by a person", str(person)),
+            Line(
+                "answered by a person",
+                _by_name(person, self.people),
+                figures={"byName": dict(self.people)} if self.people else {},
+            ),
             Line("answered by a model", _breakdown(by_model, self.by)),
             Line("unanswered (the run ended first)", str(self.unanswered)),
             _share(
@@ -356,6 +365,18 @@ def _percentiles(values: Sequence[float], *, with_max: bool = False) -> str:
         return "n/a (none)"
     shown = [_percentile(values, 0.5), _percentile(values, 0.95)]
     return " / ".join(f"{v:.2f} s" for v in [*shown, *([max(values)] if with_max else [])])
+
+
+def _by_name(total: int, people: dict[str, int]) -> str:
+    """``4 (alice 2, bob 1, no name 1)``: people's answers by name, most first (the first 10
+    names); an answer without one (the Temporal UI's, an older one) counts as "no name"."""
+    named = sorted(people.items(), key=lambda p: (-p[1], p[0]))
+    parts = [f"{name} {n}" for name, n in named[:10]]
+    if len(named) > 10:
+        parts.append(f"{len(named) - 10} more names {sum(n for _, n in named[10:])}")
+    if parts and (unnamed := total - sum(people.values())) > 0:
+        parts.append(f"no name {unnamed}")
+    return f"{total} ({', '.join(parts)})" if parts else str(total)
 
 
 def _breakdown(total: int, by: dict[str, int]) -> str:

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from datetime import timedelta
 from typing import Self
 
 from pydantic import ValidationError
+from pydantic_core import ErrorDetails
 from temporalio.exceptions import ApplicationError
 
 from agent_interrupts.models.limits import ECHO_CHARS, clip
@@ -108,8 +110,12 @@ def describe_validation_error(err: ValidationError, limit: int = 8) -> str:
     huge value never reaches an event, a log or an update's rejection, and a key that is not
     printable (a newline) is quoted so the description stays one line.
     """
+    return describe_problems(err.errors(include_url=False, include_input=False), limit)
+
+
+def describe_problems(problems: Sequence[ErrorDetails], limit: int = 8) -> str:
+    """``describe_validation_error`` of a selection of a ValidationError's problems."""
     parts = []
-    problems = err.errors(include_url=False, include_input=False)
     for e in problems[:limit]:
         where = ".".join(clip(_printable(str(p)), 60) for p in e["loc"]) or "(root)"
         parts.append(f"{where}: {clip(_printable(e['msg']), ECHO_CHARS)}")

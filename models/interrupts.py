@@ -11,7 +11,7 @@ from pydantic.json_schema import SkipJsonSchema
 from agent_interrupts.models.agent_call import CallRecord
 from agent_interrupts.models.agent_types import AgentType, Route
 from agent_interrupts.models.base import WireModel
-from agent_interrupts.models.limits import MAX_ITEMS, Answer, Id, Text, clip
+from agent_interrupts.models.limits import MAX_ITEMS, Answer, Id, PersonName, Text, clip
 from agent_interrupts.models.requests import (
     ContextManagerRoutingRequest,
     DiscoveryAgentRequests,
@@ -699,9 +699,22 @@ class InterruptResolution(WireModel):
     """A person sends the run on to this agent instead of back to the one that asked: one of the
     asking agent's own routes (``resolution_rules.redirect_targets``)."""
     resolved_by: ResolvedBy = ResolvedBy.HUMAN
+    answered_by: PersonName | None = None
+    """The person who answered, by name: the inbox's named token or its proxy's header, the
+    CLI's ``--as`` / ``AGENTS_USER`` (default: the login name), the SDK's ``answered_by``. Shown
+    beside ``resolvedBy``, which says what kind of answerer it was; None for a model's answer
+    and for an answer that gave no name (the Temporal UI's, unless its JSON says)."""
     call: CallRecord | None = None
     """The reviewing LLM call that gave this answer (AGENT_REVIEW, TIMEOUT_ESCALATION); set by
     the reviewer activity. A person's answer has none (the export ignores one it carries)."""
+
+
+def answerer(resolution: InterruptResolution) -> str:
+    """Who answered, as people read it: ``alice (HUMAN)`` when the person gave a name, else
+    what kind of answerer it was (HUMAN, AGENT_REVIEW, ...)."""
+    if resolution.answered_by and resolution.resolved_by is ResolvedBy.HUMAN:
+        return f"{resolution.answered_by} ({resolution.resolved_by.value})"
+    return resolution.resolved_by.value
 
 
 class InterruptRouting(Routing):

@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 from typing import Annotated, Any
 
-from pydantic import StringConstraints
+from pydantic import AfterValidator, StringConstraints
 
 MAX_GOAL_CHARS = 8_000
 """The start input's ``goal``."""
@@ -42,9 +42,27 @@ MAX_OUTPUT_TOKENS_FACTOR = 8
 MAX_REMEMBERED_EVENT_IDS = 500
 """Supervisor event ids remembered for idempotency (the newest ones)."""
 
+MAX_NAME_CHARS = 100
+"""A person's name on an answer (``answeredBy``): what the inbox, the CLI or the SDK says."""
+
 Id = Annotated[str, StringConstraints(min_length=1, max_length=MAX_ID_CHARS)]
 Text = Annotated[str, StringConstraints(max_length=MAX_TEXT_CHARS)]
 Answer = Annotated[str, StringConstraints(max_length=MAX_ANSWER_CHARS)]
+
+
+def _one_line(name: str) -> str:
+    if not name.isprintable():
+        raise ValueError("a name is one line of printable text")
+    return name
+
+
+PersonName = Annotated[
+    str,
+    StringConstraints(strip_whitespace=True, min_length=1, max_length=MAX_NAME_CHARS),
+    AfterValidator(_one_line),
+]
+"""Who answered, as they were told apart: untrusted text, one line, at most 100 characters
+(pages escape it like any other text)."""
 
 
 PREVIOUS_OUTPUT_CHARS = 900

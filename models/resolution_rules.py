@@ -8,6 +8,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from agent_interrupts.models.agent_types import AgentType
+from agent_interrupts.models.errors import describe_problems
 from agent_interrupts.models.graph import NODES
 from agent_interrupts.models.interrupts import (
     AnyInterruptRequest,
@@ -19,7 +20,7 @@ from agent_interrupts.models.interrupts import (
     ResolvedBy,
     StructuredChoice,
 )
-from agent_interrupts.models.limits import MAX_TEXT_CHARS, clip
+from agent_interrupts.models.limits import MAX_TEXT_CHARS, clip, echo
 
 
 def resolution_problems(
@@ -68,10 +69,7 @@ def resolution_problems(
         if choice is None:
             problems.append(f"unknown choiceId {choice_id!r} (offered: {_list(choices)})")
         elif option not in choice.offered():
-            offered = ", ".join(sorted(o.value for o in choice.offered()))
-            problems.append(
-                f"choice {choice_id!r} has no option {option.value} (offered: {offered})"
-            )
+            problems.append(not_offered(choice, option))
         elif option is OptionKey.CUSTOM and not resolution.custom_inputs.get(choice_id, "").strip():
             problems.append(
                 f"choice {choice_id!r} is CUSTOM but customInputs[{choice_id!r}] is empty"
@@ -166,6 +164,53 @@ def suggested_answer(request: InterruptRequestBase) -> dict[str, Any]:
         "confirmations": recommended.confirmations,
         "freeText": "",
     }
+
+
+def not_offered(choice: StructuredChoice, given: object) -> str:
+    """A choice's refusal of an option it does not offer, in the question's own words: one line
+    naming only the options it offers, e.g. ``choice 'approach' has no option C; "Which cache?"
+    offers A (Use Redis), B (Use Memcached) or CUSTOM (your own words in customInputs)``."""
+    shown = given.value if isinstance(given, OptionKey) else echo(given, 40)
+    offered = [_option_words(o.key, o.description) for o in choice.options]
+    listed = ", ".join(offered[:-1]) + f" or {offered[-1]}" if len(offered) > 1 else offered[0]
+    return (
+        f"choice {clip(choice.choice_id, 60)!r} has no option {shown}; "
+        f'"{_one_line(choice.question, 100)}" offers {listed}'
+    )
+
+
+def _option_words(key: OptionKey, description: str) -> str:
+    if key is OptionKey.CUSTOM:
+        return "CUSTOM (your own words in customInputs)"
+    return f"{key.value} ({_one_line(description, 60)})"
+
+
+def _one_line(text: str, limit: int) -> str:
+    return clip(" ".join(text.split()), limit)
+
+
+def refused_in_words(request: InterruptRequestBase, raw: object, err: ValidationError) -> str:
+    """Why ``raw`` is not a valid InterruptResolution, in one line, an option that is no option
+    key at all (``"X"``, a number) named against the question's own options (``not_offered``)
+    instead of the schema's list of every key."""
+    choices = {c.choice_id: c for c in request.choices}
+    picked = raw.get("selectedChoices") if isinstance(raw, dict) else None
+    words: list[str] = []
+    rest = []
+    for problem in err.errors(include_url=False, include_input=False):
+        loc = problem["loc"]
+        if (
+            isinstance(picked, dict)
+            and len(loc) == 2
+            and loc[0] in ("selectedChoices", "selected_choices")
+            and loc[1] in choices
+        ):
+            words.append(not_offered(choices[str(loc[1])], picked.get(loc[1])))
+        else:
+            rest.append(problem)
+    if not words:
+        return f"not a valid InterruptResolution: {describe_problems(rest)}"
+    return "; ".join([*words, *([describe_problems(rest)] if rest else [])])
 
 
 def _list(ids: Iterable[str]) -> str:

@@ -74,14 +74,14 @@ async def test_answering_a_closed_question_says_who_answered_it_when_and_with_wh
         handle = await start(client, task_queue, workflow_id)
         pending = (await wait_for_interrupt(handle)).pending_interrupt
         assert pending is not None
-        await agents.resolve(pending.workflow_id, answer)
+        await agents.resolve(pending.workflow_id, answer, answered_by="grace")
         await asyncio.wait_for(handle.result(), 30)
 
     with pytest.raises(ResolutionRejected) as late:
         await agents.resolve(pending.workflow_id, answer)
     message = str(late.value)
-    assert f"{pending.workflow_id} is already answered, by " in message
-    assert "(update resolve_validated)" in message and " UTC: " in message
+    assert f"{pending.workflow_id} is already answered, by grace at " in message
+    assert " UTC: " in message and "Resolved by: grace (HUMAN)" in message
     assert "-> B (" in message and "-> yes" in message
 
     again = await client_py(client, "resolve", pending.workflow_id, "--choice", "approach=A")

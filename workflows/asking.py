@@ -31,6 +31,7 @@ from agent_interrupts.models.interrupts import (
     InterruptRouting,
     OptionKey,
     TimeoutOutcome,
+    answerer,
 )
 from agent_interrupts.models.limits import (
     AGENT_OUTPUT_BYTES,
@@ -329,7 +330,7 @@ def take_answer(
     request = started.request
     book.event(
         EventKind.INTERRUPT_STATUS,
-        f"RESOLVED: {child_id} by {outcome.resolution.resolved_by} -> {outcome.route}",
+        f"RESOLVED: {child_id} by {answerer(outcome.resolution)} -> {outcome.route}",
         node_id,
         origin,
     )

@@ -31,6 +31,10 @@ class Parsed(Generic[M]):
 
     value: M | None
     problem: str | None = None
+    raw: object = None
+    """The decoded JSON that did not validate (for a refusal in the caller's terms)."""
+    error: ValidationError | None = None
+    """Why it did not validate, when it was decoded."""
 
 
 def one_raw_payload(handler: H) -> H:
@@ -102,7 +106,8 @@ def _validate(value: object, model: type[M]) -> Parsed[M]:
     try:
         return Parsed(model.model_validate(value))
     except ValidationError as err:
-        return Parsed(None, f"not a valid {model.__name__}: {describe_validation_error(err)}")
+        problem = f"not a valid {model.__name__}: {describe_validation_error(err)}"
+        return Parsed(None, problem, raw=value, error=err)
 
 
 def _arity(name: str, count: int, model: type[BaseModel]) -> str:

@@ -38,7 +38,12 @@ from agent_interrupts.models.interrupt_flow import (
     TimeoutOutcome,
     TranslationInput,
 )
-from agent_interrupts.models.interrupts import InterruptResolution, InterruptType, ResolvedBy
+from agent_interrupts.models.interrupts import (
+    InterruptResolution,
+    InterruptType,
+    ResolvedBy,
+    answerer,
+)
 from agent_interrupts.models.limits import clip
 from agent_interrupts.models.notifications import NoticeKind, Reminder
 from agent_interrupts.models.policies import (
@@ -53,13 +58,20 @@ from agent_interrupts.models.resolution_rules import (
     left_to_text,
     recommended_resolution,
     redirect_problem,
+    refused_in_words,
     resolution_problems,
     unanswered_parts,
     untranslated_routing,
 )
 from agent_interrupts.models.state import EventKind, GraphEvent
 from agent_interrupts.workflows.event_log import log_event, record_event
-from agent_interrupts.workflows.handler_args import one_raw_payload, parse_raw, parse_values
+from agent_interrupts.workflows.handler_args import (
+    Parsed,
+    one_raw_payload,
+    parse_raw,
+    parse_values,
+)
+from agent_interrupts.workflows.handler_list import list_named_handlers_only
 from agent_interrupts.workflows.handover import history_is_long
 from agent_interrupts.workflows.interrupt_hooks import (
     REPLACING_REQUEST_HOOKS,
@@ -84,6 +96,7 @@ class InterruptWorkflow:
     @workflow.init
     def __init__(self, *args: Any) -> None:
         """Takes any start input; a missing or invalid one fails the interrupt at once."""
+        list_named_handlers_only()
         parsed = parse_values("start input", upgrade_start(args), InterruptInput, max_bytes=None)
         self._notifies = not started_before_notifications(args)
         self._input_problem = parsed.problem
@@ -124,7 +137,7 @@ class InterruptWorkflow:
             resolution = resolution_hook(resolution)
             self._hooks.append(name)
         self._resolution = resolution
-        self._status(InterruptState.RESOLVED, f"resolved by {resolution.resolved_by}")
+        self._status(InterruptState.RESOLVED, f"resolved by {answerer(resolution)}")
         self._count("agents_questions_answered", resolved_by=resolution.resolved_by.value)
         self._notify.settle(NoticeKind.RESOLVED, self._job, self._deadline, resolution)
         if resolution.resolved_by is ResolvedBy.CONTROLLER_AUTONOMY:
@@ -145,7 +158,7 @@ class InterruptWorkflow:
         not a valid answer is recorded as a WARNING event and the wait goes on."""
         parsed = parse_raw(RESOLVE_SIGNAL, args, InterruptResolution)
         if parsed.value is None:
-            self._event(EventKind.WARNING, f"ignored a malformed resolution: {parsed.problem}")
+            self._event(EventKind.WARNING, f"ignored a malformed resolution: {self._why(parsed)}")
             return
         problems = self._problems(parsed.value, free_text_decides=workflow.patched(FREE_TEXT))
         if problems:
@@ -184,7 +197,7 @@ class InterruptWorkflow:
     def _check_resolution(self, *args: Any) -> None:
         parsed = parse_raw(RESOLVE_UPDATE, args, InterruptResolution)
         if parsed.value is None:
-            raise Rejected(f"resolution rejected: {parsed.problem}")
+            raise Rejected(f"resolution rejected: {self._why(parsed)}")
         problems = self._problems(parsed.value)
         if problems:
             raise Rejected("resolution rejected: " + "; ".join(problems))
@@ -234,6 +247,13 @@ class InterruptWorkflow:
         if redirect := redirect_problem(self._job.origin, resolution.continue_at):
             problems.append(f"continueAt {redirect}")
         return problems
+
+    def _why(self, parsed: Parsed[InterruptResolution]) -> str | None:
+        """Why an answer is not a resolution at all; an option the question does not offer is
+        named against the options it does, in its own words."""
+        if parsed.error is None:
+            return parsed.problem
+        return refused_in_words(self._job.request, parsed.raw, parsed.error)
 
     def _accept(self, resolution: InterruptResolution) -> str:
         """Take a person's answer; say what happens next."""

@@ -76,6 +76,7 @@ from agent_interrupts.workflows.fan_out import (
     run_fan_out,
 )
 from agent_interrupts.workflows.handler_args import one_raw_payload, parse_raw, parse_values
+from agent_interrupts.workflows.handler_list import list_named_handlers_only
 from agent_interrupts.workflows.handover import history_is_long
 from agent_interrupts.workflows.lifting import fan_out_context
 from agent_interrupts.workflows.run_book import RunBook, upstream_of
@@ -126,6 +127,7 @@ class OrchestratorWorkflow:
     @workflow.init
     def __init__(self, *args: Any) -> None:
         """Takes any start input; a missing or invalid one fails the run at once (``run``)."""
+        list_named_handlers_only()
         parsed = parse_values("start input", args, OrchestratorInput, max_bytes=None)
         problem = parsed.problem
         forged = parsed.value is not None and parsed.value.carried_state is not None

@@ -1,6 +1,11 @@
 """Who may use the inbox: the token off loopback, the inbox's own Host names on loopback, and no
 state-changing request from another site. Every response carries headers that keep what a model
-wrote from running as code and keep the token out of referrers."""
+wrote from running as code and keep the token out of referrers.
+
+Who is answering: the name of the request's token (``NAME=TOKEN``), or the header an
+authenticating proxy sets (``AGENTS_INBOX_USER_HEADER``, trusted only when set), else the inbox's
+own person (``AGENTS_USER`` or the login name). It is kept in ``request.state.person`` for the
+answer to carry (``answeredBy``)."""
 
 from __future__ import annotations
 
@@ -13,6 +18,7 @@ from starlette.responses import PlainTextResponse, RedirectResponse, Response
 from starlette.types import ASGIApp
 
 from agent_interrupts.app.config import InboxSettings
+from agent_interrupts.app.people import checked_name
 
 COOKIE = "agents_inbox_token"
 LOCAL_NAMES = frozenset({"127.0.0.1", "localhost", "::1"})
@@ -38,24 +44,64 @@ class Guard(BaseHTTPMiddleware):
         self.settings = settings
 
     async def dispatch(self, request: Request, call_next: RequestResponseEndpoint) -> Response:
-        response = self._login(request) or self._refusal(request) or await call_next(request)
+        response = (
+            self._login(request)
+            or self._refusal(request)
+            or self._unnamed(request)
+            or await call_next(request)
+        )
         response.headers.update(HEADERS)
         return response
 
     def _login(self, request: Request) -> Response | None:
         """``?token=`` of the link ``agents inbox`` printed: a cookie, then the page without it."""
         given = request.query_params.get("token")
-        if self.settings.token is None or given is None:
+        if not self.settings.needs_token or given is None:
             return None
-        if not _same(given, self.settings.token):
+        if not self._known(given):
             return _refused(401, "wrong token: open the link `agents inbox` printed")
         response = RedirectResponse(request.url.path, status_code=303)
         response.set_cookie(COOKIE, given, httponly=True, samesite="strict")
         return response
 
+    def _known(self, given: str | None) -> bool:
+        """Whether ``given`` is the inbox's token or one of its named tokens."""
+        return self._holder(given) is not None
+
+    def _holder(self, given: str | None) -> tuple[str | None] | None:
+        """``(name,)`` of the named token ``given``, ``(None,)`` for the plain token, None for
+        no token of this inbox. Every token is compared, in constant time."""
+        found: tuple[str | None] | None = None
+        if self.settings.token is not None and _same(given, self.settings.token):
+            found = (None,)
+        for token, name in self.settings.people.items():
+            if _same(given, token):
+                found = (name,)
+        return found
+
+    def _unnamed(self, request: Request) -> Response | None:
+        """Name the person answering (``request.state.person``); refuse a request without the
+        proxy's header when the inbox is told to trust one."""
+        header = self.settings.user_header
+        if header is not None:
+            given = request.headers.get(header)
+            if given is None:
+                return _refused(
+                    401,
+                    f"refused: no {header} header (this inbox takes people's "
+                    "names from the proxy in front of it)",
+                )
+            try:
+                request.state.person = checked_name(given, f"the {header} header")
+            except ValueError as err:
+                return _refused(400, f"refused: {err}")
+            return None
+        holder = self._holder(request.cookies.get(COOKIE)) or self._holder(_bearer(request))
+        request.state.person = (holder[0] if holder else None) or self.settings.person
+        return None
+
     def _refusal(self, request: Request) -> Response | None:
-        token = self.settings.token
-        if token is None:
+        if not self.settings.needs_token:
             host = urlsplit(f"//{request.headers.get('host', '')}").hostname or ""
             bound = self.settings.host
             if host not in LOCAL_NAMES | {bound}:  # another name resolving here (DNS rebinding)
@@ -63,7 +109,7 @@ class Guard(BaseHTTPMiddleware):
                 return _refused(
                     403, f"this inbox answers at http://{shown}:{self.settings.port}/ only"
                 )
-        elif not (_same(request.cookies.get(COOKIE), token) or _same(_bearer(request), token)):
+        elif not (self._known(request.cookies.get(COOKIE)) or self._known(_bearer(request))):
             return _refused(
                 401, "this inbox needs its token: open the link `agents inbox` printed (?token=)"
             )

@@ -62,6 +62,7 @@ from agent_interrupts.app.inbox.view import (
     ui_link,
     untagged,
 )
+from agent_interrupts.app.people import person_name
 from agent_interrupts.app.sdk import (
     QUESTION_QUERY_TIMEOUT,
     AgentWorkflowClient,
@@ -284,7 +285,9 @@ class Inbox:
             status = await self.agents.interrupt_status(interrupt_id, QUESTION_QUERY_TIMEOUT)
         except RPCError as err:
             return PlainTextResponse(f"cannot read {interrupt_id}: {err.message}\n", 404)
-        outcome = await self._send(status, submitted_fields(status.request, fields))
+        outcome = await self._send(
+            status, submitted_fields(status.request, fields), getattr(request.state, "person", None)
+        )
         context = {
             "q": WaitingQuestion(interrupt_id, status.origin.value, None, status),
             "outcome": outcome,
@@ -306,9 +309,8 @@ class Inbox:
             message = f"{interrupt_id} is listed again"
         else:
             try:
-                self.ignored.ignore(
-                    interrupt_id, fields.get("reason", ""), self.agents.client.identity
-                )
+                who = getattr(request.state, "person", None) or person_name() or "someone"
+                self.ignored.ignore(interrupt_id, fields.get("reason", ""), who)
             except ValueError as err:
                 return PlainTextResponse(f"{err}\n", 422)
             message = f"{interrupt_id} is ignored in this inbox; it still waits in Temporal"
@@ -316,21 +318,25 @@ class Inbox:
             return PlainTextResponse(message + "\n")
         return RedirectResponse("/", status_code=303)
 
-    async def _send(self, status: InterruptStatus, fields: dict[str, str]) -> Outcome:
-        """Answer through the validated update; a refusal is one line."""
+    async def _send(
+        self, status: InterruptStatus, fields: dict[str, str], person: str | None
+    ) -> Outcome:
+        """Answer through the validated update, signed with ``person`` (``access.Guard``
+        names them); a refusal is one line."""
         in_parts = status.answers_in_parts
         if problems := form_problems(status.request, fields, in_parts=in_parts):
             return Outcome(problem="; ".join(problems))
         try:
             resolution = resolution_from_form(fields, status.origin)
-            ack = await self.agents.resolve(status.workflow_id, resolution)
+            person = person or person_name()
+            ack = await self.agents.resolve(status.workflow_id, resolution, answered_by=person)
         except ValidationError as err:
             return Outcome(problem=describe_validation_error(err))
         except (ValueError, ResolutionRejected) as err:
             return Outcome(problem=str(err))
         except RPCError as err:
             return Outcome(problem=f"Temporal said: {err.message}")
-        who = f"{self.agents.client.identity} (update resolve_validated), in this inbox"
+        who = f"{person or 'a person'}, in this inbox"
         answer = Answer(
             status.workflow_id,
             status.origin.value,

@@ -26,6 +26,7 @@ from agent_interrupts.app.config import InboxSettings
 from agent_interrupts.app.inbox.access import COOKIE
 from agent_interrupts.app.inbox.form import form_problems, resolution_from_form, starting_values
 from agent_interrupts.app.inbox.web import create_app, listening
+from agent_interrupts.app.people import person_name
 from agent_interrupts.app.sdk import AgentWorkflowClient
 from agent_interrupts.app.worker_setup import build_worker
 from agent_interrupts.models.agent_types import AgentType
@@ -105,7 +106,7 @@ async def test_lists_a_run_question_refuses_in_place_then_answers_and_the_run_co
             assert sent.status_code == 200, sent.text
             assert 'class="card answered"' in sent.text
             assert "Introduce a dedicated component" in sent.text and "-&gt; no" in sent.text
-            assert "(update resolve_validated), in this inbox" in sent.text
+            assert f"answered by {person_name()}, in this inbox" in sent.text
 
             result = await asyncio.wait_for(handle.result(), 60)
             assert result.summary, "the run went on to its end"
@@ -115,7 +116,7 @@ async def test_lists_a_run_question_refuses_in_place_then_answers_and_the_run_co
                     lists = (await http.get("/questions")).text
                     await asyncio.sleep(0.2)
             answered = lists.split(f'id="a-{interrupt_id}"', 1)[1].split("</li>\n", 1)[0]
-            assert "answered by" in answered and "(update resolve_validated)" in answered
+            assert f"answered by {person_name()} at" in answered, "a person, not a process"
             assert "UTC" in answered and "-&gt; B (Introduce a dedicated component)" in answered
             assert f'id="q-{interrupt_id}"' not in lists.split('id="answered"')[0]
 

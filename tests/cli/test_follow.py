@@ -54,11 +54,18 @@ def test_ctrl_c_list_waiting_resolve_elsewhere_and_follow(stack: dict[str, str])
     try:
         follower.expect("Choose A/B/CUSTOM:")
         answered = agents(
-            stack, "resolve", interrupt_id, "--choice", "approach=B", "--confirm", "add-tests=yes"
+            stack,
+            "resolve",
+            interrupt_id,
+            "--choice",
+            "approach=B",
+            "--confirm",
+            "add-tests=yes",
+            "--as",
+            "ada",
         )
         assert answered.returncode == 0, answered.stderr
-        follower.expect("The question was answered elsewhere, by ")
-        follower.expect("(update resolve_validated)")
+        follower.expect("The question was answered elsewhere, by ada:")
         follower.expect(f"Final result of {run_id}")
         assert follower.finish() == 0
     finally:

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import pytest
+from pydantic import ValidationError
+
 from agent_interrupts.models.agent_types import AgentType
 from agent_interrupts.models.graph import NODES
 from agent_interrupts.models.interrupts import (
@@ -15,6 +18,7 @@ from agent_interrupts.models.resolution_rules import (
     recommended_resolution,
     redirect_problem,
     redirect_targets,
+    refused_in_words,
     resolution_problems,
     unanswered_parts,
 )
@@ -73,7 +77,8 @@ def test_each_kind_of_wrong_answer_is_named() -> None:
         ),
     )
     text = " | ".join(problems)
-    assert "choice 'approach' has no option C (offered: A, B, CUSTOM)" in text
+    offered = '"How?" offers A (small), B (big) or CUSTOM (your own words in customInputs)'
+    assert f"choice 'approach' has no option C; {offered}" in text
     assert "unknown choiceId 'nope' (offered: approach)" in text
     assert "customInputs names unknown choiceId 'ghost'" in text
     assert "unknown confirmationId 'missing-id' (asked: tests)" in text
@@ -160,3 +165,16 @@ def test_a_combined_question_may_be_answered_one_agent_at_a_time() -> None:
     nothing = resolution_problems(combined, _resolution(), in_parts=True)
     assert len(nothing) == 4, "an empty answer answers no part"
     assert unanswered_parts(combined, _resolution(freeText="both as you see fit")) == {}
+
+
+def test_an_option_that_is_no_key_is_named_against_the_offered_ones() -> None:
+    """Pydantic would list every key (A, B, C, D, CUSTOM); the refusal names the question's own
+    options in its words, and the answer's other problems after them, in one line."""
+    raw = {"selectedChoices": {"approach": "E\nvil"}, "freeText": 3}
+    with pytest.raises(ValidationError) as err:
+        InterruptResolution.model_validate(raw)
+    said = refused_in_words(REQUEST, raw, err.value)
+    assert said == (
+        "choice 'approach' has no option 'E\\nvil'; \"How?\" offers A (small), B (big) or "
+        "CUSTOM (your own words in customInputs); freeText: Input should be a valid string"
+    )

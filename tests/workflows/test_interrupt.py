@@ -121,9 +121,10 @@ async def test_bad_signals_are_recorded_and_the_wait_goes_on(
 async def test_the_ui_lists_the_named_handlers_and_a_rejection_is_one_line(
     client: Client, task_queue: str, workflow_id: str
 ) -> None:
-    """The metadata query the Temporal UI reads names ``resolve`` and
-    ``interrupt_request_event`` (no blank dynamic-only entry); the named signals still take any
-    arity without failing a task; a refused update carries no stack trace."""
+    """The metadata query the Temporal UI reads lists only the named handlers (``resolve``,
+    ``interrupt_request_event``): no blank entry for the dynamic handlers, which still record any
+    other signal name; the named signals still take any arity without failing a task; a refused
+    update carries no stack trace and names only the options the question offered, in its words."""
     async with _worker(client, task_queue):
         handle = await start(client, task_queue, workflow_id)
         pending = (await wait_for_interrupt(handle)).pending_interrupt
@@ -134,14 +135,18 @@ async def test_the_ui_lists_the_named_handlers_and_a_rejection_is_one_line(
             found = await named.query("__temporal_workflow_metadata", result_type=WorkflowMetadata)
             metadata[named.id] = found.definition
         ours, theirs = metadata[handle.id], metadata[child.id]
-        assert {s.name for s in theirs.signal_definitions} == {"resolve", ""}
+        assert {s.name for s in theirs.signal_definitions} == {"resolve"}
         assert {u.name for u in theirs.update_definitions} == {"resolve_validated"}
         described = {s.name: s.description for s in theirs.signal_definitions}
         assert "resolution JSON" in described["resolve"]
         updates = {u.name: u.description for u in theirs.update_definitions}
         assert "resolution JSON" in updates["resolve_validated"]
-        assert {s.name for s in ours.signal_definitions} == {"interrupt_request_event", ""}
+        assert {s.name for s in ours.signal_definitions} == {"interrupt_request_event"}
         assert {u.name for u in ours.update_definitions} == {"send_interrupt_event"}
+        for definition in (ours, theirs):
+            assert all(q.name for q in definition.query_definitions)
+        await child.signal("resolv", {"freeText": "a typo"})
+        await handle.signal("interrupt-request-event", {})
 
         await child.signal("resolve", args=[])
         await child.signal("resolve", args=[{"freeText": "a"}, {"freeText": "b"}])
@@ -153,8 +158,12 @@ async def test_the_ui_lists_the_named_handlers_and_a_rejection_is_one_line(
             "resolve takes one InterruptResolution JSON argument, got 0",
             "resolve takes one InterruptResolution JSON argument, got 2",
         ]
+        errors = [e.message for e in waiting.events if e.kind is EventKind.ERROR]
+        assert errors == ["ignored unknown signal 'resolv'; this workflow takes 'resolve'"]
         run = await handle.query(OrchestratorWorkflow.status)
-        assert any("got 0" in e.message for e in run.events if e.kind is EventKind.ERROR)
+        run_errors = [e.message for e in run.events if e.kind is EventKind.ERROR]
+        assert any("got 0" in e for e in run_errors)
+        assert any("unknown signal 'interrupt-request-event'" in e for e in run_errors)
 
         with pytest.raises(WorkflowUpdateFailedError) as err:
             await child.execute_update(
@@ -165,6 +174,21 @@ async def test_the_ui_lists_the_named_handlers_and_a_rejection_is_one_line(
         assert cause.failure is not None and cause.failure.stack_trace == ""
         assert cause.non_retryable, "the temporal CLI shows no retryable: true"
         assert "\n" not in cause.message and "choice 'approach' has no option C" in cause.message
+        offered = (
+            "offers A (Minimal change in the existing modules), B (Introduce a dedicated "
+            "component) or CUSTOM (your own words in customInputs)"
+        )
+        assert f'; "{waiting.request.choices[0].question}" {offered};' in cause.message
+        with pytest.raises(WorkflowUpdateFailedError) as err:
+            await child.execute_update(
+                InterruptWorkflow.resolve_validated, {"selectedChoices": {"approach": "X"}}
+            )
+        assert isinstance(err.value.cause, ApplicationError)
+        refused = err.value.cause.message
+        question = waiting.request.choices[0].question
+        assert refused == (
+            f"resolution rejected: choice 'approach' has no option 'X'; \"{question}\" {offered}"
+        )
         await child.execute_update(InterruptWorkflow.resolve_validated, answer_all(waiting.request))
         assert (await asyncio.wait_for(handle.result(), 30)).summary
         await assert_no_task_failed(handle, child)
