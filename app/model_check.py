@@ -6,11 +6,12 @@ what failed in its own words)."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import httpx2
 
-from agent_interrupts.activities.llm import LlmSettings
+if TYPE_CHECKING:  # annotations only: ``agents list`` loads this module, not the model's
+    from agent_interrupts.activities.llm import LlmSettings
 
 CHECK_SECONDS = 3.0
 """How long the endpoint may take to list its models."""
