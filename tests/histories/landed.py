@@ -48,6 +48,8 @@ LANDED: dict[str, str] = {
     "each answer (or each agent's part of a combined one) re-runs its agents at once, an answer "
     "sent elsewhere closes the node's other questions, questions are handed over together; a "
     "stuck agent cut off at the token limit may get twice the tokens",
+    "103e3d0": "a person's name on every answer (answeredBy); the Temporal UI lists named "
+    "handlers only; a wrong option is refused in the question's words",
 }
 """Every version that landed on main, oldest first, with what it brought."""
 

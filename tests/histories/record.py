@@ -15,7 +15,8 @@ person is asked, and whose answer the translator cannot write; a looping run who
 back close (LLM_MAX_PHASE_ROUNDS); an event on a dispatch node that cancels its running
 agents, a run a person stops from a question, one sent on to another agent, one started by another
 client without AgentPhase, a combined question answered one agent at a time, an answer that
-closes the node's other question, two questions handed over together. It
+closes the node's other question, two questions handed over together; people's answers carry
+their name. It
 writes every run's history (orchestrator runs and interrupt children) as JSON into
 ``tests/histories/<version>/`` (the commit the code is at, listed in ``landed.LANDED``); a
 folder that exists is never written again. ``record_landed`` adds the waiting shapes.
@@ -80,8 +81,9 @@ async def _question(client: Client, child_id: str) -> InterruptStatus:
 async def _answer_next(client: Client, handle: WorkflowHandle, n: int, option: str = "B") -> None:
     child_id = f"{handle.id}-interrupt-{n}"
     question = await _question(client, child_id)
+    signed = answer_all(question.request, option).model_copy(update={"answered_by": "ada"})
     await client.get_workflow_handle(child_id).execute_update(
-        InterruptWorkflow.resolve_validated, answer_all(question.request, option)
+        InterruptWorkflow.resolve_validated, signed
     )
 
 
