@@ -136,6 +136,18 @@ class Part:
 
 
 @dataclass(frozen=True)
+class Column:
+    """A choice or a confirmation every agent of a combined question is asked in the same words
+    with the same options: said once above a grid with one row per agent."""
+
+    text: str
+    context: str
+    options: tuple[tuple[str, str], ...]
+    """(key, description) of a choice's options; empty for a confirmation."""
+    impact_if_no: str = ""
+
+
+@dataclass(frozen=True)
 class FanOut:
     """A combined question as the inbox shows it: what every agent shares, then each part."""
 
@@ -143,6 +155,33 @@ class FanOut:
     shared_reason: str | None
     shared_context: str | None
     parts: list[Part] = field(default_factory=list)
+    columns: list[Column] | None = None
+    """What every part asks alike, when they all ask alike (one row per agent), else None."""
+
+
+def _asks(part: Part) -> list[Column]:
+    choices = [
+        Column(
+            untagged(c.question, part.key),
+            c.context,
+            tuple((o.key.value, o.description) for o in c.options),
+        )
+        for c in part.choices
+    ]
+    confirmations = [
+        Column(untagged(i.statement, part.key), i.context, (), i.impact_if_no)
+        for i in part.confirmations
+    ]
+    return choices + confirmations
+
+
+def shared_columns(parts: Sequence[Part]) -> list[Column] | None:
+    """The choices and confirmations every part asks alike (same words, same options, in the same
+    order), or None when two parts ask differently (or nothing is asked)."""
+    asked = [_asks(p) for p in parts]
+    if not asked or not asked[0] or any(a != asked[0] for a in asked[1:]):
+        return None
+    return asked[0]
 
 
 def fan_out(request: InterruptRequestBase) -> FanOut | None:
@@ -173,7 +212,7 @@ def fan_out(request: InterruptRequestBase) -> FanOut | None:
         )
     origins = sorted({p.origin for p in parts})
     heading = f"{len(parts)} {'/'.join(origins)} agents need a decision"
-    return FanOut(heading, shared_reason, shared_context or None, parts)
+    return FanOut(heading, shared_reason, shared_context or None, parts, shared_columns(parts))
 
 
 def untagged(text: str, key: str) -> str:

@@ -45,6 +45,8 @@ FLAGS = [
     "--disable-sync",
 ]
 WAIT_MS = 30_000
+SCREEN_PX = 1080
+"""A laptop screen's height: a three-agent question, opened, fits in it."""
 
 pytestmark = pytest.mark.skipif(
     not CHROMIUM.exists() and not os.environ.get("CI"),
@@ -230,8 +232,14 @@ async def test_a_person_works_through_the_list_filters_ignores_and_a_fan_out_in_
             # the fan-out: reason shared once, one part per agent; one agent answered alone
             await fan_out.locator("summary.line").click()
             first_id = await fan_out.get_attribute("data-id")
-            parts = fan_out.locator("fieldset.part")
+            parts = fan_out.locator(".part")
             assert await parts.count() == 3
+            opened = await fan_out.bounding_box()
+            first = await parts.first.locator("select").first.bounding_box()
+            assert opened and first, "the opened card and its first control are shown"
+            height = opened["height"]
+            assert height < SCREEN_PX, f"three agents' question is {height} px tall"
+            assert first["y"] - opened["y"] < SCREEN_PX / 2, "the first control is in view at once"
             assert "3 TICKET_AGENT agents need a decision" in (
                 await fan_out.locator(".heading").text_content() or ""
             )
@@ -244,7 +252,7 @@ async def test_a_person_works_through_the_list_filters_ignores_and_a_fan_out_in_
             )
             await rest.wait_for(timeout=WAIT_MS)  # the other two, asked again at once
             await rest.locator("summary.line").click()
-            assert await rest.locator("fieldset.part").count() == 2
+            assert await rest.locator(".part").count() == 2
             rest_id = await rest.get_attribute("data-id") or ""
             await rest.locator("button.accept").click()
             await page.locator(f"{card(rest_id)}.answered .result").wait_for(timeout=WAIT_MS)

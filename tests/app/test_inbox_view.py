@@ -101,6 +101,32 @@ def test_a_combined_question_is_its_parts_with_what_they_share_once() -> None:
     assert fan_out(question_input().request) is None
 
 
+def test_parts_that_ask_alike_are_one_grid_and_parts_that_differ_are_not() -> None:
+    request = _combined()
+    view = fan_out(request)
+    assert view is not None and view.columns is not None
+    own = question_input().request
+    assert [c.text for c in view.columns] == [
+        *(c.question for c in own.choices),
+        *(i.statement for i in own.confirmation_items),
+    ], "each choice and confirmation said once, without its agent's tag"
+    assert view.columns[0].options == tuple(
+        (o.key.value, o.description) for o in own.choices[0].options
+    )
+    different = request.model_copy(
+        update={
+            "choices": [
+                c.model_copy(update={"question": c.question + " (again)"})
+                if c.choice_id.startswith("ticket-agent-2/")
+                else c
+                for c in request.choices
+            ]
+        }
+    )
+    view = fan_out(different)
+    assert view is not None and view.columns is None and len(view.parts) == 2
+
+
 def test_one_part_alone_or_every_recommendation() -> None:
     request = _combined()
     form = {"csrf": "x", "text": "hi", **starting_values(request), "only": "ticket-agent-1"}
