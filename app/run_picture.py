@@ -4,14 +4,16 @@ Pure functions of what ``agents status`` reads (the run's blackboard, its ``stat
 how it closed): ``node_views`` says per node whether it is done, running, waiting on a question,
 failed, re-routed (a question's answer or a supervisor's event sent the run to another agent) or
 not reached; ``picture`` lays that out as a ``rich`` table in the node table's order, each
-dispatched agent under its dispatch node. ``mermaid`` draws the graph itself from the node table
-and the Routing models (docs/agents.md shows it; a test keeps the two the same).
+dispatched agent under its dispatch node, and ``svg`` draws the same rows for the inbox.
+``mermaid`` draws the graph itself from the node table and the Routing models (docs/agents.md
+shows it; a test keeps the two the same).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 from enum import StrEnum
+from html import escape
 
 from rich.table import Table
 from rich.text import Text
@@ -42,6 +44,16 @@ STYLES = {
     NodeState.NOT_REACHED: ("·", "dim"),
 }
 """Each state's mark and colour."""
+SVG_COLOURS = {
+    NodeState.DONE: "#2f7a4d",
+    NodeState.RUNNING: "#1f6feb",
+    NodeState.WAITING: "#b58100",
+    NodeState.FAILED: "#c62828",
+    NodeState.REROUTED: "#8e44ad",
+    NodeState.NOT_REACHED: "#9aa3af",
+}
+"""Each state's colour in the inbox's picture."""
+ROW_PX = 22
 
 
 @dataclass
@@ -145,6 +157,37 @@ def picture(views: dict[AgentType, NodeView]) -> Table:
             Text(view.detail(), style="dim"),
         )
     return table
+
+
+def svg(views: dict[AgentType, NodeView]) -> str:
+    """The same rows as ``picture``, as an SVG image: a coloured mark per node and its state."""
+    rows = []
+    phase = None
+    for i, (agent, node) in enumerate(NODES.items()):
+        view = views[agent]
+        mark, _ = STYLES[view.state]
+        colour = SVG_COLOURS[view.state]
+        y = (i + 1) * ROW_PX + 6
+        shown_phase = node.phase if node.phase != phase else ""
+        phase = node.phase
+        name = f"└ N x {agent.value}" if agent in DISPATCHED_AGENTS else agent.value
+        indent = 118 if agent in DISPATCHED_AGENTS else 104
+        rows.append(
+            f'<text x="4" y="{y}" class="phase">{escape(str(shown_phase))}</text>'
+            f'<circle cx="96" cy="{y - 5}" r="6" fill="{colour}"/>'
+            f'<text x="{indent}" y="{y}" fill="{colour}">{escape(name)}</text>'
+            f'<text x="330" y="{y}" fill="{colour}">{escape(f"{mark} {view.state.value}")}</text>'
+            f'<text x="430" y="{y}" class="detail">{escape(view.detail())}</text>'
+        )
+    height = (len(NODES) + 1) * ROW_PX
+    return (
+        f'<svg xmlns="http://www.w3.org/2000/svg" width="900" height="{height}" '
+        f'viewBox="0 0 900 {height}" font-family="sans-serif" font-size="13">'
+        "<style>.phase{fill:#5b6475;font-size:11px}.detail{fill:#5b6475}</style>"
+        f'<text x="4" y="15" font-weight="bold">phase</text>'
+        f'<text x="104" y="15" font-weight="bold">agent</text>'
+        f'<text x="330" y="15" font-weight="bold">state</text>' + "".join(rows) + "</svg>"
+    )
 
 
 def mermaid() -> str:

@@ -63,6 +63,7 @@ from agent_interrupts.app.inbox.view import (
     untagged,
 )
 from agent_interrupts.app.people import person_name
+from agent_interrupts.app.run_picture import node_views, svg
 from agent_interrupts.app.sdk import (
     QUESTION_QUERY_TIMEOUT,
     AgentWorkflowClient,
@@ -128,6 +129,7 @@ def create_app(
             Route("/cards", inbox.cards),
             Route("/answer", inbox.answer, methods=["POST"]),
             Route("/ignore", inbox.ignore, methods=["POST"]),
+            Route("/runs/{run_id}/graph.svg", inbox.run_graph),
             Route("/static/{name}", _static),
         ],
         middleware=[Middleware(Guard, settings=settings)],
@@ -273,6 +275,21 @@ class Inbox:
         ids = request.query_params.getlist("id")[:CARDS_PER_FETCH]
         waiting = [self.shown[i] for i in ids if i in self.shown]
         return self._html("cards.html", {"waiting": waiting})
+
+    async def run_graph(self, request: Request) -> Response:
+        """The picture of a run one of the listed questions belongs to: its graph, each node
+        with where it stands (``app/run_picture.py``), as an SVG image."""
+        run_id = request.path_params["run_id"]
+        if run_id not in {q.run_id for q in self.shown.values()}:
+            return PlainTextResponse(f"{run_id} has no question in this inbox\n", 404)
+        try:
+            entries = await self.agents.blackboard(run_id)
+            status = await self.agents.status(run_id)
+            end = await self.agents.run_end(run_id)
+        except RPCError as err:
+            return PlainTextResponse(f"cannot read {run_id}: {err.message}\n", 503)
+        views = node_views(entries, status, end.state if end else None)
+        return Response(svg(views), media_type="image/svg+xml")
 
     async def answer(self, request: Request) -> Response:
         fields = await _form(request)

@@ -84,6 +84,12 @@ async def test_lists_a_run_question_refuses_in_place_then_answers_and_the_run_co
                 "the recommendation is preselected"
             )
             assert re.search(r'name="confirm.add-tests" value="yes" checked', card)
+            graph = await http.get(f"/runs/{workflow_id}/graph.svg")
+            assert graph.headers["content-type"].startswith("image/svg+xml")
+            assert re.search(r">ORCHESTRATOR</text><text[^>]*>\? waiting</text>", graph.text)
+            assert f'src="/runs/{workflow_id}/graph.svg"' in card
+            stranger = await http.get("/runs/not-a-listed-run/graph.svg")
+            assert stranger.status_code == 404, "only the runs of listed questions are pictured"
             form = {"csrf": csrf_of(page.text), "interrupt": interrupt_id}
 
             refused = await http.post(

@@ -9,7 +9,15 @@ from pathlib import Path
 
 from rich.console import Console
 
-from agent_interrupts.app.run_picture import NodeState, NodeView, mermaid, node_views, picture
+from agent_interrupts.app.run_picture import (
+    SVG_COLOURS,
+    NodeState,
+    NodeView,
+    mermaid,
+    node_views,
+    picture,
+    svg,
+)
 from agent_interrupts.models.agent_types import AgentType
 from agent_interrupts.models.graph import NODES
 from agent_interrupts.models.state import (
@@ -88,6 +96,16 @@ def test_a_question_waits_and_its_node_names_the_interrupt() -> None:
     view = node_views(entries, status(waiting=A.REVIEW_AGENT))[A.REVIEW_AGENT]
     assert view.state is NodeState.WAITING
     assert view.detail() == "2 outputs; 1 question; waits on run-1-interrupt-1"
+
+
+def test_the_inbox_picture_draws_every_node_in_its_states_colour() -> None:
+    entries = [*ran(A.REVIEW_AGENT), entry(EntryKind.INTERRUPT, A.REVIEW_AGENT)]
+    image = svg(node_views(entries, status(waiting=A.REVIEW_AGENT)))
+    assert image.startswith("<svg ") and image.endswith("</svg>")
+    assert all(f">{a.value}</text>" in image or f"x {a.value}</text>" in image for a in A)
+    waiting = SVG_COLOURS[NodeState.WAITING]
+    assert f'fill="{waiting}">REVIEW_AGENT</text>' in image
+    assert f'fill="{SVG_COLOURS[NodeState.NOT_REACHED]}">MERGER_AGENT</text>' in image
 
 
 def test_an_answer_that_sends_the_run_elsewhere_is_a_re_route() -> None:
