@@ -59,9 +59,9 @@ async def heartbeating(interval: timedelta) -> AsyncIterator[None]:
             await asyncio.sleep(interval.total_seconds())
             send_beat()
 
-    await _unstick_the_run()  # before the work: a reply that comes at once must not outrun it
     task = asyncio.create_task(beat())
     try:
+        await _unstick_the_run()  # before the work: a reply that comes at once must not outrun it
         yield
     finally:
         task.cancel()

@@ -141,7 +141,7 @@ class InboxSettings:
     user_header: str | None = None
     """The header an authenticating proxy in front of the inbox sets to the person's name
     (``AGENTS_INBOX_USER_HEADER``); trusted only when set."""
-    person: str | None = None
+    person: str | None = field(default_factory=person_name)
     """The name of answers that no named token or header names: the inbox's own
     ``AGENTS_USER``, else the login name of whoever started it."""
 
@@ -178,6 +178,11 @@ class InboxSettings:
             raise ValueError(
                 f"AGENTS_INBOX_USER_HEADER {header[:60]!r} is not a header name "
                 "(e.g. X-Forwarded-User)"
+            )
+        if header is not None and people:
+            raise ValueError(
+                "AGENTS_INBOX_USER_HEADER and named tokens (NAME=TOKEN) both name people: give "
+                "one (a token holder could otherwise sign as anyone through the header)"
             )
         return cls(
             host,
@@ -285,6 +290,7 @@ def llm_settings_from_env(env: Mapping[str, str] = os.environ) -> LlmSettings:
     (``small``: SMALL_MODEL_SETTINGS are the defaults)."""
     from agent_interrupts.activities.llm import DEFAULT_MODEL, LlmSettings
     from agent_interrupts.activities.output_schema import OutputProfile
+    from agent_interrupts.activities.redaction import redact
 
     profile = _profile(env.get("LLM_PROFILE", "").strip())
     if profile is OutputProfile.SMALL:
@@ -297,9 +303,10 @@ def llm_settings_from_env(env: Mapping[str, str] = os.environ) -> LlmSettings:
     }
     if env.get("OPENAI_BASE_URL") and not env.get("OPENAI_API_KEY"):
         raise ValueError(
-            f"OPENAI_BASE_URL is {env['OPENAI_BASE_URL']} but OPENAI_API_KEY is unset: the offline "
-            "model would answer in place of that endpoint. Set OPENAI_API_KEY (any value, e.g. "
-            "local, for a server that needs no key), or unset OPENAI_BASE_URL for the offline model"
+            f"OPENAI_BASE_URL is {redact(env['OPENAI_BASE_URL'])} but OPENAI_API_KEY is unset: "
+            "the offline model would answer in place of that endpoint. Set OPENAI_API_KEY (any "
+            "value, e.g. local, for a server that needs no key), or unset OPENAI_BASE_URL for the "
+            "offline model"
         )
     return LlmSettings(
         api_key=env.get("OPENAI_API_KEY") or None,

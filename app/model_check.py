@@ -10,6 +10,8 @@ from typing import TYPE_CHECKING, Any
 
 import httpx2
 
+from agent_interrupts.activities.redaction import redact
+
 if TYPE_CHECKING:  # annotations only: ``agents list`` loads this module, not the model's
     from agent_interrupts.activities.llm import LlmSettings
 
@@ -19,8 +21,13 @@ OPENAI = "https://api.openai.com/v1"
 
 
 async def model_problems(settings: LlmSettings) -> list[str]:
-    """What stops the configured models from answering, one line each; empty when they are
-    listed (or the endpoint has no model list), or for the offline model."""
+    """What stops the configured models from answering, one line each (credentials in the URL
+    redacted); empty when they are listed (or the endpoint has no model list), or for the offline
+    model."""
+    return [redact(problem) for problem in await _problems(settings)]
+
+
+async def _problems(settings: LlmSettings) -> list[str]:
     if settings.offline:
         return []
     base = (settings.base_url or OPENAI).rstrip("/")
@@ -30,7 +37,7 @@ async def model_problems(settings: LlmSettings) -> list[str]:
             reply = await http.get(
                 f"{base}/models", headers={"Authorization": f"Bearer {settings.api_key}"}
             )
-    except httpx2.HTTPError as err:
+    except (httpx2.HTTPError, httpx2.InvalidURL) as err:
         return [
             f"the model endpoint {where} does not answer ({type(err).__name__}: {err}); every "
             "agent call fails until it does. Check OPENAI_BASE_URL"

@@ -2,8 +2,8 @@
 retries, and a task queue no worker polls.
 
 ``look`` asks the server (DescribeWorkflowExecution for the pending activities, DescribeTaskQueue
-for the pollers); ``line`` and ``no_worker`` turn what it found into one line each; ``Ticker``
-shows the line, live on a terminal (``rich``), else as a plain line every
+for the pollers); ``line`` turns what it found into one line (``stack.no_worker`` the missing
+worker); ``Ticker`` shows the line, live on a terminal (``rich``), else as a plain line every
 ``PLAIN_LINE_SECONDS``.
 """
 
@@ -12,7 +12,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import re
-import shlex
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -33,7 +32,7 @@ from temporalio.converter import PayloadConverter
 from temporalio.service import RPCError
 
 from agent_interrupts.app import render
-from agent_interrupts.app.stack import start_command
+from agent_interrupts.app.stack import no_worker
 from agent_interrupts.models.state import OrchestratorStatus
 
 LOOK_SECONDS = 1.0
@@ -113,27 +112,6 @@ def line(
         calls.append(f"{call.name}{took}" + (f" ({call.retry})" if call.retry else ""))
     parts.append("running: " + ", ".join(calls))
     return " · ".join(parts)
-
-
-def worker_command(queue: str, task_queue: str, local_stack: bool) -> str:
-    """The command that starts a worker for ``queue``: the local stack's, else a worker process
-    on the configured server (``agents up`` refuses while ``TEMPORAL_ADDRESS`` is set)."""
-    if local_stack:
-        return start_command(queue, task_queue)
-    setting = "" if queue == task_queue else f"TEMPORAL_TASK_QUEUE={shlex.quote(queue)} "
-    return (
-        f"{setting}python worker.py (installed: {setting}python -m agent_interrupts.worker) "
-        "with this shell's TEMPORAL_* settings"
-    )
-
-
-def no_worker(look: Look, workflow_id: str, command: str) -> str:
-    """The line that says the run waits for a worker, naming its queue and how to start one."""
-    kinds = " and ".join(look.unpolled)
-    return (
-        f"no worker polls task queue {look.queue!r} ({kinds} tasks): {workflow_id} waits until "
-        f"one does; start one: {command}"
-    )
 
 
 async def look(client: Client, workflow_id: str, names: dict[tuple[str, str], str]) -> Look:
@@ -223,6 +201,10 @@ async def _read_names(
         del names[key]  # not on the newest page: its type's name, asked again next time
 
 
+UNREACHABLE = (RPCError, OSError, RuntimeError, TimeoutError)
+"""What a look meets while the server is away or restarting."""
+
+
 @dataclass
 class Ticker:
     """Keeps a follower from ever going quiet: a live line on a terminal (elapsed time, phase,
@@ -254,7 +236,7 @@ class Ticker:
         last_plain = time.monotonic()
         try:
             while True:
-                with contextlib.suppress(RPCError):
+                with contextlib.suppress(*UNREACHABLE):  # the server away: the clock goes on
                     self._look = await look(self.client, self.workflow_id, self._names)
                     self._say_workers(self._look)
                 text = line(
@@ -273,8 +255,11 @@ class Ticker:
 
     def _say_workers(self, look: Look) -> None:
         if look.unpolled and not self._said_no_worker:
-            command = worker_command(look.queue, self.task_queue, self.local_stack)
-            self._print_note(f"waiting: {no_worker(look, self.workflow_id, command)}")
+            detail = f"no {' or '.join(look.unpolled)} task poller: it waits until one polls"
+            line = no_worker(
+                look.queue, self.workflow_id, detail, self.task_queue, local=self.local_stack
+            )
+            self._print_note(f"waiting: {line}")
             self._said_no_worker = True
         elif not look.unpolled and self._said_no_worker:
             self._print_note(f"a worker polls task queue {look.queue!r} now")

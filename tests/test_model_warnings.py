@@ -14,6 +14,8 @@ from pathlib import Path
 
 from temporalio.client import Client
 
+from agent_interrupts.activities.llm import LlmSettings
+from agent_interrupts.app.model_check import model_problems
 from bench.harness import worker_env
 from tests.cli.support import free_port
 from tests.support.openai_server import ScriptedOpenAIServer
@@ -102,3 +104,10 @@ def test_an_endpoint_that_does_not_answer_is_a_loud_warning(client: Client, tmp_
     said = _until_started(env)
     assert f"WARNING: the model endpoint OPENAI_BASE_URL={nowhere} does not answer" in said, said
     assert "Check OPENAI_BASE_URL" in said
+
+
+async def test_a_malformed_base_url_is_a_warning_with_its_password_redacted() -> None:
+    settings = LlmSettings(api_key="local", base_url="http://ada:s3cret-pass@host:abc/v1")
+    (problem,) = await model_problems(settings)
+    assert "does not answer" in problem and "Check OPENAI_BASE_URL" in problem
+    assert "s3cret-pass" not in problem

@@ -87,9 +87,6 @@ class Filters:
             ignored=query.get("ignored", "") not in ("", "0"),
         )
 
-    def any(self) -> bool:
-        return bool(self.run or self.agent or self.kind or self.text)
-
     def keeps(self, question: WaitingQuestion) -> bool:
         """Whether ``question`` is listed: each filter given matches (a run or an agent by
         substring, the kind exactly, the words anywhere in what the question says)."""

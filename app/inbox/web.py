@@ -11,6 +11,7 @@ import hmac
 import logging
 import secrets
 import socket
+from contextlib import suppress
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from pathlib import Path
@@ -30,6 +31,7 @@ from starlette.responses import (
     Response,
 )
 from starlette.routing import Route
+from temporalio.client import WorkflowQueryFailedError
 from temporalio.service import RPCError
 
 from agent_interrupts.app.config import InboxSettings
@@ -62,7 +64,6 @@ from agent_interrupts.app.inbox.view import (
     ui_link,
     untagged,
 )
-from agent_interrupts.app.people import person_name
 from agent_interrupts.app.run_picture import node_views, svg
 from agent_interrupts.app.sdk import (
     QUESTION_QUERY_TIMEOUT,
@@ -129,7 +130,7 @@ def create_app(
             Route("/cards", inbox.cards),
             Route("/answer", inbox.answer, methods=["POST"]),
             Route("/ignore", inbox.ignore, methods=["POST"]),
-            Route("/runs/{run_id}/graph.svg", inbox.run_graph),
+            Route("/runs/{run_id:path}/graph.svg", inbox.run_graph),
             Route("/static/{name}", _static),
         ],
         middleware=[Middleware(Guard, settings=settings)],
@@ -284,10 +285,14 @@ class Inbox:
             return PlainTextResponse(f"{run_id} has no question in this inbox\n", 404)
         try:
             entries = await self.agents.blackboard(run_id)
-            status = await self.agents.status(run_id)
             end = await self.agents.run_end(run_id)
-        except RPCError as err:
-            return PlainTextResponse(f"cannot read {run_id}: {err.message}\n", 503)
+        except UNREACHABLE as err:
+            return PlainTextResponse(f"cannot read {run_id}: {err}\n", 503)
+        status = None  # no worker answers (a stuck run): the blackboard alone
+        if end is None:
+            with suppress(*UNREACHABLE, WorkflowQueryFailedError):
+                wait = QUESTION_QUERY_TIMEOUT.total_seconds()
+                status = await asyncio.wait_for(self.agents.status(run_id), wait)
         views = node_views(entries, status, end.state if end else None)
         return Response(svg(views), media_type="image/svg+xml")
 
@@ -300,8 +305,8 @@ class Inbox:
         interrupt_id = fields.get("interrupt", "")
         try:
             status = await self.agents.interrupt_status(interrupt_id, QUESTION_QUERY_TIMEOUT)
-        except RPCError as err:
-            return PlainTextResponse(f"cannot read {interrupt_id}: {err.message}\n", 404)
+        except (*UNREACHABLE, WorkflowQueryFailedError) as err:
+            return PlainTextResponse(f"cannot read {interrupt_id}: {err}\n", 404)
         outcome = await self._send(
             status, submitted_fields(status.request, fields), getattr(request.state, "person", None)
         )
@@ -321,12 +326,14 @@ class Inbox:
         ):
             return PlainTextResponse("refused: this form is not from this inbox; reload it\n", 403)
         interrupt_id = fields.get("interrupt", "")
+        if interrupt_id not in self.shown:  # only what this inbox lists: its file stays bounded
+            return PlainTextResponse(f"{interrupt_id[:200]} is not a listed question\n", 404)
         if fields.get("restore"):
             self.ignored.restore(interrupt_id)
             message = f"{interrupt_id} is listed again"
         else:
             try:
-                who = getattr(request.state, "person", None) or person_name() or "someone"
+                who = getattr(request.state, "person", None) or "someone"
                 self.ignored.ignore(interrupt_id, fields.get("reason", ""), who)
             except ValueError as err:
                 return PlainTextResponse(f"{err}\n", 422)
@@ -345,7 +352,6 @@ class Inbox:
             return Outcome(problem="; ".join(problems))
         try:
             resolution = resolution_from_form(fields, status.origin)
-            person = person or person_name()
             ack = await self.agents.resolve(status.workflow_id, resolution, answered_by=person)
         except ValidationError as err:
             return Outcome(problem=describe_validation_error(err))

@@ -9,6 +9,7 @@ import pytest
 
 from agent_interrupts.activities.output_schema import OutputProfile, decoder_schema, longest_reply
 from agent_interrupts.app.config import (
+    InboxSettings,
     TemporalSettings,
     llm_settings_from_env,
     stuck_check_seconds,
@@ -198,3 +199,18 @@ def test_the_sticky_wait_is_a_positive_number_of_seconds_that_names_itself() -> 
     for bad in ("0", "-1", "soon"):
         with pytest.raises(ValueError, match="AGENTS_WORKER_STICKY_SECONDS"):
             worker_sticky({"AGENTS_WORKER_STICKY_SECONDS": bad})
+
+
+def test_a_base_url_without_a_key_is_refused_with_its_password_redacted() -> None:
+    with pytest.raises(ValueError, match="OPENAI_API_KEY is unset") as refused:
+        llm_settings_from_env({"OPENAI_BASE_URL": "http://ada:s3cret-pass@host/v1"})
+    assert "s3cret-pass" not in str(refused.value)
+
+
+def test_a_proxy_header_beside_named_tokens_is_refused() -> None:
+    env = {
+        "AGENTS_INBOX_TOKEN": "ada=tok-ada-0123456789abcdef",
+        "AGENTS_INBOX_USER_HEADER": "X-Forwarded-User",
+    }
+    with pytest.raises(ValueError, match="AGENTS_INBOX_USER_HEADER and named tokens"):
+        InboxSettings.from_env(env)

@@ -91,6 +91,12 @@ async def test_lists_a_run_question_refuses_in_place_then_answers_and_the_run_co
             stranger = await http.get("/runs/not-a-listed-run/graph.svg")
             assert stranger.status_code == 404, "only the runs of listed questions are pictured"
             form = {"csrf": csrf_of(page.text), "interrupt": interrupt_id}
+            unlisted = await http.post(
+                "/ignore",
+                data={**form, "interrupt": "not-listed", "reason": "noise"},
+                headers={**SAME_ORIGIN, "X-Inbox-Fetch": "1"},
+            )
+            assert unlisted.status_code == 404, "only a listed question is ignored"
 
             refused = await http.post(
                 "/answer",

@@ -137,7 +137,7 @@ def test_a_run_without_a_worker_says_so_then_goes_on_when_one_starts(
     try:
         _expect(run, f"Started {run_id}")
         started = time.monotonic()
-        _expect(run, f"no worker polls task queue {queue!r}", timeout=NO_WORKER_WITHIN + 5)
+        _expect(run, f"no worker serves task queue {queue!r}", timeout=NO_WORKER_WITHIN + 5)
         took = time.monotonic() - started
         assert took < NO_WORKER_WITHIN, f"said after {took:.1f}s"
         _expect(run, "python worker.py")
@@ -147,7 +147,9 @@ def test_a_run_without_a_worker_says_so_then_goes_on_when_one_starts(
         follower = Terminal(env, "follow", run_id, "--no-input")
         try:
             started = time.monotonic()
-            _expect(follower, f"no worker polls task queue {queue!r}", timeout=NO_WORKER_WITHIN + 5)
+            _expect(
+                follower, f"no worker serves task queue {queue!r}", timeout=NO_WORKER_WITHIN + 5
+            )
             assert time.monotonic() - started < NO_WORKER_WITHIN + 3  # its own start-up, too
             follower.interrupt()
             _expect(follower, f"Follow it again: agents follow {run_id}")
