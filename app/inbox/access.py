@@ -59,7 +59,9 @@ class Guard(BaseHTTPMiddleware):
         if not self.settings.needs_token or given is None:
             return None
         if not self._known(given):
-            return _refused(401, "wrong token: open the link `agents inbox` printed")
+            return _refused(
+                401, "wrong token: open the link `agents inbox` printed, with your token"
+            )
         response = RedirectResponse(request.url.path, status_code=303)
         response.set_cookie(COOKIE, given, httponly=True, samesite="strict")
         return response

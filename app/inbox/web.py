@@ -155,9 +155,12 @@ def listening(settings: InboxSettings) -> socket.socket:
 
 def inbox_link(settings: InboxSettings) -> str:
     """The address a person opens: the bound host, or this machine's name where the inbox
-    listens on every address (``0.0.0.0``, ``::``), which no browser can open; with the token."""
+    listens on every address (``0.0.0.0``, ``::``), which no browser can open; with the token
+    (with named tokens, a place for each person's own)."""
     host = settings.host if settings.host not in ANY_ADDRESS else socket.gethostname()
     shown = f"[{host}]" if ":" in host else host
+    if settings.people:  # a token per person: each opens it with their own
+        return f"http://{shown}:{settings.port}/?token=YOUR_TOKEN"
     return f"http://{shown}:{settings.port}/" + (
         f"?token={settings.token}" if settings.token else ""
     )

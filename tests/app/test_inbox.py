@@ -25,7 +25,7 @@ from agent_interrupts.activities.offline_model import OfflineModel, OfflineScena
 from agent_interrupts.app.config import InboxSettings
 from agent_interrupts.app.inbox.access import COOKIE
 from agent_interrupts.app.inbox.form import form_problems, resolution_from_form, starting_values
-from agent_interrupts.app.inbox.web import create_app, listening
+from agent_interrupts.app.inbox.web import create_app, inbox_link, listening
 from agent_interrupts.app.people import person_name
 from agent_interrupts.app.sdk import AgentWorkflowClient
 from agent_interrupts.app.worker_setup import build_worker
@@ -443,3 +443,10 @@ async def test_a_namespace_without_our_search_attributes_gets_a_page_saying_what
         assert f"the namespace {namespace} lacks the search attributes" in reply.text
         assert "temporal operator search-attribute create" in reply.text
     assert 'id="trouble"' in page.text
+
+
+def test_the_link_of_named_tokens_leaves_each_person_their_own() -> None:
+    shared = InboxSettings(token="tok-shared-0123456789")
+    assert inbox_link(shared).endswith("/?token=tok-shared-0123456789")
+    named = InboxSettings(people={"tok-ada-0123456789": "ada"})
+    assert inbox_link(named).endswith("/?token=YOUR_TOKEN"), "no one's token in a shared line"
