@@ -151,7 +151,10 @@ def start_command(queue: str, task_queue: str, *, local: bool = True) -> str:
     if not local:
         env = f"TEMPORAL_TASK_QUEUE={shlex.quote(queue)} " if queue != task_queue else ""
         env += f"OFFLINE_SCENARIO={shlex.quote(scenario)} " if scenario is not None else ""
-        return f"{env}python worker.py (with this shell's TEMPORAL_ADDRESS, on that server)"
+        return (
+            f"{env}python worker.py (installed: {env}python -m agent_interrupts.worker) with this "
+            "shell's TEMPORAL_ADDRESS, on that server"
+        )
     if scenario is not None:
         return (
             "agents up (local stack: it starts the worker of each scenario with open runs), or "

@@ -219,7 +219,8 @@ def test_against_a_configured_server_the_advice_is_a_worker_not_agents_up() -> N
     line = no_worker("agents", "run-1", "Timeout expired", "agents", local=False)
     assert "agents up" not in line
     assert line.endswith(
-        "start one: python worker.py (with this shell's TEMPORAL_ADDRESS, on that server)"
+        "start one: python worker.py (installed: python -m agent_interrupts.worker) with this "
+        "shell's TEMPORAL_ADDRESS, on that server"
     )
     queue = "agents/scenario/interrupt=REVIEW_AGENT"
     scenario = no_worker(queue, "run-1", "x", "agents", local=False)
