@@ -8,10 +8,14 @@ from typing import Any
 from temporalio.client import Client
 from temporalio.contrib.pydantic import pydantic_data_converter
 from temporalio.runtime import Runtime
+from temporalio.service import RPCError
 
 from agent_interrupts.app.config import TemporalSettings
 from agent_interrupts.app.process_exit import guard_interpreter_exit
 from agent_interrupts.app.tracing import tracing_plugins
+
+UNREACHABLE = (RPCError, RuntimeError, OSError, TimeoutError)
+"""What a Temporal call raises when the server is away, restarting or does not answer."""
 
 _REFUSED_CREDENTIALS = re.compile(r"unauthenticated|permission|api key|\b40[13]\b")
 """What the SDK's error says when the server refused our credentials."""

@@ -29,9 +29,9 @@ from temporalio.api.workflowservice.v1 import (
 )
 from temporalio.client import Client
 from temporalio.converter import PayloadConverter
-from temporalio.service import RPCError
 
 from agent_interrupts.app import render
+from agent_interrupts.app.connect import UNREACHABLE
 from agent_interrupts.app.stack import no_worker
 from agent_interrupts.models.state import OrchestratorStatus
 
@@ -199,10 +199,6 @@ async def _read_names(
         names.setdefault((run_id, activity_id), "")
     for key in [k for k, v in names.items() if not v]:
         del names[key]  # not on the newest page: its type's name, asked again next time
-
-
-UNREACHABLE = (RPCError, OSError, RuntimeError, TimeoutError)
-"""What a look meets while the server is away or restarting."""
 
 
 @dataclass

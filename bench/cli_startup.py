@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import os
 import shutil
-import socket
 import statistics
 import subprocess
 import sys
@@ -25,6 +24,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from bench.harness import bench_parser, versions
+from tests.cli.support import free_port, stack_env
 
 HELP_AIM = 0.5
 """Seconds ``agents --help`` may take."""
@@ -51,24 +51,6 @@ def agents_command() -> list[str]:
     return [str(script)] if script.exists() else [sys.executable, str(ROOT / "client.py")]
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
-def stack_env(state_dir: Path) -> dict[str, str]:
-    """This environment without Temporal settings, for a local stack in ``state_dir``."""
-    env = {k: v for k, v in os.environ.items() if not k.startswith("TEMPORAL_")}
-    env.update(
-        AGENTS_STATE_DIR=str(state_dir),
-        AGENTS_PORT=str(_free_port()),
-        AGENTS_UI_PORT=str(_free_port()),
-        TEMPORAL_CONFIG_FILE=str(state_dir / "no-profile.toml"),
-    )
-    return env
-
-
 def timed(name: str, argv: Sequence[str], runs: int, env: dict[str, str]) -> Timing:
     """``argv`` run ``runs`` times, one after another; each must succeed."""
     seconds = []
@@ -82,7 +64,7 @@ def timed(name: str, argv: Sequence[str], runs: int, env: dict[str, str]) -> Tim
 def measure(runs: int) -> list[Timing]:
     """The two baselines, then ``agents --help`` and ``agents list`` (on a stack of its own)."""
     state = Path(tempfile.mkdtemp(prefix="bench-cli-"))
-    env = stack_env(state)
+    env = stack_env(state, free_port(), free_port())
     agents = agents_command()
     try:
         subprocess.run([*agents, "up"], env=env, check=True, capture_output=True, timeout=180)

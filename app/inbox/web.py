@@ -35,6 +35,7 @@ from temporalio.client import WorkflowQueryFailedError
 from temporalio.service import RPCError
 
 from agent_interrupts.app.config import InboxSettings
+from agent_interrupts.app.connect import UNREACHABLE
 from agent_interrupts.app.inbox.access import Guard
 from agent_interrupts.app.inbox.form import (
     ACCEPT,
@@ -96,8 +97,6 @@ ANY_ADDRESS = frozenset({"0.0.0.0", "::", ""})
 
 log = logging.getLogger("agents.inbox")
 NO_FILTERS = Filters()
-UNREACHABLE = (RPCError, RuntimeError, OSError, TimeoutError)
-"""What a Temporal call raises when the server is away or does not answer: a banner, not a 500."""
 
 
 @dataclass(frozen=True)
