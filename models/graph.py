@@ -1,12 +1,20 @@
-"""The node table: agent type -> request, output and template."""
+"""The software team: its node table (agent type -> request, output and template) and its rules."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import functools
+import hashlib
+import json
+import typing
 
-from agent_interrupts.models.agent_types import AgentType
+from agent_interrupts.models.agent_types import COLLECTED_AGENTS, DISPATCHED_AGENTS, AgentType
+from agent_interrupts.models.interrupts import (
+    AnyInterruptRequest,
+    InterruptRequestBase,
+    InterruptRouting,
+    TeamInterruptRequest,
+)
 from agent_interrupts.models.requests import (
-    AgentRequest,
     ContextManagerRoutingRequest,
     DiscoveryAgentRequest,
     DiscoveryAgentRequests,
@@ -25,7 +33,7 @@ from agent_interrupts.models.requests import (
     TicketCollectorRequest,
     TicketOrchestratorRequest,
 )
-from agent_interrupts.models.routing import Routing
+from agent_interrupts.models.results import OrchestratorCollectorResult
 from agent_interrupts.models.routings import (
     ContextManagerRouting,
     DiscoveryAgentRouting,
@@ -45,23 +53,8 @@ from agent_interrupts.models.routings import (
     TicketDispatchRouting,
     TicketOrchestratorRouting,
 )
-
-
-@dataclass(frozen=True)
-class Node:
-    """How one agent type runs."""
-
-    agent_type: AgentType
-    request_model: type[AgentRequest]
-    output_model: type[Routing]
-    phase: str
-    dispatches: AgentType | None = None
-    """For dispatch nodes: the agent type fanned out, one per entry of ``request.requests``."""
-
-    @property
-    def template(self) -> str:
-        return f"workflow/{self.agent_type.slug}.jinja"
-
+from agent_interrupts.models.team import Node, Team
+from agent_interrupts.models.team_spec import SOFTWARE_TEAM_NAME
 
 _NODES = [
     Node(AgentType.ORCHESTRATOR, OrchestratorRequest, OrchestratorRouting, "ORCHESTRATION"),
@@ -133,6 +126,65 @@ _NODES = [
     ),
 ]
 
-NODES: dict[AgentType, Node] = {n.agent_type: n for n in _NODES}
+NODES: dict[str, Node] = {n.agent_type: n for n in _NODES}
 NODES_BY_OUTPUT: dict[str, Node] = {n.output_model.__name__: n for n in _NODES}
 """Nodes by output class name: the ``name`` of the json_schema response format."""
+
+READ_AGENTS = frozenset(
+    {
+        AgentType.DISCOVERY_ORCHESTRATOR,
+        AgentType.DISCOVERY_AGENT,
+        AgentType.PLANNING_AGENT,
+        AgentType.TICKET_AGENT,
+        AgentType.REVIEW_AGENT,
+        AgentType.CONTEXT_MANAGER,
+    }
+)
+"""Agents that get the read tools over the pinned workspace (research R9)."""
+WRITE_AGENTS = frozenset({AgentType.TICKET_AGENT})
+"""Agents that also get the write tools, in their own worktree."""
+
+
+def _question_types() -> dict[str, type[InterruptRequestBase]]:
+    members = (
+        typing.get_args(m)[0] for m in typing.get_args(typing.get_args(AnyInterruptRequest)[0])
+    )
+    return {
+        str(cls.model_fields["origin"].default): cls
+        for cls in members
+        if cls is not TeamInterruptRequest
+    }
+
+
+@functools.cache
+def software_team_sha256() -> str:
+    """The software team's content hash: its node table's request and output schemas."""
+    table = {
+        agent: [
+            n.phase,
+            n.dispatches,
+            n.request_model.model_json_schema(by_alias=True),
+            n.output_model.model_json_schema(by_alias=True),
+        ]
+        for agent, n in sorted(NODES.items())
+    }
+    return hashlib.sha256(json.dumps(table, sort_keys=True).encode()).hexdigest()
+
+
+SOFTWARE_TEAM = Team(
+    name=SOFTWARE_TEAM_NAME,
+    sha256="",
+    nodes=NODES,
+    entry=AgentType.ORCHESTRATOR,
+    entry_request=OrchestratorRequest(
+        guidance="Plan how to achieve the goal.", phase="DISCOVERY"
+    ).to_wire(),
+    dispatched=DISPATCHED_AGENTS,
+    collected=COLLECTED_AGENTS,
+    interrupt_routing=InterruptRouting,
+    questions=_question_types(),
+    final_result=OrchestratorCollectorResult,
+    read_tools=READ_AGENTS,
+    write_tools=WRITE_AGENTS,
+)
+"""The built-in team (``sha256`` is ``software_team_sha256()``, computed when a run pins it)."""

@@ -5,7 +5,7 @@ from __future__ import annotations
 from enum import StrEnum
 from typing import Annotated, Any, Literal, Self
 
-from pydantic import Field, model_validator
+from pydantic import ConfigDict, Discriminator, Field, Tag, model_validator
 from pydantic.json_schema import SkipJsonSchema
 
 from agent_interrupts.models.agent_call import CallRecord
@@ -598,9 +598,33 @@ class ContextManagerInterruptRequest(InterruptRequestBase):
     source_references: list[str] = Field(description="The context ids and file paths you read.")
 
 
+class TeamInterruptRequest(InterruptRequestBase):
+    """Any declared team's question on the wire (each agent's own model, with its typed fields,
+    is generated from the team: ``models/team_build.py``); its typed fields ride as extras."""
+
+    model_config = ConfigDict(extra="allow")
+
+    origin: str
+    agent_questions: SkipJsonSchema[list[AgentQuestion]] = Field(default_factory=list)
+    """A team dispatcher's question: its dispatched agents' own questions."""
+
+
+TEAM_TAG = "TEAM"
+"""The tag of a declared team's question in the unions below."""
+
+
+def _origin_tag(value: Any) -> str:
+    origin = value.get("origin") if isinstance(value, dict) else getattr(value, "origin", None)
+    known = isinstance(origin, str) and origin in AgentType.__members__
+    return str(origin) if known else TEAM_TAG
+
+
 DispatchedAgentInterruptRequest = Annotated[
-    DiscoveryAgentInterruptRequest | PlanningAgentInterruptRequest | TicketAgentInterruptRequest,
-    Field(discriminator="origin"),
+    Annotated[DiscoveryAgentInterruptRequest, Tag(AgentType.DISCOVERY_AGENT.value)]
+    | Annotated[PlanningAgentInterruptRequest, Tag(AgentType.PLANNING_AGENT.value)]
+    | Annotated[TicketAgentInterruptRequest, Tag(AgentType.TICKET_AGENT.value)]
+    | Annotated[TeamInterruptRequest, Tag(TEAM_TAG)],
+    Discriminator(_origin_tag),
 ]
 """The questions of dispatched agents; their dispatch node raises them (handler US4)."""
 
@@ -632,6 +656,9 @@ class DispatchInterruptRequest(InterruptRequestBase):
     )
 
 
+TeamInterruptRequest.model_rebuild()
+
+
 class DiscoveryAgentDispatchInterruptRequest(DispatchInterruptRequest):
     origin: SkipJsonSchema[Literal[AgentType.DISCOVERY_DISPATCH]] = _origin(
         AgentType.DISCOVERY_DISPATCH
@@ -649,24 +676,25 @@ class TicketAgentDispatchInterruptRequest(DispatchInterruptRequest):
 
 
 AnyInterruptRequest = Annotated[
-    OrchestratorInterruptRequest
-    | OrchestratorCollectorInterruptRequest
-    | DiscoveryOrchestratorInterruptRequest
-    | DiscoveryAgentInterruptRequest
-    | DiscoveryCollectorInterruptRequest
-    | DiscoveryAgentDispatchInterruptRequest
-    | PlanningOrchestratorInterruptRequest
-    | PlanningAgentInterruptRequest
-    | PlanningCollectorInterruptRequest
-    | PlanningAgentDispatchInterruptRequest
-    | TicketOrchestratorInterruptRequest
-    | TicketAgentInterruptRequest
-    | TicketCollectorInterruptRequest
-    | TicketAgentDispatchInterruptRequest
-    | ReviewInterruptRequest
-    | MergerInterruptRequest
-    | ContextManagerInterruptRequest,
-    Field(discriminator="origin"),
+    Annotated[OrchestratorInterruptRequest, Tag("ORCHESTRATOR")]
+    | Annotated[OrchestratorCollectorInterruptRequest, Tag("ORCHESTRATOR_COLLECTOR")]
+    | Annotated[DiscoveryOrchestratorInterruptRequest, Tag("DISCOVERY_ORCHESTRATOR")]
+    | Annotated[DiscoveryAgentInterruptRequest, Tag("DISCOVERY_AGENT")]
+    | Annotated[DiscoveryCollectorInterruptRequest, Tag("DISCOVERY_COLLECTOR")]
+    | Annotated[DiscoveryAgentDispatchInterruptRequest, Tag("DISCOVERY_DISPATCH")]
+    | Annotated[PlanningOrchestratorInterruptRequest, Tag("PLANNING_ORCHESTRATOR")]
+    | Annotated[PlanningAgentInterruptRequest, Tag("PLANNING_AGENT")]
+    | Annotated[PlanningCollectorInterruptRequest, Tag("PLANNING_COLLECTOR")]
+    | Annotated[PlanningAgentDispatchInterruptRequest, Tag("PLANNING_DISPATCH")]
+    | Annotated[TicketOrchestratorInterruptRequest, Tag("TICKET_ORCHESTRATOR")]
+    | Annotated[TicketAgentInterruptRequest, Tag("TICKET_AGENT")]
+    | Annotated[TicketCollectorInterruptRequest, Tag("TICKET_COLLECTOR")]
+    | Annotated[TicketAgentDispatchInterruptRequest, Tag("TICKET_DISPATCH")]
+    | Annotated[ReviewInterruptRequest, Tag("REVIEW_AGENT")]
+    | Annotated[MergerInterruptRequest, Tag("MERGER_AGENT")]
+    | Annotated[ContextManagerInterruptRequest, Tag("CONTEXT_MANAGER")]
+    | Annotated[TeamInterruptRequest, Tag(TEAM_TAG)],
+    Discriminator(_origin_tag),
 ]
 """The sealed InterruptRequest interface: one subtype per agent, told apart by ``origin``."""
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 from enum import StrEnum
 from typing import Any
 
-from pydantic import Field, model_validator
+from pydantic import ConfigDict, Field, model_validator
 from pydantic.json_schema import SkipJsonSchema
 
 from agent_interrupts.models.agent_types import AgentType
@@ -278,7 +278,18 @@ class TicketAgentResult(DispatchedResult):
     result in history)."""
 
 
-DispatchedAgentResult = DiscoveryAgentResult | PlanningAgentResult | TicketAgentResult
+class TeamAgentResult(AgentResult):
+    """Any declared team's agent result on the wire (its own model is generated from the team:
+    ``models/team_build.py``); ``teamAgent`` tells it apart from the software team's results."""
+
+    model_config = ConfigDict(extra="allow")
+
+    team_agent: str
+
+
+DispatchedAgentResult = (
+    DiscoveryAgentResult | PlanningAgentResult | TicketAgentResult | TeamAgentResult
+)
 """What a dispatched agent returns when it finishes (told apart by their fields)."""
 
 

@@ -11,13 +11,22 @@ from typing import Any
 
 from pydantic import TypeAdapter, ValidationError
 
-from agent_interrupts.models.interrupts import AnyInterruptRequest, InterruptRequestBase
+from agent_interrupts.models.interrupts import (
+    AnyInterruptRequest,
+    InterruptRequestBase,
+    TeamInterruptRequest,
+)
 
 QUESTION_TYPES: dict[str, type[InterruptRequestBase]] = {
     str(cls.model_fields["origin"].default): cls
-    for cls in typing.get_args(typing.get_args(AnyInterruptRequest)[0])
+    for cls in (
+        typing.get_args(member)[0]
+        for member in typing.get_args(typing.get_args(AnyInterruptRequest)[0])
+    )
+    if cls is not TeamInterruptRequest
 }
-"""Each agent's own interrupt request type, by agent type."""
+"""The software team's agents' own interrupt request types, by agent type (a declared team's
+are its ``Team.questions``)."""
 BASE_FIELDS = {f.alias or n for n, f in InterruptRequestBase.model_fields.items()}
 """JSON names of the fields every interrupt request has."""
 

@@ -4,24 +4,21 @@ FR-104..FR-108), and a question is well formed before a person sees it
 
 from __future__ import annotations
 
-import typing
 from typing import Any
 
 import pytest
 
 from agent_interrupts.models import interrupts
+from agent_interrupts.models.graph import SOFTWARE_TEAM
 from agent_interrupts.models.interrupts import (
     MAX_CHOICES,
     MAX_CONFIRMATIONS,
     MAX_QUESTION_ID_CHARS,
-    AnyInterruptRequest,
     InterruptRequestBase,
     TicketAgentInterruptRequest,
 )
 
-REQUESTS: list[type[InterruptRequestBase]] = list(
-    typing.get_args(typing.get_args(AnyInterruptRequest)[0])
-)
+REQUESTS: list[type[InterruptRequestBase]] = list(SOFTWARE_TEAM.questions.values())
 
 SPEC_FIELDS = {
     "PlanningAgentInterruptRequest": {  # FR-104
@@ -76,7 +73,8 @@ def _written(model: type[Any]) -> dict[str, Any]:
 
 def test_seventeen_types_one_per_agent() -> None:
     """FR-081, FR-103, SC-018."""
-    assert len(REQUESTS) == 17
+    assert len(REQUESTS) == len(SOFTWARE_TEAM.nodes) == 17
+    assert {r.model_fields["origin"].default for r in REQUESTS} == set(SOFTWARE_TEAM.nodes)
 
 
 @pytest.mark.parametrize("model", REQUESTS, ids=lambda m: m.__name__)

@@ -8,13 +8,14 @@ import pytest
 from pydantic import TypeAdapter, ValidationError
 
 from agent_interrupts.models.agent_types import AgentType, Terminal
-from agent_interrupts.models.graph import NODES
+from agent_interrupts.models.graph import NODES, SOFTWARE_TEAM
 from agent_interrupts.models.interrupts import (
     AnyInterruptRequest,
     InterruptRouting,
     OptionKey,
     PlanningOrchestratorInterruptRequest,
     StructuredChoice,
+    TeamInterruptRequest,
 )
 from agent_interrupts.models.requests import (
     DiscoveryOrchestratorRequest,
@@ -109,10 +110,13 @@ def test_every_agent_routing_can_interrupt_with_its_own_typed_request() -> None:
         assert subtype.model_fields["origin"].default is node.agent_type
 
 
-def test_interrupt_union_has_17_subtypes_told_apart_by_origin() -> None:
-    union = typing.get_args(typing.get_args(AnyInterruptRequest)[0])
-    assert len(union) == 17
-    assert {t.model_fields["origin"].default for t in union} == set(AgentType)
+def test_interrupt_union_has_one_subtype_per_agent_told_apart_by_origin() -> None:
+    union = [
+        typing.get_args(m)[0] for m in typing.get_args(typing.get_args(AnyInterruptRequest)[0])
+    ]
+    software = [t for t in union if t is not TeamInterruptRequest]
+    assert len(software) == len(SOFTWARE_TEAM.nodes)
+    assert {t.model_fields["origin"].default for t in software} == set(AgentType)
     request = PlanningOrchestratorInterruptRequest(
         type="HUMAN_REVIEW",
         reason="which split?",

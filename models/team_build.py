@@ -1,0 +1,265 @@
+"""A declared team (``TeamSpec``) -> its ``Team``: generated pydantic models with strict schemas.
+
+Each agent gets a request, a result, a question (its typed fields beside the reason, choices and
+confirmations) and a routing with one field per route and exactly one set; the team gets the
+unified handler's routing (one route per agent a run may resume at) and its final result. Every
+string and list is bounded, every enum closed, so a constrained decoder cannot write a reply the
+validator refuses. Built once per content hash (workflow code and activities share the classes).
+"""
+
+from __future__ import annotations
+
+import functools
+from typing import Annotated, Any, Literal
+
+from pydantic import Field, StringConstraints, create_model
+from pydantic.json_schema import SkipJsonSchema
+
+from agent_interrupts.models.agent_types import Route, Terminal
+from agent_interrupts.models.base import WireModel
+from agent_interrupts.models.interrupts import DispatchInterruptRequest, InterruptRequestBase
+from agent_interrupts.models.limits import MAX_FAN_OUT
+from agent_interrupts.models.requests import AgentRequest
+from agent_interrupts.models.results import AgentResult, DispatchResult, TeamAgentResult
+from agent_interrupts.models.routing import Routing
+from agent_interrupts.models.routings import (
+    DISPATCH_INTERRUPT_HELP,
+    DISPATCHED_INTERRUPT_HELP,
+    INTERRUPT_HELP,
+)
+from agent_interrupts.models.team import Node, Team
+from agent_interrupts.models.team_spec import (
+    END,
+    AgentSpec,
+    FieldSpec,
+    Role,
+    TeamSpec,
+    field_type_problem,
+    spec_problems,
+)
+
+STR_CHARS = 500
+"""A ``str`` field's bound."""
+TEXT_CHARS = 4_000
+"""A ``text`` field's bound."""
+LIST_ITEMS = 16
+"""A ``list[...]`` field's bound."""
+FIRST_GUIDANCE = "Plan how to achieve the goal."
+"""The guidance of a run's first request."""
+
+
+class TeamDefinitionError(ValueError):
+    """A team that no run can follow: one line per problem, each naming the agent."""
+
+
+class TeamFinalResult(WireModel):
+    """What a declared team's run returns: the team, its content hash and the final result."""
+
+    team: str
+    team_sha256: str
+    result: dict[str, Any]
+
+
+def camel(name: str) -> str:
+    """``FINDINGS_COLLECTOR`` -> ``FindingsCollector``; ``incident-response`` ->
+    ``IncidentResponse``."""
+    return "".join(part.capitalize() for part in name.replace("-", "_").split("_") if part)
+
+
+def field_annotation(text: str) -> Any:
+    """The bounded Python type of a declared field type (``field_type_problem`` checked it)."""
+    if problem := field_type_problem(text):
+        raise TeamDefinitionError(problem)
+    if text.startswith("list["):
+        item = field_annotation(text[5:-1])
+        return Annotated[list[item], Field(max_length=LIST_ITEMS)]  # type: ignore[valid-type]
+    if text.startswith("enum("):
+        return Literal[tuple(text[5:-1].split("|"))]
+    return {
+        "str": Annotated[str, StringConstraints(max_length=STR_CHARS)],
+        "text": Annotated[str, StringConstraints(max_length=TEXT_CHARS)],
+        "int": int,
+        "float": float,
+        "bool": bool,
+    }[text]
+
+
+def _fields(declared: dict[str, FieldSpec]) -> dict[str, Any]:
+    return {
+        name: (field_annotation(each.type), Field(description=each.description or None))
+        for name, each in declared.items()
+    }
+
+
+def _route_field(name: str) -> str:
+    return f"{name.lower()}_request"
+
+
+@functools.cache
+def _build(spec_json: str) -> Team:
+    spec = TeamSpec.model_validate_json(spec_json)
+    problems = spec_problems(spec)
+    if problems:
+        raise TeamDefinitionError("; ".join(problems))
+    team = camel(spec.name)
+    dispatcher_of = {a.dispatches: a.name for a in spec.agents if a.role is Role.DISPATCHER}
+
+    final = create_model(  # type: ignore[call-overload]
+        f"{team}Final",
+        __base__=AgentResult,
+        __doc__=f"The final result of team {spec.name}.",
+        **_fields(spec.final),
+    )
+    results: dict[str, type[AgentResult]] = {}
+    questions: dict[str, type[InterruptRequestBase]] = {}
+    requests: dict[str, type[AgentRequest]] = {}
+    for agent in spec.agents:
+        name = camel(agent.name)
+        results[agent.name] = create_model(  # type: ignore[call-overload]
+            f"{name}Result",
+            __base__=AgentResult,
+            __doc__=agent.description or None,
+            team_agent=(SkipJsonSchema[Literal[agent.name]], agent.name),  # type: ignore[valid-type]
+            **_fields(agent.result),
+        )
+        questions[agent.name] = create_model(  # type: ignore[call-overload]
+            f"{name}Question",
+            __base__=(
+                DispatchInterruptRequest if agent.role is Role.DISPATCHER else InterruptRequestBase
+            ),
+            origin=(SkipJsonSchema[Literal[agent.name]], agent.name),  # type: ignore[valid-type]
+            **_fields(agent.question),
+        )
+    for agent in spec.agents:  # dispatched agents' requests before their dispatchers'
+        if agent.role is not Role.DISPATCHER:
+            extra: dict[str, Any] = {}
+            if agent.role is Role.COLLECTOR:
+                extra["agent_results"] = (
+                    SkipJsonSchema[list[TeamAgentResult]],
+                    Field(default_factory=list),
+                )
+            requests[agent.name] = create_model(  # type: ignore[call-overload]
+                f"{camel(agent.name)}Request",
+                __base__=AgentRequest,
+                **_fields(agent.request),
+                **extra,
+            )
+    for agent in spec.agents:
+        if agent.role is Role.DISPATCHER:
+            child = requests[agent.dispatches or ""]
+            requests[agent.name] = create_model(  # type: ignore[call-overload]
+                f"{camel(agent.name)}Request",
+                __base__=AgentRequest,
+                requests=(
+                    list[child],  # type: ignore[valid-type]
+                    Field(
+                        description=f"One request per {agent.dispatches} to run in parallel "
+                        f"(1 to {MAX_FAN_OUT}).",
+                        json_schema_extra={"maxItems": MAX_FAN_OUT},
+                    ),
+                ),
+            )
+
+    nodes: dict[str, Node] = {}
+    for agent in spec.agents:
+        output = _routing(agent, requests, results, questions, final, dispatcher_of)
+        nodes[agent.name] = Node(
+            agent.name,
+            requests[agent.name],
+            output,
+            agent.phase,
+            dispatches=agent.dispatches,
+            team=spec.name,
+        )
+    resume_fields: dict[str, Any] = {
+        _route_field(agent.name): (
+            Annotated[requests[agent.name] | None, Route(agent.name)],  # type: ignore[name-defined]
+            None,
+        )
+        for agent in spec.agents
+        if agent.role is not Role.DISPATCHED
+    }
+    interrupt_routing = create_model(  # type: ignore[call-overload]
+        f"{team}InterruptRouting",
+        __base__=Routing,
+        __doc__=f"The unified handler's output for team {spec.name}: exactly one route set.",
+        **resume_fields,
+    )
+    entry = spec.entry
+    return Team(
+        name=spec.name,
+        sha256=spec.sha256(),
+        nodes=nodes,
+        entry=entry.name,
+        entry_request=requests[entry.name].model_construct(guidance=FIRST_GUIDANCE).to_wire(),
+        dispatched={child: dispatcher for child, dispatcher in dispatcher_of.items() if child},
+        collected=_collected(spec, dispatcher_of),
+        interrupt_routing=interrupt_routing,
+        questions=questions,
+        final_result=final,
+        read_tools=frozenset(a.name for a in spec.agents if "read" in a.tools),
+        templates={nodes[a.name].template: a.template for a in spec.agents},
+        spec=spec,
+    )
+
+
+def _routing(
+    agent: AgentSpec,
+    requests: dict[str, type[AgentRequest]],
+    results: dict[str, type[AgentResult]],
+    questions: dict[str, type[InterruptRequestBase]],
+    final: type[AgentResult],
+    dispatcher_of: dict[str | None, str],
+) -> type[Routing]:
+    fields: dict[str, Any] = {}
+    result = results[agent.name]
+    if agent.role is Role.DISPATCHED:
+        fields["result"] = (
+            Annotated[result | None, Route(dispatcher_of[agent.name])],  # type: ignore[name-defined]
+            Field(default=None, description="Your result; your dispatcher hands it on."),
+        )
+        interrupt_help = DISPATCHED_INTERRUPT_HELP
+    elif agent.role is Role.DISPATCHER:
+        fields["dispatch_result"] = (DispatchResult, ...)
+        interrupt_help = DISPATCH_INTERRUPT_HELP
+    else:
+        fields["result"] = (result, ...)
+        interrupt_help = INTERRUPT_HELP
+    for target, when in agent.routes.items():
+        if target == END:
+            fields["final_result"] = (
+                Annotated[final | None, Route(Terminal.END)],  # type: ignore[name-defined]
+                Field(default=None, description=when or "Finish the run with its final result."),
+            )
+        else:
+            fields[_route_field(target)] = (
+                Annotated[requests[target] | None, Route(target)],  # type: ignore[name-defined]
+                Field(default=None, description=when or f"Go on to {target}."),
+            )
+    fields["interrupt_request"] = (
+        Annotated[questions[agent.name] | None, Route(Terminal.INTERRUPT)],  # type: ignore[name-defined]
+        Field(default=None, description=interrupt_help),
+    )
+    return create_model(  # type: ignore[call-overload, no-any-return]
+        f"{camel(agent.name)}Routing",
+        __base__=Routing,
+        __doc__=agent.description or None,
+        **fields,
+    )
+
+
+def _collected(spec: TeamSpec, dispatcher_of: dict[str | None, str]) -> dict[str, str]:
+    """Collectors and the dispatched agents whose results reach them: a dispatcher's route to
+    a collector."""
+    found: dict[str, str] = {}
+    for child, dispatcher in dispatcher_of.items():
+        for target in spec.agent(dispatcher).routes:
+            if target != END and spec.agent(target).role is Role.COLLECTOR and child:
+                found[target] = child
+    return found
+
+
+def build_team(spec: TeamSpec) -> Team:
+    """The run-time team of ``spec`` (TeamDefinitionError when no run can follow it); built
+    once per content."""
+    return _build(spec.model_dump_json(by_alias=True))
