@@ -31,13 +31,13 @@ from agent_interrupts.models.errors import (
     AgentWorkflowError,
     InvalidLlmReply,
     LlmContextExceeded,
-    UnknownAgentType,
 )
-from agent_interrupts.models.graph import NODES, Node
 from agent_interrupts.models.interrupts import InterruptRequestBase
 from agent_interrupts.models.limits import MAX_FAN_OUT, clip
 from agent_interrupts.models.policies import AGENT_HEARTBEAT_INTERVAL
 from agent_interrupts.models.routing import Routing
+from agent_interrupts.models.team import Node
+from agent_interrupts.models.team_build import team_of
 
 KEPT_REPLIES = 128
 """Replies a worker keeps for a retry of their attempt (at most 1 MiB each: 128 MiB at worst)."""
@@ -79,7 +79,7 @@ class AgentActivities:
         return reply
 
     async def _reply(self, call: AgentCall) -> AgentReply:
-        agent = call.agent_type.value
+        agent = str(call.agent_type)
         try:
             reply = await self._run(call)
         except (InvalidLlmReply, LlmContextExceeded) as err:
@@ -101,14 +101,13 @@ class AgentActivities:
         return reply
 
     async def _run(self, call: AgentCall) -> AgentReply:
-        node = NODES.get(call.agent_type)
-        if node is None:
-            raise UnknownAgentType(f"no node is defined for agent type {call.agent_type!r}")
-        prompt = self._prompts.agent_messages(node, call)
+        team = team_of(call.team)
+        node = team.node(call.agent_type)
+        prompt = self._prompts.agent_messages(node, call, team)
         limit = self._llm.settings.context_tokens
-        output = self._llm.settings.max_tokens_for(
-            call.agent_type.value, call.output_tokens_factor
-        )[0]
+        output = self._llm.settings.max_tokens_for(str(call.agent_type), call.output_tokens_factor)[
+            0
+        ]
         dropped: list[str] = []
         while limit and estimated_tokens(prompt.messages) + output > limit:
             trimmed = self._trimmed(node, call, prompt)
@@ -130,7 +129,7 @@ class AgentActivities:
             while True:
                 try:
                     reply = await self._llm.complete(
-                        agent=call.agent_type.value,
+                        agent=str(call.agent_type),
                         messages=[*prompt.messages, *routes.messages, *tools.messages],
                         output_model=node.output_model,
                         schema=routes.schema,
@@ -188,7 +187,7 @@ class AgentActivities:
         while (smaller := without_oldest_optional(call)) is not None:
             call, what = smaller
             dropped.append(what)
-            shorter = self._prompts.agent_messages(node, call)
+            shorter = self._prompts.agent_messages(node, call, team_of(call.team))
             if prompt_chars(shorter.messages) < size:
                 return call, shorter, ", ".join(dropped)
         return None

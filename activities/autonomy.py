@@ -37,7 +37,7 @@ MIN_AGREEMENT = 0.9
 """Agreement with people it needs over them (``AGENT_AUTONOMY_MIN_AGREEMENT``)."""
 SHADOWS_QUERY = "WorkflowType = 'ShadowAnswerWorkflow' AND ExecutionStatus = 'Completed'"
 
-Kind = tuple[AgentType, QuestionKind]
+Kind = tuple[str, QuestionKind]
 
 
 @dataclass(frozen=True)

@@ -24,12 +24,14 @@ from temporalio import activity
 from agent_interrupts.activities import offline_tools
 from agent_interrupts.activities.output_schema import REPLY_KEY, is_wrapped, variants
 from agent_interrupts.models.agent_call import SUPERVISOR_MESSAGE_PREFIX
-from agent_interrupts.models.agent_types import AgentType, Terminal
-from agent_interrupts.models.graph import NODES_BY_OUTPUT, Node
+from agent_interrupts.models.agent_types import AGENT_NAME_PATTERN, AgentType, Terminal, agent_name
+from agent_interrupts.models.graph import NODES_BY_OUTPUT
 from agent_interrupts.models.ids import agent_key, dispatched_agent_key
 from agent_interrupts.models.interrupts import InterruptRouting
 from agent_interrupts.models.requests import CONTEXT_FOUND
 from agent_interrupts.models.routing import Routing
+from agent_interrupts.models.team import Node
+from agent_interrupts.models.team_build import built_output
 
 RESOLVED_MARKER = "## Interrupt resolution"
 """Prompt heading that tells the offline model this agent's question was already answered."""
@@ -44,10 +46,10 @@ class OfflineScenario:
     """Which agents interrupt, ask the context manager or answer slowly (seconds), and how long
     a run loops."""
 
-    interrupt_at: frozenset[AgentType] = frozenset()
-    agent_review_at: frozenset[AgentType] = frozenset()
-    delays: dict[AgentType, float] = field(default_factory=dict)
-    context_at: frozenset[AgentType] = frozenset()
+    interrupt_at: frozenset[str] = frozenset()
+    agent_review_at: frozenset[str] = frozenset()
+    delays: dict[str, float] = field(default_factory=dict)
+    context_at: frozenset[str] = frozenset()
     """These agents ask the CONTEXT_MANAGER once before routing on."""
     loop: int | None = None
     """Agent calls per run before the orchestrator collector may stop; None: it stops at once."""
@@ -57,7 +59,7 @@ class OfflineScenario:
     """Agents per fan-out (entries of ``requests`` a dispatch node is given)."""
     conflict: bool = False
     """Ticket agents without a recipe all write the same file, so the merge conflicts."""
-    deaf: frozenset[AgentType] = frozenset()
+    deaf: frozenset[str] = frozenset()
     """These agents ignore a supervisor's message (a model that does not obey it)."""
     key_delays: dict[str, float] = field(default_factory=dict)
     """Seconds by dispatched agent key (``ticket-agent-2``), before ``delays`` by agent type."""
@@ -71,16 +73,16 @@ class OfflineScenario:
         supervisor's message."""
         if not text or not text.strip():
             return cls()
-        interrupt: set[AgentType] = set()
-        review: set[AgentType] = set()
-        context: set[AgentType] = set()
-        delays: dict[AgentType, float] = {}
+        interrupt: set[str] = set()
+        review: set[str] = set()
+        context: set[str] = set()
+        delays: dict[str, float] = {}
         key_delays: dict[str, float] = {}
         loop: int | None = None
         keys: set[str] = set()
         fan_out = cls.fan_out
         conflict = False
-        deaf: set[AgentType] = set()
+        deaf: set[str] = set()
         for part in filter(None, (p.strip() for p in text.split(";"))):
             key, _, value = part.partition("=")
             items = [v.strip() for v in value.split(",") if v.strip()]
@@ -138,14 +140,25 @@ def _count(text: str) -> int:
     return int(text)
 
 
-def _agent(name: str) -> AgentType:
-    try:
-        return AgentType(name.strip().upper())
-    except ValueError:
+def _agent(name: str) -> str:
+    """An agent of any team (the software team's, or a declared team's by its name)."""
+    upper = name.strip().upper()
+    if not re.fullmatch(AGENT_NAME_PATTERN, upper):
         valid = ", ".join(a.value for a in AgentType)
         raise ValueError(
-            f"unknown agent type {name!r} in OFFLINE_SCENARIO; use one of {valid}"
-        ) from None
+            f"unknown agent type {name!r} in OFFLINE_SCENARIO; use an agent's name: one of "
+            f"{valid}, or a declared team's agent"
+        )
+    return agent_name(upper)
+
+
+def _node(name: str) -> Node | None:
+    """The node whose routing a response format names: the software team's or a declared
+    team's built in this worker."""
+    node = NODES_BY_OUTPUT.get(name)
+    if node is None and (declared := built_output(name)) is not None:
+        node = declared[0]
+    return node
 
 
 class OfflineModel(httpx2.AsyncBaseTransport):
@@ -171,7 +184,7 @@ class OfflineModel(httpx2.AsyncBaseTransport):
             self.received.append(body)
         fmt = body.get("response_format") or {}
         name = (fmt.get("json_schema") or {}).get("name", "")
-        node = NODES_BY_OUTPUT.get(name)
+        node = _node(name)
         if node is not None and self.scenario.loop is not None:
             self._calls[_workflow_id()] += 1
         if node is not None:
@@ -188,9 +201,9 @@ class OfflineModel(httpx2.AsyncBaseTransport):
         name = spec.get("name", "")
         messages = body.get("messages") or []
         offered = {str((t.get("function") or {}).get("name")) for t in body.get("tools") or []}
-        node = NODES_BY_OUTPUT.get(name)
+        node = _node(name)
         if offered and body.get("tool_choice") != "none" and node is not None:
-            agent = node.agent_type.value
+            agent = str(node.agent_type)
             calls = offline_tools.next_calls(
                 _goal(messages), agent, offered, messages, self.scenario.conflict
             )
@@ -210,12 +223,14 @@ class OfflineModel(httpx2.AsyncBaseTransport):
         goal = _goal(messages)
         refs = offline_tools.diff_references(messages) or offline_tools.references(messages)
         writer = _Writer(goal, schema, self.scenario.fan_out, refs)
-        node = NODES_BY_OUTPUT.get(name)
+        node = _node(name)
         model: type[Routing] | None = None
         if name == InterruptRouting.__name__:
             model = InterruptRouting
         elif node is not None:
             model = node.output_model
+        elif (declared := built_output(name)) is not None:
+            model = declared[1]  # a declared team's handler routing
         if model is None:
             return json.dumps(writer.value(schema, "result"))
         wants = node is not None and self._wants_interrupt(node.agent_type, messages)
@@ -247,7 +262,7 @@ class OfflineModel(httpx2.AsyncBaseTransport):
             and self._calls[_workflow_id()] < loop
         )
 
-    def _wants_interrupt(self, agent: AgentType, messages: list[dict[str, Any]]) -> bool:
+    def _wants_interrupt(self, agent: str, messages: list[dict[str, Any]]) -> bool:
         """A supervisor's message always wins; an answered question is not asked again."""
         contents = [str(m.get("content", "")) for m in messages]
         users = [str(m.get("content", "")) for m in messages if m.get("role") == "user"]

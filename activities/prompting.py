@@ -12,13 +12,14 @@ from __future__ import annotations
 
 import hashlib
 import json
+from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from importlib.resources import files
 from pathlib import Path
 from typing import Any
 
 from jinja2 import StrictUndefined, TemplateError
-from jinja2.loaders import FileSystemLoader
+from jinja2.loaders import ChoiceLoader, FileSystemLoader, FunctionLoader
 from jinja2.sandbox import SandboxedEnvironment
 
 from agent_interrupts.activities.contributors import (
@@ -28,10 +29,11 @@ from agent_interrupts.activities.contributors import (
 )
 from agent_interrupts.activities.routing_info import interrupt_info, route_options
 from agent_interrupts.models.agent_call import AgentCall
-from agent_interrupts.models.agent_types import DISPATCHED_AGENTS, AgentType
+from agent_interrupts.models.agent_types import AgentType
 from agent_interrupts.models.errors import PromptRenderError
-from agent_interrupts.models.graph import Node
+from agent_interrupts.models.graph import SOFTWARE_TEAM
 from agent_interrupts.models.interrupts import CUSTOM_OPTION_TEXT
+from agent_interrupts.models.team import Node, Team
 
 PROMPTS_DIR = Path(str(files("agent_interrupts") / "prompts"))
 """The templates, read as the package's data (``importlib.resources``): in the repository the
@@ -61,14 +63,16 @@ class PromptRenderer:
     ) -> None:
         self._prompts_dir = prompts_dir
         self._env = SandboxedEnvironment(
-            loader=FileSystemLoader(prompts_dir),
+            loader=ChoiceLoader([FileSystemLoader(prompts_dir), FunctionLoader(self._team_source)]),
             undefined=StrictUndefined,
             autoescape=False,
             keep_trailing_newline=True,
             auto_reload=False,  # fingerprinted once (template_version): no stat per step
         )
         self._registry = registry if registry is not None else default_registry()
-        self._templates: dict[AgentType, str] = {}
+        self._team_sources: dict[str, str] = {}
+        """Declared teams' templates by name (a name carries the team's content hash)."""
+        self._templates: dict[str, str] = {}
         """Rendered agent templates: they depend only on the node, so once per worker."""
         self._files_sha256 = _files_sha256(prompts_dir)
 
@@ -88,10 +92,15 @@ class PromptRenderer:
         text = json.dumps([self._files_sha256, sorted(contributors)])
         return hashlib.sha256(text.encode()).hexdigest()[:16]
 
-    def agent_messages(self, node: Node, call: AgentCall) -> AgentPrompt:
+    def agent_messages(
+        self, node: Node, call: AgentCall, team: Team = SOFTWARE_TEAM
+    ) -> AgentPrompt:
         """System prompt (template, then contributor sections), then the request message."""
         assembled = self._registry.assemble(PromptContext.from_call(call, node.output_model))
-        parts = [self.agent_template(node).rstrip(), *(text for _, text in assembled.sections)]
+        parts = [
+            self.agent_template(node, team).rstrip(),
+            *(text for _, text in assembled.sections),
+        ]
         system = "\n\n".join(parts)
         user = self.render(
             "workflow/_request.jinja",
@@ -108,13 +117,19 @@ class PromptRenderer:
             sections=[name for name, _ in assembled.sections],
         )
 
-    def agent_template(self, node: Node) -> str:
-        """The agent's own template, rendered with what its output model says about it."""
-        text = self._templates.get(node.agent_type)
+    def agent_template(self, node: Node, team: Team = SOFTWARE_TEAM) -> str:
+        """The agent's own template, rendered with what its output model says about it (a
+        declared team's templates come with the team the run pinned)."""
+        text = self._templates.get(node.template)
         if text is None:
-            text = self.render(node.template, **template_values(node))
-            self._templates[node.agent_type] = text
+            self._team_sources.update(team.templates)
+            text = self.render(node.template, **template_values(node, team))
+            self._templates[node.template] = text
         return text
+
+    def _team_source(self, name: str) -> tuple[str, None, Callable[[], bool]] | None:
+        source = self._team_sources.get(name)
+        return (source, None, lambda: True) if source is not None else None
 
     def render(self, template: str, **values: object) -> str:
         try:
@@ -133,15 +148,15 @@ def _files_sha256(root: Path) -> str:
     return digest.hexdigest()
 
 
-def template_values(node: Node) -> dict[str, Any]:
+def template_values(node: Node, team: Team = SOFTWARE_TEAM) -> dict[str, Any]:
     """What an agent template is given: names from the node and its output model, as data."""
     info = interrupt_info(node.output_model)
-    dispatcher = DISPATCHED_AGENTS.get(node.agent_type)
+    dispatcher = team.dispatched.get(node.agent_type)
     return {
-        "agent_type": node.agent_type.value,
+        "agent_type": str(node.agent_type),
         "output_name": node.output_model.__name__,
         "routes": [o.alias for o in route_options(node.output_model)],
         "interrupt": asdict(info) if info is not None else None,
-        "dispatcher": dispatcher.value if dispatcher is not None else None,
+        "dispatcher": dispatcher,
         "custom_option_text": CUSTOM_OPTION_TEXT,
     }

@@ -18,9 +18,11 @@ from agent_interrupts.models.interrupt_flow import (
     ReviewInput,
     TranslationInput,
 )
-from agent_interrupts.models.interrupts import InterruptResolution, InterruptRouting, ResolvedBy
+from agent_interrupts.models.interrupts import InterruptResolution, ResolvedBy
 from agent_interrupts.models.policies import AGENT_HEARTBEAT_INTERVAL
 from agent_interrupts.models.resolution_rules import describe_resolution, recommended_resolution
+from agent_interrupts.models.routing import Routing
+from agent_interrupts.models.team_build import team_of
 
 TRANSLATOR = "INTERRUPT_TRANSLATOR"
 
@@ -29,13 +31,13 @@ def translation_messages(prompts: PromptRenderer, job: TranslationInput) -> list
     """What the translator is asked: the question, the answer and the origin's last request."""
     system = prompts.render("interrupt/translate.jinja", allowed_route=job.allowed_route)
     answer = describe_resolution(job.request, job.resolution)
-    return _with_question(prompts, system, job, job.origin.value, answer)
+    return _with_question(prompts, system, job, str(job.origin), answer)
 
 
 def review_messages(prompts: PromptRenderer, job: ReviewInput) -> list[dict[str, str]]:
     """What the reviewer (the controller) is asked: the question and its context."""
     system = prompts.render("interrupt/review.jinja")
-    return _with_question(prompts, system, job, job.request.origin.value, None)
+    return _with_question(prompts, system, job, str(job.request.origin), None)
 
 
 def _with_question(
@@ -71,8 +73,9 @@ class ResolutionActivities:
     async def translate_resolution(self, job: TranslationInput) -> InterruptOutcome:
         """Ask the LLM for the filtered InterruptRouting that carries the person's decisions."""
         allowed = job.allowed_route
+        routing_model = team_of(job.team).interrupt_routing
 
-        def only_allowed(routing: InterruptRouting) -> None:
+        def only_allowed(routing: Routing) -> None:
             route = routing.chosen_route()[0]
             if allowed is not None and route != allowed:
                 raise ValueError(f"set {allowed!r}, the only allowed route, not {route!r}")
@@ -88,14 +91,14 @@ class ResolutionActivities:
                 reply = await self._llm.complete(
                     agent=TRANSLATOR,
                     messages=messages,
-                    output_model=InterruptRouting,
+                    output_model=routing_model,
                     template_version=self._prompts.template_version,
-                    schema=routing_schema(allowed, self._llm.settings.profile),
+                    schema=routing_schema(allowed, self._llm.settings.profile, routing_model),
                     check=only_allowed,
                 )
         except Exception as err:
             raise as_activity_error(err) from None
-        routing: InterruptRouting = reply.value
+        routing: Routing = reply.value
         return InterruptOutcome(
             routing=routing.to_wire(),
             route=routing.chosen_route()[0],

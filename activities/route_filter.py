@@ -18,7 +18,7 @@ from agent_interrupts.models.agent_types import AgentType
 from agent_interrupts.models.interrupts import InterruptRouting
 from agent_interrupts.models.routing import Routing
 
-ROUTE_OF: dict[AgentType, str] = {
+ROUTE_OF: dict[str, str] = {
     agent: route for agent in AgentType if (route := InterruptRouting.route_for(agent)) is not None
 }
 """The InterruptRouting field that leads back to each agent (the routing contract's mapping
@@ -26,11 +26,14 @@ table)."""
 
 
 def routing_schema(
-    keep: str | None, profile: OutputProfile = OutputProfile.STANDARD
+    keep: str | None,
+    profile: OutputProfile = OutputProfile.STANDARD,
+    model: type[Routing] = InterruptRouting,
 ) -> dict[str, Any]:
-    """The InterruptRouting schema filtered to route ``keep`` (None: every route, one variant
-    each), bounded by ``profile``."""
-    return decoder_schema(InterruptRouting, profile, None if keep is None else (keep,))
+    """The handler routing's schema (the software team's InterruptRouting unless ``model`` is a
+    declared team's) filtered to route ``keep`` (None: every route, one variant each), bounded
+    by ``profile``."""
+    return decoder_schema(model, profile, None if keep is None else (keep,))
 
 
 ROUND_TARGETS = frozenset(
@@ -48,7 +51,7 @@ closed: SmolLM2's discovery collector went there twelve times in a row)."""
 
 
 def closed_routes(
-    model: type[Routing], runs: Mapping[AgentType, int], max_rounds: int | None
+    model: type[Routing], runs: Mapping[str, int], max_rounds: int | None
 ) -> dict[str, str]:
     """The routes of ``model`` a model may no longer take, by JSON name, each with why: those to
     a ROUND_TARGETS agent that already ran ``max_rounds`` times in the run (None: no route
@@ -57,7 +60,7 @@ def closed_routes(
         return {}
     closed = {}
     for route, target in model.route_aliases().items():
-        if isinstance(target, AgentType) and target in ROUND_TARGETS:
+        if target in ROUND_TARGETS:
             ran = runs.get(target, 0)
             if ran >= max_rounds:
                 closed[route] = (

@@ -104,7 +104,7 @@ def stop_resolution(reason: str, other_answers: object) -> InterruptResolution:
 
 
 def with_continue_at(
-    resolution: InterruptResolution, origin: AgentType, target: str, field: str = "--continue-at"
+    resolution: InterruptResolution, origin: str, target: str, field: str = "--continue-at"
 ) -> InterruptResolution:
     """``--continue-at AGENT``: the answer, and the run goes on at ``target`` (one of
     ``origin``'s routes) instead of back to ``origin``; a problem names ``field``."""

@@ -273,7 +273,7 @@ def small_model_output_limits() -> dict[str, str]:
 
     small = OutputProfile.SMALL
     limits = {
-        f"LLM_MAX_OUTPUT_TOKENS_{agent.value}": str(
+        f"LLM_MAX_OUTPUT_TOKENS_{agent}": str(
             longest_reply(shared_decoder_schema(node.output_model, small))
         )
         for agent, node in NODES.items()

@@ -72,7 +72,7 @@ _CONSOLIDATING = {
     AgentType.TICKET_COLLECTOR,
     AgentType.ORCHESTRATOR_COLLECTOR,
 }
-KIND_BY_AGENT: dict[AgentType, Kind] = {
+KIND_BY_AGENT: dict[str, Kind] = {
     agent: Kind.DELEGATION
     if agent in _DELEGATING
     else Kind.CONSOLIDATION
@@ -171,7 +171,7 @@ def agent_example(
     kind = Kind.INTERRUPT if reply.route == "interruptRequest" else KIND_BY_AGENT[call.agent_type]
     return Example(
         kind=kind,
-        agent_type=call.agent_type.value,
+        agent_type=str(call.agent_type),
         schema_name=node.output_model.__name__,
         prompt=prompt,
         answer=_answer(reply.output, decoder_schema(node.output_model), node.output_model),
@@ -216,7 +216,7 @@ def resolution_example(run: RecordedRun, it: RecordedInterrupt, prompts: PromptR
     decision = decision_of(job, answer)
     return Example(
         kind=Kind.RESOLUTION,
-        agent_type=it.asked.origin.value,
+        agent_type=str(it.asked.origin),
         schema_name=AgentReviewDecision.__name__,
         prompt=messages,
         answer=_compact(decision.to_wire()),
@@ -241,7 +241,7 @@ def translation_example(
     answer = _answer(outcome.routing, routing_schema(job.allowed_route), InterruptRouting)
     return Example(
         kind=Kind.TRANSLATION,
-        agent_type=job.origin.value,
+        agent_type=str(job.origin),
         schema_name=InterruptRouting.__name__,
         prompt=prompt,
         answer=answer,

@@ -26,8 +26,8 @@ from agent_interrupts.app.sdk import AgentWorkflowClient, ResolutionRejected, ac
 from agent_interrupts.app.terminal_input import LineReader
 from agent_interrupts.app.watch import Ticker
 from agent_interrupts.models.interrupts import ResolvedBy
-from agent_interrupts.models.results import OrchestratorCollectorResult
 from agent_interrupts.models.state import EventKind, OrchestratorStatus
+from agent_interrupts.models.team_build import RunResult
 from agent_interrupts.workflows.interrupt import InterruptWorkflow
 from agent_interrupts.workflows.orchestrator import OrchestratorWorkflow
 
@@ -53,7 +53,7 @@ async def follow(
     quiet: bool = False,
     stop_at_question: bool = False,
     local_stack: bool = True,
-) -> OrchestratorCollectorResult:
+) -> RunResult:
     """Show progress until the run ends; answer its questions when ``interactive``. Between
     steps a ``Ticker`` shows the time, the running agents and their retries, and says when no
     worker polls the run's task queue (``local_stack``: the stack's command starts one).

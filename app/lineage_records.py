@@ -74,7 +74,7 @@ def closing_records(
             record = {
                 "kind": "request",
                 "nodeId": call.call.node_id,
-                "agentType": call.call.agent_type.value,
+                "agentType": str(call.call.agent_type),
                 "upstreamContextIds": call.call.upstream_context_ids[1:],
                 "exampleId": examples_by_result.get(call.call.result_id),
                 "payload": call.call.request,
@@ -89,7 +89,7 @@ def closing_records(
             record = {
                 "kind": "result",
                 "nodeId": call.call.node_id,
-                "agentType": call.call.agent_type.value,
+                "agentType": str(call.call.agent_type),
                 "upstreamContextIds": call.call.upstream_context_ids,
                 "exampleId": examples_by_result.get(context_id),
                 "payload": call.reply.output,
@@ -98,7 +98,7 @@ def closing_records(
             record = {
                 "kind": "raised",
                 "nodeId": raised.asked.origin_node_id,
-                "agentType": raised.asked.origin.value,
+                "agentType": str(raised.asked.origin),
                 "interruptId": raised.interrupt_id,
                 "upstreamContextIds": [],
                 "payload": raised.asked.request.to_wire(),
@@ -124,7 +124,7 @@ def raised_by_workflow(
     asked_before = [
         (node_seq, interrupt)
         for interrupt in interrupts
-        if interrupt.asked.origin is agent
+        if interrupt.asked.origin == agent
         and (node_seq := _node_seq(interrupt.asked.origin_node_id)) is not None
         and node_seq <= seq
     ]

@@ -12,12 +12,12 @@ from rich.text import Text
 
 from agent_interrupts.app.run_picture import RunEnd, node_views, picture
 from agent_interrupts.app.sdk import RunRow, WaitingRow, continues_at, decisions
-from agent_interrupts.models.agent_types import AgentType
 from agent_interrupts.models.graph import NODES
 from agent_interrupts.models.interrupt_flow import InterruptStatus
 from agent_interrupts.models.interrupts import InterruptRequestBase
-from agent_interrupts.models.results import OrchestratorCollectorResult
+from agent_interrupts.models.limits import clip
 from agent_interrupts.models.state import EntryKind, GraphEvent, HistoryEntry, OrchestratorStatus
+from agent_interrupts.models.team_build import RunResult, TeamFinalResult, result_summary
 from agent_interrupts.workflows.visibility import question_markdown
 
 MIN_LAST_COLUMN = 20
@@ -66,7 +66,7 @@ class Progress:
             console.print(f"{indent}[cyan]{entry.node_id}[/] [dim]{entry.agent_type}[/] {route}")
 
 
-def question(interrupt_id: str, origin: AgentType, request: InterruptRequestBase) -> None:
+def question(interrupt_id: str, origin: str, request: InterruptRequestBase) -> None:
     """The question as rendered markdown in a panel, with its id."""
     console.print()
     console.print(
@@ -79,8 +79,11 @@ def question(interrupt_id: str, origin: AgentType, request: InterruptRequestBase
     )
 
 
-def result(run_id: str, final: OrchestratorCollectorResult) -> None:
+def result(run_id: str, final: RunResult) -> None:
     """A short summary of the final result; ``--json`` prints the whole of it."""
+    if isinstance(final, TeamFinalResult):
+        _team_result(run_id, final)
+        return
     lines = [f"**{final.summary}**", ""]
     lines += [f"- {item}" for item in final.deliverables[:8]]
     if len(final.deliverables) > 8:
@@ -302,3 +305,23 @@ def _problems(rows: list[tuple[str, str | None]]) -> None:
             console.print(
                 f"  {workflow_id}: {problem}; see: agents status {workflow_id}", markup=False
             )
+
+
+def _team_result(run_id: str, final: TeamFinalResult) -> None:
+    """A declared team's final result: its summary, then each other field in a line."""
+    lines = [f"**{result_summary(final)}**", ""]
+    for name, value in final.result.items():
+        if name in ("summary", "schemaVersion", "resultId", "upstreamContextIds", "referenceCheck"):
+            continue
+        shown = ", ".join(map(str, value)) if isinstance(value, list) else str(value)
+        lines.append(f"- {name}: {clip(shown, 300)}")
+    console.print()
+    console.print(
+        Panel(
+            Markdown("\n".join(lines)),
+            title=f"Final result of {run_id} (team {final.team})",
+            title_align="left",
+            border_style="green",
+        )
+    )
+    console.print(f"[dim]The whole result: agents follow {run_id} --json[/]")

@@ -60,12 +60,12 @@ ROW_PX = 22
 class NodeView:
     """Where one node of the graph stands in a run."""
 
-    agent: AgentType
+    agent: str
     state: NodeState = NodeState.NOT_REACHED
     runs: int = 0
     """Outputs it gave (a dispatched agent type: all its agents' together)."""
     questions: int = 0
-    rerouted_to: list[AgentType] = field(default_factory=list)
+    rerouted_to: list[str] = field(default_factory=list)
     """Where its answered questions sent the run instead of back to it, oldest first."""
     waiting_on: str | None = None
     """The interrupt (its workflow id) the node waits on."""
@@ -77,7 +77,7 @@ class NodeView:
         if self.questions:
             parts.append(f"{self.questions} question{'s' if self.questions != 1 else ''}")
         if self.rerouted_to:
-            parts.append("re-routed to " + ", ".join(a.value for a in self.rerouted_to))
+            parts.append("re-routed to " + ", ".join(str(a) for a in self.rerouted_to))
         if self.waiting_on:
             parts.append(f"waits on {self.waiting_on}")
         return "; ".join(parts)
@@ -92,7 +92,7 @@ class RunEnd:
     line: str
 
 
-def resolution_target(route: str | None) -> AgentType | None:
+def resolution_target(route: str | None) -> str | None:
     """The agent an answered question's routing (an InterruptRouting route) leads to."""
     target = InterruptRouting.route_aliases().get(route or "")
     return target if isinstance(target, AgentType) else None
@@ -100,7 +100,7 @@ def resolution_target(route: str | None) -> AgentType | None:
 
 def node_views(
     entries: list[HistoryEntry], status: OrchestratorStatus | None, closed: str | None = None
-) -> dict[AgentType, NodeView]:
+) -> dict[str, NodeView]:
     """Every node's state, in the node table's order. ``entries``: the run chain's blackboard
     (all of it, oldest first); ``status``: its ``status`` query (the running node and the
     waiting question), if it answered; ``closed``: how the run ended (``COMPLETED``,
@@ -137,7 +137,7 @@ def node_views(
     return views
 
 
-def picture(views: dict[AgentType, NodeView]) -> Table:
+def picture(views: dict[str, NodeView]) -> Table:
     """One row per node, in the node table's order: phase, agent (a dispatched agent indented
     under its dispatch node), its state and what it did."""
     table = Table(box=None, show_header=True, header_style="bold", pad_edge=False)
@@ -149,7 +149,7 @@ def picture(views: dict[AgentType, NodeView]) -> Table:
         mark, style = STYLES[view.state]
         shown_phase = node.phase if node.phase != phase else ""
         phase = node.phase
-        name = f"  └ N x {agent.value}" if agent in DISPATCHED_AGENTS else agent.value
+        name = f"  └ N x {agent}" if agent in DISPATCHED_AGENTS else str(agent)
         table.add_row(
             shown_phase,
             Text(name, style="dim" if view.state is NodeState.NOT_REACHED else ""),
@@ -159,7 +159,7 @@ def picture(views: dict[AgentType, NodeView]) -> Table:
     return table
 
 
-def svg(views: dict[AgentType, NodeView]) -> str:
+def svg(views: dict[str, NodeView]) -> str:
     """The same rows as ``picture``, as an SVG image: a coloured mark per node and its state."""
     rows = []
     phase = None
@@ -170,7 +170,7 @@ def svg(views: dict[AgentType, NodeView]) -> str:
         y = (i + 1) * ROW_PX + 6
         shown_phase = node.phase if node.phase != phase else ""
         phase = node.phase
-        name = f"└ N x {agent.value}" if agent in DISPATCHED_AGENTS else agent.value
+        name = f"└ N x {agent}" if agent in DISPATCHED_AGENTS else str(agent)
         indent = 118 if agent in DISPATCHED_AGENTS else 104
         rows.append(
             f'<text x="4" y="{y}" class="phase">{escape(str(shown_phase))}</text>'
@@ -198,22 +198,22 @@ def mermaid() -> str:
     hands back: those edges are drawn once, not from every node."""
     lines = ["flowchart TD"]
     for agent in NODES:
-        lines.append(f'    {agent.value}["{agent.value}"]')
+        lines.append(f'    {agent}["{agent}"]')
     lines.append('    END(["END: the final result"])')
     for agent, node in NODES.items():
         if agent is AgentType.CONTEXT_MANAGER:
             continue
         if node.dispatches is not None:
-            lines.append(f"    {agent.value} -->|N in parallel| {node.dispatches.value}")
+            lines.append(f"    {agent} -->|N in parallel| {node.dispatches}")
         seen: set[str] = set()
         for target in node.output_model.route_fields.values():
             if target in (Terminal.INTERRUPT, AgentType.CONTEXT_MANAGER) or target in seen:
                 continue
             seen.add(target)
             if agent in DISPATCHED_AGENTS:
-                lines.append(f"    {agent.value} -.->|result| {target.value}")
+                lines.append(f"    {agent} -.->|result| {target}")
             else:
-                lines.append(f"    {agent.value} --> {target.value}")
+                lines.append(f"    {agent} --> {target}")
     lines.append('    ANY(["any agent"]) -.->|a question| INTERRUPT{{"INTERRUPT"}}')
     lines.append("    INTERRUPT -.->|the answer: back, or on to another agent| ANY")
     lines.append("    ANY -.->|asks for context| CONTEXT_MANAGER")

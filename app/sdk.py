@@ -32,7 +32,6 @@ from agent_interrupts.app.process_exit import guard_interpreter_exit
 from agent_interrupts.app.run_picture import RunEnd
 from agent_interrupts.app.stack import LocalStack, local_client
 from agent_interrupts.app.stuck import explain, problem_of, stuck_ids
-from agent_interrupts.models.agent_types import AgentType
 from agent_interrupts.models.errors import failure_message
 from agent_interrupts.models.interrupt_events import EventAck, InterruptRequestEvent
 from agent_interrupts.models.interrupt_flow import (
@@ -48,7 +47,6 @@ from agent_interrupts.models.interrupts import (
     answerer,
 )
 from agent_interrupts.models.resolution_rules import describe_resolution
-from agent_interrupts.models.results import OrchestratorCollectorResult
 from agent_interrupts.models.state import (
     DEFAULT_MAX_STEPS,
     EventKind,
@@ -56,6 +54,7 @@ from agent_interrupts.models.state import (
     OrchestratorInput,
     OrchestratorStatus,
 )
+from agent_interrupts.models.team_build import RunResult, result_summary
 from agent_interrupts.models.tools import WorkspaceSpec
 from agent_interrupts.workflows import visibility
 
@@ -142,7 +141,7 @@ class WaitingQuestion:
         warnings = [e.message for e in self.status.events if e.kind is EventKind.WARNING]
         return WaitingRow(
             self.interrupt_id,
-            self.status.origin.value,
+            str(self.status.origin),
             " ".join(self.status.request.reason.split()),
             self.started,
             self.status.deadline,
@@ -189,7 +188,7 @@ ANSWERED_QUERY = (
 """Questions that were answered and whose run went on (the inbox's answered list)."""
 
 
-def continues_at(info: InterruptStatus) -> AgentType:
+def continues_at(info: InterruptStatus) -> str:
     """The agent the run continues at once the question is answered: where the chosen
     supervisor's option leads, else the supervisor's re-route target, else the agent that asked."""
     return info.continues_at or info.reroute_to or info.origin
@@ -274,7 +273,8 @@ class AgentWorkflowClient:
         workspace: WorkspaceSpec | None = None,
         shadow_answers: bool = False,
         controller_autonomy: bool = False,
-    ) -> WorkflowHandle[OrchestratorWorkflow, OrchestratorCollectorResult]:
+        team: str | None = None,
+    ) -> WorkflowHandle[OrchestratorWorkflow, RunResult]:
         """Start an OrchestratorWorkflow; raises ValueError for an empty goal.
 
         ``shadow_answers``: every question a person answers is also answered by the controller
@@ -284,6 +284,9 @@ class AgentWorkflowClient:
 
         ``workspace`` (a local git directory, made absolute here, or a git URL, and a ref) gives
         the agents read-only code tools and episodic memory.
+
+        ``team`` names the team that does the work (one the worker serves: AGENTS_TEAMS or
+        shipped in the package); None: the software team.
 
         An id is used once: starting a run with the id of an earlier one (running or closed)
         raises WorkflowAlreadyStartedError.
@@ -303,6 +306,7 @@ class AgentWorkflowClient:
             workspace=workspace,
             shadow_answers=shadow_answers,
             controller_autonomy=controller_autonomy,
+            team=team,
         )
         if self._indexed is None:
             self._indexed = not await self.search_attributes_missing()
@@ -345,7 +349,7 @@ class AgentWorkflowClient:
             result = await handle.result(follow_runs=False)
         except WorkflowFailureError as err:
             return RunEnd(state.name, failure_message(err))
-        return RunEnd(state.name, result.summary)
+        return RunEnd(state.name, result_summary(result))
 
     async def stuck(self, workflow_id: str) -> str | None:
         """Why the run (or question) makes no progress and how to roll back; None if it does."""
@@ -449,7 +453,7 @@ class AgentWorkflowClient:
         )
         return Answer(
             interrupt_id,
-            job.origin.value,
+            str(job.origin),
             job.request.reason,
             who,
             closed,
@@ -611,4 +615,4 @@ class AgentWorkflowClient:
             described = await self.client.get_workflow_handle(execution.id).describe()
             summary = await described.static_summary() or ""
             return WaitingQuestion(execution.id, origin, started, None, summary)
-        return WaitingQuestion(execution.id, status.origin.value, started, status)
+        return WaitingQuestion(execution.id, str(status.origin), started, status)

@@ -125,7 +125,7 @@ class Tally:
                 who = "CONTROLLER_MODEL" if answer.call.controller else who
             self.by[who] = self.by.get(who, 0) + 1
             if answer.resolved_by is ResolvedBy.HUMAN and it.shadow is not None:
-                self._shadow(request, it.asked.origin.value, answer, it.shadow)
+                self._shadow(request, str(it.asked.origin), answer, it.shadow)
             if answer.resolved_by is ResolvedBy.HUMAN:
                 if answer.answered_by:
                     name = answer.answered_by
@@ -150,7 +150,7 @@ class Tally:
         for kind, verdict in verdicts(request, person, shadow.answer):
             self.agreement.setdefault((agent, kind), Agreement()).add(verdict)
 
-    def _call(self, agent: AgentType, output: dict[str, Any]) -> None:
+    def _call(self, agent: str, output: dict[str, Any]) -> None:
         if isinstance(output.get("result"), dict):  # a dispatched agent's result (not a question)
             output = output["result"]
         if agent is AgentType.DISCOVERY_AGENT:
@@ -327,12 +327,12 @@ def _tickets(output: dict[str, Any]) -> Iterator[dict[str, Any]]:
             yield from (t for t in holder.get("tickets") or [] if isinstance(t, dict))
 
 
-def _made_by(context_id: object, agent: AgentType) -> bool:
+def _made_by(context_id: object, agent: str) -> bool:
     """Whether ``context_id`` is a context id of ``agent``'s output."""
     if not isinstance(context_id, str):
         return False
     try:
-        return parse_context_id(context_id)[1] is agent
+        return parse_context_id(context_id)[1] == agent
     except ValueError:
         return False
 

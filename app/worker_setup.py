@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pkgutil
+from collections.abc import Mapping
 from datetime import timedelta
 from typing import TYPE_CHECKING
 
@@ -23,12 +24,14 @@ from agent_interrupts.activities.prompting import PromptRenderer
 from agent_interrupts.activities.resolution import ResolutionActivities
 from agent_interrupts.activities.search_attributes import list_keyword_search_attributes
 from agent_interrupts.activities.shadow_start import ShadowStarter
+from agent_interrupts.activities.teams import TeamActivities
 from agent_interrupts.activities.tools.loop import Toolbox
 from agent_interrupts.activities.tools.settings import ToolSettings
 from agent_interrupts.activities.tools.workspace import WorkspaceActivities
 from agent_interrupts.app.config import OFFLINE_MAX_ACTIVITIES, WORKER_STICKY_SECONDS
 from agent_interrupts.app.data_converter import with_checked_converter
 from agent_interrupts.models.policies import HEARTBEAT_THROTTLE
+from agent_interrupts.models.team_spec import TeamSpec
 from agent_interrupts.workflows.interrupt import InterruptWorkflow
 from agent_interrupts.workflows.notifications import NotificationWorkflow
 from agent_interrupts.workflows.orchestrator import OrchestratorWorkflow
@@ -95,6 +98,7 @@ def build_worker(
     drain: timedelta = timedelta(),
     max_activities: int | None = None,
     sticky: timedelta = timedelta(seconds=WORKER_STICKY_SECONDS),
+    teams: Mapping[str, TeamSpec] | None = None,
 ) -> Worker:
     """A worker for ``task_queue`` with all workflows and the agent activities.
 
@@ -106,7 +110,9 @@ def build_worker(
     ``max_activities``: activities it runs at once (AGENTS_WORKER_MAX_ACTIVITIES); by default
     OFFLINE_MAX_ACTIVITIES with the offline model, whose answers take the worker's event loop, and
     the SDK's default with a model endpoint. ``sticky``: how long a run's next workflow task waits
-    for this worker before another may take it (AGENTS_WORKER_STICKY_SECONDS).
+    for this worker before another may take it (AGENTS_WORKER_STICKY_SECONDS). ``teams``: the
+    declared teams it serves besides the software team (AGENTS_TEAMS and those shipped in the
+    package: ``app.team_files.served_teams``).
     """
     if offline is None and settings.offline:
         offline = OfflineModel(scenario, keep_requests=False)  # a worker runs for months
@@ -140,6 +146,7 @@ def build_worker(
             notifications.plan,
             notifications.notify,
             workspaces.pin_workspace,
+            TeamActivities(teams or {}).load_team,
             list_keyword_search_attributes,
             code.prepare_worktree,
             code.commit_ticket,

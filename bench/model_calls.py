@@ -70,7 +70,7 @@ class RecordedModelCalls:
         """Make recorded call ``index``: same messages, output model and validation."""
         node, messages = self._calls[index]
         await self._llm.complete(
-            agent=node.agent_type.value,
+            agent=str(node.agent_type),
             messages=messages,
             output_model=node.output_model,
             template_version="bench",

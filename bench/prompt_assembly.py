@@ -65,7 +65,7 @@ from agent_interrupts.models.agent_call import (
     HistoryDigestEntry,
     PreviousContext,
 )
-from agent_interrupts.models.agent_types import DISPATCHED_AGENTS, AgentType
+from agent_interrupts.models.agent_types import DISPATCHED_AGENTS, AgentType, slug
 from agent_interrupts.models.graph import NODES, Node
 from agent_interrupts.models.ids import make_context_id
 from agent_interrupts.models.limits import compact_json
@@ -136,13 +136,13 @@ def blackboard(size: int, agent: AgentType | None = None) -> list[HistoryDigestE
         step += 1
         if node.agent_type in DISPATCHED_AGENTS:
             continue
-        node_id = f"{node.agent_type.slug}-{step:03d}"
+        node_id = f"{slug(node.agent_type)}-{step:03d}"
         add(node.agent_type, node_id, "REQUEST")
         if node.dispatches is not None:
             for i in (1, 2):
-                add(node.dispatches, f"{node_id}/{node.dispatches.slug}-{i}", "REQUEST")
+                add(node.dispatches, f"{node_id}/{slug(node.dispatches)}-{i}", "REQUEST")
             for i in (1, 2):
-                add(node.dispatches, f"{node_id}/{node.dispatches.slug}-{i}", "OUTPUT")
+                add(node.dispatches, f"{node_id}/{slug(node.dispatches)}-{i}", "OUTPUT")
         if step % 9 == 0:
             add(node.agent_type, node_id, "OUTPUT", "interruptRequest")
             add(node.agent_type, node_id, "INTERRUPT")
@@ -203,7 +203,7 @@ def realistic_call(agent: AgentType, history: int) -> AgentCall:
         ContextItem(
             context_id=make_context_id(RUN_ID, a, i + 1, T0),
             agent_type=a,
-            summary=f"{a.value} on '{GOAL}': consolidated findings, decisions and open points "
+            summary=f"{a} on '{GOAL}': consolidated findings, decisions and open points "
             f"for step {i + 1}; see the referenced files and the recommendations.",
         )
         for i, a in enumerate(list(NODES)[:6])

@@ -6,10 +6,11 @@ from typing import Any
 
 from pydantic import ConfigDict, Field
 
-from agent_interrupts.models.agent_types import AgentType
+from agent_interrupts.models.agent_types import AgentName
 from agent_interrupts.models.base import WireModel
 from agent_interrupts.models.code import WorktreeRef
 from agent_interrupts.models.limits import MAX_OUTPUT_TOKENS_FACTOR
+from agent_interrupts.models.team_spec import TeamPin
 from agent_interrupts.models.tools import PinnedWorkspace, ToolRequest, ToolTrace
 
 SUPERVISOR_MESSAGE_PREFIX = "[interrupt requested]"
@@ -20,7 +21,7 @@ class ContextItem(WireModel):
     """A curated piece of upstream context shown to an agent, with the id it came from."""
 
     context_id: str
-    agent_type: AgentType
+    agent_type: AgentName
     summary: str
 
 
@@ -28,7 +29,7 @@ class HistoryDigestEntry(WireModel):
     """One blackboard entry without its payload: what prompt contributors may look at."""
 
     node_id: str
-    agent_type: AgentType
+    agent_type: AgentName
     kind: str
     route: str | None = None
     context_id: str
@@ -50,7 +51,7 @@ class AgentCall(WireModel):
     """Run one agent: render its prompt, call the LLM, validate, stamp ids."""
 
     node_id: str
-    agent_type: AgentType
+    agent_type: AgentName
     result_id: str = Field(description="Context id stamped on any result the agent produces.")
     goal: str
     request: dict[str, Any]
@@ -73,7 +74,7 @@ class AgentCall(WireModel):
     interrupts_here: int = Field(
         default=0, description="Interrupts this agent type raised so far in the run chain."
     )
-    agent_runs: dict[AgentType, int] = Field(
+    agent_runs: dict[AgentName, int] = Field(
         default_factory=dict,
         description="Calls of each agent type in the run chain before this one: the model may "
         "not route into a phase whose entry agent ran LLM_MAX_PHASE_ROUNDS times.",
@@ -91,6 +92,10 @@ class AgentCall(WireModel):
     )
     worktree: WorktreeRef | None = Field(
         default=None, description="A ticket agent's own worktree; null: no write tools."
+    )
+    team: TeamPin | None = Field(
+        default=None,
+        description="The run's declared team, as pinned at its start; null: the software team.",
     )
     output_tokens_factor: int = Field(
         default=1,

@@ -37,14 +37,14 @@ class AgentType(StrEnum):
         return slug(self.value)
 
 
-DISPATCHED_AGENTS: dict[AgentType, AgentType] = {
+DISPATCHED_AGENTS: dict[str, str] = {
     AgentType.DISCOVERY_AGENT: AgentType.DISCOVERY_DISPATCH,
     AgentType.PLANNING_AGENT: AgentType.PLANNING_DISPATCH,
     AgentType.TICKET_AGENT: AgentType.TICKET_DISPATCH,
 }
 """Dispatched agents and the dispatch node that raises their questions (handler US4)."""
 
-COLLECTED_AGENTS: dict[AgentType, AgentType] = {
+COLLECTED_AGENTS: dict[str, str] = {
     AgentType.DISCOVERY_COLLECTOR: AgentType.DISCOVERY_AGENT,
     AgentType.PLANNING_COLLECTOR: AgentType.PLANNING_AGENT,
     AgentType.TICKET_COLLECTOR: AgentType.TICKET_AGENT,

@@ -100,7 +100,11 @@ class StoppedByPerson(AgentWorkflowError):
 
 
 class UnknownAgentType(AgentWorkflowError):
-    """A name that is not one of the AgentType values."""
+    """A name that is not an agent of the run's team."""
+
+
+class UnknownTeam(AgentWorkflowError):
+    """A run names a team the worker does not serve (AGENTS_TEAMS)."""
 
 
 def describe_validation_error(err: ValidationError, limit: int = 8) -> str:

@@ -5,17 +5,17 @@ from __future__ import annotations
 import re
 from datetime import UTC, datetime
 
-from agent_interrupts.models.agent_types import AgentType
+from agent_interrupts.models.agent_types import AgentType, slug
 
 _CONTEXT_ID = re.compile(
     r"^wf-(?P<run>[^/]+)/(?P<agent>[a-z-]+)/(?P<seq>\d{3,})/(?P<ts>\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ)$"
 )
 
 
-def make_context_id(run_id: str, agent_type: AgentType, seq: int, at: datetime) -> str:
+def make_context_id(run_id: str, agent_type: str, seq: int, at: datetime) -> str:
     """Build a context id from workflow time and a per-run counter (deterministic)."""
     stamp = at.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
-    return f"wf-{run_id}/{agent_type.slug}/{seq:03d}/{stamp}"
+    return f"wf-{run_id}/{slug(agent_type)}/{seq:03d}/{stamp}"
 
 
 def parse_context_id(context_id: str) -> tuple[str, AgentType, int, datetime]:
@@ -41,9 +41,9 @@ def ref_component(text: str) -> str:
     return name[:100] or "x"
 
 
-def agent_key(agent: AgentType, index: int) -> str:
+def agent_key(agent: str, index: int) -> str:
     """``ticket-agent-2``: the second agent of a fan-out, counted from 1."""
-    return f"{agent.slug}-{index}"
+    return f"{slug(agent)}-{index}"
 
 
 def dispatched_node_id(node_id: str, agent_key: str, runs: int) -> str:

@@ -3,11 +3,12 @@ person's request that the running agent stop and ask, then continue at another a
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from datetime import datetime
 
 from pydantic import Field, model_validator
 
-from agent_interrupts.models.agent_types import AgentType
+from agent_interrupts.models.agent_types import AgentName, AgentType, agent_name
 from agent_interrupts.models.base import WireModel
 from agent_interrupts.models.interrupts import (
     ChoiceOption,
@@ -41,8 +42,8 @@ class InterruptRequestEvent(WireModel):
     event_id: Id
     timestamp: datetime | None = None
     node_id: Id | None = None
-    source_agent_type: AgentType
-    reroute_to_agent_type: AgentType | None = None
+    source_agent_type: AgentName
+    reroute_to_agent_type: AgentName | None = None
     interrupt_type: InterruptType = InterruptType.HUMAN_REVIEW
     reason: Text = Field(min_length=1)
     choices: list[EventChoice] = Field(default_factory=list, max_length=len(_KEYS))
@@ -51,11 +52,11 @@ class InterruptRequestEvent(WireModel):
 
     @model_validator(mode="after")
     def _reroute_has_a_route(self) -> InterruptRequestEvent:
-        target = self.reroute_to_agent_type
-        if target is not None and InterruptRouting.route_for(target) is None:
-            allowed = ", ".join(sorted(a.value for a in InterruptRouting.route_targets()))
+        target = self.reroute_to_agent_type  # another team's agent: its run checks the name
+        if isinstance(target, AgentType) and InterruptRouting.route_for(target) is None:
+            allowed = ", ".join(sorted(str(a) for a in InterruptRouting.route_targets()))
             raise ValueError(
-                f"rerouteToAgentType {target.value} is not a node the workflow can continue at; "
+                f"rerouteToAgentType {target} is not a node the workflow can continue at; "
                 f"use one of {allowed}"
             )
         return self
@@ -78,13 +79,16 @@ class InterruptRequestEvent(WireModel):
             )
         ]
 
-    def route_of_option(self, key: OptionKey) -> AgentType | None:
-        """The agent an option leads to, when the option's ``value`` names one."""
+    def route_of_option(self, key: OptionKey, targets: Collection[str] = ()) -> str | None:
+        """The agent an option leads to, when the option's ``value`` names one of ``targets``
+        (the agents the run's team may resume at; default: the software team's)."""
         index = _KEYS.index(key) if key in _KEYS else len(self.choices)
         if index >= len(self.choices):
             return None
         value = self.choices[index].value.upper()
-        if value in AgentType.__members__ and InterruptRouting.route_for(AgentType(value)):
+        if value in targets:
+            return agent_name(value)
+        if not targets and value in AgentType.__members__ and InterruptRouting.route_for(value):
             return AgentType(value)
         return None
 

@@ -9,7 +9,7 @@ from typing import Any
 from pydantic import Field
 
 from agent_interrupts.models.agent_call import CallRecord
-from agent_interrupts.models.agent_types import AgentType
+from agent_interrupts.models.agent_types import AgentName
 from agent_interrupts.models.base import WireModel
 from agent_interrupts.models.interrupt_events import InterruptRequestEvent
 from agent_interrupts.models.interrupts import (
@@ -20,6 +20,7 @@ from agent_interrupts.models.interrupts import (
     TimeoutOutcome,
 )
 from agent_interrupts.models.state import GraphEvent
+from agent_interrupts.models.team_spec import TeamPin
 
 RESOLVE_SIGNAL = "resolve"
 """InterruptWorkflow's signal that carries a resolution (Temporal UI / CLI)."""
@@ -62,10 +63,10 @@ class InterruptInput(WireModel):
     orchestrator_id: str
     goal: str
     request: AnyInterruptRequest
-    origin: AgentType
+    origin: AgentName
     origin_node_id: str
     origin_request: dict[str, Any]
-    reroute_to: AgentType | None = None
+    reroute_to: AgentName | None = None
     event: InterruptRequestEvent | None = None
     """The supervisor's event that asked for this interrupt, if any (handler US3)."""
     timeout_seconds: int | None = DEFAULT_INTERRUPT_TIMEOUT_SECONDS
@@ -82,6 +83,8 @@ class InterruptInput(WireModel):
     answers_in_parts: bool = False
     """A combined question whose agents may be answered one at a time (``unanswered_parts``):
     the orchestrator asks the rest again at once."""
+    team: TeamPin | None = None
+    """The team of the run that asks (None: the software team): its routes and questions."""
 
 
 STOP_ROUTE = "stopRun"
@@ -107,8 +110,8 @@ class InterruptStatus(WireModel):
 
     workflow_id: str
     state: InterruptState
-    origin: AgentType
-    reroute_to: AgentType | None
+    origin: AgentName
+    reroute_to: AgentName | None
     request: AnyInterruptRequest
     resolution: InterruptResolution | None
     deadline: datetime | None
@@ -116,7 +119,7 @@ class InterruptStatus(WireModel):
     events: list[GraphEvent]
     events_recorded: int = 0
     """How many events were ever recorded; ``events`` holds the newest of them."""
-    continues_at: AgentType | None = None
+    continues_at: AgentName | None = None
     """The agent the run continues at once answered: the one the chosen supervisor's option
     leads to, else the supervisor's re-route target, else the agent that asked (None from a
     worker of an earlier version)."""
@@ -135,13 +138,15 @@ class TranslationInput(WireModel):
     goal: str
     request: AnyInterruptRequest
     resolution: InterruptResolution
-    origin: AgentType
+    origin: AgentName
     origin_request: dict[str, Any]
     allowed_route: str | None
     """The one route the reply may set; None: every route is offered (no route leads back)."""
     shadow_id: str | None = None
     """A person's answer to shadow: the translation also starts the controller's
     ``ShadowAnswerWorkflow`` with this id, without waiting for it."""
+    team: TeamPin | None = None
+    """The run's team (None: the software team): its handler routing is the reply's schema."""
 
 
 class ReviewInput(WireModel):
@@ -155,7 +160,7 @@ class ReviewInput(WireModel):
 class ShadowInput(WireModel):
     """A question a person answered, for the controller model to answer in their shadow."""
 
-    origin: AgentType
+    origin: AgentName
     """The agent type the question is typed as: agreement is counted per agent type."""
     review: ReviewInput
     person: InterruptResolution
@@ -164,14 +169,14 @@ class ShadowInput(WireModel):
 class AutonomyQuestion(WireModel):
     """A question of a run that lets the controller earn autonomy."""
 
-    origin: AgentType
+    origin: AgentName
     request: AnyInterruptRequest
 
 
 class KindAgreement(WireModel):
     """The controller's recorded agreement with people on one kind of one agent's questions."""
 
-    agent_type: AgentType
+    agent_type: AgentName
     question_kind: str
     agreed: int
     compared: int

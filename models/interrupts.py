@@ -9,7 +9,7 @@ from pydantic import ConfigDict, Discriminator, Field, Tag, model_validator
 from pydantic.json_schema import SkipJsonSchema
 
 from agent_interrupts.models.agent_call import CallRecord
-from agent_interrupts.models.agent_types import AgentType, Route
+from agent_interrupts.models.agent_types import AgentName, AgentType, Route
 from agent_interrupts.models.base import WireModel
 from agent_interrupts.models.limits import MAX_ITEMS, Answer, Id, PersonName, Text, clip
 from agent_interrupts.models.requests import (
@@ -283,7 +283,7 @@ def _id_problems(what: str, ids: list[str]) -> list[str]:
     return found
 
 
-def _origin(agent: AgentType) -> Any:
+def _origin(agent: str) -> Any:
     return Field(default=agent, description="Set by the system, never by the model.")
 
 
@@ -723,7 +723,7 @@ class InterruptResolution(WireModel):
     stop_run: Text | None = None
     """A person stops the run here, for this reason; nothing else need be answered. The run ends
     FAILED with ``StoppedByPerson`` quoting it."""
-    continue_at: AgentType | None = None
+    continue_at: AgentName | None = None
     """A person sends the run on to this agent instead of back to the one that asked: one of the
     asking agent's own routes (``resolution_rules.redirect_targets``)."""
     resolved_by: ResolvedBy = ResolvedBy.HUMAN
@@ -749,7 +749,7 @@ class InterruptRouting(Routing):
     """The unified handler's output: 14 route fields, exactly one set (the routing contract)."""
 
     @classmethod
-    def route_for(cls, agent: AgentType) -> str | None:
+    def route_for(cls, agent: str) -> str | None:
         """The field that leads to ``agent`` (the routing contract's mapping table), if any."""
         for alias, target in cls.route_aliases().items():
             if target is agent:
@@ -757,7 +757,7 @@ class InterruptRouting(Routing):
         return None
 
     @classmethod
-    def route_targets(cls) -> set[AgentType]:
+    def route_targets(cls) -> set[str]:
         return {t for t in cls.route_aliases().values() if isinstance(t, AgentType)}
 
     orchestrator_request: Annotated[OrchestratorRequest | None, Route(AgentType.ORCHESTRATOR)] = (

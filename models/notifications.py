@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import datetime
 from enum import StrEnum
 
-from agent_interrupts.models.agent_types import AgentType
+from agent_interrupts.models.agent_types import AgentName
 from agent_interrupts.models.base import WireModel
 from agent_interrupts.models.interrupts import (
     InterruptRequestBase,
@@ -61,8 +61,8 @@ class Notice(WireModel):
     kind: NoticeKind
     interrupt_id: str
     orchestrator_id: str
-    origin: AgentType
-    reroute_to: AgentType | None = None
+    origin: AgentName
+    reroute_to: AgentName | None = None
     question: Question
     deadline: datetime | None = None
     on_timeout: TimeoutOutcome

@@ -65,6 +65,7 @@ AGENT_RETRY = RetryPolicy(
         "LlmReplyTooLarge",
         "PromptRenderError",
         "UnknownAgentType",
+        "UnknownTeam",
     ],
 )
 """A lost worker's attempt is retried at once; the endpoint's errors (429, 5xx, timeouts) and a
@@ -106,6 +107,14 @@ SEARCH_ATTRIBUTES_TIMEOUT = timedelta(seconds=10)
 """The local activity that lists the namespace's search attributes (once, for a run started
 without ``AgentPhase``); one attempt: a run whose server will not say goes on without them."""
 
+TEAM_LOAD_TIMEOUT = timedelta(seconds=30)
+"""Reading the run's team from the worker (it holds its teams in memory)."""
+TEAM_LOAD_RETRY = RetryPolicy(
+    initial_interval=LOST_WORKER_RETRY_INTERVAL,
+    backoff_coefficient=1.0,
+    maximum_attempts=AGENT_ACTIVITY_ATTEMPTS,
+    non_retryable_error_types=["UnknownTeam"],
+)
 WORKSPACE_PIN_TIMEOUT = timedelta(minutes=10)
 """Cloning or fetching a run's workspace and extracting its commit."""
 WORKSPACE_PIN_RETRY = RetryPolicy(

@@ -7,20 +7,20 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from agent_interrupts.models.agent_types import AgentType
+from agent_interrupts.models.agent_types import AgentType, is_agent
 from agent_interrupts.models.errors import describe_problems
-from agent_interrupts.models.graph import NODES
+from agent_interrupts.models.graph import SOFTWARE_TEAM
 from agent_interrupts.models.interrupts import (
     AnyInterruptRequest,
     InterruptRequestBase,
     InterruptResolution,
-    InterruptRouting,
     InterruptType,
     OptionKey,
     ResolvedBy,
     StructuredChoice,
 )
 from agent_interrupts.models.limits import MAX_TEXT_CHARS, clip, echo
+from agent_interrupts.models.team import Team
 
 
 def resolution_problems(
@@ -218,36 +218,39 @@ def _list(ids: Iterable[str]) -> str:
     return ", ".join(names) if names else "none"
 
 
-def allowed_route(origin: AgentType | None, reroute_to: AgentType | None) -> str | None:
+def allowed_route(
+    origin: str | None, reroute_to: str | None, team: Team = SOFTWARE_TEAM
+) -> str | None:
     """The one route a translation may set: the event's target if there is one, else the
     origin's own route (the routing contract's mapping table); None when no route leads there."""
     target = reroute_to or origin
-    return InterruptRouting.route_for(target) if target is not None else None
+    return team.route_for(target) if target is not None else None
 
 
-def redirect_targets(origin: AgentType) -> list[AgentType]:
+def redirect_targets(origin: str, team: Team = SOFTWARE_TEAM) -> list[str]:
     """The agents a person may send the run on to from ``origin``'s question: the agents its own
-    routing may name (the graph's edges), each with an InterruptRouting route; not the context
-    manager, a detour that returns to the agent that asked."""
-    targets = NODES[origin].output_model.route_aliases().values()
+    routing may name (the graph's edges), each with a route of the team's handler routing; not
+    the context manager, a detour that returns to the agent that asked."""
+    node = team.nodes.get(origin)
+    targets = node.output_model.route_aliases().values() if node is not None else ()
     return [
-        t
+        str(t)
         for t in targets
-        if isinstance(t, AgentType)
-        and t not in (origin, AgentType.CONTEXT_MANAGER)
-        and InterruptRouting.route_for(t)
+        if is_agent(t) and t not in (origin, AgentType.CONTEXT_MANAGER) and team.route_for(t)
     ]
 
 
-def redirect_problem(origin: AgentType, continue_at: AgentType | None) -> str | None:
+def redirect_problem(
+    origin: str, continue_at: str | None, team: Team = SOFTWARE_TEAM
+) -> str | None:
     """Why ``continue_at`` is not a way on from ``origin``'s question (None when it is)."""
-    if continue_at is None or continue_at is origin:
+    if continue_at is None or continue_at == origin:
         return None
-    targets = redirect_targets(origin)
+    targets = redirect_targets(origin, team)
     if continue_at in targets:
         return None
-    offered = ", ".join(t.value for t in targets) or "none"
-    return f"{continue_at.value} is not a route of {origin.value} (offered: {offered})"
+    offered = ", ".join(targets) or "none"
+    return f"{continue_at} is not a route of {origin} (offered: {offered})"
 
 
 def default_option(choice: StructuredChoice) -> OptionKey:
@@ -308,7 +311,11 @@ def describe_resolution(request: InterruptRequestBase, resolution: InterruptReso
 
 
 def untranslated_routing(
-    route: str, carried: dict[str, Any], request: InterruptRequestBase, answer: InterruptResolution
+    route: str,
+    carried: dict[str, Any],
+    request: InterruptRequestBase,
+    answer: InterruptResolution,
+    team: Team = SOFTWARE_TEAM,
 ) -> dict[str, Any] | None:
     """The routing of an accepted answer the translator could not write: ``route`` with the
     origin's last request (``carried``) and the person's answer added to its guidance, so the
@@ -317,6 +324,6 @@ def untranslated_routing(
     guidance = f"{carried.get('guidance', '')}\n\nA person answered your question:\n{said}"
     routing = {route: {**carried, "guidance": clip(guidance.strip(), MAX_TEXT_CHARS)}}
     try:
-        return InterruptRouting.model_validate(routing).to_wire()
+        return team.interrupt_routing.model_validate(routing).to_wire()
     except ValidationError:
         return None

@@ -8,7 +8,7 @@ from typing import Any
 
 from pydantic import Field, field_validator
 
-from agent_interrupts.models.agent_types import AgentType
+from agent_interrupts.models.agent_types import AgentName
 from agent_interrupts.models.base import WireModel
 from agent_interrupts.models.code import CodeState
 from agent_interrupts.models.contexts import CuratedContexts
@@ -20,6 +20,7 @@ from agent_interrupts.models.interrupts import (
     TimeoutOutcome,
 )
 from agent_interrupts.models.limits import MAX_GOAL_CHARS
+from agent_interrupts.models.team_spec import TEAM_NAME_PATTERN, TeamPin
 from agent_interrupts.models.tools import PinnedWorkspace, ToolTrace, WorkspaceSpec
 
 DEFAULT_MAX_STEPS = 60
@@ -53,7 +54,7 @@ class HistoryEntry(WireModel):
     index: int = 0
     """Position on the run chain's blackboard, from 0; paged queries start at an index."""
     node_id: str
-    agent_type: AgentType
+    agent_type: AgentName
     kind: EntryKind
     context_id: str
     summary: str = ""
@@ -91,19 +92,19 @@ class GraphEvent(WireModel):
     kind: EventKind
     message: str
     node_id: str | None = None
-    agent_type: AgentType | None = None
+    agent_type: AgentName | None = None
     at: datetime
 
 
 class NodeRef(WireModel):
     node_id: str
-    agent_type: AgentType
+    agent_type: AgentName
 
 
 class PendingStep(WireModel):
     """The next node to run and the request it consumes."""
 
-    agent_type: AgentType
+    agent_type: AgentName
     request: dict[str, Any]
     upstream_context_ids: list[str] = Field(default_factory=list)
     interrupt_resolution: str | None = None
@@ -127,7 +128,7 @@ class HandedOverQuestion(WireModel):
     """The InterruptInput to ask it again with (its wire form, ``carried`` set)."""
     fan_out: list[HeldAgent] = Field(default_factory=list)
     """The asking dispatch node's agents as they were held (finished ones are not run again)."""
-    requests: dict[AgentType, dict[str, Any]] = Field(default_factory=dict)
+    requests: dict[AgentName, dict[str, Any]] = Field(default_factory=dict)
     """The newest request of each agent the answer may re-route to: the carried blackboard
     keeps few payloads."""
 
@@ -136,6 +137,9 @@ class OrchestratorState(WireModel):
     """Everything the orchestrator knows; carried across continue-as-new."""
 
     goal: str
+    team: TeamPin | None = None
+    """The team the run follows, pinned at its start (None: the software team, in runs recorded
+    before teams were pinned)."""
     phase: str = "DISCOVERY"
     max_steps: int
     interrupt_timeout_seconds: int | None = DEFAULT_INTERRUPT_TIMEOUT_SECONDS
@@ -158,13 +162,13 @@ class OrchestratorState(WireModel):
     """This run's entries (and a few carried from the run before); payloads only for the newest."""
     entries_recorded: int = 0
     """Entries ever recorded on the run chain: the next entry's index."""
-    last_outputs: dict[AgentType, LastOutput] = Field(default_factory=dict)
-    interrupt_counts: dict[AgentType, int] = Field(default_factory=dict)
+    last_outputs: dict[AgentName, LastOutput] = Field(default_factory=dict)
+    interrupt_counts: dict[AgentName, int] = Field(default_factory=dict)
     """Interrupts raised per agent type in the run chain (the loop breaker reads it)."""
-    agent_runs: dict[AgentType, int] = Field(default_factory=dict)
+    agent_runs: dict[AgentName, int] = Field(default_factory=dict)
     """Agent calls per agent type in the run chain: a model's routes into a phase close when its
     entry agent ran LLM_MAX_PHASE_ROUNDS times (``activities/route_filter.closed_routes``)."""
-    stuck_counts: dict[AgentType, int] = Field(default_factory=dict)
+    stuck_counts: dict[AgentName, int] = Field(default_factory=dict)
     """Questions asked because an agent could not finish its step, per agent type in the run
     chain: a later one offers another way out (``workflows/stuck_questions.py``)."""
     events: list[GraphEvent] = Field(default_factory=list)
@@ -238,6 +242,12 @@ class OrchestratorInput(WireModel):
         ge=1,
         description="Continue-as-new after this many steps per run; null: when the server says.",
     )
+    team: str | None = Field(
+        default=None,
+        pattern=TEAM_NAME_PATTERN,
+        description="The team that does the work: one a worker serves (AGENTS_TEAMS, or shipped "
+        "in the package); null: the software team.",
+    )
     workspace: WorkspaceSpec | None = Field(
         default=None,
         description="A local git directory or a git URL (and ref) the agents may read; "
@@ -257,8 +267,8 @@ class PendingInterrupt(WireModel):
     """The interrupt the orchestrator is waiting on."""
 
     workflow_id: str
-    origin_agent_type: AgentType
-    reroute_to_agent_type: AgentType | None = None
+    origin_agent_type: AgentName
+    reroute_to_agent_type: AgentName | None = None
     request: dict[str, Any]
 
 
@@ -275,7 +285,7 @@ class OrchestratorStatus(WireModel):
     """The newest entries; older ones come from the ``history_page`` query."""
     entries_recorded: int = 0
     """How many entries the run chain's blackboard holds in all."""
-    interrupt_counts: dict[AgentType, int] = Field(default_factory=dict)
+    interrupt_counts: dict[AgentName, int] = Field(default_factory=dict)
     events: list[GraphEvent]
     events_recorded: int
     """How many events were ever recorded; ``events`` holds the newest of them."""

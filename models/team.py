@@ -18,7 +18,7 @@ from agent_interrupts.models.interrupts import InterruptRequestBase, TeamInterru
 from agent_interrupts.models.requests import AgentRequest
 from agent_interrupts.models.results import AgentResult, TeamAgentResult
 from agent_interrupts.models.routing import Routing
-from agent_interrupts.models.team_spec import SOFTWARE_TEAM_NAME, TeamSpec
+from agent_interrupts.models.team_spec import TeamPin, TeamSpec
 
 
 @dataclass(frozen=True)
@@ -31,23 +31,13 @@ class Node:
     phase: str
     dispatches: str | None = None
     """For dispatch nodes: the agent fanned out, one per entry of ``request.requests``."""
-    team: str = SOFTWARE_TEAM_NAME
+    template_name: str = ""
+    """A declared team's template, by a name that carries the team's content hash."""
 
     @property
     def template(self) -> str:
         """The template's name in the prompt environment."""
-        if self.team == SOFTWARE_TEAM_NAME:
-            return f"workflow/{slug(self.agent_type)}.jinja"
-        return f"team/{self.team}/{slug(self.agent_type)}.jinja"
-
-
-class TeamPin(WireModel):
-    """What a run follows: its team's name and content hash, and (for a declared team) the
-    team itself, as the run read it at its start."""
-
-    name: str = SOFTWARE_TEAM_NAME
-    sha256: str = ""
-    spec: TeamSpec | None = None
+        return self.template_name or f"workflow/{slug(self.agent_type)}.jinja"
 
 
 @dataclass(frozen=True)

@@ -15,19 +15,25 @@ from typing import Annotated, Any, Literal
 from pydantic import Field, StringConstraints, create_model
 from pydantic.json_schema import SkipJsonSchema
 
-from agent_interrupts.models.agent_types import Route, Terminal
+from agent_interrupts.models.agent_types import Route, Terminal, slug
 from agent_interrupts.models.base import WireModel
+from agent_interrupts.models.graph import SOFTWARE_TEAM
 from agent_interrupts.models.interrupts import DispatchInterruptRequest, InterruptRequestBase
-from agent_interrupts.models.limits import MAX_FAN_OUT
+from agent_interrupts.models.limits import MAX_FAN_OUT, compact_json
 from agent_interrupts.models.requests import AgentRequest
-from agent_interrupts.models.results import AgentResult, DispatchResult, TeamAgentResult
+from agent_interrupts.models.results import (
+    AgentResult,
+    DispatchResult,
+    OrchestratorCollectorResult,
+    TeamAgentResult,
+)
 from agent_interrupts.models.routing import Routing
 from agent_interrupts.models.routings import (
     DISPATCH_INTERRUPT_HELP,
     DISPATCHED_INTERRUPT_HELP,
     INTERRUPT_HELP,
 )
-from agent_interrupts.models.team import Node, Team
+from agent_interrupts.models.team import Node, Team, TeamPin
 from agent_interrupts.models.team_spec import (
     END,
     AgentSpec,
@@ -60,6 +66,22 @@ class TeamFinalResult(WireModel):
     result: dict[str, Any]
 
 
+_OUTPUTS: dict[str, tuple[Node | None, type[Routing]]] = {}
+"""Declared teams' routings built in this process, by class name (the response format's name):
+what the offline model answers. Two versions of one team share names; the newest built wins."""
+
+
+def built_output(name: str) -> tuple[Node | None, type[Routing]] | None:
+    """A declared team's routing (and its node; None for the handler's) by class name."""
+    return _OUTPUTS.get(name)
+
+
+def routing_name(team: str, agent: str) -> str:
+    """The class name of a declared team's agent's routing (``IncidentResponseTriageRouting``):
+    the response format's name, at most 64 characters."""
+    return f"{camel(team)}{camel(agent)}Routing"
+
+
 def camel(name: str) -> str:
     """``FINDINGS_COLLECTOR`` -> ``FindingsCollector``; ``incident-response`` ->
     ``IncidentResponse``."""
@@ -74,7 +96,7 @@ def field_annotation(text: str) -> Any:
         item = field_annotation(text[5:-1])
         return Annotated[list[item], Field(max_length=LIST_ITEMS)]  # type: ignore[valid-type]
     if text.startswith("enum("):
-        return Literal[tuple(text[5:-1].split("|"))]
+        return _literal(*text[5:-1].split("|"))
     return {
         "str": Annotated[str, StringConstraints(max_length=STR_CHARS)],
         "text": Annotated[str, StringConstraints(max_length=TEXT_CHARS)],
@@ -82,6 +104,11 @@ def field_annotation(text: str) -> Any:
         "float": float,
         "bool": bool,
     }[text]
+
+
+def _literal(*values: str) -> Any:
+    """``Literal[values]`` for values known at run time."""
+    return Literal.__getitem__(values)
 
 
 def _fields(declared: dict[str, FieldSpec]) -> dict[str, Any]:
@@ -102,9 +129,10 @@ def _build(spec_json: str) -> Team:
     if problems:
         raise TeamDefinitionError("; ".join(problems))
     team = camel(spec.name)
+    sha256 = spec.sha256()
     dispatcher_of = {a.dispatches: a.name for a in spec.agents if a.role is Role.DISPATCHER}
 
-    final = create_model(  # type: ignore[call-overload]
+    final = create_model(
         f"{team}Final",
         __base__=AgentResult,
         __doc__=f"The final result of team {spec.name}.",
@@ -114,20 +142,20 @@ def _build(spec_json: str) -> Team:
     questions: dict[str, type[InterruptRequestBase]] = {}
     requests: dict[str, type[AgentRequest]] = {}
     for agent in spec.agents:
-        name = camel(agent.name)
-        results[agent.name] = create_model(  # type: ignore[call-overload]
+        name = team + camel(agent.name)
+        results[agent.name] = create_model(
             f"{name}Result",
             __base__=AgentResult,
             __doc__=agent.description or None,
-            team_agent=(SkipJsonSchema[Literal[agent.name]], agent.name),  # type: ignore[valid-type]
+            team_agent=(SkipJsonSchema[_literal(agent.name)], agent.name),  # type: ignore[misc]
             **_fields(agent.result),
         )
-        questions[agent.name] = create_model(  # type: ignore[call-overload]
+        questions[agent.name] = create_model(
             f"{name}Question",
             __base__=(
                 DispatchInterruptRequest if agent.role is Role.DISPATCHER else InterruptRequestBase
             ),
-            origin=(SkipJsonSchema[Literal[agent.name]], agent.name),  # type: ignore[valid-type]
+            origin=(SkipJsonSchema[_literal(agent.name)], agent.name),  # type: ignore[misc]
             **_fields(agent.question),
         )
     for agent in spec.agents:  # dispatched agents' requests before their dispatchers'
@@ -138,7 +166,7 @@ def _build(spec_json: str) -> Team:
                     SkipJsonSchema[list[TeamAgentResult]],
                     Field(default_factory=list),
                 )
-            requests[agent.name] = create_model(  # type: ignore[call-overload]
+            requests[agent.name] = create_model(
                 f"{camel(agent.name)}Request",
                 __base__=AgentRequest,
                 **_fields(agent.request),
@@ -147,7 +175,7 @@ def _build(spec_json: str) -> Team:
     for agent in spec.agents:
         if agent.role is Role.DISPATCHER:
             child = requests[agent.dispatches or ""]
-            requests[agent.name] = create_model(  # type: ignore[call-overload]
+            requests[agent.name] = create_model(
                 f"{camel(agent.name)}Request",
                 __base__=AgentRequest,
                 requests=(
@@ -162,33 +190,33 @@ def _build(spec_json: str) -> Team:
 
     nodes: dict[str, Node] = {}
     for agent in spec.agents:
-        output = _routing(agent, requests, results, questions, final, dispatcher_of)
+        output = _routing(team, agent, requests, results, questions, final, dispatcher_of)
         nodes[agent.name] = Node(
             agent.name,
             requests[agent.name],
             output,
             agent.phase,
             dispatches=agent.dispatches,
-            team=spec.name,
+            template_name=f"team/{spec.name}/{sha256[:16]}/{slug(agent.name)}.jinja",
         )
     resume_fields: dict[str, Any] = {
         _route_field(agent.name): (
-            Annotated[requests[agent.name] | None, Route(agent.name)],  # type: ignore[name-defined]
+            Annotated[requests[agent.name] | None, Route(agent.name)],
             None,
         )
         for agent in spec.agents
         if agent.role is not Role.DISPATCHED
     }
-    interrupt_routing = create_model(  # type: ignore[call-overload]
+    interrupt_routing = create_model(
         f"{team}InterruptRouting",
         __base__=Routing,
         __doc__=f"The unified handler's output for team {spec.name}: exactly one route set.",
         **resume_fields,
     )
     entry = spec.entry
-    return Team(
+    built = Team(
         name=spec.name,
-        sha256=spec.sha256(),
+        sha256=sha256,
         nodes=nodes,
         entry=entry.name,
         entry_request=requests[entry.name].model_construct(guidance=FIRST_GUIDANCE).to_wire(),
@@ -201,9 +229,14 @@ def _build(spec_json: str) -> Team:
         templates={nodes[a.name].template: a.template for a in spec.agents},
         spec=spec,
     )
+    for node in nodes.values():
+        _OUTPUTS[node.output_model.__name__] = (node, node.output_model)
+    _OUTPUTS[interrupt_routing.__name__] = (None, interrupt_routing)
+    return built
 
 
 def _routing(
+    team: str,
     agent: AgentSpec,
     requests: dict[str, type[AgentRequest]],
     results: dict[str, type[AgentResult]],
@@ -215,7 +248,7 @@ def _routing(
     result = results[agent.name]
     if agent.role is Role.DISPATCHED:
         fields["result"] = (
-            Annotated[result | None, Route(dispatcher_of[agent.name])],  # type: ignore[name-defined]
+            Annotated[result | None, Route(dispatcher_of[agent.name])],
             Field(default=None, description="Your result; your dispatcher hands it on."),
         )
         interrupt_help = DISPATCHED_INTERRUPT_HELP
@@ -228,20 +261,20 @@ def _routing(
     for target, when in agent.routes.items():
         if target == END:
             fields["final_result"] = (
-                Annotated[final | None, Route(Terminal.END)],  # type: ignore[name-defined]
+                Annotated[final | None, Route(Terminal.END)],
                 Field(default=None, description=when or "Finish the run with its final result."),
             )
         else:
             fields[_route_field(target)] = (
-                Annotated[requests[target] | None, Route(target)],  # type: ignore[name-defined]
+                Annotated[requests[target] | None, Route(target)],
                 Field(default=None, description=when or f"Go on to {target}."),
             )
     fields["interrupt_request"] = (
-        Annotated[questions[agent.name] | None, Route(Terminal.INTERRUPT)],  # type: ignore[name-defined]
+        Annotated[questions[agent.name] | None, Route(Terminal.INTERRUPT)],
         Field(default=None, description=interrupt_help),
     )
-    return create_model(  # type: ignore[call-overload, no-any-return]
-        f"{camel(agent.name)}Routing",
+    return create_model(
+        routing_name(team, agent.name),
         __base__=Routing,
         __doc__=agent.description or None,
         **fields,
@@ -263,3 +296,23 @@ def build_team(spec: TeamSpec) -> Team:
     """The run-time team of ``spec`` (TeamDefinitionError when no run can follow it); built
     once per content."""
     return _build(spec.model_dump_json(by_alias=True))
+
+
+def team_of(pin: TeamPin | None) -> Team:
+    """The team a run pinned: the software team for none (runs recorded before teams were
+    pinned) or its name; else the declared team the pin carries."""
+    if pin is None or pin.spec is None:
+        return SOFTWARE_TEAM
+    return build_team(pin.spec)
+
+
+RunResult = OrchestratorCollectorResult | TeamFinalResult
+"""What a run returns: the software team's final result, or a declared team's."""
+
+
+def result_summary(result: RunResult) -> str:
+    """One line that says what a run achieved."""
+    if isinstance(result, OrchestratorCollectorResult):
+        return result.summary
+    summary = result.result.get("summary")
+    return str(summary) if summary else compact_json(result.result, 300)

@@ -10,7 +10,6 @@ from temporalio import workflow
 from temporalio.exceptions import ApplicationError, ChildWorkflowError
 from temporalio.workflow import ChildWorkflowHandle
 
-from agent_interrupts.models.agent_types import AgentType
 from agent_interrupts.models.errors import (
     DegenerateLoop,
     InterruptFailed,
@@ -19,7 +18,6 @@ from agent_interrupts.models.errors import (
     failure_message,
 )
 from agent_interrupts.models.fan_out import HeldAgent
-from agent_interrupts.models.graph import NODES
 from agent_interrupts.models.interrupt_flow import (
     HAND_OVER_SIGNAL,
     HANDED_OVER,
@@ -28,7 +26,6 @@ from agent_interrupts.models.interrupt_flow import (
 )
 from agent_interrupts.models.interrupts import (
     InterruptRequestBase,
-    InterruptRouting,
     OptionKey,
     TimeoutOutcome,
     answerer,
@@ -49,6 +46,7 @@ from agent_interrupts.models.state import (
     PendingInterrupt,
     PendingStep,
 )
+from agent_interrupts.models.team import Team, on_the_wire
 from agent_interrupts.workflows.budget_questions import budget_question, stops_the_run
 from agent_interrupts.workflows.handover import history_is_long
 from agent_interrupts.workflows.interrupt import InterruptWorkflow
@@ -70,13 +68,13 @@ class StartedQuestion:
     """A node's question handed to its InterruptWorkflow, not answered yet."""
 
     node_id: str
-    origin: AgentType
+    origin: str
     origin_request: dict[str, Any]
     request: InterruptRequestBase
     child_id: str
     child: ChildWorkflowHandle[InterruptWorkflow, InterruptOutcome]
     job: InterruptInput
-    earlier_requests: dict[AgentType, dict[str, Any]] = field(default_factory=dict)
+    earlier_requests: dict[str, dict[str, Any]] = field(default_factory=dict)
     """Requests the answer may re-route to, kept by the run before (``HandedOverQuestion``)."""
 
 
@@ -88,7 +86,7 @@ class QuestionHandedOver(Exception):
 async def ask(
     book: RunBook,
     node_id: str,
-    node_request: tuple[AgentType, dict[str, Any]],
+    node_request: tuple[str, dict[str, Any]],
     request: InterruptRequestBase,
     fan_out: list[HeldAgent],
     *,
@@ -126,7 +124,7 @@ def fitted_question(request: InterruptRequestBase) -> InterruptRequestBase:
 async def start_question(
     book: RunBook,
     node_id: str,
-    node_request: tuple[AgentType, dict[str, Any]],
+    node_request: tuple[str, dict[str, Any]],
     request: InterruptRequestBase,
     *,
     person_only: bool = False,
@@ -137,9 +135,9 @@ async def start_question(
     ``hand_over`` the run may ask for it back (``settle_question``); with ``answers_in_parts``
     a combined question's agents may be answered one at a time."""
     state = book.state
-    origin = origin_of(request, state.history)
+    origin = origin_of(request, state.history, book.team)
     agent, own_request = node_request
-    if origin is agent:
+    if origin == agent:
         origin_request: dict[str, Any] | None = own_request
     else:  # a question typed as another agent's: its newest request, if still held
         last = last_request_of(state.history, origin)
@@ -156,7 +154,7 @@ async def start_question(
     event = book.supervisor.take(node_id)
     state.interrupts_started += 1
     child_id = f"{workflow.info().workflow_id}-interrupt-{state.interrupts_started}"
-    request = fitted_question(request)
+    request = on_the_wire(fitted_question(request))
     origin_request = fit_strings(origin_request, AGENT_REQUEST_BYTES)
     job = InterruptInput(
         orchestrator_id=workflow.info().workflow_id,
@@ -175,6 +173,7 @@ async def start_question(
         autonomy=state.controller_autonomy,
         hand_over=hand_over and workflow.patched(QUESTION_HANDED_OVER),
         answers_in_parts=answers_in_parts,
+        team=book.pinned_team,
     )
     lift = bool(getattr(request, "agent_questions", []))  # counted as its agents' (``lifted``)
     book.record(
@@ -256,7 +255,7 @@ async def settle_question(
     try:
         outcome = await child
     except ChildWorkflowError as err:
-        handed = _handed_over(state, started, err, fan_out) if hand_over else None
+        handed = _handed_over(state, started, err, fan_out, book.team) if hand_over else None
         if handed is not None:
             state.handed_over = handed
             raise QuestionHandedOver(
@@ -286,7 +285,7 @@ async def hand_back(
     try:
         return await started.child
     except ChildWorkflowError as err:
-        handed = _handed_over(book.state, started, err, [])
+        handed = _handed_over(book.state, started, err, [], book.team)
         if handed is not None:
             return handed
         _failed(book, started, err)
@@ -307,6 +306,7 @@ def _handed_over(
     started: StartedQuestion,
     err: ChildWorkflowError,
     fan_out: list[HeldAgent],
+    team: Team,
 ) -> HandedOverQuestion | None:
     """The question to ask again when ``err`` says its InterruptWorkflow handed it over."""
     if not isinstance(err.cause, ApplicationError) or err.cause.type != HANDED_OVER:
@@ -316,7 +316,7 @@ def _handed_over(
         child_id=started.child_id,
         job=details[0] if details else started.job.to_wire(),  # continues the wait
         fan_out=fan_out,
-        requests=_reroute_requests(state.history, started),
+        requests=_reroute_requests(state.history, started, team),
     )
 
 
@@ -343,9 +343,9 @@ def take_answer(
             node_id,
             origin,
         )
-    routing = InterruptRouting.model_validate(outcome.routing)
+    routing = book.team.interrupt_routing.model_validate(outcome.routing)
     entry = book.record(node_id, origin, EntryKind.RESOLUTION, outcome.routing, route=outcome.route)
-    decision = decide(origin, routing, entry, state.history)
+    decision = decide(origin, routing, entry, state.history, team=book.team)
     if decision.step is None:
         book.fail(
             InterruptFailed(f"interrupt {child_id} resolved to {decision.route}: no request"),
@@ -353,7 +353,7 @@ def take_answer(
             origin,
         )
     target = decision.step.agent_type
-    resumes = target is origin
+    resumes = target == origin
     if resumes:
         carried: dict[str, Any] | None = started.origin_request
     else:  # a supervisor's reroute: the target's newest request, if still held
@@ -363,9 +363,9 @@ def take_answer(
     return decision.step.model_copy(
         update={
             "request": resumed_request(
-                NODES[target].request_model,
+                book.team.node(target).request_model,
                 carried or {},
-                NODES[target].request_model.model_validate(decision.step.request),
+                book.team.node(target).request_model.model_validate(decision.step.request),
             ),
             "interrupt_resolution": describe_resolution(request, outcome.resolution),
             "resolution": outcome.resolution,
@@ -377,16 +377,17 @@ def take_answer(
 
 
 def _reroute_requests(
-    history: list[HistoryEntry], started: StartedQuestion
-) -> dict[AgentType, dict[str, Any]]:
+    history: list[HistoryEntry], started: StartedQuestion, team: Team
+) -> dict[str, dict[str, Any]]:
     """The newest request of each agent the answer may re-route to (the event's target and the
     agents its options name), for the next run, whose blackboard keeps few payloads."""
     job = started.job
-    named = [job.event.route_of_option(key) for key in OptionKey] if job.event else []
+    allowed = team.route_targets()
+    named = [job.event.route_of_option(key, allowed) for key in OptionKey] if job.event else []
     requests = dict(started.earlier_requests)
     targets = dict.fromkeys(a for a in (job.reroute_to, *named) if a is not None)  # in order
     for target in targets:
-        found = last_request_of(history, target) if target is not job.origin else None
+        found = last_request_of(history, target) if target != job.origin else None
         if found is not None and found.payload is not None:
             requests[target] = found.payload
     return requests
@@ -406,7 +407,7 @@ async def ask_for_steps(book: RunBook, step: PendingStep, budget: int) -> None:
         node_id,
         agent,
     )
-    question = budget_question(agent, state.steps_taken, budget)
+    question = budget_question(agent, state.steps_taken, budget, book.team)
     await ask(book, node_id, (agent, step.request), question, [], person_only=True, hand_over=False)
     answered = state.pending
     if answered is None or stops_the_run(answered.resolution):

@@ -13,7 +13,6 @@ from datetime import datetime
 from typing import Any
 
 from agent_interrupts.models.agent_call import HistoryDigestEntry, PreviousContext
-from agent_interrupts.models.agent_types import AgentType
 from agent_interrupts.models.limits import clip, compact_json, fit_strings, json_bytes
 from agent_interrupts.models.state import (
     EntryKind,
@@ -68,7 +67,7 @@ def record(
     state: OrchestratorState,
     *,
     node_id: str,
-    agent: AgentType,
+    agent: str,
     kind: EntryKind,
     payload: dict[str, Any],
     context_id: str,
@@ -131,7 +130,7 @@ def summarise(kind: EntryKind, payload: dict[str, Any], route: str | None) -> st
 
 
 def previous_attempt(
-    state: OrchestratorState, agent: AgentType, current: HistoryEntry
+    state: OrchestratorState, agent: str, current: HistoryEntry
 ) -> PreviousContext | None:
     """This agent type's last output before ``current`` and why it runs again (FR-016..018)."""
     last = state.last_outputs.get(agent)

@@ -12,7 +12,7 @@ Pure functions.
 
 from __future__ import annotations
 
-from agent_interrupts.models.agent_types import AgentType
+from agent_interrupts.models.graph import SOFTWARE_TEAM
 from agent_interrupts.models.interrupts import (
     CUSTOM_OPTION_TEXT,
     ChoiceOption,
@@ -21,15 +21,18 @@ from agent_interrupts.models.interrupts import (
     OptionKey,
     StructuredChoice,
 )
-from agent_interrupts.workflows.question_types import QUESTION_TYPES, empty_fields
+from agent_interrupts.models.team import Team
+from agent_interrupts.workflows.question_types import empty_fields
 
 BUDGET_CHOICE_ID = "step-budget"
 STOP = OptionKey.B
 
 
-def budget_question(agent: AgentType, steps_taken: int, granted: int) -> InterruptRequestBase:
+def budget_question(
+    agent: str, steps_taken: int, granted: int, team: Team = SOFTWARE_TEAM
+) -> InterruptRequestBase:
     """``agent``'s typed HUMAN_REVIEW question: ``granted`` more steps, or stop the run."""
-    cls = QUESTION_TYPES[agent.value]
+    cls = team.questions[agent]
     return cls.model_validate(
         {
             **empty_fields(cls),
@@ -39,14 +42,13 @@ def budget_question(agent: AgentType, steps_taken: int, granted: int) -> Interru
             "choices": [
                 StructuredChoice(
                     choice_id=BUDGET_CHOICE_ID,
-                    question=f"Should the run go on with {agent.value}?",
+                    question=f"Should the run go on with {agent}?",
                     context="Read the run's history (agents status) to see whether it makes "
                     "progress; your words in CUSTOM are given to the next agent as guidance.",
                     options=[
                         ChoiceOption(
                             key=OptionKey.A,
-                            description=f"Give the run {granted} more agent steps; "
-                            f"{agent.value} goes on",
+                            description=f"Give the run {granted} more agent steps; {agent} goes on",
                         ),
                         ChoiceOption(
                             key=STOP,
@@ -59,7 +61,7 @@ def budget_question(agent: AgentType, steps_taken: int, granted: int) -> Interru
             ],
             "confirmationItems": [],
             "contextForDecision": f"{steps_taken} agent steps so far; the next one is "
-            f"{agent.value}. A run that repeats the same agents with the same results is looping.",
+            f"{agent}. A run that repeats the same agents with the same results is looping.",
         }
     )
 

@@ -100,7 +100,7 @@ def ticket_names(requests: Sequence[Mapping[str, Any]], keys: Sequence[str]) -> 
 
 async def ticket_step(
     book: RunBook,
-    agent: AgentType,
+    agent: str,
     node_id: str,
     request: dict[str, Any],
     ticket: str,
@@ -233,7 +233,7 @@ class Prepared:
 
 async def before_call(
     book: RunBook,
-    agent: AgentType,
+    agent: str,
     node_id: str,
     request: dict[str, Any],
     step: PendingStep,

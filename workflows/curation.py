@@ -46,7 +46,7 @@ def with_contexts(
 
 
 def curate(
-    agent: AgentType, output: dict[str, Any], context_id: str
+    agent: str, output: dict[str, Any], context_id: str
 ) -> tuple[str, CuratedContext] | None:
     """A collector's curated context (field name on CuratedContexts, context), else None."""
     curator = _CURATORS.get(agent)
@@ -56,7 +56,7 @@ def curate(
     return curator(result, context_id)
 
 
-_CURATORS: dict[AgentType, Callable[[dict[str, Any], str], tuple[str, CuratedContext]]] = {
+_CURATORS: dict[str, Callable[[dict[str, Any], str], tuple[str, CuratedContext]]] = {
     AgentType.DISCOVERY_COLLECTOR: lambda r, cid: (
         "discovery_context",
         curate_discovery(DiscoveryCollectorResult.model_validate(r), cid),

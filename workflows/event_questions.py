@@ -11,21 +11,22 @@ from __future__ import annotations
 
 from typing import Any
 
-from agent_interrupts.models.agent_types import AgentType
+from agent_interrupts.models.graph import SOFTWARE_TEAM
 from agent_interrupts.models.interrupt_events import InterruptRequestEvent
 from agent_interrupts.models.interrupts import InterruptRequestBase
 from agent_interrupts.models.limits import MAX_TEXT_CHARS, compact_json
-from agent_interrupts.workflows.question_types import QUESTION_TYPES, empty_value, fits, own_fields
+from agent_interrupts.models.team import Team
+from agent_interrupts.workflows.question_types import empty_value, fits, own_fields
 
 REPLY_EXCERPT_CHARS = 1_500
 
 
 def question_from_event(
-    agent: AgentType, event: InterruptRequestEvent, reply: dict[str, Any]
+    agent: str, event: InterruptRequestEvent, reply: dict[str, Any], team: Team = SOFTWARE_TEAM
 ) -> InterruptRequestBase:
     """``agent``'s typed question carrying ``event``'s reason, type and context (its choices and
     confirmation items join in InterruptWorkflow's request hook, as for any event)."""
-    cls = QUESTION_TYPES[agent.value]
+    cls = team.questions[agent]
     found = _values_by_name(reply)
     fields: dict[str, Any] = {}
     for key, name in own_fields(cls).items():
@@ -37,7 +38,7 @@ def question_from_event(
         )
     ignored = compact_json(reply, REPLY_EXCERPT_CHARS)
     context = (f"{event.context_for_decision}\n\n" if event.context_for_decision else "") + (
-        f"A supervisor asked {agent.value} to stop and ask (event {event.event_id}), but its "
+        f"A supervisor asked {agent} to stop and ask (event {event.event_id}), but its "
         f"reply did not ask; the workflow asks in its place. The reply, kept and not acted on: "
         f"{ignored}"
     )

@@ -7,9 +7,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from agent_interrupts.models.agent_call import SUPERVISOR_MESSAGE_PREFIX
-from agent_interrupts.models.agent_types import DISPATCHED_AGENTS
+from agent_interrupts.models.agent_types import slug
+from agent_interrupts.models.graph import SOFTWARE_TEAM
 from agent_interrupts.models.interrupt_events import InterruptRequestEvent
 from agent_interrupts.models.state import OrchestratorState
+from agent_interrupts.models.team import Team
 from agent_interrupts.workflows.supervisor_events import SupervisorEvents
 
 
@@ -22,7 +24,10 @@ class EventVerdict:
 
 
 def check_event(
-    state: OrchestratorState, event: InterruptRequestEvent, running_agents: Sequence[str] = ()
+    state: OrchestratorState,
+    event: InterruptRequestEvent,
+    running_agents: Sequence[str] = (),
+    team: Team = SOFTWARE_TEAM,
 ) -> EventVerdict:
     """Apply the rules of handler US3 and its edge cases to ``event``.
 
@@ -31,13 +36,25 @@ def check_event(
     by its agent type (the first one running), and only that call is redirected."""
     source = event.source_agent_type
     events = SupervisorEvents(state)
-    if source in DISPATCHED_AGENTS:
+    target = event.reroute_to_agent_type
+    if target is not None and team.route_for(target) is None:
+        allowed = ", ".join(sorted(team.route_targets()))
+        return EventVerdict(
+            None,
+            f"rerouteToAgentType {target} is not a node the workflow can continue at; "
+            f"use one of {allowed}",
+        )
+    if source not in team.nodes:
+        return EventVerdict(
+            None, f"{source} is not an agent of team {team.name} ({', '.join(team.nodes)})"
+        )
+    if source in team.dispatched:
         return _check_dispatched(events, event, running_agents)
     if events.seen(event.event_id):
         return EventVerdict(None, f"event {event.event_id} was already processed; ignored")
     waiting = state.pending_interrupt
     if waiting is not None and (
-        waiting.origin_agent_type is source or event.node_id in (None, waiting.workflow_id)
+        waiting.origin_agent_type == source or event.node_id in (None, waiting.workflow_id)
     ):
         return EventVerdict(
             None,
@@ -45,7 +62,7 @@ def check_event(
             "for an answer; answer it first, then send the event to the node that runs next",
         )
     running = state.current
-    if running is None or running.agent_type is not source:
+    if running is None or running.agent_type != source:
         now = f"{running.agent_type} ({running.node_id})" if running else "no agent"
         return EventVerdict(
             None, f"{source} is not running (running now: {now}); no message was sent"
@@ -72,13 +89,13 @@ def _check_dispatched(
     source = event.source_agent_type
     if events.seen(event.event_id):
         return EventVerdict(None, f"event {event.event_id} was already processed; ignored")
-    prefix = f"/{source.slug}-"
+    prefix = f"/{slug(source)}-"
     candidates = [n for n in running_agents if prefix in n]
     if event.node_id is not None:
         candidates = [n for n in candidates if n == event.node_id]
     if not candidates:
         running = ", ".join(running_agents) or "none"
-        wanted = event.node_id or source.value
+        wanted = event.node_id or str(source)
         return EventVerdict(
             None,
             f"{wanted} is not running (dispatched agents running now: {running}); "

@@ -14,9 +14,9 @@ from agent_interrupts.models.agent_call import AgentReply, ContextItem
 from agent_interrupts.models.agent_types import Terminal
 from agent_interrupts.models.errors import AgentFailed, DegenerateLoop
 from agent_interrupts.models.fan_out import HeldAgent
-from agent_interrupts.models.graph import NODES, Node
 from agent_interrupts.models.ids import dispatched_node_id
 from agent_interrupts.models.state import EntryKind, EventKind, HistoryEntry, PendingStep
+from agent_interrupts.models.team import Node, on_the_wire
 from agent_interrupts.workflows import blackboard
 from agent_interrupts.workflows.asking import StartedQuestion, start_question
 from agent_interrupts.workflows.code_changes import ticket_names, ticket_step
@@ -59,8 +59,10 @@ async def run_fan_out(
     fan-out (``FanOutEnd.question``), or (before that) ask after the whole fan-out."""
     if node.dispatches is None:
         book.fail(AgentFailed(f"{node.agent_type} dispatches no agent (a bug)"), node_id)
-    child = NODES[node.dispatches]
-    fan_out = plan_fan_out(child.agent_type, step.held, list(request.get("requests") or []))
+    child = book.team.node(node.dispatches)
+    fan_out = plan_fan_out(
+        child.agent_type, step.held, list(request.get("requests") or []), book.team
+    )
     if not fan_out:
         book.event(EventKind.WARNING, f"{node.agent_type} got no agent requests", node_id)
     kept = [a.key for a in fan_out if not a.runs()]
@@ -194,11 +196,11 @@ def _settle(
                 sub_id,
                 child.agent_type,
             )
-            question = question_from_event(child.agent_type, event, payload)
+            question = question_from_event(child.agent_type, event, payload, book.team)
             payload, route = {"interruptRequest": question.to_wire()}, "interruptRequest"
         # an event on this agent goes on to the node's question (its choices and reroute); an
         # event on the dispatch node is stored there already and its question takes it once
-        if event.source_agent_type is child.agent_type:
+        if event.source_agent_type == child.agent_type:
             book.supervisor.also_at(node_id, event)
         asked_itself = False  # a supervisor's question
     routing = child.output_model.model_validate(payload)
@@ -217,8 +219,8 @@ def _settle(
     fan_out[index] = fan_out[index].model_copy(
         update={
             "node_id": sub_id,
-            "result": None if asks else value,
-            "question": value if asks else None,
+            "result": None if asks else on_the_wire(value),
+            "question": on_the_wire(value) if asks else None,
             "answer": None,
             "asked_itself": asks and asked_itself,
         }
@@ -236,7 +238,9 @@ def lifted(
     """The dispatch node's output when its agents asked (but those in ``skip``): their questions
     lifted into its own interrupt by the workflow, with no LLM call (handler US4 scenario 2);
     else None."""
-    question = lift(node.agent_type, fan_out, skip) if node.dispatches is not None else None
+    question = (
+        lift(node.agent_type, fan_out, skip, book.team) if node.dispatches is not None else None
+    )
     if question is None or node.dispatches is None:
         return None
     if any(
@@ -247,10 +251,13 @@ def lifted(
         counts = book.state.interrupt_counts  # only a model's own questions (the loop breaker)
         counts[node.dispatches] = counts.get(node.dispatches, 0) + 1
     summary = (
-        f"{len(question.agent_questions)} of {len(fan_out)} agents asked; the workflow "
+        f"{len(getattr(question, 'agent_questions', []))} of {len(fan_out)} agents asked; the "
+        "workflow "
         "raises their questions"
     )
-    return lifted_output(node.agent_type, question.to_wire(), summary, output_id, upstream)
+    return lifted_output(
+        node.agent_type, question.to_wire(), summary, output_id, upstream, book.team
+    )
 
 
 async def question_while_agents_run(
@@ -309,7 +316,7 @@ def keep_late_event(book: RunBook, node_id: str) -> None:
     """A supervisor's event on one of ``node_id``'s agents taken after its question started
     goes with the agent's question to the node that asks it next."""
     resumed = book.state.pending
-    if resumed is not None and NODES[resumed.agent_type].dispatches is not None:
+    if resumed is not None and book.team.node(resumed.agent_type).dispatches is not None:
         book.supervisor.move(node_id, book.next_node_id(resumed.agent_type))
         return
     late = book.supervisor.take(node_id)

@@ -155,7 +155,7 @@ class AnsweredAlone:
         book, node = self._book, self._node
         step = take_answer(book, started, outcome, self._fan_out)
         self._show_waiting()
-        if step.agent_type is not node.agent_type:
+        if step.agent_type != node.agent_type:
             await self._close(started, step)
             return True
         dispatched = node.dispatches or node.agent_type
@@ -169,7 +169,9 @@ class AnsweredAlone:
             if answered.answer is None:
                 later.append(answered.key)
                 continue
-            self._fan_out[index] = with_translated_request(dispatched, answered, requests, index)
+            self._fan_out[index] = with_translated_request(
+                dispatched, answered, requests, index, self._book.team
+            )
             if rerun:
                 self._run(index)
         if later:

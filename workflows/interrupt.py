@@ -64,6 +64,8 @@ from agent_interrupts.models.resolution_rules import (
     untranslated_routing,
 )
 from agent_interrupts.models.state import EventKind, GraphEvent
+from agent_interrupts.models.team import Team
+from agent_interrupts.models.team_build import team_of
 from agent_interrupts.workflows.event_log import log_event, record_event
 from agent_interrupts.workflows.handler_args import (
     Parsed,
@@ -219,7 +221,9 @@ class InterruptWorkflow:
             events=self._events,
             events_recorded=self._events_recorded,
             continues_at=(
-                _reroute_target(self._job, self._resolution) if self._resolution else None
+                _reroute_target(self._job, self._resolution, self._team)
+                if self._resolution
+                else None
             )
             or self._job.reroute_to
             or self._job.origin,
@@ -244,7 +248,7 @@ class InterruptWorkflow:
             free_text_decides=free_text_decides,
             in_parts=self._job.answers_in_parts,
         )
-        if redirect := redirect_problem(self._job.origin, resolution.continue_at):
+        if redirect := redirect_problem(self._job.origin, resolution.continue_at, self._team):
             problems.append(f"continueAt {redirect}")
         return problems
 
@@ -265,15 +269,15 @@ class InterruptWorkflow:
         self._resolution = person
         self._overrulable = False
         origin = self._job.origin
-        target = _reroute_target(self._job, person) or origin
+        target = _reroute_target(self._job, person, self._team) or origin
         later = unanswered_parts(self._job.request, person) if self._job.answers_in_parts else {}
         then = (
             "the run stops"
             if person.stop_run is not None
             else f"the agents you answered resume; {', '.join(later)} are asked again at once"
-            if later and target is origin
+            if later and target == origin
             else f"{origin} resumes"
-            if target is origin
+            if target == origin
             else f"the run continues at {target} (re-routed from {origin})"
         )
         if overruled:
@@ -463,13 +467,14 @@ class InterruptWorkflow:
         if resolution.stop_run is not None:  # nothing to translate: the orchestrator stops
             self._event(EventKind.INFO, f"the person stops the run: {clip(resolution.stop_run)}")
             return InterruptOutcome(routing={}, route=STOP_ROUTE, resolution=resolution)
-        reroute_to = _reroute_target(job, resolution)
-        keep = allowed_route(job.origin, reroute_to)
+        team = self._team
+        reroute_to = _reroute_target(job, resolution, team)
+        keep = allowed_route(job.origin, reroute_to, team)
         if keep is None:
             self._event(
                 EventKind.WARNING,
-                f"no InterruptRouting route leads to {reroute_to or job.origin}; the schema is "
-                "not filtered and every route is offered",
+                f"no route of the handler's routing leads to {reroute_to or job.origin}; the "
+                "schema is not filtered and every route is offered",
             )
         translation = workflow.execute_activity_method(
             ResolutionActivities.translate_resolution,
@@ -480,6 +485,7 @@ class InterruptWorkflow:
                 origin=job.origin,
                 origin_request=job.origin_request,
                 allowed_route=keep,
+                team=job.team,
                 shadow_id=workflow.info().workflow_id + SHADOW_SUFFIX
                 if job.shadow and resolution.resolved_by is ResolvedBy.HUMAN
                 else None,
@@ -495,11 +501,13 @@ class InterruptWorkflow:
             routing = None
             if (
                 keep is not None
-                and keep == allowed_route(job.origin, None)  # it resumes its own agent
+                and keep == allowed_route(job.origin, None, team)  # it resumes its own agent
                 and not isinstance(err.cause, CancelledError)  # overruled: not a failure
                 and workflow.patched(ANSWER_TAKEN)
             ):
-                routing = untranslated_routing(keep, job.origin_request, job.request, resolution)
+                routing = untranslated_routing(
+                    keep, job.origin_request, job.request, resolution, team
+                )
             if routing is None:
                 raise
             why = clip(failure_message(err), 1_000)
@@ -517,10 +525,15 @@ class InterruptWorkflow:
             self._hooks.append(name)
         return outcome.model_copy(update={"routing": routing, "timed_out": timed_out})
 
+    @property
+    def _team(self) -> Team:
+        """The asking run's team: its routes, its questions, its handler routing."""
+        return team_of(self._job.team)
+
     def _count(self, name: str, **labels: str) -> None:
         """One question asked or answered, on the worker's metrics (replay-safe meter)."""
         counter = workflow.metric_meter().create_counter(name, "Questions by the asking agent")
-        counter.add(1, {"origin": self._job.origin.value, **labels})
+        counter.add(1, {"origin": str(self._job.origin), **labels})
 
     def _status(self, state: InterruptState, message: str) -> None:
         self._state = state
@@ -540,14 +553,14 @@ class InterruptWorkflow:
         log_event(event)
 
 
-def _reroute_target(job: InterruptInput, resolution: InterruptResolution) -> AgentType | None:
+def _reroute_target(job: InterruptInput, resolution: InterruptResolution, team: Team) -> str | None:
     """The agent a person chose to continue at; else an event choice that names an agent; else
     the event's target, if any."""
-    if resolution.continue_at is not None and resolution.continue_at is not job.origin:
+    if resolution.continue_at is not None and resolution.continue_at != job.origin:
         return resolution.continue_at
     if job.event is not None:
         selected = resolution.selected_choices.get(EVENT_CHOICE_ID)
-        chosen = job.event.route_of_option(selected) if selected else None
+        chosen = job.event.route_of_option(selected, team.route_targets()) if selected else None
         if chosen is not None:
             return chosen
     return job.reroute_to

@@ -2,17 +2,16 @@
 
 from __future__ import annotations
 
-from agent_interrupts.models.agent_types import AgentType
 from agent_interrupts.models.interrupts import InterruptRequestBase
 from agent_interrupts.workflows.visibility import answer_markdown, fit_details, question_markdown
 
 
-def summary_line(origin: AgentType, request: InterruptRequestBase) -> str:
+def summary_line(origin: str, request: InterruptRequestBase) -> str:
     text = f"{origin} asks ({request.type}): {request.reason}"
     return text if len(text) <= 200 else text[:197] + "..."
 
 
-def details_markdown(child_id: str, origin: AgentType, request: InterruptRequestBase) -> str:
+def details_markdown(child_id: str, origin: str, request: InterruptRequestBase) -> str:
     """Everything a person needs to answer, and how to send the answer."""
     question = question_markdown(origin, request)
     return fit_details(question + "\n\n" + answer_markdown(child_id, origin, request))

@@ -11,8 +11,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from agent_interrupts.models.agent_types import DISPATCHED_AGENTS, AgentType
+from agent_interrupts.models.agent_types import DISPATCHED_AGENTS
+from agent_interrupts.models.graph import SOFTWARE_TEAM
 from agent_interrupts.models.results import LEGACY_NEEDS_INPUT
+from agent_interrupts.models.team import Team
 from agent_interrupts.workflows.question_types import (
     BASE_FIELDS,
     QUESTION_TYPES,
@@ -44,8 +46,12 @@ LEGACY_FIELDS: dict[str, set[str]] = {
 """The agent-specific fields each typed question had in version 83c9b6c, all texts."""
 
 
-def upgrade_output(agent: AgentType, output: dict[str, Any]) -> dict[str, Any]:
-    """An agent's output (wire form) in the current shape."""
+def upgrade_output(
+    agent: str, output: dict[str, Any], team: Team = SOFTWARE_TEAM
+) -> dict[str, Any]:
+    """An agent's output (wire form) in the current shape (a declared team's has one shape)."""
+    if not team.builtin:
+        return output
     if agent in DISPATCHED_AGENTS and LEGACY_NEEDS_INPUT in output:
         return {"result": output, "interruptRequest": None}
     question = output.get("interruptRequest")

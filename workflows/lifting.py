@@ -23,15 +23,13 @@ from collections.abc import Collection, Sequence
 from typing import Any, TypeVar
 
 from agent_interrupts.models.agent_call import ContextItem
-from agent_interrupts.models.agent_types import AgentType
 from agent_interrupts.models.fan_out import HeldAgent
-from agent_interrupts.models.graph import NODES
+from agent_interrupts.models.graph import SOFTWARE_TEAM
 from agent_interrupts.models.ids import agent_key
 from agent_interrupts.models.interrupts import (
     AgentQuestion,
     ConfirmationItem,
     DispatchedAgentInterruptRequest,
-    DispatchInterruptRequest,
     DispatchRoutingDecision,
     InterruptRequestBase,
     InterruptResolution,
@@ -41,15 +39,12 @@ from agent_interrupts.models.interrupts import (
 from agent_interrupts.models.limits import MAX_ITEMS, clip, compact_json
 from agent_interrupts.models.resolution_rules import describe_resolution, unanswered_parts
 from agent_interrupts.models.results import DispatchResult
+from agent_interrupts.models.team import Team
 from agent_interrupts.workflows.resume import resumed_request
 from agent_interrupts.workflows.stuck_questions import more_tokens
 
 T = TypeVar("T", StructuredChoice, ConfirmationItem)
 
-DISPATCH_QUESTIONS: dict[AgentType, type[DispatchInterruptRequest]] = {
-    cls.model_fields["origin"].default: cls for cls in DispatchInterruptRequest.__subclasses__()
-}
-"""The typed interrupt request of each dispatch node, read from the models."""
 REASON_CHARS = 1_000
 """How much of each agent's reason the combined reason quotes (the full one is kept inside)."""
 DIGEST_CHARS = 400
@@ -59,7 +54,10 @@ _SEPARATOR = "/"
 
 
 def plan_fan_out(
-    agent: AgentType, held: Sequence[HeldAgent], requests: Sequence[dict[str, Any]]
+    agent: str,
+    held: Sequence[HeldAgent],
+    requests: Sequence[dict[str, Any]],
+    team: Team = SOFTWARE_TEAM,
 ) -> list[HeldAgent]:
     """The fan-out to run: the held agents in order (finished ones keep their result; answered
     ones take any change the translated request made to their sub-request), then the requests
@@ -67,7 +65,7 @@ def plan_fan_out(
     planned = []
     for index, held_agent in enumerate(held):
         if held_agent.result is None:
-            held_agent = with_translated_request(agent, held_agent, requests, index)
+            held_agent = with_translated_request(agent, held_agent, requests, index, team)
         planned.append(held_agent)
     for index in range(len(held), len(requests)):
         planned.append(HeldAgent(key=agent_key(agent, index + 1), request=dict(requests[index])))
@@ -75,13 +73,17 @@ def plan_fan_out(
 
 
 def with_translated_request(
-    agent: AgentType, held_agent: HeldAgent, requests: Sequence[dict[str, Any]], index: int
+    agent: str,
+    held_agent: HeldAgent,
+    requests: Sequence[dict[str, Any]],
+    index: int,
+    team: Team = SOFTWARE_TEAM,
 ) -> HeldAgent:
     """``held_agent`` with any change the translated dispatch request made to its sub-request
     (``requests[index]``, when the translation still has it)."""
     if index >= len(requests):
         return held_agent
-    model = NODES[agent].request_model
+    model = team.node(agent).request_model
     translated = model.model_validate(requests[index])
     merged = resumed_request(model, held_agent.request, translated)
     return held_agent.model_copy(update={"request": merged})
@@ -98,8 +100,11 @@ def asked(fan_out: Sequence[HeldAgent]) -> list[tuple[HeldAgent, DispatchedAgent
 
 
 def lift(
-    dispatch: AgentType, fan_out: Sequence[HeldAgent], skip: Collection[str] = ()
-) -> DispatchInterruptRequest | None:
+    dispatch: str,
+    fan_out: Sequence[HeldAgent],
+    skip: Collection[str] = (),
+    team: Team = SOFTWARE_TEAM,
+) -> InterruptRequestBase | None:
     """The dispatch node's interrupt carrying its agents' open questions, combined (but those of
     the agents in ``skip``, asked already); None when no other agent asked."""
     shown: list[AgentQuestion] = []
@@ -121,7 +126,7 @@ def lift(
     if not shown:
         return None
     everyone_agent_review = all(q.request.type is InterruptType.AGENT_REVIEW for q in shown)
-    return DISPATCH_QUESTIONS[dispatch](
+    return team.questions[dispatch](  # type: ignore[call-arg]
         type=InterruptType.AGENT_REVIEW if everyone_agent_review else InterruptType.HUMAN_REVIEW,
         reason=f"{len(shown)} of {len(fan_out)} {shown[0].request.origin} agents need a decision: "
         + " ".join(f"[{q.agent_key}] {clip(q.request.reason, REASON_CHARS)}" for q in shown),
@@ -139,12 +144,17 @@ def lift(
 
 
 def lifted_output(
-    dispatch: AgentType, question: dict[str, Any], summary: str, result_id: str, upstream: list[str]
+    dispatch: str,
+    question: dict[str, Any],
+    summary: str,
+    result_id: str,
+    upstream: list[str],
+    team: Team = SOFTWARE_TEAM,
 ) -> dict[str, Any]:
     """The dispatch node's output (wire form) when the workflow raised its agents' questions:
     no LLM call, so the routing is made here (and read back the same way from history)."""
     result = DispatchResult(summary=summary, result_id=result_id, upstream_context_ids=upstream)
-    routing = NODES[dispatch].output_model.model_validate(
+    routing = team.node(dispatch).output_model.model_validate(
         {"dispatchResult": result.to_wire(), "interruptRequest": question}
     )
     return routing.to_wire()
@@ -187,7 +197,7 @@ def own_answer(key: str, resolution: InterruptResolution) -> InterruptResolution
     )
 
 
-def fan_out_context(agent: AgentType, fan_out: Sequence[HeldAgent]) -> list[ContextItem]:
+def fan_out_context(agent: str, fan_out: Sequence[HeldAgent]) -> list[ContextItem]:
     """The finished agents' results as the dispatch node's prompt shows them: id and digest."""
     return [
         ContextItem(

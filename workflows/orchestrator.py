@@ -30,7 +30,7 @@ from agent_interrupts.models.errors import (
     failure_message,
 )
 from agent_interrupts.models.fan_out import HeldAgent
-from agent_interrupts.models.graph import NODES, Node
+from agent_interrupts.models.graph import SOFTWARE_TEAM
 from agent_interrupts.models.ids import dispatched_agent_key
 from agent_interrupts.models.interrupt_events import (
     INTERRUPT_REQUEST_EVENT_SIGNAL,
@@ -42,7 +42,6 @@ from agent_interrupts.models.limits import (
     clip,
     fit_strings,
 )
-from agent_interrupts.models.requests import OrchestratorRequest
 from agent_interrupts.models.results import OrchestratorCollectorResult
 from agent_interrupts.models.routing import Routing
 from agent_interrupts.models.state import (
@@ -58,6 +57,9 @@ from agent_interrupts.models.state import (
     OrchestratorStatus,
     PendingStep,
 )
+from agent_interrupts.models.team import Node
+from agent_interrupts.models.team_build import TeamFinalResult, team_of
+from agent_interrupts.models.team_spec import declares_no_team
 from agent_interrupts.workflows import blackboard, code_changes
 from agent_interrupts.workflows.asking import (
     QuestionHandedOver,
@@ -82,6 +84,7 @@ from agent_interrupts.workflows.lifting import fan_out_context
 from agent_interrupts.workflows.run_book import RunBook, upstream_of
 from agent_interrupts.workflows.steps import decide
 from agent_interrupts.workflows.stuck_questions import more_tokens
+from agent_interrupts.workflows.teams import pin_team
 from agent_interrupts.workflows.visibility import claim_attributes, show_orchestrator
 from agent_interrupts.workflows.workspace import pin_workspace
 
@@ -152,17 +155,16 @@ class OrchestratorWorkflow:
             controller_autonomy=input.controller_autonomy,
             step_budget=input.max_steps,
             pending=PendingStep(
-                agent_type=AgentType.ORCHESTRATOR,
-                request=OrchestratorRequest(
-                    guidance="Plan how to achieve the goal.", phase="DISCOVERY"
-                ).to_wire(),
-            ),
+                agent_type=SOFTWARE_TEAM.entry, request=dict(SOFTWARE_TEAM.entry_request)
+            )
+            if declares_no_team(input.team)
+            else None,  # a declared team's first step is set once the run has pinned it
         )
         self._steps_at_start = self._state.steps_taken
-        self._book = RunBook(self._state)
+        self._book = RunBook(self._state, team_of(self._state.team))
 
     @workflow.run
-    async def run(self, *args: Any) -> OrchestratorCollectorResult:
+    async def run(self, *args: Any) -> OrchestratorCollectorResult | TeamFinalResult:
         """Start input: one OrchestratorInput (``{"goal": "..."}``)."""
         if self._input_problem is not None:
             self._book.fail(
@@ -174,6 +176,8 @@ class OrchestratorWorkflow:
         state = self._state
         if self._input.carried_state is None:
             self._book.event(EventKind.INFO, f"started with goal: {clip(state.goal)}")
+        if not declares_no_team(self._input.team) and state.team is None:
+            self._book.team = await pin_team(self._book, self._input.team or "")
         if self._input.workspace is not None and state.workspace is None:
             try:
                 state.workspace = await pin_workspace(self._input.workspace)
@@ -218,7 +222,7 @@ class OrchestratorWorkflow:
                 continue
             state.steps_taken += 1
             try:
-                result = await self._run_node(NODES[step.agent_type], step)
+                result = await self._run_node(self._book.team.node(step.agent_type), step)
             except QuestionHandedOver as handed:
                 await self._continue_as_new(str(handed))
             if result is not None:
@@ -351,7 +355,7 @@ class OrchestratorWorkflow:
 
     def _verdict(self, event: InterruptRequestEvent) -> EventVerdict:
         """Whether ``event`` is taken now, and by which node (a dispatched agent's, too)."""
-        return check_event(self._state, event, self._book.calls.running())
+        return check_event(self._state, event, self._book.calls.running(), self._book.team)
 
     def _take_event(self, node_id: str, event: InterruptRequestEvent) -> str:
         """Store the event for the node and ask its running agent to interrupt (handler FR-008); at
@@ -385,7 +389,9 @@ class OrchestratorWorkflow:
         self._book.calls.redirect(node_id)
         return f"{agent} at {node_id}: {asked}{then}"
 
-    async def _run_node(self, node: Node, step: PendingStep) -> OrchestratorCollectorResult | None:
+    async def _run_node(
+        self, node: Node, step: PendingStep
+    ) -> OrchestratorCollectorResult | TeamFinalResult | None:
         """Run one node and set the next pending step; return the final result on STOP."""
         at = self._start_node(node, step)
         fan_out: list[HeldAgent] = []
@@ -474,7 +480,7 @@ class OrchestratorWorkflow:
                 stuck = book.stuck_question(agent, node.output_model, reply.stuck, at.node_id)
                 await ask(book, at.node_id, (agent, at.request), stuck, fan_out, person_only=True)
                 resumed = state.pending
-                if resumed is not None and resumed.agent_type is agent:  # doubled again later?
+                if resumed is not None and resumed.agent_type == agent:  # doubled again later?
                     state.pending = resumed.model_copy(update={"output_tokens_factor": tokens})
                 return None
             payload = code_changes.after_call(git, state.code, reply.output)
@@ -513,20 +519,22 @@ class OrchestratorWorkflow:
             at.node_id,
             agent,
         )
-        question = question_from_event(agent, unanswered, produced.payload)
+        question = question_from_event(agent, unanswered, produced.payload, self._book.team)
         await ask(self._book, at.node_id, (agent, at.request), question, fan_out)
         return True
 
     async def _follow(
         self, node: Node, at: NodeStart, produced: NodeOutput, fan_out: list[HeldAgent]
-    ) -> OrchestratorCollectorResult | None:
+    ) -> OrchestratorCollectorResult | TeamFinalResult | None:
         """Act on the node's output: curate a collector's result, then fail, finish, ask its
         question, or set the next step."""
         state, book, agent = self._state, self._book, node.agent_type
         if produced.route != "interruptRequest":
             book.curate(agent, produced.output, produced.payload)
         agent_results = [a.result for a in fan_out if a.result is not None]
-        decision = decide(agent, produced.routing, produced.output, state.history, agent_results)
+        decision = decide(
+            agent, produced.routing, produced.output, state.history, agent_results, book.team
+        )
         unanswered = book.supervisor.waiting_at(at.node_id)
         if unanswered is not None and decision.interrupt is None:  # runs recorded before
             book.supervisor.take(at.node_id)
@@ -539,8 +547,13 @@ class OrchestratorWorkflow:
             )
         if decision.failure is not None:
             book.fail(decision.failure, at.node_id, agent)
-        if decision.final is not None:
+        if isinstance(decision.final, OrchestratorCollectorResult):
             return await code_changes.finish(book, decision.final)
+        if decision.final is not None:  # a declared team's final result
+            team = book.team
+            return TeamFinalResult(
+                team=team.name, team_sha256=team.sha256, result=decision.final.to_wire()
+            )
         if decision.interrupt is not None:
             await ask(book, at.node_id, (agent, at.request), decision.interrupt, fan_out)
         else:

@@ -5,10 +5,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from agent_interrupts.models.agent_types import DISPATCHED_AGENTS, AgentType, RouteTarget
+from agent_interrupts.models.agent_types import RouteTarget
+from agent_interrupts.models.graph import SOFTWARE_TEAM
 from agent_interrupts.models.interrupts import InterruptRequestBase
 from agent_interrupts.models.routing import Routing
 from agent_interrupts.models.state import EntryKind, HistoryEntry
+from agent_interrupts.models.team import Team
 
 
 @dataclass(frozen=True)
@@ -27,7 +29,7 @@ def next_step(routing: Routing) -> NextStep:
 
 
 def last_request(
-    history: list[HistoryEntry], *, exclude: frozenset[AgentType] = frozenset()
+    history: list[HistoryEntry], *, exclude: frozenset[str] = frozenset()
 ) -> HistoryEntry | None:
     """The most recent REQUEST entry whose agent is not excluded."""
     for entry in reversed(history):
@@ -36,32 +38,31 @@ def last_request(
     return None
 
 
-def last_request_of(history: list[HistoryEntry], agent_type: AgentType) -> HistoryEntry | None:
+def last_request_of(history: list[HistoryEntry], agent_type: str) -> HistoryEntry | None:
     """The most recent request the given agent consumed (handler FR-002)."""
     for entry in reversed(history):
-        if entry.kind is EntryKind.REQUEST and entry.agent_type is agent_type:
+        if entry.kind is EntryKind.REQUEST and entry.agent_type == agent_type:
             return entry
     return None
 
 
-def return_target(history: list[HistoryEntry]) -> HistoryEntry | None:
+def return_target(history: list[HistoryEntry], team: Team = SOFTWARE_TEAM) -> HistoryEntry | None:
     """Where the context manager hands back to: the last request that was not its own."""
-    return last_request(history, exclude=_NOT_RETURNABLE)
+    return last_request(history, exclude=team.not_returnable())
 
 
-_NOT_RETURNABLE = frozenset({AgentType.CONTEXT_MANAGER, *DISPATCHED_AGENTS})
-
-
-def origin_of(request: InterruptRequestBase, history: list[HistoryEntry]) -> AgentType:
+def origin_of(
+    request: InterruptRequestBase, history: list[HistoryEntry], team: Team = SOFTWARE_TEAM
+) -> str:
     """Who asked: the request's subtype (research R6); else the last request in history
     (handler FR-002).
 
     A dispatched agent's question belongs to its dispatch node (handler US4, handler FR-010).
     """
     origin = getattr(request, "origin", None)
-    if not isinstance(origin, AgentType):
-        last = last_request(history, exclude=_NOT_RETURNABLE)
+    if not isinstance(origin, str) or origin not in team.nodes:
+        last = last_request(history, exclude=team.not_returnable())
         if last is None:
             raise ValueError("an interrupt with no origin and an empty blackboard")
         origin = last.agent_type
-    return DISPATCHED_AGENTS.get(origin, origin)
+    return team.asker(origin)

@@ -13,7 +13,7 @@ from temporalio import workflow
 from temporalio.exceptions import ActivityError
 
 from agent_interrupts.models.agent_call import AgentCall, AgentReply, ContextItem
-from agent_interrupts.models.agent_types import AgentType
+from agent_interrupts.models.agent_types import slug
 from agent_interrupts.models.code import WorktreeRef
 from agent_interrupts.models.contexts import curated_ids_in
 from agent_interrupts.models.errors import (
@@ -23,6 +23,7 @@ from agent_interrupts.models.errors import (
     failure_message,
     failure_type,
 )
+from agent_interrupts.models.graph import SOFTWARE_TEAM
 from agent_interrupts.models.ids import make_context_id
 from agent_interrupts.models.interrupts import InterruptRequestBase
 from agent_interrupts.models.limits import (
@@ -40,6 +41,7 @@ from agent_interrupts.models.state import (
     HistoryEntry,
     OrchestratorState,
 )
+from agent_interrupts.models.team import Team, TeamPin
 from agent_interrupts.models.tools import ToolTrace
 from agent_interrupts.workflows import blackboard
 from agent_interrupts.workflows.curation import curate as derive_curation
@@ -59,8 +61,10 @@ CONTEXT_WINDOW = 6
 class RunBook:
     """The state a run carries, and the one place that writes to it."""
 
-    def __init__(self, state: OrchestratorState) -> None:
+    def __init__(self, state: OrchestratorState, team: Team = SOFTWARE_TEAM) -> None:
         self.state = state
+        self.team = team
+        """The team the run pinned at its start: every rule of the graph is read here."""
         self.calls = SupervisedCalls()
         self.supervisor = SupervisorEvents(state)
         """A supervisor's events, by the node each waits for: read and written only there."""
@@ -70,7 +74,7 @@ class RunBook:
     async def call_agent(
         self,
         node_id: str,
-        agent: AgentType,
+        agent: str,
         request: dict[str, Any],
         request_entry: HistoryEntry,
         context: list[ContextItem],
@@ -100,6 +104,7 @@ class RunBook:
             worktree=worktree,
             ask_when_stuck=not state.fail_on_invalid_replies,
             output_tokens_factor=output_tokens_factor,
+            team=self.pinned_team,
         )
         state.agent_runs[agent] = state.agent_runs.get(agent, 0) + 1
         try:
@@ -117,7 +122,7 @@ class RunBook:
             self.fail(AgentFailed(f"{agent} at {node_id} failed: {text}"), node_id, agent)
         for warning in reply.warnings:
             self.event(EventKind.WARNING, warning, node_id, agent)
-        upgraded = upgrade_output(agent, reply.output)
+        upgraded = upgrade_output(agent, reply.output, self.team)
         output = fit_strings(upgraded, AGENT_OUTPUT_BYTES)
         if output is not upgraded:
             self.event(
@@ -132,7 +137,7 @@ class RunBook:
         self._tool_calls[node_id] = reply.tool_trace
         return reply
 
-    def curate(self, agent: AgentType, output: HistoryEntry, payload: dict[str, Any]) -> None:
+    def curate(self, agent: str, output: HistoryEntry, payload: dict[str, Any]) -> None:
         """After a collector: derive its curated context and record it (agents US3)."""
         context_id = self.context_id(agent)
         curated = derive_curation(agent, payload, context_id)
@@ -151,7 +156,7 @@ class RunBook:
         )
 
     def stuck_question(
-        self, agent: AgentType, output_model: type[Routing], problem: str, node_id: str
+        self, agent: str, output_model: type[Routing], problem: str, node_id: str
     ) -> InterruptRequestBase:
         """``agent`` could not finish its step at ``node_id``: a WARNING event, the count of its
         stuck questions in the run, and the question for a person (another way out each time)."""
@@ -163,7 +168,13 @@ class RunBook:
         )
         earlier = self.state.stuck_counts.get(agent, 0)
         self.state.stuck_counts[agent] = earlier + 1
-        return stuck_question(agent, output_model, problem, earlier)
+        return stuck_question(agent, output_model, problem, earlier, self.team)
+
+    @property
+    def pinned_team(self) -> TeamPin | None:
+        """What activities and questions are given of the team: None for the software team (its
+        payloads keep their shape), else the pinned team itself."""
+        return None if self.team.builtin else self.team.pin
 
     def context(self) -> list[ContextItem]:
         """Curated upstream context: recent results' summaries, with their context ids."""
@@ -173,11 +184,11 @@ class RunBook:
             if e.kind is EntryKind.OUTPUT and "/" not in e.node_id
         ][-CONTEXT_WINDOW:]
 
-    def next_node_id(self, agent: AgentType) -> str:
+    def next_node_id(self, agent: str) -> str:
         """The id the next node of ``agent`` gets (``ticket-dispatch-033``)."""
-        return f"{agent.slug}-{self.state.next_seq:03d}"
+        return f"{slug(agent)}-{self.state.next_seq:03d}"
 
-    def context_id(self, agent: AgentType) -> str:
+    def context_id(self, agent: str) -> str:
         state = self.state
         cid = make_context_id(
             workflow.info().first_execution_run_id, agent, state.next_seq, workflow.now()
@@ -188,7 +199,7 @@ class RunBook:
     def record(
         self,
         node_id: str,
-        agent: AgentType,
+        agent: str,
         kind: EntryKind,
         payload: dict[str, Any],
         *,
@@ -216,7 +227,7 @@ class RunBook:
         kind: EventKind,
         message: str,
         node_id: str | None = None,
-        agent: AgentType | None = None,
+        agent: str | None = None,
     ) -> None:
         state = self.state
         event = GraphEvent(
@@ -229,7 +240,7 @@ class RunBook:
         self,
         error: AgentWorkflowError,
         node_id: str | None = None,
-        agent: AgentType | None = None,
+        agent: str | None = None,
     ) -> NoReturn:
         """Record an ERROR event and fail the run with a non-retryable error."""
         self.state.current = None

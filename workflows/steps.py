@@ -6,14 +6,17 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from agent_interrupts.models.agent_types import AgentType, Terminal
+from agent_interrupts.models.agent_types import Terminal, is_agent
+from agent_interrupts.models.base import WireModel
 from agent_interrupts.models.errors import AgentFailed, AgentWorkflowError, DegenerateLoop
+from agent_interrupts.models.graph import SOFTWARE_TEAM
 from agent_interrupts.models.interrupts import InterruptRequestBase
 from agent_interrupts.models.limits import AGENT_REQUEST_BYTES, clip, fit_strings
 from agent_interrupts.models.requests import CONTEXT_FOUND, AgentRequest
 from agent_interrupts.models.results import AgentResult, OrchestratorCollectorResult
 from agent_interrupts.models.routing import Routing
 from agent_interrupts.models.state import HistoryEntry, PendingStep
+from agent_interrupts.models.team import Team
 from agent_interrupts.workflows.planner import next_step, return_target
 
 CONTEXT_SUMMARY_CHARS = 2_000
@@ -27,21 +30,25 @@ class Decision:
     route: str
     step: PendingStep | None = None
     interrupt: InterruptRequestBase | None = None
-    final: OrchestratorCollectorResult | None = None
+    final: OrchestratorCollectorResult | WireModel | None = None
+    """The software team's final result, or a declared team's (its ``final_result`` model)."""
     failure: AgentWorkflowError | None = None
 
 
 def decide(
-    agent: AgentType,
+    agent: str,
     routing: Routing,
     output: HistoryEntry,
     history: Sequence[HistoryEntry],
     agent_results: Sequence[AgentResult] = (),
+    team: Team = SOFTWARE_TEAM,
 ) -> Decision:
     """The routing's one non-null route -> what the workflow does next (the planner's table)."""
     nxt = next_step(routing)
     upstream = [output.context_id]
     if nxt.target is Terminal.END:
+        if not team.builtin and isinstance(nxt.value, team.final_result):
+            return Decision(nxt.route, final=nxt.value)
         if not isinstance(nxt.value, OrchestratorCollectorResult):
             return Decision(nxt.route, failure=AgentFailed(f"{agent} stopped without a result"))
         return Decision(nxt.route, final=nxt.value)
@@ -50,7 +57,7 @@ def decide(
             return Decision(nxt.route, failure=AgentFailed(f"{agent} asked no question"))
         return Decision(nxt.route, interrupt=nxt.value)
     if nxt.target is Terminal.RETURN:
-        back = return_target(list(history))
+        back = return_target(list(history), team)
         if back is None or back.payload is None:
             problem = "the context manager has no earlier request (still held) to return to"
             return Decision(nxt.route, failure=DegenerateLoop(problem))
@@ -61,11 +68,12 @@ def decide(
             agent_type=back.agent_type, request=request, upstream_context_ids=upstream
         )
         return Decision(nxt.route, step=step)
-    if not isinstance(nxt.target, AgentType) or not isinstance(nxt.value, AgentRequest):
+    if not is_agent(nxt.target) or not isinstance(nxt.value, AgentRequest):
         return Decision(nxt.route, failure=AgentFailed(f"{agent} chose {nxt.route}: no request"))
     value = nxt.value
     if agent_results and "agent_results" in type(value).model_fields:
         value = value.model_copy(update={"agent_results": list(agent_results)})
     request = fit_strings(value.to_wire(), AGENT_REQUEST_BYTES)  # agent results: up to 16
-    step = PendingStep(agent_type=nxt.target, request=request, upstream_context_ids=upstream)
+    target = str(nxt.target)
+    step = PendingStep(agent_type=target, request=request, upstream_context_ids=upstream)
     return Decision(nxt.route, step=step)

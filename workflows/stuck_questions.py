@@ -13,7 +13,8 @@ its prompt (the question's reason, which the resumed prompt quotes). Pure functi
 
 from __future__ import annotations
 
-from agent_interrupts.models.agent_types import AgentType, Terminal
+from agent_interrupts.models.agent_types import Terminal
+from agent_interrupts.models.graph import SOFTWARE_TEAM
 from agent_interrupts.models.interrupts import (
     CUSTOM_OPTION_TEXT,
     ChoiceOption,
@@ -26,7 +27,8 @@ from agent_interrupts.models.interrupts import (
 from agent_interrupts.models.limits import MAX_OUTPUT_TOKENS_FACTOR, MAX_TEXT_CHARS, clip
 from agent_interrupts.models.resolution_rules import redirect_targets
 from agent_interrupts.models.routing import Routing
-from agent_interrupts.workflows.question_types import QUESTION_TYPES, empty_fields
+from agent_interrupts.models.team import Team
+from agent_interrupts.workflows.question_types import empty_fields
 
 ROUTE_CHOICE_ID = "next-step"
 MORE_TOKENS_ID = "more-output-tokens"
@@ -40,13 +42,17 @@ CUSTOM = ChoiceOption(key=OptionKey.CUSTOM, description=CUSTOM_OPTION_TEXT)
 
 
 def stuck_question(
-    agent: AgentType, output_model: type[Routing], problem: str, earlier: int = 0
+    agent: str,
+    output_model: type[Routing],
+    problem: str,
+    earlier: int = 0,
+    team: Team = SOFTWARE_TEAM,
 ) -> InterruptRequestBase:
     """``agent``'s typed HUMAN_REVIEW question about the step it could not finish; ``earlier``:
     how often it was stuck before in this run. A second question offers the routes in another
     order (another recommended way out); from the third on, running it again as before is no
     longer offered, so the same question is never asked more than twice."""
-    cls = QUESTION_TYPES[agent.value]
+    cls = team.questions[agent]
     every = [
         (alias, target)
         for alias, target in output_model.route_aliases().items()
@@ -54,9 +60,7 @@ def stuck_question(
     ]
     turn = earlier % len(every) if every else 0
     routes = [*every[turn:], *every[:turn]][: len(_KEYS) - 1]
-    descriptions = [
-        f"Run it again, told to take {alias} (-> {target.value})" for alias, target in routes
-    ]
+    descriptions = [f"Run it again, told to take {alias} (-> {target})" for alias, target in routes]
     again = [AGAIN] if earlier < 2 else []
     options = [
         ChoiceOption(key=key, description=text)
@@ -72,14 +76,14 @@ def stuck_question(
         {
             **empty_fields(cls),
             "type": "HUMAN_REVIEW",
-            "reason": f"{agent.value} could not finish its step ({clip(problem, 300)}), so the "
-            f"run asks you instead of failing. Your answer runs {agent.value} again with your "
+            "reason": f"{agent} could not finish its step ({clip(problem, 300)}), so the "
+            f"run asks you instead of failing. Your answer runs {agent} again with your "
             "decision and this reason in its prompt, unless you stop the run or send it on."
             + before,
             "choices": [
                 StructuredChoice(
                     choice_id=ROUTE_CHOICE_ID,
-                    question=f"How should {agent.value} go on?",
+                    question=f"How should {agent} go on?",
                     context="The routes this agent may take; your choice and your words are "
                     "given to it as guidance when it runs again.",
                     options=[
@@ -91,7 +95,8 @@ def stuck_question(
             ],
             "confirmationItems": [_more_tokens()] if CUT_OFF in problem else [],
             "contextForDecision": clip(
-                f"{_ways_out(agent)}\n\nWhat the model answered and why it was refused: {problem}",
+                f"{_ways_out(agent, team)}\n\nWhat the model answered and why it was "
+                f"refused: {problem}",
                 MAX_TEXT_CHARS,
             ),
         }
@@ -116,9 +121,9 @@ def more_tokens(resolution: InterruptResolution | None, factor: int) -> int:
     return min(factor * 2, MAX_OUTPUT_TOKENS_FACTOR)
 
 
-def _ways_out(agent: AgentType) -> str:
+def _ways_out(agent: str, team: Team) -> str:
     """What else the person may do than run the agent again: stop, or send the run on."""
-    targets = ", ".join(t.value for t in redirect_targets(agent))
+    targets = ", ".join(str(t) for t in redirect_targets(agent, team))
     on = (
         f" or, with your answer, send the run on to {targets} instead (continueAt; "
         "agents resolve --continue-at)"

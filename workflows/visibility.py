@@ -30,7 +30,6 @@ from temporalio.common import (
 )
 from temporalio.exceptions import ActivityError
 
-from agent_interrupts.models.agent_types import AgentType
 from agent_interrupts.models.base import WireModel
 from agent_interrupts.models.interrupt_flow import InterruptInput, InterruptState
 from agent_interrupts.models.interrupts import InterruptRequestBase, InterruptType
@@ -237,7 +236,7 @@ def _encoded(text: str) -> int:
     return len(json.dumps(text))
 
 
-def question_markdown(origin: AgentType, request: InterruptRequestBase) -> str:
+def question_markdown(origin: str, request: InterruptRequestBase) -> str:
     """The question as markdown: reason, context, each choice with one bullet per option.
     What a model wrote is ``as_text``: a tag or a link in it shows as written."""
     reason = as_text(request.reason)
@@ -339,7 +338,7 @@ def offered_options(request: InterruptRequestBase) -> str:
     return f" ({'; '.join(offered)}{' with a text in `customInputs`' if custom else ''})"
 
 
-def answer_markdown(interrupt_id: str, origin: AgentType, request: InterruptRequestBase) -> str:
+def answer_markdown(interrupt_id: str, origin: str, request: InterruptRequestBase) -> str:
     """How to answer from the UI (update or signal), with JSON to paste, how to stop the run or
     send it elsewhere, and from a shell."""
     answer = json.dumps(suggested_answer(request), indent=2)
@@ -359,7 +358,7 @@ def answer_markdown(interrupt_id: str, origin: AgentType, request: InterruptRequ
             'To stop the run instead: `{"stopRun": "your reason"}`.'
             + (
                 ' To send it on to another agent once answered, add `"continueAt"`: '
-                + ", ".join(f"`{t.value}`" for t in targets)
+                + ", ".join(f"`{t}`" for t in targets)
                 + "."
                 if (targets := redirect_targets(origin))
                 else ""

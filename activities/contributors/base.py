@@ -19,7 +19,6 @@ from typing import Any
 
 from agent_interrupts.activities.redaction import redact
 from agent_interrupts.models.agent_call import AgentCall, HistoryDigestEntry, PreviousContext
-from agent_interrupts.models.agent_types import AgentType
 from agent_interrupts.models.base import WireModel
 from agent_interrupts.models.code import WorktreeRef
 from agent_interrupts.models.tools import PinnedWorkspace
@@ -47,7 +46,7 @@ class PromptContext:
       call's last user message).
     """
 
-    agent_type: AgentType
+    agent_type: str
     node_id: str
     goal: str
     request: Mapping[str, Any]
@@ -87,14 +86,14 @@ class PromptContributor(ABC):
     """The section heading: rendered as ``## <title>``."""
     order: int = 100
     """Lower comes first; ties are broken by ``name``."""
-    applies_to: frozenset[AgentType] | None = None
+    applies_to: frozenset[str] | None = None
     """The agent types that get this section; None means every agent."""
 
     @abstractmethod
     def contribute(self, ctx: PromptContext) -> str | None:
         """The section's body for this call, or None to add nothing."""
 
-    def applies(self, agent: AgentType) -> bool:
+    def applies(self, agent: str) -> bool:
         return self.applies_to is None or agent in self.applies_to
 
 
@@ -115,7 +114,7 @@ class ContributorRegistry:
 
     def __init__(self, contributors: Iterable[PromptContributor] = ()) -> None:
         self._contributors: dict[str, PromptContributor] = {}
-        self._by_agent: dict[AgentType, tuple[PromptContributor, ...]] = {}
+        self._by_agent: dict[str, tuple[PromptContributor, ...]] = {}
         for contributor in contributors:
             self.register(contributor)
 
@@ -134,7 +133,7 @@ class ContributorRegistry:
     def names(self) -> list[str]:
         return sorted(self._contributors)
 
-    def for_agent(self, agent: AgentType) -> list[PromptContributor]:
+    def for_agent(self, agent: str) -> list[PromptContributor]:
         """The contributors that apply to ``agent`` (agents FR-002), in (order, name) order
         (agents FR-004)."""
         found = self._by_agent.get(agent)

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from agent_interrupts.activities.contributors.base import PromptContext, PromptContributor
 from agent_interrupts.activities.tools.settings import ToolSettings
-from agent_interrupts.models.agent_types import AgentType
 
 
 class CodeToolsContributor(PromptContributor):
@@ -14,7 +13,7 @@ class CodeToolsContributor(PromptContributor):
     title = "Code tools"
     order = 12
 
-    def __init__(self, agents: frozenset[AgentType], settings: ToolSettings) -> None:
+    def __init__(self, agents: frozenset[str], settings: ToolSettings) -> None:
         self.applies_to = agents
         self.settings = settings
 

@@ -7,7 +7,6 @@ the call has a workspace, i.e. when the tool is really there (SC-009).
 from __future__ import annotations
 
 from agent_interrupts.activities.contributors.base import PromptContext, PromptContributor
-from agent_interrupts.models.agent_types import AgentType
 
 MEMORY_GUIDANCE = """\
 You have an episodic memory shared by every run on this workspace ({source}). Its tools:
@@ -34,12 +33,12 @@ class EpisodicMemoryContributor(PromptContributor):
     title = "Episodic memory"
     order = 10
 
-    def __init__(self, agents: frozenset[AgentType]) -> None:
+    def __init__(self, agents: frozenset[str]) -> None:
         self.applies_to = agents
 
     def contribute(self, ctx: PromptContext) -> str | None:
         if ctx.workspace is None:
             return None
         return MEMORY_GUIDANCE.format(
-            source=ctx.workspace.source, agent=ctx.agent_type.value, node=ctx.node_id
+            source=ctx.workspace.source, agent=str(ctx.agent_type), node=ctx.node_id
         )

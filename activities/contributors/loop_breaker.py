@@ -38,11 +38,11 @@ class InterruptLoopBreakerContributor(PromptContributor):
         if step is None:
             return None
         return (
-            f"{ctx.agent_type.value} has already interrupted the workflow {count} times in this "
+            f"{ctx.agent_type} has already interrupted the workflow {count} times in this "
             f"run (more than {self.threshold}); asking again would loop. Do NOT set "
             "`interruptRequest` this time. The answers you were given are in the blackboard "
             "and in this prompt: decide with what you have, and state the assumptions you make "
             "in your output.\n"
-            f"The correct next step: set `{step.alias}` (-> {step.target.value}). "
+            f"The correct next step: set `{step.alias}` (-> {step.target}). "
             f"{step.description}"
         )

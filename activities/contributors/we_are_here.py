@@ -10,7 +10,7 @@ import functools
 
 from agent_interrupts.activities.contributors.base import PromptContext, PromptContributor
 from agent_interrupts.activities.routing_info import INTERRUPT_LABEL, route_options
-from agent_interrupts.models.agent_types import DISPATCHED_AGENTS, AgentType, RouteTarget, Terminal
+from agent_interrupts.models.agent_types import DISPATCHED_AGENTS, RouteTarget, Terminal
 from agent_interrupts.models.graph import NODES
 
 HERE = ">>> YOU ARE HERE <<<"
@@ -26,19 +26,19 @@ def render_graph(current: RouteTarget | None = None) -> str:
         agent = node.agent_type
         targets: list[str] = []
         for option in route_options(node.output_model):
-            name = option.target.value
+            name = str(option.target)
             if name not in targets:
                 targets.append(name)
         if agent in DISPATCHED_AGENTS:
             text = (
-                f"{agent.value} (dispatched by {DISPATCHED_AGENTS[agent].value}, several in "
+                f"{agent} (dispatched by {DISPATCHED_AGENTS[agent]}, several in "
                 f"parallel, which raises their questions together) -> {' | '.join(targets)}"
             )
-            lines.append(_line(text, agent is current, depth=2))
+            lines.append(_line(text, agent == current, depth=2))
         else:
-            runs = f" (runs {node.dispatches.value} agents)" if node.dispatches else ""
-            text = f"{agent.value}{runs} -> {' | '.join(targets)}"
-            lines.append(_line(text, agent is current))
+            runs = f" (runs {node.dispatches} agents)" if node.dispatches else ""
+            text = f"{agent}{runs} -> {' | '.join(targets)}"
+            lines.append(_line(text, agent == current))
     lines.append(
         _line(
             f"{INTERRUPT_LABEL} -> back to the agent that asked (its one return route; every "
@@ -54,7 +54,7 @@ def _line(text: str, here: bool, depth: int = 1) -> str:
 
 
 @functools.cache
-def where_we_are(agent: AgentType) -> str:
+def where_we_are(agent: str) -> str:
     """The whole section for ``agent``: the marked graph, then its own routing options."""
     node = NODES[agent]
     parts = [
@@ -70,8 +70,7 @@ def where_we_are(agent: AgentType) -> str:
         "others null):"
     )
     parts += [
-        f"- `{o.alias}` -> {o.target.value}: {o.description}"
-        for o in route_options(node.output_model)
+        f"- `{o.alias}` -> {o.target}: {o.description}" for o in route_options(node.output_model)
     ]
     return "\n".join(parts)
 

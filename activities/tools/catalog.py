@@ -205,7 +205,7 @@ def _retain(ctx: ToolContext, a: RetainArgs) -> str:
         ctx.key,
         ctx.call.workspace_key,
         a.content,
-        agent=ctx.call.agent_type.value,
+        agent=str(ctx.call.agent_type),
         node_id=ctx.call.node_id,
         context_ids=[*a.context_ids, ctx.call.result_id],
         files=a.files,
@@ -220,7 +220,7 @@ def _reflect(ctx: ToolContext, a: ReflectArgs) -> str:
             ctx.call.workspace_key,
             a.memory_ids,
             a.insight,
-            agent=ctx.call.agent_type.value,
+            agent=str(ctx.call.agent_type),
             node_id=ctx.call.node_id,
         )
     except ValueError as err:
@@ -298,7 +298,7 @@ MEMORY_TOOLS = (
 @dataclass(frozen=True)
 class ToolGroup:
     tools: tuple[Tool, ...]
-    agents: frozenset[AgentType]
+    agents: frozenset[str]
     contributor: PromptContributor
 
 
@@ -311,10 +311,10 @@ def tool_groups(settings: ToolSettings) -> tuple[ToolGroup, ...]:
     )
 
 
-def tools_for(agent: AgentType, *, writes: bool = False) -> list[Tool]:
+def tools_for(agent: str, *, writes: bool = False) -> list[Tool]:
     """The tools ``agent`` is offered when its run has a workspace; the write tools only with
     a worktree of its own (``writes``)."""
-    groups: list[tuple[tuple[Tool, ...], frozenset[AgentType]]] = [
+    groups: list[tuple[tuple[Tool, ...], frozenset[str]]] = [
         (CODE_TOOLS, CODE_AGENTS),
         (MEMORY_TOOLS, MEMORY_AGENTS),
     ]

@@ -6,7 +6,6 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from agent_interrupts.app.answering import resolution_from_flags, with_continue_at
-from agent_interrupts.models.agent_types import AgentType
 from agent_interrupts.models.interrupts import (
     InterruptRequestBase,
     InterruptResolution,
@@ -53,7 +52,7 @@ def submitted_fields(request: InterruptRequestBase, fields: Mapping[str, str]) -
     return {k: v for k, v in kept.items() if k.startswith(prefixes)}
 
 
-def resolution_from_form(fields: Mapping[str, str], origin: AgentType) -> InterruptResolution:
+def resolution_from_form(fields: Mapping[str, str], origin: str) -> InterruptResolution:
     """The answer a submitted form gives; a CUSTOM text counts only where CUSTOM was chosen; a
     reason to stop is the whole answer; a chosen agent to continue at (one of ``origin``'s
     routes) goes with the answer.

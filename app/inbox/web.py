@@ -313,7 +313,7 @@ class Inbox:
             status, submitted_fields(status.request, fields), getattr(request.state, "person", None)
         )
         context = {
-            "q": WaitingQuestion(interrupt_id, status.origin.value, None, status),
+            "q": WaitingQuestion(interrupt_id, str(status.origin), None, status),
             "outcome": outcome,
             "submitted": fields if outcome.problem else None,
         }
@@ -364,7 +364,7 @@ class Inbox:
         who = f"{person or 'a person'}, in this inbox"
         answer = Answer(
             status.workflow_id,
-            status.origin.value,
+            str(status.origin),
             status.request.reason,
             who,
             datetime.now(UTC),

@@ -1,0 +1,142 @@
+"""A team declared as data runs like the software team: through a real dev server and worker,
+its dispatched agent asks a typed question, a person answers it, the answer is translated
+through the team's handler routing filtered to the one route, and the run ends with the team's
+final result."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+from temporalio.client import Client, WorkflowFailureError
+
+from agent_interrupts.activities.llm import LlmSettings
+from agent_interrupts.activities.offline_model import OfflineModel, OfflineScenario
+from agent_interrupts.app.history import read_blackboard
+from agent_interrupts.app.worker_setup import build_worker
+from agent_interrupts.models.interrupts import InterruptResolution, TeamInterruptRequest
+from agent_interrupts.models.state import EntryKind, OrchestratorInput
+from agent_interrupts.models.team_build import TeamFinalResult, build_team
+from agent_interrupts.models.team_spec import TeamSpec
+from agent_interrupts.workflows.interrupt import InterruptWorkflow
+from agent_interrupts.workflows.orchestrator import OrchestratorWorkflow
+from tests.support.interrupts import interrupt_status, wait_for_interrupt
+
+BASE = '{% extends "workflow/_agent_base.jinja" %}'
+TINY_TEAM = TeamSpec.model_validate(
+    {
+        "name": "tiny-survey",
+        "description": "Asks a few surveyors in parallel and sums up what they found.",
+        "agents": [
+            {
+                "name": "LEAD",
+                "role": "orchestrator",
+                "phase": "PLAN",
+                "routes": {"SURVEY": "Send surveyors out.", "END": "Enough is known."},
+                "result": {"plan": {"type": "str", "description": "What to survey."}},
+                "template": BASE + "{% block role %}Plan a survey.{% endblock %}",
+            },
+            {
+                "name": "SURVEY",
+                "role": "dispatcher",
+                "phase": "SURVEY",
+                "dispatches": "SURVEYOR",
+                "routes": {"SUMMARY": "Hand the findings on."},
+                "template": BASE + "{% block role %}Run the surveyors.{% endblock %}",
+            },
+            {
+                "name": "SURVEYOR",
+                "role": "dispatched",
+                "phase": "SURVEY",
+                "request": {"site": {"type": "str", "description": "Where to look."}},
+                "result": {
+                    "finding": {"type": "text"},
+                    "risk": {"type": "enum(LOW|HIGH)"},
+                },
+                "question": {"site_access": {"type": "list[str]", "description": "Keys needed."}},
+                "template": BASE + "{% block role %}Survey one site.{% endblock %}",
+            },
+            {
+                "name": "SUMMARY",
+                "role": "collector",
+                "phase": "SUMMARY",
+                "routes": {"END": "Finish with the summary."},
+                "result": {"overview": {"type": "text"}},
+                "template": BASE + "{% block role %}Sum the findings up.{% endblock %}",
+            },
+        ],
+        "final": {"summary": {"type": "str"}, "risks": {"type": "list[str]"}},
+    }
+)
+
+
+async def test_a_declared_team_asks_at_a_dispatched_agent_and_finishes(
+    client: Client, task_queue: str, workflow_id: str
+) -> None:
+    offline = OfflineModel(OfflineScenario.parse("interrupt=SURVEYOR#2"))
+    teams = {TINY_TEAM.name: TINY_TEAM}
+    async with build_worker(client, task_queue, LlmSettings(), offline=offline, teams=teams):
+        handle = await client.start_workflow(
+            OrchestratorWorkflow.run,
+            OrchestratorInput(goal="survey the old mill", team=TINY_TEAM.name),
+            id=workflow_id,
+            task_queue=task_queue,
+        )
+        status = await wait_for_interrupt(handle)
+        waiting = status.pending_interrupt
+        assert waiting is not None and waiting.origin_agent_type == "SURVEY"
+        question = await interrupt_status(client, waiting.workflow_id)
+        asked = question.request
+        assert isinstance(asked, TeamInterruptRequest)
+        assert [q.agent_key for q in asked.agent_questions] == ["surveyor-2"]
+        own = asked.agent_questions[0].request
+        assert own.origin == "SURVEYOR" and "siteAccess" in own.to_wire()
+        answer = InterruptResolution(
+            selected_choices={c.choice_id: "B" for c in asked.choices},
+            confirmations={c.confirmation_id: True for c in asked.confirmation_items},
+            answered_by="ada",
+        )
+        await client.get_workflow_handle(waiting.workflow_id).execute_update(
+            InterruptWorkflow.resolve_validated, answer
+        )
+        result = await handle.result()
+
+    assert isinstance(result, TeamFinalResult)
+    assert result.team == TINY_TEAM.name and result.team_sha256 == TINY_TEAM.sha256()
+    assert set(result.result) >= {"summary", "risks"}
+    entries = await read_blackboard(client, workflow_id, payloads=True)
+    ran = [e.agent_type for e in entries if e.kind is EntryKind.OUTPUT]
+    assert ran[0] == "LEAD" and ran[-1] == "SUMMARY"
+    assert ran.count("SURVEYOR") == 3  # two surveyors, the one that asked ran again
+    translations = [
+        b for b in offline.received if b["response_format"]["json_schema"]["name"].endswith(
+            "InterruptRouting"
+        )
+    ]
+    assert len(translations) == 1
+    schema = translations[0]["response_format"]["json_schema"]["schema"]
+    assert _routes(schema) == ["surveyRequest"]  # filtered to the one route: back to SURVEY
+
+
+def _routes(schema: dict[str, Any]) -> list[str]:
+    team = build_team(TINY_TEAM)
+    names = set(team.interrupt_routing.route_aliases())
+    text = json.dumps(schema)
+    return sorted(n for n in names if f'"{n}"' in text)
+
+
+async def test_a_worker_that_does_not_serve_the_team_fails_the_run_naming_the_setting(
+    client: Client, task_queue: str, workflow_id: str
+) -> None:
+    async with build_worker(client, task_queue, LlmSettings(), offline=OfflineModel()):
+        handle = await client.start_workflow(
+            OrchestratorWorkflow.run,
+            OrchestratorInput(goal="survey the old mill", team="tiny-survey"),
+            id=workflow_id,
+            task_queue=task_queue,
+        )
+        with pytest.raises(WorkflowFailureError) as failed:
+            await handle.result()
+    message = str(failed.value.cause)
+    assert "tiny-survey" in message and "AGENTS_TEAMS" in message
