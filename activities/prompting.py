@@ -96,7 +96,7 @@ class PromptRenderer:
         self, node: Node, call: AgentCall, team: Team = SOFTWARE_TEAM
     ) -> AgentPrompt:
         """System prompt (template, then contributor sections), then the request message."""
-        assembled = self._registry.assemble(PromptContext.from_call(call, node.output_model))
+        assembled = self._registry.assemble(PromptContext.from_call(call, node.output_model, team))
         parts = [
             self.agent_template(node, team).rstrip(),
             *(text for _, text in assembled.sections),

@@ -13,6 +13,7 @@ from agent_interrupts.activities.tools.catalog import tools_for
 from agent_interrupts.activities.tools.results import ToolResultStore
 from agent_interrupts.activities.tools.transcript import in_rounds, spent, tool_transcript
 from agent_interrupts.models.agent_call import AgentCall, AgentReply
+from agent_interrupts.models.team_build import team_of
 from agent_interrupts.models.tools import ToolTrace
 
 
@@ -20,7 +21,9 @@ def offered_tools(call: AgentCall) -> list[dict[str, Any]] | None:
     """The ``tools`` the step's model calls were offered (none without a workspace)."""
     if call.workspace is None:
         return None
-    return [t.schema for t in tools_for(call.agent_type, writes=call.worktree is not None)] or None
+    writes = call.worktree is not None
+    offered = tools_for(call.agent_type, writes=writes, team=team_of(call.team))
+    return [t.schema for t in offered] or None
 
 
 def transcripts(

@@ -40,9 +40,10 @@ class Node:
         return self.template_name or f"workflow/{slug(self.agent_type)}.jinja"
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class Team:
-    """One team's rules, as workflow code and activities read them."""
+    """One team's rules, as workflow code and activities read them. Built once per content
+    (``models/team_build.py``), so two teams are the same team only if they are one object."""
 
     name: str
     sha256: str

@@ -122,7 +122,7 @@ def _route_field(name: str) -> str:
     return f"{name.lower()}_request"
 
 
-@functools.cache
+@functools.lru_cache(maxsize=64)
 def _build(spec_json: str) -> Team:
     spec = TeamSpec.model_validate_json(spec_json)
     problems = spec_problems(spec)

@@ -21,6 +21,8 @@ from agent_interrupts.activities.redaction import redact
 from agent_interrupts.models.agent_call import AgentCall, HistoryDigestEntry, PreviousContext
 from agent_interrupts.models.base import WireModel
 from agent_interrupts.models.code import WorktreeRef
+from agent_interrupts.models.graph import SOFTWARE_TEAM
+from agent_interrupts.models.team import Team
 from agent_interrupts.models.tools import PinnedWorkspace
 
 logger = logging.getLogger(__name__)
@@ -58,9 +60,12 @@ class PromptContext:
     workspace: PinnedWorkspace | None = None
     worktree: WorktreeRef | None = None
     supervised: bool = False
+    team: Team = SOFTWARE_TEAM
 
     @classmethod
-    def from_call(cls, call: AgentCall, output_model: type[WireModel]) -> PromptContext:
+    def from_call(
+        cls, call: AgentCall, output_model: type[WireModel], team: Team = SOFTWARE_TEAM
+    ) -> PromptContext:
         return cls(
             agent_type=call.agent_type,
             node_id=call.node_id,
@@ -74,6 +79,7 @@ class PromptContext:
             workspace=call.workspace,
             worktree=call.worktree,
             supervised=call.supervised,
+            team=team,
         )
 
 
@@ -93,7 +99,9 @@ class PromptContributor(ABC):
     def contribute(self, ctx: PromptContext) -> str | None:
         """The section's body for this call, or None to add nothing."""
 
-    def applies(self, agent: str) -> bool:
+    def applies(self, agent: str, team: Team = SOFTWARE_TEAM) -> bool:
+        """Whether ``agent`` of ``team`` gets this section (``applies_to`` names the software
+        team's agents; a declared team's agents get the sections meant for every agent)."""
         return self.applies_to is None or agent in self.applies_to
 
 
@@ -114,7 +122,7 @@ class ContributorRegistry:
 
     def __init__(self, contributors: Iterable[PromptContributor] = ()) -> None:
         self._contributors: dict[str, PromptContributor] = {}
-        self._by_agent: dict[str, tuple[PromptContributor, ...]] = {}
+        self._by_agent: dict[tuple[Team, str], tuple[PromptContributor, ...]] = {}
         for contributor in contributors:
             self.register(contributor)
 
@@ -133,25 +141,26 @@ class ContributorRegistry:
     def names(self) -> list[str]:
         return sorted(self._contributors)
 
-    def for_agent(self, agent: str) -> list[PromptContributor]:
-        """The contributors that apply to ``agent`` (agents FR-002), in (order, name) order
-        (agents FR-004)."""
-        found = self._by_agent.get(agent)
+    def for_agent(self, agent: str, team: Team = SOFTWARE_TEAM) -> list[PromptContributor]:
+        """The contributors that apply to ``agent`` of ``team`` (agents FR-002), in (order,
+        name) order (agents FR-004)."""
+        key = (team, agent)
+        found = self._by_agent.get(key)
         if found is None:
             found = tuple(
                 sorted(
-                    (c for c in self._contributors.values() if c.applies(agent)),
+                    (c for c in self._contributors.values() if c.applies(agent, team)),
                     key=lambda c: (c.order, c.name),
                 )
             )
-            self._by_agent[agent] = found
+            self._by_agent[key] = found
         return list(found)
 
     def assemble(self, ctx: PromptContext) -> AssembledSections:
         """Every applicable contribution for ``ctx``; failures become warnings (agents FR-005)."""
         sections: list[tuple[str, str]] = []
         warnings: list[str] = []
-        for contributor in self.for_agent(ctx.agent_type):
+        for contributor in self.for_agent(ctx.agent_type, ctx.team):
             try:
                 body = contributor.contribute(ctx)
             except Exception as err:

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from agent_interrupts.activities.contributors.base import PromptContext, PromptContributor
 from agent_interrupts.activities.tools.settings import ToolSettings
+from agent_interrupts.models.graph import SOFTWARE_TEAM
+from agent_interrupts.models.team import Team
 
 
 class CodeToolsContributor(PromptContributor):
@@ -16,6 +18,10 @@ class CodeToolsContributor(PromptContributor):
     def __init__(self, agents: frozenset[str], settings: ToolSettings) -> None:
         self.applies_to = agents
         self.settings = settings
+
+    def applies(self, agent: str, team: Team = SOFTWARE_TEAM) -> bool:
+        """The run's team says which of its agents get these tools."""
+        return agent in team.read_tools
 
     def contribute(self, ctx: PromptContext) -> str | None:
         if ctx.workspace is None:

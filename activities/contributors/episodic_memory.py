@@ -7,6 +7,8 @@ the call has a workspace, i.e. when the tool is really there (SC-009).
 from __future__ import annotations
 
 from agent_interrupts.activities.contributors.base import PromptContext, PromptContributor
+from agent_interrupts.models.graph import SOFTWARE_TEAM
+from agent_interrupts.models.team import Team
 
 MEMORY_GUIDANCE = """\
 You have an episodic memory shared by every run on this workspace ({source}). Its tools:
@@ -35,6 +37,10 @@ class EpisodicMemoryContributor(PromptContributor):
 
     def __init__(self, agents: frozenset[str]) -> None:
         self.applies_to = agents
+
+    def applies(self, agent: str, team: Team = SOFTWARE_TEAM) -> bool:
+        """The run's team says which of its agents get these tools."""
+        return agent in team.nodes
 
     def contribute(self, ctx: PromptContext) -> str | None:
         if ctx.workspace is None:

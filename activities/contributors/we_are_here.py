@@ -10,28 +10,34 @@ import functools
 
 from agent_interrupts.activities.contributors.base import PromptContext, PromptContributor
 from agent_interrupts.activities.routing_info import INTERRUPT_LABEL, route_options
-from agent_interrupts.models.agent_types import DISPATCHED_AGENTS, RouteTarget, Terminal
-from agent_interrupts.models.graph import NODES
+from agent_interrupts.models.agent_types import RouteTarget, Terminal
+from agent_interrupts.models.graph import SOFTWARE_TEAM
+from agent_interrupts.models.team import Team
 
 HERE = ">>> YOU ARE HERE <<<"
 _INDENT = "    "
 
 
-@functools.cache
-def render_graph(current: RouteTarget | None = None) -> str:
+def render_graph(current: RouteTarget | None = None, team: Team = SOFTWARE_TEAM) -> str:
     """The graph as text, one line per node; ``current`` gets the marker (the interrupt node
     gets it too, while a question is being handled)."""
+    return _graph(current, team)
+
+
+@functools.lru_cache(maxsize=256)
+def _graph(current: RouteTarget | None, team: Team) -> str:
     lines = []
-    for node in NODES.values():
+    dispatched = team.dispatched
+    for node in team.nodes.values():
         agent = node.agent_type
         targets: list[str] = []
         for option in route_options(node.output_model):
             name = str(option.target)
             if name not in targets:
                 targets.append(name)
-        if agent in DISPATCHED_AGENTS:
+        if agent in dispatched:
             text = (
-                f"{agent} (dispatched by {DISPATCHED_AGENTS[agent]}, several in "
+                f"{agent} (dispatched by {dispatched[agent]}, several in "
                 f"parallel, which raises their questions together) -> {' | '.join(targets)}"
             )
             lines.append(_line(text, agent == current, depth=2))
@@ -53,16 +59,20 @@ def _line(text: str, here: bool, depth: int = 1) -> str:
     return f"{HERE} {text}" if here else f"{_INDENT * depth}{text}"
 
 
-@functools.cache
-def where_we_are(agent: str) -> str:
+def where_we_are(agent: str, team: Team = SOFTWARE_TEAM) -> str:
     """The whole section for ``agent``: the marked graph, then its own routing options."""
-    node = NODES[agent]
+    return _where(agent, team)
+
+
+@functools.lru_cache(maxsize=256)
+def _where(agent: str, team: Team) -> str:
+    node = team.node(agent)
     parts = [
         "The workflow graph; each line is a node and where its routes lead. Every agent that "
         "routes can send a question to the one INTERRUPT node; END returns the final result; "
         "RETURN goes back to the agent that asked the context manager.",
         "```",
-        render_graph(agent),
+        render_graph(agent, team),
         "```",
     ]
     parts.append(
@@ -84,4 +94,4 @@ class WeAreHereContributor(PromptContributor):
     applies_to = None
 
     def contribute(self, ctx: PromptContext) -> str:
-        return where_we_are(ctx.agent_type)
+        return where_we_are(ctx.agent_type, ctx.team)

@@ -9,7 +9,7 @@ so guidance is present exactly when the tool is (agents FR-002, SC-009).
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from dataclasses import dataclass
 from functools import cached_property
 from typing import Any
@@ -27,22 +27,15 @@ from agent_interrupts.activities.tools.verification import describe, verify
 from agent_interrupts.activities.tools.workspace import ToolError, Workspace
 from agent_interrupts.models.agent_call import AgentCall
 from agent_interrupts.models.agent_types import AgentType
+from agent_interrupts.models.graph import SOFTWARE_TEAM
 from agent_interrupts.models.ids import parse_context_id
+from agent_interrupts.models.team import Team
 
-CODE_AGENTS = frozenset(
-    {
-        AgentType.DISCOVERY_ORCHESTRATOR,
-        AgentType.DISCOVERY_AGENT,
-        AgentType.PLANNING_AGENT,
-        AgentType.TICKET_AGENT,
-        AgentType.REVIEW_AGENT,
-        AgentType.CONTEXT_MANAGER,
-    }
-)
-"""Agents offered the read-only code tools."""
+CODE_AGENTS = SOFTWARE_TEAM.read_tools
+"""The software team's agents offered the read-only code tools (a declared team says its own)."""
 MEMORY_AGENTS = frozenset(AgentType)
 """Every agent may recall, retain and reflect."""
-WRITE_AGENTS = frozenset({AgentType.TICKET_AGENT})
+WRITE_AGENTS = SOFTWARE_TEAM.write_tools
 """Agents that change code, in their own worktree."""
 
 
@@ -311,13 +304,13 @@ def tool_groups(settings: ToolSettings) -> tuple[ToolGroup, ...]:
     )
 
 
-def tools_for(agent: str, *, writes: bool = False) -> list[Tool]:
-    """The tools ``agent`` is offered when its run has a workspace; the write tools only with
-    a worktree of its own (``writes``)."""
-    groups: list[tuple[tuple[Tool, ...], frozenset[str]]] = [
-        (CODE_TOOLS, CODE_AGENTS),
-        (MEMORY_TOOLS, MEMORY_AGENTS),
+def tools_for(agent: str, *, writes: bool = False, team: Team = SOFTWARE_TEAM) -> list[Tool]:
+    """The tools ``agent`` of ``team`` is offered when its run has a workspace; the write tools
+    only with a worktree of its own (``writes``)."""
+    groups: list[tuple[tuple[Tool, ...], Collection[str]]] = [
+        (CODE_TOOLS, team.read_tools),
+        (MEMORY_TOOLS, team.nodes),
     ]
     if writes:
-        groups.append((WRITE_TOOLS, WRITE_AGENTS))
+        groups.append((WRITE_TOOLS, team.write_tools))
     return [tool for tools, agents in groups if agent in agents for tool in tools]

@@ -39,6 +39,7 @@ from agent_interrupts.activities.tools.workspace import ToolError, Workspace, ch
 from agent_interrupts.models.agent_call import AgentCall
 from agent_interrupts.models.base import WireModel
 from agent_interrupts.models.errors import InvalidLlmReply, describe_validation_error
+from agent_interrupts.models.team_build import team_of
 from agent_interrupts.models.tools import MAX_TOOL_ARGUMENT_CHARS, ToolRequest, ToolTrace
 
 
@@ -65,7 +66,9 @@ class Toolbox:
         else:
             root = await served_here(checkout, call.workspace, self.settings.workspace_cache)
         workspace = Workspace(root, call.workspace, self.settings)
-        tools = tools_for(call.agent_type, writes=call.worktree is not None)
+        tools = tools_for(
+            call.agent_type, writes=call.worktree is not None, team=team_of(call.team)
+        )
         step = ToolRound(call, workspace, tools, self.memory, self.settings, self._results)
         await step.replay()
         return step

@@ -101,18 +101,18 @@ async def test_a_declared_team_asks_at_a_dispatched_agent_and_finishes(
             InterruptWorkflow.resolve_validated, answer
         )
         result = await handle.result()
+        entries = await read_blackboard(client, workflow_id, payloads=True)
 
     assert isinstance(result, TeamFinalResult)
     assert result.team == TINY_TEAM.name and result.team_sha256 == TINY_TEAM.sha256()
     assert set(result.result) >= {"summary", "risks"}
-    entries = await read_blackboard(client, workflow_id, payloads=True)
     ran = [e.agent_type for e in entries if e.kind is EntryKind.OUTPUT]
     assert ran[0] == "LEAD" and ran[-1] == "SUMMARY"
     assert ran.count("SURVEYOR") == 3  # two surveyors, the one that asked ran again
     translations = [
-        b for b in offline.received if b["response_format"]["json_schema"]["name"].endswith(
-            "InterruptRouting"
-        )
+        b
+        for b in offline.received
+        if b["response_format"]["json_schema"]["name"].endswith("InterruptRouting")
     ]
     assert len(translations) == 1
     schema = translations[0]["response_format"]["json_schema"]["schema"]
