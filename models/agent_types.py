@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from enum import StrEnum
+from typing import Annotated
+
+from pydantic import AfterValidator, StringConstraints
 
 
 class AgentType(StrEnum):
@@ -30,7 +34,7 @@ class AgentType(StrEnum):
     @property
     def slug(self) -> str:
         """Kebab-case name used in node ids and context ids (``discovery-collector``)."""
-        return self.value.lower().replace("_", "-")
+        return slug(self.value)
 
 
 DISPATCHED_AGENTS: dict[AgentType, AgentType] = {
@@ -59,7 +63,45 @@ class Terminal(StrEnum):
     """Back to the last request that was not the context manager's."""
 
 
-RouteTarget = AgentType | Terminal
+AGENT_NAME_PATTERN = r"^[A-Z][A-Z0-9_]{0,47}$"
+"""An agent's name: upper case, digits and underscores, at most 48 characters."""
+
+
+def agent_name(value: str) -> str:
+    """The software team's member for one of its names; a team's own agent name as it is."""
+    if isinstance(value, AgentType):
+        return value
+    try:
+        return AgentType(value)
+    except ValueError:
+        return value
+
+
+AgentName = Annotated[
+    str, StringConstraints(pattern=AGENT_NAME_PATTERN), AfterValidator(agent_name)
+]
+"""An agent of any team on the wire: the software team's names decode to ``AgentType``
+members (so ``is`` comparisons keep working), other teams' names stay strings."""
+
+
+def slug(agent: str) -> str:
+    """Kebab-case name of any team's agent, used in node ids and context ids."""
+    return agent.lower().replace("_", "-")
+
+
+def from_slug(text: str) -> str:
+    """The agent a slug names (``discovery-collector`` -> ``DISCOVERY_COLLECTOR``)."""
+    return agent_name(text.upper().replace("-", "_"))
+
+
+def is_agent(target: RouteTarget) -> bool:
+    """Whether a route leads to an agent (not the handler, the end or a return)."""
+    return not isinstance(target, Terminal) and re.fullmatch(AGENT_NAME_PATTERN, target) is not None
+
+
+RouteTarget = AgentType | Terminal | str
+"""Where a route leads: an agent of the run's team (a string for teams other than the software
+team) or a terminal."""
 
 
 @dataclass(frozen=True)

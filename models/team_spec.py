@@ -1,0 +1,242 @@
+"""A team declared as data: its agents, their roles, routes, typed fields, prompts and tools.
+
+A ``TeamSpec`` is what a team file (``app/team_files.py``) reads into, and what a run pins at its
+start: it travels in the run's history, so a worker redeployed with an edited team file never
+changes a running run. ``models/team_build.py`` turns it into the run's ``Team`` (pydantic
+request, result, routing and question models with strict schemas).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from enum import StrEnum
+
+from pydantic import Field, StringConstraints
+from typing_extensions import Annotated
+
+from agent_interrupts.models.agent_types import AGENT_NAME_PATTERN, AgentType, Terminal
+from agent_interrupts.models.base import WireModel
+
+TEAM_NAME_PATTERN = r"^[a-z][a-z0-9-]{0,39}$"
+"""A team's name: lower case, digits and dashes, at most 40 characters."""
+FIELD_NAME_PATTERN = r"^[a-z][a-z0-9_]{0,39}$"
+"""A declared field's name: snake_case (its JSON name is camelCase)."""
+SOFTWARE_TEAM_NAME = "software"
+"""The built-in team, and every run's team unless it names another."""
+END = Terminal.END.value
+"""The route target that ends the run with the team's final result."""
+MAX_TEAM_AGENTS = 32
+MAX_FIELDS = 16
+"""Fields one request, result, question or final result may declare."""
+MAX_TEMPLATE_CHARS = 16_000
+MAX_TEAM_SPEC_BYTES = 256 * 1024
+"""The most JSON a team (with its templates) may take: it travels in every agent call."""
+
+FieldName = Annotated[str, StringConstraints(pattern=FIELD_NAME_PATTERN)]
+Description = Annotated[str, StringConstraints(max_length=2_000)]
+
+SCALAR_TYPES = ("str", "text", "int", "float", "bool")
+"""``str``: one line or a few (at most 500 characters); ``text``: up to 4,000 characters."""
+_ENUM = re.compile(r"^enum\(([A-Z][A-Z0-9_]{0,39}(?:\|[A-Z][A-Z0-9_]{0,39}){0,19})\)$")
+_LIST = re.compile(r"^list\[(.+)\]$")
+
+
+def field_type_problem(text: str) -> str | None:
+    """Why ``text`` is not a field type a strict schema can express (None when it is):
+    ``str``, ``text``, ``int``, ``float``, ``bool``, ``enum(A|B|C)``, or ``list[...]`` of one
+    of those."""
+    inner = _LIST.match(text)
+    base = inner.group(1) if inner else text
+    if base in SCALAR_TYPES or _ENUM.match(base):
+        return None
+    return (
+        f"field type {text!r} cannot be expressed by a strict schema; use str, text, int, "
+        "float, bool, enum(A|B|...) or list[...] of one of those"
+    )
+
+
+class Role(StrEnum):
+    """What an agent is in its team's graph."""
+
+    ORCHESTRATOR = "orchestrator"
+    """The team's first agent: every run starts here with the goal."""
+    AGENT = "agent"
+    """A single agent: its request in, its result and one route out."""
+    DISPATCHER = "dispatcher"
+    """Runs its ``dispatches`` agent once per request, in parallel, then hands their results
+    on (to a collector)."""
+    DISPATCHED = "dispatched"
+    """Run by its dispatcher; its result goes back there; its question is lifted into the
+    dispatcher's."""
+    COLLECTOR = "collector"
+    """Receives a fan-out's results (``agentResults`` in its request)."""
+
+
+class FieldSpec(WireModel):
+    """One typed field of a request, a result, a question or the final result."""
+
+    type: str = "str"
+    description: Description = ""
+
+
+class AgentSpec(WireModel):
+    """One agent of a team."""
+
+    name: Annotated[str, StringConstraints(pattern=AGENT_NAME_PATTERN)]
+    role: Role = Role.AGENT
+    description: Description = ""
+    phase: Annotated[str, StringConstraints(min_length=1, max_length=40)] = "WORK"
+    dispatches: str | None = None
+    """A dispatcher's agent (role ``dispatched``)."""
+    routes: dict[str, Description] = Field(default_factory=dict)
+    """Where it may go next: an agent's name (or ``END``) -> when to take that route."""
+    request: dict[FieldName, FieldSpec] = Field(default_factory=dict)
+    """Fields of the request it receives, beside ``guidance``."""
+    result: dict[FieldName, FieldSpec] = Field(default_factory=dict)
+    """Fields of the result it writes."""
+    question: dict[FieldName, FieldSpec] = Field(default_factory=dict)
+    """Typed fields of its question, beside the reason, choices and confirmations."""
+    template: Annotated[str, StringConstraints(max_length=MAX_TEMPLATE_CHARS)] = ""
+    """Its prompt template (jinja2 source); the file form names a file beside the team file."""
+    tools: list[str] = Field(default_factory=list)
+    """``read``: the run's pinned workspace through the read tools."""
+
+
+class TeamSpec(WireModel):
+    """A team: its name, its agents (the orchestrator first), the fields of its final result."""
+
+    name: Annotated[str, StringConstraints(pattern=TEAM_NAME_PATTERN)]
+    description: Description = ""
+    agents: list[AgentSpec] = Field(min_length=1, max_length=MAX_TEAM_AGENTS)
+    final: dict[FieldName, FieldSpec] = Field(
+        default_factory=lambda: {"summary": FieldSpec(description="What the team achieved.")}
+    )
+    """Fields of the run's final result (what a route to END carries)."""
+
+    def agent(self, name: str) -> AgentSpec:
+        return next(a for a in self.agents if a.name == name)
+
+    @property
+    def entry(self) -> AgentSpec:
+        """The agent every run starts at: the orchestrator."""
+        return next(a for a in self.agents if a.role is Role.ORCHESTRATOR)
+
+    def sha256(self) -> str:
+        """The team's content hash: what a run records beside its name."""
+        text = json.dumps(self.to_wire(), sort_keys=True, separators=(",", ":"))
+        return hashlib.sha256(text.encode()).hexdigest()
+
+
+def spec_problems(spec: TeamSpec) -> list[str]:
+    """Why ``spec`` is not a team a run can follow, one line per problem, each naming the agent
+    (empty when it is one)."""
+    found: list[str] = []
+    names = [a.name for a in spec.agents]
+    known = set(names)
+    for name in sorted({n for n in names if names.count(n) > 1}):
+        found.append(f"agent {name}: declared more than once; agent names are unique")
+    reserved = {a.value for a in AgentType} | {t.value for t in Terminal}
+    for name in names:
+        if name in reserved:
+            found.append(
+                f"agent {name}: the name is reserved (the software team's agents and "
+                f"INTERRUPT, END, RETURN); choose another"
+            )
+    entries = [a.name for a in spec.agents if a.role is Role.ORCHESTRATOR]
+    if len(entries) != 1:
+        found.append(
+            f"the team needs exactly one agent with role orchestrator (has {len(entries)}: "
+            f"{', '.join(entries) or 'none'})"
+        )
+    dispatched_by: dict[str, str] = {}
+    for agent in spec.agents:
+        found += _agent_problems(agent, spec, known)
+        if agent.role is Role.DISPATCHER and agent.dispatches in known:
+            dispatched_by[agent.dispatches or ""] = agent.name
+    for agent in spec.agents:
+        if agent.role is Role.DISPATCHED and agent.name not in dispatched_by:
+            found.append(f"agent {agent.name}: role dispatched, but no dispatcher dispatches it")
+    for field, each in spec.final.items():
+        if problem := field_type_problem(each.type):
+            found.append(f"final result field {field}: {problem}")
+    if not found:
+        found += _exit_problems(spec)
+    return found
+
+
+def _agent_problems(agent: AgentSpec, spec: TeamSpec, known: set[str]) -> list[str]:
+    found: list[str] = []
+    at = f"agent {agent.name}"
+    for target in agent.routes:
+        if target != END and target not in known:
+            found.append(
+                f"{at}: route to {target!r}, which is not an agent of the team (agents: "
+                f"{', '.join(sorted(known))}; or END)"
+            )
+    if agent.role is Role.DISPATCHER:
+        child = spec.agents[[a.name for a in spec.agents].index(agent.dispatches)] if (
+            agent.dispatches in known
+        ) else None
+        if child is None:
+            found.append(
+                f"{at}: a dispatcher needs `dispatches` naming an agent of the team "
+                f"(has {agent.dispatches!r})"
+            )
+        elif child.role is not Role.DISPATCHED:
+            found.append(f"{at}: dispatches {child.name}, whose role is {child.role.value}, "
+                         "not dispatched")
+    elif agent.dispatches is not None:
+        found.append(f"{at}: only a dispatcher has `dispatches` (its role is {agent.role.value})")
+    if agent.role is Role.DISPATCHED:
+        if agent.routes:
+            found.append(
+                f"{at}: a dispatched agent has no routes of its own (its result goes back to "
+                "its dispatcher); remove `routes`"
+            )
+    elif not agent.routes:
+        found.append(f"{at}: no routes; name at least one agent (or END) it may go on to")
+    for target in agent.routes:
+        if target in known and spec.agent(target).role is Role.DISPATCHED:
+            found.append(
+                f"{at}: routes to {target}, a dispatched agent; route to its dispatcher instead"
+            )
+    for what, fields in (
+        ("request", agent.request),
+        ("result", agent.result),
+        ("question", agent.question),
+    ):
+        if len(fields) > MAX_FIELDS:
+            found.append(f"{at}: {len(fields)} {what} fields; at most {MAX_FIELDS}")
+        for field, each in fields.items():
+            if problem := field_type_problem(each.type):
+                found.append(f"{at}: {what} field {field}: {problem}")
+    for tool in agent.tools:
+        if tool != "read":
+            found.append(f"{at}: unknown tool group {tool!r}; teams may give agents `read`")
+    return found
+
+
+def _exit_problems(spec: TeamSpec) -> list[str]:
+    """Agents from which no chain of routes reaches END: a cycle with no exit."""
+    edges: dict[str, set[str]] = {a.name: set(a.routes) for a in spec.agents}
+    for agent in spec.agents:
+        if agent.role is Role.DISPATCHER and agent.dispatches:
+            edges[agent.dispatches] = {agent.name}
+    reaches_end = {a for a, targets in edges.items() if END in targets}
+    grew = True
+    while grew:
+        grew = False
+        for agent, targets in edges.items():
+            if agent not in reaches_end and targets & reaches_end:
+                reaches_end.add(agent)
+                grew = True
+    stuck = sorted(set(edges) - reaches_end)
+    if not stuck:
+        return []
+    return [
+        f"agent {name}: no chain of routes from it reaches END (a cycle with no exit); give "
+        "one agent on it a route to END"
+        for name in stuck
+    ]
