@@ -12,9 +12,9 @@ import hashlib
 import json
 import re
 from enum import StrEnum
+from typing import Annotated
 
 from pydantic import Field, StringConstraints
-from typing_extensions import Annotated
 
 from agent_interrupts.models.agent_types import AGENT_NAME_PATTERN, AgentType, Terminal
 from agent_interrupts.models.base import WireModel
@@ -154,7 +154,13 @@ def spec_problems(spec: TeamSpec) -> list[str]:
     for agent in spec.agents:
         found += _agent_problems(agent, spec, known)
         if agent.role is Role.DISPATCHER and agent.dispatches in known:
-            dispatched_by[agent.dispatches or ""] = agent.name
+            child = agent.dispatches or ""
+            if child in dispatched_by:
+                found.append(
+                    f"agent {agent.name}: dispatches {child}, which {dispatched_by[child]} "
+                    "dispatches too; a dispatched agent has one dispatcher"
+                )
+            dispatched_by[child] = agent.name
     for agent in spec.agents:
         if agent.role is Role.DISPATCHED and agent.name not in dispatched_by:
             found.append(f"agent {agent.name}: role dispatched, but no dispatcher dispatches it")
@@ -176,17 +182,20 @@ def _agent_problems(agent: AgentSpec, spec: TeamSpec, known: set[str]) -> list[s
                 f"{', '.join(sorted(known))}; or END)"
             )
     if agent.role is Role.DISPATCHER:
-        child = spec.agents[[a.name for a in spec.agents].index(agent.dispatches)] if (
-            agent.dispatches in known
-        ) else None
+        child = (
+            spec.agents[[a.name for a in spec.agents].index(agent.dispatches)]
+            if (agent.dispatches in known)
+            else None
+        )
         if child is None:
             found.append(
                 f"{at}: a dispatcher needs `dispatches` naming an agent of the team "
                 f"(has {agent.dispatches!r})"
             )
         elif child.role is not Role.DISPATCHED:
-            found.append(f"{at}: dispatches {child.name}, whose role is {child.role.value}, "
-                         "not dispatched")
+            found.append(
+                f"{at}: dispatches {child.name}, whose role is {child.role.value}, not dispatched"
+            )
     elif agent.dispatches is not None:
         found.append(f"{at}: only a dispatcher has `dispatches` (its role is {agent.role.value})")
     if agent.role is Role.DISPATCHED:
@@ -228,9 +237,9 @@ def _exit_problems(spec: TeamSpec) -> list[str]:
     grew = True
     while grew:
         grew = False
-        for agent, targets in edges.items():
-            if agent not in reaches_end and targets & reaches_end:
-                reaches_end.add(agent)
+        for name, targets in edges.items():
+            if name not in reaches_end and targets & reaches_end:
+                reaches_end.add(name)
                 grew = True
     stuck = sorted(set(edges) - reaches_end)
     if not stuck:
