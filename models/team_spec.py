@@ -251,9 +251,9 @@ def _exit_problems(spec: TeamSpec) -> list[str]:
     grew = True
     while grew:
         grew = False
-        for name, targets in edges.items():
-            if name not in reaches_end and targets & reaches_end:
-                reaches_end.add(name)
+        for source, targets in edges.items():
+            if source not in reaches_end and targets & reaches_end:
+                reaches_end.add(source)
                 grew = True
     stuck = sorted(set(edges) - reaches_end)
     if not stuck:
@@ -263,3 +263,17 @@ def _exit_problems(spec: TeamSpec) -> list[str]:
         "one agent on it a route to END"
         for name in stuck
     ]
+
+
+class TeamPin(WireModel):
+    """What a run follows: its team's name and content hash, and (for a declared team) the
+    team itself, as the run read it at its start."""
+
+    name: str = SOFTWARE_TEAM_NAME
+    sha256: str = ""
+    spec: TeamSpec | None = None
+
+
+def declares_no_team(name: str | None) -> bool:
+    """Whether a run that names ``name`` follows the software team."""
+    return name is None or name == SOFTWARE_TEAM_NAME
