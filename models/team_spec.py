@@ -15,6 +15,7 @@ from enum import StrEnum
 from typing import Annotated
 
 from pydantic import Field, StringConstraints
+from pydantic.alias_generators import to_camel
 
 from agent_interrupts.models.agent_types import AGENT_NAME_PATTERN, AgentType, Terminal
 from agent_interrupts.models.base import WireModel
@@ -154,13 +155,17 @@ def spec_problems(spec: TeamSpec) -> list[str]:
     for agent in spec.agents:
         found += _agent_problems(agent, spec, known)
         if agent.role is Role.DISPATCHER and agent.dispatches in known:
-            dispatched_by[agent.dispatches or ""] = agent.name
+            child = agent.dispatches or ""
+            if child in dispatched_by:
+                found.append(
+                    f"agent {agent.name}: dispatches {child}, which {dispatched_by[child]} "
+                    "dispatches too; a dispatched agent has one dispatcher"
+                )
+            dispatched_by[child] = agent.name
     for agent in spec.agents:
         if agent.role is Role.DISPATCHED and agent.name not in dispatched_by:
             found.append(f"agent {agent.name}: role dispatched, but no dispatcher dispatches it")
-    for field, each in spec.final.items():
-        if problem := field_type_problem(each.type):
-            found.append(f"final result field {field}: {problem}")
+    found += [f"final {p}" for p in _field_problems("result", spec.final)]
     if not found:
         found += _exit_problems(spec)
     return found
@@ -210,14 +215,29 @@ def _agent_problems(agent: AgentSpec, spec: TeamSpec, known: set[str]) -> list[s
         ("result", agent.result),
         ("question", agent.question),
     ):
-        if len(fields) > MAX_FIELDS:
-            found.append(f"{at}: {len(fields)} {what} fields; at most {MAX_FIELDS}")
-        for field, each in fields.items():
-            if problem := field_type_problem(each.type):
-                found.append(f"{at}: {what} field {field}: {problem}")
+        found += [f"{at}: {p}" for p in _field_problems(what, fields)]
     for tool in agent.tools:
         if tool != "read":
             found.append(f"{at}: unknown tool group {tool!r}; teams may give agents `read`")
+    return found
+
+
+def _field_problems(what: str, fields: dict[str, FieldSpec]) -> list[str]:
+    """Too many fields, types a strict schema cannot express, two names with one JSON name."""
+    found: list[str] = []
+    if len(fields) > MAX_FIELDS:
+        found.append(f"{len(fields)} {what} fields; at most {MAX_FIELDS}")
+    json_names: dict[str, str] = {}
+    for field, each in fields.items():
+        if problem := field_type_problem(each.type):
+            found.append(f"{what} field {field}: {problem}")
+        json_name = to_camel(field)
+        if json_name in json_names:
+            found.append(
+                f"{what} fields {json_names[json_name]} and {field} have one JSON name "
+                f"({json_name}); rename one"
+            )
+        json_names[json_name] = field
     return found
 
 

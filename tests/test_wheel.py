@@ -56,6 +56,8 @@ def test_the_built_wheel_runs_the_main_job_from_any_directory(tmp_path: Path) ->
     top = {n.split("/", 1)[0] for n in names if not n.split("/", 1)[0].endswith(".dist-info")}
     assert top == {"agent_interrupts"}, "one installed name: nothing called models or client"
     assert "agent_interrupts/prompts/workflow/orchestrator.jinja" in names
+    assert "agent_interrupts/teams/incident-response/team.toml" in names
+    assert "agent_interrupts/teams/incident-response/triage.jinja" in names
     assert any(n.startswith("agent_interrupts/app/inbox/templates/") for n in names)
 
     env_dir = tmp_path / "venv"

@@ -1,0 +1,362 @@
+"""Team files: a team declared as data (TOML, ``docs/teams.md``) read into a ``TeamSpec``.
+
+A team file names the team and its agents; each agent's prompt is a jinja2 template in a file
+beside it::
+
+    name = "incident-response"              # lower case, digits, dashes
+    description = "..."
+    [final]                                 # the run's final result (default: summary)
+    summary = "str"
+    [agents.TRIAGE]                         # agents in file order; the orchestrator first
+    role = "orchestrator"                   # orchestrator|agent|dispatcher|dispatched|collector
+    description = "..."
+    phase = "TRIAGE"                        # default WORK
+    tools = ["read"]                        # default none
+    template = "triage.jinja"               # default <slug>.jinja beside the team file
+    [agents.TRIAGE.routes]                  # TARGET (an agent or END) = when to take it
+    END = "The incident is not real."
+    [agents.TRIAGE.result]                  # also request, question: NAME = TYPE or a table
+    severity = "enum(SEV1|SEV2|SEV3)"
+    hypotheses = { type = "list[str]", description = "..." }
+
+``dispatches = "AGENT"`` names a dispatcher's agent. A template file's text goes into the spec
+(``AgentSpec.template``): a run carries its team whole, so an edited file never changes a running
+run.
+
+Every problem is one line naming the file and, where it has one, the agent; ``TeamFileError``
+carries them all. The worker's teams are the built-in ones (``teams/`` in the package) and those of
+the ``AGENTS_TEAMS`` setting: team files or directories separated by ``os.pathsep``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tomllib
+from collections.abc import Iterable, Mapping, Sequence
+from importlib.resources import files
+from pathlib import Path
+from typing import Any
+
+from jinja2 import TemplateSyntaxError, meta
+from jinja2.sandbox import SandboxedEnvironment
+from pydantic import ValidationError
+
+from agent_interrupts.models.agent_types import slug
+from agent_interrupts.models.team_spec import (
+    MAX_TEAM_SPEC_BYTES,
+    MAX_TEMPLATE_CHARS,
+    SOFTWARE_TEAM_NAME,
+    AgentSpec,
+    Role,
+    TeamSpec,
+    spec_problems,
+)
+
+TEAMS_SETTING = "AGENTS_TEAMS"
+"""Team files or directories (``os.pathsep`` between them) the worker serves beside the built-in
+teams; a directory means every ``*/team.toml`` and ``*.toml`` directly in it."""
+TEAM_FILE = "team.toml"
+"""A team's file in its own directory (``teams/incident-response/team.toml``)."""
+PACKAGE = files("agent_interrupts")
+BUILTIN_TEAMS_DIR = Path(str(PACKAGE / "teams"))
+"""The teams the package ships: in the repository the top-level ``teams/`` folder."""
+PROMPTS_DIR = Path(str(PACKAGE / "prompts"))
+"""The templates a team's template may extend or include (``workflow/_agent_base.jinja``)."""
+
+TEAM_KEYS = ("name", "description", "final", "agents")
+AGENT_KEYS = (
+    "role",
+    "description",
+    "phase",
+    "dispatches",
+    "tools",
+    "template",
+    "routes",
+    "request",
+    "result",
+    "question",
+)
+FIELD_TABLES = ("request", "result", "question")
+FIELD_KEYS = ("type", "description")
+ROLES = ", ".join(r.value for r in Role)
+
+
+class TeamFileError(ValueError):
+    """Team files that cannot be teams: one line per problem, each naming its file (and its
+    agent when it has one)."""
+
+    def __init__(self, problems: Sequence[str]) -> None:
+        self.problems = list(problems)
+        super().__init__("\n".join(self.problems))
+
+
+def load_team_file(path: str | Path) -> TeamSpec:
+    """The team ``path`` declares (a directory means its ``team.toml``), templates included;
+    raises ``TeamFileError`` with every problem found."""
+    file = Path(path)
+    if file.is_dir():
+        file = file / TEAM_FILE
+    spec, problems = _read(file)
+    if problems or spec is None:
+        raise TeamFileError(problems or [f"{file}: not a team"])
+    return spec
+
+
+def builtin_team_files() -> dict[str, Path]:
+    """The teams shipped in the package, by name (``incident-response``) -> their file."""
+    if not BUILTIN_TEAMS_DIR.is_dir():
+        return {}
+    return {p.parent.name: p for p in sorted(BUILTIN_TEAMS_DIR.glob(f"*/{TEAM_FILE}"))}
+
+
+def team_files(setting_value: str) -> list[Path]:
+    """The files an ``AGENTS_TEAMS`` value names, in its order; raises ``TeamFileError`` for an
+    entry that is neither a file nor a directory holding team files."""
+    found: list[Path] = []
+    problems: list[str] = []
+    for entry in filter(None, (e.strip() for e in setting_value.split(os.pathsep))):
+        path = Path(entry).expanduser()
+        if path.is_file():
+            found.append(path)
+        elif path.is_dir():
+            inside = sorted(path.glob(f"*/{TEAM_FILE}")) + sorted(path.glob("*.toml"))
+            if not inside:
+                problems.append(
+                    f"{TEAMS_SETTING}: {entry} holds no team file (*/{TEAM_FILE} or *.toml)"
+                )
+            found.extend(inside)
+        else:
+            problems.append(f"{TEAMS_SETTING}: {entry} is neither a team file nor a directory")
+    if problems:
+        raise TeamFileError(problems)
+    return found
+
+
+def load_teams(setting_value: str) -> dict[str, TeamSpec]:
+    """The teams an ``AGENTS_TEAMS`` value names, by name; raises ``TeamFileError`` with every
+    problem of every file, two files with one team name, and a team named ``software``."""
+    return _load(team_files(setting_value))
+
+
+def configured_teams(env: Mapping[str, str]) -> dict[str, TeamSpec]:
+    """Every team but the software team that a worker (or a command) with ``env`` serves: the
+    built-in ones, then those of ``AGENTS_TEAMS``."""
+    return _load([*builtin_team_files().values(), *team_files(env.get(TEAMS_SETTING, ""))])
+
+
+def resolve_team(choice: str, env: Mapping[str, str]) -> TeamSpec | None:
+    """The team ``--team`` names: a team file or its directory when ``choice`` is a path, else
+    a built-in or ``AGENTS_TEAMS`` team by name; None for the software team."""
+    if choice == SOFTWARE_TEAM_NAME:
+        return None
+    if os.sep in choice or "/" in choice or choice.endswith(".toml") or Path(choice).exists():
+        return load_team_file(choice)
+    teams = configured_teams(env)
+    if choice not in teams:
+        raise TeamFileError([unknown_team(choice, teams)])
+    return teams[choice]
+
+
+def unknown_team(name: str, known: Iterable[str]) -> str:
+    """The line for a team nobody here serves, naming the setting that adds it."""
+    names = ", ".join(sorted({SOFTWARE_TEAM_NAME, *known}))
+    return (
+        f"no team is named {name!r} here (teams: {names}); add its team file or directory to "
+        f"{TEAMS_SETTING} where the worker runs (and where you run the command), or name the "
+        "file itself"
+    )
+
+
+def _load(paths: Sequence[Path]) -> dict[str, TeamSpec]:
+    teams: dict[str, TeamSpec] = {}
+    where: dict[str, Path] = {}
+    problems: list[str] = []
+    read: set[Path] = set()
+    for path in paths:
+        if path.resolve() in read:  # a file named twice (a directory and itself) is read once
+            continue
+        read.add(path.resolve())
+        spec, found = _read(path)
+        problems += found
+        if spec is None:
+            continue
+        if spec.name == SOFTWARE_TEAM_NAME:
+            problems.append(
+                f"{path}: the team name {SOFTWARE_TEAM_NAME!r} is the built-in software "
+                "team's; choose another"
+            )
+        elif spec.name in teams:
+            problems.append(
+                f"{path}: team {spec.name!r} is declared by {where[spec.name]} too; team "
+                "names are unique: rename one"
+            )
+        else:
+            teams[spec.name] = spec
+            where[spec.name] = path
+    if problems:
+        raise TeamFileError(problems)
+    return teams
+
+
+def _read(file: Path) -> tuple[TeamSpec | None, list[str]]:
+    """The team a file declares, or None, and its problems (one line each)."""
+    try:
+        raw = file.read_bytes()
+    except OSError as err:
+        return None, [f"{file}: cannot read the team file: {err.strerror or err}"]
+    try:
+        data = tomllib.loads(raw.decode("utf-8"))
+    except UnicodeDecodeError:
+        return None, [f"{file}: not UTF-8 text"]
+    except tomllib.TOMLDecodeError as err:
+        return None, [f"{file}: not valid TOML: {err}"]
+    problems = [f"{file}: {p}" for p in _shape_problems(data)]
+    if problems:
+        return None, problems
+    agents = data.get("agents", {})
+    wire: dict[str, Any] = {k: v for k, v in data.items() if k != "agents"}
+    if "final" in wire:
+        wire["final"] = _fields(wire["final"])
+    wire["agents"] = []
+    for name, table in agents.items():
+        agent = {"name": name, **table}
+        for what in FIELD_TABLES:
+            if what in agent:
+                agent[what] = _fields(agent[what])
+        template, problem = _template(file, name, table.get("template"))
+        if problem:
+            problems.append(f"{file}: agent {name}: {problem}")
+        agent["template"] = template
+        wire["agents"].append(agent)
+    try:
+        spec = TeamSpec.model_validate(wire)
+    except ValidationError as err:
+        names = list(agents)
+        problems += [f"{file}: {_validation_line(e, names)}" for e in err.errors()]
+        return None, problems
+    problems += [f"{file}: {p}" for p in spec_problems(spec)]
+    size = len(json.dumps(spec.to_wire(), separators=(",", ":")).encode())
+    if size > MAX_TEAM_SPEC_BYTES:
+        problems.append(
+            f"{file}: the team takes {size:,} bytes as JSON with its templates; at most "
+            f"{MAX_TEAM_SPEC_BYTES:,} (it travels with every agent call): shorten the templates"
+        )
+    return (None if problems else spec), problems
+
+
+def _shape_problems(data: dict[str, Any]) -> list[str]:
+    """Keys the format does not have and tables that are not tables (pydantic checks values)."""
+    found = [
+        f"unknown key {key!r} (a team file has: {', '.join(TEAM_KEYS)}; agents are "
+        "[agents.NAME] tables)"
+        for key in data
+        if key not in TEAM_KEYS
+    ]
+    agents = data.get("agents")
+    if not isinstance(agents, dict) or not agents:
+        found.append("no agents: declare each in an [agents.NAME] table")
+        return found
+    if isinstance(data.get("final"), dict):
+        found += [f"final result {p}" for p in _field_problems(data["final"])]
+    elif "final" in data:
+        found.append("`final` is a table of fields: [final] NAME = TYPE")
+    for name, table in agents.items():
+        if not isinstance(table, dict):
+            found.append(f"agent {name}: `agents.{name}` is a value, not an [agents.{name}] table")
+            continue
+        found += [
+            f"agent {name}: unknown key {key!r} (an agent has: {', '.join(AGENT_KEYS)})"
+            for key in table
+            if key not in AGENT_KEYS
+        ]
+        if "role" in table and table["role"] not in {r.value for r in Role}:
+            found.append(f"agent {name}: role {table['role']!r} is not one of {ROLES}")
+        for what in ("routes", *FIELD_TABLES):
+            value = table.get(what, {})
+            if not isinstance(value, dict):
+                found.append(f"agent {name}: `{what}` is a table: [agents.{name}.{what}]")
+            elif what != "routes":
+                found += [f"agent {name}: {what} {p}" for p in _field_problems(value)]
+        template = table.get("template")
+        if template is not None and not isinstance(template, str):
+            found.append(f"agent {name}: `template` is a file name beside the team file")
+    return found
+
+
+def _field_problems(fields: dict[str, Any]) -> list[str]:
+    found: list[str] = []
+    for field, value in fields.items():
+        if isinstance(value, dict):
+            found += [
+                f"field {field}: unknown key {key!r} (a field has: {', '.join(FIELD_KEYS)})"
+                for key in value
+                if key not in FIELD_KEYS
+            ]
+        elif not isinstance(value, str):
+            found.append(
+                f'field {field}: give its type ({field} = "str") or a table ({field} = '
+                '{ type = "str", description = "..." })'
+            )
+    return found
+
+
+def _fields(fields: dict[str, Any]) -> dict[str, Any]:
+    return {k: {"type": v} if isinstance(v, str) else v for k, v in fields.items()}
+
+
+def _template(file: Path, agent: str, name: str | None) -> tuple[str, str | None]:
+    """The text of an agent's template file, and why it cannot be one (None when it can)."""
+    relative = name if name is not None else f"{slug(agent)}.jinja"
+    path = file.parent / relative
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return "", f"template file {relative} not found (looked for {path})"
+    except (OSError, UnicodeDecodeError) as err:
+        return "", f"cannot read template file {relative}: {err}"
+    if len(text) > MAX_TEMPLATE_CHARS:
+        return "", (
+            f"template file {relative} has {len(text):,} characters; at most {MAX_TEMPLATE_CHARS:,}"
+        )
+    try:
+        parsed = SandboxedEnvironment().parse(text)
+    except TemplateSyntaxError as err:
+        return text, f"template file {relative}, line {err.lineno}: not a jinja2 template: {err}"
+    for used in meta.find_referenced_templates(parsed):
+        if used is not None and not (PROMPTS_DIR / used).is_file():
+            return text, (
+                f"template file {relative} extends or includes {used!r}, which is not a "
+                f"template of the package's prompts/ (e.g. workflow/_agent_base.jinja)"
+            )
+    return text, None
+
+
+def _validation_line(error: Mapping[str, Any], names: list[str]) -> str:
+    """One pydantic error as a line naming the agent and the field it is about."""
+    loc = list(error["loc"])
+    where = "team"
+    if loc[:1] == ["agents"] and len(loc) >= 2 and isinstance(loc[1], int):
+        name = names[loc[1]] if loc[1] < len(names) else str(loc[1])
+        where, loc = f"agent {name}", loc[2:]
+        if loc == ["name"]:
+            return (
+                f"{where}: the agent's name (its [agents.NAME] key) is upper case letters, "
+                "digits and underscores, starting with a letter, at most 48 characters"
+            )
+    elif loc[:1] == ["final"]:
+        where, loc = "final result", loc[1:]
+    if loc == ["name"] and where == "team":
+        return (
+            f"team name {error.get('input')!r}: lower case letters, digits and dashes, "
+            "starting with a letter, at most 40 characters"
+        )
+    if "[key]" in loc:
+        field = loc[-2]
+        what = f"{loc[0]} " if len(loc) > 2 else ""
+        return (
+            f"{where}: {what}field name {field!r} is not snake_case (lower case letters, "
+            "digits and underscores, starting with a letter, at most 40 characters)"
+        )
+    at = ".".join(str(p) for p in loc if p != AgentSpec.__name__)
+    return f"{where}: {at}: {error['msg']}" if at else f"{where}: {error['msg']}"
