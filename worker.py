@@ -40,7 +40,9 @@ from agent_interrupts.app.model_context import with_served_context
 from agent_interrupts.app.process_exit import exit_now
 from agent_interrupts.app.stack import HOST, LocalStack, worker_settings
 from agent_interrupts.app.stuck import StuckRunWatch
+from agent_interrupts.app.team_files import configured_teams
 from agent_interrupts.app.worker_setup import build_worker
+from agent_interrupts.models.team_spec import SOFTWARE_TEAM_NAME
 
 
 def _where(settings: TemporalSettings) -> tuple[str, TemporalSettings, str | None]:
@@ -74,6 +76,7 @@ async def main(argv: list[str]) -> int:
         max_activities = worker_max_activities()
         metrics_at = metrics_address()
         runtime = metrics_runtime(metrics_at) if metrics_at else None
+        teams = configured_teams(os.environ)
     except ValueError as err:
         print(f"error: {err}", file=sys.stderr)
         return 2
@@ -94,7 +97,7 @@ async def main(argv: list[str]) -> int:
     served = f", metrics: http://{metrics_at}/metrics" if metrics_at else ""
     print(
         f"worker: {address} namespace={settings.namespace} queue={settings.task_queue}, "
-        f"{uses}{served}",
+        f"{uses}{served}, teams: {', '.join(sorted({SOFTWARE_TEAM_NAME, *teams}))}",
         flush=True,
     )
     worker = build_worker(
@@ -106,6 +109,7 @@ async def main(argv: list[str]) -> int:
         drain=drain,
         max_activities=max_activities,
         sticky=sticky,
+        teams=teams,
     )
     stop_on_signals(worker, drain)
     if watch_every:

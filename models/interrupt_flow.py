@@ -125,6 +125,9 @@ class InterruptStatus(WireModel):
     worker of an earlier version)."""
     answers_in_parts: bool = False
     """Each agent's part of this combined question may be answered on its own."""
+    team: TeamPin | None = None
+    """The asking run's declared team (its agents, routes and question types); None: the
+    software team."""
 
 
 class ResolveAck(WireModel):

@@ -292,6 +292,8 @@ class OrchestratorStatus(WireModel):
     stored_events: dict[str, InterruptRequestEvent]
     code: CodeState | None = None
     """The run's ticket branches, worktrees on disk (kept when it fails) and merge."""
+    team: TeamPin | None = None
+    """The declared team the run follows, as pinned at its start; None: the software team."""
 
 
 class HistoryPageRequest(WireModel):

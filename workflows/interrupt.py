@@ -218,6 +218,7 @@ class InterruptWorkflow:
             resolution=self._resolution,
             deadline=self._deadline,
             hooks_applied=self._hooks,
+            team=self._job.team,
             events=self._events,
             events_recorded=self._events_recorded,
             continues_at=(
@@ -383,6 +384,7 @@ class InterruptWorkflow:
         return InterruptCarried(
             deadline=self._deadline,
             hooks_applied=self._hooks,
+            team=self._job.team,
             events=self._events,
             events_recorded=self._events_recorded,
         )

@@ -318,6 +318,7 @@ class OrchestratorWorkflow:
             events_recorded=s.events_recorded,
             stored_events=s.stored_events,
             code=s.code if s.workspace is not None else None,
+            team=self._book.pinned_team,
         )
 
     @workflow.query(
