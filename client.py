@@ -177,6 +177,12 @@ async def _cmd_run(args: argparse.Namespace, settings: TemporalSettings) -> int:
     from agent_interrupts.app import render
     from agent_interrupts.app.config import llm_settings_from_env, notify_settings_from_env
     from agent_interrupts.app.stack import LocalStack, scenario_queue
+    from agent_interrupts.app.team_files import (
+        TEAMS_SETTING,
+        TeamFileError,
+        configured_teams,
+        resolve_team,
+    )
     from agent_interrupts.app.worker_setup import build_worker
     from agent_interrupts.models.limits import MAX_GOAL_CHARS
     from agent_interrupts.models.tools import WorkspaceSpec
@@ -193,6 +199,13 @@ async def _cmd_run(args: argparse.Namespace, settings: TemporalSettings) -> int:
     if args.workspace and not is_git_url(args.workspace) and not Path(args.workspace).is_dir():
         render.error(f"--workspace {args.workspace!r} is neither a directory nor a git URL")
         return 2
+    try:
+        team = resolve_team(args.team, os.environ) if args.team else None
+    except TeamFileError as err:
+        for problem in err.problems:
+            render.error(problem)
+        return 2
+    team_file = _team_file(args.team) if team is not None else None
     if args.scenario:
         OfflineScenario.parse(args.scenario)  # a bad scenario is a one-line ValueError
         if not args.worker and not LocalStack(settings).serves(settings.address):
@@ -207,21 +220,37 @@ async def _cmd_run(args: argparse.Namespace, settings: TemporalSettings) -> int:
         agents = session.agents
         queue = settings.task_queue
         gap: str | None = None
-        if args.scenario and session.stack is not None:
+        if args.scenario and session.stack is not None and not args.worker:
             queue = await session.stack.ensure_scenario_worker(args.scenario)
             gap = session.stack.notifications_gap(queue)
         elif args.worker:
             scenario = OfflineScenario.parse(args.scenario)
             queue = scenario_queue(queue, args.scenario) if args.scenario else queue
             llm, notify = llm_settings_from_env(), notify_settings_from_env()
+            teams = configured_teams(os.environ)
+            if team is not None:
+                teams[team.name] = team
             await resources.enter_async_context(
-                build_worker(agents.client, queue, llm, scenario=scenario, notify=notify)
+                build_worker(
+                    agents.client, queue, llm, scenario=scenario, notify=notify, teams=teams
+                )
             )
             render.note(f"In-process worker on queue {queue!r}; it stops with this command")
             if session.stack is not None:
                 gap = session.stack.notifications_gap(queue, [str(c) for c in notify.channels])
         if gap:
             render.note(gap)
+        if team is not None and team_file is not None and not args.worker:
+            if session.stack is not None:
+                if await session.stack.serve_team(team, team_file, queue):
+                    render.note(
+                        f"the local stack's worker now serves team {team.name} ({team_file})"
+                    )
+            else:
+                render.note(
+                    f"team {team.name} runs on the worker of {settings.address}: it must serve "
+                    f"this file's version ({TEAMS_SETTING} there); the run says so if it does not"
+                )
         try:
             workspace = (
                 WorkspaceSpec(source=args.workspace, ref=args.ref, test_command=args.test_command)
@@ -236,6 +265,7 @@ async def _cmd_run(args: argparse.Namespace, settings: TemporalSettings) -> int:
                 workspace=workspace,
                 shadow_answers=args.shadow_answers,
                 controller_autonomy=args.controller_autonomy,
+                team=team.name if team is not None else None,
             )
         except WorkflowAlreadyStartedError:
             return await _already_started(args, session)
@@ -244,6 +274,16 @@ async def _cmd_run(args: argparse.Namespace, settings: TemporalSettings) -> int:
             if session.ui_url:
                 render.note(f"Temporal UI: {session.ui_url}/{handle.id}")
         return await _follow(args, session, handle.id)
+
+
+def _team_file(choice: str) -> Path | None:
+    """The team file ``--team`` names, when it names one (not a served team's name)."""
+    from agent_interrupts.app.team_files import TEAM_FILE
+
+    path = Path(choice).expanduser()
+    if path.is_dir():
+        path = path / TEAM_FILE
+    return path if path.is_file() else None
 
 
 async def _already_started(args: argparse.Namespace, session: Session) -> int:
@@ -737,6 +777,12 @@ def _run_options(run: argparse.ArgumentParser) -> None:
         help="a local git directory or a git URL the agents may read (pinned to one commit)",
     )
     run.add_argument("--ref", help="with --workspace: branch, tag or commit (default: HEAD)")
+    run.add_argument(
+        "--team",
+        metavar="NAME|PATH",
+        help="the team that does the work: a team file (or its directory), or the name of one "
+        "the worker serves (shipped, or in AGENTS_TEAMS); default: the software team",
+    )
     run.add_argument(
         "--test-command",
         metavar="CMD",

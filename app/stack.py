@@ -22,6 +22,7 @@ import time
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from temporalio.api.enums.v1 import TaskQueueType
 from temporalio.api.taskqueue.v1 import TaskQueue
@@ -40,6 +41,9 @@ from agent_interrupts.app.config import (
 from agent_interrupts.app.model_check import model_problems
 from agent_interrupts.app.process_exit import guard_interpreter_exit
 from agent_interrupts.workflows.visibility import dev_server_args
+
+if TYPE_CHECKING:
+    from agent_interrupts.models.team_spec import TeamSpec
 
 HOST = "127.0.0.1"
 START_TIMEOUT_SECONDS = 120.0
@@ -90,6 +94,11 @@ class StackInfo:
     """Task queue -> its worker's model and notifications, as ``up --status`` shows them."""
     channels: dict[str, list[str]] = field(default_factory=dict)
     """Task queue -> its worker's notification channels (empty: notifications off)."""
+    team_files: dict[str, str] = field(default_factory=dict)
+    """Team name -> the team file ``agents run --team PATH`` named: every worker the stack
+    starts serves them (besides its shell's AGENTS_TEAMS)."""
+    teams: dict[str, dict[str, str]] = field(default_factory=dict)
+    """Task queue -> the team files' teams its worker read at start (name -> content hash)."""
 
     def assignments(self) -> list[str]:
         """``NAME=value`` of the settings that point every Temporal tool (the ``temporal`` CLI,
@@ -309,6 +318,26 @@ class LocalStack:
             await self._ensure_worker(info, queue, scenario)
         return queue
 
+    async def serve_team(self, spec: TeamSpec, path: Path, queue: str) -> bool:
+        """Make the worker of ``queue`` serve the team file ``path`` (``spec`` as read now): a
+        worker that does not serve this version of it is started again (its runs go on; each
+        run follows the version it pinned). Returns whether a worker was (re)started."""
+        with self._lock():
+            info = self.info()
+            if info is None:
+                raise StackError("the local stack is not running; start it with: agents up")
+            info.team_files[spec.name] = str(path.resolve())
+            pid = info.workers.get(queue)
+            alive = pid is not None and _alive(pid)
+            if alive and info.teams.get(queue, {}).get(spec.name) == spec.sha256():
+                self._save(info)
+                return False
+            if alive and pid is not None:
+                await asyncio.to_thread(_stop, pid)
+            info.workers.pop(queue, None)
+            await self._ensure_worker(info, queue, queue_scenario(queue, self.settings.task_queue))
+            return True
+
     async def _retire_idle_scenarios(self, info: StackInfo, keep: str) -> list[str]:
         """Stop the stack's scenario workers with no open run (but ``keep``'s): each is a
         worker process of its own (about 110 MB), and one per scenario ever tried piled up
@@ -487,6 +516,12 @@ class LocalStack:
         )
         if scenario:
             env["OFFLINE_SCENARIO"] = scenario
+        if info.team_files:
+            from agent_interrupts.app.team_files import TEAMS_SETTING
+
+            named = [env.get(TEAMS_SETTING, ""), *info.team_files.values()]
+            env[TEAMS_SETTING] = os.pathsep.join(filter(None, named))
+        info.teams[queue] = _team_hashes(info.team_files)
         log = self.dir / f"worker-{_slug(queue)}.log"
         process = _spawn([sys.executable, "-m", "agent_interrupts.worker"], log, env)
         info.workers[queue] = process.pid
@@ -594,3 +629,14 @@ def _tail(log: Path) -> str:
         if lines:
             return lines[-1]
     return f"see {log}"
+
+
+def _team_hashes(team_files: Mapping[str, str]) -> dict[str, str]:
+    """The content hash of each team file's team now (a file that does not load: none)."""
+    from agent_interrupts.app.team_files import TeamFileError, load_team_file
+
+    hashes = {}
+    for name, path in team_files.items():
+        with contextlib.suppress(TeamFileError, OSError):
+            hashes[name] = load_team_file(path).sha256()
+    return hashes

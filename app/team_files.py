@@ -43,6 +43,7 @@ from jinja2.sandbox import SandboxedEnvironment
 from pydantic import ValidationError
 
 from agent_interrupts.models.agent_types import slug
+from agent_interrupts.models.team_build import TeamDefinitionError, build_team
 from agent_interrupts.models.team_spec import (
     MAX_TEAM_SPEC_BYTES,
     MAX_TEMPLATE_CHARS,
@@ -242,6 +243,11 @@ def _read(file: Path) -> tuple[TeamSpec | None, list[str]]:
             f"{file}: the team takes {size:,} bytes as JSON with its templates; at most "
             f"{MAX_TEAM_SPEC_BYTES:,} (it travels with every agent call): shorten the templates"
         )
+    if not problems:
+        try:
+            build_team(spec)
+        except TeamDefinitionError as err:
+            problems.append(f"{file}: {err}")
     return (None if problems else spec), problems
 
 

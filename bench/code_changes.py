@@ -32,6 +32,7 @@ from agent_interrupts.activities.tools.settings import ToolSettings
 from agent_interrupts.activities.tools.workspace import pin
 from agent_interrupts.app.worker_setup import build_worker
 from agent_interrupts.models.code import CommitRequest, MergeRequest, TicketBranch
+from agent_interrupts.models.results import OrchestratorCollectorResult
 from agent_interrupts.models.state import OrchestratorInput
 from agent_interrupts.models.tools import WorkspaceSpec
 from agent_interrupts.workflows.orchestrator import OrchestratorWorkflow
@@ -113,6 +114,8 @@ async def ticket_step(client: Client, model_seconds: float) -> tuple[float, int,
                 task_queue=queue,
             )
             final = await handle.result()
+        if not isinstance(final, OrchestratorCollectorResult):
+            raise RuntimeError(f"the bench run ended with another team's result: {final}")
         if final.code_change is None or "VERIFIED" not in (final.code_change.verification or ""):
             raise RuntimeError(f"the bench run did not end verified: {final.code_change}")
         history = await handle.fetch_history()

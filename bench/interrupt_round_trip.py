@@ -340,7 +340,7 @@ async def measure_bare(
 
 @dataclass(frozen=True)
 class SchemaSize:
-    origin: AgentType
+    origin: str
     route: str
     filtered: int
     unfiltered: int

@@ -96,7 +96,7 @@ RESOLUTION = (
 # --- a realistic agent call ------------------------------------------------------------------
 
 
-def blackboard(size: int, agent: AgentType | None = None) -> list[HistoryDigestEntry]:
+def blackboard(size: int, agent: str | None = None) -> list[HistoryDigestEntry]:
     """``size`` digest entries of a run walking the graph forward, with fan-outs and interrupts.
 
     With ``agent`` set, the last entries include more interrupts of that agent than the
@@ -105,7 +105,7 @@ def blackboard(size: int, agent: AgentType | None = None) -> list[HistoryDigestE
     entries: list[HistoryDigestEntry] = []
     seq = 0
 
-    def add(who: AgentType, node_id: str, kind: str, route: str | None = None) -> None:
+    def add(who: str, node_id: str, kind: str, route: str | None = None) -> None:
         nonlocal seq
         seq += 1
         at = T0 + timedelta(seconds=seq)
@@ -119,9 +119,9 @@ def blackboard(size: int, agent: AgentType | None = None) -> list[HistoryDigestE
             )
         )
 
-    own: list[tuple[AgentType, str, str, str | None]] = []
+    own: list[tuple[str, str, str, str | None]] = []
     if agent is not None and agent not in DISPATCHED_AGENTS:
-        node_id = f"{agent.slug}-900"
+        node_id = f"{slug(agent)}-900"
         for _ in range(INTERRUPT_LOOP_THRESHOLD + 1):
             own += [
                 (agent, node_id, "REQUEST", None),
@@ -191,7 +191,7 @@ def realistic_request(node: Node) -> dict[str, Any]:
     return request
 
 
-def realistic_call(agent: AgentType, history: int) -> AgentCall:
+def realistic_call(agent: str, history: int) -> AgentCall:
     """The call the workflow makes for ``agent`` after ``history`` blackboard entries."""
     node = NODES[agent]
     board = blackboard(history, agent)
@@ -209,7 +209,7 @@ def realistic_call(agent: AgentType, history: int) -> AgentCall:
         for i, a in enumerate(list(NODES)[:6])
     ]
     return AgentCall(
-        node_id=f"{agent.slug}-042",
+        node_id=f"{slug(agent)}-042",
         agent_type=agent,
         result_id=make_context_id(RUN_ID, agent, 42, T0),
         goal=GOAL,
@@ -235,7 +235,7 @@ def realistic_call(agent: AgentType, history: int) -> AgentCall:
 
 @dataclass(frozen=True)
 class AgentTiming:
-    agent: AgentType
+    agent: str
     assembly_us: list[float]
     activity_us: list[float]
     cold_us: float
@@ -264,9 +264,9 @@ class AgentTiming:
 class BenchResult:
     history: int
     timings: list[AgentTiming]
-    sizes: dict[AgentType, dict[int, int]]
+    sizes: dict[str, dict[int, int]]
     size_unit: str
-    breakdown: tuple[AgentType, list[tuple[str, int]]]
+    breakdown: tuple[str, list[tuple[str, int]]]
     """The largest prompt (at the bench's history size), part by part, in ``size_unit``."""
 
     @property
@@ -289,9 +289,9 @@ def _time_us(fn: Callable[..., object], *args: object) -> float:
 
 
 def measure_assembly(
-    renderer: PromptRenderer, calls: dict[AgentType, AgentCall], repeats: int
-) -> dict[AgentType, list[float]]:
-    out: dict[AgentType, list[float]] = {}
+    renderer: PromptRenderer, calls: dict[str, AgentCall], repeats: int
+) -> dict[str, list[float]]:
+    out: dict[str, list[float]] = {}
     for agent, call in calls.items():
         node = NODES[agent]
         for _ in range(WARMUPS):
@@ -300,14 +300,12 @@ def measure_assembly(
     return out
 
 
-async def measure_activity(
-    calls: dict[AgentType, AgentCall], runs: int
-) -> dict[AgentType, list[float]]:
+async def measure_activity(calls: dict[str, AgentCall], runs: int) -> dict[str, list[float]]:
     """``AgentActivities.run_agent`` with the offline model, wired as the worker wires it."""
     settings = LlmSettings()
     agents = AgentActivities(StructuredLlm(openai_client(settings), settings), PromptRenderer())
     env = ActivityEnvironment()
-    out: dict[AgentType, list[float]] = {}
+    out: dict[str, list[float]] = {}
     for agent, call in calls.items():
         await env.run(agents.run_agent, call)  # warm-up
         samples = []
@@ -333,8 +331,8 @@ def breakdown(
 
 def measure_sizes(
     renderer: PromptRenderer, histories: Sequence[int], count: Callable[[str], int]
-) -> dict[AgentType, dict[int, int]]:
-    sizes: dict[AgentType, dict[int, int]] = {}
+) -> dict[str, dict[int, int]]:
+    sizes: dict[str, dict[int, int]] = {}
     for agent, node in NODES.items():
         sizes[agent] = {}
         for history in histories:
@@ -405,12 +403,12 @@ def report(result: BenchResult) -> str:
     ]
     for t in timings:
         lines.append(
-            f"{t.agent.value:<24}{t.sections:>9}{t.assembly_median:>11.1f}{t.assembly_p95:>10.1f}"
+            f"{t.agent:<24}{t.sections:>9}{t.assembly_median:>11.1f}{t.assembly_p95:>10.1f}"
             f"{t.cold_us:>10.1f}{t.activity_median:>13.1f}{t.ratio:>18.1%}"
         )
     lines += [
         "",
-        f"largest per-agent median: {worst.assembly_median:.1f} us ({worst.agent.value}); "
+        f"largest per-agent median: {worst.assembly_median:.1f} us ({worst.agent}); "
         f"slowest single call: {result.slowest_call_us:.1f} us",
         f"vs agents SC-002 (100 ms): largest median is {worst_ms / SC002_MS:.4%} of the "
         f"budget, slowest call {slowest_ms / SC002_MS:.3%} -> "
@@ -425,13 +423,13 @@ def report(result: BenchResult) -> str:
     histories = sorted(next(iter(result.sizes.values())))
     lines.append(f"{'agent':<24}" + "".join(f"{f'history={h}':>14}" for h in histories))
     for agent, by_history in result.sizes.items():
-        lines.append(f"{agent.value:<24}" + "".join(f"{by_history[h]:>14}" for h in histories))
+        lines.append(f"{agent:<24}" + "".join(f"{by_history[h]:>14}" for h in histories))
     largest, parts = result.breakdown
     lines += [
         "(a call carries the newest entries and the agent's interrupt count, not the "
         "blackboard: a prompt grows with it only when the loop-breaker section appears; "
         "dispatched agents never get that section)",
-        f"largest prompt, {largest.value} at history={result.history}, part by part: "
+        f"largest prompt, {largest} at history={result.history}, part by part: "
         + ", ".join(f"{name} {size}" for name, size in parts),
     ]
     return "\n".join(lines)

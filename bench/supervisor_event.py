@@ -162,7 +162,7 @@ class EventRun:
     """child's resolve signal -> the target agent's run_agent scheduled"""
     total: float
     """(b) event signal -> the target agent's run_agent scheduled"""
-    target_agent: AgentType
+    target_agent: str
     """the agent of the first run_agent scheduled after the child completed"""
     child_completed_event_id: int
     target_scheduled_event_id: int

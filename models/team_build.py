@@ -40,7 +40,9 @@ from agent_interrupts.models.team_spec import (
     FieldSpec,
     Role,
     TeamSpec,
+    camel,
     field_type_problem,
+    routing_name,
     spec_problems,
 )
 
@@ -74,18 +76,6 @@ what the offline model answers. Two versions of one team share names; the newest
 def built_output(name: str) -> tuple[Node | None, type[Routing]] | None:
     """A declared team's routing (and its node; None for the handler's) by class name."""
     return _OUTPUTS.get(name)
-
-
-def routing_name(team: str, agent: str) -> str:
-    """The class name of a declared team's agent's routing (``IncidentResponseTriageRouting``):
-    the response format's name, at most 64 characters."""
-    return f"{camel(team)}{camel(agent)}Routing"
-
-
-def camel(name: str) -> str:
-    """``FINDINGS_COLLECTOR`` -> ``FindingsCollector``; ``incident-response`` ->
-    ``IncidentResponse``."""
-    return "".join(part.capitalize() for part in name.replace("-", "_").split("_") if part)
 
 
 def field_annotation(text: str) -> Any:

@@ -44,6 +44,22 @@ _ENUM = re.compile(r"^enum\(([A-Z][A-Z0-9_]{0,39}(?:\|[A-Z][A-Z0-9_]{0,39}){0,19
 _LIST = re.compile(r"^list\[(.+)\]$")
 
 
+MAX_SCHEMA_NAME_CHARS = 64
+"""The longest response-format name an OpenAI-compatible endpoint takes."""
+
+
+def camel(name: str) -> str:
+    """``FINDINGS_COLLECTOR`` -> ``FindingsCollector``; ``incident-response`` ->
+    ``IncidentResponse``."""
+    return "".join(part.capitalize() for part in name.replace("-", "_").split("_") if part)
+
+
+def routing_name(team: str, agent: str) -> str:
+    """The class name of a declared team's agent's routing (``IncidentResponseTriageRouting``):
+    the response format's name."""
+    return f"{camel(team)}{camel(agent)}Routing"
+
+
 def field_type_problem(text: str) -> str | None:
     """Why ``text`` is not a field type a strict schema can express (None when it is):
     ``str``, ``text``, ``int``, ``float``, ``bool``, ``enum(A|B|C)``, or ``list[...]`` of one
@@ -144,6 +160,19 @@ def spec_problems(spec: TeamSpec) -> list[str]:
             found.append(
                 f"agent {name}: the name is reserved (the software team's agents and "
                 f"INTERRUPT, END, RETURN); choose another"
+            )
+    for agent in spec.agents:
+        name = routing_name(spec.name, agent.name)
+        if len(name) > MAX_SCHEMA_NAME_CHARS:
+            found.append(
+                f"agent {agent.name}: its output's name {name} is {len(name)} characters, over "
+                f"the {MAX_SCHEMA_NAME_CHARS} an endpoint takes; shorten the team's or the "
+                "agent's name"
+            )
+        if agent.role is Role.ORCHESTRATOR and agent.request:
+            found.append(
+                f"agent {agent.name}: the orchestrator's request declares no fields (a run "
+                "starts it with the goal alone); move them to another agent's request"
             )
     entries = [a.name for a in spec.agents if a.role is Role.ORCHESTRATOR]
     if len(entries) != 1:

@@ -384,7 +384,6 @@ class InterruptWorkflow:
         return InterruptCarried(
             deadline=self._deadline,
             hooks_applied=self._hooks,
-            team=self._job.team,
             events=self._events,
             events_recorded=self._events_recorded,
         )

@@ -85,7 +85,7 @@ def _agent(draw: st.DrawFn, name: str, role: Role, routes: dict[str, str]) -> Ag
         description=draw(descriptions),
         phase=draw(st.sampled_from(["WORK", "TRIAGE", "FIX", "REVIEW"])),
         routes=routes,
-        request=draw(field_maps()),
+        request={} if role is Role.ORCHESTRATOR else draw(field_maps()),
         result=draw(field_maps()),
         question=draw(field_maps(2)),
         template=draw(st.sampled_from(["", "{% block role %}Do the work.{% endblock %}"])),

@@ -11,8 +11,9 @@ import pytest
 
 from agent_interrupts.models.agent_types import AgentType
 from agent_interrupts.models.fan_out import HeldAgent
-from agent_interrupts.models.graph import NODES
+from agent_interrupts.models.graph import NODES, SOFTWARE_TEAM
 from agent_interrupts.models.interrupts import (
+    DispatchInterruptRequest,
     InterruptResolution,
     InterruptType,
     OptionKey,
@@ -22,7 +23,6 @@ from agent_interrupts.models.limits import MAX_ITEMS
 from agent_interrupts.models.results import TicketAgentResult
 from agent_interrupts.workflows.interrupt_text import details_markdown
 from agent_interrupts.workflows.lifting import (
-    DISPATCH_QUESTIONS,
     answer_each,
     lift,
     own_answer,
@@ -55,8 +55,9 @@ def _result(ticket: str) -> TicketAgentResult:
 
 
 def test_every_dispatch_node_has_its_typed_question() -> None:
-    dispatch_nodes = {a for a, n in NODES.items() if n.dispatches is not None}
-    assert set(DISPATCH_QUESTIONS) == dispatch_nodes
+    for agent, node in NODES.items():
+        asks_for_its_agents = issubclass(SOFTWARE_TEAM.questions[agent], DispatchInterruptRequest)
+        assert asks_for_its_agents == (node.dispatches is not None), agent
 
 
 # -- plan_fan_out: idempotent resume (item 3) ----------------------------------------------
