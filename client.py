@@ -455,6 +455,7 @@ async def _cmd_resolve(args: argparse.Namespace, settings: TemporalSettings) -> 
     from agent_interrupts.app.people import person_name
     from agent_interrupts.app.sdk import ResolutionRejected, accepted
     from agent_interrupts.app.terminal_input import LineReader
+    from agent_interrupts.models.team_build import team_of
 
     async with _session(settings, args.interrupt_id) as session:
         agents = session.agents
@@ -494,7 +495,8 @@ async def _cmd_resolve(args: argparse.Namespace, settings: TemporalSettings) -> 
             )
         )
         if args.continue_at:
-            resolution = with_continue_at(resolution, question.origin, args.continue_at)
+            team = team_of(question.team)
+            resolution = with_continue_at(resolution, question.origin, args.continue_at, team=team)
         try:
             ack = await agents.resolve(args.interrupt_id, resolution)
         except ResolutionRejected as err:
