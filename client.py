@@ -812,9 +812,9 @@ def _resolve_options(resolve: argparse.ArgumentParser) -> None:
     )
     resolve.add_argument(
         "--continue-at",
-        choices=[a.value for a in AgentType],
         metavar="AGENT",
-        help="send the run on to one of the asking agent's routes instead of back to it",
+        help="send the run on to one of the asking agent's routes (in the run's team) instead "
+        "of back to it",
     )
     resolve.add_argument("--show", action="store_true", help="print the question first")
     resolve.add_argument("--no-input", action="store_true", help="never ask in the terminal")

@@ -14,7 +14,7 @@ from typing import Any
 from temporalio.client import Client
 
 from agent_interrupts.activities.agreement import Agreement, QuestionKind, verdicts
-from agent_interrupts.app.export import select_runs
+from agent_interrupts.app.export import plural, select_runs
 from agent_interrupts.app.history import RecordedRun, read_run
 from agent_interrupts.models.agent_types import AgentType
 from agent_interrupts.models.ids import parse_context_id
@@ -283,10 +283,9 @@ class Tally:
         lines = []
         for (team, agent), asked in sorted(self.asked.items()):
             types = ", ".join(f"{t} {n}" for t, n in sorted(asked.by_type.items()))
-            value = (
-                f"{asked.questions} ({types}; {asked.kinds[QuestionKind.CHOICE]} choices, "
-                f"{asked.kinds[QuestionKind.CONFIRMATION]} confirmations)"
-            )
+            choices = plural(asked.kinds[QuestionKind.CHOICE], "choice")
+            confirmations = plural(asked.kinds[QuestionKind.CONFIRMATION], "confirmation")
+            value = f"{asked.questions} ({types}; {choices}, {confirmations})"
             lines.append(
                 Line(
                     f"questions of {_agent_label(team, agent)}",

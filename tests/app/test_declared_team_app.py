@@ -26,7 +26,8 @@ from agent_interrupts.app.run_picture import mermaid, node_views, svg
 from agent_interrupts.app.sdk import AgentWorkflowClient
 from agent_interrupts.app.stats import measure
 from agent_interrupts.app.worker_setup import build_worker
-from agent_interrupts.models.team_build import TeamFinalResult, build_team
+from agent_interrupts.models.team_build import TeamFinalResult, build_team, team_of
+from tests.support.cli import client_py
 from tests.support.inbox import until_listed
 from tests.support.interrupts import wait_for_interrupt
 from tests.workflows.test_declared_team import TINY_TEAM
@@ -71,6 +72,15 @@ async def test_status_and_inbox_of_a_declared_teams_question(
         assert re.search(r"└ N x SURVEYOR\s+✔ done\s+2 outputs", text), text
         assert re.search(r"SUMMARY\s+SUMMARY\s+· not reached", text), text
         assert "ORCHESTRATOR" not in text, "the software team's agents are not drawn"
+        followed = Console(width=160, record=True, force_terminal=False)
+        render.console, before = followed, render.console
+        try:  # what ``agents run`` / ``agents follow`` prints of the same steps
+            render.Progress(team_of(status.team)).show(entries)
+        finally:
+            render.console = before
+        steps = followed.export_text()
+        assert re.search(r"^PLAN ─+\n  lead-\d+ LEAD → surveyRequest", steps, re.M), steps
+        assert re.search(r"^SURVEY ─+\n  survey-\d+ SURVEY → interruptRequest", steps, re.M)
 
         await until_listed(agents, interrupt_id)
         app = create_app(agents, InboxSettings(), limit=100)
@@ -94,15 +104,21 @@ async def test_status_and_inbox_of_a_declared_teams_question(
 
             csrf = re.search(r'name="csrf" value="([^"]+)"', page.text)
             assert csrf is not None
-            form = {"csrf": csrf[1], "interrupt": interrupt_id, "accept": "all"}
+            form = {"csrf": csrf[1], "interrupt": interrupt_id}
             wrong = await http.post(
                 "/answer",
-                data={**form, "accept": "", "text": "go on", "continue_at": "ORCHESTRATOR"},
+                data={**form, "text": "go on", "continue_at": "ORCHESTRATOR"},
                 headers=SAME_ORIGIN,
             )
             assert wrong.status_code == 422
             assert "is not an agent of team tiny-survey" in wrong.text
-            sent = await http.post("/answer", data=form, headers=SAME_ORIGIN)
+            assert '<option value="SUMMARY">SUMMARY</option>' in card, "its routes, to go on at"
+            answers = {
+                "choice.surveyor-2/approach": "B",
+                "confirm.surveyor-2/add-tests": "yes",
+                "continue_at": "SUMMARY",
+            }
+            sent = await http.post("/answer", data={**form, **answers}, headers=SAME_ORIGIN)
             assert sent.status_code == 200, sent.text
             assert 'class="card answered"' in sent.text
 
@@ -113,7 +129,7 @@ async def test_status_and_inbox_of_a_declared_teams_question(
         assert end is not None and end.state == "COMPLETED"
         text = _status_text(closed, await agents.blackboard(workflow_id), end)
         assert re.search(r"SUMMARY\s+SUMMARY\s+✔ done", text), text
-        assert re.search(r"^\s*SUMMARY\s*─", text, re.M) or "SUMMARY" in text
+        assert re.search(r"SURVEY\s+SURVEY\s+↪ re-routed\s.*re-routed to SUMMARY", text), text
 
 
 async def test_a_finished_declared_team_run_exports_by_role_and_counts_its_questions(
@@ -126,13 +142,19 @@ async def test_a_finished_declared_team_run_exports_by_role_and_counts_its_quest
         handle = await agents.start(GOAL, workflow_id=workflow_id, team=TINY_TEAM.name)
         pending = (await wait_for_interrupt(handle)).pending_interrupt
         assert pending is not None
-        asked = (await agents.interrupt_status(pending.workflow_id)).request
-        from agent_interrupts.app.inbox.form import resolution_from_form, starting_values
-
-        await agents.resolve(
-            pending.workflow_id, resolution_from_form(starting_values(asked), "SURVEY")
+        flags = ["--choice", "surveyor-2/approach=B", "--confirm", "surveyor-2/add-tests=yes"]
+        elsewhere = await client_py(
+            client, "resolve", pending.workflow_id, *flags, "--continue-at", "ORCHESTRATOR"
         )
+        assert elsewhere.returncode != 0
+        assert "'ORCHESTRATOR' is not an agent of team tiny-survey" in elsewhere.stderr
+        resolved = await client_py(client, "resolve", pending.workflow_id, *flags)
+        assert resolved.returncode == 0, resolved.stderr
         assert isinstance(await asyncio.wait_for(handle.result(), 30), TeamFinalResult)
+        status = await client_py(client, "status", workflow_id)
+        assert status.returncode == 0, status.stderr
+        assert "team: tiny-survey" in status.stdout and "└ N x SURVEYOR" in status.stdout
+        assert re.search(r"SUMMARY\s+SUMMARY\s+✔ done", status.stdout), status.stdout
 
         out = tmp_path / "team.jsonl"
         summary = await export(client, out, fmt=Format.NATIVE, ids=[workflow_id])
@@ -157,11 +179,16 @@ async def test_a_finished_declared_team_run_exports_by_role_and_counts_its_quest
     for e in calls:
         assert messages_sha256(e["messages"][:-1]) == e["messagesSha256"]
 
-    lines = {line.name: line for line in (await measure(client, [workflow_id])).lines()}
-    assert lines["runs"].value == "1"
+    stats = await client_py(client, "stats", "--json", workflow_id)
+    assert stats.returncode == 0, stats.stderr
+    lines = {line["name"]: line for line in json.loads(stats.stdout)}
+    assert lines["runs"]["value"] == "1" and lines["interrupts per run"]["value"] == "1.00"
     mine = lines[f"questions of {TINY_TEAM.name}/SURVEY"]
-    assert mine.value.startswith("1 (HUMAN_REVIEW 1; ")
-    assert mine.figures["team"] == TINY_TEAM.name and mine.figures["questions"] == 1
+    assert mine["value"] == "1 (HUMAN_REVIEW 1; 1 choice, 1 confirmation)"
+    assert mine["figures"]["team"] == TINY_TEAM.name
+    assert mine["figures"]["byKind"] == {"choice": 1, "confirmation": 1}
+    tally = await measure(client, [workflow_id])
+    assert tally.asked[(TINY_TEAM.name, "SURVEY")].questions == 1
 
 
 def test_the_picture_and_graph_of_a_declared_team_are_its_own() -> None:
