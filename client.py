@@ -495,6 +495,7 @@ async def _cmd_resolve(args: argparse.Namespace, settings: TemporalSettings) -> 
     from agent_interrupts.app.people import person_name
     from agent_interrupts.app.sdk import ResolutionRejected, accepted
     from agent_interrupts.app.terminal_input import LineReader
+    from agent_interrupts.models.team_build import team_of
 
     async with _session(settings, args.interrupt_id) as session:
         agents = session.agents
@@ -534,7 +535,8 @@ async def _cmd_resolve(args: argparse.Namespace, settings: TemporalSettings) -> 
             )
         )
         if args.continue_at:
-            resolution = with_continue_at(resolution, question.origin, args.continue_at)
+            team = team_of(question.team)
+            resolution = with_continue_at(resolution, question.origin, args.continue_at, team=team)
         try:
             ack = await agents.resolve(args.interrupt_id, resolution)
         except ResolutionRejected as err:
@@ -856,9 +858,9 @@ def _resolve_options(resolve: argparse.ArgumentParser) -> None:
     )
     resolve.add_argument(
         "--continue-at",
-        choices=[a.value for a in AgentType],
         metavar="AGENT",
-        help="send the run on to one of the asking agent's routes instead of back to it",
+        help="send the run on to one of the asking agent's routes (in the run's team) instead "
+        "of back to it",
     )
     resolve.add_argument("--show", action="store_true", help="print the question first")
     resolve.add_argument("--no-input", action="store_true", help="never ask in the terminal")

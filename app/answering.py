@@ -6,10 +6,12 @@ the question is answered elsewhere.
 
 from __future__ import annotations
 
+import re
 import shlex
 from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
 
-from agent_interrupts.models.agent_types import AgentType
+from agent_interrupts.models.agent_types import AGENT_NAME_PATTERN, agent_name
+from agent_interrupts.models.graph import SOFTWARE_TEAM
 from agent_interrupts.models.interrupts import (
     InterruptRequestBase,
     InterruptResolution,
@@ -23,6 +25,7 @@ from agent_interrupts.models.resolution_rules import (
     suggested_answer,
     untouched_parts,
 )
+from agent_interrupts.models.team import Team
 
 YES = {"y", "yes", "true", "1"}
 NO = {"n", "no", "false", "0"}
@@ -104,15 +107,22 @@ def stop_resolution(reason: str, other_answers: object) -> InterruptResolution:
 
 
 def with_continue_at(
-    resolution: InterruptResolution, origin: str, target: str, field: str = "--continue-at"
+    resolution: InterruptResolution,
+    origin: str,
+    target: str,
+    field: str = "--continue-at",
+    team: Team = SOFTWARE_TEAM,
 ) -> InterruptResolution:
     """``--continue-at AGENT``: the answer, and the run goes on at ``target`` (one of
-    ``origin``'s routes) instead of back to ``origin``; a problem names ``field``."""
-    try:
-        agent = AgentType(target)
-    except ValueError:
-        raise ValueError(f"{field} {target!r} is not an agent type") from None
-    if problem := redirect_problem(origin, agent):
+    ``origin``'s routes in the run's ``team``) instead of back to ``origin``; a problem names
+    ``field``."""
+    if not re.fullmatch(AGENT_NAME_PATTERN, target) or target not in team.nodes:
+        agents = ", ".join(sorted(team.nodes))
+        raise ValueError(
+            f"{field} {target!r} is not an agent of team {team.name} (its agents: {agents})"
+        )
+    agent = agent_name(target)
+    if problem := redirect_problem(origin, agent, team):
         raise ValueError(f"{field} {problem}")
     return resolution.model_copy(update={"continue_at": agent})
 

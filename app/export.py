@@ -7,10 +7,12 @@ chain at a time, in a deterministic order, without duplicates.
 
 Kinds: ``delegation`` (the four orchestrators), ``consolidation`` (the four collectors),
 ``report`` (every other agent: dispatched agents, dispatch nodes, review, merger, context
-manager), ``interrupt`` (any agent's call that asked a question instead of routing on),
-``resolution`` (the question and its context -> the answer that was used: the controller's
-example, with the reviewer's prompt and AgentReviewDecision as output), ``translation``
-(answer -> the filtered InterruptRouting).
+manager; a declared team's agent by its role: orchestrator delegation, collector
+consolidation, any other report), ``interrupt`` (any agent's call that asked a question
+instead of routing on), ``resolution`` (the question and its context -> the answer that was
+used: the controller's example, with the reviewer's prompt and AgentReviewDecision as output),
+``translation`` (answer -> the run's team's handler routing filtered to the one route: the
+software team's InterruptRouting).
 """
 
 from __future__ import annotations
@@ -39,15 +41,17 @@ from agent_interrupts.app.lineage_records import closing_records
 from agent_interrupts.app.tool_steps import offered_tools, transcripts
 from agent_interrupts.models.agent_call import CallRecord
 from agent_interrupts.models.agent_types import AgentType
-from agent_interrupts.models.graph import NODES
 from agent_interrupts.models.interrupt_flow import (
     AgentReviewDecision,
     ChoiceDecision,
     ConfirmationDecision,
     ReviewInput,
 )
-from agent_interrupts.models.interrupts import InterruptResolution, InterruptRouting, ResolvedBy
+from agent_interrupts.models.interrupts import InterruptResolution, ResolvedBy
 from agent_interrupts.models.results import SCHEMA_VERSION
+from agent_interrupts.models.team import Team
+from agent_interrupts.models.team_build import team_of
+from agent_interrupts.models.team_spec import Role
 from agent_interrupts.workflows.orchestrator import OrchestratorWorkflow
 
 
@@ -80,7 +84,24 @@ KIND_BY_AGENT: dict[str, Kind] = {
     else Kind.REPORT
     for agent in AgentType
 }
-"""The kind of an agent's example when it routed on (a question is always ``interrupt``)."""
+"""The kind of a software agent's example when it routed on (a question is always
+``interrupt``)."""
+KIND_BY_ROLE: dict[Role, Kind] = {
+    Role.ORCHESTRATOR: Kind.DELEGATION,
+    Role.COLLECTOR: Kind.CONSOLIDATION,
+    Role.DISPATCHER: Kind.REPORT,
+    Role.DISPATCHED: Kind.REPORT,
+    Role.AGENT: Kind.REPORT,
+}
+"""The kind of a declared team's agent's example, by the agent's role in the team."""
+
+
+def kind_of(agent: str, team: Team) -> Kind:
+    """The kind of ``agent``'s example when it routed on, in the run's ``team``."""
+    if team.spec is None:
+        return KIND_BY_AGENT.get(agent, Kind.REPORT)
+    roles = {a.name: a.role for a in team.spec.agents}
+    return KIND_BY_ROLE[roles.get(agent, Role.AGENT)]
 
 
 class Format(StrEnum):
@@ -153,8 +174,9 @@ def agent_example(
     """An agent call -> a delegation, consolidation, report or interrupt example; a tool-using
     step's transcript is read back from ``results``, the store its workers kept."""
     call, reply = recorded.call, recorded.reply
-    node = NODES[call.agent_type]
-    rendered = prompts.agent_messages(node, call).messages
+    team = team_of(call.team)
+    node = team.node(call.agent_type)
+    rendered = prompts.agent_messages(node, call, team).messages
     candidates = [rendered]
     if call.tool_requests:
         if results is None:
@@ -168,7 +190,7 @@ def agent_example(
                 "AGENT_TOOL_RESULTS_DIR is (agents export --tool-results DIR)"
             )
     prompt = _verified(candidates, reply.call, prompts)
-    kind = Kind.INTERRUPT if reply.route == "interruptRequest" else KIND_BY_AGENT[call.agent_type]
+    kind = Kind.INTERRUPT if reply.route == "interruptRequest" else kind_of(call.agent_type, team)
     return Example(
         kind=kind,
         agent_type=str(call.agent_type),
@@ -233,16 +255,19 @@ def resolution_example(run: RecordedRun, it: RecordedInterrupt, prompts: PromptR
 def translation_example(
     run: RecordedRun, it: RecordedInterrupt, prompts: PromptRenderer
 ) -> Example:
-    """The question and its answer -> the InterruptRouting filtered to the one allowed route."""
+    """The question and its answer -> the run's team's handler routing (the software team's
+    InterruptRouting) filtered to the one allowed route."""
     job, outcome = it.translation, it.translated
     if job is None or outcome is None:
         raise Unverifiable("the answer was never translated (no translation, or it failed)")
     prompt = _verified([translation_messages(prompts, job)], outcome.call, prompts)
-    answer = _answer(outcome.routing, routing_schema(job.allowed_route), InterruptRouting)
+    routing = team_of(job.team).interrupt_routing
+    schema = routing_schema(job.allowed_route, model=routing)
+    answer = _answer(outcome.routing, schema, routing)
     return Example(
         kind=Kind.TRANSLATION,
         agent_type=str(job.origin),
-        schema_name=InterruptRouting.__name__,
+        schema_name=routing.__name__,
         prompt=prompt,
         answer=answer,
         input=job.to_wire(),
@@ -292,7 +317,8 @@ def run_examples(
         builders = []
         if isinstance(step, RecordedCall):
             asked = step.reply.route == "interruptRequest"
-            kind = Kind.INTERRUPT if asked else KIND_BY_AGENT[step.call.agent_type]
+            team = team_of(step.call.team)
+            kind = Kind.INTERRUPT if asked else kind_of(step.call.agent_type, team)
             if kind in kinds:
                 builders.append(lambda s=step: agent_example(run, s, prompts, results))
         else:

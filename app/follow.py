@@ -27,7 +27,7 @@ from agent_interrupts.app.terminal_input import LineReader
 from agent_interrupts.app.watch import Ticker
 from agent_interrupts.models.interrupts import ResolvedBy
 from agent_interrupts.models.state import EventKind, OrchestratorStatus
-from agent_interrupts.models.team_build import RunResult
+from agent_interrupts.models.team_build import RunResult, team_of
 from agent_interrupts.workflows.interrupt import InterruptWorkflow
 from agent_interrupts.workflows.orchestrator import OrchestratorWorkflow
 
@@ -163,6 +163,8 @@ async def _show(
 ) -> int:
     """Show the steps finished since entry ``seen``; return the entry to show from next."""
     since = await entries_since(client, workflow_id, status, seen)
+    if status is not None:
+        progress.team = team_of(status.team)
     progress.show(since.entries)
     if since.skipped:
         render.note(over_the_limit(since.skipped, workflow_id))

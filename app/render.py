@@ -12,12 +12,13 @@ from rich.text import Text
 
 from agent_interrupts.app.run_picture import RunEnd, node_views, picture
 from agent_interrupts.app.sdk import RunRow, WaitingRow, continues_at, decisions
-from agent_interrupts.models.graph import NODES
+from agent_interrupts.models.graph import SOFTWARE_TEAM
 from agent_interrupts.models.interrupt_flow import InterruptStatus
 from agent_interrupts.models.interrupts import InterruptRequestBase
 from agent_interrupts.models.limits import clip
 from agent_interrupts.models.state import EntryKind, GraphEvent, HistoryEntry, OrchestratorStatus
-from agent_interrupts.models.team_build import RunResult, TeamFinalResult, result_summary
+from agent_interrupts.models.team import Team
+from agent_interrupts.models.team_build import RunResult, TeamFinalResult, result_summary, team_of
 from agent_interrupts.workflows.visibility import question_markdown
 
 MIN_LAST_COLUMN = 20
@@ -45,19 +46,27 @@ def note(message: str) -> None:
     errors.print(f"[dim]{message}[/]", markup=True, soft_wrap=True)
 
 
-class Progress:
-    """Prints each finished agent step once, with a rule when the phase changes."""
+def phase_of(team: Team, agent: str) -> str:
+    """The phase ``team``'s ``agent`` works in ("?" for an agent the team does not have)."""
+    node = team.nodes.get(agent)
+    return node.phase if node is not None else "?"
 
-    def __init__(self) -> None:
+
+class Progress:
+    """Prints each finished agent step once, with a rule when the phase changes. ``team``: the
+    run's team (its agents' phases); a follower sets it from the run's status."""
+
+    def __init__(self, team: Team = SOFTWARE_TEAM) -> None:
         self._seen: set[str] = set()
         self._phase: str | None = None
+        self.team = team
 
     def show(self, history: list[HistoryEntry]) -> None:
         for entry in history:
             if entry.kind is not EntryKind.OUTPUT or entry.context_id in self._seen:
                 continue
             self._seen.add(entry.context_id)
-            phase = NODES[entry.agent_type].phase
+            phase = phase_of(self.team, entry.agent_type)
             if phase != self._phase and "/" not in entry.node_id:
                 self._phase = phase
                 console.rule(f"[bold]{phase}[/]", align="left")
@@ -124,25 +133,28 @@ def status(
     chain's every entry (default: the newest ones the query holds)."""
     entries = info.history if blackboard is None else blackboard
     current = info.current_node
+    team = team_of(info.team)
     console.print(
         f"[bold]{info.workflow_id}[/]: phase {info.phase}, step {info.steps_taken}/{info.max_steps}"
     )
+    if not team.builtin:
+        console.print(f"team: {team.name} (sha256 {team.sha256[:12]})", markup=False)
     if end is None:
         running = f"{current.node_id} ({current.agent_type})" if current else "nothing"
         console.print(f"running: {running}")
         if info.pending_interrupt:
             console.print(f"waiting on interrupt {info.pending_interrupt.workflow_id}")
     console.print()
-    console.print(picture(node_views(entries, info, end.state if end else None)))
+    console.print(picture(node_views(entries, info, end.state if end else None, team), team))
     console.print()
-    _steps(entries, info.workflow_id)
+    _steps(entries, info.workflow_id, team)
     if end is not None:
         style = "bold green" if end.state == "COMPLETED" else "bold red"
         console.print(Text.assemble((end.state, style), f": {end.line}"))
     _events(info.events[-5:])
 
 
-def _steps(entries: list[HistoryEntry], workflow_id: str) -> None:
+def _steps(entries: list[HistoryEntry], workflow_id: str, team: Team) -> None:
     """The newest agent steps, each under its phase's rule (a dispatched agent's too)."""
     steps = [e for e in entries if e.kind is EntryKind.OUTPUT]
     shown = steps[-STEPS_SHOWN:]
@@ -153,8 +165,8 @@ def _steps(entries: list[HistoryEntry], workflow_id: str) -> None:
         )
     phase = None
     for entry in shown:
-        if NODES[entry.agent_type].phase != phase:
-            phase = NODES[entry.agent_type].phase
+        if phase_of(team, entry.agent_type) != phase:
+            phase = phase_of(team, entry.agent_type)
             console.rule(f"[bold]{phase}[/]", align="left")
         route = f"→ {entry.route}" if entry.route else "(result)"
         indent = "    " if "/" in entry.node_id else "  "

@@ -7,6 +7,9 @@ not reached; ``picture`` lays that out as a ``rich`` table in the node table's o
 dispatched agent under its dispatch node, and ``svg`` draws the same rows for the inbox.
 ``mermaid`` draws the graph itself from the node table and the Routing models (docs/agents.md
 shows it; a test keeps the two the same).
+
+Every function takes the run's team (``team_of(status.team)``): a declared team's run is drawn
+with its own agents, phases, dispatchers and routes; the software team's is the default.
 """
 
 from __future__ import annotations
@@ -18,10 +21,11 @@ from html import escape
 from rich.table import Table
 from rich.text import Text
 
-from agent_interrupts.models.agent_types import DISPATCHED_AGENTS, AgentType, Terminal
-from agent_interrupts.models.graph import NODES
-from agent_interrupts.models.interrupts import InterruptRouting
+from agent_interrupts.models.agent_types import AgentType, Terminal, is_agent
+from agent_interrupts.models.graph import SOFTWARE_TEAM
 from agent_interrupts.models.state import EntryKind, HistoryEntry, OrchestratorStatus
+from agent_interrupts.models.team import Team
+from agent_interrupts.models.team_build import team_of
 
 
 class NodeState(StrEnum):
@@ -92,22 +96,47 @@ class RunEnd:
     line: str
 
 
-def resolution_target(route: str | None) -> str | None:
-    """The agent an answered question's routing (an InterruptRouting route) leads to."""
-    target = InterruptRouting.route_aliases().get(route or "")
-    return target if isinstance(target, AgentType) else None
+def resolution_target(route: str | None, team: Team = SOFTWARE_TEAM) -> str | None:
+    """The agent an answered question's routing (a route of ``team``'s handler routing) leads
+    to."""
+    target = team.interrupt_routing.route_aliases().get(route or "")
+    return str(target) if target is not None and is_agent(target) else None
+
+
+def rows(team: Team) -> list[str]:
+    """The team's agents in the order the picture shows them: the node table's, each
+    dispatched agent right under its dispatch node."""
+    shown: list[str] = []
+    for agent, node in team.nodes.items():
+        if agent in team.dispatched:
+            continue
+        shown.append(agent)
+        if node.dispatches is not None and node.dispatches in team.nodes:
+            shown.append(node.dispatches)
+    shown += [a for a in team.nodes if a not in shown]  # a dispatched agent nobody dispatches
+    return shown
 
 
 def node_views(
-    entries: list[HistoryEntry], status: OrchestratorStatus | None, closed: str | None = None
+    entries: list[HistoryEntry],
+    status: OrchestratorStatus | None,
+    closed: str | None = None,
+    team: Team | None = None,
 ) -> dict[str, NodeView]:
-    """Every node's state, in the node table's order. ``entries``: the run chain's blackboard
+    """Every node's state, in the picture's order. ``entries``: the run chain's blackboard
     (all of it, oldest first); ``status``: its ``status`` query (the running node and the
     waiting question), if it answered; ``closed``: how the run ended (``COMPLETED``,
-    ``FAILED`` ...), None while it runs."""
-    views = {agent: NodeView(agent) for agent in NODES}
+    ``FAILED`` ...), None while it runs; ``team``: the run's team (default: the one ``status``
+    names, else the software team). An agent the team does not have gets a row at the end."""
+    if team is None:
+        team = team_of(status.team) if status is not None else SOFTWARE_TEAM
+    views = {agent: NodeView(agent) for agent in rows(team)}
+
+    def view_of(agent: str) -> NodeView:
+        return views.setdefault(str(agent), NodeView(str(agent)))
+
     for entry in entries:
-        view = views[entry.agent_type]
+        view = view_of(entry.agent_type)
         if entry.kind is EntryKind.REQUEST:
             view.state = NodeState.RUNNING
         elif entry.kind is EntryKind.OUTPUT:
@@ -117,18 +146,20 @@ def node_views(
             view.questions += 1
             view.state = NodeState.WAITING
         elif entry.kind is EntryKind.RESOLUTION:
-            target = resolution_target(entry.route)
-            if target is not None and target is not entry.agent_type:
+            target = resolution_target(entry.route, team)
+            if target is not None and target != entry.agent_type:
                 view.rerouted_to.append(target)
                 view.state = NodeState.REROUTED
             else:
                 view.state = NodeState.RUNNING  # it runs again with the answer
     if status is not None and closed is None:
         if (pending := status.pending_interrupt) is not None:
-            views[pending.origin_agent_type].state = NodeState.WAITING
-            views[pending.origin_agent_type].waiting_on = pending.workflow_id
-        if status.current_node is not None:
-            views[status.current_node.agent_type].state = NodeState.RUNNING
+            view_of(pending.origin_agent_type).state = NodeState.WAITING
+            view_of(pending.origin_agent_type).waiting_on = pending.workflow_id
+        current = status.current_node
+        waiting = pending.origin_agent_type if pending is not None else None
+        if current is not None and current.agent_type != waiting:  # a dispatch node waits
+            view_of(current.agent_type).state = NodeState.RUNNING
     if closed is not None:
         unfinished = (NodeState.RUNNING, NodeState.WAITING)
         for view in views.values():
@@ -137,19 +168,24 @@ def node_views(
     return views
 
 
-def picture(views: dict[str, NodeView]) -> Table:
-    """One row per node, in the node table's order: phase, agent (a dispatched agent indented
-    under its dispatch node), its state and what it did."""
+def _phase(team: Team, agent: str) -> str:
+    node = team.nodes.get(agent)
+    return node.phase if node is not None else "?"
+
+
+def picture(views: dict[str, NodeView], team: Team = SOFTWARE_TEAM) -> Table:
+    """One row per node of ``team``, in ``node_views``' order: phase, agent (a dispatched agent
+    indented under its dispatch node), its state and what it did."""
     table = Table(box=None, show_header=True, header_style="bold", pad_edge=False)
     for column in ("phase", "agent", "state", ""):
         table.add_column(column, no_wrap=column != "")
     phase = None
-    for agent, node in NODES.items():
-        view = views[agent]
+    for agent, view in views.items():
         mark, style = STYLES[view.state]
-        shown_phase = node.phase if node.phase != phase else ""
-        phase = node.phase
-        name = f"  └ N x {agent}" if agent in DISPATCHED_AGENTS else str(agent)
+        this_phase = _phase(team, agent)
+        shown_phase = this_phase if this_phase != phase else ""
+        phase = this_phase
+        name = f"  └ N x {agent}" if agent in team.dispatched else str(agent)
         table.add_row(
             shown_phase,
             Text(name, style="dim" if view.state is NodeState.NOT_REACHED else ""),
@@ -159,48 +195,49 @@ def picture(views: dict[str, NodeView]) -> Table:
     return table
 
 
-def svg(views: dict[str, NodeView]) -> str:
+def svg(views: dict[str, NodeView], team: Team = SOFTWARE_TEAM) -> str:
     """The same rows as ``picture``, as an SVG image: a coloured mark per node and its state."""
-    rows = []
+    drawn = []
     phase = None
-    for i, (agent, node) in enumerate(NODES.items()):
-        view = views[agent]
+    for i, (agent, view) in enumerate(views.items()):
         mark, _ = STYLES[view.state]
         colour = SVG_COLOURS[view.state]
         y = (i + 1) * ROW_PX + 6
-        shown_phase = node.phase if node.phase != phase else ""
-        phase = node.phase
-        name = f"└ N x {agent}" if agent in DISPATCHED_AGENTS else str(agent)
-        indent = 118 if agent in DISPATCHED_AGENTS else 104
-        rows.append(
+        this_phase = _phase(team, agent)
+        shown_phase = this_phase if this_phase != phase else ""
+        phase = this_phase
+        dispatched = agent in team.dispatched
+        name = f"└ N x {agent}" if dispatched else str(agent)
+        indent = 118 if dispatched else 104
+        drawn.append(
             f'<text x="4" y="{y}" class="phase">{escape(str(shown_phase))}</text>'
             f'<circle cx="96" cy="{y - 5}" r="6" fill="{colour}"/>'
             f'<text x="{indent}" y="{y}" fill="{colour}">{escape(name)}</text>'
             f'<text x="330" y="{y}" fill="{colour}">{escape(f"{mark} {view.state.value}")}</text>'
             f'<text x="430" y="{y}" class="detail">{escape(view.detail())}</text>'
         )
-    height = (len(NODES) + 1) * ROW_PX
+    height = (len(views) + 1) * ROW_PX
     return (
         f'<svg xmlns="http://www.w3.org/2000/svg" width="900" height="{height}" '
         f'viewBox="0 0 900 {height}" font-family="sans-serif" font-size="13">'
         "<style>.phase{fill:#5b6475;font-size:11px}.detail{fill:#5b6475}</style>"
         f'<text x="4" y="15" font-weight="bold">phase</text>'
         f'<text x="104" y="15" font-weight="bold">agent</text>'
-        f'<text x="330" y="15" font-weight="bold">state</text>' + "".join(rows) + "</svg>"
+        f'<text x="330" y="15" font-weight="bold">state</text>' + "".join(drawn) + "</svg>"
     )
 
 
-def mermaid() -> str:
-    """The graph as a mermaid flowchart, read from the node table and the Routing models: each
-    agent and where its routes lead; a dispatch node fans out to N agents whose results come
-    back to it. Every agent may also ask a question (the one INTERRUPT node, whose answer goes
-    back to the agent that asked, or on to another agent) and ask the context manager, which
-    hands back: those edges are drawn once, not from every node."""
+def mermaid(team: Team = SOFTWARE_TEAM) -> str:
+    """The graph as a mermaid flowchart, read from the team's node table and Routing models:
+    each agent and where its routes lead; a dispatch node fans out to N agents whose results
+    come back to it. Every agent may also ask a question (the one INTERRUPT node, whose answer
+    goes back to the agent that asked, or on to another agent) and (in the software team) ask
+    the context manager, which hands back: those edges are drawn once, not from every node."""
     lines = ["flowchart TD"]
-    for agent in NODES:
+    for agent in team.nodes:
         lines.append(f'    {agent}["{agent}"]')
     lines.append('    END(["END: the final result"])')
-    for agent, node in NODES.items():
+    for agent, node in team.nodes.items():
         if agent is AgentType.CONTEXT_MANAGER:
             continue
         if node.dispatches is not None:
@@ -210,12 +247,14 @@ def mermaid() -> str:
             if target in (Terminal.INTERRUPT, AgentType.CONTEXT_MANAGER) or target in seen:
                 continue
             seen.add(target)
-            if agent in DISPATCHED_AGENTS:
+            if agent in team.dispatched:
                 lines.append(f"    {agent} -.->|result| {target}")
             else:
                 lines.append(f"    {agent} --> {target}")
     lines.append('    ANY(["any agent"]) -.->|a question| INTERRUPT{{"INTERRUPT"}}')
     lines.append("    INTERRUPT -.->|the answer: back, or on to another agent| ANY")
+    if AgentType.CONTEXT_MANAGER not in team.nodes:
+        return "\n".join(lines)
     lines.append("    ANY -.->|asks for context| CONTEXT_MANAGER")
     lines.append("    CONTEXT_MANAGER -.->|RETURN| ANY")
     return "\n".join(lines)

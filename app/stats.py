@@ -14,7 +14,7 @@ from typing import Any
 from temporalio.client import Client
 
 from agent_interrupts.activities.agreement import Agreement, QuestionKind, verdicts
-from agent_interrupts.app.export import select_runs
+from agent_interrupts.app.export import plural, select_runs
 from agent_interrupts.app.history import RecordedRun, read_run
 from agent_interrupts.models.agent_types import AgentType
 from agent_interrupts.models.ids import parse_context_id
@@ -26,6 +26,7 @@ from agent_interrupts.models.interrupts import (
     OptionKey,
     ResolvedBy,
 )
+from agent_interrupts.models.team_spec import SOFTWARE_TEAM_NAME
 
 SC011_TAGS, SC011_QUERIES, SC011_REFERENCES = 5, 3, 10
 _REVIEWERS = (ResolvedBy.AGENT_REVIEW, ResolvedBy.TIMEOUT_ESCALATION)
@@ -94,7 +95,9 @@ class Tally:
     """People's answers the controller also answered."""
     shadow_failed: int = 0
     agreement: dict[tuple[str, QuestionKind], Agreement] = field(default_factory=dict)
-    """By the asking agent's type and the question kind."""
+    """By the asking agent (``team/AGENT`` for a declared team's) and the question kind."""
+    asked: dict[tuple[str, str], AskedBy] = field(default_factory=dict)
+    """Questions by the run's team and the agent that asked, in the order first seen."""
 
     def add(self, run: RecordedRun) -> None:
         """Count one run chain."""
@@ -110,6 +113,8 @@ class Tally:
         for it in run.interrupts:
             self.interrupts += 1
             request = (it.translation or it.asked).request
+            team = it.asked.team.name if it.asked.team is not None else SOFTWARE_TEAM_NAME
+            self.asked.setdefault((team, str(it.asked.origin)), AskedBy()).add(request)
             self.with_choice += bool(request.choices)
             self.choices += len(request.choices)
             self.recommended += sum(c.recommended is not None for c in request.choices)
@@ -125,7 +130,7 @@ class Tally:
                 who = "CONTROLLER_MODEL" if answer.call.controller else who
             self.by[who] = self.by.get(who, 0) + 1
             if answer.resolved_by is ResolvedBy.HUMAN and it.shadow is not None:
-                self._shadow(request, str(it.asked.origin), answer, it.shadow)
+                self._shadow(request, _agent_label(team, it.asked.origin), answer, it.shadow)
             if answer.resolved_by is ResolvedBy.HUMAN:
                 if answer.answered_by:
                     name = answer.answered_by
@@ -268,8 +273,33 @@ class Tally:
             Line(
                 "tokens (prompt / completion)", f"{self.prompt_tokens} / {self.completion_tokens}"
             ),
+            *self._asked_lines(),
             *self._agreement_lines(),
         ]
+
+    def _asked_lines(self) -> list[Line]:
+        """Per team and asking agent: its questions by type, and the choices and confirmations
+        they asked."""
+        lines = []
+        for (team, agent), asked in sorted(self.asked.items()):
+            types = ", ".join(f"{t} {n}" for t, n in sorted(asked.by_type.items()))
+            choices = plural(asked.kinds[QuestionKind.CHOICE], "choice")
+            confirmations = plural(asked.kinds[QuestionKind.CONFIRMATION], "confirmation")
+            value = f"{asked.questions} ({types}; {choices}, {confirmations})"
+            lines.append(
+                Line(
+                    f"questions of {_agent_label(team, agent)}",
+                    value,
+                    figures={
+                        "team": team,
+                        "agentType": agent,
+                        "questions": asked.questions,
+                        "byType": dict(asked.by_type),
+                        "byKind": {k.value: n for k, n in asked.kinds.items()},
+                    },
+                )
+            )
+        return lines
 
     def _agreement_lines(self) -> list[Line]:
         """The controller's shadow answers against people's, per agent type and kind."""
@@ -310,6 +340,29 @@ class Tally:
                 )
             )
         return lines
+
+
+@dataclass
+class AskedBy:
+    """One agent's questions: how many, by type, and their decisions by kind."""
+
+    questions: int = 0
+    by_type: dict[str, int] = field(default_factory=dict)
+    kinds: dict[QuestionKind, int] = field(
+        default_factory=lambda: {QuestionKind.CHOICE: 0, QuestionKind.CONFIRMATION: 0}
+    )
+
+    def add(self, request: AnyInterruptRequest) -> None:
+        self.questions += 1
+        self.by_type[request.type.value] = self.by_type.get(request.type.value, 0) + 1
+        self.kinds[QuestionKind.CHOICE] += len(request.choices)
+        self.kinds[QuestionKind.CONFIRMATION] += len(request.confirmation_items)
+
+
+def _agent_label(team: str, agent: str) -> str:
+    """A software agent by its name; a declared team's as ``team/AGENT`` (two teams may each
+    have an agent of one name)."""
+    return str(agent) if team == SOFTWARE_TEAM_NAME else f"{team}/{agent}"
 
 
 async def measure(client: Client, ids: Sequence[str] = (), query: str | None = None) -> Tally:

@@ -310,15 +310,28 @@ def typed_values(request: InterruptRequestBase) -> list[tuple[str, str | list[st
         values.append(
             (label, [_item(v) for v in value] if isinstance(value, list) else _item(value))
         )
+    for label, value in (request.model_extra or {}).items():  # a declared team's typed fields
+        if label in _NOT_TYPED_WIRE:
+            continue
+        values.append(
+            (label, [_item(v) for v in value] if isinstance(value, list) else _item(value))
+        )
     return values
 
 
 _NOT_TYPED = {*InterruptRequestBase.model_fields, "origin", "agent_questions"}
+_NOT_TYPED_WIRE = {
+    *(f.alias or n for n, f in InterruptRequestBase.model_fields.items()),
+    "origin",
+    "agentQuestions",
+}
 
 
 def _item(value: object) -> str:
     if isinstance(value, WireModel):
         return "; ".join(f"{k}: {_item(v)}" for k, v in value.to_wire().items())
+    if isinstance(value, dict):
+        return "; ".join(f"{k}: {_item(v)}" for k, v in value.items())
     if isinstance(value, list):
         return ", ".join(_item(v) for v in value)
     return str(value)

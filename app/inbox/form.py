@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from agent_interrupts.app.answering import resolution_from_flags, with_continue_at
+from agent_interrupts.models.graph import SOFTWARE_TEAM
 from agent_interrupts.models.interrupts import (
     InterruptRequestBase,
     InterruptResolution,
@@ -18,6 +19,7 @@ from agent_interrupts.models.resolution_rules import (
     recommended_resolution,
     untouched_parts,
 )
+from agent_interrupts.models.team import Team
 
 CHOICE, CUSTOM, CONFIRM, TEXT = "choice.", "custom.", "confirm.", "text"
 STOP, CONTINUE_AT = "stop", "continue_at"
@@ -52,10 +54,12 @@ def submitted_fields(request: InterruptRequestBase, fields: Mapping[str, str]) -
     return {k: v for k, v in kept.items() if k.startswith(prefixes)}
 
 
-def resolution_from_form(fields: Mapping[str, str], origin: str) -> InterruptResolution:
+def resolution_from_form(
+    fields: Mapping[str, str], origin: str, team: Team = SOFTWARE_TEAM
+) -> InterruptResolution:
     """The answer a submitted form gives; a CUSTOM text counts only where CUSTOM was chosen; a
     reason to stop is the whole answer; a chosen agent to continue at (one of ``origin``'s
-    routes) goes with the answer.
+    routes in the run's ``team``) goes with the answer.
 
     Raises ValueError (or pydantic's ValidationError) for a form no page of ours would send.
     """
@@ -63,7 +67,7 @@ def resolution_from_form(fields: Mapping[str, str], origin: str) -> InterruptRes
         return InterruptResolution(stop_run=fields[STOP].strip())
     resolution = _answers(fields)
     if target := fields.get(CONTINUE_AT, ""):
-        resolution = with_continue_at(resolution, origin, target, "continue at")
+        resolution = with_continue_at(resolution, origin, target, "continue at", team)
     return resolution
 
 

@@ -197,7 +197,7 @@ def fan_out(request: InterruptRequestBase) -> FanOut | None:
         parts.append(
             Part(
                 key=q.agent_key,
-                origin=q.request.origin.value,
+                origin=str(q.request.origin),
                 reason=None if shared_reason is not None else q.request.reason,
                 context=None if shared_context is not None else q.request.context_for_decision,
                 choices=[c for c in request.choices if c.choice_id.startswith(prefix)],

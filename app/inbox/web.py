@@ -79,6 +79,8 @@ from agent_interrupts.app.stuck import stuck_ids
 from agent_interrupts.models.errors import describe_validation_error
 from agent_interrupts.models.interrupt_flow import InterruptStatus
 from agent_interrupts.models.resolution_rules import redirect_targets, unanswered_parts
+from agent_interrupts.models.team_build import team_of
+from agent_interrupts.models.team_spec import TeamPin
 from agent_interrupts.workflows.visibility import create_commands, typed_values
 
 POLL_SECONDS = 1.0
@@ -200,7 +202,7 @@ class Inbox:
             typed_values=typed_values,
             starting_values=starting_values,
             when=_when,
-            redirect_targets=redirect_targets,
+            redirect_targets=_redirect_targets,
             markdown=markdown,
             fan_out=fan_out,
             untagged=untagged,
@@ -295,8 +297,17 @@ class Inbox:
             with suppress(*UNREACHABLE, WorkflowQueryFailedError):
                 wait = QUESTION_QUERY_TIMEOUT.total_seconds()
                 status = await asyncio.wait_for(self.agents.status(run_id), wait)
-        views = node_views(entries, status, end.state if end else None)
-        return Response(svg(views), media_type="image/svg+xml")
+        team = team_of(status.team if status is not None else self._asked_team(run_id))
+        views = node_views(entries, status, end.state if end else None, team)
+        return Response(svg(views, team), media_type="image/svg+xml")
+
+    def _asked_team(self, run_id: str) -> TeamPin | None:
+        """The team a listed question of ``run_id`` says its run follows (None: the software
+        team, or no question of the run was read)."""
+        for q in self.shown.values():
+            if q.run_id == run_id and q.status is not None and q.status.team is not None:
+                return q.status.team
+        return None
 
     async def answer(self, request: Request) -> Response:
         fields = await _form(request)
@@ -353,7 +364,7 @@ class Inbox:
         if problems := form_problems(status.request, fields, in_parts=in_parts):
             return Outcome(problem="; ".join(problems))
         try:
-            resolution = resolution_from_form(fields, status.origin)
+            resolution = resolution_from_form(fields, status.origin, team_of(status.team))
             ack = await self.agents.resolve(status.workflow_id, resolution, answered_by=person)
         except ValidationError as err:
             return Outcome(problem=describe_validation_error(err))
@@ -454,6 +465,11 @@ async def _static(request: Request) -> Response:
     if name not in {"inbox.js", "inbox.css"}:
         return PlainTextResponse("not found\n", 404)
     return FileResponse(STATIC / name)
+
+
+def _redirect_targets(status: InterruptStatus) -> list[str]:
+    """The agents a person may send the run on to from this question, in the run's team."""
+    return redirect_targets(status.origin, team_of(status.team))
 
 
 def _when(moment: datetime | None) -> str:

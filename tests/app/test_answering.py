@@ -6,11 +6,13 @@ from collections.abc import Awaitable, Callable
 
 import pytest
 
-from agent_interrupts.app.answering import ask, resolution_from_flags
-from agent_interrupts.models.interrupts import OptionKey
+from agent_interrupts.app.answering import ask, resolution_from_flags, with_continue_at
+from agent_interrupts.models.interrupts import InterruptResolution, OptionKey
 from agent_interrupts.models.resolution_rules import resolution_problems
+from agent_interrupts.models.team_build import build_team
 from tests.models.test_resolution_rules import REQUEST
 from tests.support.fan_out import combined_question
+from tests.workflows.test_declared_team import TINY_TEAM
 
 
 def test_flags_become_a_resolution() -> None:
@@ -148,3 +150,16 @@ def test_the_example_answer_names_the_questions_own_ids() -> None:
     assert example_flags(REQUEST) == "--choice approach=B --confirm tests=yes"
     free = REQUEST.model_copy(update={"choices": [], "confirmation_items": []})
     assert example_flags(free) == '--text "your answer"'
+
+
+def test_continue_at_is_a_route_of_the_runs_team() -> None:
+
+    team = build_team(TINY_TEAM)
+    answer = InterruptResolution(free_text="go on")
+    assert with_continue_at(answer, "SURVEY", "SUMMARY", team=team).continue_at == "SUMMARY"
+    with pytest.raises(ValueError, match="--continue-at 'ORCHESTRATOR' is not an agent of team"):
+        with_continue_at(answer, "SURVEY", "ORCHESTRATOR", team=team)
+    with pytest.raises(ValueError, match=r"LEAD is not a route of SURVEY \(offered: SUMMARY\)"):
+        with_continue_at(answer, "SURVEY", "LEAD", team=team)
+    with pytest.raises(ValueError, match="'SUMMARY' is not an agent of team software"):
+        with_continue_at(answer, "REVIEW_AGENT", "SUMMARY")

@@ -21,6 +21,7 @@ from agent_interrupts.app.export import (
     agent_example,
     decision_of,
     in_train,
+    kind_of,
     project,
     resolution_example,
     run_examples,
@@ -30,12 +31,14 @@ from agent_interrupts.app.history import RecordedCall, RecordedInterrupt, Record
 from agent_interrupts.app.stats import Tally
 from agent_interrupts.models.agent_call import AgentCall, AgentReply, CallRecord
 from agent_interrupts.models.agent_types import AgentType
-from agent_interrupts.models.graph import NODES
+from agent_interrupts.models.graph import NODES, SOFTWARE_TEAM
 from agent_interrupts.models.interrupt_flow import InterruptInput, ReviewInput, TranslationInput
 from agent_interrupts.models.interrupts import InterruptResolution, ResolvedBy
 from agent_interrupts.models.requests import OrchestratorRequest
 from agent_interrupts.models.results import DiscoveryAgentResult
+from agent_interrupts.models.team_build import build_team
 from tests.support.interrupts import GOAL
+from tests.workflows.test_declared_team import TINY_TEAM
 
 PROMPTS = PromptRenderer()
 RUN_ID = "0190aaaa-0000-7000-8000-000000000001"
@@ -271,3 +274,15 @@ def test_a_split_that_leaves_a_file_empty_says_so(tmp_path: Path) -> None:
     assert not any(
         "warning" in line for line in ExportSummary([train, valid], runs=7, train_runs=5).lines()
     )
+
+
+def test_a_declared_teams_agents_take_the_kind_of_their_role() -> None:
+
+    team = build_team(TINY_TEAM)
+    assert {a: kind_of(a, team) for a in team.nodes} == {
+        "LEAD": Kind.DELEGATION,
+        "SURVEY": Kind.REPORT,
+        "SURVEYOR": Kind.REPORT,
+        "SUMMARY": Kind.CONSOLIDATION,
+    }
+    assert all(kind_of(a, SOFTWARE_TEAM) is k for a, k in KIND_BY_AGENT.items())
