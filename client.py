@@ -207,7 +207,8 @@ async def _cmd_run(args: argparse.Namespace, settings: TemporalSettings) -> int:
         return 2
     team_file = _team_file(args.team) if team is not None else None
     if args.scenario:
-        OfflineScenario.parse(args.scenario)  # a bad scenario is a one-line ValueError
+        named = [a.name for a in team.agents] if team is not None else []
+        OfflineScenario.parse(args.scenario, named)  # a bad scenario is a one-line ValueError
         if not args.worker and not LocalStack(settings).serves(settings.address):
             render.error(
                 "--scenario shapes the offline model of a worker this command starts; against "
@@ -220,11 +221,18 @@ async def _cmd_run(args: argparse.Namespace, settings: TemporalSettings) -> int:
         agents = session.agents
         queue = settings.task_queue
         gap: str | None = None
-        if args.scenario and session.stack is not None and not args.worker:
+        if team is not None and team_file and session.stack is not None and not args.worker:
+            queue = scenario_queue(queue, args.scenario) if args.scenario else queue
+            if await session.stack.serve_team(team, team_file, queue):
+                render.note(f"the local stack's worker serves team {team.name} ({team_file})")
+            gap = session.stack.notifications_gap(queue)
+        elif args.scenario and session.stack is not None and not args.worker:
             queue = await session.stack.ensure_scenario_worker(args.scenario)
             gap = session.stack.notifications_gap(queue)
         elif args.worker:
-            scenario = OfflineScenario.parse(args.scenario)
+            scenario = OfflineScenario.parse(
+                args.scenario, [a.name for a in team.agents] if team is not None else []
+            )
             queue = scenario_queue(queue, args.scenario) if args.scenario else queue
             llm, notify = llm_settings_from_env(), notify_settings_from_env()
             teams = configured_teams(os.environ)
@@ -240,17 +248,11 @@ async def _cmd_run(args: argparse.Namespace, settings: TemporalSettings) -> int:
                 gap = session.stack.notifications_gap(queue, [str(c) for c in notify.channels])
         if gap:
             render.note(gap)
-        if team is not None and team_file is not None and not args.worker:
-            if session.stack is not None:
-                if await session.stack.serve_team(team, team_file, queue):
-                    render.note(
-                        f"the local stack's worker now serves team {team.name} ({team_file})"
-                    )
-            else:
-                render.note(
-                    f"team {team.name} runs on the worker of {settings.address}: it must serve "
-                    f"this file's version ({TEAMS_SETTING} there); the run says so if it does not"
-                )
+        if team is not None and team_file and session.stack is None and not args.worker:
+            render.note(
+                f"team {team.name} runs on the worker of {settings.address}: it must serve "
+                f"this file's version ({TEAMS_SETTING} there); the run says so if it does not"
+            )
         try:
             workspace = (
                 WorkspaceSpec(source=args.workspace, ref=args.ref, test_command=args.test_command)

@@ -67,7 +67,9 @@ async def main(argv: list[str]) -> int:
     configure_logging(verbose="--verbose" in argv)
     try:
         settings = TemporalSettings.from_env()
-        scenario = OfflineScenario.parse(os.environ.get("OFFLINE_SCENARIO"))
+        teams = configured_teams(os.environ)
+        team_agents = [a.name for team in teams.values() for a in team.agents]
+        scenario = OfflineScenario.parse(os.environ.get("OFFLINE_SCENARIO"), team_agents)
         notify = notify_settings_from_env()
         llm = llm_settings_from_env()
         watch_every = stuck_check_seconds()
@@ -76,7 +78,6 @@ async def main(argv: list[str]) -> int:
         max_activities = worker_max_activities()
         metrics_at = metrics_address()
         runtime = metrics_runtime(metrics_at) if metrics_at else None
-        teams = configured_teams(os.environ)
     except ValueError as err:
         print(f"error: {err}", file=sys.stderr)
         return 2

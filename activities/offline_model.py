@@ -15,6 +15,7 @@ import hashlib
 import json
 import re
 from collections import Counter
+from collections.abc import Collection
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -24,7 +25,7 @@ from temporalio import activity
 from agent_interrupts.activities import offline_tools
 from agent_interrupts.activities.output_schema import REPLY_KEY, is_wrapped, variants
 from agent_interrupts.models.agent_call import SUPERVISOR_MESSAGE_PREFIX
-from agent_interrupts.models.agent_types import AGENT_NAME_PATTERN, AgentType, Terminal, agent_name
+from agent_interrupts.models.agent_types import AgentType, Terminal, agent_name
 from agent_interrupts.models.graph import NODES_BY_OUTPUT
 from agent_interrupts.models.ids import agent_key, dispatched_agent_key
 from agent_interrupts.models.interrupts import InterruptRouting
@@ -65,14 +66,20 @@ class OfflineScenario:
     """Seconds by dispatched agent key (``ticket-agent-2``), before ``delays`` by agent type."""
 
     @classmethod
-    def parse(cls, text: str | None) -> OfflineScenario:
+    def parse(cls, text: str | None, agents: Collection[str] = ()) -> OfflineScenario:
         """Parse ``interrupt=A,B#2;agent_review=C;delay=D:2.5,B#2:30;context=E;loop=1000;fanout=3;
         conflict;deaf=F``: AgentType names (``TICKET_AGENT#2`` is the second ticket agent of each
         fan-out only), ``loop`` a number of agent calls, ``fanout`` the agents per fan-out,
         ``conflict`` ticket agents whose edits conflict, ``deaf`` agents that ignore a
-        supervisor's message."""
+        supervisor's message. Agent names are the software team's, or ``agents`` (a declared
+        team's)."""
         if not text or not text.strip():
             return cls()
+        known = frozenset({*AgentType, *agents})
+
+        def _agent(name: str) -> str:
+            return _known_agent(name, known)
+
         interrupt: set[str] = set()
         review: set[str] = set()
         context: set[str] = set()
@@ -140,15 +147,12 @@ def _count(text: str) -> int:
     return int(text)
 
 
-def _agent(name: str) -> str:
-    """An agent of any team (the software team's, or a declared team's by its name)."""
+def _known_agent(name: str, known: Collection[str]) -> str:
+    """``name`` as one of the ``known`` agents (a ValueError naming them otherwise)."""
     upper = name.strip().upper()
-    if not re.fullmatch(AGENT_NAME_PATTERN, upper):
-        valid = ", ".join(a.value for a in AgentType)
-        raise ValueError(
-            f"unknown agent type {name!r} in OFFLINE_SCENARIO; use an agent's name: one of "
-            f"{valid}, or a declared team's agent"
-        )
+    if upper not in known:
+        valid = ", ".join(sorted(known))
+        raise ValueError(f"unknown agent type {name!r} in OFFLINE_SCENARIO; use one of {valid}")
     return agent_name(upper)
 
 

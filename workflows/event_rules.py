@@ -23,6 +23,24 @@ class EventVerdict:
     problem: str | None = None
 
 
+def unknown_agents(event: InterruptRequestEvent, team: Team = SOFTWARE_TEAM) -> str | None:
+    """Why ``event`` names an agent the run's team does not have (as its source) or cannot
+    continue at (as its reroute target); None when it names none."""
+    source, target = event.source_agent_type, event.reroute_to_agent_type
+    if source not in team.nodes:
+        return (
+            f"sourceAgentType {source} is not an agent of team {team.name} (its agents: "
+            f"{', '.join(team.nodes)})"
+        )
+    if target is not None and team.route_for(target) is None:
+        allowed = ", ".join(sorted(team.route_targets()))
+        return (
+            f"rerouteToAgentType {target} is not a node the workflow can continue at; "
+            f"use one of {allowed}"
+        )
+    return None
+
+
 def check_event(
     state: OrchestratorState,
     event: InterruptRequestEvent,
@@ -36,18 +54,8 @@ def check_event(
     by its agent type (the first one running), and only that call is redirected."""
     source = event.source_agent_type
     events = SupervisorEvents(state)
-    target = event.reroute_to_agent_type
-    if target is not None and team.route_for(target) is None:
-        allowed = ", ".join(sorted(team.route_targets()))
-        return EventVerdict(
-            None,
-            f"rerouteToAgentType {target} is not a node the workflow can continue at; "
-            f"use one of {allowed}",
-        )
-    if source not in team.nodes:
-        return EventVerdict(
-            None, f"{source} is not an agent of team {team.name} ({', '.join(team.nodes)})"
-        )
+    if (problem := unknown_agents(event, team)) is not None:
+        return EventVerdict(None, problem)
     if source in team.dispatched:
         return _check_dispatched(events, event, running_agents)
     if events.seen(event.event_id):

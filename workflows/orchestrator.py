@@ -70,7 +70,7 @@ from agent_interrupts.workflows.asking import (
 )
 from agent_interrupts.workflows.curation import with_contexts
 from agent_interrupts.workflows.event_questions import question_from_event
-from agent_interrupts.workflows.event_rules import EventVerdict, check_event
+from agent_interrupts.workflows.event_rules import EventVerdict, check_event, unknown_agents
 from agent_interrupts.workflows.fan_out import (
     keep_late_event,
     lifted,
@@ -239,9 +239,12 @@ class OrchestratorWorkflow:
         """The InterruptRequestEvent JSON: any arity, size or encoding is taken; every problem
         becomes an event."""
         parsed = parse_raw(INTERRUPT_REQUEST_EVENT_SIGNAL, args, InterruptRequestEvent)
-        if parsed.value is None:
+        problem = parsed.problem
+        if parsed.value is not None:
+            problem = unknown_agents(parsed.value, self._book.team)
+        if parsed.value is None or problem is not None:
             self._book.event(
-                EventKind.ERROR, f"ignored a malformed InterruptRequestEvent: {parsed.problem}"
+                EventKind.ERROR, f"ignored a malformed InterruptRequestEvent: {problem}"
             )
             return
         event = parsed.value

@@ -68,6 +68,12 @@ def test_scenario_parse_and_clear_errors() -> None:
     assert slow_second.key_delays == {"ticket-agent-2": 30.0}
     with pytest.raises(ValueError, match="unknown agent type 'NOPE'"):
         OfflineScenario.parse("interrupt=NOPE")
+    declared = OfflineScenario.parse(
+        "interrupt=INVESTIGATOR#2;delay=TRIAGE:1", ["TRIAGE", "INVESTIGATOR"]
+    )
+    assert declared.interrupt_agents == {"investigator-2"} and declared.delays == {"TRIAGE": 1.0}
+    with pytest.raises(ValueError, match="unknown agent type 'TRIAGE'"):
+        OfflineScenario.parse("interrupt=TRIAGE")  # not an agent of the software team
     with pytest.raises(ValueError, match="unknown OFFLINE_SCENARIO part"):
         OfflineScenario.parse("explode=1")
 

@@ -53,7 +53,7 @@ async def test_status_and_inbox_of_a_declared_teams_question(
     client: Client, task_queue: str, workflow_id: str
 ) -> None:
     agents = AgentWorkflowClient(client, task_queue)
-    offline = OfflineModel(OfflineScenario.parse("interrupt=SURVEYOR#2"))
+    offline = OfflineModel(OfflineScenario.parse("interrupt=SURVEYOR#2", ["SURVEYOR"]))
     teams = {TINY_TEAM.name: TINY_TEAM}
     async with build_worker(client, task_queue, LlmSettings(), offline=offline, teams=teams):
         handle = await agents.start(GOAL, workflow_id=workflow_id, team=TINY_TEAM.name)
@@ -136,7 +136,7 @@ async def test_a_finished_declared_team_run_exports_by_role_and_counts_its_quest
     client: Client, task_queue: str, workflow_id: str, tmp_path: Path
 ) -> None:
     agents = AgentWorkflowClient(client, task_queue)
-    offline = OfflineModel(OfflineScenario.parse("interrupt=SURVEYOR#2"))
+    offline = OfflineModel(OfflineScenario.parse("interrupt=SURVEYOR#2", ["SURVEYOR"]))
     teams = {TINY_TEAM.name: TINY_TEAM}
     async with build_worker(client, task_queue, LlmSettings(), offline=offline, teams=teams):
         handle = await agents.start(GOAL, workflow_id=workflow_id, team=TINY_TEAM.name)

@@ -170,9 +170,9 @@ def test_a_final_field_type_is_checked_too() -> None:
 
 def test_two_fields_with_one_json_name_are_named() -> None:
     fields = {"x_1": FieldSpec(), "x1": FieldSpec()}
-    lead = _orchestrator().model_copy(update={"request": fields})
+    lead = _orchestrator().model_copy(update={"result": fields})
     assert spec_problems(_team(lead)) == [
-        "agent LEAD: request fields x_1 and x1 have one JSON name (x1); rename one"
+        "agent LEAD: result fields x_1 and x1 have one JSON name (x1); rename one"
     ]
 
 

@@ -74,7 +74,7 @@ TINY_TEAM = TeamSpec.model_validate(
 async def test_a_declared_team_asks_at_a_dispatched_agent_and_finishes(
     client: Client, task_queue: str, workflow_id: str
 ) -> None:
-    offline = OfflineModel(OfflineScenario.parse("interrupt=SURVEYOR#2"))
+    offline = OfflineModel(OfflineScenario.parse("interrupt=SURVEYOR#2", ["SURVEYOR"]))
     teams = {TINY_TEAM.name: TINY_TEAM}
     async with build_worker(client, task_queue, LlmSettings(), offline=offline, teams=teams):
         handle = await client.start_workflow(
