@@ -112,7 +112,12 @@ def _route_field(name: str) -> str:
     return f"{name.lower()}_request"
 
 
-@functools.lru_cache(maxsize=64)
+MAX_BUILT_TEAMS = 64
+"""Declared teams (by content) a process keeps built."""
+_BY_SHA256: dict[str, Team] = {}
+
+
+@functools.lru_cache(maxsize=MAX_BUILT_TEAMS)
 def _build(spec_json: str) -> Team:
     spec = TeamSpec.model_validate_json(spec_json)
     problems = spec_problems(spec)
@@ -290,10 +295,18 @@ def build_team(spec: TeamSpec) -> Team:
 
 def team_of(pin: TeamPin | None) -> Team:
     """The team a run pinned: the software team for none (runs recorded before teams were
-    pinned) or its name; else the declared team the pin carries."""
+    pinned) or its name; else the declared team the pin carries, found by its content hash
+    (built once: every agent call of the run carries the pin)."""
     if pin is None or pin.spec is None:
         return SOFTWARE_TEAM
-    return build_team(pin.spec)
+    found = _BY_SHA256.get(pin.sha256)
+    if found is None:
+        found = build_team(pin.spec)
+        if found.sha256 == pin.sha256:  # a pin whose hash is not its team's is never cached
+            _BY_SHA256[pin.sha256] = found
+            while len(_BY_SHA256) > MAX_BUILT_TEAMS:
+                _BY_SHA256.pop(next(iter(_BY_SHA256)))
+    return found
 
 
 RunResult = OrchestratorCollectorResult | TeamFinalResult
