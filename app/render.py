@@ -6,6 +6,7 @@ from datetime import UTC, datetime
 
 from rich.console import Console
 from rich.markdown import Markdown
+from rich.markup import escape
 from rich.padding import Padding
 from rich.panel import Panel
 from rich.text import Text
@@ -39,11 +40,11 @@ errors = Console(stderr=True, highlight=False, soft_wrap=True)
 
 def error(message: str) -> None:
     """One line on stderr: ``error: ...``."""
-    errors.print(f"[bold red]error:[/] {message}", markup=True, soft_wrap=True)
+    errors.print(f"[bold red]error:[/] {escape(message)}", markup=True, soft_wrap=True)
 
 
 def note(message: str) -> None:
-    errors.print(f"[dim]{message}[/]", markup=True, soft_wrap=True)
+    errors.print(f"[dim]{escape(message)}[/]", markup=True, soft_wrap=True)
 
 
 def phase_of(team: Team, agent: str) -> str:
