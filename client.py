@@ -31,8 +31,6 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from agent_interrupts.models.agent_types import AgentType
-
 if TYPE_CHECKING:  # the heavy modules load in the commands that use them (fast --help, list)
     from temporalio.client import Client
     from temporalio.service import RPCError
@@ -872,20 +870,20 @@ def _resolve_options(resolve: argparse.ArgumentParser) -> None:
 def _interrupt_options(interrupt: argparse.ArgumentParser) -> None:
     from agent_interrupts.models.interrupts import InterruptType
 
-    agents = [a.value for a in AgentType]
     interrupt.add_argument("workflow_id", help="the OrchestratorWorkflow's id")
     interrupt.add_argument(
         "--source",
         required=True,
-        choices=agents,
+        type=str.upper,
         metavar="AGENT_TYPE",
-        help="the agent that should interrupt (must be running)",
+        help="the agent of the run's team that should interrupt (must be running)",
     )
     interrupt.add_argument(
         "--reroute",
-        choices=agents,
+        type=str.upper,
         metavar="AGENT_TYPE",
-        help="where to continue after the answer (default: back to --source)",
+        help="where to continue after the answer: an agent of the run's team (default: back to "
+        "--source)",
     )
     interrupt.add_argument("--reason", required=True, help="why; the agent is told this")
     interrupt.add_argument(

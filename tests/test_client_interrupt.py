@@ -84,7 +84,8 @@ async def test_interrupt_command_reroutes_and_rejects_with_reasons(
         )
         assert not_running.returncode == 1
         assert "MERGER_AGENT is not running (running now: REVIEW_AGENT" in not_running.stderr
-        assert bad_name.returncode == 2 and "invalid choice: 'NOPE'" in bad_name.stderr
+        assert bad_name.returncode == 1
+        assert "sourceAgentType NOPE is not an agent of team software" in bad_name.stderr
         assert sent.returncode == 0, sent.stderr
         assert "REVIEW_AGENT at review-agent-" in sent.stdout
         offline.release.set()
