@@ -91,7 +91,13 @@ def test_an_edited_team_file_changes_new_runs_never_a_waiting_one(
     assert "serves team my-incident" in second.stdout + second.stderr  # the worker restarted
     assert _team_hash(stack, "team-cli-3") != pinned
     answer = agents(
-        stack, "resolve", "team-cli-2-interrupt-1", "--choice", "approach=A", "--confirm", "add-tests=no"
+        stack,
+        "resolve",
+        "team-cli-2-interrupt-1",
+        "--choice",
+        "approach=A",
+        "--confirm",
+        "add-tests=no",
     )
     assert answer.returncode == 0, answer.stderr
     followed = agents(stack, "follow", "team-cli-2", "--json")

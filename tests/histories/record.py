@@ -16,7 +16,8 @@ back close (LLM_MAX_PHASE_ROUNDS); an event on a dispatch node that cancels its 
 agents, a run a person stops from a question, one sent on to another agent, one started by another
 client without AgentPhase, a combined question answered one agent at a time, an answer that
 closes the node's other question, two questions handed over together; people's answers carry
-their name. It
+their name; a run of the shipped incident-response team whose investigator asks and whose
+reviewer a supervisor's event re-routes. It
 writes every run's history (orchestrator runs and interrupt children) as JSON into
 ``tests/histories/<version>/`` (the commit the code is at, listed in ``landed.LANDED``); a
 folder that exists is never written again. ``record_landed`` adds the waiting shapes.
@@ -42,6 +43,7 @@ from agent_interrupts.activities.llm import LlmSettings
 from agent_interrupts.activities.offline_model import OfflineModel, OfflineScenario
 from agent_interrupts.app.binaries import temporal_cli
 from agent_interrupts.app.process_exit import exit_now
+from agent_interrupts.app.team_files import configured_teams
 from agent_interrupts.app.worker_setup import build_worker
 from agent_interrupts.models.agent_types import AgentType
 from agent_interrupts.models.interrupt_events import InterruptRequestEvent
@@ -447,6 +449,34 @@ async def _parts_answered_alone(client: Client, out: Path) -> None:
         await _save(client, f"{handle.id}-interrupt-{n}", f"interrupt-closed-{n}", out)
 
 
+async def _declared_team(client: Client, out: Path) -> None:
+    """The shipped incident-response team: its second investigator asks, a person answers
+    through the team's handler routing, a supervisor's event re-routes its reviewer."""
+    task_queue = f"record-{uuid.uuid4()}"
+    teams = configured_teams({})
+    agents = [a.name for a in teams["incident-response"].agents]
+    scenario = OfflineScenario.parse("interrupt=INVESTIGATOR#2;delay=REMEDIATION_REVIEW:2", agents)
+    offline = OfflineModel(scenario)
+    async with build_worker(client, task_queue, LlmSettings(), offline=offline, teams=teams):
+        handle = await start(client, task_queue, "recorded-declared-team", team="incident-response")
+        await _answer_next(client, handle, 1)
+        await wait_running(handle, "REMEDIATION_REVIEW")
+        await handle.execute_update(
+            OrchestratorWorkflow.send_interrupt_event,
+            InterruptRequestEvent(
+                event_id="recorded-team-event",
+                source_agent_type="REMEDIATION_REVIEW",
+                reroute_to_agent_type="REMEDIATION",
+                reason="the rollback plan skips the cache",
+            ),
+        )
+        await _answer_next(client, handle, 2)
+        await handle.result()
+    await _save(client, handle.id, "orchestrator-declared-team", out)
+    for n in (1, 2):
+        await _save(client, f"{handle.id}-interrupt-{n}", f"interrupt-declared-team-{n}", out)
+
+
 async def main(version: str) -> None:
     out = HERE / version
     if out.exists():
@@ -470,6 +500,7 @@ async def main(version: str) -> None:
         await _event_on_a_dispatch_node(env.client, out)
         await _stopped_or_sent_elsewhere(env.client, out)
         await _parts_answered_alone(env.client, out)
+        await _declared_team(env.client, out)
     await _question_handed_over(out)
     print("\n".join(sorted(p.name for p in out.glob("*.json"))))
 

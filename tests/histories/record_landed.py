@@ -5,7 +5,8 @@ the next).
 ``git archive``) against a fresh dev server with the offline model and writes, into
 ``tests/histories/<version>/``: an orchestrator and its question while a planning orchestrator's
 question waits, the same while a dispatch node's question waits, an orchestrator in the middle of
-an agent call. These are the shapes a deploy meets in flight; the current code must replay all
+an agent call, and (from the version that serves declared teams) an incident-response run while
+its investigator's question waits. These are the shapes a deploy meets in flight; the current code must replay all
 of them; ``tests/workflows/test_deploys.py`` also hands waiting runs over for real.
 Recorded once per landed version; never re-recorded by a later version.
 """
@@ -53,6 +54,22 @@ async def _record(client: Client, tree: Path, out: Path) -> None:
             await wait_for_question(client, interrupt_id)
             await _save(client, workflow_id, out / f"orchestrator-{name}-waiting.json")
             await _save(client, interrupt_id, out / f"interrupt-{name}-waiting.json")
+            await handle.terminate("recorded")
+    if (tree / "teams" / "incident-response").is_dir():  # a version that serves declared teams
+        task_queue = f"record-{uuid.uuid4()}"
+        scenario = "interrupt=INVESTIGATOR#2"
+        with worker_process(tree, address, task_queue, scenario, out / "worker.log"):
+            workflow_id = "landed-team-question"
+            handle = await client.start_workflow(
+                "OrchestratorWorkflow",
+                {"goal": GOAL, "team": "incident-response"},
+                id=workflow_id,
+                task_queue=task_queue,
+            )
+            interrupt_id = f"{workflow_id}-interrupt-1"
+            await wait_for_question(client, interrupt_id)
+            await _save(client, workflow_id, out / "orchestrator-team-question-waiting.json")
+            await _save(client, interrupt_id, out / "interrupt-team-question-waiting.json")
             await handle.terminate("recorded")
     task_queue = f"record-{uuid.uuid4()}"
     with worker_process(tree, address, task_queue, "delay=TICKET_AGENT:30", out / "worker.log"):

@@ -11,7 +11,6 @@ from temporalio.client import Client, WorkflowHandle, WorkflowUpdateFailedError
 from temporalio.service import RPCError, RPCStatusCode
 
 from agent_interrupts.app.history import read_blackboard
-from agent_interrupts.models.agent_types import AgentType
 from agent_interrupts.models.errors import failure_message
 from agent_interrupts.models.interrupt_flow import InterruptInput, InterruptStatus, ShadowAnswer
 from agent_interrupts.models.interrupts import (
@@ -40,13 +39,13 @@ async def start(
 
 
 async def wait_running(
-    handle: WorkflowHandle[OrchestratorWorkflow, Any], agent: AgentType, timeout: float = 30
+    handle: WorkflowHandle[OrchestratorWorkflow, Any], agent: str, timeout: float = 30
 ) -> OrchestratorStatus:
     """Poll the status query until ``agent`` is the running node."""
     async with asyncio.timeout(timeout):
         while True:
             status = await handle.query(OrchestratorWorkflow.status)
-            if status.current_node is not None and status.current_node.agent_type is agent:
+            if status.current_node is not None and status.current_node.agent_type == agent:
                 return status
             await asyncio.sleep(0.05)
 
