@@ -6,8 +6,9 @@ the next).
 ``tests/histories/<version>/``: an orchestrator and its question while a planning orchestrator's
 question waits, the same while a dispatch node's question waits, an orchestrator in the middle of
 an agent call, and (from the version that serves declared teams) an incident-response run while
-its investigator's question waits. These are the shapes a deploy meets in flight; the current code must replay all
-of them; ``tests/workflows/test_deploys.py`` also hands waiting runs over for real.
+its investigator's question waits. These are the shapes a deploy meets in flight; the current
+code must replay all of them; ``tests/workflows/test_deploys.py`` also hands waiting runs over
+for real.
 Recorded once per landed version; never re-recorded by a later version.
 """
 
