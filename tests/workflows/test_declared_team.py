@@ -5,6 +5,7 @@ final result."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 from typing import Any
 
@@ -15,13 +16,19 @@ from agent_interrupts.activities.llm import LlmSettings
 from agent_interrupts.activities.offline_model import OfflineModel, OfflineScenario
 from agent_interrupts.app.history import read_blackboard
 from agent_interrupts.app.worker_setup import build_worker
+from agent_interrupts.models.interrupt_events import InterruptRequestEvent
 from agent_interrupts.models.interrupts import InterruptResolution, TeamInterruptRequest
 from agent_interrupts.models.state import EntryKind, OrchestratorInput
 from agent_interrupts.models.team_build import TeamFinalResult, build_team
 from agent_interrupts.models.team_spec import TeamSpec
 from agent_interrupts.workflows.interrupt import InterruptWorkflow
 from agent_interrupts.workflows.orchestrator import OrchestratorWorkflow
-from tests.support.interrupts import interrupt_status, wait_for_interrupt
+from tests.support.interrupts import (
+    interrupt_status,
+    rejected,
+    wait_for_interrupt,
+    wait_running,
+)
 
 BASE = '{% extends "workflow/_agent_base.jinja" %}'
 TINY_TEAM = TeamSpec.model_validate(
@@ -140,3 +147,66 @@ async def test_a_worker_that_does_not_serve_the_team_fails_the_run_naming_the_se
             await handle.result()
     message = str(failed.value.cause)
     assert "tiny-survey" in message and "AGENTS_TEAMS" in message
+
+
+async def test_a_declared_teams_step_budget_and_supervisor_events(
+    client: Client, task_queue: str, workflow_id: str
+) -> None:
+    """The step budget asks a person in the agent's own question type; a supervisor's event
+    names the team's agents (another name is refused naming them) and re-routes."""
+    agents = [a.name for a in TINY_TEAM.agents]
+    offline = OfflineModel(OfflineScenario.parse("delay=SUMMARY:3", agents))
+    teams = {TINY_TEAM.name: TINY_TEAM}
+    async with build_worker(client, task_queue, LlmSettings(), offline=offline, teams=teams):
+        handle = await client.start_workflow(
+            OrchestratorWorkflow.run,
+            OrchestratorInput(goal="survey the old mill", team=TINY_TEAM.name, max_steps=2),
+            id=workflow_id,
+            task_queue=task_queue,
+        )
+        budget = (await wait_for_interrupt(handle)).pending_interrupt
+        assert budget is not None
+        asked = (await interrupt_status(client, budget.workflow_id)).request
+        assert asked.origin == budget.origin_agent_type
+        grant = InterruptResolution(selected_choices={"step-budget": "A"})
+        await client.get_workflow_handle(budget.workflow_id).execute_update(
+            InterruptWorkflow.resolve_validated, grant
+        )
+        await wait_running(handle, "SUMMARY")
+        refused = await rejected(
+            handle,
+            "send_interrupt_event",
+            {
+                "eventId": "e1",
+                "sourceAgentType": "SUMMARY",
+                "reason": "r",
+                "rerouteToAgentType": "REVIEW_AGENT",
+            },
+        )
+        assert "REVIEW_AGENT" in refused and "LEAD" in refused
+        await handle.execute_update(
+            OrchestratorWorkflow.send_interrupt_event,
+            InterruptRequestEvent(
+                event_id="e2",
+                source_agent_type="SUMMARY",
+                reroute_to_agent_type="LEAD",
+                reason="the summary misses the east wing",
+            ),
+        )
+        event_question = (await wait_for_interrupt(handle)).pending_interrupt
+        assert event_question is not None and event_question.reroute_to_agent_type == "LEAD"
+        status = await interrupt_status(client, event_question.workflow_id)
+        await client.get_workflow_handle(event_question.workflow_id).execute_update(
+            InterruptWorkflow.resolve_validated,
+            InterruptResolution(
+                selected_choices={c.choice_id: "A" for c in status.request.choices},
+                confirmations={c.confirmation_id: True for c in status.request.confirmation_items},
+            ),
+        )
+        async with asyncio.timeout(30):  # the answer continues at the event's target
+            while not any(
+                e.kind is EntryKind.RESOLUTION and e.route == "leadRequest"
+                for e in await read_blackboard(client, workflow_id)
+            ):
+                await asyncio.sleep(0.1)
+        await handle.terminate("seen enough")
