@@ -64,6 +64,8 @@ class OfflineScenario:
     """These agents ignore a supervisor's message (a model that does not obey it)."""
     key_delays: dict[str, float] = field(default_factory=dict)
     """Seconds by dispatched agent key (``ticket-agent-2``), before ``delays`` by agent type."""
+    routes: dict[str, str] = field(default_factory=dict)
+    """The route (JSON name) an agent takes instead of its first, when its schema offers it."""
 
     @classmethod
     def parse(cls, text: str | None, agents: Collection[str] = ()) -> OfflineScenario:
@@ -71,8 +73,8 @@ class OfflineScenario:
         conflict;deaf=F``: AgentType names (``TICKET_AGENT#2`` is the second ticket agent of each
         fan-out only), ``loop`` a number of agent calls, ``fanout`` the agents per fan-out,
         ``conflict`` ticket agents whose edits conflict, ``deaf`` agents that ignore a
-        supervisor's message. Agent names are the software team's, or ``agents`` (a declared
-        team's)."""
+        supervisor's message, ``route=G:reviewRequest`` the route agent G takes instead of its
+        first. Agent names are the software team's, or ``agents`` (a declared team's)."""
         if not text or not text.strip():
             return cls()
         known = frozenset({*AgentType, *agents})
@@ -90,6 +92,7 @@ class OfflineScenario:
         fan_out = cls.fan_out
         conflict = False
         deaf: set[str] = set()
+        routes: dict[str, str] = {}
         for part in filter(None, (p.strip() for p in text.split(";"))):
             key, _, value = part.partition("=")
             items = [v.strip() for v in value.split(",") if v.strip()]
@@ -120,12 +123,18 @@ class OfflineScenario:
                 conflict = True
             elif key.strip() == "deaf":
                 deaf.update(_agent(v) for v in items)
+            elif key.strip() == "route":
+                for item in items:
+                    name, _, route = item.partition(":")
+                    if not route.strip():
+                        raise ValueError(f"route={item!r} in OFFLINE_SCENARIO: use AGENT:routeName")
+                    routes[_agent(name)] = route.strip()
             else:
                 raise ValueError(
                     f"unknown OFFLINE_SCENARIO part {part!r}; use 'interrupt=AGENT,AGENT#N;"
                     "agent_review=AGENT;delay=AGENT:SECONDS,AGENT#N:SECONDS;context=AGENT;"
                     "loop=CALLS;fanout=N;"
-                    "conflict;deaf=AGENT'"
+                    "conflict;deaf=AGENT;route=AGENT:routeName'"
                 )
         return cls(
             frozenset(interrupt),
@@ -138,6 +147,7 @@ class OfflineScenario:
             conflict,
             frozenset(deaf),
             key_delays,
+            routes,
         )
 
 
@@ -246,6 +256,9 @@ class OfflineModel(httpx2.AsyncBaseTransport):
         routes = model.route_aliases()
         offered = {r: v for v in variants(schema) for r in v.get("properties", {}) if r in routes}
         route = self.pick_route(model, list(offered), wants, context, stop=not self._loops(node))
+        chosen = self.scenario.routes.get(node.agent_type) if node is not None else None
+        if chosen in offered and not wants and not context:
+            route = chosen
         review = node is not None and node.agent_type in self.scenario.agent_review_at
         return json.dumps(writer.routing(offered[route], model, route, agent_review=review))
 

@@ -43,7 +43,7 @@ from jinja2.sandbox import SandboxedEnvironment
 from pydantic import ValidationError
 
 from agent_interrupts.models.agent_types import slug
-from agent_interrupts.models.team_build import TeamDefinitionError, build_team
+from agent_interrupts.models.team_build import TeamDefinitionError, build_team, team_problems
 from agent_interrupts.models.team_spec import (
     MAX_TEAM_SPEC_BYTES,
     MAX_TEMPLATE_CHARS,
@@ -51,7 +51,6 @@ from agent_interrupts.models.team_spec import (
     AgentSpec,
     Role,
     TeamSpec,
-    spec_problems,
 )
 
 TEAMS_SETTING = "AGENTS_TEAMS"
@@ -65,7 +64,7 @@ BUILTIN_TEAMS_DIR = Path(str(PACKAGE / "teams"))
 PROMPTS_DIR = Path(str(PACKAGE / "prompts"))
 """The templates a team's template may extend or include (``workflow/_agent_base.jinja``)."""
 
-TEAM_KEYS = ("name", "description", "final", "agents")
+TEAM_KEYS = ("name", "description", "extends", "final", "agents", "routes")
 AGENT_KEYS = (
     "role",
     "description",
@@ -236,7 +235,7 @@ def _read(file: Path) -> tuple[TeamSpec | None, list[str]]:
         names = list(agents)
         problems += [f"{file}: {_validation_line(e, names)}" for e in err.errors()]
         return None, problems
-    problems += [f"{file}: {p}" for p in spec_problems(spec)]
+    problems += [f"{file}: {p}" for p in team_problems(spec)]
     size = len(json.dumps(spec.to_wire(), separators=(",", ":")).encode())
     if size > MAX_TEAM_SPEC_BYTES:
         problems.append(

@@ -10,12 +10,13 @@ validator refuses. Built once per content hash (workflow code and activities sha
 from __future__ import annotations
 
 import functools
+from dataclasses import replace
 from typing import Annotated, Any, Literal
 
 from pydantic import Field, StringConstraints, create_model
 from pydantic.json_schema import SkipJsonSchema
 
-from agent_interrupts.models.agent_types import Route, Terminal, slug
+from agent_interrupts.models.agent_types import Route, Terminal, is_agent, slug
 from agent_interrupts.models.base import WireModel
 from agent_interrupts.models.graph import SOFTWARE_TEAM
 from agent_interrupts.models.interrupts import DispatchInterruptRequest, InterruptRequestBase
@@ -37,6 +38,7 @@ from agent_interrupts.models.team import Node, Team, TeamPin
 from agent_interrupts.models.team_spec import (
     END,
     AgentSpec,
+    BaseTeam,
     FieldSpec,
     Role,
     TeamSpec,
@@ -54,6 +56,24 @@ LIST_ITEMS = 16
 """A ``list[...]`` field's bound."""
 FIRST_GUIDANCE = "Plan how to achieve the goal."
 """The guidance of a run's first request."""
+
+
+def _base(team: Team) -> BaseTeam:
+    """What a team that extends ``team`` may name of it; a route back to whoever asked (the
+    context manager's RETURN) counts as a way out."""
+    edges = {
+        agent: frozenset(
+            str(t) if is_agent(t) else END
+            for t in node.output_model.route_aliases().values()
+            if t is not Terminal.INTERRUPT
+        )
+        for agent, node in team.nodes.items()
+    }
+    return BaseTeam(frozenset(team.nodes), frozenset(team.dispatched), edges)
+
+
+SOFTWARE_BASE = _base(SOFTWARE_TEAM)
+"""The software team as a team that extends it sees it."""
 
 
 class TeamDefinitionError(ValueError):
@@ -120,22 +140,29 @@ _BY_SHA256: dict[str, Team] = {}
 @functools.lru_cache(maxsize=MAX_BUILT_TEAMS)
 def _build(spec_json: str) -> Team:
     spec = TeamSpec.model_validate_json(spec_json)
-    problems = spec_problems(spec)
+    base = SOFTWARE_TEAM if spec.extends is not None else None
+    problems = team_problems(spec)
     if problems:
         raise TeamDefinitionError("; ".join(problems))
     team = camel(spec.name)
     sha256 = spec.sha256()
     dispatcher_of = {a.dispatches: a.name for a in spec.agents if a.role is Role.DISPATCHER}
 
-    final = create_model(
-        f"{team}Final",
-        __base__=AgentResult,
-        __doc__=f"The final result of team {spec.name}.",
-        **_fields(spec.final),
+    final: type[WireModel] = (
+        base.final_result
+        if base is not None
+        else create_model(
+            f"{team}Final",
+            __base__=AgentResult,
+            __doc__=f"The final result of team {spec.name}.",
+            **_fields(spec.final),
+        )
     )
     results: dict[str, type[AgentResult]] = {}
     questions: dict[str, type[InterruptRequestBase]] = {}
-    requests: dict[str, type[AgentRequest]] = {}
+    requests: dict[str, type[AgentRequest]] = (
+        {a: n.request_model for a, n in base.nodes.items()} if base is not None else {}
+    )
     for agent in spec.agents:
         name = team + camel(agent.name)
         results[agent.name] = create_model(
@@ -183,9 +210,13 @@ def _build(spec_json: str) -> Team:
                 ),
             )
 
-    nodes: dict[str, Node] = {}
+    nodes: dict[str, Node] = dict(base.nodes) if base is not None else {}
+    for extended, added in spec.routes.items():
+        node = nodes[extended]
+        output = _extended_routing(spec.name, node, added, requests, final)
+        nodes[extended] = replace(node, output_model=output)
     for agent in spec.agents:
-        output = _routing(team, agent, requests, results, questions, final, dispatcher_of)
+        output = _routing(spec.name, agent, requests, results, questions, final, dispatcher_of)
         nodes[agent.name] = Node(
             agent.name,
             requests[agent.name],
@@ -202,25 +233,36 @@ def _build(spec_json: str) -> Team:
         for agent in spec.agents
         if agent.role is not Role.DISPATCHED
     }
+    routing_base: type[Routing] = base.interrupt_routing if base is not None else Routing
     interrupt_routing = create_model(
         f"{team}InterruptRouting",
-        __base__=Routing,
+        __base__=routing_base,
         __doc__=f"The unified handler's output for team {spec.name}: exactly one route set.",
         **resume_fields,
     )
-    entry = spec.entry
+    if base is not None:
+        entry, entry_request = base.entry, dict(base.entry_request)
+    else:
+        entry = spec.entry.name
+        entry_request = requests[entry].model_construct(guidance=FIRST_GUIDANCE).to_wire()
+    dispatched = {child: dispatcher for child, dispatcher in dispatcher_of.items() if child}
+    read_tools = frozenset(a.name for a in spec.agents if "read" in a.tools)
     built = Team(
         name=spec.name,
         sha256=sha256,
         nodes=nodes,
-        entry=entry.name,
-        entry_request=requests[entry.name].model_construct(guidance=FIRST_GUIDANCE).to_wire(),
-        dispatched={child: dispatcher for child, dispatcher in dispatcher_of.items() if child},
-        collected=_collected(spec, dispatcher_of),
+        entry=entry,
+        entry_request=entry_request,
+        dispatched={**(base.dispatched if base is not None else {}), **dispatched},
+        collected={
+            **(base.collected if base is not None else {}),
+            **_collected(spec, dispatcher_of),
+        },
         interrupt_routing=interrupt_routing,
-        questions=questions,
+        questions={**(base.questions if base is not None else {}), **questions},
         final_result=final,
-        read_tools=frozenset(a.name for a in spec.agents if "read" in a.tools),
+        read_tools=read_tools | (base.read_tools if base is not None else frozenset()),
+        write_tools=base.write_tools if base is not None else frozenset(),
         templates={nodes[a.name].template: a.template for a in spec.agents},
         spec=spec,
     )
@@ -236,7 +278,7 @@ def _routing(
     requests: dict[str, type[AgentRequest]],
     results: dict[str, type[AgentResult]],
     questions: dict[str, type[InterruptRequestBase]],
-    final: type[AgentResult],
+    final: type[WireModel],
     dispatcher_of: dict[str | None, str],
 ) -> type[Routing]:
     fields: dict[str, Any] = {}
@@ -278,13 +320,47 @@ def _routing(
 
 def _collected(spec: TeamSpec, dispatcher_of: dict[str | None, str]) -> dict[str, str]:
     """Collectors and the dispatched agents whose results reach them: a dispatcher's route to
-    a collector."""
+    a collector of the team."""
+    collectors = {a.name for a in spec.agents if a.role is Role.COLLECTOR}
     found: dict[str, str] = {}
     for child, dispatcher in dispatcher_of.items():
         for target in spec.agent(dispatcher).routes:
-            if target != END and spec.agent(target).role is Role.COLLECTOR and child:
+            if target in collectors and child:
                 found[target] = child
     return found
+
+
+def _extended_routing(
+    team: str,
+    node: Node,
+    added: dict[str, str],
+    requests: dict[str, type[AgentRequest]],
+    final: type[WireModel],
+) -> type[Routing]:
+    """An extended team's agent's routing: its own, and the routes the team adds to it."""
+    own = node.output_model.route_aliases().values()
+    fields: dict[str, Any] = {}
+    for target, when in added.items():
+        if target in own or (target == END and Terminal.END in own):
+            raise TeamDefinitionError(f"routes of {node.agent_type}: it routes to {target} already")
+        name, value = (
+            ("final_result", final) if target == END else (_route_field(target), requests[target])
+        )
+        fields[name] = (
+            Annotated[value | None, Route(Terminal.END if target == END else target)],
+            Field(default=None, description=when or f"Go on to {target}."),
+        )
+    return create_model(
+        routing_name(team, node.agent_type),
+        __base__=node.output_model,
+        **fields,
+    )
+
+
+def team_problems(spec: TeamSpec) -> list[str]:
+    """Why no run can follow ``spec`` (``spec_problems``, checked against the software team
+    when it extends it)."""
+    return spec_problems(spec, SOFTWARE_BASE if spec.extends is not None else None)
 
 
 def build_team(spec: TeamSpec) -> Team:

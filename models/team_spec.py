@@ -11,8 +11,10 @@ from __future__ import annotations
 import hashlib
 import json
 import re
+from collections.abc import Mapping
+from dataclasses import dataclass
 from enum import StrEnum
-from typing import Annotated
+from typing import Annotated, Literal
 
 from pydantic import Field, StringConstraints
 from pydantic.alias_generators import to_camel
@@ -126,7 +128,14 @@ class TeamSpec(WireModel):
 
     name: Annotated[str, StringConstraints(pattern=TEAM_NAME_PATTERN)]
     description: Description = ""
+    extends: Literal["software"] | None = None
+    """A team that extends the software team: its agents join the software team's, and
+    ``routes`` adds routes to the software team's agents (an agent between review and merge is
+    one declaration and one template)."""
     agents: list[AgentSpec] = Field(min_length=1, max_length=MAX_TEAM_AGENTS)
+    routes: dict[str, dict[str, Description]] = Field(default_factory=dict)
+    """With ``extends``: routes added to the software team's agents (agent -> target -> when);
+    an added route is offered before the agent's own."""
     final: dict[FieldName, FieldSpec] = Field(
         default_factory=lambda: {"summary": FieldSpec(description="What the team achieved.")}
     )
@@ -146,12 +155,27 @@ class TeamSpec(WireModel):
         return hashlib.sha256(text.encode()).hexdigest()
 
 
-def spec_problems(spec: TeamSpec) -> list[str]:
+@dataclass(frozen=True)
+class BaseTeam:
+    """What a team that ``extends`` another may name of it: its agents, its dispatched agents
+    and where each agent's routes lead."""
+
+    agents: frozenset[str]
+    dispatched: frozenset[str]
+    edges: Mapping[str, frozenset[str]]
+
+
+def spec_problems(spec: TeamSpec, base: BaseTeam | None = None) -> list[str]:
     """Why ``spec`` is not a team a run can follow, one line per problem, each naming the agent
-    (empty when it is one)."""
+    (empty when it is one). ``base``: the team it extends (``spec.extends``)."""
     found: list[str] = []
     names = [a.name for a in spec.agents]
-    known = set(names)
+    if spec.extends is not None and base is None:
+        return [f"the team extends {spec.extends!r}, which is not given to check it against"]
+    if spec.extends is None and spec.routes:
+        found.append("`routes` adds routes to an extended team's agents: set `extends`")
+    base = base if spec.extends is not None else None
+    known = set(names) | (base.agents if base is not None else set())
     for name in sorted({n for n in names if names.count(n) > 1}):
         found.append(f"agent {name}: declared more than once; agent names are unique")
     reserved = {a.value for a in AgentType} | {t.value for t in Terminal}
@@ -175,14 +199,22 @@ def spec_problems(spec: TeamSpec) -> list[str]:
                 "starts it with the goal alone); move them to another agent's request"
             )
     entries = [a.name for a in spec.agents if a.role is Role.ORCHESTRATOR]
-    if len(entries) != 1:
+    if base is not None and entries:
+        found.append(
+            f"agent {entries[0]}: a team that extends {spec.extends} starts at its orchestrator; "
+            "give this agent another role"
+        )
+    elif base is None and len(entries) != 1:
         found.append(
             f"the team needs exactly one agent with role orchestrator (has {len(entries)}: "
             f"{', '.join(entries) or 'none'})"
         )
     dispatched_by: dict[str, str] = {}
+    dispatched = {a.name for a in spec.agents if a.role is Role.DISPATCHED} | (
+        base.dispatched if base is not None else set()
+    )
     for agent in spec.agents:
-        found += _agent_problems(agent, spec, known)
+        found += _agent_problems(agent, known, dispatched)
         if agent.role is Role.DISPATCHER and agent.dispatches in known:
             child = agent.dispatches or ""
             if child in dispatched_by:
@@ -195,12 +227,23 @@ def spec_problems(spec: TeamSpec) -> list[str]:
         if agent.role is Role.DISPATCHED and agent.name not in dispatched_by:
             found.append(f"agent {agent.name}: role dispatched, but no dispatcher dispatches it")
     found += [f"final {p}" for p in _field_problems("result", spec.final)]
+    for extended, more in spec.routes.items():
+        at = f"routes of {extended}"
+        if base is not None and extended not in base.agents:
+            found.append(f"{at}: {extended} is not an agent of {spec.extends}")
+        elif extended in dispatched:
+            found.append(f"{at}: a dispatched agent's result goes to its dispatcher")
+        for target in more:
+            if target != END and target not in known:
+                found.append(f"{at}: route to {target!r}, which is not an agent of the team")
+            elif target in dispatched:
+                found.append(f"{at}: routes to {target}, a dispatched agent")
     if not found:
-        found += _exit_problems(spec)
+        found += _exit_problems(spec, base)
     return found
 
 
-def _agent_problems(agent: AgentSpec, spec: TeamSpec, known: set[str]) -> list[str]:
+def _agent_problems(agent: AgentSpec, known: set[str], dispatched: set[str]) -> list[str]:
     found: list[str] = []
     at = f"agent {agent.name}"
     for target in agent.routes:
@@ -210,20 +253,13 @@ def _agent_problems(agent: AgentSpec, spec: TeamSpec, known: set[str]) -> list[s
                 f"{', '.join(sorted(known))}; or END)"
             )
     if agent.role is Role.DISPATCHER:
-        child = (
-            spec.agents[[a.name for a in spec.agents].index(agent.dispatches)]
-            if (agent.dispatches in known)
-            else None
-        )
-        if child is None:
+        if agent.dispatches not in known:
             found.append(
                 f"{at}: a dispatcher needs `dispatches` naming an agent of the team "
                 f"(has {agent.dispatches!r})"
             )
-        elif child.role is not Role.DISPATCHED:
-            found.append(
-                f"{at}: dispatches {child.name}, whose role is {child.role.value}, not dispatched"
-            )
+        elif agent.dispatches not in dispatched:
+            found.append(f"{at}: dispatches {agent.dispatches}, whose role is not dispatched")
     elif agent.dispatches is not None:
         found.append(f"{at}: only a dispatcher has `dispatches` (its role is {agent.role.value})")
     if agent.role is Role.DISPATCHED:
@@ -235,7 +271,7 @@ def _agent_problems(agent: AgentSpec, spec: TeamSpec, known: set[str]) -> list[s
     elif not agent.routes:
         found.append(f"{at}: no routes; name at least one agent (or END) it may go on to")
     for target in agent.routes:
-        if target in known and spec.agent(target).role is Role.DISPATCHED:
+        if target in dispatched:
             found.append(
                 f"{at}: routes to {target}, a dispatched agent; route to its dispatcher instead"
             )
@@ -270,12 +306,17 @@ def _field_problems(what: str, fields: dict[str, FieldSpec]) -> list[str]:
     return found
 
 
-def _exit_problems(spec: TeamSpec) -> list[str]:
+def _exit_problems(spec: TeamSpec, base: BaseTeam | None) -> list[str]:
     """Agents from which no chain of routes reaches END: a cycle with no exit."""
-    edges: dict[str, set[str]] = {a.name: set(a.routes) for a in spec.agents}
-    for agent in spec.agents:
-        if agent.role is Role.DISPATCHER and agent.dispatches:
-            edges[agent.dispatches] = {agent.name}
+    edges: dict[str, set[str]] = {
+        a: set(t) for a, t in (base.edges.items() if base is not None else ())
+    }
+    for added, more in spec.routes.items():
+        edges.setdefault(added, set()).update(more)
+    edges.update({a.name: set(a.routes) for a in spec.agents})
+    for declared in spec.agents:
+        if declared.role is Role.DISPATCHER and declared.dispatches:
+            edges[declared.dispatches] = {declared.name}
     reaches_end = {a for a, targets in edges.items() if END in targets}
     grew = True
     while grew:
