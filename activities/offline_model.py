@@ -256,7 +256,7 @@ class OfflineModel(httpx2.AsyncBaseTransport):
         routes = model.route_aliases()
         offered = {r: v for v in variants(schema) for r in v.get("properties", {}) if r in routes}
         route = self.pick_route(model, list(offered), wants, context, stop=not self._loops(node))
-        chosen = self.scenario.routes.get(node.agent_type) if node is not None else None
+        chosen = self.scenario.routes.get(node.agent_type, "") if node is not None else ""
         if chosen in offered and not wants and not context:
             route = chosen
         review = node is not None and node.agent_type in self.scenario.agent_review_at

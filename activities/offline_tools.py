@@ -260,7 +260,10 @@ def diff_references(messages: list[dict[str, Any]]) -> list[Reference]:
     except ValueError:
         return []
     refs = []
-    for change in request.get("ticketChanges") or []:
+    changes = request.get("ticketChanges") if isinstance(request, dict) else None
+    for change in changes if isinstance(changes, list) else []:
+        if not isinstance(change, dict):
+            continue  # a declared team's field of that name: not the software team's changes
         path = ""
         for m in _HUNK.finditer(str((change.get("diff") or {}).get("text") or "")):
             if m["path"]:
