@@ -19,6 +19,7 @@ from agent_interrupts.activities.prompting import AgentPrompt, PromptRenderer
 from agent_interrupts.activities.redaction import redact
 from agent_interrupts.activities.result_decorators import decorate
 from agent_interrupts.activities.route_filter import closed_question, closed_routes
+from agent_interrupts.activities.teams import TeamFinder
 from agent_interrupts.activities.tools.loop import Toolbox
 from agent_interrupts.activities.tools.settings import ToolSettings
 from agent_interrupts.activities.trimming import (
@@ -47,11 +48,17 @@ class AgentActivities:
     """Activities that run agents. Construct once per worker with its LLM and prompts."""
 
     def __init__(
-        self, llm: StructuredLlm, prompts: PromptRenderer, tools: Toolbox | None = None
+        self,
+        llm: StructuredLlm,
+        prompts: PromptRenderer,
+        tools: Toolbox | None = None,
+        teams: TeamFinder | None = None,
     ) -> None:
         self._llm = llm
         self._prompts = prompts
         self._tools = tools or Toolbox(ToolSettings())
+        self._teams = teams
+        """Finds a declared team's run's team (None: only teams this process has seen)."""
         self._replies: OrderedDict[tuple[str, str, str], AgentReply] = OrderedDict()
         """The newest replies this worker gave, by activity: an attempt the server timed out
         while it could not hear from us (a short outage) gets its reply again, not a new call."""
@@ -101,7 +108,7 @@ class AgentActivities:
         return reply
 
     async def _run(self, call: AgentCall) -> AgentReply:
-        team = team_of(call.team)
+        team = await self._teams.team(call.team) if self._teams else team_of(call.team)
         node = team.node(call.agent_type)
         prompt = self._prompts.agent_messages(node, call, team)
         limit = self._llm.settings.context_tokens

@@ -1,13 +1,29 @@
-"""The teams a worker serves: the run's team, read once at its start (``workflows/teams.py``)."""
+"""The teams a worker serves, and the teams of the runs it works for.
+
+A run pins its team at its start (``workflows/teams.py``: ``load_team``'s result, whole, is in
+its history); its agent calls carry the team's name and content hash alone. A worker finds the
+team by that hash: among the teams it serves, those it has seen, else in the run's own history
+(a worker redeployed with an edited team file still serves the runs pinned to the old one).
+"""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import json
+from collections.abc import Mapping, Sequence
+from typing import Any
 
+from pydantic import ValidationError
 from temporalio import activity
+from temporalio.api.common.v1 import Payload
+from temporalio.api.enums.v1 import EventType
+from temporalio.client import Client
 
 from agent_interrupts.models.errors import UnknownTeam
+from agent_interrupts.models.team import Team
+from agent_interrupts.models.team_build import TeamNotHere, remember, team_of
 from agent_interrupts.models.team_spec import SOFTWARE_TEAM_NAME, TeamPin, TeamSpec
+
+LOAD_TEAM = "load_team"
 
 
 class TeamActivities:
@@ -17,7 +33,7 @@ class TeamActivities:
     def __init__(self, teams: Mapping[str, TeamSpec]) -> None:
         self._teams = dict(teams)
 
-    @activity.defn(name="load_team")
+    @activity.defn(name=LOAD_TEAM)
     async def load_team(self, name: str) -> TeamPin:
         """The team ``name`` as this worker serves it, with its content hash."""
         spec = self._teams.get(name)
@@ -28,3 +44,78 @@ class TeamActivities:
                 "team's file to AGENTS_TEAMS on the worker"
             ).to_application_error()
         return TeamPin(name=spec.name, sha256=spec.sha256(), spec=spec)
+
+
+class TeamFinder:
+    """Finds the team an activity's pin names: by its hash among the teams the worker serves
+    and has seen, else in the history of the run the activity works for."""
+
+    def __init__(self, client: Client, served: Mapping[str, TeamSpec]) -> None:
+        self._client = client
+        for spec in served.values():
+            remember(TeamPin(name=spec.name, sha256=spec.sha256(), spec=spec))
+
+    async def team(self, pin: TeamPin | None) -> Team:
+        """The team of ``pin``; UnknownTeam (not retried) when neither the worker nor the
+        run's history has it."""
+        try:
+            return team_of(pin)
+        except TeamNotHere:
+            assert pin is not None  # the software team is always here
+        found = await self._from_history(pin.sha256)
+        if found is None:
+            raise UnknownTeam(
+                f"team {pin.name!r} (content {pin.sha256[:12]}) is neither served by this worker "
+                "nor in its run's history"
+            )
+        return remember(found)
+
+    async def _from_history(self, sha256: str) -> TeamPin | None:
+        """The pinned team in the history of the activity's run: ``load_team``'s result, or
+        the state a run continued as new with."""
+        info = activity.info()
+        handle = self._client.get_workflow_handle(
+            info.workflow_id or "", run_id=info.workflow_run_id
+        )
+        loading: set[int] = set()
+        async for event in handle.fetch_history_events():
+            kind = event.event_type
+            if kind == EventType.EVENT_TYPE_WORKFLOW_EXECUTION_STARTED:
+                started = event.workflow_execution_started_event_attributes
+                pin = carried_pin(started.input.payloads)
+            elif kind == EventType.EVENT_TYPE_ACTIVITY_TASK_SCHEDULED:
+                scheduled = event.activity_task_scheduled_event_attributes
+                if scheduled.activity_type.name == LOAD_TEAM:
+                    loading.add(event.event_id)
+                continue
+            elif kind == EventType.EVENT_TYPE_ACTIVITY_TASK_COMPLETED:
+                done = event.activity_task_completed_event_attributes
+                if done.scheduled_event_id not in loading:
+                    continue
+                pin = TeamPin.model_validate(_json(done.result.payloads[0].data))
+            else:
+                continue
+            if pin is not None and pin.sha256 == sha256 and pin.spec is not None:
+                return pin
+        return None
+
+
+def _json(data: bytes) -> Any:
+    try:
+        return json.loads(data)
+    except ValueError:
+        return None
+
+
+def carried_pin(inputs: Sequence[Payload]) -> TeamPin | None:
+    """The team a run's start input carries (the state of a run that continued as new); None
+    for any other input, whatever its shape."""
+    for value in (_json(p.data) for p in inputs):
+        carried = value.get("carriedState") if isinstance(value, dict) else None
+        team = carried.get("team") if isinstance(carried, dict) else None
+        if isinstance(team, dict):
+            try:
+                return TeamPin.model_validate(team)
+            except ValidationError:
+                return None
+    return None

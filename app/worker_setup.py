@@ -24,7 +24,7 @@ from agent_interrupts.activities.prompting import PromptRenderer
 from agent_interrupts.activities.resolution import ResolutionActivities
 from agent_interrupts.activities.search_attributes import list_keyword_search_attributes
 from agent_interrupts.activities.shadow_start import ShadowStarter
-from agent_interrupts.activities.teams import TeamActivities
+from agent_interrupts.activities.teams import TeamActivities, TeamFinder
 from agent_interrupts.activities.tools.loop import Toolbox
 from agent_interrupts.activities.tools.settings import ToolSettings
 from agent_interrupts.activities.tools.workspace import WorkspaceActivities
@@ -119,7 +119,7 @@ def build_worker(
     llm = StructuredLlm(openai_client(settings, offline), settings)
     tools = tools if tools is not None else ToolSettings.from_env()
     prompts = prompts if prompts is not None else PromptRenderer(registry=default_registry(tools))
-    agents = AgentActivities(llm, prompts, Toolbox(tools))
+    agents = AgentActivities(llm, prompts, Toolbox(tools), TeamFinder(client, teams or {}))
     workspaces = WorkspaceActivities(tools)
     code = CodeChangeActivities(tools)
     resolution = ResolutionActivities(llm, prompts, ShadowStarter(client))

@@ -37,6 +37,7 @@ from agent_interrupts.models.routings import (
 from agent_interrupts.models.team import Node, Team, TeamPin
 from agent_interrupts.models.team_spec import (
     END,
+    SOFTWARE_TEAM_NAME,
     AgentSpec,
     BaseTeam,
     FieldSpec,
@@ -369,19 +370,36 @@ def build_team(spec: TeamSpec) -> Team:
     return _build(spec.model_dump_json(by_alias=True))
 
 
+class TeamNotHere(LookupError):
+    """A pin that names a declared team by its content hash alone, which this process has not
+    seen whole yet (``remember`` it first: the worker reads it from the run's history)."""
+
+
 def team_of(pin: TeamPin | None) -> Team:
     """The team a run pinned: the software team for none (runs recorded before teams were
-    pinned) or its name; else the declared team the pin carries, found by its content hash
-    (built once: every agent call of the run carries the pin)."""
-    if pin is None or pin.spec is None:
+    pinned); else the declared team the pin carries, or (a pin of name and hash alone, as agent
+    calls carry it) the one this process remembers by that content hash; TeamNotHere when it
+    remembers none."""
+    if pin is None or (pin.spec is None and pin.name == SOFTWARE_TEAM_NAME):
         return SOFTWARE_TEAM
     found = _BY_SHA256.get(pin.sha256)
-    if found is None:
-        found = build_team(pin.spec)
-        if found.sha256 == pin.sha256:  # a pin whose hash is not its team's is never cached
-            _BY_SHA256[pin.sha256] = found
-            while len(_BY_SHA256) > MAX_BUILT_TEAMS:
-                _BY_SHA256.pop(next(iter(_BY_SHA256)))
+    if found is not None:
+        return found
+    if pin.spec is None:
+        raise TeamNotHere(f"team {pin.name!r} (content {pin.sha256[:12]}) is not known here")
+    return remember(pin)
+
+
+def remember(pin: TeamPin) -> Team:
+    """Build the declared team ``pin`` carries whole and keep it by its content hash (a pin whose
+    hash is not its team's is built, never kept)."""
+    if pin.spec is None:
+        return team_of(pin)
+    found = build_team(pin.spec)
+    if found.sha256 == pin.sha256:
+        _BY_SHA256[pin.sha256] = found
+        while len(_BY_SHA256) > MAX_BUILT_TEAMS:
+            _BY_SHA256.pop(next(iter(_BY_SHA256)))
     return found
 
 

@@ -104,7 +104,7 @@ class RunBook:
             worktree=worktree,
             ask_when_stuck=not state.fail_on_invalid_replies,
             output_tokens_factor=output_tokens_factor,
-            team=self.pinned_team,
+            team=self.team_ref,
         )
         state.agent_runs[agent] = state.agent_runs.get(agent, 0) + 1
         try:
@@ -175,6 +175,14 @@ class RunBook:
         """What activities and questions are given of the team: None for the software team (its
         payloads keep their shape), else the pinned team itself."""
         return None if self.team.builtin else self.team.pin
+
+    @property
+    def team_ref(self) -> TeamPin | None:
+        """What an agent call is given of the team: its name and content hash (None for the
+        software team); the worker finds the team by them (``activities/teams.py``), so the
+        team is in the run's history once, not in every call."""
+        team = self.team
+        return None if team.builtin else TeamPin(name=team.name, sha256=team.sha256)
 
     def context(self) -> list[ContextItem]:
         """Curated upstream context: recent results' summaries, with their context ids."""
