@@ -16,16 +16,17 @@ What is measured, in one process (the worker start uses a dev server of its own)
    declared result has at most 16); a dispatcher's result is the fixed dispatch result in both.
    For each of the software team's eleven sequential agents (every agent but the dispatchers and
    the agents they dispatch), one step is what a worker does for it: the ``AgentCall`` encoded
-   and decoded by the worker's data converter (a declared call carries the whole pinned team),
+   and decoded by the worker's data converter (a declared call carries the team's name and
+   content hash, as the workflow sends it),
    ``AgentActivities.run_agent`` with the offline model (as ``bench.prompt_assembly`` drives it,
    each run with a new activity id so that the model is asked every time) and its reply encoded
    and decoded. The mirror's call is the software call with the same goal, context, history and
    request values (a nested value as its JSON text). The software agent's step and its mirror's
    are timed alternately (which goes first swaps each repeat), ``--repeats`` times after a
    warm-up; the median per agent, their sum over the steps per side, and declared / software
-   (aim <= 1.05x), with ``run_agent`` alone beside it. The parts only the declared step pays are
-   timed alone: the pinned team encoded and decoded, and ``team_of(pin)`` (``build_team`` is
-   cached by the spec's JSON, so each call dumps the spec to JSON).
+   (aim <= 1.05x), with ``run_agent`` alone beside it. What only the declared step pays is timed
+   alone: ``team_of(pin)``, the team found by that hash (the worker serves it, or read it once
+   from the run's history).
 2. **Building a declared team, once.** ``build_team`` of the mirror on a cold cache
    (``--builds`` times, median): paid once per team and worker process, not per step.
 3. **Worker start with 10 declared teams against 1 (report only).** Ten copies of the mirror
@@ -79,7 +80,7 @@ from agent_interrupts.models.graph import NODES, SOFTWARE_TEAM, Node
 from agent_interrupts.models.interrupts import InterruptRequestBase
 from agent_interrupts.models.requests import AgentRequest
 from agent_interrupts.models.results import AgentResult
-from agent_interrupts.models.team_build import _build, build_team, team_of
+from agent_interrupts.models.team_build import _build, build_team, remember, team_of
 from agent_interrupts.models.team_spec import END, MAX_FIELDS, FieldSpec, Role, TeamPin, TeamSpec
 from bench.harness import bench_parser, fresh_id, load_average, run_on_dev_server, versus_aim
 from bench.prompt_assembly import realistic_call
@@ -280,7 +281,7 @@ def mirror_call(call: AgentCall, spec: TeamSpec) -> AgentCall:
             "recent": [
                 e.model_copy(update={"agent_type": mirrored(e.agent_type)}) for e in call.recent
             ],
-            "team": TeamPin(name=spec.name, sha256=spec.sha256(), spec=spec),
+            "team": TeamPin(name=spec.name, sha256=spec.sha256()),  # as the workflow sends it
         }
     )
 
@@ -323,9 +324,6 @@ class StepTiming:
 class StepResult:
     steps: list[StepTiming]
     team_of_us: float
-    dump_us: float
-    pin_encode_us: float
-    pin_decode_us: float
     spec_bytes: int
     build_ms: list[float]
     agents: int
@@ -415,7 +413,9 @@ async def measure_steps(
         raise ValueError("repeats and builds must be at least 1, history at least 0")
     spec = mirror_spec()
     build_ms = cold_builds(spec, builds)
-    team = build_team(spec)
+    team = remember(
+        TeamPin(name=spec.name, sha256=spec.sha256(), spec=spec)
+    )  # as a worker that serves it
     software = {a: realistic_call(a, history) for a in SEQUENTIAL}
     declared = {a: mirror_call(c, spec) for a, c in software.items()}
     for call in declared.values():
@@ -434,8 +434,7 @@ async def measure_steps(
             else:
                 decl[a].append(await step(declared[a]))
                 soft[a].append(await step(software[a]))
-    pin = TeamPin(name=spec.name, sha256=spec.sha256(), spec=spec)
-    encoded = step.converter.to_payloads([pin])
+    pin = TeamPin(name=spec.name, sha256=spec.sha256())
     steps = [
         StepTiming(
             agent=a,
@@ -453,9 +452,6 @@ async def measure_steps(
     return StepResult(
         steps=steps,
         team_of_us=_median_us(lambda: team_of(pin), 300),
-        dump_us=_median_us(lambda: spec.model_dump_json(by_alias=True), 300),
-        pin_encode_us=_median_us(lambda: step.converter.to_payloads([pin]), 300),
-        pin_decode_us=_median_us(lambda: step.converter.from_payloads(encoded, [TeamPin]), 300),
         spec_bytes=len(spec.model_dump_json(by_alias=True).encode()),
         build_ms=build_ms,
         agents=len(spec.agents),
@@ -615,11 +611,9 @@ def report_steps(result: StepResult) -> str:
         f"software {result.software_activity_total / 1000:.2f} ms: "
         f"{result.activity_ratio:.2f}x; the rest, the payloads (call and reply, encoded and "
         f"decoded): declared {payload_declared:.2f} ms vs software {payload_software:.2f} ms",
-        f"what only the declared step pays: the pinned team ({result.spec_bytes:,} bytes of "
-        f"JSON) in every call's payload, encoded {result.pin_encode_us:.0f} us + decoded "
-        f"{result.pin_decode_us:.0f} us a call; team_of(pin) in run_agent "
-        f"{result.team_of_us:.0f} us a call (of which {result.dump_us:.0f} us the spec's "
-        "model_dump_json, the key of build_team's cache)",
+        "what only the declared step pays: team_of(pin), the team found by the hash the call "
+        f"carries, {result.team_of_us:.1f} us a call; the pinned team ({result.spec_bytes:,} "
+        "bytes of JSON) is in the run's history once (load_team's result), not in the calls",
         "building the declared team once (build_team, cold cache): median "
         f"{statistics.median(result.build_ms):.1f} ms (min {min(result.build_ms):.1f}, "
         f"max {max(result.build_ms):.1f}) over {len(result.build_ms)} builds: once per team "
