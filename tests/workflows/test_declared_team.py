@@ -210,3 +210,41 @@ async def test_a_declared_teams_step_budget_and_supervisor_events(
             ):
                 await asyncio.sleep(0.1)
         await handle.terminate("seen enough")
+
+
+class _StuckSummary(OfflineModel):
+    """The SUMMARY agent's replies set no route."""
+
+    def answer(self, name: str, schema: dict[str, Any], messages: list[dict[str, Any]]) -> str:
+        if name.endswith("SummaryRouting"):
+            return "{}"
+        return super().answer(name, schema, messages)
+
+
+async def test_a_declared_agent_whose_model_stays_invalid_asks_a_person(
+    client: Client, task_queue: str, workflow_id: str
+) -> None:
+    teams = {TINY_TEAM.name: TINY_TEAM}
+    settings = LlmSettings(validation_attempts=1)
+    async with build_worker(client, task_queue, settings, offline=_StuckSummary(), teams=teams):
+        handle = await client.start_workflow(
+            OrchestratorWorkflow.run,
+            OrchestratorInput(goal="survey the old mill", team=TINY_TEAM.name),
+            id=workflow_id,
+            task_queue=task_queue,
+        )
+        status = await wait_for_interrupt(handle)
+        waiting = status.pending_interrupt
+        assert waiting is not None and waiting.origin_agent_type == "SUMMARY"
+        asked = (await interrupt_status(client, waiting.workflow_id)).request
+        await client.get_workflow_handle(waiting.workflow_id).execute_update(
+            InterruptWorkflow.resolve_validated,
+            InterruptResolution(stop_run="the summary model is broken", answered_by="ada"),
+        )
+        with pytest.raises(WorkflowFailureError) as stopped:
+            await handle.result()
+    assert "could not finish its step" in str(status.events)
+    assert isinstance(asked, TeamInterruptRequest) and asked.origin == "SUMMARY"
+    offered = " ".join(o.description for c in asked.choices for o in c.options)
+    assert "finalResult" in offered  # its own routes are the ways out
+    assert "the summary model is broken" in str(stopped.value.cause)
