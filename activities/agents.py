@@ -37,7 +37,7 @@ from agent_interrupts.models.interrupts import InterruptRequestBase
 from agent_interrupts.models.limits import MAX_FAN_OUT, clip
 from agent_interrupts.models.policies import AGENT_HEARTBEAT_INTERVAL
 from agent_interrupts.models.routing import Routing
-from agent_interrupts.models.team import Node
+from agent_interrupts.models.team import Node, Team
 from agent_interrupts.models.team_build import team_of
 
 KEPT_REPLIES = 128
@@ -117,7 +117,7 @@ class AgentActivities:
         ]
         dropped: list[str] = []
         while limit and estimated_tokens(prompt.messages) + output > limit:
-            trimmed = self._trimmed(node, call, prompt)
+            trimmed = self._trimmed(node, call, prompt, team)
             if trimmed is None:
                 break  # what is left is never dropped; the endpoint says whether it fits
             call, prompt, what = trimmed
@@ -156,7 +156,7 @@ class AgentActivities:
                         tool_trace=tools.trace,
                     )
                 except LlmContextExceeded:  # the endpoint knows the context; we only estimate
-                    trimmed = self._trimmed(node, call, prompt)
+                    trimmed = self._trimmed(node, call, prompt, team)
                     if trimmed is None:
                         raise  # what is left is never dropped: a person is asked
                     call, prompt, what = trimmed
@@ -184,7 +184,7 @@ class AgentActivities:
         )
 
     def _trimmed(
-        self, node: Node, call: AgentCall, prompt: AgentPrompt
+        self, node: Node, call: AgentCall, prompt: AgentPrompt, team: Team
     ) -> tuple[AgentCall, AgentPrompt, str] | None:
         """``call`` and its prompt with the oldest optional context dropped until the prompt is
         shorter (pieces no prompt section shows go along), and what was dropped; None when
@@ -194,7 +194,7 @@ class AgentActivities:
         while (smaller := without_oldest_optional(call)) is not None:
             call, what = smaller
             dropped.append(what)
-            shorter = self._prompts.agent_messages(node, call, team_of(call.team))
+            shorter = self._prompts.agent_messages(node, call, team)
             if prompt_chars(shorter.messages) < size:
                 return call, shorter, ", ".join(dropped)
         return None

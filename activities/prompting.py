@@ -72,7 +72,7 @@ class PromptRenderer:
         self._registry = registry if registry is not None else default_registry()
         self._team_sources: dict[str, str] = {}
         """Declared teams' templates by name (a name carries the team's content hash)."""
-        self._templates: dict[str, str] = {}
+        self._templates: dict[tuple[str, str], str] = {}
         """Rendered agent templates: they depend only on the node, so once per worker."""
         self._files_sha256 = _files_sha256(prompts_dir)
 
@@ -120,11 +120,12 @@ class PromptRenderer:
     def agent_template(self, node: Node, team: Team = SOFTWARE_TEAM) -> str:
         """The agent's own template, rendered with what its output model says about it (a
         declared team's templates come with the team the run pinned)."""
-        text = self._templates.get(node.template)
+        key = (team.sha256, node.template)  # an extended team's software agents route further
+        text = self._templates.get(key)
         if text is None:
             self._team_sources.update(team.templates)
             text = self.render(node.template, **template_values(node, team))
-            self._templates[node.template] = text
+            self._templates[key] = text
         return text
 
     def _team_source(self, name: str) -> tuple[str, None, Callable[[], bool]] | None:

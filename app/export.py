@@ -98,10 +98,10 @@ KIND_BY_ROLE: dict[Role, Kind] = {
 
 def kind_of(agent: str, team: Team) -> Kind:
     """The kind of ``agent``'s example when it routed on, in the run's ``team``."""
-    if team.spec is None:
+    roles = {a.name: a.role for a in team.spec.agents} if team.spec is not None else {}
+    if agent not in roles:  # the software team's agent (of a team that extends it, too)
         return KIND_BY_AGENT.get(agent, Kind.REPORT)
-    roles = {a.name: a.role for a in team.spec.agents}
-    return KIND_BY_ROLE[roles.get(agent, Role.AGENT)]
+    return KIND_BY_ROLE[roles[agent]]
 
 
 class Format(StrEnum):

@@ -516,12 +516,14 @@ class LocalStack:
         )
         if scenario:
             env["OFFLINE_SCENARIO"] = scenario
+        loaded = _team_hashes(info.team_files)  # a file since broken or gone is dropped
+        info.team_files = {n: p for n, p in info.team_files.items() if n in loaded}
+        info.teams[queue] = loaded
         if info.team_files:
             from agent_interrupts.app.team_files import TEAMS_SETTING
 
             named = [env.get(TEAMS_SETTING, ""), *info.team_files.values()]
             env[TEAMS_SETTING] = os.pathsep.join(filter(None, named))
-        info.teams[queue] = _team_hashes(info.team_files)
         log = self.dir / f"worker-{_slug(queue)}.log"
         process = _spawn([sys.executable, "-m", "agent_interrupts.worker"], log, env)
         info.workers[queue] = process.pid

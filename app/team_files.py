@@ -141,8 +141,11 @@ def load_teams(setting_value: str) -> dict[str, TeamSpec]:
 
 def configured_teams(env: Mapping[str, str]) -> dict[str, TeamSpec]:
     """Every team but the software team that a worker (or a command) with ``env`` serves: the
-    built-in ones, then those of ``AGENTS_TEAMS``."""
-    return _load([*builtin_team_files().values(), *team_files(env.get(TEAMS_SETTING, ""))])
+    built-in ones, then those of ``AGENTS_TEAMS`` (a team file there replaces a built-in team of
+    its name: an edited copy of a shipped team)."""
+    named = _load(team_files(env.get(TEAMS_SETTING, "")))
+    shipped = [p for name, p in builtin_team_files().items() if name not in named]
+    return {**_load(shipped), **named}
 
 
 def resolve_team(choice: str, env: Mapping[str, str]) -> TeamSpec | None:
@@ -314,6 +317,8 @@ def _template(file: Path, agent: str, name: str | None) -> tuple[str, str | None
     """The text of an agent's template file, and why it cannot be one (None when it can)."""
     relative = name if name is not None else f"{slug(agent)}.jinja"
     path = file.parent / relative
+    if not path.resolve().is_relative_to(file.parent.resolve()):
+        return "", f"template file {relative} is not in the team file's directory"
     try:
         text = path.read_text(encoding="utf-8")
     except FileNotFoundError:
@@ -328,8 +333,10 @@ def _template(file: Path, agent: str, name: str | None) -> tuple[str, str | None
         parsed = SandboxedEnvironment().parse(text)
     except TemplateSyntaxError as err:
         return text, f"template file {relative}, line {err.lineno}: not a jinja2 template: {err}"
+    prompts = PROMPTS_DIR.resolve()
     for used in meta.find_referenced_templates(parsed):
-        if used is not None and not (PROMPTS_DIR / used).is_file():
+        inside = used is not None and (prompts / used).resolve().is_relative_to(prompts)
+        if used is not None and not (inside and (prompts / used).is_file()):
             return text, (
                 f"template file {relative} extends or includes {used!r}, which is not a "
                 f"template of the package's prompts/ (e.g. workflow/_agent_base.jinja)"

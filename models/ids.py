@@ -5,10 +5,10 @@ from __future__ import annotations
 import re
 from datetime import UTC, datetime
 
-from agent_interrupts.models.agent_types import AgentType, slug
+from agent_interrupts.models.agent_types import from_slug, slug
 
 _CONTEXT_ID = re.compile(
-    r"^wf-(?P<run>[^/]+)/(?P<agent>[a-z-]+)/(?P<seq>\d{3,})/(?P<ts>\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ)$"
+    r"^wf-(?P<run>[^/]+)/(?P<agent>[a-z][a-z0-9-]*)/(?P<seq>\d{3,})/(?P<ts>\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ)$"
 )
 
 
@@ -18,14 +18,14 @@ def make_context_id(run_id: str, agent_type: str, seq: int, at: datetime) -> str
     return f"wf-{run_id}/{slug(agent_type)}/{seq:03d}/{stamp}"
 
 
-def parse_context_id(context_id: str) -> tuple[str, AgentType, int, datetime]:
+def parse_context_id(context_id: str) -> tuple[str, str, int, datetime]:
     """Split a context id into run id, agent type, sequence number and timestamp."""
     match = _CONTEXT_ID.match(context_id)
     if match is None:
         raise ValueError(
             f"{context_id!r} is not a context id; expected wf-<run>/<agent-type>/<seq>/<timestamp>"
         )
-    agent = AgentType(match["agent"].upper().replace("-", "_"))
+    agent = from_slug(match["agent"])
     at = datetime.strptime(match["ts"], "%Y-%m-%dT%H:%M:%SZ").replace(tzinfo=UTC)
     return match["run"], agent, int(match["seq"]), at
 

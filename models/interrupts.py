@@ -752,7 +752,7 @@ class InterruptRouting(Routing):
     def route_for(cls, agent: str) -> str | None:
         """The field that leads to ``agent`` (the routing contract's mapping table), if any."""
         for alias, target in cls.route_aliases().items():
-            if target is agent:
+            if target == agent:
                 return alias
         return None
 

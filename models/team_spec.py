@@ -213,8 +213,14 @@ def spec_problems(spec: TeamSpec, base: BaseTeam | None = None) -> list[str]:
     dispatched = {a.name for a in spec.agents if a.role is Role.DISPATCHED} | (
         base.dispatched if base is not None else set()
     )
+    own = {a.name for a in spec.agents}
     for agent in spec.agents:
-        found += _agent_problems(agent, known, dispatched)
+        found += _agent_problems(agent, known, dispatched, {a.name: a.role for a in spec.agents})
+        if agent.role is Role.DISPATCHER and agent.dispatches in known - own:
+            found.append(
+                f"agent {agent.name}: dispatches {agent.dispatches}, an agent of "
+                f"{spec.extends}; a dispatcher dispatches an agent of its own team"
+            )
         if agent.role is Role.DISPATCHER and agent.dispatches in known:
             child = agent.dispatches or ""
             if child in dispatched_by:
@@ -243,7 +249,9 @@ def spec_problems(spec: TeamSpec, base: BaseTeam | None = None) -> list[str]:
     return found
 
 
-def _agent_problems(agent: AgentSpec, known: set[str], dispatched: set[str]) -> list[str]:
+def _agent_problems(
+    agent: AgentSpec, known: set[str], dispatched: set[str], roles: Mapping[str, Role]
+) -> list[str]:
     found: list[str] = []
     at = f"agent {agent.name}"
     for target in agent.routes:
@@ -253,13 +261,22 @@ def _agent_problems(agent: AgentSpec, known: set[str], dispatched: set[str]) -> 
                 f"{', '.join(sorted(known))}; or END)"
             )
     if agent.role is Role.DISPATCHER:
+        if agent.question:
+            found.append(
+                f"{at}: a dispatcher's question carries its agents' questions; declare the typed "
+                "question fields on the agent it dispatches"
+            )
         if agent.dispatches not in known:
             found.append(
                 f"{at}: a dispatcher needs `dispatches` naming an agent of the team "
                 f"(has {agent.dispatches!r})"
             )
         elif agent.dispatches not in dispatched:
-            found.append(f"{at}: dispatches {agent.dispatches}, whose role is not dispatched")
+            role = roles.get(agent.dispatches or "")
+            found.append(
+                f"{at}: dispatches {agent.dispatches}, whose role is "
+                f"{role.value if role else 'not dispatched'}, not dispatched"
+            )
     elif agent.dispatches is not None:
         found.append(f"{at}: only a dispatcher has `dispatches` (its role is {agent.role.value})")
     if agent.role is Role.DISPATCHED:

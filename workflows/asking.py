@@ -210,7 +210,7 @@ async def _start_child(book: RunBook, job: InterruptInput, child_id: str) -> Sta
         job,
         id=child_id,
         static_summary=summary_line(origin, request),
-        static_details=details_markdown(child_id, origin, request),
+        static_details=details_markdown(child_id, origin, request, book.team),
         search_attributes=child_attributes(job),
     )
     started = StartedQuestion(

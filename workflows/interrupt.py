@@ -65,7 +65,7 @@ from agent_interrupts.models.resolution_rules import (
 )
 from agent_interrupts.models.state import EventKind, GraphEvent
 from agent_interrupts.models.team import Team
-from agent_interrupts.models.team_build import team_of
+from agent_interrupts.models.team_build import TeamDefinitionError, team_of
 from agent_interrupts.workflows.event_log import log_event, record_event
 from agent_interrupts.workflows.handler_args import (
     Parsed,
@@ -91,7 +91,7 @@ with workflow.unsafe.imports_passed_through():
     from agent_interrupts.activities.resolution import ResolutionActivities
 
 
-@workflow.defn(failure_exception_types=[ValidationError, UndecodablePayload])
+@workflow.defn(failure_exception_types=[ValidationError, UndecodablePayload, TeamDefinitionError])
 class InterruptWorkflow:
     """Waits for a resolution, then turns it into an InterruptRouting with one allowed route."""
 

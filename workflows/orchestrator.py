@@ -58,7 +58,7 @@ from agent_interrupts.models.state import (
     PendingStep,
 )
 from agent_interrupts.models.team import Node
-from agent_interrupts.models.team_build import TeamFinalResult, team_of
+from agent_interrupts.models.team_build import TeamDefinitionError, TeamFinalResult, team_of
 from agent_interrupts.models.team_spec import declares_no_team
 from agent_interrupts.workflows import blackboard, code_changes
 from agent_interrupts.workflows.asking import (
@@ -161,7 +161,14 @@ class OrchestratorWorkflow:
             else None,  # a declared team's first step is set once the run has pinned it
         )
         self._steps_at_start = self._state.steps_taken
-        self._book = RunBook(self._state, team_of(self._state.team))
+        try:
+            team = team_of(self._state.team)
+        except TeamDefinitionError as err:  # pinned by an earlier version with looser rules
+            team = SOFTWARE_TEAM
+            self._input_problem = (
+                self._input_problem or f"its pinned team cannot be followed: {err}"
+            )
+        self._book = RunBook(self._state, team)
 
     @workflow.run
     async def run(self, *args: Any) -> OrchestratorCollectorResult | TeamFinalResult:

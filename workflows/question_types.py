@@ -63,8 +63,12 @@ def empty_fields(cls: type[InterruptRequestBase]) -> dict[str, Any]:
 
 
 def empty_value(annotation: Any) -> Any:
+    """A value of ``annotation`` that says nothing: an empty list or text, the first of an
+    enum's or a literal's values, zero, no."""
     if typing.get_origin(annotation) is list:
         return []
+    if typing.get_origin(annotation) is typing.Literal:
+        return typing.get_args(annotation)[0]
     if isinstance(annotation, type) and issubclass(annotation, Enum):
         return next(iter(annotation)).value
-    return ""
+    return {bool: False, int: 0, float: 0.0}.get(annotation, "")

@@ -31,11 +31,14 @@ from temporalio.common import (
 from temporalio.exceptions import ActivityError
 
 from agent_interrupts.models.base import WireModel
+from agent_interrupts.models.graph import SOFTWARE_TEAM
 from agent_interrupts.models.interrupt_flow import InterruptInput, InterruptState
 from agent_interrupts.models.interrupts import InterruptRequestBase, InterruptType
 from agent_interrupts.models.policies import SEARCH_ATTRIBUTES_TIMEOUT
 from agent_interrupts.models.resolution_rules import redirect_targets, suggested_answer
 from agent_interrupts.models.state import NodeRef, PendingInterrupt
+from agent_interrupts.models.team import Team
+from agent_interrupts.models.team_build import team_of
 
 AGENT_PHASE = SearchAttributeKey.for_keyword("AgentPhase")
 INTERRUPT_STATE = SearchAttributeKey.for_keyword("InterruptState")
@@ -216,7 +219,7 @@ def interrupt_details(
     if deadline is not None:
         lines.append(f"Deadline {deadline:%Y-%m-%d %H:%M:%S} UTC, then: {job.on_timeout}.")
     lines += ["", question_markdown(job.origin, job.request)]
-    lines += ["", answer_markdown(interrupt_id, job.origin, job.request)]
+    lines += ["", answer_markdown(interrupt_id, job.origin, job.request, team_of(job.team))]
     return fit_details("\n".join(lines))
 
 
@@ -351,7 +354,9 @@ def offered_options(request: InterruptRequestBase) -> str:
     return f" ({'; '.join(offered)}{' with a text in `customInputs`' if custom else ''})"
 
 
-def answer_markdown(interrupt_id: str, origin: str, request: InterruptRequestBase) -> str:
+def answer_markdown(
+    interrupt_id: str, origin: str, request: InterruptRequestBase, team: Team = SOFTWARE_TEAM
+) -> str:
     """How to answer from the UI (update or signal), with JSON to paste, how to stop the run or
     send it elsewhere, and from a shell."""
     answer = json.dumps(suggested_answer(request), indent=2)
@@ -373,7 +378,7 @@ def answer_markdown(interrupt_id: str, origin: str, request: InterruptRequestBas
                 ' To send it on to another agent once answered, add `"continueAt"`: '
                 + ", ".join(f"`{t}`" for t in targets)
                 + "."
-                if (targets := redirect_targets(origin))
+                if (targets := redirect_targets(origin, team))
                 else ""
             ),
             "",

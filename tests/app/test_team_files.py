@@ -342,9 +342,25 @@ def test_a_worker_serves_the_builtin_teams_and_the_settings(tmp_path: Path) -> N
     mine = _team(tmp_path / "mine", LEAD, name="mine")
     assert set(configured_teams({})) == set(builtin_team_files())
     assert set(configured_teams({TEAMS_SETTING: str(mine)})) == {*builtin_team_files(), "mine"}
-    clash = _team(tmp_path / "clash", LEAD, name="incident-response")
-    with pytest.raises(TeamFileError, match=r"team 'incident-response' is declared by .* too"):
-        configured_teams({TEAMS_SETTING: str(clash)})
+    edited = _team(tmp_path / "edited", LEAD, name="incident-response")
+    served = configured_teams({TEAMS_SETTING: str(edited)})  # replaces the shipped one
+    assert served["incident-response"] == load_team_file(edited)
+    twice = _team(tmp_path / "twice", LEAD, name="mine")
+    with pytest.raises(TeamFileError, match=r"team 'mine' is declared by .* too"):
+        configured_teams({TEAMS_SETTING: os.pathsep.join([str(mine), str(twice)])})
+
+
+def test_a_template_outside_the_team_files_directory_is_refused(tmp_path: Path) -> None:
+    secret = tmp_path / "secret.txt"
+    secret.write_text("password")
+    file = _team(tmp_path / "team", LEAD, name="tiny")
+    file.write_text(
+        file.read_text().replace(
+            'role = "orchestrator"', 'role = "orchestrator"\ntemplate = "../secret.txt"', 1
+        )
+    )
+    problems = _problems(file)
+    assert any("not in the team file's directory" in p for p in problems), problems
 
 
 def test_team_names_a_team_by_name_or_by_path(tmp_path: Path) -> None:

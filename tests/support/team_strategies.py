@@ -87,7 +87,7 @@ def _agent(draw: st.DrawFn, name: str, role: Role, routes: dict[str, str]) -> Ag
         routes=routes,
         request={} if role is Role.ORCHESTRATOR else draw(field_maps()),
         result=draw(field_maps()),
-        question=draw(field_maps(2)),
+        question={} if role is Role.DISPATCHER else draw(field_maps(2)),
         template=draw(st.sampled_from(["", "{% block role %}Do the work.{% endblock %}"])),
         tools=draw(st.sampled_from([[], ["read"]])),
     )
