@@ -78,8 +78,9 @@ async def main(argv: list[str]) -> int:
         max_activities = worker_max_activities()
         metrics_at = metrics_address()
         runtime = metrics_runtime(metrics_at) if metrics_at else None
-    except ValueError as err:
-        print(f"error: {err}", file=sys.stderr)
+    except ValueError as err:  # a bad setting, or team files with problems: one line each
+        for line in str(err).splitlines():
+            print(f"error: {line}", file=sys.stderr)
         return 2
     for warning in settings.warnings:
         print(f"warning: {warning}", file=sys.stderr)

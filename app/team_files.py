@@ -243,7 +243,7 @@ def _read(file: Path) -> tuple[TeamSpec | None, list[str]]:
     if size > MAX_TEAM_SPEC_BYTES:
         problems.append(
             f"{file}: the team takes {size:,} bytes as JSON with its templates; at most "
-            f"{MAX_TEAM_SPEC_BYTES:,} (it travels with every agent call): shorten the templates"
+            f"{MAX_TEAM_SPEC_BYTES:,} (a run records it whole): shorten the templates"
         )
     if not problems:
         try:

@@ -2,9 +2,6 @@
 
 from __future__ import annotations
 
-import functools
-import hashlib
-import json
 import typing
 
 from agent_interrupts.models.agent_types import COLLECTED_AGENTS, DISPATCHED_AGENTS, AgentType
@@ -156,21 +153,6 @@ def _question_types() -> dict[str, type[InterruptRequestBase]]:
     }
 
 
-@functools.cache
-def software_team_sha256() -> str:
-    """The software team's content hash: its node table's request and output schemas."""
-    table = {
-        agent: [
-            n.phase,
-            n.dispatches,
-            n.request_model.model_json_schema(by_alias=True),
-            n.output_model.model_json_schema(by_alias=True),
-        ]
-        for agent, n in sorted(NODES.items())
-    }
-    return hashlib.sha256(json.dumps(table, sort_keys=True).encode()).hexdigest()
-
-
 SOFTWARE_TEAM = Team(
     name=SOFTWARE_TEAM_NAME,
     sha256="",
@@ -187,4 +169,5 @@ SOFTWARE_TEAM = Team(
     read_tools=READ_AGENTS,
     write_tools=WRITE_AGENTS,
 )
-"""The built-in team (``sha256`` is ``software_team_sha256()``, computed when a run pins it)."""
+"""The built-in team: its version is the code's (a run of it pins no team; its recorded histories
+replay on every later version)."""

@@ -35,7 +35,7 @@ MAX_FIELDS = 16
 """Fields one request, result, question or final result may declare."""
 MAX_TEMPLATE_CHARS = 16_000
 MAX_TEAM_SPEC_BYTES = 256 * 1024
-"""The most JSON a team (with its templates) may take: it travels in every agent call."""
+"""The most JSON a team (with its templates) may take: a run records it whole at its start."""
 
 FieldName = Annotated[str, StringConstraints(pattern=FIELD_NAME_PATTERN)]
 Description = Annotated[str, StringConstraints(max_length=2_000)]
@@ -135,7 +135,7 @@ class TeamSpec(WireModel):
     agents: list[AgentSpec] = Field(min_length=1, max_length=MAX_TEAM_AGENTS)
     routes: dict[str, dict[str, Description]] = Field(default_factory=dict)
     """With ``extends``: routes added to the software team's agents (agent -> target -> when);
-    an added route is offered before the agent's own."""
+    an added route is offered after the agent's own."""
     final: dict[FieldName, FieldSpec] = Field(
         default_factory=lambda: {"summary": FieldSpec(description="What the team achieved.")}
     )

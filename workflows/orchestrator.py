@@ -233,7 +233,12 @@ class OrchestratorWorkflow:
             except QuestionHandedOver as handed:
                 await self._continue_as_new(str(handed))
             if result is not None:
-                self._book.event(EventKind.INFO, "finished: the orchestrator collector said STOP")
+                ended = (
+                    "the orchestrator collector said STOP"
+                    if isinstance(result, OrchestratorCollectorResult)
+                    else f"{step.agent_type} ended the run with team {result.team}'s final result"
+                )
+                self._book.event(EventKind.INFO, f"finished: {ended}")
                 return result
 
     @workflow.signal(

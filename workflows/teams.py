@@ -38,6 +38,7 @@ async def pin_team(book: RunBook, name: str) -> Team:
     if team is None:
         book.fail(InvalidInput(f"team {name!r} came without its definition"))
     book.state.team = pin
+    book.state.phase = team.node(team.entry).phase
     book.state.pending = PendingStep(agent_type=team.entry, request=dict(team.entry_request))
     book.event(EventKind.INFO, f"team {team.name} pinned (content {team.sha256[:12]})")
     return team
