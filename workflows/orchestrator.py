@@ -253,7 +253,7 @@ class OrchestratorWorkflow:
         parsed = parse_raw(INTERRUPT_REQUEST_EVENT_SIGNAL, args, InterruptRequestEvent)
         problem = parsed.problem
         if parsed.value is not None:
-            problem = unknown_agents(parsed.value, self._book.team)
+            problem = self._pinning() or unknown_agents(parsed.value, self._book.team)
         if parsed.value is None or problem is not None:
             self._book.event(
                 EventKind.ERROR, f"ignored a malformed InterruptRequestEvent: {problem}"
@@ -369,8 +369,16 @@ class OrchestratorWorkflow:
         taken = self._state.steps_taken - self._steps_at_start
         return history_is_long() or taken >= every
 
+    def _pinning(self) -> str | None:
+        """Why no event is taken yet: the run is still reading its declared team."""
+        if declares_no_team(self._input.team) or self._state.team is not None:
+            return None
+        return f"the run is still pinning its team {self._input.team}; no agent runs yet"
+
     def _verdict(self, event: InterruptRequestEvent) -> EventVerdict:
         """Whether ``event`` is taken now, and by which node (a dispatched agent's, too)."""
+        if (pinning := self._pinning()) is not None:
+            return EventVerdict(None, pinning)
         return check_event(self._state, event, self._book.calls.running(), self._book.team)
 
     def _take_event(self, node_id: str, event: InterruptRequestEvent) -> str:
