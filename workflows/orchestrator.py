@@ -253,7 +253,8 @@ class OrchestratorWorkflow:
         parsed = parse_raw(INTERRUPT_REQUEST_EVENT_SIGNAL, args, InterruptRequestEvent)
         problem = parsed.problem
         if parsed.value is not None:
-            problem = self._pinning() or unknown_agents(parsed.value, self._book.team)
+            pinned = self._pinning() is None  # else the verdict says the team is not pinned yet
+            problem = unknown_agents(parsed.value, self._book.team) if pinned else None
         if parsed.value is None or problem is not None:
             self._book.event(
                 EventKind.ERROR, f"ignored a malformed InterruptRequestEvent: {problem}"
