@@ -209,7 +209,11 @@ def mirror_spec(name: str = MIRROR) -> TeamSpec:
         result_model = None if role is Role.DISPATCHER else _result_model(node)
         result = _shown_fields(result_model, set()) if result_model else {}
         question_model = SOFTWARE_TEAM.questions.get(agent)
-        question = _shown_fields(question_model, base_question) if question_model else {}
+        question = (  # a dispatcher's question has the dispatch question's fields built in
+            _shown_fields(question_model, base_question)
+            if question_model and role is not Role.DISPATCHER
+            else {}
+        )
         agents.append(
             {
                 "name": mirrored(agent),
