@@ -16,13 +16,12 @@ from agent_interrupts.activities.teams import TeamFinder
 from agent_interrupts.app.worker_setup import build_worker
 from agent_interrupts.models import team_build
 from agent_interrupts.models.errors import UnknownTeam
-from agent_interrupts.models.interrupts import InterruptResolution
 from agent_interrupts.models.state import OrchestratorInput
 from agent_interrupts.models.team_build import TeamFinalResult
 from agent_interrupts.models.team_spec import TeamPin
 from agent_interrupts.workflows.interrupt import InterruptWorkflow
 from agent_interrupts.workflows.orchestrator import OrchestratorWorkflow
-from tests.support.interrupts import interrupt_status, wait_for_interrupt
+from tests.support.interrupts import answer_offered, interrupt_status, wait_for_interrupt
 from tests.workflows.test_declared_team import TINY_TEAM
 
 EDITED = TINY_TEAM.model_copy(
@@ -59,10 +58,7 @@ async def test_a_worker_serving_an_edited_team_goes_on_with_the_pinned_version(
         asked = (await interrupt_status(client, waiting.workflow_id)).request
         await client.get_workflow_handle(waiting.workflow_id).execute_update(
             InterruptWorkflow.resolve_validated,
-            InterruptResolution(
-                selected_choices={c.choice_id: "A" for c in asked.choices},
-                confirmations={c.confirmation_id: True for c in asked.confirmation_items},
-            ),
+            answer_offered(asked),
         )
         result = await handle.result()
     assert isinstance(result, TeamFinalResult) and result.team_sha256 == TINY_TEAM.sha256()

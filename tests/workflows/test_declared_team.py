@@ -24,6 +24,7 @@ from agent_interrupts.models.team_spec import TeamSpec
 from agent_interrupts.workflows.interrupt import InterruptWorkflow
 from agent_interrupts.workflows.orchestrator import OrchestratorWorkflow
 from tests.support.interrupts import (
+    answer_offered,
     interrupt_status,
     rejected,
     wait_for_interrupt,
@@ -198,10 +199,7 @@ async def test_a_declared_teams_step_budget_and_supervisor_events(
         status = await interrupt_status(client, event_question.workflow_id)
         await client.get_workflow_handle(event_question.workflow_id).execute_update(
             InterruptWorkflow.resolve_validated,
-            InterruptResolution(
-                selected_choices={c.choice_id: "A" for c in status.request.choices},
-                confirmations={c.confirmation_id: True for c in status.request.confirmation_items},
-            ),
+            answer_offered(status.request),
         )
         async with asyncio.timeout(30):  # the answer continues at the event's target
             while not any(

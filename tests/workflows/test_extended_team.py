@@ -14,13 +14,13 @@ from agent_interrupts.app.history import read_blackboard
 from agent_interrupts.app.team_files import load_team_file
 from agent_interrupts.app.worker_setup import build_worker
 from agent_interrupts.models.graph import SOFTWARE_TEAM
-from agent_interrupts.models.interrupts import InterruptResolution, TeamInterruptRequest
+from agent_interrupts.models.interrupts import TeamInterruptRequest
 from agent_interrupts.models.results import OrchestratorCollectorResult
 from agent_interrupts.models.state import EntryKind, OrchestratorInput
 from agent_interrupts.models.team_build import build_team
 from agent_interrupts.workflows.interrupt import InterruptWorkflow
 from agent_interrupts.workflows.orchestrator import OrchestratorWorkflow
-from tests.support.interrupts import interrupt_status, wait_for_interrupt
+from tests.support.interrupts import answer_offered, interrupt_status, wait_for_interrupt
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "docs" / "examples" / "security-review"
 
@@ -60,10 +60,7 @@ async def test_the_added_agent_asks_its_typed_question_and_the_run_merges(
         assert isinstance(asked, TeamInterruptRequest) and "acceptedRisks" in asked.to_wire()
         await client.get_workflow_handle(waiting.workflow_id).execute_update(
             InterruptWorkflow.resolve_validated,
-            InterruptResolution(
-                selected_choices={c.choice_id: "A" for c in asked.choices},
-                confirmations={c.confirmation_id: True for c in asked.confirmation_items},
-            ),
+            answer_offered(asked),
         )
         result = await handle.result()
         entries = await read_blackboard(client, workflow_id)
