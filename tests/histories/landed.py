@@ -50,9 +50,10 @@ LANDED: dict[str, str] = {
     "stuck agent cut off at the token limit may get twice the tokens",
     "103e3d0": "a person's name on every answer (answeredBy); the Temporal UI lists named "
     "handlers only; a wrong option is refused in the question's words",
-    "4992237": "teams declared as data: a run pins its team (name, content hash, the team itself) at "
-    "its start and its agent calls name it by hash; declared teams' questions and results "
-    "travel as TeamInterruptRequest and TeamAgentResult; a team may extend the software team",
+    "4992237": "teams declared as data: a run pins its team (name, content hash, the team "
+    "itself) at its start and its agent calls name it by hash; declared teams' questions and "
+    "results travel as TeamInterruptRequest and TeamAgentResult; a team may extend the "
+    "software team",
 }
 """Every version that landed on main, oldest first, with what it brought."""
 
