@@ -315,3 +315,27 @@ async def test_reminders_at_fractions_of_the_deadline_then_escalation_and_outcom
     assert escalated["commands"] is not None, "a person may still answer while the reviewer works"
     assert resolved["resolution"]["resolvedBy"] == "TIMEOUT_ESCALATION"
     assert outcome.timed_out
+
+
+async def test_a_declared_teams_question_notifies_with_its_agents(
+    client: Client, task_queue: str, workflow_id: str
+) -> None:
+    """A declared team's dispatched agent asks: the notice names the team's dispatcher as the
+    asker and carries the agent's own choices."""
+    from tests.workflows.test_declared_team import TINY_TEAM
+
+    offline = OfflineModel(OfflineScenario.parse("interrupt=SURVEYOR#1", ["SURVEYOR"]))
+    teams = {TINY_TEAM.name: TINY_TEAM}
+    with HttpReceiver().running() as http:
+        notify = NotifySettings(webhook_url=f"{http.url}/hook")
+        async with build_worker(
+            client, task_queue, LlmSettings(), offline=offline, notify=notify, teams=teams
+        ):
+            handle = await start(client, task_queue, workflow_id, team=TINY_TEAM.name)
+            pending = (await wait_for_interrupt(handle)).pending_interrupt
+            assert pending is not None
+            await until(lambda: len(http.delivered()) == 1)
+            await handle.cancel()
+    payload = http.delivered()[0].json()
+    assert payload["interruptId"] == pending.workflow_id and payload["origin"] == "SURVEY"
+    assert "surveyor-1/approach" in http.delivered()[0].body.decode()
