@@ -105,15 +105,7 @@ def result(run_id: str, final: RunResult) -> None:
         lines[-1] += f"{', '.join(code.merged_tickets) or 'no ticket'}; tests: "
         lines[-1] += f"{code.verification or 'not run'}"
         lines += ["", "```", *code.diff_stat.splitlines()[-12:], "```"]
-    console.print()
-    console.print(
-        Panel(
-            Markdown("\n".join(lines)),
-            title=f"Final result of {run_id}",
-            title_align="left",
-            border_style="green",
-        )
-    )
+    _final_panel(lines, f"Final result of {run_id}")
     if final.code_change is not None:
         checkout = final.code_change.checkout
         console.print(f"Check it out in your clone: {checkout}", soft_wrap=True, markup=False)
@@ -328,13 +320,12 @@ def _team_result(run_id: str, final: TeamFinalResult) -> None:
             continue
         shown = ", ".join(map(str, value)) if isinstance(value, list) else str(value)
         lines.append(f"- {name}: {clip(shown, 300)}")
+    _final_panel(lines, f"Final result of {run_id} (team {final.team})")
+    console.print(f"[dim]The whole result: agents follow {run_id} --json[/]")
+
+
+def _final_panel(lines: list[str], title: str) -> None:
     console.print()
     console.print(
-        Panel(
-            Markdown("\n".join(lines)),
-            title=f"Final result of {run_id} (team {final.team})",
-            title_align="left",
-            border_style="green",
-        )
+        Panel(Markdown("\n".join(lines)), title=title, title_align="left", border_style="green")
     )
-    console.print(f"[dim]The whole result: agents follow {run_id} --json[/]")

@@ -79,18 +79,14 @@ class InterruptRequestEvent(WireModel):
             )
         ]
 
-    def route_of_option(self, key: OptionKey, targets: Collection[str] = ()) -> str | None:
+    def route_of_option(self, key: OptionKey, targets: Collection[str]) -> str | None:
         """The agent an option leads to, when the option's ``value`` names one of ``targets``
-        (the agents the run's team may resume at; default: the software team's)."""
+        (the agents the run's team may resume at)."""
         index = _KEYS.index(key) if key in _KEYS else len(self.choices)
         if index >= len(self.choices):
             return None
         value = self.choices[index].value.upper()
-        if value in targets:
-            return agent_name(value)
-        if not targets and value in AgentType.__members__ and InterruptRouting.route_for(value):
-            return AgentType(value)
-        return None
+        return agent_name(value) if value in targets else None
 
 
 class EventAck(WireModel):

@@ -749,14 +749,6 @@ class InterruptRouting(Routing):
     """The unified handler's output: 14 route fields, exactly one set (the routing contract)."""
 
     @classmethod
-    def route_for(cls, agent: str) -> str | None:
-        """The field that leads to ``agent`` (the routing contract's mapping table), if any."""
-        for alias, target in cls.route_aliases().items():
-            if target == agent:
-                return alias
-        return None
-
-    @classmethod
     def route_targets(cls) -> set[str]:
         return {t for t in cls.route_aliases().values() if isinstance(t, AgentType)}
 

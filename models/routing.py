@@ -30,6 +30,14 @@ class Routing(WireModel):
         """Route fields by their JSON (camelCase) name."""
         return {cls.model_fields[name].alias or name: t for name, t in cls.route_fields.items()}
 
+    @classmethod
+    def route_for(cls, agent: str) -> str | None:
+        """The route field (JSON name) that leads to ``agent``, if any."""
+        for alias, target in cls.route_aliases().items():
+            if target == agent:
+                return alias
+        return None
+
     @model_validator(mode="after")
     def _exactly_one_route(self) -> Self:
         chosen = [name for name in self.route_fields if getattr(self, name) is not None]

@@ -89,10 +89,7 @@ class Team:
 
     def route_for(self, agent: str) -> str | None:
         """The handler's route field that leads to ``agent``, if any."""
-        for alias, target in self.interrupt_routing.route_aliases().items():
-            if target == agent:
-                return alias
-        return None
+        return self.interrupt_routing.route_for(agent)
 
     def route_targets(self) -> set[str]:
         """The agents a question's answer may resume at."""

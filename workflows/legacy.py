@@ -17,7 +17,6 @@ from agent_interrupts.models.results import LEGACY_NEEDS_INPUT
 from agent_interrupts.models.team import Team
 from agent_interrupts.workflows.question_types import (
     BASE_FIELDS,
-    QUESTION_TYPES,
     empty_value,
     fits,
     own_fields,
@@ -82,7 +81,7 @@ def upgrade_question(question: dict[str, Any]) -> dict[str, Any]:
     the others are kept in ``contextForDecision`` and their fields left empty (a list empty, a
     text blank, a choice of values its first value). Anything else is returned as it is."""
     origin = str(question.get("origin"))
-    cls = QUESTION_TYPES.get(origin)
+    cls = SOFTWARE_TEAM.questions.get(origin)
     own = {k: v for k, v in question.items() if k not in BASE_FIELDS and k != "origin"}
     if (
         cls is None

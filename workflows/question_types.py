@@ -1,6 +1,6 @@
-"""Each agent's typed interrupt request, and reading and filling its agent-specific fields:
-shared by the readers of old payloads (``legacy``) and the questions the workflow asks in an
-agent's place (``event_questions``). Pure functions."""
+"""Reading and filling the agent-specific fields of a typed interrupt request: shared by the
+readers of old payloads (``legacy``) and the questions the workflow asks in an agent's place
+(``event_questions``). Pure functions."""
 
 from __future__ import annotations
 
@@ -11,22 +11,8 @@ from typing import Any
 
 from pydantic import TypeAdapter, ValidationError
 
-from agent_interrupts.models.interrupts import (
-    AnyInterruptRequest,
-    InterruptRequestBase,
-    TeamInterruptRequest,
-)
+from agent_interrupts.models.interrupts import InterruptRequestBase
 
-QUESTION_TYPES: dict[str, type[InterruptRequestBase]] = {
-    str(cls.model_fields["origin"].default): cls
-    for cls in (
-        typing.get_args(member)[0]
-        for member in typing.get_args(typing.get_args(AnyInterruptRequest)[0])
-    )
-    if cls is not TeamInterruptRequest
-}
-"""The software team's agents' own interrupt request types, by agent type (a declared team's
-are its ``Team.questions``)."""
 BASE_FIELDS = {f.alias or n for n, f in InterruptRequestBase.model_fields.items()}
 """JSON names of the fields every interrupt request has."""
 

@@ -16,12 +16,10 @@ from agent_interrupts.activities.teams import TeamFinder
 from agent_interrupts.app.worker_setup import build_worker
 from agent_interrupts.models import team_build
 from agent_interrupts.models.errors import UnknownTeam
-from agent_interrupts.models.state import OrchestratorInput
 from agent_interrupts.models.team_build import TeamFinalResult
 from agent_interrupts.models.team_spec import TeamPin
 from agent_interrupts.workflows.interrupt import InterruptWorkflow
-from agent_interrupts.workflows.orchestrator import OrchestratorWorkflow
-from tests.support.interrupts import answer_offered, interrupt_status, wait_for_interrupt
+from tests.support.interrupts import answer_offered, interrupt_status, start, wait_for_interrupt
 from tests.workflows.test_declared_team import TINY_TEAM
 
 EDITED = TINY_TEAM.model_copy(
@@ -42,12 +40,7 @@ async def test_a_worker_serving_an_edited_team_goes_on_with_the_pinned_version(
     async with build_worker(
         client, task_queue, LlmSettings(), offline=OfflineModel(scenario), teams=first
     ):
-        handle = await client.start_workflow(
-            OrchestratorWorkflow.run,
-            OrchestratorInput(goal="survey the old mill", team=TINY_TEAM.name),
-            id=workflow_id,
-            task_queue=task_queue,
-        )
+        handle = await start(client, task_queue, workflow_id, team=TINY_TEAM.name)
         waiting = (await wait_for_interrupt(handle)).pending_interrupt
         assert waiting is not None
     assert EDITED.sha256() != TINY_TEAM.sha256()
@@ -73,12 +66,7 @@ async def test_a_worker_that_never_saw_the_team_reads_it_from_the_runs_history(
 ) -> None:
     teams = {TINY_TEAM.name: TINY_TEAM}
     async with build_worker(client, task_queue, LlmSettings(), offline=OfflineModel(), teams=teams):
-        handle = await client.start_workflow(
-            OrchestratorWorkflow.run,
-            OrchestratorInput(goal="survey the old mill", team=TINY_TEAM.name),
-            id=workflow_id,
-            task_queue=task_queue,
-        )
+        handle = await start(client, task_queue, workflow_id, team=TINY_TEAM.name)
         await handle.result()
     run_id = (await handle.describe()).run_id
     team_build._BY_SHA256.clear()  # a worker process that serves no team and saw none

@@ -18,7 +18,7 @@ from agent_interrupts.app.history import read_blackboard
 from agent_interrupts.app.worker_setup import build_worker
 from agent_interrupts.models.interrupt_events import InterruptRequestEvent
 from agent_interrupts.models.interrupts import InterruptResolution, TeamInterruptRequest
-from agent_interrupts.models.state import EntryKind, OrchestratorInput
+from agent_interrupts.models.state import EntryKind
 from agent_interrupts.models.team_build import TeamFinalResult, build_team
 from agent_interrupts.models.team_spec import TeamSpec
 from agent_interrupts.workflows.interrupt import InterruptWorkflow
@@ -27,6 +27,7 @@ from tests.support.interrupts import (
     answer_offered,
     interrupt_status,
     rejected,
+    start,
     wait_for_interrupt,
     wait_running,
 )
@@ -85,12 +86,7 @@ async def test_a_declared_team_asks_at_a_dispatched_agent_and_finishes(
     offline = OfflineModel(OfflineScenario.parse("interrupt=SURVEYOR#2", ["SURVEYOR"]))
     teams = {TINY_TEAM.name: TINY_TEAM}
     async with build_worker(client, task_queue, LlmSettings(), offline=offline, teams=teams):
-        handle = await client.start_workflow(
-            OrchestratorWorkflow.run,
-            OrchestratorInput(goal="survey the old mill", team=TINY_TEAM.name),
-            id=workflow_id,
-            task_queue=task_queue,
-        )
+        handle = await start(client, task_queue, workflow_id, team=TINY_TEAM.name)
         status = await wait_for_interrupt(handle)
         waiting = status.pending_interrupt
         assert waiting is not None and waiting.origin_agent_type == "SURVEY"
@@ -138,12 +134,7 @@ async def test_a_worker_that_does_not_serve_the_team_fails_the_run_naming_the_se
     client: Client, task_queue: str, workflow_id: str
 ) -> None:
     async with build_worker(client, task_queue, LlmSettings(), offline=OfflineModel()):
-        handle = await client.start_workflow(
-            OrchestratorWorkflow.run,
-            OrchestratorInput(goal="survey the old mill", team="tiny-survey"),
-            id=workflow_id,
-            task_queue=task_queue,
-        )
+        handle = await start(client, task_queue, workflow_id, team="tiny-survey")
         with pytest.raises(WorkflowFailureError) as failed:
             await handle.result()
     message = str(failed.value.cause)
@@ -159,12 +150,7 @@ async def test_a_declared_teams_step_budget_and_supervisor_events(
     offline = OfflineModel(OfflineScenario.parse("delay=SUMMARY:3", agents))
     teams = {TINY_TEAM.name: TINY_TEAM}
     async with build_worker(client, task_queue, LlmSettings(), offline=offline, teams=teams):
-        handle = await client.start_workflow(
-            OrchestratorWorkflow.run,
-            OrchestratorInput(goal="survey the old mill", team=TINY_TEAM.name, max_steps=2),
-            id=workflow_id,
-            task_queue=task_queue,
-        )
+        handle = await start(client, task_queue, workflow_id, team=TINY_TEAM.name, max_steps=2)
         budget = (await wait_for_interrupt(handle)).pending_interrupt
         assert budget is not None
         asked = (await interrupt_status(client, budget.workflow_id)).request
@@ -225,12 +211,7 @@ async def test_a_declared_agent_whose_model_stays_invalid_asks_a_person(
     teams = {TINY_TEAM.name: TINY_TEAM}
     settings = LlmSettings(validation_attempts=1)
     async with build_worker(client, task_queue, settings, offline=_StuckSummary(), teams=teams):
-        handle = await client.start_workflow(
-            OrchestratorWorkflow.run,
-            OrchestratorInput(goal="survey the old mill", team=TINY_TEAM.name),
-            id=workflow_id,
-            task_queue=task_queue,
-        )
+        handle = await start(client, task_queue, workflow_id, team=TINY_TEAM.name)
         status = await wait_for_interrupt(handle)
         waiting = status.pending_interrupt
         assert waiting is not None and waiting.origin_agent_type == "SUMMARY"

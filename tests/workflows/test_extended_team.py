@@ -16,11 +16,10 @@ from agent_interrupts.app.worker_setup import build_worker
 from agent_interrupts.models.graph import SOFTWARE_TEAM
 from agent_interrupts.models.interrupts import TeamInterruptRequest
 from agent_interrupts.models.results import OrchestratorCollectorResult
-from agent_interrupts.models.state import EntryKind, OrchestratorInput
+from agent_interrupts.models.state import EntryKind
 from agent_interrupts.models.team_build import build_team
 from agent_interrupts.workflows.interrupt import InterruptWorkflow
-from agent_interrupts.workflows.orchestrator import OrchestratorWorkflow
-from tests.support.interrupts import answer_offered, interrupt_status, wait_for_interrupt
+from tests.support.interrupts import answer_offered, interrupt_status, start, wait_for_interrupt
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "docs" / "examples" / "security-review"
 
@@ -48,12 +47,7 @@ async def test_the_added_agent_asks_its_typed_question_and_the_run_merges(
     async with build_worker(
         client, task_queue, LlmSettings(), offline=offline, teams={spec.name: spec}
     ):
-        handle = await client.start_workflow(
-            OrchestratorWorkflow.run,
-            OrchestratorInput(goal="add rate limiting to the gateway", team=spec.name),
-            id=workflow_id,
-            task_queue=task_queue,
-        )
+        handle = await start(client, task_queue, workflow_id, team=spec.name)
         waiting = (await wait_for_interrupt(handle, timeout=60)).pending_interrupt
         assert waiting is not None and waiting.origin_agent_type == "SECURITY_AGENT"
         asked = (await interrupt_status(client, waiting.workflow_id)).request
