@@ -189,25 +189,86 @@ def _ids(ids: Iterable[str], flag: str = "--choice") -> str:
     return f"it asks {flag} for {', '.join(names)}" if names else f"it takes no {flag}"
 
 
+STOP_KEY, CONTINUE_KEY = "S", "G"
+"""The terminal's ways out beside a question's own options: stop the run, go on elsewhere."""
+
+
+def ways_out_lines(origin: str, targets: Sequence[str]) -> list[str]:
+    """The menu lines of the ways out every question has in the terminal (``ask``)."""
+    lines = [f"  {STOP_KEY}) Stop the run here (you give the reason; the run ends)"]
+    if targets:
+        lines.append(
+            f"  {CONTINUE_KEY}) Go on at another agent instead of {origin}: {', '.join(targets)}"
+        )
+    return lines
+
+
+def ways_out_note(interrupt_id: str, targets: Sequence[str], *, menu: bool) -> str:
+    """The line under a question shown in the terminal: besides its options, the run may stop
+    or go on at one of ``targets`` (by the ``menu``'s keys, or by ``agents resolve``'s flags)."""
+    flags = f'agents resolve {interrupt_id} --stop "REASON"'
+    if targets:
+        flags += f" | --continue-at {'|'.join(targets)}"
+    if not menu:
+        return f"besides its options you may stop the run or send it on: {flags}"
+    keys = f"{STOP_KEY} stops the run" + (
+        f", {CONTINUE_KEY} goes on at another agent" if targets else ""
+    )
+    return f"besides its options: {keys} ({flags})"
+
+
 async def ask(
-    request: InterruptRequestBase, read: Callable[[str], Awaitable[str]]
+    request: InterruptRequestBase,
+    read: Callable[[str], Awaitable[str]],
+    origin: str | None = None,
+    targets: Sequence[str] = (),
 ) -> InterruptResolution:
-    """Menus for choices, yes/no for confirmations; Enter takes the recommendation/default."""
+    """Menus for choices, yes/no for confirmations; Enter takes the recommendation/default.
+
+    With the asking agent (``origin``), every menu also offers the ways out the inbox and
+    ``agents resolve --stop/--continue-at`` offer: S stops the run (its reason is the whole
+    answer), G picks one of ``targets`` (``origin``'s routes) for the run to go on at after the
+    answer. A question without choices asks for them first."""
+    ways = ways_out_lines(origin, targets) if origin is not None else []
+    extra = [STOP_KEY, *([CONTINUE_KEY] if targets else [])] if ways else []
+    continue_at: str | None = None
     selected: dict[str, OptionKey] = {}
     custom: dict[str, str] = {}
+    if ways and not request.choices:
+        print("\nBesides answering:")
+        print("\n".join(ways))
+        while True:
+            raw = (await read(f"Enter to answer, or {'/'.join(extra)}: ")).strip().upper()
+            if raw == STOP_KEY:
+                return InterruptResolution(stop_run=await _reason(read))
+            if raw == CONTINUE_KEY and targets:
+                continue_at = await _target(read, targets)
+                break
+            if not raw:
+                break
+            print(f"  please press Enter or answer one of {'/'.join(extra)}")
     for choice in request.choices:
         print(f"\n{choice.question}")
         for option in choice.options:
             mark = "  (recommended)" if option.key == choice.recommended else ""
             print(f"  {option.key.value}) {option.description}{mark}")
+        if ways:
+            print("\n".join(ways))
         keys = "/".join(o.key.value for o in choice.options)
+        allowed = [*(o.key.value for o in choice.options), *extra]
         while True:
             raw = (await read(f"Choose {keys}: ")).strip().upper()
             if not raw and choice.recommended is not None:
                 raw = choice.recommended.value
+            if raw == STOP_KEY and STOP_KEY in extra:
+                return InterruptResolution(stop_run=await _reason(read))
+            if raw == CONTINUE_KEY and CONTINUE_KEY in extra:
+                continue_at = await _target(read, targets)
+                print(f"  the run goes on at {continue_at} after your answer; now answer {keys}")
+                continue
             if raw in {o.key.value for o in choice.options}:
                 break
-            print(f"  please answer one of {keys}")
+            print(f"  please answer one of {'/'.join(allowed)}")
         selected[choice.choice_id] = OptionKey(raw)
         while OptionKey(raw) is OptionKey.CUSTOM and not custom.get(choice.choice_id):
             custom[choice.choice_id] = (await read("Your approach: ")).strip()
@@ -229,4 +290,29 @@ async def ask(
         custom_inputs=custom,
         confirmations=confirmations,
         free_text=note or None,
+        continue_at=agent_name(continue_at) if continue_at else None,
     )
+
+
+async def _reason(read: Callable[[str], Awaitable[str]]) -> str:
+    """The reason a person stops the run (it must say something)."""
+    while True:
+        reason = (await read("Why stop the run? ")).strip()
+        if has_words(reason):
+            return reason
+        print("  the run stops with your reason: write a few words")
+
+
+async def _target(read: Callable[[str], Awaitable[str]], targets: Sequence[str]) -> str:
+    """The agent the run goes on at: the only one, else picked by number or name."""
+    if len(targets) == 1:
+        return targets[0]
+    for n, target in enumerate(targets, 1):
+        print(f"  {n}) {target}")
+    while True:
+        raw = (await read(f"Go on at which agent? (1-{len(targets)} or its name) ")).strip()
+        if raw.isdigit() and 1 <= int(raw) <= len(targets):
+            return targets[int(raw) - 1]
+        if raw.upper() in targets:
+            return raw.upper()
+        print(f"  please answer 1-{len(targets)} or one of {', '.join(targets)}")

@@ -20,12 +20,13 @@ from temporalio.client import (
 from temporalio.service import RPCError
 
 from agent_interrupts.app import render
-from agent_interrupts.app.answering import ask
+from agent_interrupts.app.answering import ask, ways_out_note
 from agent_interrupts.app.history import entries_since, over_the_limit, too_big
 from agent_interrupts.app.sdk import AgentWorkflowClient, ResolutionRejected, accepted, decisions
 from agent_interrupts.app.terminal_input import LineReader
 from agent_interrupts.app.watch import Ticker
 from agent_interrupts.models.interrupts import ResolvedBy
+from agent_interrupts.models.resolution_rules import redirect_targets
 from agent_interrupts.models.state import EventKind, OrchestratorStatus
 from agent_interrupts.models.team_build import RunResult, team_of
 from agent_interrupts.workflows.interrupt import InterruptWorkflow
@@ -183,14 +184,18 @@ async def answer(
     render.question(interrupt_id, question.origin, question.request)
     if ui_url:
         render.note(f"answer it in the Temporal UI: {ui_url}/{interrupt_id}")
+    targets = redirect_targets(question.origin, team_of(question.team))
     render.note(f"or from another shell: agents resolve {interrupt_id}")
+    render.note(ways_out_note(interrupt_id, targets, menu=reader is not None))
     elsewhere = asyncio.create_task(_answered_by(agents, interrupt_id))
     waits: set[asyncio.Future[Any]] = {elsewhere}
     if run_done is not None:
         waits.add(run_done)
     try:
         while reader is not None:
-            asking = asyncio.create_task(ask(question.request, reader.read))
+            asking = asyncio.create_task(
+                ask(question.request, reader.read, question.origin, targets)
+            )
             done, _ = await asyncio.wait({asking, *waits}, return_when=asyncio.FIRST_COMPLETED)
             if asking not in done:
                 asking.cancel()

@@ -337,7 +337,7 @@ def take_answer(
     if outcome.resolution.stop_run is not None:
         book.fail(
             StoppedByPerson(
-                f"a person stopped the run at {origin} ({child_id}): "
+                f"{answerer(outcome.resolution)} stopped the run at {origin} ({child_id}): "
                 f"{clip(outcome.resolution.stop_run, 1_000)}"
             ),
             node_id,

@@ -26,6 +26,7 @@ from agent_interrupts.models.errors import (
     InvalidInput,
     Rejected,
     StepLimitExceeded,
+    StoppedByPerson,
     UndecodablePayload,
     failure_message,
 )
@@ -37,11 +38,14 @@ from agent_interrupts.models.interrupt_events import (
     EventAck,
     InterruptRequestEvent,
 )
+from agent_interrupts.models.interrupts import InterruptRequestBase
 from agent_interrupts.models.limits import (
     AGENT_OUTPUT_BYTES,
+    AGENT_REQUEST_BYTES,
     clip,
     fit_strings,
 )
+from agent_interrupts.models.resolution_rules import redirect_targets
 from agent_interrupts.models.results import OrchestratorCollectorResult
 from agent_interrupts.models.routing import Routing
 from agent_interrupts.models.state import (
@@ -81,17 +85,22 @@ from agent_interrupts.workflows.handler_args import one_raw_payload, parse_raw, 
 from agent_interrupts.workflows.handler_list import list_named_handlers_only
 from agent_interrupts.workflows.handover import history_is_long
 from agent_interrupts.workflows.lifting import fan_out_context
+from agent_interrupts.workflows.planner import last_request_of
 from agent_interrupts.workflows.run_book import RunBook, upstream_of
 from agent_interrupts.workflows.steps import decide
 from agent_interrupts.workflows.stuck_questions import more_tokens
 from agent_interrupts.workflows.teams import pin_team
 from agent_interrupts.workflows.visibility import claim_attributes, show_orchestrator
+from agent_interrupts.workflows.ways_out import Stop, chosen_way, request_for
 from agent_interrupts.workflows.workspace import pin_workspace
 
 EVENT_ENDS_IN_QUESTION = "18-event-ends-in-question"
 """Patch id: an agent that ignores a supervisor's event gets its question asked by the workflow
 (runs recorded before dropped the event with a warning)."""
 STEP_BUDGET_ASKS = "19-step-budget-asks-a-person"
+STUCK_WAYS_OUT = "40-stuck-questions-offer-ways-out"
+"""Patch id: a stuck agent's question offers stopping, continuing at its next agent and
+answering in its place as options, and the answer is acted on (``workflows/ways_out.py``)."""
 EVENTS_ON_DISPATCHED_AGENTS = "18-events-on-dispatched-agents"
 """Patch id: a supervisor's signal may target a running dispatched agent (runs recorded before
 refused it)."""
@@ -502,8 +511,11 @@ class OrchestratorWorkflow:
                 output_tokens_factor=tokens,
             )
             if reply.stuck is not None:  # the model stays invalid: a person decides
-                stuck = book.stuck_question(agent, node.output_model, reply.stuck, at.node_id)
+                ways = self._ways_on(agent) if workflow.patched(STUCK_WAYS_OUT) else None
+                stuck = book.stuck_question(agent, node.output_model, reply.stuck, at.node_id, ways)
                 await ask(book, at.node_id, (agent, at.request), stuck, fan_out, person_only=True)
+                if ways is not None:
+                    self._take_way_out(agent, at.node_id, stuck, ways)
                 resumed = state.pending
                 if resumed is not None and resumed.agent_type == agent:  # doubled again later?
                     state.pending = resumed.model_copy(update={"output_tokens_factor": tokens})
@@ -523,6 +535,57 @@ class OrchestratorWorkflow:
         blackboard.remember_output(state, output)
         state.current = None
         return NodeOutput(payload, route, routing, output)
+
+    def _ways_on(self, agent: str) -> list[str]:
+        """The agents a stuck ``agent``'s question may send the run on to: its routes' agents
+        (``redirect_targets``) for which a request can be made (their last one, else blanks)."""
+        book = self._book
+        team = book.team
+        found = []
+        for target in redirect_targets(agent, team):
+            last = last_request_of(self._state.history, target)
+            model = team.node(target).request_model
+            if request_for(model, last.payload if last else None, "-") is not None:
+                found.append(target)
+        return found
+
+    def _take_way_out(
+        self, agent: str, node_id: str, question: InterruptRequestBase, targets: list[str]
+    ) -> None:
+        """Act on the way out the answer to ``agent``'s stuck ``question`` took: stop the run, or
+        set the step of the agent it continues at (else the agent runs again, as answered)."""
+        state, book = self._state, self._book
+        answered = state.pending
+        way = chosen_way(agent, question, answered.resolution if answered else None, targets)
+        if isinstance(way, Stop):
+            book.fail(
+                StoppedByPerson(
+                    f"{way.who} stopped the run at {agent}, which could not finish its step: "
+                    f"{clip(way.why, 1_000)}"
+                ),
+                node_id,
+                agent,
+            )
+        if way is None:
+            return
+        last = last_request_of(state.history, way.target)
+        model = book.team.node(way.target).request_model
+        request = request_for(model, last.payload if last else None, way.guidance)
+        if request is None:  # cannot be: the option is offered only when it can
+            return
+        how = "answered in its place" if way.in_place else "skipped it"
+        book.event(
+            EventKind.INFO,
+            f"{agent} could not finish its step; the answer {how}: the run continues at "
+            f"{way.target}",
+            node_id,
+            agent,
+        )
+        state.pending = PendingStep(
+            agent_type=way.target,
+            request=fit_strings(request, AGENT_REQUEST_BYTES),
+            upstream_context_ids=answered.upstream_context_ids if answered else [],
+        )
 
     async def _ask_for_an_ignored_event(
         self, node: Node, at: NodeStart, produced: NodeOutput, fan_out: list[HeldAgent]

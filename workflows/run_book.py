@@ -7,6 +7,7 @@ result, and calling an agent under supervision: the workflow class and its step 
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any, NoReturn
 
 from temporalio import workflow
@@ -156,10 +157,16 @@ class RunBook:
         )
 
     def stuck_question(
-        self, agent: str, output_model: type[Routing], problem: str, node_id: str
+        self,
+        agent: str,
+        output_model: type[Routing],
+        problem: str,
+        node_id: str,
+        ways_out: Sequence[str] | None = None,
     ) -> InterruptRequestBase:
         """``agent`` could not finish its step at ``node_id``: a WARNING event, the count of its
-        stuck questions in the run, and the question for a person (another way out each time)."""
+        stuck questions in the run, and the question for a person (another way out each time;
+        ``ways_out``: the agents the run may continue at, offered as options)."""
         self.event(
             EventKind.WARNING,
             f"{agent} could not finish its step; a person is asked: {clip(problem)}",
@@ -168,7 +175,7 @@ class RunBook:
         )
         earlier = self.state.stuck_counts.get(agent, 0)
         self.state.stuck_counts[agent] = earlier + 1
-        return stuck_question(agent, output_model, problem, earlier, self.team)
+        return stuck_question(agent, output_model, problem, earlier, self.team, ways_out=ways_out)
 
     @property
     def pinned_team(self) -> TeamPin | None:

@@ -8,10 +8,19 @@ at that node, typed as the agent's own interrupt, with what the model answered a
 refused, and the routes the agent may take as choices (and, when its reply was cut off at the
 output token limit, whether its re-run gets twice the tokens). The answer runs the agent again
 through the filtered resume schema, with the person's decision in its guidance and the refusal in
-its prompt (the question's reason, which the resumed prompt quotes). Pure functions.
+its prompt (the question's reason, which the resumed prompt quotes).
+
+Runs started since ``ways_out`` existed offer the ways that end the loop as real options beside
+running it again: stop the run, continue at the agent's next agent (one of its routes), and, in
+CUSTOM, answer in the agent's place (the words are taken as its answer and the run goes on at
+that next agent with them as its guidance); a second question at the same agent recommends
+continuing at the next agent (stopping when it has none), never running it again
+(``chosen_way``, ``workflows/ways_out.py``). Pure functions.
 """
 
 from __future__ import annotations
+
+from collections.abc import Sequence
 
 from agent_interrupts.models.agent_types import Terminal
 from agent_interrupts.models.graph import SOFTWARE_TEAM
@@ -38,7 +47,24 @@ CUT_OFF = "output token limit"
 """What the activity's problem says when the model's reply was cut off (``activities/llm.py``)."""
 AGAIN = "Run the agent again with the guidance you write in CUSTOM (or none)"
 _KEYS = (OptionKey.A, OptionKey.B, OptionKey.C)
+_ALL_KEYS = (OptionKey.A, OptionKey.B, OptionKey.C, OptionKey.D)
 CUSTOM = ChoiceOption(key=OptionKey.CUSTOM, description=CUSTOM_OPTION_TEXT)
+STOP = "Stop the run here (it ends, naming who stopped it)"
+"""The way out that ends the run (``StoppedByPerson``)."""
+RUN_AS_IS = "Run it again as it is (your free text, if any, is its guidance)"
+
+
+def continue_text(target: str) -> str:
+    """The way out that skips the stuck agent: ``target`` runs next."""
+    return f"Continue at {target}: skip this agent, {target} runs next"
+
+
+def in_place_text(agent: str, target: str) -> str:
+    """CUSTOM of a question with ways out: the words are the agent's answer."""
+    return (
+        f"Answer in {agent}'s place: your words are taken as its answer, word for word, and "
+        f"{target} runs next with them as its guidance"
+    )
 
 
 def stuck_question(
@@ -47,11 +73,18 @@ def stuck_question(
     problem: str,
     earlier: int = 0,
     team: Team = SOFTWARE_TEAM,
+    *,
+    ways_out: Sequence[str] | None = None,
 ) -> InterruptRequestBase:
     """``agent``'s typed HUMAN_REVIEW question about the step it could not finish; ``earlier``:
     how often it was stuck before in this run. A second question offers the routes in another
     order (another recommended way out); from the third on, running it again as before is no
-    longer offered, so the same question is never asked more than twice."""
+    longer offered, so the same question is never asked more than twice. With ``ways_out``
+    (runs started since: the agents the run may continue at, the next one first), stopping and
+    continuing at the next agent are options, CUSTOM answers in the agent's place, and from the
+    second question on a way out is recommended."""
+    if ways_out is not None:
+        return _with_ways_out(agent, output_model, problem, earlier, team, list(ways_out))
     cls = team.questions[agent]
     every = [
         (alias, target)
@@ -90,6 +123,68 @@ def stuck_question(
                         *options,
                         ChoiceOption(key=OptionKey.CUSTOM, description=CUSTOM_OPTION_TEXT),
                     ],
+                    recommended=OptionKey.A,
+                ).to_wire()
+            ],
+            "confirmationItems": [_more_tokens()] if CUT_OFF in problem else [],
+            "contextForDecision": clip(
+                f"{_ways_out(agent, team)}\n\nWhat the model answered and why it was "
+                f"refused: {problem}",
+                MAX_TEXT_CHARS,
+            ),
+        }
+    )
+
+
+def _with_ways_out(
+    agent: str,
+    output_model: type[Routing],
+    problem: str,
+    earlier: int,
+    team: Team,
+    targets: list[str],
+) -> InterruptRequestBase:
+    """The question of ``stuck_question`` with its ways out as options (A-D and CUSTOM)."""
+    cls = team.questions[agent]
+    every = [
+        (alias, target)
+        for alias, target in output_model.route_aliases().items()
+        if target is not Terminal.INTERRUPT
+    ]
+    turn = earlier % len(every) if every else 0
+    routes = [*every[turn:], *every[:turn]]
+    retry = [f"Run it again, told to take {alias} (-> {target})" for alias, target in routes]
+    ways = [*([continue_text(targets[0])] if targets else []), STOP]
+    if earlier == 0:
+        texts = [*retry[:1], *ways, *retry[1:2], RUN_AS_IS][: len(_ALL_KEYS)]
+    else:
+        texts = [*ways, *retry[:1], RUN_AS_IS][: len(_ALL_KEYS)]
+    options = [
+        ChoiceOption(key=key, description=text) for key, text in zip(_ALL_KEYS, texts, strict=False)
+    ]
+    custom = in_place_text(agent, targets[0]) if targets else CUSTOM_OPTION_TEXT
+    before = (
+        f" It is stuck for the {_ordinal(earlier + 1)} time in this run: running it again did "
+        "not help, so a way out is recommended."
+        if earlier
+        else ""
+    )
+    return cls.model_validate(
+        {
+            **empty_fields(cls),
+            "type": "HUMAN_REVIEW",
+            "reason": f"{agent} could not finish its step ({clip(problem, 300)}), so the "
+            f"run asks you instead of failing. Run {agent} again (your decision and this reason "
+            "in its prompt), stop the run, continue at another agent, or answer in its place."
+            + before,
+            "choices": [
+                StructuredChoice(
+                    choice_id=ROUTE_CHOICE_ID,
+                    question=f"How should the run go on from {agent}?",
+                    context="Running it again gives it your choice and words as guidance; "
+                    "stopping ends the run; continuing skips it; CUSTOM is its answer, in your "
+                    "words.",
+                    options=[*options, ChoiceOption(key=OptionKey.CUSTOM, description=custom)],
                     recommended=OptionKey.A,
                 ).to_wire()
             ],

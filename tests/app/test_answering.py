@@ -65,6 +65,32 @@ async def test_enter_takes_the_recommended_option() -> None:
     assert resolution.confirmations == {"tests": False}
 
 
+async def test_every_menu_offers_stopping_the_run_with_a_reason() -> None:
+    read = _reader("s", "", "the scope is wrong")  # no words: asked again
+    resolution = await ask(REQUEST, read, "REVIEW_AGENT", ["MERGER_AGENT"])
+    assert resolution == InterruptResolution(stop_run="the scope is wrong")
+    assert resolution_problems(REQUEST, resolution) == []
+
+
+async def test_every_menu_offers_going_on_at_one_of_the_agents_routes() -> None:
+    targets = ["MERGER_AGENT", "TICKET_ORCHESTRATOR"]
+    read = _reader("G", "9", "2", "A", "", "as is")
+    resolution = await ask(REQUEST, read, "REVIEW_AGENT", targets)
+    assert resolution.continue_at == "TICKET_ORCHESTRATOR"
+    assert resolution.selected_choices == {"approach": OptionKey.A}
+    assert resolution.free_text == "as is"
+    without = await ask(REQUEST, _reader("G", "", "n", ""), "REVIEW_AGENT", [])
+    assert without.continue_at is None, "no route to go on at: G is no key"
+
+
+async def test_a_question_without_choices_offers_the_ways_out_first() -> None:
+    question = REQUEST.model_copy(update={"choices": []})
+    stopped = await ask(question, _reader("S", "enough"), "REVIEW_AGENT", ["MERGER_AGENT"])
+    assert stopped.stop_run == "enough"
+    answered = await ask(question, _reader("", "", "fine"), "REVIEW_AGENT", ["MERGER_AGENT"])
+    assert (answered.stop_run, answered.continue_at, answered.free_text) == (None, None, "fine")
+
+
 @pytest.mark.parametrize(
     ("choice", "custom", "confirm", "text", "message"),
     [

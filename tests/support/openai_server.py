@@ -21,7 +21,8 @@ Every answer reports token usage derived from the request and the reply (``usage
 server keeps each request's raw bytes and each reply's content, so tests can compare what a run
 recorded and exported with exactly what the endpoint received and answered.
 
-When the script is exhausted every request is answered ``"valid"``. ``hold(n)`` keeps the n-th
+When the script is exhausted every request is answered ``then`` (``"valid"`` unless told:
+``then="invalid"`` is a model that never writes a valid reply). ``hold(n)`` keeps the n-th
 completion request waiting (``holding`` is set when it arrives) until ``release_hold()``.
 Use it as a context manager::
 
@@ -101,7 +102,10 @@ class ScriptedOpenAIServer:
         script: Iterable[str] = (),
         scenario: OfflineScenario | None = None,
         pages: dict[str, dict[str, Any]] | None = None,
+        then: str = VALID,
     ) -> None:
+        self._then = then
+        """The reply to every request once the script is exhausted."""
         self._pages = pages or {}
         """Other endpoints' JSON answers by path (``/props``, ``/api/show``): what a server of a
         given kind says about its model."""
@@ -229,7 +233,7 @@ class ScriptedOpenAIServer:
                 self._replies.append("404")
             return 404, _error(404, f"this server serves only POST {COMPLETIONS_PATH}")
         with self._lock:
-            reply = self._script.popleft() if self._script else VALID
+            reply = self._script.popleft() if self._script else self._then
             index = len(self._received)
             self._received.append(request)
             self._replies.append(reply)
