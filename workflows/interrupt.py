@@ -58,6 +58,7 @@ from agent_interrupts.models.resolution_rules import (
     left_to_text,
     recommended_resolution,
     redirect_problem,
+    redirect_targets,
     refused_in_words,
     resolution_problems,
     unanswered_parts,
@@ -85,6 +86,7 @@ from agent_interrupts.workflows.legacy import started_before_notifications, upgr
 from agent_interrupts.workflows.notifications import Notifier
 from agent_interrupts.workflows.shadow import SHADOW_SUFFIX
 from agent_interrupts.workflows.visibility import show_interrupt
+from agent_interrupts.workflows.ways_out import ContinueAt, Stop, chosen_way
 
 with workflow.unsafe.imports_passed_through():
     from agent_interrupts.activities.autonomy import AutonomyActivities
@@ -272,9 +274,12 @@ class InterruptWorkflow:
         origin = self._job.origin
         target = _reroute_target(self._job, person, self._team) or origin
         later = unanswered_parts(self._job.request, person) if self._job.answers_in_parts else {}
+        way = chosen_way(origin, self._job.request, person, redirect_targets(origin, self._team))
+        if isinstance(way, ContinueAt):  # a stuck agent's question: the orchestrator goes on
+            target = way.target
         then = (
             "the run stops"
-            if person.stop_run is not None
+            if person.stop_run is not None or isinstance(way, Stop)
             else f"the agents you answered resume; {', '.join(later)} are asked again at once"
             if later and target == origin
             else f"{origin} resumes"

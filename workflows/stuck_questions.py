@@ -13,9 +13,9 @@ its prompt (the question's reason, which the resumed prompt quotes).
 Runs started since ``ways_out`` existed offer the ways that end the loop as real options beside
 running it again: stop the run, continue at the agent's next agent (one of its routes), and, in
 CUSTOM, answer in the agent's place (the words are taken as its answer and the run goes on at
-that next agent with them as its guidance); a second question at the same agent recommends
-continuing at the next agent (stopping when it has none), never running it again
-(``chosen_way``, ``workflows/ways_out.py``). Pure functions.
+that next agent with them as its guidance); a second question for the same agent recommends
+continuing at the next agent (stopping when it has none), never running it again, and a third
+one stopping (``chosen_way``, ``workflows/ways_out.py``). Pure functions.
 """
 
 from __future__ import annotations
@@ -81,8 +81,8 @@ def stuck_question(
     order (another recommended way out); from the third on, running it again as before is no
     longer offered, so the same question is never asked more than twice. With ``ways_out``
     (runs started since: the agents the run may continue at, the next one first), stopping and
-    continuing at the next agent are options, CUSTOM answers in the agent's place, and from the
-    second question on a way out is recommended."""
+    continuing at the next agent are options, CUSTOM answers in the agent's place, the second
+    question recommends going on and the third stopping."""
     if ways_out is not None:
         return _with_ways_out(agent, output_model, problem, earlier, team, list(ways_out))
     cls = team.questions[agent]
@@ -155,10 +155,13 @@ def _with_ways_out(
     routes = [*every[turn:], *every[:turn]]
     retry = [f"Run it again, told to take {alias} (-> {target})" for alias, target in routes]
     ways = [*([continue_text(targets[0])] if targets else []), STOP]
-    if earlier == 0:
-        texts = [*retry[:1], *ways, *retry[1:2], RUN_AS_IS][: len(_ALL_KEYS)]
-    else:
-        texts = [*ways, *retry[:1], RUN_AS_IS][: len(_ALL_KEYS)]
+    if earlier == 0:  # running it again is recommended once
+        texts = [*retry[:1], *ways, *retry[1:2], RUN_AS_IS]
+    elif earlier == 1:  # then going on
+        texts = [*ways, *retry[:1], RUN_AS_IS]
+    else:  # stuck again after going on: the run is looping, stopping is recommended
+        texts = [*ways[::-1], *retry[:1], RUN_AS_IS]
+    texts = texts[: len(_ALL_KEYS)]
     options = [
         ChoiceOption(key=key, description=text) for key, text in zip(_ALL_KEYS, texts, strict=False)
     ]

@@ -69,7 +69,7 @@ def chosen_way(
     text = {o.key: o.description for o in choice.options}.get(picked, "")
     words = (resolution.free_text or "").strip()
     if text == STOP:
-        return Stop(answerer(resolution), words or STOP)
+        return Stop(answerer(resolution), words or "no reason given")
     if picked is OptionKey.CUSTOM:
         written = resolution.custom_inputs.get(ROUTE_CHOICE_ID, "")
         for target in targets:

@@ -10,6 +10,7 @@ JSON that no output model accepts."""
 from __future__ import annotations
 
 import asyncio
+import itertools
 import json
 from typing import Any
 
@@ -30,6 +31,8 @@ from tests.support.interrupts import full_status, interrupt_status, start
 from tests.support.openai_server import INVALID, ScriptedOpenAIServer
 
 ORCHESTRATOR, NEXT = AgentType.ORCHESTRATOR, AgentType.DISCOVERY_ORCHESTRATOR
+BOUND = 60
+"""Questions the test answers at most before it calls the run endless."""
 IN_PLACE = 'Scope: only "gateway/session" — ü 🙂 <b>&amp;</b> {{ x }} %s\n  two  spaces\tand a tab'
 """An answer in the agent's place that a careless path would change (quotes, markup, unicode,
 template and format syntax, inner whitespace)."""
@@ -61,32 +64,41 @@ def _option(request: InterruptRequestBase, text: str) -> str:
     return next(o.key.value for o in choice.options if o.description == text)
 
 
-async def _answer(client: Client, interrupt_id: str, answer: InterruptResolution) -> None:
-    await client.get_workflow_handle(interrupt_id).execute_update(
+async def _answer(client: Client, interrupt_id: str, answer: InterruptResolution) -> str:
+    """Answer; what the acknowledgement says happens next."""
+    ack = await client.get_workflow_handle(interrupt_id).execute_update(
         InterruptWorkflow.resolve_validated, answer
     )
+    return ack.message
 
 
-async def test_following_the_recommendation_moves_the_run_on_within_two_questions_per_agent(
+async def test_following_the_recommendation_moves_the_run_on_and_ends_it(
     client: Client, task_queue: str, workflow_id: str
 ) -> None:
+    """Two questions per agent at most (run it again, then go on); the run, looping back to an
+    agent, ends at that agent's third (or at its step budget's question, which recommends
+    stopping too)."""
     origins: list[str] = []
     with ScriptedOpenAIServer(then=INVALID) as server:
         async with build_worker(client, task_queue, _settings(server)):
             handle = await start(client, task_queue, workflow_id)
             last: str | None = None
-            while len(origins) < 6:
+            while len(origins) < BOUND:
                 asked = await _next_question(handle, client, last)
                 if asked is None:
                     break
                 last, origin, request = asked
                 origins.append(origin)
                 await _answer(client, last, recommended_resolution(request))
-            await handle.terminate("the test saw enough")
-    assert origins[:2] == [ORCHESTRATOR, ORCHESTRATOR], origins
-    assert origins[2:4] == [NEXT, NEXT], "the second question's recommendation moved it on"
-    assert len(origins) == 6 and origins[4] not in (ORCHESTRATOR, NEXT), origins
-    assert len(server.completions) <= 6 * 6, "bounded model calls: an agent's and a translation"
+            with pytest.raises(WorkflowFailureError) as failed:
+                await asyncio.wait_for(handle.result(), 60)
+    assert origins[:4] == [ORCHESTRATOR, ORCHESTRATOR, NEXT, NEXT], origins
+    assert len(origins) < BOUND, "the run ended"
+    runs = [list(g) for _, g in itertools.groupby(origins)]
+    assert all(len(r) <= 2 for r in runs[:-1]), f"two questions per agent, then on: {origins}"
+    message = failure_message(failed.value)
+    assert "stopped the run at" in message or "step budget" in message, message
+    assert len(server.completions) <= 6 * len(origins), "an agent's 3 calls and a translation's"
 
 
 async def test_stop_ends_the_run_naming_who_stopped_it(
@@ -107,7 +119,7 @@ async def test_stop_ends_the_run_naming_who_stopped_it(
                     "answeredBy": "ada",
                 }
             )
-            await _answer(client, interrupt_id, stop)
+            assert await _answer(client, interrupt_id, stop) == "the run stops"
             with pytest.raises(WorkflowFailureError) as failed:
                 await asyncio.wait_for(handle.result(), 60)
     message = failure_message(failed.value)
@@ -132,7 +144,8 @@ async def test_continue_at_runs_the_next_agent_next(
                     "confirmations": {c.confirmation_id: False for c in request.confirmation_items},
                 }
             )
-            await _answer(client, interrupt_id, go_on)
+            said = await _answer(client, interrupt_id, go_on)
+            assert said == f"the run continues at {NEXT} (re-routed from {ORCHESTRATOR})"
             after = await _next_question(handle, client, interrupt_id)
             assert after is not None and after[1] == NEXT, "the next agent ran and got stuck"
             await handle.terminate("the test saw enough")

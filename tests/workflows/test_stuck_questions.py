@@ -88,10 +88,13 @@ def test_with_ways_out_stopping_continuing_and_answering_in_place_are_options() 
     assert len(texts) == 5, "four options and CUSTOM"
 
 
-def test_a_second_question_with_ways_out_recommends_one_never_running_it_again() -> None:
+def test_later_questions_with_ways_out_recommend_going_on_then_stopping() -> None:
+    assert _ways(1)[2] == continue_text("MERGER_AGENT"), "the second recommends going on"
+    for earlier in (2, 5):
+        texts, _, recommended = _ways(earlier)
+        assert recommended == STOP, "stuck again after going on: looping, stop is recommended"
+        assert continue_text("MERGER_AGENT") in texts
     for earlier in (1, 2, 5):
-        _, _, recommended = _ways(earlier)
-        assert recommended == continue_text("MERGER_AGENT")
         _, _, alone = _ways(earlier, [])
         assert alone == STOP, "no agent to continue at: stop is recommended"
     texts, _, _ = _ways(0, [])
