@@ -332,30 +332,35 @@ class Inbox:
         return self._html(name, context, 422 if outcome.problem else 200)
 
     async def _question(self, interrupt_id: str) -> InterruptStatus | Response:
-        """The question an answer is for, or why nothing is sent: Temporal does not answer
-        (503, at once while the list says it is away, else within ``QUESTION_QUERY_TIMEOUT``:
-        the page keeps what the person gave), or ``interrupt_id`` names no waiting question of
-        ours (404). One line each, never a traceback."""
+        """The question an answer is for, or why nothing is sent, in one line (never a
+        traceback): Temporal does not answer, said at once while the last refresh found it away,
+        or the question is not read within ``QUESTION_QUERY_TIMEOUT`` (503: the page keeps what
+        the person gave); ``interrupt_id`` names no waiting question of ours (404)."""
         shown = interrupt_id[:200]
         if self.away is not None:
-            return _nothing_sent(self._where(), self.away)
+            return _nothing_sent(f"Temporal at {self._where()} does not answer ({self.away})")
+        wait = QUESTION_QUERY_TIMEOUT.total_seconds()
+        slow = f"{shown} was not read within {wait:g} s (its worker or Temporal is slow or away)"
         try:
             return await asyncio.wait_for(
-                self.agents.interrupt_status(interrupt_id, QUESTION_QUERY_TIMEOUT),
-                QUESTION_QUERY_TIMEOUT.total_seconds(),
+                self.agents.interrupt_status(interrupt_id, QUESTION_QUERY_TIMEOUT), wait
             )
         except WorkflowQueryFailedError as err:
             return PlainTextResponse(f"cannot read {shown}: {err}\n", 404)
         except RPCError as err:
             if err.status in (RPCStatusCode.NOT_FOUND, RPCStatusCode.INVALID_ARGUMENT):
                 return PlainTextResponse(f"{shown} is not a waiting question: {err.message}\n", 404)
-            return _nothing_sent(self._where(), err.message)
-        except (TimeoutError, RuntimeError, OSError) as err:
-            return _nothing_sent(self._where(), f"{type(err).__name__}: {err}".rstrip(": "))
-        except (ValidationError, ValueError, TypeError, KeyError):  # another workflow's status
+            if err.status is RPCStatusCode.DEADLINE_EXCEEDED:
+                return _nothing_sent(slow)
+            return _nothing_sent(f"Temporal at {self._where()} does not answer ({err.message})")
+        except TimeoutError:
+            return _nothing_sent(slow)
+        except (RuntimeError, OSError) as err:
+            return _nothing_sent(f"Temporal at {self._where()} does not answer ({err})")
+        except ValueError:  # pydantic's ValidationError: the status of another kind of workflow
             return PlainTextResponse(
-                f"{shown} is not a question of agent-interrupts (it is another kind of "
-                "workflow); answer a question listed in this inbox\n",
+                f"{shown} is not a question of agent-interrupts (another kind of workflow): "
+                "answer a question this inbox lists\n",
                 404,
             )
 
@@ -471,10 +476,10 @@ class Inbox:
         return HTMLResponse(self.templates.get_template(name).render(**context), status)
 
 
-def _nothing_sent(where: str, why: str) -> Response:
+def _nothing_sent(why: str) -> Response:
     return PlainTextResponse(
-        f"nothing was sent: Temporal at {where} does not answer ({why}); what you gave stays "
-        "in this page: send it again once the banner is gone\n",
+        f"nothing was sent: {why}; what you gave stays in this page: send it again once "
+        "Temporal answers\n",
         503,
     )
 

@@ -258,7 +258,7 @@ async def test_a_person_works_through_the_list_filters_ignores_and_a_fan_out_in_
                 has=page.locator(f'summary .run:text-is("{workflow_id}")')
             )
             await rest.wait_for(timeout=WAIT_MS)  # the other two, asked again at once
-            await rest.locator("summary.line").click()
+            assert await rest.get_attribute("open") is not None, "opened where the person was"
             assert await rest.locator(".part").count() == 2
             rest_id = await rest.get_attribute("data-id") or ""
             await rest.locator("button.accept").click()

@@ -67,7 +67,7 @@ function gone(card, fresh) {
     dismiss.className = "secondary dismiss";
     dismiss.textContent = "Dismiss";
     note.append(dismiss);
-    card.querySelector(".body").prepend(note);
+    (card.querySelector(".body") || card).prepend(note);
   }
   const answer = fresh.getElementById("a-" + card.dataset.id);
   const who = answer && answer.querySelector(".who");
