@@ -58,6 +58,18 @@ SVG_COLOURS = {
 }
 """Each state's colour in the inbox's picture."""
 ROW_PX = 22
+ASKED = "interruptRequest"
+"""The route of an agent's output that is a question."""
+_ACTIVE = [
+    NodeState.WAITING,
+    NodeState.RUNNING,
+    NodeState.FAILED,
+    NodeState.REROUTED,
+    NodeState.DONE,
+    NodeState.NOT_REACHED,
+]
+"""Which of a dispatched agent type's agents says where the type stands: the first state any
+of them is in."""
 
 
 @dataclass
@@ -135,13 +147,17 @@ def node_views(
     def view_of(agent: str) -> NodeView:
         return views.setdefault(str(agent), NodeView(str(agent)))
 
+    dispatched: dict[str, dict[str, NodeState]] = {}
+    """A dispatched agent type's agents of its newest dispatch: node id -> where it stands."""
     for entry in entries:
         view = view_of(entry.agent_type)
         if entry.kind is EntryKind.REQUEST:
             view.state = NodeState.RUNNING
         elif entry.kind is EntryKind.OUTPUT:
             view.runs += 1
-            view.state = NodeState.DONE
+            # an output that is a question: the agent waits for its answer (a dispatched
+            # agent's question waits in its dispatch node's combined question)
+            view.state = NodeState.WAITING if entry.route == ASKED else NodeState.DONE
         elif entry.kind is EntryKind.INTERRUPT:
             view.questions += 1
             view.state = NodeState.WAITING
@@ -152,6 +168,14 @@ def node_views(
                 view.state = NodeState.REROUTED
             else:
                 view.state = NodeState.RUNNING  # it runs again with the answer
+        if "/" in entry.node_id and entry.kind is not EntryKind.CONTEXT:
+            agents = dispatched.setdefault(view.agent, {})
+            dispatch = entry.node_id.partition("/")[0]
+            if any(not n.startswith(dispatch + "/") for n in agents):
+                agents.clear()  # a newer dispatch: its agents alone say where the type stands
+            agents[entry.node_id] = view.state
+    for agent, agents in dispatched.items():  # the most active of its agents
+        views[agent].state = min(agents.values(), key=_ACTIVE.index)
     if status is not None and closed is None:
         if (pending := status.pending_interrupt) is not None:
             view_of(pending.origin_agent_type).state = NodeState.WAITING

@@ -74,16 +74,23 @@ def resolution_from_form(
 def _answers(fields: Mapping[str, str]) -> InterruptResolution:
     choices = {k.removeprefix(CHOICE): v for k, v in fields.items() if k.startswith(CHOICE)}
     customs = [
-        f"{choice_id}={fields.get(CUSTOM + choice_id, '').strip()}"
+        f"{choice_id}={typed(fields.get(CUSTOM + choice_id, ''))}"
         for choice_id, key in choices.items()
         if key == OptionKey.CUSTOM.value and fields.get(CUSTOM + choice_id, "").strip()
     ]
+    text = typed(fields.get(TEXT, ""))
     return resolution_from_flags(
         [f"{k}={v}" for k, v in choices.items()],
         customs,
         [f"{k.removeprefix(CONFIRM)}={v}" for k, v in fields.items() if k.startswith(CONFIRM)],
-        fields.get(TEXT, "").strip() or None,
+        text if text.strip() else None,
     )
+
+
+def typed(value: str) -> str:
+    """What a person typed in a box, as they typed it: only the line breaks a browser sends as
+    CR LF are read back as the LF they typed."""
+    return value.replace("\r\n", "\n")
 
 
 def form_problems(

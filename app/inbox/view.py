@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from urllib.parse import quote
+from urllib.parse import quote, urlsplit, urlunsplit
 
 from markdown_it import MarkdownIt
 from markupsafe import Markup
@@ -57,13 +57,16 @@ def iso(moment: datetime | None) -> str:
 
 
 def ui_link(ui_url: str | None, namespace: str, workflow_id: str) -> str | None:
-    """The Temporal UI's page of a workflow (a run or a question), or None without a UI."""
+    """The Temporal UI's page of a workflow (a run or a question), or None without a UI.
+    ``ui_url`` is the UI's address (``http://127.0.0.1:8233``, one under a path) or any page of
+    it people copy (``.../namespaces/NS/workflows``, which the CLI passes): what follows its
+    ``/namespaces/`` is replaced by this namespace's page of the workflow."""
     if not ui_url:
         return None
-    return (
-        f"{ui_url.rstrip('/')}/namespaces/{quote(namespace, safe='')}/workflows/"
-        f"{quote(workflow_id, safe='')}"
-    )
+    base = urlsplit(ui_url)
+    path = base.path.partition("/namespaces/")[0].rstrip("/")
+    page = f"{path}/namespaces/{quote(namespace, safe='')}/workflows/{quote(workflow_id, safe='')}"
+    return urlunsplit((base.scheme, base.netloc, page, "", ""))
 
 
 @dataclass(frozen=True)
@@ -88,11 +91,12 @@ class Filters:
         )
 
     def keeps(self, question: WaitingQuestion) -> bool:
-        """Whether ``question`` is listed: each filter given matches (a run or an agent by
-        substring, the kind exactly, the words anywhere in what the question says)."""
+        """Whether ``question`` is listed: each filter given matches (a run by substring, an
+        agent exactly, as ``agents_of`` names it, in any case; the kind exactly, the words
+        anywhere in what the question says)."""
         if self.run and self.run.lower() not in question.run_id.lower():
             return False
-        if self.agent and self.agent.lower() not in searchable(question, agents_only=True):
+        if self.agent and self.agent.lower() not in agents_of(question):
             return False
         status = question.status
         if self.kind and (status is None or status.request.type.value != self.kind):
@@ -100,15 +104,24 @@ class Filters:
         return all(word in searchable(question) for word in self.text.lower().split())
 
 
-def searchable(question: WaitingQuestion, *, agents_only: bool = False) -> str:
-    """What the search looks through, lower case: the ids, the agents that asked and, unless
-    ``agents_only``, every text of the question."""
+def agents_of(question: WaitingQuestion) -> set[str]:
+    """The agents a question is of, lower case: the one that asked (a dispatch node for a
+    combined question) and each dispatched agent of a combined question, by its key
+    (``ticket-agent-1``) and its type (``TICKET_AGENT``)."""
+    names = {question.origin}
+    request = question.status.request if question.status else None
+    for asked in getattr(request, "agent_questions", ()):
+        names |= {asked.agent_key, str(asked.request.origin)}
+    return {n.lower() for n in names}
+
+
+def searchable(question: WaitingQuestion) -> str:
+    """What the search looks through, lower case: the ids, the agents that asked and every
+    text of the question."""
     parts = [question.origin]
     request = question.status.request if question.status else None
     if request is not None:
         parts += [q.agent_key for q in getattr(request, "agent_questions", ())]
-    if agents_only:
-        return " ".join(parts).lower()
     parts += [question.interrupt_id, question.summary]
     if request is not None:
         parts += [request.reason, request.context_for_decision]
@@ -222,4 +235,10 @@ def distinct_runs(questions: Sequence[WaitingQuestion]) -> list[str]:
 
 
 def distinct_agents(questions: Sequence[WaitingQuestion]) -> list[str]:
-    return sorted({q.origin for q in questions})
+    """The agents the filter offers: each question's own and its dispatched agents' types (a
+    key such as ``ticket-agent-1`` is found too, but not offered)."""
+    offered = {q.origin for q in questions}
+    for q in questions:
+        request = q.status.request if q.status else None
+        offered |= {str(a.request.origin) for a in getattr(request, "agent_questions", ())}
+    return sorted(offered)

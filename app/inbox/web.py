@@ -32,7 +32,7 @@ from starlette.responses import (
 )
 from starlette.routing import Route
 from temporalio.client import WorkflowQueryFailedError
-from temporalio.service import RPCError
+from temporalio.service import RPCError, RPCStatusCode
 
 from agent_interrupts.app.config import InboxSettings
 from agent_interrupts.app.connect import UNREACHABLE
@@ -65,6 +65,7 @@ from agent_interrupts.app.inbox.view import (
     ui_link,
     untagged,
 )
+from agent_interrupts.app.people import person_name
 from agent_interrupts.app.run_picture import node_views, svg
 from agent_interrupts.app.sdk import (
     QUESTION_QUERY_TIMEOUT,
@@ -263,7 +264,7 @@ class Inbox:
                 f"the namespace {namespace} lacks the search attributes {', '.join(missing)}; "
                 "create them: " + " && ".join(create_commands(namespace))
             )
-        where = self.agents.client.service_client.config.target_host
+        where = self._where()
         if self.away is None:
             log.warning(
                 "Temporal at %s does not answer (%s); the inbox keeps trying", where, message
@@ -316,10 +317,9 @@ class Inbox:
         if not hmac.compare_digest(fields.get("csrf", "").encode(), self.csrf.encode()):
             return PlainTextResponse("refused: this form is not from this inbox; reload it\n", 403)
         interrupt_id = fields.get("interrupt", "")
-        try:
-            status = await self.agents.interrupt_status(interrupt_id, QUESTION_QUERY_TIMEOUT)
-        except (*UNREACHABLE, WorkflowQueryFailedError) as err:
-            return PlainTextResponse(f"cannot read {interrupt_id}: {err}\n", 404)
+        status = await self._question(interrupt_id)
+        if isinstance(status, Response):
+            return status
         outcome = await self._send(
             status, submitted_fields(status.request, fields), getattr(request.state, "person", None)
         )
@@ -330,6 +330,42 @@ class Inbox:
         }
         name = "card.html" if FETCH_HEADER in request.headers else "answered.html"
         return self._html(name, context, 422 if outcome.problem else 200)
+
+    async def _question(self, interrupt_id: str) -> InterruptStatus | Response:
+        """The question an answer is for, or why nothing is sent, in one line (never a
+        traceback): Temporal does not answer, said at once while the last refresh found it away,
+        or the question is not read within ``QUESTION_QUERY_TIMEOUT`` (503: the page keeps what
+        the person gave); ``interrupt_id`` names no waiting question of ours (404)."""
+        shown = interrupt_id[:200]
+        if self.away is not None:
+            return _nothing_sent(f"Temporal at {self._where()} does not answer ({self.away})")
+        wait = QUESTION_QUERY_TIMEOUT.total_seconds()
+        slow = f"{shown} was not read within {wait:g} s (its worker or Temporal is slow or away)"
+        try:
+            return await asyncio.wait_for(
+                self.agents.interrupt_status(interrupt_id, QUESTION_QUERY_TIMEOUT), wait
+            )
+        except WorkflowQueryFailedError as err:
+            return PlainTextResponse(f"cannot read {shown}: {err}\n", 404)
+        except RPCError as err:
+            if err.status in (RPCStatusCode.NOT_FOUND, RPCStatusCode.INVALID_ARGUMENT):
+                return PlainTextResponse(f"{shown} is not a waiting question: {err.message}\n", 404)
+            if err.status is RPCStatusCode.DEADLINE_EXCEEDED:
+                return _nothing_sent(slow)
+            return _nothing_sent(f"Temporal at {self._where()} does not answer ({err.message})")
+        except TimeoutError:
+            return _nothing_sent(slow)
+        except (RuntimeError, OSError) as err:
+            return _nothing_sent(f"Temporal at {self._where()} does not answer ({err})")
+        except ValueError:  # pydantic's ValidationError: the status of another kind of workflow
+            return PlainTextResponse(
+                f"{shown} is not a question of agent-interrupts (another kind of workflow): "
+                "answer a question this inbox lists\n",
+                404,
+            )
+
+    def _where(self) -> str:
+        return str(self.agents.client.service_client.config.target_host)
 
     async def ignore(self, request: Request) -> Response:
         """Ignore a question (with the reason, recorded in this inbox) or show it again."""
@@ -365,19 +401,20 @@ class Inbox:
             return Outcome(problem="; ".join(problems))
         try:
             resolution = resolution_from_form(fields, status.origin, team_of(status.team))
-            ack = await self.agents.resolve(status.workflow_id, resolution, answered_by=person)
+            name = person_name(person or self.agents.person)
+            resolution = resolution.model_copy(update={"answered_by": name})
+            ack = await self.agents.resolve(status.workflow_id, resolution)
         except ValidationError as err:
             return Outcome(problem=describe_validation_error(err))
         except (ValueError, ResolutionRejected) as err:
             return Outcome(problem=str(err))
         except RPCError as err:
             return Outcome(problem=f"Temporal said: {err.message}")
-        who = f"{person or 'a person'}, in this inbox"
         answer = Answer(
             status.workflow_id,
             str(status.origin),
             status.request.reason,
-            who,
+            name or resolution.resolved_by.value,  # as the list of answers names them
             datetime.now(UTC),
             decisions(status.request, resolution),
         )
@@ -416,6 +453,7 @@ class Inbox:
         known = self.answers | {a.interrupt_id: a for a in found if a is not None}
         self.answers = {i: known[i] for i, _ in answered if i in known}
         return {
+            "unknown": False,
             "waiting": listed,
             "more": max(more, 0),
             "answered": list(self.answers.values()),
@@ -438,7 +476,16 @@ class Inbox:
         return HTMLResponse(self.templates.get_template(name).render(**context), status)
 
 
+def _nothing_sent(why: str) -> Response:
+    return PlainTextResponse(
+        f"nothing was sent: {why}; what you gave stays in this page: send it again once "
+        "Temporal answers\n",
+        503,
+    )
+
+
 _EMPTY: dict[str, object] = {
+    "unknown": True,
     "waiting": [],
     "more": 0,
     "answered": [],

@@ -95,7 +95,8 @@ async def test_each_door_signs_the_answer_with_a_persons_name(
                 headers={**SAME_ORIGIN, "X-Inbox-Fetch": "1"},
             )
         assert sent.status_code == 200, sent.text
-        assert "answered by Margaret &lt;b&gt;H&lt;/b&gt;, in this inbox" in sent.text
+        assert 'answered by <span class="who">Margaret &lt;b&gt;H&lt;/b&gt;</span>' in sent.text
+        assert "Resolved by: Margaret &lt;b&gt;H&lt;/b&gt; (HUMAN)" in sent.text, "as listed"
         assert "<b>H</b>" not in sent.text
 
         for handle in handles.values():

@@ -118,7 +118,8 @@ async def test_lists_a_run_question_refuses_in_place_then_answers_and_the_run_co
             assert sent.status_code == 200, sent.text
             assert 'class="card answered"' in sent.text
             assert "Introduce a dedicated component" in sent.text and "-&gt; no" in sent.text
-            assert f"answered by {person_name()}, in this inbox" in sent.text
+            assert f'answered by <span class="who">{person_name()}</span>' in sent.text
+            assert f"Resolved by: {person_name()} (HUMAN)" in sent.text, "as the list says"
 
             result = await asyncio.wait_for(handle.result(), 60)
             assert result.summary, "the run went on to its end"
@@ -128,9 +129,39 @@ async def test_lists_a_run_question_refuses_in_place_then_answers_and_the_run_co
                     lists = (await http.get("/questions")).text
                     await asyncio.sleep(0.2)
             answered = lists.split(f'id="a-{interrupt_id}"', 1)[1].split("</li>\n", 1)[0]
-            assert f"answered by {person_name()} at" in answered, "a person, not a process"
+            assert f'answered by <span class="who">{person_name()}</span> at' in answered, (
+                "a person, not a process"
+            )
             assert "UTC" in answered and "-&gt; B (Introduce a dedicated component)" in answered
             assert f'id="q-{interrupt_id}"' not in lists.split('id="answered"')[0]
+
+
+async def test_an_answer_naming_a_run_not_a_question_is_one_line_not_an_error(
+    client: Client, task_queue: str, workflow_id: str
+) -> None:
+    """A valid form posted for an orchestrator's workflow id (a mistyped or crafted id) is a
+    404 that says what to do, never an HTTP 500 with a traceback."""
+    agents = AgentWorkflowClient(client, task_queue)
+    offline = OfflineModel(OfflineScenario(interrupt_at=frozenset({AgentType.ORCHESTRATOR})))
+    async with build_worker(client, task_queue, LlmSettings(), offline=offline):
+        handle = await agents.start(GOAL, workflow_id=workflow_id)
+        await wait_for_interrupt(handle)
+        async with browser_like(agents) as http:
+            page = await http.get("/")
+            sent = await http.post(
+                "/answer",
+                data={
+                    "csrf": csrf_of(page.text),
+                    "interrupt": workflow_id,
+                    "choice.approach": "A",
+                    "confirm.add-tests": "yes",
+                },
+                headers={**SAME_ORIGIN, "X-Inbox-Fetch": "1"},
+            )
+        await handle.terminate("test over")
+    assert sent.status_code == 404, sent.text
+    assert sent.text.count("\n") == 1 and "not a question" in sent.text, sent.text
+    assert "Traceback" not in sent.text
 
 
 async def test_model_text_is_escaped_never_markup_and_a_page_without_script_answers(
@@ -378,8 +409,10 @@ def test_the_form_starts_at_the_recommendation_and_reads_back_as_a_resolution() 
         AgentType.REVIEW_AGENT,
     )
     assert answer.selected_choices == {"cache": OptionKey.CUSTOM}
-    assert answer.custom_inputs == {"cache": "memcached"}
+    assert answer.custom_inputs == {"cache": " memcached "}, "as typed"
     assert answer.confirmations == {"load": False} and answer.free_text is None
+    lines = resolution_from_form({"choice.cache": "A", "text": "a\r\n\r\n b"}, "REVIEW_AGENT")
+    assert lines.free_text == "a\n\n b", "a form posted without script: the lines as typed"
     ignored = resolution_from_form(
         {"choice.cache": "A", "custom.cache": "typed, then chose A"}, AgentType.REVIEW_AGENT
     )

@@ -7,9 +7,12 @@ from __future__ import annotations
 
 import asyncio
 import os
+import re
 import signal
 import subprocess
 import sys
+import time
+import uuid
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
@@ -24,6 +27,7 @@ from agent_interrupts.activities.llm import LlmSettings
 from agent_interrupts.activities.offline_model import OfflineScenario
 from agent_interrupts.app.binaries import temporal_cli
 from agent_interrupts.app.inbox.ignored import FILE_NAME
+from agent_interrupts.app.people import person_name
 from agent_interrupts.app.sdk import AgentWorkflowClient
 from agent_interrupts.app.worker_setup import build_worker
 from agent_interrupts.models.interrupt_flow import InterruptOutcome
@@ -55,16 +59,19 @@ pytestmark = pytest.mark.skipif(
 
 
 @asynccontextmanager
-async def inbox_cli(client: Client, stderr: list[str] | None = None) -> AsyncIterator[str]:
+async def inbox_cli(
+    client: Client, stderr: list[str] | None = None, ui_url: str | None = None
+) -> AsyncIterator[str]:
     """``agents inbox --port P --token T`` against the test server; yields the printed link;
-    what it wrote to stderr is added to ``stderr``."""
+    what it wrote to stderr is added to ``stderr``; ``ui_url``: its ``TEMPORAL_UI_URL``."""
     args = ["inbox", "--port", str(free_port()), "--token", TOKEN]
+    env = client_env(client) | ({"TEMPORAL_UI_URL": ui_url} if ui_url else {})
     process = subprocess.Popen(
         [sys.executable, str(ROOT / "client.py"), *args],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
-        env=client_env(client),
+        env=env,
         cwd=ROOT,
     )
     try:
@@ -251,7 +258,7 @@ async def test_a_person_works_through_the_list_filters_ignores_and_a_fan_out_in_
                 has=page.locator(f'summary .run:text-is("{workflow_id}")')
             )
             await rest.wait_for(timeout=WAIT_MS)  # the other two, asked again at once
-            await rest.locator("summary.line").click()
+            assert await rest.get_attribute("open") is not None, "opened where the person was"
             assert await rest.locator(".part").count() == 2
             rest_id = await rest.get_attribute("data-id") or ""
             await rest.locator("button.accept").click()
@@ -265,13 +272,16 @@ async def test_a_person_works_through_the_list_filters_ignores_and_a_fan_out_in_
 
 async def test_the_page_shows_a_banner_when_temporal_goes_away() -> None:
     """The dev server this test started stops: the open page shows the banner at its next
-    refresh, a reload is a page with the banner (503), and the inbox logs one line."""
+    refresh; an answer sent then says at once that nothing was sent and keeps what the person
+    gave; a reload is a page with the banner (503) that claims no empty list; the inbox logs
+    one line."""
     stderr: list[str] = []
     environment = await WorkflowEnvironment.start_local(
         dev_server_existing_path=temporal_cli(),
         data_converter=pydantic_data_converter,
         dev_server_extra_args=dev_server_args(),
     )
+    task_queue, question = f"tq-{uuid.uuid4()}", f"outage-{uuid.uuid4()}-interrupt-1"
     async with (
         environment,
         inbox_cli(environment.client, stderr) as link,
@@ -282,20 +292,203 @@ async def test_the_page_shows_a_banner_when_temporal_goes_away() -> None:
         )
         try:
             page = await browser.new_page()
-            first = await page.goto(link)
-            assert first is not None and first.status == 200
-            assert await page.locator("#trouble").is_hidden()
+            async with build_worker(environment.client, task_queue, LlmSettings()):
+                await start_question(environment.client, task_queue, question)
+                first = await page.goto(link)
+                assert first is not None and first.status == 200
+                assert await page.locator("#trouble").is_hidden()
+                mine = card(question)
+                await page.locator(f"{mine} form.answer").wait_for(
+                    state="attached", timeout=WAIT_MS
+                )
             await environment.shutdown()
             banner = page.locator("#trouble", has_text="did not list the questions")
             await banner.wait_for(timeout=WAIT_MS)
+            await page.locator(f"{mine} > summary").click()
+            await page.locator(f"{mine} input.custom").fill("keep me")
+            started = time.monotonic()
+            await page.locator(f"{mine} button.send").click()
+            problem = page.locator(f"{mine} form.answer p.problem", has_text="nothing was sent")
+            await problem.wait_for(timeout=WAIT_MS)
+            waited = time.monotonic() - started
+            assert waited < 3, f"the person waited {waited:.1f} s to learn nothing was sent"
+            assert await page.locator(f"{mine} input.custom").input_value() == "keep me"
+            assert await page.locator(f"{mine} input[value=CUSTOM]").is_checked()
             await page.wait_for_timeout(3_000)  # a few refreshes of an outage
             reloaded = await page.reload()
             assert reloaded is not None and reloaded.status == 503
             assert await page.locator("#trouble").is_visible()
+            assert await page.locator("#none-waiting").is_hidden(), "the list is unknown, not empty"
             body = await page.locator("body").text_content() or ""
             assert "Internal Server Error" not in body and "Traceback" not in body
+            assert "No answered question yet" not in body
         finally:
             await browser.close()
     (written,) = stderr
     said = [line for line in written.splitlines() if "does not answer" in line]
     assert len(said) == 1, written
+
+
+ODD = "naïve “curly” 'single' \"double\" <b>bold</b> &amp; = ünïcödé 😀 \\  two  spaces"
+"""A person's own approach as typed: unicode, quotes, markup, an ``=``, a backslash, runs of
+spaces (the handler trims only the ends of a write-in, at every door)."""
+ODD_LINES = "first line <i>x</i>\nsecond “line”\n\n  indented 😀"
+"""Free text over lines, as typed in the text box (a blank line, an indented one)."""
+UI = "http://ui.example:8233"
+
+
+async def test_what_a_person_types_reaches_the_agent_as_typed_in_chromium(
+    client: Client, task_queue: str, workflow_id: str
+) -> None:
+    """The single form: an own approach and free text arrive in the answer the workflow
+    records byte for byte; the card names the person as the list does; the Temporal UI links
+    of a full ``TEMPORAL_UI_URL`` are not doubled; a question answered elsewhere keeps what the
+    person was typing and says who answered."""
+    agents = AgentWorkflowClient(client, task_queue)
+    typed, elsewhere = f"{workflow_id}-a-interrupt-1", f"{workflow_id}-b-interrupt-1"
+    async with (
+        build_worker(client, task_queue, LlmSettings()),
+        inbox_cli(client, ui_url=f"{UI}/namespaces/default/workflows") as link,
+        async_playwright() as playwright,
+    ):
+        first = await start_question(client, task_queue, typed)
+        second = await start_question(client, task_queue, elsewhere)
+        browser = await playwright.chromium.launch(
+            executable_path=str(CHROMIUM), args=FLAGS, headless=True
+        )
+        try:
+            page = await browser.new_page()
+            await page.goto(link)
+            mine = card(typed)
+            await page.wait_for_selector(mine, timeout=WAIT_MS)
+            await page.locator(f"{mine} > summary").click()
+            run_ui = await page.locator(f"{mine} a.ui-run").get_attribute("href")
+            assert run_ui == f"{UI}/namespaces/default/workflows/{workflow_id}-a"
+            question_ui = await page.locator(f"{mine} a.ui-question").get_attribute("href")
+            assert question_ui == f"{UI}/namespaces/default/workflows/{typed}"
+
+            await page.locator(f"{mine} input.custom").fill(ODD)
+            assert await page.locator(f"{mine} input[value=CUSTOM]").is_checked()
+            await page.locator(f"{mine} textarea").fill(ODD_LINES)
+            await page.locator(f"{mine} button.send").click()
+            answered = page.locator(f"{mine}.answered")
+            await answered.wait_for(timeout=WAIT_MS)
+            name = person_name()
+            assert f"Resolved by: {name} (HUMAN)" in (await answered.text_content() or "")
+            assert "Resolved by: HUMAN" not in (await answered.text_content() or "")
+
+            # answered elsewhere while a person types: the text stays, with who answered
+            other = card(elsewhere)
+            await page.locator(f"{other} > summary").click()
+            await page.locator(f"{other} textarea").fill("half-typed")
+            await agents.resolve(
+                elsewhere,
+                InterruptResolution.model_validate({"selectedChoices": {"cache": "B"}}),
+                answered_by="grace",
+            )
+            note = page.locator(f"{other} .gone-note", has_text="Answered elsewhere by grace")
+            await note.wait_for(timeout=WAIT_MS)
+            assert await page.locator(f"{other} textarea").input_value() == "half-typed"
+            assert await page.locator(f"{other} button.send").is_disabled()
+            await page.locator(f"{other} button.dismiss").click()
+            await page.wait_for_selector(other, state="detached", timeout=WAIT_MS)
+        finally:
+            await browser.close()
+        got = InterruptOutcome.model_validate(await first.result()).resolution
+        assert got.selected_choices == {"cache": OptionKey.CUSTOM}
+        assert got.custom_inputs == {"cache": ODD}, "the own approach, byte for byte"
+        assert got.free_text == ODD_LINES, "the free text, byte for byte"
+        assert got.answered_by == name
+        await second.result()
+
+
+async def test_a_fan_out_grid_sends_each_agents_own_answer_and_keeps_the_others_in_chromium(
+    client: Client, task_queue: str, workflow_id: str
+) -> None:
+    """A combined question of three agents as a grid: typing a row's own approach chooses
+    CUSTOM; answering one agent alone sends its own text, and the question asked again opens
+    under it with what the person gave the other two, which the next send sends as given. The
+    agent filter finds it by the dispatched agents' type, exactly; the run's picture shows the
+    agents waiting; its UI link is not doubled for a bare ``TEMPORAL_UI_URL``."""
+    scenario = OfflineScenario.parse(
+        "fanout=3;interrupt=TICKET_AGENT#1,TICKET_AGENT#2,TICKET_AGENT#3"
+    )
+    own_1, own_2 = "agent one: " + ODD, "agent two: " + ODD
+    async with (
+        build_worker(client, task_queue, LlmSettings(), scenario=scenario),
+        inbox_cli(client, ui_url=UI + "/") as link,
+        async_playwright() as playwright,
+    ):
+        run = await start(client, task_queue, workflow_id, question_gather_seconds=10)
+        browser = await playwright.chromium.launch(
+            executable_path=str(CHROMIUM), args=FLAGS, headless=True
+        )
+        try:
+            page = await browser.new_page()
+            await page.goto(link)
+            mine = page.locator("details.card").filter(
+                has=page.locator(f'summary .run:text-is("{workflow_id}")')
+            )
+            await mine.wait_for(timeout=90_000)
+            await page.fill("#filters input[name=agent]", "ticket_agent")
+            await page.wait_for_timeout(1_500)  # a refresh or two with the filter
+            assert await mine.count() == 1, "the dispatched agents' type finds their question"
+            await page.fill("#filters input[name=agent]", "TICKET")
+            await mine.wait_for(state="detached", timeout=WAIT_MS)
+            await page.fill("#filters input[name=agent]", "")
+            await mine.wait_for(timeout=WAIT_MS)
+
+            graph = await page.request.get(f"{link.split('?')[0]}runs/{workflow_id}/graph.svg")
+            assert re.search(r"TICKET_AGENT</text><text[^>]*>\? waiting</text>", await graph.text())
+
+            await mine.locator("summary.line").click()
+            run_ui = await mine.locator("a.ui-run").get_attribute("href")
+            assert run_ui == f"{UI}/namespaces/default/workflows/{workflow_id}"
+            first_id = await mine.get_attribute("data-id") or ""
+            row = {k: mine.locator(f'tr.part[data-key="ticket-agent-{k}"]') for k in (1, 2, 3)}
+            await row[1].locator("input.custom").fill(own_1)
+            await row[2].locator("input.custom").fill(own_2)
+            assert await row[2].locator("select").first.input_value() == "CUSTOM"
+            await row[3].locator("select").first.select_option("B")
+            await row[3].locator("select").nth(1).select_option("no")
+            await mine.locator("textarea").fill("for all of you")
+            await row[1].locator("button.part-only").click()
+            await page.locator(f"{card(first_id)}.answered").wait_for(timeout=WAIT_MS)
+
+            rest = page.locator("details.card:not(.answered)").filter(
+                has=page.locator(f'summary .run:text-is("{workflow_id}")')
+            )
+            await rest.wait_for(timeout=WAIT_MS)  # asked again at once
+            rest_id = await rest.get_attribute("data-id") or ""
+            assert await rest.get_attribute("open") is not None, "it stays open"
+            follows = await page.evaluate(
+                "id => document.getElementById(id).nextElementSibling.id", f"q-{first_id}"
+            )
+            assert follows == f"q-{rest_id}", "it stays where the person was answering"
+            again = {k: rest.locator(f'tr.part[data-key="ticket-agent-{k}"]') for k in (2, 3)}
+            assert await again[2].locator("select").first.input_value() == "CUSTOM"
+            assert await again[2].locator("input.custom").input_value() == own_2
+            assert await again[3].locator("select").first.input_value() == "B"
+            assert await again[3].locator("select").nth(1).input_value() == "no"
+            assert await rest.locator("textarea").input_value() == "for all of you"
+            await rest.locator("button.send").click()
+            await page.locator(f"{card(rest_id)}.answered").wait_for(timeout=WAIT_MS)
+        finally:
+            await browser.close()
+        alone = await client.get_workflow_handle(first_id).result()
+        got = InterruptOutcome.model_validate(alone).resolution
+        assert got.selected_choices == {"ticket-agent-1/approach": OptionKey.CUSTOM}
+        assert got.custom_inputs == {"ticket-agent-1/approach": own_1}, "byte for byte"
+        rest_answer = await client.get_workflow_handle(rest_id).result()
+        got = InterruptOutcome.model_validate(rest_answer).resolution
+        assert got.selected_choices == {
+            "ticket-agent-2/approach": OptionKey.CUSTOM,
+            "ticket-agent-3/approach": OptionKey.B,
+        }
+        assert got.custom_inputs == {"ticket-agent-2/approach": own_2}, "byte for byte"
+        assert got.confirmations == {
+            "ticket-agent-2/add-tests": True,
+            "ticket-agent-3/add-tests": False,
+        }
+        assert got.free_text == "for all of you"
+        await asyncio.wait_for(run.result(), 90)

@@ -10,7 +10,14 @@ import pytest
 
 from agent_interrupts.app.inbox.form import form_problems, starting_values, submitted_fields
 from agent_interrupts.app.inbox.ignored import IgnoredQuestions
-from agent_interrupts.app.inbox.view import Filters, age, fan_out, markdown, ui_link
+from agent_interrupts.app.inbox.view import (
+    Filters,
+    age,
+    distinct_agents,
+    fan_out,
+    markdown,
+    ui_link,
+)
 from agent_interrupts.app.sdk import WaitingQuestion
 from agent_interrupts.models.interrupts import AgentQuestion, TicketAgentDispatchInterruptRequest
 from tests.support.inbox import HOSTILE
@@ -45,10 +52,20 @@ def test_ages_read_in_the_largest_unit() -> None:
 
 
 def test_a_temporal_ui_link_names_the_namespace_and_workflow() -> None:
-    assert ui_link("http://127.0.0.1:8233/", "default", "run 1") == (
-        "http://127.0.0.1:8233/namespaces/default/workflows/run%201"
-    )
+    page = "http://127.0.0.1:8233/namespaces/default/workflows/run%201"
+    assert ui_link("http://127.0.0.1:8233/", "default", "run 1") == page
     assert ui_link(None, "default", "x") is None
+    # the pages people configure (TEMPORAL_UI_URL), and what the CLI makes of them
+    for given in (
+        "http://127.0.0.1:8233/namespaces/default/workflows",
+        "http://127.0.0.1:8233/namespaces/default/workflows/",
+        "http://127.0.0.1:8233/namespaces/default/workflows/namespaces/default/workflows",
+        "http://127.0.0.1:8233/namespaces/other/workflows?query=x",
+    ):
+        assert ui_link(given, "default", "run 1") == page, given
+    assert ui_link("https://h.example/temporal/namespaces/ns/workflows", "ns", "r") == (
+        "https://h.example/temporal/namespaces/ns/workflows/r"
+    ), "a UI served under a path keeps it"
 
 
 def _combined() -> TicketAgentDispatchInterruptRequest:
@@ -154,13 +171,38 @@ def test_filters_keep_a_run_an_agent_a_kind_and_words() -> None:
         events=[],
     )
     q = WaitingQuestion("run-7-interrupt-1", request.origin.value, NOW, status)
-    assert Filters.from_query({"run": "run-7", "agent": "review", "q": "CACHE which"}).keeps(q)
+    kept = Filters.from_query({"run": "run-7", "agent": "review_agent", "q": "CACHE which"})
+    assert kept.keeps(q)
+    assert not Filters.from_query({"agent": "review"}).keeps(q), "an agent is named whole"
     assert not Filters.from_query({"run": "run-8"}).keeps(q)
     assert not Filters.from_query({"kind": "pause"}).keeps(q)
     assert Filters.from_query({"kind": request.type.value.lower()}).keeps(q)
     assert not Filters.from_query({"q": "postgres"}).keeps(q)
     pending = WaitingQuestion("run-7-interrupt-1", "REVIEW_AGENT", NOW, None, pending=True)
     assert not Filters.from_query({"kind": "HUMAN_REVIEW"}).keeps(pending)
+
+
+def test_the_agent_filter_names_an_agent_whole_and_finds_a_combined_questions_agents() -> None:
+    from agent_interrupts.models.interrupt_flow import InterruptState, InterruptStatus
+
+    request = _combined()
+    status = InterruptStatus(
+        workflow_id="run-7-interrupt-1",
+        state=InterruptState.WAITING,
+        origin="TICKET_DISPATCH",
+        reroute_to=None,
+        request=request,
+        resolution=None,
+        deadline=None,
+        hooks_applied=[],
+        events=[],
+    )
+    q = WaitingQuestion("run-7-interrupt-1", "TICKET_DISPATCH", NOW, status)
+    for agent in ("TICKET_AGENT", "ticket_agent", "TICKET_DISPATCH", "ticket-agent-2"):
+        assert Filters.from_query({"agent": agent}).keeps(q), agent
+    for agent in ("TICKET", "agent", "ticket-agent", "REVIEW_AGENT"):
+        assert not Filters.from_query({"agent": agent}).keeps(q), agent
+    assert distinct_agents([q]) == ["TICKET_AGENT", "TICKET_DISPATCH"], "offered in the filter"
 
 
 def test_ignored_questions_are_kept_with_why_and_forgotten_once_closed(tmp_path: Path) -> None:

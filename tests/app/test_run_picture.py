@@ -159,3 +159,40 @@ def test_the_mermaid_graph_has_every_agent_and_route() -> None:
             assert f"{agent.value} -->|N in parallel| {node.dispatches.value}" in text
     assert "ORCHESTRATOR_COLLECTOR --> END" in text
     assert "TICKET_COLLECTOR --> REVIEW_AGENT" in text
+
+
+def test_dispatched_agents_that_asked_wait_until_their_answer() -> None:
+    """As a dispatch node's run records it: each agent's output is its question, gathered into
+    the dispatch node's combined question; the agents wait with it, and run again once
+    answered; a newer dispatch alone says where the type stands."""
+    dispatch, agent = A.TICKET_DISPATCH, A.TICKET_AGENT
+
+    def fanned(kind: EntryKind, key: str, route: str | None = None, at: str = "d1") -> HistoryEntry:
+        return HistoryEntry(
+            node_id=f"{at}/{key}", agent_type=agent, kind=kind, context_id="c", route=route, at=AT
+        )
+
+    asked = [
+        entry(EntryKind.REQUEST, dispatch),
+        *(fanned(EntryKind.REQUEST, k) for k in ("a1", "a2", "a3")),
+        fanned(EntryKind.OUTPUT, "a1", "interruptRequest"),
+        fanned(EntryKind.OUTPUT, "a2", "ticketCollectorRequest"),
+        fanned(EntryKind.OUTPUT, "a3", "interruptRequest"),
+        entry(EntryKind.OUTPUT, dispatch, "interruptRequest"),
+        entry(EntryKind.INTERRUPT, dispatch),
+    ]
+    views = node_views(asked, status(current=dispatch, waiting=dispatch))
+    assert views[agent].state is NodeState.WAITING, "not done: two of them wait for an answer"
+    assert views[dispatch].state is NodeState.WAITING
+    answered = [
+        *asked,
+        fanned(EntryKind.REQUEST, "a1"),
+        fanned(EntryKind.OUTPUT, "a1", "ticketCollectorRequest"),
+        fanned(EntryKind.REQUEST, "a3"),
+    ]
+    assert node_views(answered, status(current=dispatch))[agent].state is NodeState.RUNNING
+    answered.append(fanned(EntryKind.OUTPUT, "a3", "ticketCollectorRequest"))
+    assert node_views(answered, status(current=dispatch))[agent].state is NodeState.DONE
+    again = [*asked, fanned(EntryKind.REQUEST, "a1", at="d2")]
+    got = node_views(again, status(current=dispatch))[agent]
+    assert got.state is NodeState.RUNNING, "the newer dispatch's agents say where it stands"

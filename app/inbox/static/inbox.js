@@ -17,10 +17,82 @@ function banner(text) {
   trouble.hidden = !text;
 }
 
+const carried = new Map();
+// run id -> what a person gave the other agents of a combined question they answered one agent
+// of alone ({after: the answered card's id, values: [name, value] pairs}), for the question
+// that asks those agents again
+
+function others(form, submitter) {
+  // "Answer KEY alone": every field of the form but that agent's part
+  if (!submitter || !submitter.matches("button.part-only")) return null;
+  const own = ["choice.", "custom.", "confirm."].map((kind) => kind + submitter.value + "/");
+  const values = [...new FormData(form)].filter(
+    ([name]) => name !== "csrf" && name !== "interrupt" && !own.some((p) => name.startsWith(p)),
+  );
+  return { after: form.closest(".card").id, values };
+}
+
+function carryOver(card) {
+  // a combined question asked again after one agent was answered alone: it opens under that
+  // answer with what the person gave its agents; false when nothing was carried for it
+  const kept = carried.get(card.dataset.run);
+  const form = card.querySelector("form.answer");
+  if (!kept || !form || !form.querySelector(".part")) return false;
+  carried.delete(card.dataset.run);
+  for (const [name, value] of kept.values) {
+    const field = form.elements.namedItem(name); // a radio group's value checks its radio
+    if (field) field.value = value;
+  }
+  card.open = true;
+  card.dataset.touched = "1";
+  const answered = document.getElementById(kept.after);
+  if (!answered) return false;
+  answered.after(card);
+  return true;
+}
+
+function gone(card, fresh) {
+  // a question a person was answering no longer waits (answered elsewhere, closed, filtered
+  // out): what they gave stays, nothing of it can be sent, and the note says who answered
+  card.classList.add("gone");
+  for (const b of card.querySelectorAll("form.answer button[type=submit]")) b.disabled = true;
+  let note = card.querySelector(".gone-note");
+  if (!note) {
+    note = document.createElement("div");
+    note.className = "gone-note warning";
+    note.setAttribute("role", "alert");
+    note.append(document.createElement("span"), " ");
+    const dismiss = document.createElement("button");
+    dismiss.type = "button";
+    dismiss.className = "secondary dismiss";
+    dismiss.textContent = "Dismiss";
+    note.append(dismiss);
+    (card.querySelector(".body") || card).prepend(note);
+  }
+  const answer = fresh.getElementById("a-" + card.dataset.id);
+  const who = answer && answer.querySelector(".who");
+  const at = answer && answer.querySelector(".at");
+  note.firstChild.textContent = who
+    ? "Answered elsewhere by " + who.textContent + " at " + at.textContent +
+      ": nothing you gave here was sent; it stays here to copy."
+    : "This question no longer waits here (answered elsewhere, closed or filtered out): " +
+      "nothing you gave here was sent; it stays here to copy.";
+}
+
+function back(card) {
+  // a question kept by gone() is listed again (a filter cleared): it can be answered again
+  card.classList.remove("gone");
+  for (const b of card.querySelectorAll("form.answer button[type=submit]")) b.disabled = false;
+  const note = card.querySelector(".gone-note");
+  if (note) note.remove();
+}
+
 async function send(form, submitter) {
   const card = form.closest(".card");
   const problem = form.querySelector(".problem");
   const body = new URLSearchParams(new FormData(form, submitter)); // before the buttons are disabled
+  const kept = others(form, submitter);
+  if (kept) carried.set(card.dataset.run, kept); // the question asked again may come first
   const buttons = form.querySelectorAll("button[type=submit]");
   for (const b of buttons) b.disabled = true;
   problem.textContent = "";
@@ -50,10 +122,12 @@ async function send(form, submitter) {
     } else {
       problem.textContent = text.trim();
     }
+    if (kept && !(fresh && fresh.classList.contains("answered"))) carried.delete(card.dataset.run);
   } catch (err) {
+    if (kept) carried.delete(card.dataset.run);
     problem.textContent = "the inbox did not answer: " + err;
   } finally {
-    for (const b of buttons) b.disabled = false;
+    for (const b of buttons) b.disabled = card.classList.contains("gone");
   }
 }
 
@@ -97,7 +171,13 @@ async function refresh() {
   const stubs = [...fresh.querySelectorAll("#waiting > .card")];
   const listed = new Set(stubs.map((c) => c.id));
   for (const card of waiting.querySelectorAll(":scope > .card:not(.answered)")) {
-    if (!listed.has(card.id)) card.remove(); // answered elsewhere, closed, ignored or filtered
+    if (listed.has(card.id)) {
+      if (card.classList.contains("gone")) back(card);
+    } else if (card.open && card.dataset.touched) {
+      gone(card, fresh); // what a person gave is never lost
+    } else {
+      card.remove(); // answered elsewhere, closed, ignored or filtered
+    }
   }
   const wanted = stubs.filter((stub) => {
     const shown = document.getElementById(stub.id);
@@ -122,7 +202,7 @@ async function refresh() {
         shown.replaceWith(card);
       } else {
         card.open = location.hash === "#" + card.id;
-        waiting.prepend(card); // newest first
+        if (!carryOver(card)) waiting.prepend(card); // newest first
       }
     }
   }
@@ -141,10 +221,19 @@ document.addEventListener("submit", (event) => {
 });
 
 document.addEventListener("input", (event) => {
-  // typing your own approach chooses CUSTOM
+  const form = event.target.closest("form.answer");
+  if (form) form.closest(".card").dataset.touched = "1"; // refresh() keeps what a person gave
+  // typing your own approach chooses CUSTOM: a choice's radio, or a grid row's select
   if (!event.target.matches("input.custom")) return;
-  const custom = event.target.closest("fieldset").querySelector("input[type=radio][value=CUSTOM]");
-  if (custom) custom.checked = true;
+  const holder = event.target.closest("fieldset.choice, td");
+  const radio = holder && holder.querySelector("input[type=radio][value=CUSTOM]");
+  if (radio) radio.checked = true;
+  const select = holder && holder.querySelector("select");
+  if (select && [...select.options].some((o) => o.value === "CUSTOM")) select.value = "CUSTOM";
+});
+
+document.addEventListener("click", (event) => {
+  if (event.target.matches(".gone-note button.dismiss")) event.target.closest(".card").remove();
 });
 
 let filtering;
