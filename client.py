@@ -57,7 +57,7 @@ def __getattr__(name: str) -> Any:
 
 @dataclass
 class Session:
-    """A connected command: the SDK client, where the UI lists workflows, the local stack."""
+    """A connected command: the SDK client, the Temporal UI's address, the local stack."""
 
     agents: AgentWorkflowClient
     settings: TemporalSettings
@@ -99,7 +99,7 @@ async def _session(
             render.note(f"warning: {problem}")
         client = await local_client(info)
         ui: str | None = info.ui_url
-        namespace, stack = info.namespace, local
+        stack = local
         if workflow_id is not None:
             await local.ensure_worker_of(client, workflow_id)
     else:
@@ -107,12 +107,11 @@ async def _session(
             render.note(elsewhere)
         client = await connect(settings)
         ui = os.environ.get("TEMPORAL_UI_URL") or None
-        namespace = settings.namespace
     try:
         yield Session(
             AgentWorkflowClient(client, settings.task_queue),
             settings,
-            f"{ui}/namespaces/{namespace}/workflows" if ui else None,
+            ui,
             stack,
         )
     except RPCError as err:
@@ -184,6 +183,7 @@ async def _cmd_run(args: argparse.Namespace, settings: TemporalSettings) -> int:
     from agent_interrupts.app.worker_setup import build_worker
     from agent_interrupts.models.limits import MAX_GOAL_CHARS
     from agent_interrupts.models.tools import WorkspaceSpec
+    from agent_interrupts.models.ui_pages import workflow_page
 
     if not args.goal.strip():
         render.error('the goal is empty; run: agents run "<what to achieve>"')
@@ -271,8 +271,8 @@ async def _cmd_run(args: argparse.Namespace, settings: TemporalSettings) -> int:
             return await _already_started(args, session)
         if not args.json:
             render.console.print(f"Started [bold]{handle.id}[/]")
-            if session.ui_url:
-                render.note(f"Temporal UI: {session.ui_url}/{handle.id}")
+            if page := workflow_page(session.ui_url, session.agents.client.namespace, handle.id):
+                render.note(f"Temporal UI: {page}")
         return await _follow(args, session, handle.id)
 
 

@@ -14,7 +14,7 @@ import json
 import shlex
 from dataclasses import dataclass, field
 from datetime import timedelta
-from urllib.parse import quote, unquote, urlsplit
+from urllib.parse import unquote, urlsplit
 
 import httpx2
 from temporalio import activity
@@ -41,6 +41,7 @@ from agent_interrupts.models.notifications import (
 )
 from agent_interrupts.models.policies import NOTIFY_REQUEST_TIMEOUT
 from agent_interrupts.models.resolution_rules import suggested_answer
+from agent_interrupts.models.ui_pages import workflow_page
 
 DEFAULT_REMINDERS = (0.5, 0.9)
 DELIVERED = "delivered"
@@ -154,11 +155,10 @@ class NotificationActivities:
 def build_payload(notice: Notice, namespace: str, ui_url: str) -> NotificationPayload:
     """The notice with the UI link and, while it can be answered, the commands that answer it."""
     answerable = notice.kind in (NoticeKind.QUESTION, NoticeKind.REMINDER, NoticeKind.ESCALATED)
-    page = f"{ui_url.rstrip('/')}/namespaces/{quote(namespace, safe='')}/workflows/"
     return NotificationPayload(
         **notice.model_dump(),
         namespace=namespace,
-        links=Links(ui=page + quote(notice.interrupt_id, safe="")),
+        links=Links(ui=workflow_page(ui_url, namespace, notice.interrupt_id)),
         commands=answer_commands(notice.interrupt_id, notice.question, namespace)
         if answerable
         else None,

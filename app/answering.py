@@ -270,8 +270,8 @@ async def ask(
                 break
             print(f"  please answer one of {'/'.join(allowed)}")
         selected[choice.choice_id] = OptionKey(raw)
-        while OptionKey(raw) is OptionKey.CUSTOM and not custom.get(choice.choice_id):
-            custom[choice.choice_id] = (await read("Your approach: ")).strip()
+        while OptionKey(raw) is OptionKey.CUSTOM and not custom.get(choice.choice_id, "").strip():
+            custom[choice.choice_id] = await read("Your approach: ")  # kept exactly as typed
     confirmations: dict[str, bool] = {}
     for item in request.confirmation_items:
         hint = "Y/n" if item.default_value else "y/N"
@@ -284,12 +284,12 @@ async def ask(
                 confirmations[item.confirmation_id] = raw in YES
                 break
             print("  please answer yes or no")
-    note = (await read("Anything else the agent should know (Enter to skip): ")).strip()
+    note = await read("Anything else the agent should know (Enter to skip): ")
     return InterruptResolution(
         selected_choices=selected,
         custom_inputs=custom,
         confirmations=confirmations,
-        free_text=note or None,
+        free_text=note if note.strip() else None,
         continue_at=agent_name(continue_at) if continue_at else None,
     )
 

@@ -29,6 +29,7 @@ from agent_interrupts.models.interrupts import ResolvedBy
 from agent_interrupts.models.resolution_rules import redirect_targets
 from agent_interrupts.models.state import EventKind, OrchestratorStatus
 from agent_interrupts.models.team_build import RunResult, team_of
+from agent_interrupts.models.ui_pages import workflow_page
 from agent_interrupts.workflows.interrupt import InterruptWorkflow
 from agent_interrupts.workflows.orchestrator import OrchestratorWorkflow
 
@@ -182,8 +183,8 @@ async def answer(
     """Show the question; ask for the answer when ``reader`` is set, else wait for one."""
     question = await agents.interrupt_status(interrupt_id)
     render.question(interrupt_id, question.origin, question.request)
-    if ui_url:
-        render.note(f"answer it in the Temporal UI: {ui_url}/{interrupt_id}")
+    if page := workflow_page(ui_url, agents.client.namespace, interrupt_id):
+        render.note(f"answer it in the Temporal UI: {page}")
     targets = redirect_targets(question.origin, team_of(question.team))
     render.note(f"or from another shell: agents resolve {interrupt_id}")
     render.note(ways_out_note(interrupt_id, targets, menu=reader is not None))

@@ -63,11 +63,12 @@ def _with_event(job: InterruptInput, *, keep_own: bool) -> InterruptInput:
     return job.model_copy(update={"request": request})
 
 
-def _trim_answers(resolution: InterruptResolution) -> InterruptResolution:
-    """Strip write-ins and drop empty ones."""
-    custom = {k: v.strip() for k, v in resolution.custom_inputs.items() if v.strip()}
-    text = resolution.free_text.strip() if resolution.free_text else None
-    return resolution.model_copy(update={"custom_inputs": custom, "free_text": text or None})
+def _drop_empty_answers(resolution: InterruptResolution) -> InterruptResolution:
+    """Drop write-ins of blanks only; every other write-in reaches its agent exactly as typed
+    (its spaces and line breaks too)."""
+    custom = {k: v for k, v in resolution.custom_inputs.items() if v.strip()}
+    text = resolution.free_text if resolution.free_text and resolution.free_text.strip() else None
+    return resolution.model_copy(update={"custom_inputs": custom, "free_text": text})
 
 
 def _goal_by_reference(routing: dict[str, Any]) -> dict[str, Any]:
@@ -86,7 +87,7 @@ REPLACING_REQUEST_HOOKS: RequestHooks = (
 )
 """The request hooks of a question asked before an event's choices joined the agent's own."""
 RESOLUTION_HOOKS: tuple[tuple[str, Callable[[InterruptResolution], InterruptResolution]], ...] = (
-    ("resolution:trim_answers", _trim_answers),
+    ("resolution:drop_empty_answers", _drop_empty_answers),
 )
 TRANSLATION_HOOKS: tuple[tuple[str, Callable[[dict[str, Any]], dict[str, Any]]], ...] = (
     ("translation:goal_by_reference", _goal_by_reference),

@@ -7,7 +7,6 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from urllib.parse import quote, urlsplit, urlunsplit
 
 from markdown_it import MarkdownIt
 from markupsafe import Markup
@@ -54,19 +53,6 @@ def age(since: datetime | None, now: datetime) -> str:
 def iso(moment: datetime | None) -> str:
     """A moment for ``<time datetime>`` (the page's script keeps ages current); "" when none."""
     return moment.astimezone(UTC).isoformat() if moment else ""
-
-
-def ui_link(ui_url: str | None, namespace: str, workflow_id: str) -> str | None:
-    """The Temporal UI's page of a workflow (a run or a question), or None without a UI.
-    ``ui_url`` is the UI's address (``http://127.0.0.1:8233``, one under a path) or any page of
-    it people copy (``.../namespaces/NS/workflows``, which the CLI passes): what follows its
-    ``/namespaces/`` is replaced by this namespace's page of the workflow."""
-    if not ui_url:
-        return None
-    base = urlsplit(ui_url)
-    path = base.path.partition("/namespaces/")[0].rstrip("/")
-    page = f"{path}/namespaces/{quote(namespace, safe='')}/workflows/{quote(workflow_id, safe='')}"
-    return urlunsplit((base.scheme, base.netloc, page, "", ""))
 
 
 @dataclass(frozen=True)

@@ -62,7 +62,6 @@ from agent_interrupts.app.inbox.view import (
     fan_out,
     iso,
     markdown,
-    ui_link,
     untagged,
 )
 from agent_interrupts.app.people import person_name
@@ -82,6 +81,7 @@ from agent_interrupts.models.interrupt_flow import InterruptStatus
 from agent_interrupts.models.resolution_rules import redirect_targets, unanswered_parts
 from agent_interrupts.models.team_build import team_of
 from agent_interrupts.models.team_spec import TeamPin
+from agent_interrupts.models.ui_pages import workflow_page
 from agent_interrupts.workflows.visibility import create_commands, typed_values
 
 POLL_SECONDS = 1.0
@@ -210,7 +210,7 @@ class Inbox:
             age=lambda moment: age(moment, datetime.now(UTC)),
             iso=iso,
             kinds=KINDS,
-            ui=lambda workflow_id: ui_link(ui_url, agents.client.namespace, workflow_id),
+            ui=lambda workflow_id: workflow_page(ui_url, agents.client.namespace, workflow_id),
             ignored_record=self.ignored.records.get,
             field=dict(
                 choice=CHOICE,

@@ -218,3 +218,11 @@ def test_notify_timeouts_compose() -> None:
         timedelta(),
     )
     assert NOTIFY_START_TO_CLOSE * attempts + backoffs <= NOTIFY_SCHEDULE_TO_CLOSE
+
+
+def test_a_notice_links_the_question_once_whatever_page_is_configured() -> None:
+    """``TEMPORAL_UI_URL`` set to the page people copy from the UI: the notice's link is not
+    doubled (it was ``.../workflows/namespaces/default/workflows/ID``)."""
+    configured = "http://ui.example:8233/namespaces/default/workflows"
+    link = build_payload(_notice(), "default", configured).links.ui
+    assert link == "http://ui.example:8233/namespaces/default/workflows/orchestrator-1-interrupt-1"

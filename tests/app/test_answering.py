@@ -189,3 +189,13 @@ def test_continue_at_is_a_route_of_the_runs_team() -> None:
         with_continue_at(answer, "SURVEY", "LEAD", team=team)
     with pytest.raises(ValueError, match="'SUMMARY' is not an agent of team software"):
         with_continue_at(answer, "REVIEW_AGENT", "SUMMARY")
+
+
+async def test_the_menu_keeps_what_a_person_types_exactly() -> None:
+    """A write-in and a note reach the agent as typed: spaces at the ends, quotes, markup."""
+    approach = '  a “token” <b>bucket</b> = "per route"  '
+    note = "\tindented note, trailing space "
+    read = _reader("custom", "   ", approach, "", note)
+    resolution = await ask(REQUEST, read)
+    assert resolution.custom_inputs == {"approach": approach}, "blanks are asked again"
+    assert resolution.free_text == note

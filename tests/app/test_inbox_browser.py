@@ -329,9 +329,9 @@ async def test_the_page_shows_a_banner_when_temporal_goes_away() -> None:
     assert len(said) == 1, written
 
 
-ODD = "naïve “curly” 'single' \"double\" <b>bold</b> &amp; = ünïcödé 😀 \\  two  spaces"
+ODD = "  naïve “curly” 'single' \"double\" <b>bold</b> &amp; = ünïcödé 😀 \\  two  spaces "
 """A person's own approach as typed: unicode, quotes, markup, an ``=``, a backslash, runs of
-spaces (the handler trims only the ends of a write-in, at every door)."""
+spaces, spaces at both ends (kept: a write-in reaches its agent exactly as typed)."""
 ODD_LINES = "first line <i>x</i>\nsecond “line”\n\n  indented 😀"
 """Free text over lines, as typed in the text box (a blank line, an indented one)."""
 UI = "http://ui.example:8233"

@@ -16,7 +16,6 @@ from agent_interrupts.app.inbox.view import (
     distinct_agents,
     fan_out,
     markdown,
-    ui_link,
 )
 from agent_interrupts.app.sdk import WaitingQuestion
 from agent_interrupts.models.interrupts import AgentQuestion, TicketAgentDispatchInterruptRequest
@@ -49,23 +48,6 @@ def test_ages_read_in_the_largest_unit() -> None:
     assert age(NOW - timedelta(hours=3), NOW) == "3 h"
     assert age(NOW + timedelta(days=2, hours=1), NOW) == "in 2 d"
     assert age(None, NOW) == "?"
-
-
-def test_a_temporal_ui_link_names_the_namespace_and_workflow() -> None:
-    page = "http://127.0.0.1:8233/namespaces/default/workflows/run%201"
-    assert ui_link("http://127.0.0.1:8233/", "default", "run 1") == page
-    assert ui_link(None, "default", "x") is None
-    # the pages people configure (TEMPORAL_UI_URL), and what the CLI makes of them
-    for given in (
-        "http://127.0.0.1:8233/namespaces/default/workflows",
-        "http://127.0.0.1:8233/namespaces/default/workflows/",
-        "http://127.0.0.1:8233/namespaces/default/workflows/namespaces/default/workflows",
-        "http://127.0.0.1:8233/namespaces/other/workflows?query=x",
-    ):
-        assert ui_link(given, "default", "run 1") == page, given
-    assert ui_link("https://h.example/temporal/namespaces/ns/workflows", "ns", "r") == (
-        "https://h.example/temporal/namespaces/ns/workflows/r"
-    ), "a UI served under a path keeps it"
 
 
 def _combined() -> TicketAgentDispatchInterruptRequest:

@@ -111,7 +111,7 @@ async def test_bad_signals_are_recorded_and_the_wait_goes_on(
     assert done.hooks_applied == [
         "request:apply_event",
         "request:unique_ids",
-        "resolution:trim_answers",
+        "resolution:drop_empty_answers",
         "translation:goal_by_reference",
     ], "handler FR-011: the decorator stages run in their fixed order"
     states = [e.message.split(":")[0] for e in done.events if e.kind is EventKind.INTERRUPT_STATUS]
