@@ -7,8 +7,8 @@ and the server schedules the next one. The attempt's result, had it finished whi
 down, is refused too. So each call runs in its own task, kept by the activity's identity
 (workflow id, run id, activity id) with the fingerprint of its input: an attempt the server lost
 leaves its call running, and the next attempt on this worker joins it, or takes its reply when
-it has finished. A real cancel (the workflow's: a supervisor's redirect, the run ending; a pause,
-a reset, the worker shutting down) cancels the call with its attempt.
+it has finished. A real cancel (the workflow's: a supervisor's stop or redirect, a cancelled run;
+a pause, a reset, the worker shutting down) cancels the call with its attempt.
 
 A call nobody joins within ``ORPHANED_CALL_WAIT`` (the next attempt went to another worker, or
 the run was terminated) is cancelled; finished replies are kept for ``KEPT_REPLY_TTL``, at most

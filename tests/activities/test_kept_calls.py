@@ -9,10 +9,18 @@ import dataclasses
 
 import pytest
 from temporalio.activity import ActivityCancellationDetails
+from temporalio.client import Client
 from temporalio.testing import ActivityEnvironment
 
 from agent_interrupts.activities.kept_calls import KeptCalls, fingerprint, lost_by_the_server
+from agent_interrupts.activities.llm import LlmSettings, StructuredLlm
+from agent_interrupts.activities.offline_model import OfflineModel
+from agent_interrupts.activities.prompting import PromptRenderer
+from agent_interrupts.activities.resolution import ResolutionActivities
+from agent_interrupts.app.worker_setup import openai_client
 from agent_interrupts.models.agent_types import AgentType
+from agent_interrupts.models.interrupt_flow import ReviewInput
+from tests.support.interrupts import question_input
 from tests.support.prompts import make_call
 
 KEY = ("wf", "run", "1")
@@ -156,3 +164,20 @@ def test_a_request_s_fingerprint_is_its_exact_input() -> None:
     call = make_call(AgentType.PLANNING_ORCHESTRATOR)
     assert fingerprint(call) == fingerprint(call.model_copy())
     assert fingerprint(call) != fingerprint(make_call(AgentType.MERGER_AGENT))
+
+
+async def test_a_review_the_server_lost_is_not_asked_again(client: Client) -> None:
+    """The reviewing call (like a translation) keeps its reply for the next attempt."""
+    settings = LlmSettings()
+    model = OfflineModel()
+    resolution = ResolutionActivities(
+        StructuredLlm(openai_client(settings, model), settings), PromptRenderer()
+    )
+    asked = question_input()
+    job = ReviewInput(goal=asked.goal, request=asked.request, origin_request=asked.origin_request)
+    first = await attempt(1).run(resolution.review_interrupt, job)
+    retry = ActivityEnvironment(client)  # it clears the run's sticky queue (none here)
+    retry.info = dataclasses.replace(retry.info, attempt=2)
+
+    assert await retry.run(resolution.review_interrupt, job) == first
+    assert len(model.received) == 1
