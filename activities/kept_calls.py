@@ -115,8 +115,9 @@ class KeptCalls(Generic[T]):
             if lost_by_the_server(details):
                 activity.logger.warning(
                     "the server lost attempt %d (it timed it out while it could not hear from "
-                    "this worker); its model call goes on for the next attempt",
+                    "this worker); its model call %s for the next attempt",
                     activity.info().attempt,
+                    "is kept" if kept.task.done() else "goes on",
                 )
                 kept.losses += 1
                 loop = asyncio.get_running_loop()
