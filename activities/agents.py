@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-from collections import OrderedDict
-
 from temporalio import activity
 
 from agent_interrupts.activities import metrics
 from agent_interrupts.activities.heartbeat import heartbeating
+from agent_interrupts.activities.kept_calls import KeptCalls, activity_key, fingerprint
 from agent_interrupts.activities.llm import (
     LlmSettings,
     StructuredLlm,
@@ -40,9 +39,6 @@ from agent_interrupts.models.routing import Routing
 from agent_interrupts.models.team import Node, Team
 from agent_interrupts.models.team_build import team_of
 
-KEPT_REPLIES = 128
-"""Replies a worker keeps for a retry of their attempt (at most 1 MiB each: 128 MiB at worst)."""
-
 
 class AgentActivities:
     """Activities that run agents. Construct once per worker with its LLM and prompts."""
@@ -59,31 +55,20 @@ class AgentActivities:
         self._tools = tools or Toolbox(ToolSettings())
         self._teams = teams
         """Finds a declared team's run's team (None: only teams this process has seen)."""
-        self._replies: OrderedDict[tuple[str, str, str], AgentReply] = OrderedDict()
-        """The newest replies this worker gave, by activity: an attempt the server timed out
-        while it could not hear from us (a short outage) gets its reply again, not a new call."""
+        self._calls: KeptCalls[AgentReply] = KeptCalls()
+        """This worker's agent calls by activity: an attempt the server lost in an outage
+        leaves its call running, and the next attempt joins it or takes its reply."""
 
     @activity.defn
     async def run_agent(self, call: AgentCall) -> AgentReply:
         """One model call of an agent step (with validation retries); with a workspace, the
-        reply may ask for tool calls instead, and the workflow runs the next round. A retry of an
-        attempt this worker finished (its result lost to a server outage) returns that reply."""
-        info = activity.info()
-        key = (info.workflow_id or "", info.workflow_run_id or "", info.activity_id)
-        kept = self._replies.get(key)
-        if kept is not None:
-            activity.logger.warning(
-                "%s: attempt %d returns the reply this worker gave before (not delivered: the "
-                "server could not hear from it); the model is not asked again",
-                call.agent_type,
-                info.attempt,
+        reply may ask for tool calls instead, and the workflow runs the next round. A later
+        attempt of an attempt the server lost (a server outage) joins its call on this worker,
+        or takes its reply: the model is asked once (``activities/kept_calls.py``)."""
+        async with heartbeating(AGENT_HEARTBEAT_INTERVAL):
+            return await self._calls.run(
+                activity_key(), fingerprint(call), lambda: self._reply(call)
             )
-            return kept
-        reply = await self._reply(call)
-        self._replies[key] = reply
-        while len(self._replies) > KEPT_REPLIES:
-            self._replies.popitem(last=False)
-        return reply
 
     async def _reply(self, call: AgentCall) -> AgentReply:
         agent = str(call.agent_type)
@@ -131,38 +116,37 @@ class AgentActivities:
         for warning in warnings:
             activity.logger.warning("%s %s: %s", call.node_id, call.agent_type, warning)
         routes = _OpenRoutes(node, call, self._llm.settings)
-        async with heartbeating(AGENT_HEARTBEAT_INTERVAL):
-            tools = await self._tools.round(call)
-            while True:
-                try:
-                    reply = await self._llm.complete(
-                        agent=str(call.agent_type),
-                        messages=[*prompt.messages, *routes.messages, *tools.messages],
-                        output_model=node.output_model,
-                        schema=routes.schema,
-                        check=routes.check,
-                        repair=answerable_question,
-                        template_version=self._prompts.template_version,
-                        tools=tools.offer,
-                        output_tokens_factor=call.output_tokens_factor,
-                    )
-                    break
-                except ToolCallsRequested as asked:
-                    return AgentReply(
-                        output={},
-                        route=None,
-                        warnings=warnings,
-                        tool_requests=tools.requested(asked),
-                        tool_trace=tools.trace,
-                    )
-                except LlmContextExceeded:  # the endpoint knows the context; we only estimate
-                    trimmed = self._trimmed(node, call, prompt, team)
-                    if trimmed is None:
-                        raise  # what is left is never dropped: a person is asked
-                    call, prompt, what = trimmed
-                    warning = f"the endpoint said the prompt does not fit the model: dropped {what}"
-                    activity.logger.warning("%s %s: %s", call.node_id, call.agent_type, warning)
-                    warnings.append(warning)
+        tools = await self._tools.round(call)
+        while True:
+            try:
+                reply = await self._llm.complete(
+                    agent=str(call.agent_type),
+                    messages=[*prompt.messages, *routes.messages, *tools.messages],
+                    output_model=node.output_model,
+                    schema=routes.schema,
+                    check=routes.check,
+                    repair=answerable_question,
+                    template_version=self._prompts.template_version,
+                    tools=tools.offer,
+                    output_tokens_factor=call.output_tokens_factor,
+                )
+                break
+            except ToolCallsRequested as asked:
+                return AgentReply(
+                    output={},
+                    route=None,
+                    warnings=warnings,
+                    tool_requests=tools.requested(asked),
+                    tool_trace=tools.trace,
+                )
+            except LlmContextExceeded:  # the endpoint knows the context; we only estimate
+                trimmed = self._trimmed(node, call, prompt, team)
+                if trimmed is None:
+                    raise  # what is left is never dropped: a person is asked
+                call, prompt, what = trimmed
+                warning = f"the endpoint said the prompt does not fit the model: dropped {what}"
+                activity.logger.warning("%s %s: %s", call.node_id, call.agent_type, warning)
+                warnings.append(warning)
         if reply.repaired:
             warnings.append(
                 f"the model's question stayed malformed ({clip(reply.repaired, 600)}); it is "

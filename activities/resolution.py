@@ -8,7 +8,13 @@ import json
 from temporalio import activity
 
 from agent_interrupts.activities.heartbeat import heartbeating
-from agent_interrupts.activities.llm import CONTROLLER, StructuredLlm, as_activity_error
+from agent_interrupts.activities.kept_calls import KeptCalls, activity_key, fingerprint
+from agent_interrupts.activities.llm import (
+    CONTROLLER,
+    StructuredLlm,
+    StructuredReply,
+    as_activity_error,
+)
 from agent_interrupts.activities.prompting import PromptRenderer
 from agent_interrupts.activities.route_filter import routing_schema
 from agent_interrupts.activities.shadow_start import ShadowStarter
@@ -68,10 +74,14 @@ class ResolutionActivities:
         self._prompts = prompts
         self._shadows = shadows
         """Starts the controller's shadow answers; None: a worker without them."""
+        self._calls: KeptCalls[StructuredReply] = KeptCalls()
+        """This worker's translation and review calls by activity: an attempt the server lost in
+        an outage leaves its call running for the next attempt (``activities/kept_calls.py``)."""
 
     @activity.defn
     async def translate_resolution(self, job: TranslationInput) -> InterruptOutcome:
-        """Ask the LLM for the filtered InterruptRouting that carries the person's decisions."""
+        """Ask the LLM for the filtered InterruptRouting that carries the person's decisions
+        (once: a later attempt of one the server lost joins its call)."""
         allowed = job.allowed_route
         routing_model = team_of(job.team).interrupt_routing
 
@@ -88,13 +98,17 @@ class ResolutionActivities:
         messages = translation_messages(self._prompts, job)
         try:
             async with heartbeating(AGENT_HEARTBEAT_INTERVAL):
-                reply = await self._llm.complete(
-                    agent=TRANSLATOR,
-                    messages=messages,
-                    output_model=routing_model,
-                    template_version=self._prompts.template_version,
-                    schema=routing_schema(allowed, self._llm.settings.profile, routing_model),
-                    check=only_allowed,
+                reply = await self._calls.run(
+                    activity_key(),
+                    fingerprint(job),
+                    lambda: self._llm.complete(
+                        agent=TRANSLATOR,
+                        messages=messages,
+                        output_model=routing_model,
+                        template_version=self._prompts.template_version,
+                        schema=routing_schema(allowed, self._llm.settings.profile, routing_model),
+                        check=only_allowed,
+                    ),
                 )
         except Exception as err:
             raise as_activity_error(err) from None
@@ -109,15 +123,19 @@ class ResolutionActivities:
     @activity.defn
     async def review_interrupt(self, job: ReviewInput) -> InterruptResolution:
         """A reviewing LLM (CONTROLLER_MODEL when set) answers the question; unknown ids fall
-        back to the recommendations."""
+        back to the recommendations. Asked once, like a translation."""
         messages = review_messages(self._prompts, job)
         try:
             async with heartbeating(AGENT_HEARTBEAT_INTERVAL):
-                reply = await self._llm.complete(
-                    agent=CONTROLLER,
-                    messages=messages,
-                    output_model=AgentReviewDecision,
-                    template_version=self._prompts.template_version,
+                reply = await self._calls.run(
+                    activity_key(),
+                    fingerprint(job),
+                    lambda: self._llm.complete(
+                        agent=CONTROLLER,
+                        messages=messages,
+                        output_model=AgentReviewDecision,
+                        template_version=self._prompts.template_version,
+                    ),
                 )
         except Exception as err:
             raise as_activity_error(err) from None

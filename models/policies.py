@@ -33,6 +33,16 @@ busy)."""
 STICKY_RESET_TIMEOUT = timedelta(seconds=2)
 """An attempt after a lost one clears its run's sticky queue before its work; a server that does
 not answer within this costs the run its sticky wait, never the attempt."""
+KEPT_CALLS = 128
+"""Model calls a worker keeps per kind of activity for a later attempt of the same activity
+(``activities/kept_calls.py``): at most 1 MiB a reply, 128 MiB at worst."""
+KEPT_REPLY_TTL = AGENT_START_TO_CLOSE
+"""How long a finished call's reply waits for an attempt the server schedules after an outage:
+as long as one attempt may take."""
+ORPHANED_CALL_WAIT = timedelta(seconds=30)
+"""A call whose attempt the server lost (timed out during an outage) goes on this long for the
+next attempt to join it; the server schedules that one at once, so a call nobody joined by then
+has its attempt on another worker, or its run ended, and is cancelled."""
 HEARTBEAT_THROTTLE = timedelta(seconds=1)
 """Heartbeats reach the server at least this often, so a cancel lands within about a second."""
 

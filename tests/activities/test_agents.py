@@ -207,7 +207,9 @@ async def test_an_agent_that_asked_the_most_questions_decides_with_what_it_has()
     assert once.route == "interruptRequest", "below the bound it still asks"
 
 
-async def test_a_retry_of_an_attempt_this_worker_finished_gets_its_reply_not_a_new_call() -> None:
+async def test_a_retry_of_an_attempt_this_worker_finished_gets_its_reply_not_a_new_call(
+    client: Client,
+) -> None:
     """Its result was lost (the server timed the attempt out during an outage): the same reply,
     and the model is not asked again; another activity of the run is asked as usual."""
     settings = LlmSettings()
@@ -218,7 +220,7 @@ async def test_a_retry_of_an_attempt_this_worker_finished_gets_its_reply_not_a_n
     first = ActivityEnvironment()
     call = make_call(AgentType.PLANNING_ORCHESTRATOR)
     reply = await first.run(agents.run_agent, call)
-    retry = ActivityEnvironment()
+    retry = ActivityEnvironment(client)  # it clears the run's sticky queue (none here)
     retry.info = dataclasses.replace(first.info, attempt=2)
     assert await retry.run(agents.run_agent, call) == reply
     assert len(model.received) == 1

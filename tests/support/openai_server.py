@@ -23,7 +23,8 @@ recorded and exported with exactly what the endpoint received and answered.
 
 When the script is exhausted every request is answered ``then`` (``"valid"`` unless told:
 ``then="invalid"`` is a model that never writes a valid reply). ``hold(n)`` keeps the n-th
-completion request waiting (``holding`` is set when it arrives) until ``release_hold()``.
+completion request waiting (``holding`` is set when it arrives) until ``release_hold()``;
+``slow(seconds)`` makes every completion request take that long (a slow model).
 Use it as a context manager::
 
     with ScriptedOpenAIServer(["500"]) as server:
@@ -120,6 +121,7 @@ class ScriptedOpenAIServer:
         self.holding = threading.Event()
         """Set when the held request has arrived."""
         self._hold_released = threading.Event()
+        self._delay = 0.0
         self._httpd: ThreadingHTTPServer | None = None
         self._thread: threading.Thread | None = None
         self.play(*script)
@@ -138,6 +140,10 @@ class ScriptedOpenAIServer:
     def hold(self, n: int) -> None:
         """Keep the ``n``-th completion request (1-based) waiting until ``release_hold``."""
         self._hold_at = n
+
+    def slow(self, seconds: float) -> None:
+        """Answer every completion request ``seconds`` after it arrived (a slow model)."""
+        self._delay = seconds
 
     def release_hold(self) -> None:
         self._hold_released.set()
@@ -241,6 +247,8 @@ class ScriptedOpenAIServer:
         if held:
             self.holding.set()
             self._hold_released.wait()
+        if self._delay:
+            self._released.wait(self._delay)
         body = request.body
         model = str(body.get("model", ""))
         if reply == VALID:
