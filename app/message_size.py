@@ -45,7 +45,8 @@ async def server_limit_problem(client: Client) -> str | None:
     if not limit or limit >= SERVER_PAYLOAD_BYTES:
         return None
     return (
-        f"the server's payload limit is {limit} bytes: an update over it from a client that does "
-        "not check sizes fails workflow tasks for about 20 s instead of being refused; run the "
-        f"server with limit.blobSize.error={SERVER_PAYLOAD_BYTES} in its dynamic config"
+        f"the server's payload limit is {limit} bytes: an update between that and 4 MiB from a "
+        "client that does not check sizes fails workflow tasks for about 20 s instead of being "
+        f"refused; run the server with limit.blobSize.error={SERVER_PAYLOAD_BYTES} in its dynamic "
+        "config"
     )

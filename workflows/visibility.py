@@ -71,8 +71,8 @@ REPORTED_PROBLEMS_AFTER = 2
 def dev_server_args() -> list[str]:
     """``temporal server start-dev`` flags that register the search attributes, make the
     server mark executions whose workflow tasks keep failing, and raise its payload limit to
-    ``SERVER_PAYLOAD_BYTES`` (so the workflows can refuse any update a client sends, in one line,
-    instead of failing workflow tasks on it)."""
+    ``SERVER_PAYLOAD_BYTES`` (so the workflows refuse, in one line, an oversized update of up to
+    that size from any client, instead of failing workflow tasks on it)."""
     args: list[str] = []
     for key in KEYS:
         args += ["--search-attribute", f"{key.name}=Keyword"]
