@@ -664,7 +664,6 @@ async def _cmd_interrupt(args: argparse.Namespace, settings: TemporalSettings) -
     from agent_interrupts.app import render
     from agent_interrupts.app.sdk import EventRejected
     from agent_interrupts.models.errors import describe_validation_error
-    from agent_interrupts.models.interrupt_events import INTERRUPT_REQUEST_EVENT_SIGNAL
 
     try:
         event = event_from_args(args)
@@ -674,8 +673,11 @@ async def _cmd_interrupt(args: argparse.Namespace, settings: TemporalSettings) -
     async with _session(settings, args.workflow_id) as session:
         agents = session.agents
         if args.signal:
-            handle = agents.client.get_workflow_handle(args.workflow_id)
-            await handle.signal(INTERRUPT_REQUEST_EVENT_SIGNAL, event.to_wire())
+            try:
+                await agents.signal_interrupt_event(args.workflow_id, event)
+            except EventRejected as err:
+                render.error(str(err))
+                return 1
             render.console.print(
                 f"signalled event {event.event_id}; see: agents status {args.workflow_id}"
             )

@@ -6,7 +6,8 @@ stack of ``AGENTS_STATE_DIR`` when it runs, else 127.0.0.1:``AGENTS_PORT``;
 ``TEMPORAL_TASK_QUEUE`` (default ``agents``); OPENAI_API_KEY, OPENAI_BASE_URL, AGENT_MODEL,
 AGENT_MODEL_<AGENT_TYPE>; without OPENAI_API_KEY the offline model answers, shaped by
 OFFLINE_SCENARIO (docs/models.md), and OPENAI_BASE_URL without a key refuses to start. A model
-the endpoint does not list (or an endpoint that does not answer) is a WARNING at start. SIGTERM or
+the endpoint does not list (or an endpoint that does not answer) is a WARNING at start, and so is
+a server whose payload limit is under ``SERVER_PAYLOAD_BYTES`` (docs/operators.md). SIGTERM or
 Ctrl-C lets running activities finish for up to AGENTS_WORKER_DRAIN_SECONDS (default 10) before it
 stops; a second one stops it at once.
 """
@@ -34,6 +35,7 @@ from agent_interrupts.app.config import (
 )
 from agent_interrupts.app.connect import ConnectionProblem, connect
 from agent_interrupts.app.logs import configure_logging
+from agent_interrupts.app.message_size import server_limit_problem
 from agent_interrupts.app.metrics import metrics_address, metrics_runtime
 from agent_interrupts.app.model_check import model_problems
 from agent_interrupts.app.model_context import with_served_context
@@ -95,6 +97,8 @@ async def main(argv: list[str]) -> int:
     llm = await with_served_context(llm)
     for problem in await model_problems(llm):
         print(f"WARNING: {problem}", file=sys.stderr, flush=True)
+    if too_small := await server_limit_problem(client):
+        print(f"WARNING: {too_small}", file=sys.stderr, flush=True)
     uses, _ = worker_settings(os.environ)
     served = f", metrics: http://{metrics_at}/metrics" if metrics_at else ""
     print(

@@ -1,17 +1,23 @@
 """Refuse a message too large for the workflow before it is sent.
 
-Temporal's update protocol echoes an update's request in the worker's answer, so an update over the
-server's 2 MiB payload limit fails the workflow task that would refuse it (twice, then the server
-drops it): for those seconds the run answers no query and takes no other answer. Our doors (the
-SDK, the CLI, the inbox) measure the payload the data converter would send and refuse it here, in
-one line; the workflow refuses anything over ``MAX_PAYLOAD_BYTES`` that other clients send.
+Temporal's update protocol echoes an update's request in the worker's answer, and the worker fails
+a workflow task with a payload over the server's payload limit (TMPRL1103): an update over that
+limit can be neither accepted nor refused, and its workflow tasks fail until the server drops it
+(about 20 s, during which the run answers no query). The servers we start raise that limit to
+``SERVER_PAYLOAD_BYTES``, so the workflow refuses in one line what other clients send under it;
+over it only the sender can check. Our doors (the SDK, the CLI, the inbox) measure the payload the
+data converter would send and refuse anything over ``MAX_PAYLOAD_BYTES`` here, in one line, for
+updates and signals alike.
 """
 
 from __future__ import annotations
 
+from temporalio.api.workflowservice.v1 import DescribeNamespaceRequest
+from temporalio.client import Client
 from temporalio.contrib.pydantic import pydantic_data_converter
+from temporalio.service import RPCError
 
-from agent_interrupts.models.limits import MAX_PAYLOAD_BYTES
+from agent_interrupts.models.limits import MAX_PAYLOAD_BYTES, SERVER_PAYLOAD_BYTES
 
 
 def oversize_problem(what: str, value: object) -> str | None:
@@ -22,4 +28,25 @@ def oversize_problem(what: str, value: object) -> str | None:
     return (
         f"{what} is {size} bytes as JSON, over the workflow's {MAX_PAYLOAD_BYTES} byte limit; "
         "send less text (not sent)"
+    )
+
+
+async def server_limit_problem(client: Client) -> str | None:
+    """One line when ``client``'s server runs with a payload limit under ``SERVER_PAYLOAD_BYTES``
+    (Temporal's default 2 MiB, say), where another client's oversized update fails workflow
+    tasks instead of being refused; None when it does not, or does not say."""
+    try:
+        described = await client.workflow_service.describe_namespace(
+            DescribeNamespaceRequest(namespace=client.namespace)
+        )
+    except RPCError:  # not allowed to describe it: nothing to say
+        return None
+    limit = described.namespace_info.limits.blob_size_limit_error
+    if not limit or limit >= SERVER_PAYLOAD_BYTES:
+        return None
+    return (
+        f"the server's payload limit is {limit} bytes: an update between that and 4 MiB from a "
+        "client that does not check sizes fails workflow tasks for about 20 s instead of being "
+        f"refused; run the server with limit.blobSize.error={SERVER_PAYLOAD_BYTES} in its dynamic "
+        "config"
     )

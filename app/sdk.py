@@ -493,6 +493,17 @@ class AgentWorkflowClient:
         except WorkflowUpdateFailedError as err:
             raise EventRejected(failure_message(err)) from None
 
+    async def signal_interrupt_event(self, workflow_id: str, event: InterruptRequestEvent) -> None:
+        """Send the event as the ``interrupt_request_event`` signal (no answer: ``status`` shows
+        what became of it); raises EventRejected when it is over ``MAX_PAYLOAD_BYTES``."""
+        from agent_interrupts.models.interrupt_events import INTERRUPT_REQUEST_EVENT_SIGNAL
+
+        too_large = oversize_problem("the event", event.to_wire())
+        if too_large is not None:
+            raise EventRejected(too_large)
+        handle = self.client.get_workflow_handle(workflow_id)
+        await handle.signal(INTERRUPT_REQUEST_EVENT_SIGNAL, event.to_wire())
+
     async def export(
         self,
         out: Path,

@@ -1,7 +1,8 @@
 """Size limits at the door, and clipping of every text that enters workflow state or an event.
 
-Temporal refuses payloads over 2 MB and warns at 256 KB; a value that is copied into state, events
-and activity inputs must be bounded where it enters. The limits are documented in the README
+Temporal refuses payloads over 2 MB (the servers we start: ``SERVER_PAYLOAD_BYTES``) and warns at
+256 KB; a value that is copied into state, events and activity inputs must be bounded where it
+enters. The limits are documented in the README
 ("Bad input"); what is over them is rejected with a message naming the limit.
 """
 
@@ -101,6 +102,21 @@ AGENT_REQUEST_BYTES = 384 * 1024
 """The most compact JSON the request of one agent call (or a question's origin) may take: with a
 fan-out of ``MAX_FAN_OUT`` a workflow task stays under Temporal's 2 MB payload and 4 MB message
 limits."""
+GRPC_MESSAGE_BYTES = 4 * 1024 * 1024
+"""Temporal's gRPC message limit: the server refuses a larger request at once ("grpc: received
+message larger than max"), and terminates a run whose workflow task's answer is larger
+(``GrpcMessageTooLarge``)."""
+TASK_ROOM_BYTES = AGENT_REQUEST_BYTES + AGENT_OUTPUT_BYTES + MAX_PAYLOAD_BYTES + 64 * 1024
+"""What a workflow task's own commands may take beside the echo of an update the workflow refuses:
+an InterruptWorkflow's largest, the translation's input (the question's origin request, the
+question, the answer, and 64 KiB for the goal, ids and the rest), 960 KiB."""
+SERVER_PAYLOAD_BYTES = GRPC_MESSAGE_BYTES - TASK_ROOM_BYTES
+"""The payload limit the servers we start run with (``limit.blobSize.error``; Temporal's default is
+2 MiB), 3 MiB and 64 KiB. Temporal's update protocol echoes an update's request in the worker's
+answer, and the worker fails a workflow task with a payload over this limit (TMPRL1103): an update
+over it can be neither accepted nor refused, and its workflow tasks fail until the server drops it
+(about 20 s). Under it the workflow refuses any update over ``MAX_PAYLOAD_BYTES`` in one line, and
+the echo leaves ``TASK_ROOM_BYTES`` of the gRPC message to the task's own commands."""
 CUT_FLOOR_CHARS = 400
 """Strings are never cut shorter than this (ids and choices are shorter: never cut)."""
 

@@ -114,3 +114,53 @@ async def test_interrupt_command_reroutes_and_rejects_with_reasons(
         status = await full_status(client, handle)
     resolution = next(e for e in status.history if e.kind == "RESOLUTION")
     assert resolution.route == "mergerRequest", "option B named MERGER_AGENT"
+
+
+async def test_interrupt_signal_over_the_payload_limit_is_refused_before_sending(
+    client: Client, task_queue: str, workflow_id: str, tmp_path: Path
+) -> None:
+    """``--signal`` checks the event's size as the update does: one line naming the size and
+    the limit, exit 1, nothing sent (the run's history has no signal)."""
+    items = tmp_path / "items.json"
+    statement = "é" * 4_000
+    items.write_text(
+        json.dumps(
+            {
+                "confirmationItems": [
+                    {
+                        "confirmationId": f"x{i}",
+                        "statement": statement,
+                        "context": "",
+                        "defaultValue": True,
+                        "impactIfNo": "",
+                    }
+                    for i in range(50)
+                ]
+            }
+        )
+    )
+    scenario = OfflineScenario(interrupt_at=frozenset({AgentType.REVIEW_AGENT}))
+    async with build_worker(client, task_queue, LlmSettings(), scenario=scenario):
+        handle = await start(client, task_queue, workflow_id)
+        await wait_for_interrupt(handle)  # the run waits: a signal would reach it
+        refused = await client_py(
+            client,
+            "interrupt",
+            workflow_id,
+            "--source",
+            "REVIEW_AGENT",
+            "--reason",
+            "too much",
+            "--choices-file",
+            str(items),
+            "--signal",
+        )
+        assert refused.returncode == 1, refused.stderr
+        line = refused.stderr.strip()
+        assert "\n" not in line
+        assert "bytes as JSON, over the workflow's 262144 byte limit" in line
+        assert "not sent" in line
+        history = await handle.fetch_history()
+        assert not [
+            e for e in history.events if e.workflow_execution_signaled_event_attributes.signal_name
+        ]

@@ -115,7 +115,10 @@ def _arity(name: str, count: int, model: type[BaseModel]) -> str:
 
 
 def _too_large(name: str, size: int) -> str:
+    """One line for any client: only the sender can check sizes over the server's payload limit,
+    where no workflow can answer (``SERVER_PAYLOAD_BYTES``)."""
     return (
         f"the payload of {name} is {size} bytes, over the {MAX_PAYLOAD_BYTES} byte limit; "
-        "send less text (see the limits in docs/questions-and-supervisors.md)"
+        "send less text, and check the size before sending: over the server's payload limit the "
+        "workflow cannot even refuse it (see the limits in docs/questions-and-supervisors.md)"
     )

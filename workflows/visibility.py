@@ -34,6 +34,7 @@ from agent_interrupts.models.base import WireModel
 from agent_interrupts.models.graph import SOFTWARE_TEAM
 from agent_interrupts.models.interrupt_flow import InterruptInput, InterruptState
 from agent_interrupts.models.interrupts import InterruptRequestBase, InterruptType
+from agent_interrupts.models.limits import SERVER_PAYLOAD_BYTES
 from agent_interrupts.models.policies import SEARCH_ATTRIBUTES_TIMEOUT
 from agent_interrupts.models.resolution_rules import redirect_targets, suggested_answer
 from agent_interrupts.models.state import NodeRef, PendingInterrupt
@@ -68,8 +69,10 @@ REPORTED_PROBLEMS_AFTER = 2
 
 
 def dev_server_args() -> list[str]:
-    """``temporal server start-dev`` flags that register the search attributes and make the
-    server mark executions whose workflow tasks keep failing."""
+    """``temporal server start-dev`` flags that register the search attributes, make the
+    server mark executions whose workflow tasks keep failing, and raise its payload limit to
+    ``SERVER_PAYLOAD_BYTES`` (so the workflows refuse, in one line, an oversized update of up to
+    that size from any client, instead of failing workflow tasks on it)."""
     args: list[str] = []
     for key in KEYS:
         args += ["--search-attribute", f"{key.name}=Keyword"]
@@ -78,6 +81,8 @@ def dev_server_args() -> list[str]:
         "--dynamic-config-value",
         "system.numConsecutiveWorkflowTaskProblemsToTriggerSearchAttribute="
         f"{REPORTED_PROBLEMS_AFTER}",
+        "--dynamic-config-value",
+        f"limit.blobSize.error={SERVER_PAYLOAD_BYTES}",
     ]
 
 

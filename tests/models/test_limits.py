@@ -9,7 +9,16 @@ from typing import Any
 from hypothesis import given
 from hypothesis import strategies as st
 
-from agent_interrupts.models.limits import CUT_FLOOR_CHARS, fit_strings, json_bytes
+from agent_interrupts.models.limits import (
+    CUT_FLOOR_CHARS,
+    GRPC_MESSAGE_BYTES,
+    MAX_PAYLOAD_BYTES,
+    SERVER_PAYLOAD_BYTES,
+    TASK_ROOM_BYTES,
+    fit_strings,
+    json_bytes,
+)
+from agent_interrupts.workflows.visibility import dev_server_args
 
 CUT = re.compile(r"\.\.\. \[cut: (\d+) more characters\]$")
 
@@ -82,3 +91,15 @@ def _texts(value: Any) -> list[str]:
         elif isinstance(item, list):
             todo.extend(item)
     return found
+
+
+def test_the_servers_payload_limit_lets_the_workflow_refuse_3_mib_and_leaves_a_tasks_room() -> None:
+    """An update of 3 MiB (its JSON and the payload's metadata) is under the servers' payload
+    limit, so the worker may echo it in its refusal; the echo of the largest one it refuses and a
+    task's own commands stay under the 4 MiB message limit over which the server ends the run."""
+    three_mib = 3 * 1024 * 1024 + 1_024
+    assert MAX_PAYLOAD_BYTES < three_mib < SERVER_PAYLOAD_BYTES
+    assert SERVER_PAYLOAD_BYTES + TASK_ROOM_BYTES <= GRPC_MESSAGE_BYTES
+    args = dev_server_args()
+    flag = args.index(f"limit.blobSize.error={SERVER_PAYLOAD_BYTES}")
+    assert args[flag - 1] == "--dynamic-config-value"
