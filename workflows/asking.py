@@ -52,15 +52,12 @@ from agent_interrupts.workflows.handover import history_is_long
 from agent_interrupts.workflows.interrupt import InterruptWorkflow
 from agent_interrupts.workflows.interrupt_text import details_markdown, summary_line
 from agent_interrupts.workflows.lifting import answer_each
+from agent_interrupts.workflows.patches import QUESTION_HANDED_OVER
 from agent_interrupts.workflows.planner import last_request_of, origin_of
 from agent_interrupts.workflows.resume import resumed_request
 from agent_interrupts.workflows.run_book import RunBook
 from agent_interrupts.workflows.steps import decide
 from agent_interrupts.workflows.visibility import child_attributes, show_orchestrator
-
-QUESTION_HANDED_OVER = "23-question-handed-over"
-"""Patch id: a question whose run's history grew long while it waited is cancelled and asked
-again by the next run (runs recorded before waited until the server ended them)."""
 
 
 @dataclass

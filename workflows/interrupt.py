@@ -84,6 +84,7 @@ from agent_interrupts.workflows.interrupt_hooks import (
 )
 from agent_interrupts.workflows.legacy import started_before_notifications, upgrade_start
 from agent_interrupts.workflows.notifications import Notifier
+from agent_interrupts.workflows.patches import ANSWER_TAKEN, EVENT_CHOICES_JOIN, FREE_TEXT
 from agent_interrupts.workflows.shadow import SHADOW_SUFFIX
 from agent_interrupts.workflows.visibility import show_interrupt
 from agent_interrupts.workflows.ways_out import ContinueAt, Stop, chosen_way
@@ -573,13 +574,6 @@ def _reroute_target(job: InterruptInput, resolution: InterruptResolution, team: 
 
 
 RESOLVE_UPDATE = "resolve_validated"
-ANSWER_TAKEN = "30-answer-taken-untranslated"
-"""Patch id: an accepted answer the translator cannot write resumes its agent with the answer as
-guidance (``untranslated_routing``) instead of failing the run."""
-EVENT_CHOICES_JOIN = "30-event-choices-join-the-agents-own"
-"""Patch id: a supervisor's choices join the asking agent's own instead of replacing them."""
-FREE_TEXT = "18-free-text-answers"
-"""Patch id: a resolve signal's free text may answer the choices it leaves open."""
 
 
 def _placeholder_job() -> InterruptInput:
