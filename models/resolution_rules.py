@@ -18,6 +18,7 @@ from agent_interrupts.models.interrupts import (
     OptionKey,
     ResolvedBy,
     StructuredChoice,
+    answerer,
 )
 from agent_interrupts.models.limits import MAX_TEXT_CHARS, clip, echo
 from agent_interrupts.models.team import Team
@@ -316,12 +317,19 @@ def untranslated_routing(
     request: InterruptRequestBase,
     answer: InterruptResolution,
     team: Team = SOFTWARE_TEAM,
+    asked_by: str | None = None,
 ) -> dict[str, Any] | None:
     """The routing of an accepted answer the translator could not write: ``route`` with the
     origin's last request (``carried``) and the person's answer added to its guidance, so the
-    agent resumes with both and the run goes on. None when ``carried`` does not fit ``route``."""
+    agent resumes with both and the run goes on; ``asked_by``: the agent that asked, when the
+    answer sends the run on to another one. None when ``carried`` does not fit ``route``."""
     said = describe_resolution(request, answer)
-    guidance = f"{carried.get('guidance', '')}\n\nA person answered your question:\n{said}"
+    heading = (
+        f"{answerer(answer)} answered {asked_by}'s question and sent the run on to you"
+        if asked_by
+        else "A person answered your question"
+    )
+    guidance = f"{carried.get('guidance', '')}\n\n{heading}:\n{said}"
     routing = {route: {**carried, "guidance": clip(guidance.strip(), MAX_TEXT_CHARS)}}
     try:
         return team.interrupt_routing.model_validate(routing).to_wire()
