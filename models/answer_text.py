@@ -1,5 +1,5 @@
 """An answer told part by part, for the agent the run continues at: who asked what, and where
-each part went (issue 40 item 3). Pure functions.
+each part went (handler US3: a supervisor's event joined to a question). Pure functions.
 
 A question may join parts of two askers: the asking agent's own question and a supervisor's
 event (its choice ``supervisor`` and its confirmation items). The agent that asked reads both

@@ -363,8 +363,8 @@ def take_answer(
     if not resumes and (not_taken := own_part_not_taken(asked, outcome.resolution, event)):
         book.event(
             EventKind.WARNING,
-            f"the answer to {child_id} sends the run to {target}: {origin}'s own part of it is "
-            f"not taken ({not_taken})",
+            f"{origin}'s own part of the answer to {child_id} is not taken, the run continues "
+            f"at {target}: {not_taken}",
             node_id,
             origin,
         )

@@ -1,5 +1,5 @@
-"""Issue 40 item 3: an answer told part by part to the agent the run continues at (who asked
-what, where each part went). Pure functions."""
+"""handler US3 (a supervisor's event joined to a question): an answer told part by part to the
+agent the run continues at (who asked what, where each part went). Pure functions."""
 
 from __future__ import annotations
 

@@ -448,7 +448,7 @@ _WRITE_IN = '  Plan only "rate limits" \u2014 then stop.'
 async def test_the_agent_that_asked_reads_each_part_of_a_joined_question(
     client: Client, task_queue: str, workflow_id: str
 ) -> None:
-    """Issue 40 item 3: the supervisor's part of a joined question reaches the resumed agent
+    """handler US3: the supervisor's part of a joined question reaches the resumed agent
     with its words: its question, the typed CUSTOM text as typed, its confirmation's statement
     and answer; the agent's own part is told as its own."""
     source = AgentType.PLANNING_ORCHESTRATOR
@@ -493,7 +493,7 @@ async def test_the_agent_that_asked_reads_each_part_of_a_joined_question(
 async def test_an_agent_the_answer_sends_the_run_to_is_told_it_did_not_ask(
     client: Client, task_queue: str, workflow_id: str
 ) -> None:
-    """Issue 40 item 3: the agent a supervisor's option sends the run to is told who sent it
+    """handler US3: the agent a supervisor's option sends the run to is told who sent it
     there and why, with the supervisor's part; not "you asked", nor the asking agent's own
     answer. The run's events say the asking agent's own part was not taken, and what it was."""
     source = AgentType.PLANNING_ORCHESTRATOR
@@ -525,7 +525,10 @@ async def test_an_agent_the_answer_sends_the_run_to_is_told_it_did_not_ask(
     assert "- Freeze the scope at the three specified modules -> no" in resumed
     assert f"{own.question} ->" not in resumed, "never the asking agent's own answer"
     assert f"{source.value}'s own part of the question" in resumed
-    (not_taken,) = [e for e in status.events if "own part of it is not taken" in e.message]
+    (not_taken,) = [e for e in status.events if "own part of the answer to" in e.message]
     assert not_taken.kind is EventKind.WARNING
-    assert f"sends the run to {AgentType.TICKET_ORCHESTRATOR.value}" in not_taken.message
+    assert f"{source.value}'s own part of the answer to " in not_taken.message
+    assert f"is not taken, the run continues at {AgentType.TICKET_ORCHESTRATOR.value}: " in (
+        not_taken.message
+    )
     assert f"{own.question} -> B (" in not_taken.message, "what the own part was"

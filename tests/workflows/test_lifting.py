@@ -219,7 +219,7 @@ def test_each_agent_gets_only_its_own_answer_under_its_own_ids() -> None:
 
 
 def test_each_answered_agent_also_reads_the_supervisors_part() -> None:
-    """Issue 40 item 3: a supervisor's part joined to a fan-out's question reaches each agent
+    """handler US3: a supervisor's part joined to a fan-out's question reaches each agent
     answered, with its words, after the agent's own part."""
     fan_out = [_held(1, question=_question("a")), _held(2, question=_question("b"))]
     lifted = lift(AgentType.TICKET_DISPATCH, fan_out)

@@ -63,7 +63,7 @@ def test_the_offline_model_asks_until_the_answer_is_in_the_prompt(agent: AgentTy
 
 
 def test_an_agent_that_did_not_ask_is_not_told_it_asked() -> None:
-    """Issue 40 item 3: the account of an answer that sent the run here (``NOT_ASKED``)."""
+    """handler US3: the account of an answer that sent the run here (``NOT_ASKED``)."""
     sent = (
         f"{NOT_ASKED}: PLANNING_ORCHESTRATOR asked one, and a person chose ...\nResolved by: HUMAN"
     )
