@@ -214,7 +214,10 @@ async def test_an_answer_that_sends_the_run_elsewhere_closes_the_other_questions
 async def test_questions_open_when_the_history_grows_long_are_asked_again_together() -> None:
     async with await early_continue_as_new_server() as env:
         client, task_queue = env.client, f"tq-{uuid.uuid4()}"
-        scenario = OfflineScenario.parse("fanout=3;interrupt=TICKET_AGENT#1,TICKET_AGENT#3")
+        # the third agent asks 2 s after the first, while the first's question waits
+        scenario = OfflineScenario.parse(
+            "fanout=3;interrupt=TICKET_AGENT#1,TICKET_AGENT#3;delay=TICKET_AGENT#3:2"
+        )
         offline = OfflineModel(scenario)
         async with build_worker(client, task_queue, LlmSettings(), offline=offline):
             handle = await start(client, task_queue, f"wf-{uuid.uuid4()}")
