@@ -12,7 +12,11 @@ not taken, which ``own_part_not_taken`` says for the run's events.
 from __future__ import annotations
 
 from agent_interrupts.models.interrupt_events import EVENT_CHOICE_ID, InterruptRequestEvent
-from agent_interrupts.models.interrupts import InterruptRequestBase, InterruptResolution
+from agent_interrupts.models.interrupts import (
+    InterruptRequestBase,
+    InterruptResolution,
+    ResolvedBy,
+)
 from agent_interrupts.models.limits import clip
 from agent_interrupts.models.resolution_rules import (
     answer_lines,
@@ -84,7 +88,7 @@ def sent_here(
     resumes_at: str,
 ) -> str:
     """Who sent the run from ``origin``'s question to ``resumes_at``, and why, as a clause."""
-    by = "a person" if resolution.resolved_by.value == "HUMAN" else "the reviewer"
+    by = "a person" if resolution.resolved_by is ResolvedBy.HUMAN else "the reviewer"
     if resolution.continue_at is not None and resolution.continue_at == resumes_at:
         return f"{by} who answered chose to continue the run at you"
     if event is not None:
