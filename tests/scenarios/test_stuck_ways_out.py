@@ -217,8 +217,9 @@ async def test_a_continue_at_the_translator_cannot_write_still_continues_there(
         for e in status.history
         if e.kind is EntryKind.REQUEST and e.agent_type == target and e.payload is not None
     ]
-    assert "grace (HUMAN) answered ORCHESTRATOR's question and sent the run on to you" in (
-        taken["guidance"]
+    assert (
+        "grace (HUMAN) answered ORCHESTRATOR's question and sent the run on to you"
+        in (taken["guidance"])
     )
     assert "  skip discovery, we know the code  " in taken["guidance"], "the words as typed"
     warnings = [e.message for e in question.events if "could not be translated" in e.message]
