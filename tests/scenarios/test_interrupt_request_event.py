@@ -485,7 +485,7 @@ async def test_the_agent_that_asked_reads_each_part_of_a_joined_question(
     assert f"- {own.question} -> B ({own_option})" in resumed, "its own part, as its own"
     assert "A supervisor's question (event " in resumed
     assert "- Need clarification on discovery scope -> CUSTOM: " in resumed
-    assert f'CUSTOM: "{_WRITE_IN.strip()}"' in resumed, "the write-in as typed"
+    assert f'CUSTOM: "{_WRITE_IN}"' in resumed, "the write-in as typed"
     assert "- Freeze the scope at the three specified modules -> no" in resumed
     assert "supervisor -> " not in resumed, "never a bare id"
 
