@@ -58,6 +58,8 @@ ANSWERED_ALONE = "30-fan-out-questions-answered-alone"
 MODEL_FAILURES_ASK = "30-model-failures-ask"
 OWN_ATTRIBUTES = "30-runs-set-their-own-search-attributes"
 WORKTREE_LIMIT_ASKS = "30-worktree-limit-asks-a-person"
+ARRIVE_TOGETHER = "40-fan-out-questions-arrive-together"
+REROUTE_TAKEN = "40-rerouted-answer-taken-untranslated"
 STUCK_WAYS_OUT = "40-stuck-questions-offer-ways-out"
 
 _BEFORE_CONCURRENT = ("83c9b6c/orchestrator-dispatch-question-waiting",)
@@ -190,6 +192,23 @@ PATCHES: tuple[Patch, ...] = (
         "person at the node (runs recorded before failed the run)",
         added_in="f10337d",
         deprecate_after="95f6728",
+    ),
+    Patch(
+        ARRIVE_TOGETHER,
+        "an agent that asks while others of its fan-out run waits for the replies arriving with "
+        "its own (``waits_again``); runs recorded before asked at once, so agents whose replies "
+        "came a workflow task apart could be asked as two questions",
+        added_in=NEXT,
+        deprecate_after="4992237",
+        old_branch=("*/orchestrator-handed-over-together-2",),
+    ),
+    Patch(
+        REROUTE_TAKEN,
+        "an accepted answer that continues at another agent, which the translator cannot write, "
+        "still continues there (the agent's last request, the answer as guidance); runs recorded "
+        "before failed the question",
+        added_in=NEXT,
+        deprecate_after="4992237",
     ),
     Patch(
         STUCK_WAYS_OUT,
