@@ -6,7 +6,9 @@ event (its choice ``supervisor`` and its confirmation items). The agent that ask
 parts, each with its question, the chosen option's text (a write-in as typed), each
 confirmation's statement and its answer. When the answer sends the run to another agent, that
 agent is told it did not ask, who sent the run to it and why; the asking agent's own part is
-not taken, which ``own_part_not_taken`` says for the run's events.
+not taken, which ``own_part_not_taken`` says for the run's events, unless the person who answered
+chose that agent themselves (``continueAt``): it then reads their answer to the asking agent's
+question, labelled as such.
 """
 
 from __future__ import annotations
@@ -54,6 +56,14 @@ def describe_answer(
             *answer_lines(asked, resolution, mine),
             *supervisor,
         ]
+    elif carries_own_part(resolution, resumes_at):
+        lines = [
+            f"{NOT_ASKED}: {origin} asked one, and "
+            f"{sent_here(resolution, origin, event, resumes_at)}, with this answer to "
+            f"{origin}'s question: {asked.reason}",
+            *answer_lines(asked, resolution, mine),
+            *supervisor,
+        ]
     else:
         lines = [
             f"{NOT_ASKED}: {origin} asked one, and "
@@ -63,6 +73,13 @@ def describe_answer(
             f"{origin} and continues at you, {resumes_at}.",
         ]
     return "\n".join([*lines, *closing_lines(resolution)])
+
+
+def carries_own_part(resolution: InterruptResolution, resumes_at: str) -> bool:
+    """Whether the agent the run continues at reads the asking agent's own part of the answer:
+    so when the person who answered chose to continue there (``continueAt``), since what they
+    wrote with it is meant for the run's next agent; a supervisor's re-route leaves it."""
+    return resolution.continue_at is not None and resolution.continue_at == resumes_at
 
 
 def supervisor_part(

@@ -11,6 +11,7 @@ from temporalio.exceptions import ApplicationError, ChildWorkflowError
 from temporalio.workflow import ChildWorkflowHandle
 
 from agent_interrupts.models.answer_text import (
+    carries_own_part,
     describe_answer,
     own_part_not_taken,
     supervisor_part,
@@ -357,7 +358,11 @@ def take_answer(
     target = decision.step.agent_type
     resumes = target == origin
     asked, event = asked_question(started.job), started.job.event
-    if not resumes and (not_taken := own_part_not_taken(asked, outcome.resolution, event)):
+    if (
+        not resumes
+        and not carries_own_part(outcome.resolution, target)
+        and (not_taken := own_part_not_taken(asked, outcome.resolution, event))
+    ):
         book.event(
             EventKind.WARNING,
             f"{origin}'s own part of the answer to {child_id} is not taken, the run continues "

@@ -140,3 +140,25 @@ def test_a_question_of_the_agent_alone_reads_as_before() -> None:
     assert describe_answer(
         asked, answer, origin=ORIGIN, event=None, resumes_at=ORIGIN
     ) == describe_resolution(asked, answer)
+
+
+def test_an_agent_a_person_chose_to_continue_at_reads_their_answer_as_given() -> None:
+    """``continueAt``: what the person wrote with it is meant for the agent they chose, so that
+    agent reads the asking agent's question and the answer, labelled whose question it was."""
+    asked = asked_question(_job(None))
+    custom = InterruptResolution.model_validate(
+        {
+            "selectedChoices": {"approach": "CUSTOM"},
+            "customInputs": {"approach": WRITE_IN},
+            "confirmations": {"check-0": False},
+            "continueAt": "REVIEW_AGENT",
+        }
+    )
+    text = describe_answer(asked, custom, origin=ORIGIN, event=None, resumes_at="REVIEW_AGENT")
+    assert text.startswith(
+        f"{NOT_ASKED}: TICKET_AGENT asked one, and a person who answered chose to continue the "
+        "run at you, with this answer to TICKET_AGENT's question: unsure about limits"
+    )
+    assert f'- How to do limits? -> CUSTOM: "{WRITE_IN}"' in text, "as typed"
+    assert "- check 0 of limits -> no" in text
+    assert "is not taken" not in text
