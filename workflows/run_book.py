@@ -2,7 +2,10 @@
 
 Recording blackboard entries and events, context ids, failing cleanly, curating a collector's
 result, and calling an agent under supervision: the workflow class and its step modules
-(``fan_out``, ``asking``) share one ``RunBook`` instead of reaching into each other.
+(``fan_out``, ``asking``, ``code_changes`` ...) share one ``RunBook`` instead of reaching into
+each other. Every write to the run's state is a named verb here (``set_pending``,
+``node_running``, ``waiting_on`` ...; a supervisor's events: ``SupervisorEvents``); the other
+modules read the state and call the verbs (``tests/workflows/test_state_owner.py`` checks it).
 """
 
 from __future__ import annotations
