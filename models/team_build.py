@@ -4,7 +4,8 @@ Each agent gets a request, a result, a question (its typed fields beside the rea
 confirmations) and a routing with one field per route and exactly one set; the team gets the
 unified handler's routing (one route per agent a run may resume at) and its final result. Every
 string and list is bounded, every enum closed, so a constrained decoder cannot write a reply the
-validator refuses. Built once per content hash (workflow code and activities share the classes).
+validator refuses. Built once per content by a ``TeamRegistry``: a worker's activities keep one,
+workflow code and the CLI share ``TEAMS``.
 """
 
 from __future__ import annotations
