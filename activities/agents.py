@@ -116,7 +116,7 @@ class AgentActivities:
         for warning in warnings:
             activity.logger.warning("%s %s: %s", call.node_id, call.agent_type, warning)
         routes = _OpenRoutes(node, call, self._llm.settings)
-        tools = await self._tools.round(call)
+        tools = await self._tools.round(call, team)
         while True:
             try:
                 reply = await self._llm.complete(

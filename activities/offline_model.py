@@ -15,7 +15,7 @@ import hashlib
 import json
 import re
 from collections import Counter
-from collections.abc import Collection
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -32,7 +32,7 @@ from agent_interrupts.models.interrupts import InterruptRouting
 from agent_interrupts.models.requests import CONTEXT_FOUND
 from agent_interrupts.models.routing import Routing
 from agent_interrupts.models.team import Node
-from agent_interrupts.models.team_build import built_output
+from agent_interrupts.models.team_build import TEAMS, TeamRegistry
 
 RESOLVED_MARKER = "## Interrupt resolution"
 """Prompt heading that tells the offline model this agent's question was already answered."""
@@ -166,13 +166,23 @@ def _known_agent(name: str, known: Collection[str]) -> str:
     return agent_name(upper)
 
 
-def _node(name: str) -> Node | None:
+def _node(name: str, teams: Sequence[TeamRegistry]) -> Node | None:
     """The node whose routing a response format names: the software team's or a declared
-    team's built in this worker."""
+    team's built in one of ``teams``."""
     node = NODES_BY_OUTPUT.get(name)
-    if node is None and (declared := built_output(name)) is not None:
+    if node is None and (declared := _built_output(name, teams)) is not None:
         node = declared[0]
     return node
+
+
+def _built_output(
+    name: str, teams: Sequence[TeamRegistry]
+) -> tuple[Node | None, type[Routing]] | None:
+    """A declared team's routing by class name, from the newest registry that built it."""
+    for registry in reversed(teams):
+        if (found := registry.output(name)) is not None:
+            return found
+    return None
 
 
 class OfflineModel(httpx2.AsyncBaseTransport):
@@ -187,6 +197,14 @@ class OfflineModel(httpx2.AsyncBaseTransport):
         self._keep_requests = keep_requests
         self._calls: Counter[str] = Counter()
         """Agent calls answered per workflow id, counted only for the ``loop`` scenario."""
+        self._teams: list[TeamRegistry] = [TEAMS]
+        """Where declared teams' routings are found by name: each worker's registry it answers
+        for (``serve``), and the process's."""
+
+    def serve(self, teams: TeamRegistry) -> None:
+        """Answer the declared teams a worker's ``teams`` built (its agent calls' routings)."""
+        if all(t is not teams for t in self._teams):
+            self._teams.append(teams)
 
     async def handle_async_request(self, request: httpx2.Request) -> httpx2.Response:
         if request.method != "POST" or not request.url.path.endswith(_SUPPORTED_PATH):
@@ -198,7 +216,7 @@ class OfflineModel(httpx2.AsyncBaseTransport):
             self.received.append(body)
         fmt = body.get("response_format") or {}
         name = (fmt.get("json_schema") or {}).get("name", "")
-        node = _node(name)
+        node = _node(name, self._teams)
         if node is not None and self.scenario.loop is not None:
             self._calls[_workflow_id()] += 1
         if node is not None:
@@ -215,7 +233,7 @@ class OfflineModel(httpx2.AsyncBaseTransport):
         name = spec.get("name", "")
         messages = body.get("messages") or []
         offered = {str((t.get("function") or {}).get("name")) for t in body.get("tools") or []}
-        node = _node(name)
+        node = _node(name, self._teams)
         if offered and body.get("tool_choice") != "none" and node is not None:
             agent = str(node.agent_type)
             calls = offline_tools.next_calls(
@@ -237,13 +255,13 @@ class OfflineModel(httpx2.AsyncBaseTransport):
         goal = _goal(messages)
         refs = offline_tools.diff_references(messages) or offline_tools.references(messages)
         writer = _Writer(goal, schema, self.scenario.fan_out, refs)
-        node = _node(name)
+        node = _node(name, self._teams)
         model: type[Routing] | None = None
         if name == InterruptRouting.__name__:
             model = InterruptRouting
         elif node is not None:
             model = node.output_model
-        elif (declared := built_output(name)) is not None:
+        elif (declared := _built_output(name, self._teams)) is not None:
             model = declared[1]  # a declared team's handler routing
         if model is None:
             return json.dumps(writer.value(schema, "result"))

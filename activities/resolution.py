@@ -28,7 +28,7 @@ from agent_interrupts.models.interrupts import InterruptResolution, ResolvedBy
 from agent_interrupts.models.policies import AGENT_HEARTBEAT_INTERVAL
 from agent_interrupts.models.resolution_rules import describe_resolution, recommended_resolution
 from agent_interrupts.models.routing import Routing
-from agent_interrupts.models.team_build import team_of
+from agent_interrupts.models.team_build import TEAMS, TeamRegistry
 
 TRANSLATOR = "INTERRUPT_TRANSLATOR"
 
@@ -68,10 +68,16 @@ class ResolutionActivities:
     """LLM calls of the unified interrupt handler."""
 
     def __init__(
-        self, llm: StructuredLlm, prompts: PromptRenderer, shadows: ShadowStarter | None = None
+        self,
+        llm: StructuredLlm,
+        prompts: PromptRenderer,
+        shadows: ShadowStarter | None = None,
+        teams: TeamRegistry = TEAMS,
     ) -> None:
         self._llm = llm
         self._prompts = prompts
+        self._teams = teams
+        """The worker's declared teams (a question carries its team whole)."""
         self._shadows = shadows
         """Starts the controller's shadow answers; None: a worker without them."""
         self._calls: KeptCalls[StructuredReply] = KeptCalls()
@@ -83,7 +89,7 @@ class ResolutionActivities:
         """Ask the LLM for the filtered InterruptRouting that carries the person's decisions
         (once: a later attempt of one the server lost joins its call)."""
         allowed = job.allowed_route
-        routing_model = team_of(job.team).interrupt_routing
+        routing_model = self._teams.of(job.team).interrupt_routing
 
         def only_allowed(routing: Routing) -> None:
             route = routing.chosen_route()[0]

@@ -30,7 +30,7 @@ from temporalio.api.history.v1 import HistoryEvent
 from temporalio.client import Client, WorkflowHandle, WorkflowQueryFailedError
 from temporalio.service import RPCError, RPCStatusCode
 
-from agent_interrupts.activities.teams import LOAD_TEAM, carried_pin
+from agent_interrupts.activities.teams import PinnedTeamReader
 from agent_interrupts.models.agent_call import AgentCall, AgentReply
 from agent_interrupts.models.agent_types import AgentType
 from agent_interrupts.models.code import MergeOutcome, TicketCommit
@@ -50,7 +50,6 @@ from agent_interrupts.models.state import (
     OrchestratorStatus,
 )
 from agent_interrupts.models.team_build import remember
-from agent_interrupts.models.team_spec import TeamPin
 from agent_interrupts.models.tools import ToolTrace
 from agent_interrupts.workflows.lifting import lifted_output
 from agent_interrupts.workflows.orchestrator import OrchestratorWorkflow
@@ -428,19 +427,19 @@ async def _run_events(client: Client, handle: WorkflowHandle) -> _RunEvents:
     calls: dict[int, AgentCall] = {}
     commits: set[int] = set()
     merges: set[int] = set()
-    teams: set[int] = set()
-    """``load_team``: the run's team, whole, which its agent calls name by hash alone."""
+    pins = PinnedTeamReader()
+    """The run's team, whole, which its agent calls name by hash alone."""
     conflict: str | None = None
     """The sides of the latest merge that conflicted: the merger's next question is about it."""
     children: dict[int, _Child] = {}
     async for event in handle.fetch_history_events():
+        if (pinned := pins.read(event)) is not None:
+            remember(pinned)
         kind = event.event_type
         if kind == EventType.EVENT_TYPE_WORKFLOW_EXECUTION_STARTED:
             started = event.workflow_execution_started_event_attributes
             run.run_id = started.original_execution_run_id
             run.previous_run_id = started.continued_execution_run_id
-            if (carried := carried_pin(started.input.payloads)) is not None:
-                remember(carried)
         elif kind == EventType.EVENT_TYPE_ACTIVITY_TASK_SCHEDULED:
             attrs = event.activity_task_scheduled_event_attributes
             if attrs.activity_type.name == "run_agent":
@@ -451,8 +450,6 @@ async def _run_events(client: Client, handle: WorkflowHandle) -> _RunEvents:
                 commits.add(event.event_id)
             elif attrs.activity_type.name == "merge_tickets":
                 merges.add(event.event_id)
-            elif attrs.activity_type.name == LOAD_TEAM:
-                teams.add(event.event_id)
         elif kind == EventType.EVENT_TYPE_ACTIVITY_TASK_COMPLETED:
             done = event.activity_task_completed_event_attributes
             call = calls.get(done.scheduled_event_id)
@@ -465,9 +462,6 @@ async def _run_events(client: Client, handle: WorkflowHandle) -> _RunEvents:
             elif done.scheduled_event_id in merges:
                 (merge,) = await convert.decode(done.result.payloads, [MergeOutcome])
                 conflict = conflict_sides(merge)
-            elif done.scheduled_event_id in teams:
-                (pinned,) = await convert.decode(done.result.payloads, [TeamPin])
-                remember(pinned)
         elif kind == EventType.EVENT_TYPE_START_CHILD_WORKFLOW_EXECUTION_INITIATED:
             initiated = event.start_child_workflow_execution_initiated_event_attributes
             (asked,) = await convert.decode(initiated.input.payloads, [InterruptInput])

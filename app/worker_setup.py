@@ -32,6 +32,7 @@ from agent_interrupts.activities.tools.workspace import WorkspaceActivities
 from agent_interrupts.app.config import OFFLINE_MAX_ACTIVITIES, WORKER_STICKY_SECONDS
 from agent_interrupts.app.data_converter import with_checked_converter
 from agent_interrupts.models.policies import HEARTBEAT_THROTTLE
+from agent_interrupts.models.team_build import TeamRegistry
 from agent_interrupts.models.team_spec import TeamSpec
 from agent_interrupts.workflows.interrupt import InterruptWorkflow
 from agent_interrupts.workflows.notifications import NotificationWorkflow
@@ -120,10 +121,13 @@ def build_worker(
     llm = StructuredLlm(openai_client(settings, offline), settings)
     tools = tools if tools is not None else ToolSettings.from_env()
     prompts = prompts if prompts is not None else PromptRenderer(registry=default_registry(tools))
-    agents = AgentActivities(llm, prompts, Toolbox(tools), TeamFinder(client, teams or {}))
+    registry = TeamRegistry((teams or {}).values())  # the teams its activities build and find
+    if offline is not None:
+        offline.serve(registry)
+    agents = AgentActivities(llm, prompts, Toolbox(tools), TeamFinder(client, registry))
     workspaces = WorkspaceActivities(tools)
     code = CodeChangeActivities(tools)
-    resolution = ResolutionActivities(llm, prompts, ShadowStarter(client))
+    resolution = ResolutionActivities(llm, prompts, ShadowStarter(client), registry)
     notifications = NotificationActivities(notify or NotifySettings())
     autonomy = AutonomyActivities(
         client, autonomy_settings or AutonomySettings.from_env(), settings.model_for(CONTROLLER)

@@ -80,7 +80,7 @@ from agent_interrupts.models.graph import NODES, SOFTWARE_TEAM, Node
 from agent_interrupts.models.interrupts import InterruptRequestBase
 from agent_interrupts.models.requests import AgentRequest
 from agent_interrupts.models.results import AgentResult
-from agent_interrupts.models.team_build import _build, build_team, remember, team_of
+from agent_interrupts.models.team_build import TEAMS, build_team, remember, team_of
 from agent_interrupts.models.team_spec import END, MAX_FIELDS, FieldSpec, Role, TeamPin, TeamSpec
 from bench.harness import bench_parser, fresh_id, load_average, run_on_dev_server, versus_aim
 from bench.prompt_assembly import realistic_call
@@ -403,7 +403,7 @@ def cold_builds(spec: TeamSpec, builds: int) -> list[float]:
     """``build_team(spec)`` on a cold cache, ``builds`` times (ms); the cache is warm after."""
     samples = []
     for _ in range(builds):
-        _build.cache_clear()
+        TEAMS.clear()
         start = time.perf_counter_ns()
         build_team(spec)
         samples.append((time.perf_counter_ns() - start) / 1e6)
@@ -529,7 +529,7 @@ class StartResult:
 
 async def _start(client: Client, directory: Path) -> float:
     """``configured_teams`` + ``build_worker`` on a cold ``build_team`` cache (ms)."""
-    _build.cache_clear()
+    TEAMS.clear()
     start = time.perf_counter_ns()
     teams = configured_teams({TEAMS_SETTING: str(directory)})
     build_worker(client, fresh_id("bench-teams"), LlmSettings(), teams=teams)
@@ -538,7 +538,7 @@ async def _start(client: Client, directory: Path) -> float:
 
 def _load(directory: Path) -> float:
     """``load_teams`` on a cold ``build_team`` cache (ms)."""
-    _build.cache_clear()
+    TEAMS.clear()
     start = time.perf_counter_ns()
     load_teams(str(directory))
     return (time.perf_counter_ns() - start) / 1e6
@@ -575,7 +575,7 @@ async def measure_starts(client: Client, *, starts: int = DEFAULT_STARTS) -> Sta
         )
     finally:
         shutil.rmtree(root, ignore_errors=True)
-        _build.cache_clear()
+        TEAMS.clear()
 
 
 # --- report ----------------------------------------------------------------------------------

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from datetime import timedelta
+from typing import TypedDict
 
 from temporalio.common import RetryPolicy
 
@@ -78,6 +79,23 @@ AGENT_RETRY = RetryPolicy(
         "UnknownTeam",
     ],
 )
+
+
+class ActivityConfig(TypedDict, total=False):
+    """The timeouts and retry policy of an activity call, merged into it (``**config``)."""
+
+    start_to_close_timeout: timedelta
+    heartbeat_timeout: timedelta
+    retry_policy: RetryPolicy
+
+
+AGENT_ACTIVITY = ActivityConfig(
+    start_to_close_timeout=AGENT_START_TO_CLOSE,
+    heartbeat_timeout=AGENT_HEARTBEAT_TIMEOUT,
+    retry_policy=AGENT_RETRY,
+)
+"""A long model call's (an agent, a translation, a review, the controller's shadow answer):
+bounded by ``AGENT_START_TO_CLOSE``, alive while it heartbeats, retried on a live worker."""
 """A lost worker's attempt is retried at once; the endpoint's errors (429, 5xx, timeouts) and a
 worker's local conditions back off and stop at their own counts (``activities/attempts.py``); bad
 replies and bad credentials are not retried."""

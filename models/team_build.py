@@ -4,12 +4,14 @@ Each agent gets a request, a result, a question (its typed fields beside the rea
 confirmations) and a routing with one field per route and exactly one set; the team gets the
 unified handler's routing (one route per agent a run may resume at) and its final result. Every
 string and list is bounded, every enum closed, so a constrained decoder cannot write a reply the
-validator refuses. Built once per content hash (workflow code and activities share the classes).
+validator refuses. Built once per content by a ``TeamRegistry``: a worker's activities keep one,
+workflow code and the CLI share ``TEAMS``.
 """
 
 from __future__ import annotations
 
-import functools
+from collections import OrderedDict
+from collections.abc import Iterable
 from dataclasses import replace
 from typing import Annotated, Any, Literal
 
@@ -86,16 +88,6 @@ class TeamFinalResult(WireModel):
     result: dict[str, Any]
 
 
-_OUTPUTS: dict[str, tuple[Node | None, type[Routing]]] = {}
-"""Declared teams' routings built in this process, by class name (the response format's name):
-what the offline model answers. Two versions of one team share names; the newest built wins."""
-
-
-def built_output(name: str) -> tuple[Node | None, type[Routing]] | None:
-    """A declared team's routing (and its node; None for the handler's) by class name."""
-    return _OUTPUTS.get(name)
-
-
 def field_annotation(text: str) -> Any:
     """The bounded Python type of a declared field type (``field_type_problem`` checked it)."""
     if problem := field_type_problem(text):
@@ -131,12 +123,11 @@ def _route_field(name: str) -> str:
 
 
 MAX_BUILT_TEAMS = 64
-"""Declared teams (by content) a process keeps built."""
-_BY_SHA256: dict[str, Team] = {}
+"""Declared teams (by content) a registry keeps built."""
 
 
-@functools.lru_cache(maxsize=MAX_BUILT_TEAMS)
 def _build(spec_json: str) -> Team:
+    """The run-time team of a spec's JSON: a pure function of it (``TeamRegistry`` keeps it)."""
     spec = TeamSpec.model_validate_json(spec_json)
     base = SOFTWARE_TEAM if spec.extends is not None else None
     problems = team_problems(spec)
@@ -264,9 +255,6 @@ def _build(spec_json: str) -> Team:
         templates={nodes[a.name].template: a.template for a in spec.agents},
         spec=spec,
     )
-    for node in nodes.values():
-        _OUTPUTS[node.output_model.__name__] = (node, node.output_model)
-    _OUTPUTS[interrupt_routing.__name__] = (None, interrupt_routing)
     return built
 
 
@@ -361,38 +349,101 @@ def team_problems(spec: TeamSpec) -> list[str]:
     return spec_problems(spec, SOFTWARE_BASE if spec.extends is not None else None)
 
 
+class TeamRegistry:
+    """The declared teams one owner has built, each kept once: by content (their generated
+    classes are built once per spec), by content hash (a pin of name and hash alone, as agent
+    calls carry it, finds its team), and their routings by class name (the response format's
+    name: what the offline model answers). Each holds the newest ``limit`` teams.
+
+    A worker builds one with the teams it serves and hands it to its activities
+    (``app/worker_setup.py``); workflow code and the CLI share ``TEAMS``."""
+
+    def __init__(self, served: Iterable[TeamSpec] = (), limit: int = MAX_BUILT_TEAMS) -> None:
+        self._limit = limit
+        self._built: OrderedDict[str, Team] = OrderedDict()
+        """Teams by their spec's JSON, least recently used first."""
+        self._by_sha256: OrderedDict[str, Team] = OrderedDict()
+        self._outputs: dict[str, tuple[Node | None, type[Routing]]] = {}
+        """Two versions of one team share class names; the newest built wins."""
+        for spec in served:
+            self.remember(TeamPin(name=spec.name, sha256=spec.sha256(), spec=spec))
+
+    def build(self, spec: TeamSpec) -> Team:
+        """The run-time team of ``spec`` (TeamDefinitionError when no run can follow it); built
+        once per content."""
+        key = spec.model_dump_json(by_alias=True)
+        found = self._built.get(key)
+        if found is not None:
+            self._built.move_to_end(key)
+            return found
+        built = _build(key)
+        self._built[key] = built
+        _bound(self._built, self._limit)
+        for node in built.nodes.values():
+            self._outputs[node.output_model.__name__] = (node, node.output_model)
+        self._outputs[built.interrupt_routing.__name__] = (None, built.interrupt_routing)
+        return built
+
+    def of(self, pin: TeamPin | None) -> Team:
+        """The team a run pinned: the software team for none (runs recorded before teams were
+        pinned); else the declared team the pin carries, or (a pin of name and hash alone) the
+        one this registry remembers by that content hash; TeamNotHere when it remembers none."""
+        if pin is None or (pin.spec is None and pin.name == SOFTWARE_TEAM_NAME):
+            return SOFTWARE_TEAM
+        found = self._by_sha256.get(pin.sha256)
+        if found is not None:
+            return found
+        if pin.spec is None:
+            raise TeamNotHere(f"team {pin.name!r} (content {pin.sha256[:12]}) is not known here")
+        return self.remember(pin)
+
+    def remember(self, pin: TeamPin) -> Team:
+        """Build the declared team ``pin`` carries whole and keep it by its content hash (a pin
+        whose hash is not its team's is built, never kept)."""
+        if pin.spec is None:
+            return self.of(pin)
+        found = self.build(pin.spec)
+        if found.sha256 == pin.sha256:
+            self._by_sha256[pin.sha256] = found
+            _bound(self._by_sha256, self._limit)
+        return found
+
+    def clear(self) -> None:
+        """Forget every team: cold, as in a new process (benches measure a first build)."""
+        self._built.clear()
+        self._by_sha256.clear()
+        self._outputs.clear()
+
+    def output(self, name: str) -> tuple[Node | None, type[Routing]] | None:
+        """A declared team's routing (and its node; None for the handler's) by class name."""
+        return self._outputs.get(name)
+
+
+def _bound(kept: OrderedDict[str, Team], limit: int) -> None:
+    while len(kept) > limit:
+        kept.popitem(last=False)
+
+
+TEAMS = TeamRegistry()
+"""The registry of workflow code and the CLI. A team is a pure function of its spec, and a
+workflow always has its pinned team's spec (``OrchestratorState.team``, ``InterruptInput.team``),
+so what this process built before never changes a run's commands: it only spares building the
+same classes again (bounded, by content)."""
+
+
 def build_team(spec: TeamSpec) -> Team:
-    """The run-time team of ``spec`` (TeamDefinitionError when no run can follow it); built
-    once per content."""
-    return _build(spec.model_dump_json(by_alias=True))
+    """``TEAMS.build``: the run-time team of ``spec``, built once per content."""
+    return TEAMS.build(spec)
 
 
 def team_of(pin: TeamPin | None) -> Team:
-    """The team a run pinned: the software team for none (runs recorded before teams were
-    pinned); else the declared team the pin carries, or (a pin of name and hash alone, as agent
-    calls carry it) the one this process remembers by that content hash; TeamNotHere when it
-    remembers none."""
-    if pin is None or (pin.spec is None and pin.name == SOFTWARE_TEAM_NAME):
-        return SOFTWARE_TEAM
-    found = _BY_SHA256.get(pin.sha256)
-    if found is not None:
-        return found
-    if pin.spec is None:
-        raise TeamNotHere(f"team {pin.name!r} (content {pin.sha256[:12]}) is not known here")
-    return remember(pin)
+    """``TEAMS.of``: the team a run pinned."""
+    return TEAMS.of(pin)
 
 
 def remember(pin: TeamPin) -> Team:
-    """Build the declared team ``pin`` carries whole and keep it by its content hash (a pin whose
-    hash is not its team's is built, never kept)."""
-    if pin.spec is None:
-        return team_of(pin)
-    found = build_team(pin.spec)
-    if found.sha256 == pin.sha256:
-        _BY_SHA256[pin.sha256] = found
-        while len(_BY_SHA256) > MAX_BUILT_TEAMS:
-            _BY_SHA256.pop(next(iter(_BY_SHA256)))
-    return found
+    """``TEAMS.remember``: the declared team ``pin`` carries, kept by its content hash."""
+    return TEAMS.remember(pin)
 
 
 RunResult = OrchestratorCollectorResult | TeamFinalResult

@@ -155,8 +155,7 @@ async def start_question(
             origin,
         )
     event = book.supervisor.take(node_id)
-    state.interrupts_started += 1
-    child_id = f"{workflow.info().workflow_id}-interrupt-{state.interrupts_started}"
+    child_id = f"{workflow.info().workflow_id}-interrupt-{book.number_question()}"
     request = on_the_wire(fitted_question(request))
     origin_request = fit_strings(origin_request, AGENT_REQUEST_BYTES)
     job = InterruptInput(
@@ -219,7 +218,7 @@ async def _start_child(book: RunBook, job: InterruptInput, child_id: str) -> Sta
     started = StartedQuestion(
         job.origin_node_id, origin, job.origin_request, request, child_id, child, job
     )
-    state.pending_interrupt = waiting_on(started)
+    book.waiting_on(waiting_on(started))
     show_orchestrator(state.phase, None, state.pending_interrupt)
     return started
 
@@ -260,14 +259,14 @@ async def settle_question(
     except ChildWorkflowError as err:
         handed = _handed_over(state, started, err, fan_out, book.team) if hand_over else None
         if handed is not None:
-            state.handed_over = handed
+            book.hand_over(handed)
             raise QuestionHandedOver(
                 f"continuing as new while {child_id} waited: the history grew long (the "
                 "question is asked again, under the same id)"
             ) from None
         _failed(book, started, err)
-    state.pending_interrupt = None
-    state.pending = take_answer(book, started, outcome, fan_out)
+    book.waiting_on(None)
+    book.set_pending(take_answer(book, started, outcome, fan_out))
 
 
 async def outcome_of(book: RunBook, started: StartedQuestion) -> InterruptOutcome:
@@ -442,6 +441,8 @@ async def ask_for_steps(book: RunBook, step: PendingStep, budget: int) -> None:
             node_id,
             agent,
         )
-    state.max_steps = state.steps_taken + budget
+    book.grant_steps(budget)
     guidance = [g for g in (step.interrupt_resolution, answered.interrupt_resolution) if g]
-    state.pending = step.model_copy(update={"interrupt_resolution": "\n\n".join(guidance) or None})
+    book.set_pending(
+        step.model_copy(update={"interrupt_resolution": "\n\n".join(guidance) or None})
+    )

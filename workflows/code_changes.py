@@ -22,7 +22,6 @@ from agent_interrupts.models.agent_types import AgentType
 from agent_interrupts.models.code import (
     MAX_RUN_TICKETS,
     OTHER_FILES,
-    AskedConflict,
     CodeState,
     CommitRequest,
     ConflictChoice,
@@ -132,11 +131,7 @@ async def ticket_step(
         )
     except _Rescuable as full:  # the worker's disk holds its limit: a person frees it or stops
         return AgentReply(output={}, route=None, stuck=str(full))
-    code = state.code
-    code.repository = worktree.repository
-    code.worktrees = [*[p for p in code.worktrees if p != worktree.path], worktree.path][
-        -MAX_RUN_TICKETS:
-    ]
+    book.worktree_ready(worktree)
     reply = await call(worktree=worktree)
     if reply.route != "result":
         return reply  # it asked a question: it runs again in a new step
@@ -157,16 +152,18 @@ async def ticket_step(
     real = with_commit(result, done)
     planned = request.get("ticket")
     depends = planned.get("dependencies") if isinstance(planned, dict) else None
-    remember_ticket(
-        code,
-        TicketBranch(
-            ticket_id=ticket,
-            branch=done.branch,
-            base=done.base_commit,
-            head=done.sha or done.base_commit,
-            dependencies=[str(d) for d in depends or []][:MAX_RUN_TICKETS],
-            verification=verification_line(done.tests),
-        ),
+    book.keep_tickets(
+        remember_ticket(
+            state.code.tickets,
+            TicketBranch(
+                ticket_id=ticket,
+                branch=done.branch,
+                base=done.base_commit,
+                head=done.sha or done.base_commit,
+                dependencies=[str(d) for d in depends or []][:MAX_RUN_TICKETS],
+                verification=verification_line(done.tests),
+            ),
+        )
     )
     return reply.model_copy(update={"output": {**reply.output, "result": real.to_wire()}})
 
@@ -193,12 +190,13 @@ def with_commit(result: TicketAgentResult, done: TicketCommit) -> TicketAgentRes
     )
 
 
-def remember_ticket(code: CodeState, branch: TicketBranch) -> None:
-    """Keep the ticket's newest branch head, in the order tickets were first done (bounded)."""
-    kept = [t for t in code.tickets if t.ticket_id != branch.ticket_id]
-    place = next((i for i, t in enumerate(code.tickets) if t.ticket_id == branch.ticket_id), None)
+def remember_ticket(tickets: list[TicketBranch], branch: TicketBranch) -> list[TicketBranch]:
+    """The tickets with ``branch`` as its ticket's newest head, in the order tickets were first
+    done (bounded)."""
+    kept = [t for t in tickets if t.ticket_id != branch.ticket_id]
+    place = next((i for i, t in enumerate(tickets) if t.ticket_id == branch.ticket_id), None)
     kept.insert(len(kept) if place is None else place, branch)
-    code.tickets = kept[-MAX_RUN_TICKETS:]
+    return kept[-MAX_RUN_TICKETS:]
 
 
 def verification_line(tests: TestRun | None) -> str:
@@ -262,7 +260,7 @@ async def before_call(
         )
         wire = [c.to_wire() for c in changes]
         return Prepared({**request, "ticketChanges": wire}, changes=changes)
-    take_answer(code, step.resolution)
+    code = book.merge_answered(take_answer(code, step.resolution))
     outcome: MergeOutcome = await _git(
         book,
         node_id,
@@ -277,16 +275,9 @@ async def before_call(
         ),
         f"merge {len(code.tickets)} ticket branches",
     )
-    code.merge = outcome.compact()
+    book.merged(outcome)
     if outcome.conflict_ticket is not None:
-        asked = [c.path for c in outcome.conflicts]
-        code.asked = AskedConflict(
-            ticket_id=outcome.conflict_ticket,
-            paths=asked,
-            more=max(outcome.conflict_count - len(asked), 0),
-        )
         return Prepared(request, question=conflict_question(outcome, output_id, upstream))
-    code.resolutions = {}
     return Prepared({**request, "mergeReport": outcome.to_wire()}, merge=outcome)
 
 
@@ -345,27 +336,29 @@ def hunk_ranges(diff: Diff, path: str) -> list[tuple[int, int]] | None:
     return ranges
 
 
-def take_answer(code: CodeState, answer: InterruptResolution | None) -> None:
-    """A person's answer to the conflict question becomes the ticket's file resolutions; a
-    declined confirmation leaves the ticket out of the merge."""
+def take_answer(code: CodeState, answer: InterruptResolution | None) -> CodeState:
+    """The run's code once a person's answer to the conflict question became the ticket's file
+    resolutions (a declined confirmation leaves the ticket out of the merge); ``code`` itself
+    when no conflict question was answered."""
     asked = code.asked
     if asked is None or answer is None:
-        return
-    code.asked = None
+        return code
     if any(not answer.confirmations.get(f"merge-{i}", True) for i in range(len(asked.paths))):
-        code.tickets = [t for t in code.tickets if t.ticket_id != asked.ticket_id]
-        code.resolved = [
-            *code.resolved,
-            *(
-                MergeConflict(
-                    path=p,
-                    description=f"{asked.ticket_id} conflicts with the run branch",
-                    resolution_guidance="a person left the ticket out of the merge",
-                )
-                for p in asked.paths
-            ),
-        ][-MAX_RESOLVED:]
-        return
+        left_out = [
+            MergeConflict(
+                path=p,
+                description=f"{asked.ticket_id} conflicts with the run branch",
+                resolution_guidance="a person left the ticket out of the merge",
+            )
+            for p in asked.paths
+        ]
+        return code.model_copy(
+            update={
+                "asked": None,
+                "tickets": [t for t in code.tickets if t.ticket_id != asked.ticket_id],
+                "resolved": [*code.resolved, *left_out][-MAX_RESOLVED:],
+            }
+        )
     resolutions = []
     for index, path in enumerate(asked.paths):
         choice_id = f"file-{index + 1}"
@@ -384,18 +377,21 @@ def take_answer(code: CodeState, answer: InterruptResolution | None) -> None:
         last = resolutions[-1].choice
         rest = ConflictChoice.THEIRS if last is ConflictChoice.THEIRS else ConflictChoice.OURS
         resolutions.append(FileResolution(path=OTHER_FILES, choice=rest))
-    code.resolutions = {**code.resolutions, asked.ticket_id: resolutions}
-    code.resolved = [
-        *code.resolved,
-        *(
-            MergeConflict(
-                path=r.path,
-                description=f"{asked.ticket_id} conflicts with the run branch",
-                resolution_guidance=f"a person chose {_CHOSEN[r.choice]}",
-            )
-            for r in resolutions
-        ),
-    ][-MAX_RESOLVED:]
+    chosen = [
+        MergeConflict(
+            path=r.path,
+            description=f"{asked.ticket_id} conflicts with the run branch",
+            resolution_guidance=f"a person chose {_CHOSEN[r.choice]}",
+        )
+        for r in resolutions
+    ]
+    return code.model_copy(
+        update={
+            "asked": None,
+            "resolutions": {**code.resolutions, asked.ticket_id: resolutions},
+            "resolved": [*code.resolved, *chosen][-MAX_RESOLVED:],
+        }
+    )
 
 
 def _as_file(text: str) -> str:
@@ -525,7 +521,7 @@ async def finish(book: RunBook, final: OrchestratorCollectorResult) -> Orchestra
         FinishRequest(workspace=state.workspace, run_id=workflow.info().workflow_id),
         "remove worktrees",
     )
-    code.worktrees = []
+    book.worktrees_removed()
     if code.merge is None:
         return final
     return final.model_copy(update={"code_change": code_change(code.merge)})

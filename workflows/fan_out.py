@@ -17,7 +17,6 @@ from agent_interrupts.models.fan_out import HeldAgent
 from agent_interrupts.models.ids import dispatched_node_id
 from agent_interrupts.models.state import EntryKind, EventKind, HistoryEntry, PendingStep
 from agent_interrupts.models.team import Node, on_the_wire
-from agent_interrupts.workflows import blackboard
 from agent_interrupts.workflows.asking import StartedQuestion, start_question
 from agent_interrupts.workflows.code_changes import ticket_names, ticket_step
 from agent_interrupts.workflows.curation import with_contexts
@@ -211,7 +210,7 @@ def _settle(
         context_id=output_id,
         upstream=upstream,
     )
-    blackboard.remember_output(book.state, output)
+    book.remember_output(output)
     asks = target is Terminal.INTERRUPT
     fan_out[index] = fan_out[index].model_copy(
         update={
@@ -245,8 +244,7 @@ def lifted(
         for a in fan_out
         if a.question is not None and a.answer is None and a.key not in skip
     ):
-        counts = book.state.interrupt_counts  # only a model's own questions (the loop breaker)
-        counts[node.dispatches] = counts.get(node.dispatches, 0) + 1
+        book.count_interrupt(node.dispatches)  # only a model's own questions (loop breaker)
     summary = (
         f"{len(getattr(question, 'agent_questions', []))} of {len(fan_out)} agents asked; the "
         "workflow "
@@ -286,7 +284,7 @@ async def question_while_agents_run(
         upstream=upstream,
         context_id=output_id,
     )
-    blackboard.remember_output(book.state, output)
+    book.remember_output(output)
     routing = node.output_model.model_validate(payload)
     decision = decide(agent, routing, output, book.state.history)
     if decision.interrupt is None:

@@ -101,11 +101,10 @@ class AnsweredAlone:
     async def run(self) -> FanOutEnd:
         """Run the agents that run, ask again what the run before handed over, and answer as
         answers come."""
-        state = self._book.state
         for index, held_agent in enumerate(self._fan_out):
             if held_agent.runs():
                 self._run(index)
-        handed, state.open_questions = state.open_questions, []
+        handed = self._book.take_open_questions()
         for question in handed:
             started = await ask_again(self._book, question)
             self._questions[started.child_id] = started
@@ -185,7 +184,7 @@ class AnsweredAlone:
     def _show_waiting(self) -> None:
         state = self._book.state
         oldest = next(iter(self._questions.values()), None)
-        state.pending_interrupt = waiting_on(oldest) if oldest is not None else None
+        self._book.waiting_on(waiting_on(oldest) if oldest is not None else None)
         show_orchestrator(state.phase, None, state.pending_interrupt)
 
     async def _take(self, started: StartedQuestion, outcome: InterruptOutcome, rerun: bool) -> bool:
@@ -252,7 +251,7 @@ class AnsweredAlone:
                 answered.node_id,
                 self._node.agent_type,
             )
-        book.state.pending = step
+        book.set_pending(step)
 
     async def _hand_over(self) -> FanOutEnd:
         """Hand the open questions back (the run's history grew long while only questions
@@ -274,8 +273,8 @@ class AnsweredAlone:
                         self._node.agent_type,
                     )
                 return FanOutEnd(self._fan_out, left=True)
-        book.state.open_questions = handed
-        book.state.pending = self._step.model_copy(update={"held": self._fan_out})
+        book.leave_open(handed)
+        book.set_pending(self._step.model_copy(update={"held": self._fan_out}))
         raise QuestionHandedOver(
             f"continuing as new while {len(handed)} questions of {self._node.agent_type} "
             "waited: the history grew long (they are asked again, under the same ids)"

@@ -47,9 +47,8 @@ from agent_interrupts.models.interrupts import (
 from agent_interrupts.models.limits import clip
 from agent_interrupts.models.notifications import NoticeKind, Reminder
 from agent_interrupts.models.policies import (
-    AGENT_HEARTBEAT_TIMEOUT,
+    AGENT_ACTIVITY,
     AGENT_RETRY,
-    AGENT_START_TO_CLOSE,
     AUTONOMY_TIMEOUT,
 )
 from agent_interrupts.models.resolution_rules import (
@@ -416,9 +415,7 @@ class InterruptWorkflow:
         review = workflow.start_activity_method(
             ResolutionActivities.review_interrupt,
             ReviewInput(goal=job.goal, request=job.request, origin_request=job.origin_request),
-            start_to_close_timeout=AGENT_START_TO_CLOSE,
-            heartbeat_timeout=AGENT_HEARTBEAT_TIMEOUT,
-            retry_policy=AGENT_RETRY,
+            **AGENT_ACTIVITY,
             summary=f"review {job.origin}'s question",
         )
         await workflow.wait_condition(lambda: self._resolution is not None or review.done())
@@ -502,9 +499,7 @@ class InterruptWorkflow:
                 if job.shadow and resolution.resolved_by is ResolvedBy.HUMAN
                 else None,
             ),
-            start_to_close_timeout=AGENT_START_TO_CLOSE,
-            heartbeat_timeout=AGENT_HEARTBEAT_TIMEOUT,
-            retry_policy=AGENT_RETRY,
+            **AGENT_ACTIVITY,
             summary=f"translate the answer into {keep or 'a route'}",
         )
         try:

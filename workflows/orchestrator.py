@@ -55,7 +55,6 @@ from agent_interrupts.models.state import (
     HistoryEntry,
     HistoryPage,
     HistoryPageRequest,
-    NodeRef,
     OrchestratorInput,
     OrchestratorState,
     OrchestratorStatus,
@@ -187,15 +186,15 @@ class OrchestratorWorkflow:
         if self._input.carried_state is None:
             self._book.event(EventKind.INFO, f"started with goal: {clip(state.goal)}")
         if not declares_no_team(self._input.team) and state.team is None:
-            self._book.team = await pin_team(self._book, self._input.team or "")
+            await pin_team(self._book, self._input.team or "")
         if self._input.workspace is not None and state.workspace is None:
             try:
-                state.workspace = await pin_workspace(self._input.workspace)
+                pinned = await pin_workspace(self._input.workspace)
             except ActivityError as err:
                 self._book.fail(
                     InvalidInput(f"the workspace was not pinned: {failure_message(err)}")
                 )
-            pinned = state.workspace
+            self._book.workspace_pinned(pinned)
             self._book.event(EventKind.INFO, f"workspace {pinned.source} pinned at {pinned.commit}")
         unlisted = await claim_attributes(state.phase)
         if unlisted is not None and self._input.carried_state is None:
@@ -230,7 +229,7 @@ class OrchestratorWorkflow:
                     )
                 await ask_for_steps(self._book, step, state.step_budget)
                 continue
-            state.steps_taken += 1
+            self._book.take_step()
             try:
                 result = await self._run_node(self._book.team.node(step.agent_type), step)
             except QuestionHandedOver as handed:
@@ -360,7 +359,7 @@ class OrchestratorWorkflow:
     async def _ask_again(self, handed_over: HandedOverQuestion) -> None:
         """Ask the question the run before handed over (``asking.settle_question``) and settle
         it as the step that asked it would have."""
-        self._state.handed_over = None
+        self._book.hand_over(None)
         started = await ask_again(self._book, handed_over)
         try:
             await settle_question(self._book, started, handed_over.fan_out)
@@ -448,10 +447,9 @@ class OrchestratorWorkflow:
             request,
             upstream=[*step.upstream_context_ids, *curated_ids],
         )
-        state.current = NodeRef(node_id=node_id, agent_type=agent)
-        if agent is not AgentType.CONTEXT_MANAGER:
-            state.phase = node.phase
-        show_orchestrator(state.phase, state.current, None)
+        phase = node.phase if agent is not AgentType.CONTEXT_MANAGER else None
+        running = self._book.node_running(node_id, agent, phase)
+        show_orchestrator(state.phase, running, None)
         return NodeStart(node_id, request, entry, self._book.context())
 
     async def _run_agents(
@@ -466,10 +464,10 @@ class OrchestratorWorkflow:
         )
         end = await run_fan_out(book, node, at.node_id, at.entry, at.request, step, ask_now)
         if end.question is not None:  # runs recorded before: settled after the fan-out
-            self._state.current = None
+            book.node_done()
             await settle_question(book, end.question, end.fan_out)
         if end.question is not None or end.left:
-            self._state.current = None
+            book.node_done()
             keep_late_event(book, at.node_id)
             return None
         if node.dispatches is not None:
@@ -512,7 +510,7 @@ class OrchestratorWorkflow:
                     self._take_way_out(agent, at.node_id, stuck, ways)
                 resumed = state.pending
                 if resumed is not None and resumed.agent_type == agent:  # doubled again later?
-                    state.pending = resumed.model_copy(update={"output_tokens_factor": tokens})
+                    book.set_pending(resumed.model_copy(update={"output_tokens_factor": tokens}))
                 return None
             payload = code_changes.after_call(git, state.code, reply.output)
             route = reply.route
@@ -526,8 +524,8 @@ class OrchestratorWorkflow:
             upstream=upstream,
             context_id=output_id,
         )
-        blackboard.remember_output(state, output)
-        state.current = None
+        book.remember_output(output)
+        book.node_done()
         return NodeOutput(payload, route, routing, output)
 
     def _ways_on(self, agent: str) -> list[str]:
@@ -575,10 +573,12 @@ class OrchestratorWorkflow:
             node_id,
             agent,
         )
-        state.pending = PendingStep(
-            agent_type=way.target,
-            request=fit_strings(request, AGENT_REQUEST_BYTES),
-            upstream_context_ids=answered.upstream_context_ids if answered else [],
+        book.set_pending(
+            PendingStep(
+                agent_type=way.target,
+                request=fit_strings(request, AGENT_REQUEST_BYTES),
+                upstream_context_ids=answered.upstream_context_ids if answered else [],
+            )
         )
 
     async def _ask_for_an_ignored_event(
@@ -639,5 +639,5 @@ class OrchestratorWorkflow:
         if decision.interrupt is not None:
             await ask(book, at.node_id, (agent, at.request), decision.interrupt, fan_out)
         else:
-            state.pending = decision.step
+            book.set_pending(decision.step)
         return None

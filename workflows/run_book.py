@@ -2,7 +2,10 @@
 
 Recording blackboard entries and events, context ids, failing cleanly, curating a collector's
 result, and calling an agent under supervision: the workflow class and its step modules
-(``fan_out``, ``asking``) share one ``RunBook`` instead of reaching into each other.
+(``fan_out``, ``asking``, ``code_changes`` ...) share one ``RunBook`` instead of reaching into
+each other. Every write to the run's state is a named verb here (``set_pending``,
+``node_running``, ``waiting_on`` ...; a supervisor's events: ``SupervisorEvents``); the other
+modules read the state and call the verbs (``tests/workflows/test_state_owner.py`` checks it).
 """
 
 from __future__ import annotations
@@ -15,7 +18,14 @@ from temporalio.exceptions import ActivityError
 
 from agent_interrupts.models.agent_call import AgentCall, AgentReply, ContextItem
 from agent_interrupts.models.agent_types import slug
-from agent_interrupts.models.code import WorktreeRef
+from agent_interrupts.models.code import (
+    MAX_RUN_TICKETS,
+    AskedConflict,
+    CodeState,
+    MergeOutcome,
+    TicketBranch,
+    WorktreeRef,
+)
 from agent_interrupts.models.contexts import curated_ids_in
 from agent_interrupts.models.errors import (
     RESCUABLE_FAILURES,
@@ -39,11 +49,15 @@ from agent_interrupts.models.state import (
     EntryKind,
     EventKind,
     GraphEvent,
+    HandedOverQuestion,
     HistoryEntry,
+    NodeRef,
     OrchestratorState,
+    PendingInterrupt,
+    PendingStep,
 )
 from agent_interrupts.models.team import Team, TeamPin
-from agent_interrupts.models.tools import ToolTrace
+from agent_interrupts.models.tools import PinnedWorkspace, ToolTrace
 from agent_interrupts.workflows import blackboard
 from agent_interrupts.workflows.curation import curate as derive_curation
 from agent_interrupts.workflows.event_log import log_event, record_event
@@ -248,6 +262,114 @@ class RunBook:
         )
         state.events_recorded = record_event(state.events, state.events_recorded, event)
         log_event(event)
+
+    # The run's state, written here alone: one verb for each thing a step changes.
+
+    def team_pinned(self, pin: TeamPin, team: Team) -> None:
+        """The run follows ``team`` (``pin``: as the worker read it): its first step is set."""
+        state = self.state
+        self.team = team
+        state.team = pin
+        state.phase = team.node(team.entry).phase
+        state.pending = PendingStep(agent_type=team.entry, request=dict(team.entry_request))
+
+    def workspace_pinned(self, workspace: PinnedWorkspace) -> None:
+        """The run's workspace, pinned to a commit."""
+        self.state.workspace = workspace
+
+    def take_step(self) -> None:
+        """One more agent step counts against the run's budget (maxSteps)."""
+        self.state.steps_taken += 1
+
+    def grant_steps(self, budget: int) -> None:
+        """A person gave the run ``budget`` more steps from here."""
+        state = self.state
+        state.max_steps = state.steps_taken + budget
+
+    def set_pending(self, step: PendingStep | None) -> None:
+        """The next node to run (and the request it consumes)."""
+        self.state.pending = step
+
+    def node_running(self, node_id: str, agent: str, phase: str | None) -> NodeRef:
+        """``agent`` runs at ``node_id``; ``phase`` (None: unchanged) is the run's phase now."""
+        state = self.state
+        state.current = NodeRef(node_id=node_id, agent_type=agent)
+        if phase is not None:
+            state.phase = phase
+        return state.current
+
+    def node_done(self) -> None:
+        """No node runs (its output is recorded, or a question settled it)."""
+        self.state.current = None
+
+    def remember_output(self, entry: HistoryEntry) -> None:
+        """``entry`` (an OUTPUT) is its agent type's latest, for the next attempt's prompt."""
+        blackboard.remember_output(self.state, entry)
+
+    def count_interrupt(self, agent: str) -> None:
+        """``agent`` asked a question of its own (the loop breaker counts them per agent type;
+        an entry of kind INTERRUPT is counted as it is recorded)."""
+        counts = self.state.interrupt_counts
+        counts[agent] = counts.get(agent, 0) + 1
+
+    def number_question(self) -> int:
+        """The number of the run's next question (its InterruptWorkflow's id ends in it)."""
+        self.state.interrupts_started += 1
+        return self.state.interrupts_started
+
+    def waiting_on(self, question: PendingInterrupt | None) -> None:
+        """The question the run waits on (status shows it); None: none."""
+        self.state.pending_interrupt = question
+
+    def hand_over(self, question: HandedOverQuestion | None) -> None:
+        """The question the next run asks again (None: the run asked it again, it is taken)."""
+        self.state.handed_over = question
+
+    def leave_open(self, questions: list[HandedOverQuestion]) -> None:
+        """A dispatch node's questions the next run asks again."""
+        self.state.open_questions = questions
+
+    def take_open_questions(self) -> list[HandedOverQuestion]:
+        """The questions the run before left open, which the node asks again now."""
+        state = self.state
+        handed, state.open_questions = state.open_questions, []
+        return handed
+
+    def worktree_ready(self, worktree: WorktreeRef) -> None:
+        """A ticket's worktree exists (a failed run keeps it; status lists its path)."""
+        code = self.state.code
+        code.repository = worktree.repository
+        kept = [p for p in code.worktrees if p != worktree.path]
+        code.worktrees = [*kept, worktree.path][-MAX_RUN_TICKETS:]
+
+    def keep_tickets(self, tickets: list[TicketBranch]) -> None:
+        """The ticket branches the merge takes (``code_changes.remember_ticket``'s list)."""
+        self.state.code.tickets = tickets
+
+    def merge_answered(self, code: CodeState) -> CodeState:
+        """The run's code once a person answered its merge conflict
+        (``code_changes.take_answer``); returns it."""
+        self.state.code = code
+        return code
+
+    def merged(self, outcome: MergeOutcome) -> None:
+        """The real merge's outcome: a conflict is asked (its ticket and files), else the file
+        resolutions it applied are spent."""
+        code = self.state.code
+        code.merge = outcome.compact()
+        if outcome.conflict_ticket is None:
+            code.resolutions = {}
+            return
+        asked = [c.path for c in outcome.conflicts]
+        code.asked = AskedConflict(
+            ticket_id=outcome.conflict_ticket,
+            paths=asked,
+            more=max(outcome.conflict_count - len(asked), 0),
+        )
+
+    def worktrees_removed(self) -> None:
+        """The run's worktrees are gone (it finished)."""
+        self.state.code.worktrees = []
 
     def fail(
         self,

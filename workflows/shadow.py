@@ -11,9 +11,7 @@ from agent_interrupts.models.errors import failure_message
 from agent_interrupts.models.interrupt_flow import ShadowAnswer, ShadowInput
 from agent_interrupts.models.limits import clip
 from agent_interrupts.models.policies import (
-    AGENT_HEARTBEAT_TIMEOUT,
-    AGENT_RETRY,
-    AGENT_START_TO_CLOSE,
+    AGENT_ACTIVITY,
 )
 
 with workflow.unsafe.imports_passed_through():
@@ -33,9 +31,7 @@ class ShadowAnswerWorkflow:
             answer = await workflow.execute_activity_method(
                 ResolutionActivities.review_interrupt,
                 job.review,
-                start_to_close_timeout=AGENT_START_TO_CLOSE,
-                heartbeat_timeout=AGENT_HEARTBEAT_TIMEOUT,
-                retry_policy=AGENT_RETRY,
+                **AGENT_ACTIVITY,
                 summary="the controller answers in a person's shadow",
             )
         except ActivityError as err:

@@ -17,9 +17,7 @@ from temporalio.workflow import ActivityHandle
 from agent_interrupts.models.agent_call import AgentCall, AgentReply
 from agent_interrupts.models.interrupt_events import InterruptRequestEvent
 from agent_interrupts.models.policies import (
-    AGENT_HEARTBEAT_TIMEOUT,
-    AGENT_RETRY,
-    AGENT_START_TO_CLOSE,
+    AGENT_ACTIVITY,
 )
 from agent_interrupts.models.tools import ToolTrace
 from agent_interrupts.workflows.event_rules import supervisor_message
@@ -65,9 +63,7 @@ class SupervisedCalls:
             handle = workflow.start_activity_method(
                 AgentActivities.run_agent,
                 call,
-                start_to_close_timeout=AGENT_START_TO_CLOSE,
-                heartbeat_timeout=AGENT_HEARTBEAT_TIMEOUT,
-                retry_policy=AGENT_RETRY,
+                **AGENT_ACTIVITY,
                 summary=f"{call.agent_type} {node_id}{rounds}"
                 + (" (asked to interrupt)" if event else ""),
             )

@@ -9,8 +9,7 @@ from temporalio.exceptions import ActivityError
 
 from agent_interrupts.models.errors import InvalidInput, failure_message
 from agent_interrupts.models.policies import TEAM_LOAD_RETRY, TEAM_LOAD_TIMEOUT
-from agent_interrupts.models.state import EventKind, PendingStep
-from agent_interrupts.models.team import Team
+from agent_interrupts.models.state import EventKind
 from agent_interrupts.models.team_build import TeamDefinitionError, build_team
 from agent_interrupts.models.team_spec import TeamPin
 from agent_interrupts.workflows.run_book import RunBook
@@ -19,7 +18,7 @@ with workflow.unsafe.imports_passed_through():
     from agent_interrupts.activities.teams import TeamActivities
 
 
-async def pin_team(book: RunBook, name: str) -> Team:
+async def pin_team(book: RunBook, name: str) -> None:
     """Read the team ``name`` from the worker, record it in the run's state and set its first
     step; a worker that does not serve it, or a team no run can follow, fails the run at once."""
     try:
@@ -37,8 +36,5 @@ async def pin_team(book: RunBook, name: str) -> Team:
         book.fail(InvalidInput(f"team {name!r} cannot be followed: {err}"))
     if team is None:
         book.fail(InvalidInput(f"team {name!r} came without its definition"))
-    book.state.team = pin
-    book.state.phase = team.node(team.entry).phase
-    book.state.pending = PendingStep(agent_type=team.entry, request=dict(team.entry_request))
+    book.team_pinned(pin, team)
     book.event(EventKind.INFO, f"team {team.name} pinned (content {team.sha256[:12]})")
-    return team

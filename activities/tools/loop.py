@@ -39,7 +39,8 @@ from agent_interrupts.activities.tools.workspace import ToolError, Workspace, ch
 from agent_interrupts.models.agent_call import AgentCall
 from agent_interrupts.models.base import WireModel
 from agent_interrupts.models.errors import InvalidLlmReply, describe_validation_error
-from agent_interrupts.models.team_build import team_of
+from agent_interrupts.models.graph import SOFTWARE_TEAM
+from agent_interrupts.models.team import Team
 from agent_interrupts.models.tools import MAX_TOOL_ARGUMENT_CHARS, ToolRequest, ToolTrace
 
 
@@ -56,8 +57,9 @@ class Toolbox:
             self._memory = open_memory(self.settings.memory, self.settings.recall_window)
         return self._memory
 
-    async def round(self, call: AgentCall) -> ToolRound:
-        """This call's round: earlier rounds' results recomputed; no tools without a workspace."""
+    async def round(self, call: AgentCall, team: Team = SOFTWARE_TEAM) -> ToolRound:
+        """This call's round: earlier rounds' results recomputed; no tools without a workspace.
+        ``team``: the call's team (its agents' tools)."""
         if call.workspace is None:
             return ToolRound(call, None, [], self.memory, self.settings, self._results)
         if call.worktree is not None:  # a ticket agent's edits are applied again from its base
@@ -66,9 +68,7 @@ class Toolbox:
         else:
             root = await served_here(checkout, call.workspace, self.settings.workspace_cache)
         workspace = Workspace(root, call.workspace, self.settings)
-        tools = tools_for(
-            call.agent_type, writes=call.worktree is not None, team=team_of(call.team)
-        )
+        tools = tools_for(call.agent_type, writes=call.worktree is not None, team=team)
         step = ToolRound(call, workspace, tools, self.memory, self.settings, self._results)
         await step.replay()
         return step

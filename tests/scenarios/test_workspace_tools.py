@@ -170,7 +170,7 @@ WORKER = textwrap.dedent(
     from datetime import timedelta
     from pathlib import Path
     from agent_interrupts.models import policies
-    policies.AGENT_HEARTBEAT_TIMEOUT = timedelta(seconds=2)  # a dead worker shows fast
+    policies.AGENT_ACTIVITY = {**policies.AGENT_ACTIVITY, "heartbeat_timeout": timedelta(seconds=2)}
     from temporalio.client import Client
     from temporalio.contrib.pydantic import pydantic_data_converter
     from agent_interrupts.activities.llm import LlmSettings

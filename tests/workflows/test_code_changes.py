@@ -57,8 +57,8 @@ def test_tickets_merge_in_dependency_order_and_otherwise_as_done() -> None:
 
 def test_a_ticket_done_again_keeps_its_place_with_its_new_head() -> None:
     code = CodeState(tickets=[_branch("T-1"), _branch("T-2")])
-    remember_ticket(code, _branch("T-1").model_copy(update={"head": "new"}))
-    assert [(t.ticket_id, t.head) for t in code.tickets] == [("T-1", "new"), ("T-2", "T-2")]
+    tickets = remember_ticket(code.tickets, _branch("T-1").model_copy(update={"head": "new"}))
+    assert [(t.ticket_id, t.head) for t in tickets] == [("T-1", "new"), ("T-2", "T-2")]
 
 
 @pytest.mark.parametrize(
@@ -87,7 +87,7 @@ def test_an_answer_to_a_conflict_becomes_file_resolutions() -> None:
             "customInputs": {"file-2": "resolved"},
         }
     )
-    take_answer(code, answer)
+    code = take_answer(code, answer)
     (a, b, c) = code.resolutions["T-2"]
     assert (a.choice, b.choice, b.content, c.choice) == (
         ConflictChoice.THEIRS,
@@ -103,7 +103,9 @@ def test_declining_the_merge_leaves_the_ticket_out() -> None:
         tickets=[_branch("T-1"), _branch("T-2")],
         asked=AskedConflict(ticket_id="T-2", paths=["a.py"]),
     )
-    take_answer(code, InterruptResolution.model_validate({"confirmations": {"merge-0": False}}))
+    code = take_answer(
+        code, InterruptResolution.model_validate({"confirmations": {"merge-0": False}})
+    )
     assert [t.ticket_id for t in code.tickets] == ["T-1"] and not code.resolutions
 
 
@@ -143,7 +145,7 @@ def test_claims_about_files_tests_and_the_commit_come_from_git() -> None:
 def test_the_last_choice_of_a_long_conflict_covers_the_files_not_shown() -> None:
     code = CodeState(asked=AskedConflict(ticket_id="T-2", paths=["a.py", "b.py"], more=9))
     answer = InterruptResolution.model_validate({"selectedChoices": {"file-2": "B"}})
-    take_answer(code, answer)
+    code = take_answer(code, answer)
     assert [(r.path, r.choice) for r in code.resolutions["T-2"]] == [
         ("a.py", ConflictChoice.OURS),
         ("b.py", ConflictChoice.THEIRS),
