@@ -7,9 +7,10 @@ import asyncio
 import json
 import os
 from contextlib import AsyncExitStack
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Literal
 
 from agent_interrupts.app.cli.session import (
     Session,
@@ -23,6 +24,49 @@ if TYPE_CHECKING:  # the heavy modules load in the commands that use them (fast 
     from agent_interrupts.app.config import TemporalSettings
 
 
+WorkerChoice = Literal["stack team", "stack scenario", "in process", "already serving"]
+"""Which worker serves a new run: the local stack's for its team file or for its offline
+scenario, one in this process (``--worker``), or one that already polls the queue."""
+
+
+@dataclass(frozen=True)
+class RunPlan:
+    """What ``agents run`` arranges before it starts the run, decided once from its options."""
+
+    worker: WorkerChoice
+    queue: str
+    """The task queue the run starts on (the local stack names its scenario worker's queue)."""
+    team_elsewhere: bool
+    """A team file's team runs on a configured server's worker, which must serve that file."""
+
+
+SCENARIO_NEEDS_A_WORKER = (
+    "--scenario shapes the offline model of a worker this command starts; against "
+    "TEMPORAL_ADDRESS add --worker (an in-process worker on its own task queue), "
+    "or unset TEMPORAL_ADDRESS to use the local stack"
+)
+
+
+def plan_run(
+    task_queue: str, *, team_file: bool, scenario: str | None, in_process: bool, local: bool
+) -> RunPlan | str:
+    """The plan of ``agents run`` on ``task_queue`` (pure): ``team_file`` when ``--team`` names
+    a file, ``in_process`` for ``--worker``, ``local`` when commands use the local stack; a
+    one-line problem instead when nothing would run the ``scenario``."""
+    from agent_interrupts.app.stack import scenario_queue
+
+    if scenario and not in_process and not local:
+        return SCENARIO_NEEDS_A_WORKER
+    queue = scenario_queue(task_queue, scenario) if scenario else task_queue
+    if in_process:
+        return RunPlan("in process", queue, team_elsewhere=False)
+    if local and team_file:
+        return RunPlan("stack team", queue, team_elsewhere=False)
+    if local and scenario:
+        return RunPlan("stack scenario", queue, team_elsewhere=False)
+    return RunPlan("already serving", task_queue, team_elsewhere=team_file and not local)
+
+
 async def cmd_run(args: argparse.Namespace, settings: TemporalSettings) -> int:
     from temporalio.exceptions import WorkflowAlreadyStartedError
 
@@ -30,7 +74,7 @@ async def cmd_run(args: argparse.Namespace, settings: TemporalSettings) -> int:
     from agent_interrupts.activities.tools.workspace import is_git_url
     from agent_interrupts.app import render
     from agent_interrupts.app.config import llm_settings_from_env, notify_settings_from_env
-    from agent_interrupts.app.stack import LocalStack, scenario_queue
+    from agent_interrupts.app.stack import LocalStack
     from agent_interrupts.app.team_files import (
         TEAMS_SETTING,
         TeamFileError,
@@ -61,34 +105,31 @@ async def cmd_run(args: argparse.Namespace, settings: TemporalSettings) -> int:
             render.error(problem)
         return 2
     team_file = _team_file(args.team) if team is not None else None
-    if args.scenario:
-        named = [a.name for a in team.agents] if team is not None else []
-        OfflineScenario.parse(args.scenario, named)  # a bad scenario is a one-line ValueError
-        if not args.worker and not LocalStack(settings).serves(settings.address):
-            render.error(
-                "--scenario shapes the offline model of a worker this command starts; against "
-                "TEMPORAL_ADDRESS add --worker (an in-process worker on its own task queue), "
-                "or unset TEMPORAL_ADDRESS to use the local stack"
-            )
-            return 2
+    named = [a.name for a in team.agents] if team is not None else []
+    scenario = OfflineScenario.parse(args.scenario, named)  # a bad one: a one-line ValueError
+    plan = plan_run(
+        settings.task_queue,
+        team_file=team_file is not None,
+        scenario=args.scenario or None,
+        in_process=args.worker,
+        local=LocalStack(settings).serves(settings.address),
+    )
+    if isinstance(plan, str):
+        render.error(plan)
+        return 2
     async with AsyncExitStack() as resources:
         session = await resources.enter_async_context(open_session(settings))
         agents = session.agents
-        queue = settings.task_queue
+        queue = plan.queue
         gap: str | None = None
-        if team is not None and team_file and session.stack is not None and not args.worker:
-            queue = scenario_queue(queue, args.scenario) if args.scenario else queue
+        if plan.worker == "stack team" and session.stack and team is not None and team_file:
             if await session.stack.serve_team(team, team_file, queue):
                 render.note(f"the local stack's worker serves team {team.name} ({team_file})")
             gap = session.stack.notifications_gap(queue)
-        elif args.scenario and session.stack is not None and not args.worker:
+        elif plan.worker == "stack scenario" and session.stack and args.scenario:
             queue = await session.stack.ensure_scenario_worker(args.scenario)
             gap = session.stack.notifications_gap(queue)
-        elif args.worker:
-            scenario = OfflineScenario.parse(
-                args.scenario, [a.name for a in team.agents] if team is not None else []
-            )
-            queue = scenario_queue(queue, args.scenario) if args.scenario else queue
+        elif plan.worker == "in process":
             llm, notify = llm_settings_from_env(), notify_settings_from_env()
             teams = configured_teams(os.environ)
             if team is not None:
@@ -103,7 +144,7 @@ async def cmd_run(args: argparse.Namespace, settings: TemporalSettings) -> int:
                 gap = session.stack.notifications_gap(queue, [str(c) for c in notify.channels])
         if gap:
             render.note(gap)
-        if team is not None and team_file and session.stack is None and not args.worker:
+        if plan.team_elsewhere and team is not None:
             render.note(
                 f"team {team.name} runs on the worker of {settings.address}: it must serve "
                 f"this file's version ({TEAMS_SETTING} there); the run says so if it does not"
