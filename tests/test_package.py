@@ -4,11 +4,14 @@ repository's top-level folders through the build configuration (pyproject.toml's
 
 from __future__ import annotations
 
+import os
 import subprocess
+import sys
 import tomllib
 from pathlib import Path
 
 import agent_interrupts
+from tests.histories.landed import tree_imports
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -43,3 +46,28 @@ def test_the_sdk_is_the_package_root() -> None:
 
     assert agent_interrupts.AgentWorkflowClient is sdk.AgentWorkflowClient
     assert set(agent_interrupts.__all__) <= set(vars(sdk))
+
+
+def test_a_tree_from_git_archive_imports_its_own_folders(tmp_path: Path) -> None:
+    """What the deploy test runs of a landed version: this version's tree imports itself."""
+    tree = tmp_path / "tree"
+    tree.mkdir()
+    archive = subprocess.run(
+        ["git", "-C", str(ROOT), "archive", "--format=tar", "HEAD"], capture_output=True, check=True
+    ).stdout
+    subprocess.run(["tar", "-x", "-C", str(tree)], input=archive, check=True)
+    env = {**os.environ, **tree_imports(tree)}
+    script = (
+        "import os, agent_interrupts.models as m, agent_interrupts.app.cli.main as c\n"
+        "print(os.path.realpath(m.__file__)); print(os.path.realpath(c.__file__))"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", script],
+        cwd=tree,
+        env=env,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    models, cli = map(Path, done.stdout.split())
+    assert models == tree / "models" / "__init__.py" and cli == tree / "app" / "cli" / "main.py"
