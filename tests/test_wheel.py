@@ -76,7 +76,7 @@ def test_the_sdist_installs_and_runs_the_main_job_from_any_directory(tmp_path: P
     dist = tmp_path / "dist"
     build = f"from setuptools import build_meta; build_meta.build_sdist({str(dist)!r})"
     _run([sys.executable, "-c", build], cwd=source, timeout=INSTALL_TIMEOUT)
-    (sdist,) = dist.glob("agent_interrupts-*.tar.gz")
+    (sdist,) = dist.glob("agent[-_]interrupts-*.tar.gz")
     with tarfile.open(sdist) as tar:
         members = tar.getmembers()
     assert not [m.name for m in members if m.issym() or m.islnk()], "no links in the sdist"

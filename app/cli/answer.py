@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import uuid
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -82,6 +81,8 @@ async def cmd_resolve(args: argparse.Namespace, settings: TemporalSettings) -> i
 
 def event_from_args(args: argparse.Namespace) -> InterruptRequestEvent:
     """Build an InterruptRequestEvent from ``agents interrupt`` flags."""
+    from uuid import uuid4
+
     from agent_interrupts.models.interrupt_events import InterruptRequestEvent
 
     extra: dict[str, object] = {}
@@ -95,7 +96,7 @@ def event_from_args(args: argparse.Namespace) -> InterruptRequestEvent:
             raise ValueError(f"{args.choices_file}: expected a JSON list of choices or an object")
     return InterruptRequestEvent.model_validate(
         {
-            "eventId": args.event_id or str(uuid.uuid4()),
+            "eventId": args.event_id or str(uuid4()),
             "timestamp": datetime.now(UTC).isoformat(),
             "nodeId": args.node,
             "sourceAgentType": args.source,

@@ -4,7 +4,6 @@ one named), the errors every command may meet, and the entry point."""
 from __future__ import annotations
 
 import argparse
-import asyncio
 import sys
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
@@ -132,6 +131,8 @@ def _rpc_message(err: RPCError, settings: TemporalSettings | None) -> str:
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = parser_for(sys.argv[1:] if argv is None else argv).parse_args(argv)
+    import asyncio
+
     from pydantic import ValidationError
     from temporalio.client import WorkflowQueryFailedError
     from temporalio.service import RPCError

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import asyncio
 import json
 import os
 from contextlib import AsyncExitStack
@@ -205,6 +204,8 @@ async def _already_started(args: argparse.Namespace, session: Session) -> int:
 
 async def follow_run(args: argparse.Namespace, session: Session, workflow_id: str) -> int:
     """Follow to the end; Ctrl-C stops following only."""
+    from asyncio import CancelledError
+
     from temporalio.client import WorkflowFailureError
 
     from agent_interrupts.app import render
@@ -230,7 +231,7 @@ async def follow_run(args: argparse.Namespace, session: Session, workflow_id: st
             f"again: agents follow {workflow_id}"
         )
         return 0
-    except asyncio.CancelledError:
+    except CancelledError:
         render.console.print(
             f"\nStopped following {workflow_id}; the run goes on. "
             f"Follow it again: agents follow {workflow_id}"
@@ -249,65 +250,6 @@ async def follow_run(args: argparse.Namespace, session: Session, workflow_id: st
 async def cmd_follow(args: argparse.Namespace, settings: TemporalSettings) -> int:
     async with open_session(settings, args.workflow_id) as session:
         return await follow_run(args, session, args.workflow_id)
-
-
-async def cmd_up(args: argparse.Namespace, settings: TemporalSettings) -> int:
-    from agent_interrupts.app import render
-    from agent_interrupts.app.sdk import AgentWorkflowClient
-    from agent_interrupts.app.stack import LocalStack, local_client
-
-    stack = LocalStack(settings)
-    if not stack.serves(settings.address):
-        render.error(
-            f"TEMPORAL_ADDRESS is {settings.address}: commands use that server, not a local "
-            "stack; to run the local stack anyway, unset TEMPORAL_ADDRESS (and set AGENTS_PORT "
-            f"to run it on another port than {settings.port} if that one is taken)"
-        )
-        return 2
-    if not args.status:
-        info, started = await stack.up()
-        render.console.print("Started the local stack." if started else "The local stack runs.")
-        for problem in stack.not_started:
-            render.note(f"warning: {problem}")
-        missing = await AgentWorkflowClient(await local_client(info)).search_attributes_missing()
-        if missing:
-            render.error(f"search attributes missing on the local server: {', '.join(missing)}")
-            return 1
-    for line in stack.describe():
-        render.console.print(line, markup=False, soft_wrap=True)  # each line whole, to paste
-    for warning in await stack.model_warnings():
-        render.errors.print(warning, style="bold yellow", markup=False, soft_wrap=True)
-    return 0
-
-
-async def cmd_env(args: argparse.Namespace, settings: TemporalSettings) -> int:
-    """``export`` lines of the Temporal address and namespace that commands use, for ``eval``."""
-    from agent_interrupts.app import render
-    from agent_interrupts.app.stack import LocalStack, assignments
-
-    stack = LocalStack(settings)
-    if settings.address is not None and not stack.serves(settings.address):
-        names = assignments(settings.address, settings.namespace)
-    else:
-        info, started = await stack.up()
-        if started:
-            render.note(f"Started the local stack: Temporal {info.address} (stop it: agents down)")
-        for problem in stack.not_started:
-            render.note(f"warning: {problem}")
-        names = info.assignments()
-    print("\n".join(f"export {name}" for name in names))
-    return 0
-
-
-async def cmd_down(args: argparse.Namespace, settings: TemporalSettings) -> int:
-    from agent_interrupts.app import render
-    from agent_interrupts.app.stack import LocalStack
-
-    stack = LocalStack(settings)
-    stopped = await asyncio.to_thread(stack.down)
-    done = f"Stopped the local stack of {stack.dir}." if stopped else "No local stack was running."
-    render.console.print(done)
-    return 0
 
 
 async def cmd_list(args: argparse.Namespace, settings: TemporalSettings) -> int:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import asyncio
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:  # the heavy modules load in the commands that use them (fast --help, list)
@@ -59,11 +58,13 @@ async def cmd_env(args: argparse.Namespace, settings: TemporalSettings) -> int:
 
 
 async def cmd_down(args: argparse.Namespace, settings: TemporalSettings) -> int:
+    from asyncio import to_thread
+
     from agent_interrupts.app import render
     from agent_interrupts.app.stack import LocalStack
 
     stack = LocalStack(settings)
-    stopped = await asyncio.to_thread(stack.down)
+    stopped = await to_thread(stack.down)
     done = f"Stopped the local stack of {stack.dir}." if stopped else "No local stack was running."
     render.console.print(done)
     return 0
