@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import json
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -14,6 +15,27 @@ from agent_interrupts.app.cli.session import as_option, interactive, open_sessio
 if TYPE_CHECKING:  # the heavy modules load in the commands that use them (fast --help, list)
     from agent_interrupts.app.config import TemporalSettings
     from agent_interrupts.models.interrupt_events import InterruptRequestEvent
+
+
+@dataclass(frozen=True)
+class ResolvePlan:
+    """What ``agents resolve`` does with its flags, decided before it reads the question."""
+
+    answers: bool
+    """The flags carry an answer (or a stop, or where to continue)."""
+    ask: bool
+    """No answer given and a terminal to ask in: ask there."""
+    show: bool
+    """Print the question (no answer given, or ``--show``)."""
+
+
+def plan_resolve(args: argparse.Namespace, interactive: bool) -> ResolvePlan:
+    """The plan of ``agents resolve`` from its parsed flags (pure); ``interactive``: a person at
+    the terminal may be asked."""
+    answers = bool(args.choice or args.custom or args.confirm or args.text or args.stop) or bool(
+        args.continue_at
+    )
+    return ResolvePlan(answers, ask=not answers and interactive, show=not answers or args.show)
 
 
 async def cmd_resolve(args: argparse.Namespace, settings: TemporalSettings) -> int:
@@ -33,23 +55,21 @@ async def cmd_resolve(args: argparse.Namespace, settings: TemporalSettings) -> i
     async with open_session(settings, args.interrupt_id) as session:
         agents = session.agents
         agents.person = person_name(args.as_name)
-        answers_given = bool(
-            args.choice or args.custom or args.confirm or args.text or args.stop
-        ) or bool(args.continue_at)
-        if not answers_given and interactive(args):
+        plan = plan_resolve(args, interactive(args))
+        if plan.ask:
             reader = LineReader()
             try:
                 await answer(agents, args.interrupt_id, reader, session.ui_url)
             finally:
                 reader.close()
             return 0
-        if answers_given and (closed := await agents.answered_already(args.interrupt_id)):
+        if plan.answers and (closed := await agents.answered_already(args.interrupt_id)):
             render.error(closed)  # who answered what (its history: no worker needed)
             return 1
         question = await agents.interrupt_status(args.interrupt_id)
-        if not answers_given or args.show:
+        if plan.show:
             render.question(args.interrupt_id, question.origin, question.request)
-        if not answers_given:
+        if not plan.answers:
             render.note(
                 f"answer with flags, e.g.: agents resolve {args.interrupt_id} "
                 + example_flags(question.request)

@@ -4,25 +4,35 @@ from __future__ import annotations
 
 import argparse
 import json
+from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Literal
 
 from agent_interrupts.app.cli.session import open_session
 
 if TYPE_CHECKING:  # the heavy modules load in the commands that use them (fast --help, list)
     from agent_interrupts.app.config import TemporalSettings
+    from agent_interrupts.app.stats import Line as StatLine
+
+
+def export_plan(check: str | None, out: str | None) -> Literal["check", "export"]:
+    """What ``agents export`` does (pure): verify the ``--check`` file, else write ``--out``;
+    neither is a ValueError saying which to give."""
+    if check:
+        return "check"
+    if not out:
+        raise ValueError("give --out FILE to export, or --check FILE to verify a native export")
+    return "export"
 
 
 async def cmd_export(args: argparse.Namespace, settings: TemporalSettings) -> int:
     from agent_interrupts.app.export import Format, Kind
     from agent_interrupts.app.lineage_records import check_file
 
-    if args.check:
+    if export_plan(args.check, args.out) == "check":
         report = check_file(Path(args.check))
         print("\n".join(report.lines()))
         return 1 if report.unresolved else 0
-    if not args.out:
-        raise ValueError("give --out FILE to export, or --check FILE to verify a native export")
     async with open_session(settings) as session:
         summary = await session.agents.export(
             Path(args.out),
@@ -44,13 +54,21 @@ async def cmd_stats(args: argparse.Namespace, settings: TemporalSettings) -> int
     if args.json:
         print(json.dumps([line.to_wire() for line in lines], indent=2))
         return 0
+    for row in stats_rows(lines):
+        print(row)
+    return 0
+
+
+def stats_rows(lines: Sequence[StatLine]) -> list[str]:
+    """The text ``agents stats`` prints (pure): each rate beside its target, and its meaning."""
+    rows = []
     for line in lines:
         mark = {True: "ok", False: f"below target ({line.short} short)", None: ""}[line.met]
         target = f"target: {_in_words(line.target)}" if line.target else ""
-        print(f"{line.name:<56} {line.value:<26} {target:<24} {mark}".rstrip())
+        rows.append(f"{line.name:<56} {line.value:<26} {target:<24} {mark}".rstrip())
         if line.meaning:
-            print(f"    {line.meaning}")
-    return 0
+            rows.append(f"    {line.meaning}")
+    return rows
 
 
 def _in_words(target: str) -> str:

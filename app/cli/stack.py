@@ -9,18 +9,32 @@ if TYPE_CHECKING:  # the heavy modules load in the commands that use them (fast 
     from agent_interrupts.app.config import TemporalSettings
 
 
+def up_refusal(address: str | None, port: int, local: bool) -> str | None:
+    """Why ``agents up`` starts nothing (pure): commands use a configured server at ``address``
+    (``local``: the local stack serves it); None when the local stack is theirs."""
+    if local:
+        return None
+    return (
+        f"TEMPORAL_ADDRESS is {address}: commands use that server, not a local "
+        "stack; to run the local stack anyway, unset TEMPORAL_ADDRESS (and set AGENTS_PORT "
+        f"to run it on another port than {port} if that one is taken)"
+    )
+
+
+def env_uses_configured(address: str | None, local: bool) -> bool:
+    """Whether ``agents env`` names the configured server (pure) rather than the local stack,
+    which it starts if needed."""
+    return address is not None and not local
+
+
 async def cmd_up(args: argparse.Namespace, settings: TemporalSettings) -> int:
     from agent_interrupts.app import render
     from agent_interrupts.app.sdk import AgentWorkflowClient
     from agent_interrupts.app.stack import LocalStack, local_client
 
     stack = LocalStack(settings)
-    if not stack.serves(settings.address):
-        render.error(
-            f"TEMPORAL_ADDRESS is {settings.address}: commands use that server, not a local "
-            "stack; to run the local stack anyway, unset TEMPORAL_ADDRESS (and set AGENTS_PORT "
-            f"to run it on another port than {settings.port} if that one is taken)"
-        )
+    if refusal := up_refusal(settings.address, settings.port, stack.serves(settings.address)):
+        render.error(refusal)
         return 2
     if not args.status:
         info, started = await stack.up()
@@ -44,7 +58,8 @@ async def cmd_env(args: argparse.Namespace, settings: TemporalSettings) -> int:
     from agent_interrupts.app.stack import LocalStack, assignments
 
     stack = LocalStack(settings)
-    if settings.address is not None and not stack.serves(settings.address):
+    if env_uses_configured(settings.address, stack.serves(settings.address)):
+        assert settings.address is not None
         names = assignments(settings.address, settings.namespace)
     else:
         info, started = await stack.up()
