@@ -121,11 +121,16 @@ async def cmd_run(args: argparse.Namespace, settings: TemporalSettings) -> int:
         agents = session.agents
         queue = plan.queue
         gap: str | None = None
-        if plan.worker == "stack team" and session.stack and team is not None and team_file:
+        if (
+            plan.worker == "stack team"
+            and session.stack is not None
+            and team is not None
+            and team_file
+        ):
             if await session.stack.serve_team(team, team_file, queue):
                 render.note(f"the local stack's worker serves team {team.name} ({team_file})")
             gap = session.stack.notifications_gap(queue)
-        elif plan.worker == "stack scenario" and session.stack and args.scenario:
+        elif plan.worker == "stack scenario" and session.stack is not None and args.scenario:
             queue = await session.stack.ensure_scenario_worker(args.scenario)
             gap = session.stack.notifications_gap(queue)
         elif plan.worker == "in process":
