@@ -108,12 +108,13 @@ def checkout(version: str) -> Iterator[Path]:
 
 
 def tree_imports(tree: Path) -> dict[str, str]:
-    """The environment under which ``tree``'s scripts import ``agent_interrupts`` from ``tree``.
-    Versions up to the package-dir mapping link their folders under ``agent_interrupts/`` (the
-    script's folder comes first: nothing to add); a later tree maps them through its build
+    """The environment under which ``tree``'s scripts import their own code from ``tree``.
+    Versions up to the package-dir mapping link their folders under ``agent_interrupts/`` or
+    import them by their folders' names (the script's folder comes first: nothing to add); a
+    later tree maps them through its build
     configuration, so the tree gets the same view a strict editable install gives, a folder of
     links beside it, first on PYTHONPATH (before this checkout's editable install)."""
-    if (tree / "agent_interrupts").is_dir():
+    if not (tree / "package").is_dir():  # links under agent_interrupts/, or no package yet
         return {}
     view = tree.parent / f"{tree.name}-imports"
     package = view / "agent_interrupts"
