@@ -14,7 +14,6 @@ import json
 import shlex
 from dataclasses import dataclass, field
 from datetime import timedelta
-from urllib.parse import unquote, urlsplit
 
 import httpx2
 from temporalio import activity
@@ -24,6 +23,7 @@ from agent_interrupts.activities.notify_channels import (
     ChannelSender,
     EmailChannel,
     SlackChannel,
+    SmtpTarget,
     WebhookChannel,
 )
 from agent_interrupts.activities.redaction import add_secret, install_log_redaction
@@ -46,36 +46,6 @@ from agent_interrupts.models.ui_pages import workflow_page
 DEFAULT_REMINDERS = (0.5, 0.9)
 DELIVERED = "delivered"
 """Heartbeat detail recorded once the receiver took the delivery."""
-SMTP_SCHEMES = {"smtp": "plain", "smtp+starttls": "starttls", "smtps": "ssl"}
-
-
-@dataclass(frozen=True)
-class SmtpTarget:
-    """An SMTP server from ``SMTP_URL``: ``smtp://``, ``smtp+starttls://`` or ``smtps://``."""
-
-    host: str
-    port: int
-    security: str
-    user: str | None = None
-    password: str | None = field(default=None, repr=False)
-
-    @classmethod
-    def parse(cls, url: str) -> SmtpTarget:
-        """Raises ValueError naming ``SMTP_URL`` (never quoting its password)."""
-        parts = urlsplit(url)
-        security = SMTP_SCHEMES.get(parts.scheme)
-        if security is None or not parts.hostname:
-            raise ValueError(
-                "SMTP_URL must look like smtp://host:25, smtp+starttls://user:password@host:587 "
-                "or smtps://user:password@host:465"
-            )
-        try:
-            port = parts.port or (465 if security == "ssl" else 25)
-        except ValueError:
-            raise ValueError("SMTP_URL has a port that is not a number (1-65535)") from None
-        user = unquote(parts.username) if parts.username else None
-        password = unquote(parts.password) if parts.password else None
-        return cls(parts.hostname, port, security, user, password)
 
 
 @dataclass(frozen=True)

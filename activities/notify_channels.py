@@ -1,4 +1,5 @@
-"""The notification channels: a signed webhook, Slack (Block Kit), email (text + HTML).
+"""The notification channels: a signed webhook, Slack (Block Kit), email (text + HTML) through
+the SMTP server ``SMTP_URL`` names (``SmtpTarget``).
 
 Each channel sends one ``NotificationPayload`` and raises ``NotificationFailed`` when retrying
 can help (down, slow, 429, 5xx) or ``NotificationRefused`` when it cannot (4xx, SMTP login),
@@ -17,8 +18,10 @@ import re
 import smtplib
 import ssl
 from collections.abc import Sequence
+from dataclasses import dataclass, field
 from email.message import EmailMessage
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import Any, Protocol
+from urllib.parse import unquote, urlsplit
 
 import httpx2
 
@@ -26,9 +29,6 @@ from agent_interrupts.models.errors import NotificationFailed, NotificationRefus
 from agent_interrupts.models.interrupts import answerer
 from agent_interrupts.models.limits import clip
 from agent_interrupts.models.notifications import NoticeKind, NotificationPayload
-
-if TYPE_CHECKING:
-    from agent_interrupts.activities.notify import SmtpTarget
 
 SIGNATURE_HEADER = "X-Interrupt-Signature"
 DELIVERY_HEADER = "X-Interrupt-Delivery"
@@ -84,6 +84,38 @@ class SlackChannel:
     async def send(self, payload: NotificationPayload) -> None:
         body = _json_bytes(slack_message(payload))
         await _post(self._http, self._url, body, _headers(payload), "Slack", "SLACK_WEBHOOK_URL")
+
+
+SMTP_SCHEMES = {"smtp": "plain", "smtp+starttls": "starttls", "smtps": "ssl"}
+
+
+@dataclass(frozen=True)
+class SmtpTarget:
+    """An SMTP server from ``SMTP_URL``: ``smtp://``, ``smtp+starttls://`` or ``smtps://``."""
+
+    host: str
+    port: int
+    security: str
+    user: str | None = None
+    password: str | None = field(default=None, repr=False)
+
+    @classmethod
+    def parse(cls, url: str) -> SmtpTarget:
+        """Raises ValueError naming ``SMTP_URL`` (never quoting its password)."""
+        parts = urlsplit(url)
+        security = SMTP_SCHEMES.get(parts.scheme)
+        if security is None or not parts.hostname:
+            raise ValueError(
+                "SMTP_URL must look like smtp://host:25, smtp+starttls://user:password@host:587 "
+                "or smtps://user:password@host:465"
+            )
+        try:
+            port = parts.port or (465 if security == "ssl" else 25)
+        except ValueError:
+            raise ValueError("SMTP_URL has a port that is not a number (1-65535)") from None
+        user = unquote(parts.username) if parts.username else None
+        password = unquote(parts.password) if parts.password else None
+        return cls(parts.hostname, port, security, user, password)
 
 
 class EmailChannel:

@@ -4,7 +4,7 @@ handler SC-003).
 The InterruptRouting schema of a translation keeps only the allowed route, non-null and required,
 and the ``$defs`` it reaches (transitively): the decoder schema of that one route
 (``activities/output_schema.py``). The interrupt workflow decides the allowed route
-(``workflows/resolution_rules.allowed_route``); the translation activity builds the filtered schema
+(``models/resolution_rules.allowed_route``); the translation activity builds the filtered schema
 for its LLM call, once per route per worker (no extra activity hop).
 """
 

@@ -137,7 +137,7 @@ def flag_problems(
     in_parts: bool = False,
 ) -> list[str]:
     """What is wrong with ``agents resolve`` flags for ``request``, each said in flags: the
-    client-side twin of ``workflows.resolution_rules.resolution_problems``."""
+    client-side twin of ``models.resolution_rules.resolution_problems``."""
     offered = {c.choice_id: c for c in request.choices}
     asked = {c.confirmation_id for c in request.confirmation_items}
     problems: list[str] = []

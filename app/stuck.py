@@ -31,7 +31,8 @@ STUCK_CHECK_SECONDS = 30.0
 ROLLBACK = (
     "roll back: stop the new workers and start workers of the version that started the run "
     "(git checkout <that version> && python worker.py) on the same task queue; the run goes on "
-    "where it stopped. Then guard the change with workflow.patched (docs/deploys.md)"
+    "where it stopped. Then guard the change with workflow.patched, its id registered in "
+    "workflows/patches.py (docs/deploys.md)"
 )
 STUCK_QUERY = f"ExecutionStatus = 'Running' AND {PROBLEMS} IS NOT NULL"
 

@@ -42,6 +42,7 @@ from jinja2.sandbox import SandboxedEnvironment
 from pydantic import ValidationError
 
 from agent_interrupts.models.agent_types import slug
+from agent_interrupts.models.errors import TeamFileError
 from agent_interrupts.models.team_build import TeamDefinitionError, build_team, team_problems
 from agent_interrupts.models.team_spec import (
     MAX_TEAM_SPEC_BYTES,
@@ -80,15 +81,6 @@ AGENT_KEYS = (
 FIELD_TABLES = ("request", "result", "question")
 FIELD_KEYS = ("type", "description")
 ROLES = ", ".join(r.value for r in Role)
-
-
-class TeamFileError(ValueError):
-    """Team files that cannot be teams: one line per problem, each naming its file (and its
-    agent when it has one)."""
-
-    def __init__(self, problems: Sequence[str]) -> None:
-        self.problems = list(problems)
-        super().__init__("\n".join(self.problems))
 
 
 def load_team_file(path: str | Path) -> TeamSpec:

@@ -22,6 +22,7 @@ from agent_interrupts.activities.notify import NotificationActivities, NotifySet
 from agent_interrupts.activities.offline_model import OfflineModel, OfflineScenario
 from agent_interrupts.activities.prompting import PromptRenderer
 from agent_interrupts.activities.resolution import ResolutionActivities
+from agent_interrupts.activities.round_trip import round_trip
 from agent_interrupts.activities.search_attributes import list_keyword_search_attributes
 from agent_interrupts.activities.shadow_start import ShadowStarter
 from agent_interrupts.activities.teams import TeamActivities, TeamFinder
@@ -148,6 +149,7 @@ def build_worker(
             workspaces.pin_workspace,
             TeamActivities(teams or {}).load_team,
             list_keyword_search_attributes,
+            round_trip,
             code.prepare_worktree,
             code.commit_ticket,
             code.review_material,

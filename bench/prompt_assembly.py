@@ -4,7 +4,7 @@ Run it with ``python -m bench.prompt_assembly [--repeats N] [--activity-runs N] 
 
 What is measured, in one run, in one process (no Temporal server is needed):
 
-1. **Assembly.** For every agent type of ``workflows.graph.NODES``,
+1. **Assembly.** For every agent type of ``models.graph.NODES``,
    ``PromptRenderer.agent_messages`` (what ``AgentActivities.run_agent`` calls before the LLM)
    is timed ``--repeats`` times (default 300) after warm-ups, with all five default
    contributors registered and every one of them contributing: a blackboard of ``--history``

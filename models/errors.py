@@ -1,4 +1,38 @@
-"""The project's error hierarchy. Each error knows whether retrying can help."""
+"""The project's error hierarchy. Each error knows whether retrying can help (``retryable``)
+and says in one line what was wrong and how to fix it (encode/httpx ``_exceptions.py``):
+
+* AgentWorkflowError
+  * InvalidLlmReply: the model's output never validated
+  * LlmConfigurationError: the endpoint refused our key or settings
+    * LlmContextExceeded: the prompt does not fit the model's context
+  * LlmUnavailable (retryable): rate limit, timeout, 5xx
+    * LlmTimedOut (retryable)
+  * LlmReplyTooLarge: a reply too large for Temporal
+  * WorkerCannotServe (retryable): this worker lacks a path or a program
+  * PromptRenderError
+  * StepLimitExceeded
+  * DegenerateLoop
+  * AgentFailed
+  * InterruptFailed
+  * InvalidInput
+  * UndecodablePayload (also ValueError)
+  * Rejected (also ValueError): an update or query refused its input
+  * StoppedByPerson
+  * UnknownAgentType
+  * TeamError
+    * UnknownTeam: the worker does not serve the run's team
+    * TeamDefinitionError (also ValueError): a declared team no run can follow
+    * TeamNotHere (also LookupError): a pinned team this process has not seen whole
+    * TeamFileError (also ValueError): team files that cannot be teams
+  * NotificationFailed (retryable)
+  * NotificationRefused
+  * WorkspaceUnavailable (``activities/tools/workspace.py``)
+  * GitWorkFailed (retryable, ``activities/tools/gitwork.py``)
+  * WorktreeLimit (``activities/tools/gitwork.py``)
+
+An activity raises one as ``to_application_error()``, whose failure type is the class's name
+(``failure_type``); ``tests/models/test_errors.py`` checks this drawing against the classes.
+"""
 
 from __future__ import annotations
 
@@ -103,8 +137,31 @@ class UnknownAgentType(AgentWorkflowError):
     """A name that is not an agent of the run's team."""
 
 
-class UnknownTeam(AgentWorkflowError):
+class TeamError(AgentWorkflowError):
+    """A team no run can use: declared wrongly, not served here, or not known to this process."""
+
+
+class UnknownTeam(TeamError):
     """A run names a team the worker does not serve (AGENTS_TEAMS)."""
+
+
+class TeamDefinitionError(TeamError, ValueError):
+    """A team that no run can follow: one line per problem, each naming the agent (a
+    ``ValueError``, so a pydantic validator that meets it reports a validation problem)."""
+
+
+class TeamNotHere(TeamError, LookupError):
+    """A pin that names a declared team by its content hash alone, which this process has not
+    seen whole yet (``remember`` it first: the worker reads it from the run's history)."""
+
+
+class TeamFileError(TeamError, ValueError):
+    """Team files that cannot be teams: one line per problem, each naming its file (and its
+    agent when it has one)."""
+
+    def __init__(self, problems: Sequence[str] | str) -> None:
+        self.problems = [problems] if isinstance(problems, str) else list(problems)
+        super().__init__("\n".join(self.problems))
 
 
 def describe_validation_error(err: ValidationError, limit: int = 8) -> str:

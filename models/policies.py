@@ -82,6 +82,18 @@ AGENT_RETRY = RetryPolicy(
 worker's local conditions back off and stop at their own counts (``activities/attempts.py``); bad
 replies and bad credentials are not retried."""
 
+QUESTION_QUIET_ROUND_TRIPS = 2
+"""Agents of one fan-out whose questions arrive together share one question: once an agent asks
+while others still run, its question waits for round trips through the server (the
+``round_trip`` activity: what arrived meanwhile comes in the next workflow task) until this many
+in a row brought no other agent's reply (``fan_out_answers``). A question alone waits these
+round trips, tens of milliseconds each; a timer would fire a second later at best."""
+QUESTION_MAX_ROUND_TRIPS = 10
+"""The most round trips a fan-out's question waits while its agents' replies keep arriving."""
+ROUND_TRIP_TIMEOUT = timedelta(seconds=2)
+"""The longest one round trip may take (no worker free to run it: the question is asked then)."""
+ROUND_TRIP_RETRY = RetryPolicy(maximum_attempts=1)
+"""A round trip is never retried: the question is asked instead."""
 SHADOW_DELAY = timedelta(seconds=1)
 """A shadow answer waits this long before it asks the controller, so the run's next step gets the
 worker (and the model) first."""

@@ -18,6 +18,7 @@ from agent_interrupts.models.interrupts import (
     OptionKey,
     ResolvedBy,
     StructuredChoice,
+    answerer,
 )
 from agent_interrupts.models.limits import MAX_TEXT_CHARS, clip, echo
 from agent_interrupts.models.team import Team
@@ -285,9 +286,23 @@ def drop_invalid_recommendations(
 
 def describe_resolution(request: InterruptRequestBase, resolution: InterruptResolution) -> str:
     """A compact account of the question and its answer, for the agent that resumes."""
-    lines = [f"Question: {request.reason}"]
+    lines = [f"Question: {request.reason}", *answer_lines(request, resolution)]
+    return "\n".join([*lines, *closing_lines(resolution)])
+
+
+def answer_lines(
+    request: InterruptRequestBase,
+    resolution: InterruptResolution,
+    only: Collection[str] | None = None,
+) -> list[str]:
+    """One line per answered choice (its question and the chosen option's text, or the CUSTOM
+    write-in as typed), per confirmation (its statement, yes or no) and per id left to the
+    answer's words; with ``only``, just those choice and confirmation ids."""
+    lines: list[str] = []
     questions = {c.choice_id: c for c in request.choices}
     for choice_id, option in resolution.selected_choices.items():
+        if only is not None and choice_id not in only:
+            continue
         choice = questions.get(choice_id)
         text = {o.key: o.description for o in choice.options}.get(option, "") if choice else ""
         custom = resolution.custom_inputs.get(choice_id)
@@ -295,6 +310,8 @@ def describe_resolution(request: InterruptRequestBase, resolution: InterruptReso
         lines.append(f"- {choice.question if choice else choice_id} -> {answer}")
     statements = {c.confirmation_id: c.statement for c in request.confirmation_items}
     for confirmation_id, yes in resolution.confirmations.items():
+        if only is not None and confirmation_id not in only:
+            continue
         statement = statements.get(confirmation_id, confirmation_id)
         lines.append(f"- {statement} -> {'yes' if yes else 'no'}")
     questions_and_statements = {
@@ -302,12 +319,17 @@ def describe_resolution(request: InterruptRequestBase, resolution: InterruptReso
         **statements,
     }
     for left_id in resolution.decided_by_text:
+        if only is not None and left_id not in only:
+            continue
         asked = questions_and_statements.get(left_id, left_id)
         lines.append(f"- {asked} -> left to the answer's own words (Note)")
-    if resolution.free_text:
-        lines.append(f"Note: {resolution.free_text}")
-    lines.append(f"Resolved by: {resolution.resolved_by.value}")
-    return "\n".join(lines)
+    return lines
+
+
+def closing_lines(resolution: InterruptResolution) -> list[str]:
+    """The answer's own words (Note) and who answered."""
+    note = [f"Note: {resolution.free_text}"] if resolution.free_text else []
+    return [*note, f"Resolved by: {resolution.resolved_by.value}"]
 
 
 def untranslated_routing(
@@ -316,12 +338,19 @@ def untranslated_routing(
     request: InterruptRequestBase,
     answer: InterruptResolution,
     team: Team = SOFTWARE_TEAM,
+    asked_by: str | None = None,
 ) -> dict[str, Any] | None:
     """The routing of an accepted answer the translator could not write: ``route`` with the
     origin's last request (``carried``) and the person's answer added to its guidance, so the
-    agent resumes with both and the run goes on. None when ``carried`` does not fit ``route``."""
+    agent resumes with both and the run goes on; ``asked_by``: the agent that asked, when the
+    answer sends the run on to another one. None when ``carried`` does not fit ``route``."""
     said = describe_resolution(request, answer)
-    guidance = f"{carried.get('guidance', '')}\n\nA person answered your question:\n{said}"
+    heading = (
+        f"{answerer(answer)} answered {asked_by}'s question and sent the run on to you"
+        if asked_by
+        else "A person answered your question"
+    )
+    guidance = f"{carried.get('guidance', '')}\n\n{heading}:\n{said}"
     routing = {route: {**carried, "guidance": clip(guidance.strip(), MAX_TEXT_CHARS)}}
     try:
         return team.interrupt_routing.model_validate(routing).to_wire()

@@ -18,6 +18,7 @@ from pydantic.json_schema import SkipJsonSchema
 
 from agent_interrupts.models.agent_types import Route, Terminal, is_agent, slug
 from agent_interrupts.models.base import WireModel
+from agent_interrupts.models.errors import TeamDefinitionError, TeamNotHere
 from agent_interrupts.models.graph import SOFTWARE_TEAM
 from agent_interrupts.models.interrupts import DispatchInterruptRequest, InterruptRequestBase
 from agent_interrupts.models.limits import MAX_FAN_OUT, compact_json
@@ -75,10 +76,6 @@ def _base(team: Team) -> BaseTeam:
 
 SOFTWARE_BASE = _base(SOFTWARE_TEAM)
 """The software team as a team that extends it sees it."""
-
-
-class TeamDefinitionError(ValueError):
-    """A team that no run can follow: one line per problem, each naming the agent."""
 
 
 class TeamFinalResult(WireModel):
@@ -368,11 +365,6 @@ def build_team(spec: TeamSpec) -> Team:
     """The run-time team of ``spec`` (TeamDefinitionError when no run can follow it); built
     once per content."""
     return _build(spec.model_dump_json(by_alias=True))
-
-
-class TeamNotHere(LookupError):
-    """A pin that names a declared team by its content hash alone, which this process has not
-    seen whole yet (``remember`` it first: the worker reads it from the run's history)."""
 
 
 def team_of(pin: TeamPin | None) -> Team:

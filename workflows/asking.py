@@ -10,6 +10,11 @@ from temporalio import workflow
 from temporalio.exceptions import ApplicationError, ChildWorkflowError
 from temporalio.workflow import ChildWorkflowHandle
 
+from agent_interrupts.models.answer_text import (
+    describe_answer,
+    own_part_not_taken,
+    supervisor_part,
+)
 from agent_interrupts.models.errors import (
     DegenerateLoop,
     InterruptFailed,
@@ -36,7 +41,6 @@ from agent_interrupts.models.limits import (
     clip,
     fit_strings,
 )
-from agent_interrupts.models.resolution_rules import describe_resolution
 from agent_interrupts.models.state import (
     EntryKind,
     EventKind,
@@ -50,17 +54,15 @@ from agent_interrupts.models.team import Team, on_the_wire
 from agent_interrupts.workflows.budget_questions import budget_question, stops_the_run
 from agent_interrupts.workflows.handover import history_is_long
 from agent_interrupts.workflows.interrupt import InterruptWorkflow
+from agent_interrupts.workflows.interrupt_hooks import asked_question
 from agent_interrupts.workflows.interrupt_text import details_markdown, summary_line
 from agent_interrupts.workflows.lifting import answer_each
+from agent_interrupts.workflows.patches import QUESTION_HANDED_OVER
 from agent_interrupts.workflows.planner import last_request_of, origin_of
 from agent_interrupts.workflows.resume import resumed_request
 from agent_interrupts.workflows.run_book import RunBook
 from agent_interrupts.workflows.steps import decide
 from agent_interrupts.workflows.visibility import child_attributes, show_orchestrator
-
-QUESTION_HANDED_OVER = "23-question-handed-over"
-"""Patch id: a question whose run's history grew long while it waited is cancelled and asked
-again by the next run (runs recorded before waited until the server ended them)."""
 
 
 @dataclass
@@ -354,6 +356,15 @@ def take_answer(
         )
     target = decision.step.agent_type
     resumes = target == origin
+    asked, event = asked_question(started.job), started.job.event
+    if not resumes and (not_taken := own_part_not_taken(asked, outcome.resolution, event)):
+        book.event(
+            EventKind.WARNING,
+            f"{origin}'s own part of the answer to {child_id} is not taken, the run continues "
+            f"at {target}: {not_taken}",
+            node_id,
+            origin,
+        )
     if resumes:
         carried: dict[str, Any] | None = started.origin_request
     else:  # a supervisor's reroute: the target's newest request, if still held
@@ -367,9 +378,16 @@ def take_answer(
                 carried or {},
                 book.team.node(target).request_model.model_validate(decision.step.request),
             ),
-            "interrupt_resolution": describe_resolution(request, outcome.resolution),
+            "interrupt_resolution": describe_answer(
+                asked, outcome.resolution, origin=origin, event=event, resumes_at=target
+            ),
             "resolution": outcome.resolution,
-            "held": answer_each(request, outcome.resolution, fan_out)
+            "held": answer_each(
+                request,
+                outcome.resolution,
+                fan_out,
+                supervisor_part(asked, outcome.resolution, event, "your fan-out's question"),
+            )
             if resumes and fan_out
             else [],
         }

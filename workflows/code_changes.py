@@ -69,12 +69,12 @@ from agent_interrupts.models.results import (
 )
 from agent_interrupts.models.routings import MergerRouting
 from agent_interrupts.models.state import PendingStep
+from agent_interrupts.workflows.patches import CODE_CHANGES, WORKTREE_LIMIT_ASKS
 from agent_interrupts.workflows.run_book import RunBook
 
 with workflow.unsafe.imports_passed_through():
     from agent_interrupts.activities.code_changes import CodeChangeActivities
 
-PATCH = "20-code-changes"
 REVIEW_DIFF_CHARS = 24_000
 """All ticket diffs one review reads; each ticket gets an equal share (at least 2,000)."""
 MAX_RESOLVED = 20
@@ -110,7 +110,11 @@ async def ticket_step(
     ``ticket``'s branch (``ticket_names``), then its real commit (FR-064, FR-066)."""
     state = book.state
     workspace = state.workspace
-    if agent is not AgentType.TICKET_AGENT or workspace is None or not workflow.patched(PATCH):
+    if (
+        agent is not AgentType.TICKET_AGENT
+        or workspace is None
+        or not workflow.patched(CODE_CHANGES)
+    ):
         return await call()
     try:
         worktree: WorktreeRef = await _git(
@@ -533,7 +537,6 @@ _GIT_AGENTS = frozenset({AgentType.REVIEW_AGENT, AgentType.MERGER_AGENT})
 WORKTREE_LIMIT = "WorktreeLimit"
 """``activities.tools.gitwork.WorktreeLimit``, by name: a ticket step that finds the worker's
 worktrees at ``AGENT_WORKTREES`` asks a person (free some, raise it, or stop) instead of failing."""
-WORKTREE_LIMIT_ASKS = "30-worktree-limit-asks-a-person"
 
 
 class _Rescuable(Exception):

@@ -30,13 +30,10 @@ from agent_interrupts.workflows.lifting import (
     lifted_output,
     plan_fan_out,
 )
+from agent_interrupts.workflows.patches import ANSWERED_ALONE, EARLY_QUESTIONS
 from agent_interrupts.workflows.run_book import RunBook, upstream_of
 from agent_interrupts.workflows.steps import decide
 
-EARLY_QUESTIONS = "18-questions-while-siblings-run"
-ANSWERED_ALONE = "30-fan-out-questions-answered-alone"
-"""Patch id: each agent's question is asked at once and each answer re-runs its agents at once
-(runs recorded before asked one question at a time and resumed the node after the fan-out)."""
 AskEarly = Callable[[list[HeldAgent]], Awaitable[StartedQuestion]]
 """Asks the dispatch node's question for the agents whose questions wait, while others run."""
 

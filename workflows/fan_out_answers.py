@@ -12,15 +12,23 @@ again by the next run (``OrchestratorState.open_questions``).
 from __future__ import annotations
 
 import asyncio
+import contextlib
 from collections.abc import Awaitable, Callable, Collection
 from dataclasses import dataclass
 
 from temporalio import workflow
+from temporalio.exceptions import ActivityError
 
 from agent_interrupts.models.agent_call import AgentReply
 from agent_interrupts.models.fan_out import HeldAgent
 from agent_interrupts.models.graph import Node
 from agent_interrupts.models.interrupt_flow import InterruptOutcome
+from agent_interrupts.models.policies import (
+    QUESTION_MAX_ROUND_TRIPS,
+    QUESTION_QUIET_ROUND_TRIPS,
+    ROUND_TRIP_RETRY,
+    ROUND_TRIP_TIMEOUT,
+)
 from agent_interrupts.models.state import EventKind, HandedOverQuestion, PendingStep
 from agent_interrupts.workflows.asking import (
     QuestionHandedOver,
@@ -33,8 +41,12 @@ from agent_interrupts.workflows.asking import (
 )
 from agent_interrupts.workflows.handover import history_is_long
 from agent_interrupts.workflows.lifting import asked, with_translated_request
+from agent_interrupts.workflows.patches import ARRIVE_TOGETHER
 from agent_interrupts.workflows.run_book import RunBook
 from agent_interrupts.workflows.visibility import show_orchestrator
+
+with workflow.unsafe.imports_passed_through():
+    from agent_interrupts.activities.round_trip import round_trip
 
 StartAgent = Callable[[int], Awaitable[AgentReply]]
 """Runs the fan-out's agent at this index (with its answer, if it has one)."""
@@ -42,6 +54,13 @@ SettleAgent = Callable[[int, AgentReply], None]
 """Records the reply of the agent at this index and marks it finished or asking."""
 AskNow = Callable[[list[HeldAgent], Collection[str]], Awaitable[StartedQuestion]]
 """Asks the node's question for the agents that asked, but those (by key) asked already."""
+
+
+def waits_again(round_trips: int, quiet: int) -> bool:
+    """Whether a fan-out's question waits one more round trip for its other agents' replies,
+    after ``round_trips`` of them, the last ``quiet`` of which brought none: until
+    ``QUESTION_QUIET_ROUND_TRIPS`` in a row brought none, at most ``QUESTION_MAX_ROUND_TRIPS``."""
+    return quiet < QUESTION_QUIET_ROUND_TRIPS and round_trips < QUESTION_MAX_ROUND_TRIPS
 
 
 @dataclass
@@ -127,9 +146,13 @@ class AnsweredAlone:
         }
 
     async def _ask_the_unasked(self) -> None:
-        """Ask the agents that asked and are in no open question; while others still run, agents
-        asking within the run's ``questionGatherSeconds`` join the same question."""
+        """Ask the agents that asked and are in no open question; while others still run, the
+        agents whose replies arrive together with theirs join the same question
+        (``_wait_for_arrivals``), as do those asking within the run's
+        ``questionGatherSeconds``."""
         gather = self._book.state.question_gather_seconds
+        if self._agents and self._unasked() and workflow.patched(ARRIVE_TOGETHER):
+            await self._wait_for_arrivals()
         if gather > 0 and self._agents and self._unasked():
             await workflow.wait(list(self._agents.values()), timeout=gather)
             self._settle_finished()
@@ -137,6 +160,23 @@ class AnsweredAlone:
             started = await self._ask_now(self._fan_out, self._asked_already())
             self._questions[started.child_id] = started
         self._show_waiting()
+
+    async def _wait_for_arrivals(self) -> None:
+        """Settle the running agents whose replies arrive in the next workflow tasks: round trips
+        through the server until a few in a row brought none (``waits_again``)."""
+        round_trips = quiet = 0
+        while self._agents and waits_again(round_trips, quiet):
+            running = len(self._agents)
+            with contextlib.suppress(ActivityError):  # no worker ran it in time: ask now
+                await workflow.execute_activity(
+                    round_trip,
+                    schedule_to_close_timeout=ROUND_TRIP_TIMEOUT,
+                    retry_policy=ROUND_TRIP_RETRY,
+                    summary="let the replies arriving with this question's come in",
+                )
+            round_trips += 1
+            self._settle_finished()
+            quiet = 0 if len(self._agents) < running else quiet + 1
 
     def _unasked(self) -> list[str]:
         covered = self._asked_already()

@@ -84,9 +84,15 @@ from agent_interrupts.workflows.interrupt_hooks import (
 )
 from agent_interrupts.workflows.legacy import started_before_notifications, upgrade_start
 from agent_interrupts.workflows.notifications import Notifier
+from agent_interrupts.workflows.patches import (
+    ANSWER_TAKEN,
+    EVENT_CHOICES_JOIN,
+    FREE_TEXT,
+    REROUTE_TAKEN,
+)
 from agent_interrupts.workflows.shadow import SHADOW_SUFFIX
 from agent_interrupts.workflows.visibility import show_interrupt
-from agent_interrupts.workflows.ways_out import ContinueAt, Stop, chosen_way
+from agent_interrupts.workflows.ways_out import ContinueAt, Stop, chosen_way, request_for
 
 with workflow.unsafe.imports_passed_through():
     from agent_interrupts.activities.autonomy import AutonomyActivities
@@ -505,22 +511,34 @@ class InterruptWorkflow:
             outcome = await translation
         except ActivityError as err:
             routing = None
+            resumes_origin = keep == allowed_route(job.origin, None, team)
             if (
                 keep is not None
-                and keep == allowed_route(job.origin, None, team)  # it resumes its own agent
                 and not isinstance(err.cause, CancelledError)  # overruled: not a failure
+                and (resumes_origin or workflow.patched(REROUTE_TAKEN))
                 and workflow.patched(ANSWER_TAKEN)
             ):
+                carried = (
+                    job.origin_request
+                    if resumes_origin
+                    else request_for(team.node(reroute_to or job.origin).request_model, None, "")
+                )
+                asked_by = None if resumes_origin else str(job.origin)
                 routing = untranslated_routing(
-                    keep, job.origin_request, job.request, resolution, team
+                    keep, carried or {}, job.request, resolution, team, asked_by
                 )
             if routing is None:
                 raise
             why = clip(failure_message(err), 1_000)
+            goes_on = (
+                f"{job.origin} resumes with its last request"
+                if resumes_origin
+                else f"the run continues at {reroute_to} with its last request"
+            )
             self._event(
                 EventKind.WARNING,
-                f"the answer could not be translated ({why}); {job.origin} resumes with its "
-                "last request and your answer as guidance",
+                f"the answer could not be translated ({why}); {goes_on} and your answer as "
+                "guidance",
             )
             outcome = InterruptOutcome(
                 routing=routing, route=keep, resolution=resolution, untranslated=why
@@ -573,13 +591,6 @@ def _reroute_target(job: InterruptInput, resolution: InterruptResolution, team: 
 
 
 RESOLVE_UPDATE = "resolve_validated"
-ANSWER_TAKEN = "30-answer-taken-untranslated"
-"""Patch id: an accepted answer the translator cannot write resumes its agent with the answer as
-guidance (``untranslated_routing``) instead of failing the run."""
-EVENT_CHOICES_JOIN = "30-event-choices-join-the-agents-own"
-"""Patch id: a supervisor's choices join the asking agent's own instead of replacing them."""
-FREE_TEXT = "18-free-text-answers"
-"""Patch id: a resolve signal's free text may answer the choices it leaves open."""
 
 
 def _placeholder_job() -> InterruptInput:

@@ -8,7 +8,7 @@ from typing import Any
 
 from agent_interrupts.models.agent_types import DISPATCHED_AGENTS
 from agent_interrupts.models.interrupt_flow import InterruptInput
-from agent_interrupts.models.interrupts import InterruptResolution
+from agent_interrupts.models.interrupts import InterruptRequestBase, InterruptResolution
 
 
 def _unique_ids(job: InterruptInput) -> InterruptInput:
@@ -86,6 +86,20 @@ REPLACING_REQUEST_HOOKS: RequestHooks = (
     ("request:unique_ids", _unique_ids),
 )
 """The request hooks of a question asked before an event's choices joined the agent's own."""
+
+
+def asked_question(job: InterruptInput) -> InterruptRequestBase:
+    """The question as the person sees it: ``job``'s request after the request hooks (a
+    supervisor's choices and confirmations joined to the agent's own), as InterruptWorkflow
+    prepares it; a carried job's request has them applied already."""
+    if job.carried is not None:
+        return job.request
+    asked = job.model_copy(deep=True)  # the hooks change ids in place
+    for _, request_hook in REQUEST_HOOKS:
+        asked = request_hook(asked)
+    return asked.request
+
+
 RESOLUTION_HOOKS: tuple[tuple[str, Callable[[InterruptResolution], InterruptResolution]], ...] = (
     ("resolution:drop_empty_answers", _drop_empty_answers),
 )

@@ -37,7 +37,12 @@ from agent_interrupts.models.interrupts import (
     StructuredChoice,
 )
 from agent_interrupts.models.limits import MAX_ITEMS, clip, compact_json
-from agent_interrupts.models.resolution_rules import describe_resolution, unanswered_parts
+from agent_interrupts.models.resolution_rules import (
+    answer_lines,
+    closing_lines,
+    describe_resolution,
+    unanswered_parts,
+)
 from agent_interrupts.models.results import DispatchResult
 from agent_interrupts.models.team import Team
 from agent_interrupts.workflows.resume import resumed_request
@@ -161,10 +166,14 @@ def lifted_output(
 
 
 def answer_each(
-    request: InterruptRequestBase, resolution: InterruptResolution, fan_out: Sequence[HeldAgent]
+    request: InterruptRequestBase,
+    resolution: InterruptResolution,
+    fan_out: Sequence[HeldAgent],
+    also: Sequence[str] = (),
 ) -> list[HeldAgent]:
     """The fan-out with each agent whose question ``request`` carried given its own answer (an
-    agent whose part the answer leaves for later keeps waiting: ``unanswered_parts``)."""
+    agent whose part the answer leaves for later keeps waiting: ``unanswered_parts``), and the
+    lines ``also`` every answered agent reads (a supervisor's part joined to the question)."""
     carried = {q.agent_key: q for q in getattr(request, "agent_questions", ())}
     later = unanswered_parts(request, resolution)
     answered = []
@@ -173,6 +182,15 @@ def answer_each(
         if question is not None and held_agent.result is None and held_agent.key not in later:
             own = own_answer(held_agent.key, resolution)
             text = describe_resolution(question.request, own)
+            if also:
+                text = "\n".join(
+                    [
+                        f"Question: {question.request.reason}",
+                        *answer_lines(question.request, own),
+                        *also,
+                        *closing_lines(own),
+                    ]
+                )
             tokens = more_tokens(own, held_agent.output_tokens_factor)
             held_agent = held_agent.model_copy(
                 update={"answer": text, "output_tokens_factor": tokens}

@@ -85,6 +85,13 @@ from agent_interrupts.workflows.handler_args import one_raw_payload, parse_raw, 
 from agent_interrupts.workflows.handler_list import list_named_handlers_only
 from agent_interrupts.workflows.handover import history_is_long
 from agent_interrupts.workflows.lifting import fan_out_context
+from agent_interrupts.workflows.patches import (
+    EVENT_ENDS_IN_QUESTION,
+    EVENTS_ON_DISPATCH_NODES,
+    EVENTS_ON_DISPATCHED_AGENTS,
+    STEP_BUDGET_ASKS,
+    STUCK_WAYS_OUT,
+)
 from agent_interrupts.workflows.planner import last_request_of
 from agent_interrupts.workflows.run_book import RunBook, upstream_of
 from agent_interrupts.workflows.steps import decide
@@ -94,19 +101,6 @@ from agent_interrupts.workflows.visibility import claim_attributes, show_orchest
 from agent_interrupts.workflows.ways_out import Stop, chosen_way, request_for
 from agent_interrupts.workflows.workspace import pin_workspace
 
-EVENT_ENDS_IN_QUESTION = "18-event-ends-in-question"
-"""Patch id: an agent that ignores a supervisor's event gets its question asked by the workflow
-(runs recorded before dropped the event with a warning)."""
-STEP_BUDGET_ASKS = "19-step-budget-asks-a-person"
-STUCK_WAYS_OUT = "40-stuck-questions-offer-ways-out"
-"""Patch id: a stuck agent's question offers stopping, continuing at its next agent and
-answering in its place as options, and the answer is acted on (``workflows/ways_out.py``)."""
-EVENTS_ON_DISPATCHED_AGENTS = "18-events-on-dispatched-agents"
-"""Patch id: a supervisor's signal may target a running dispatched agent (runs recorded before
-refused it)."""
-EVENTS_ON_DISPATCH_NODES = "30-events-on-dispatch-nodes-cancel-their-agents"
-"""Patch id: an event on a dispatch node cancels its running agents, which run again with the
-message (runs recorded before let them finish first)."""
 CONTINUE_AS_NEW_STEPS = 500
 """Steps per run before continuing as new (sooner when the server suggests it)."""
 

@@ -48,13 +48,11 @@ from agent_interrupts.workflows import blackboard
 from agent_interrupts.workflows.curation import curate as derive_curation
 from agent_interrupts.workflows.event_log import log_event, record_event
 from agent_interrupts.workflows.legacy import upgrade_output
+from agent_interrupts.workflows.patches import MODEL_FAILURES_ASK
 from agent_interrupts.workflows.stuck_questions import stuck_question
 from agent_interrupts.workflows.supervised_call import SupervisedCalls
 from agent_interrupts.workflows.supervisor_events import SupervisorEvents
 
-MODEL_FAILURES_ASK = "30-model-failures-ask"
-"""Patch: an endpoint down or hanging past its attempts, or an oversized reply, asks a person at
-the node; runs recorded before it failed there."""
 CONTEXT_WINDOW = 6
 """How many recent outputs an agent sees as curated upstream context."""
 

@@ -40,6 +40,7 @@ from agent_interrupts.models.resolution_rules import redirect_targets, suggested
 from agent_interrupts.models.state import NodeRef, PendingInterrupt
 from agent_interrupts.models.team import Team
 from agent_interrupts.models.team_build import team_of
+from agent_interrupts.workflows.patches import OWN_ATTRIBUTES
 
 AGENT_PHASE = SearchAttributeKey.for_keyword("AgentPhase")
 INTERRUPT_STATE = SearchAttributeKey.for_keyword("InterruptState")
@@ -137,7 +138,6 @@ def child_attributes(job: InterruptInput) -> TypedSearchAttributes | None:
     )
 
 
-OWN_ATTRIBUTES = "30-runs-set-their-own-search-attributes"
 LIST_SEARCH_ATTRIBUTES = "list_keyword_search_attributes"
 """``activities.search_attributes``'s local activity, by name."""
 

@@ -7,12 +7,15 @@ as "already answered" (``activities.offline_model.RESOLVED_MARKER``), and it app
 from __future__ import annotations
 
 from agent_interrupts.activities.contributors.base import PromptContext, PromptContributor
+from agent_interrupts.models.answer_text import NOT_ASKED
 
 TITLE = "Interrupt resolution"
 
 
 class InterruptResolutionContributor(PromptContributor):
-    """Puts the question this node asked and its answer into the prompt of the resumed agent."""
+    """Puts the question this node asked and its answer into the prompt of the resumed agent; an
+    agent the answer sent the run to, which did not ask, is told so (the account says who asked
+    and why the run is here: ``models.answer_text``)."""
 
     name = "interrupt-resolution"
     title = TITLE
@@ -23,6 +26,13 @@ class InterruptResolutionContributor(PromptContributor):
         resolution = (ctx.interrupt_resolution or "").strip()
         if not resolution:
             return None
+        if resolution.startswith(NOT_ASKED):
+            return (
+                "A question asked at another agent has been answered, and the answer sends the "
+                "run to you. Follow it: take each chosen option, write-in and yes/no below as a "
+                "decision already made.\n"
+                f"{resolution}"
+            )
         return (
             "You asked a question earlier and it has been answered. Follow the answer: take "
             "each chosen option, write-in and yes/no as a decision already made, and do not ask "

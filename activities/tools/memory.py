@@ -1,6 +1,7 @@
 """Episodic memory (agents US2): retain episodes, recall them by text, reflect to link them.
 
-``MemoryStore`` is the whole interface the tools use; ``open_memory(url)`` picks the backend from
+``MemoryStore`` is the whole interface the tools use, and ``MemoryBackend`` implements it once
+for both stores, each supplying its queries; ``open_memory(url)`` picks the backend from
 ``AGENT_MEMORY_URL``. The embedded backend is one SQLite file with an FTS5 index: enough for the
 workers of one machine; workers on several machines share a PostgreSQL server
 (``memory_postgres.py``), which behaves the same. Memories live in a *space* (one per workspace
@@ -15,9 +16,12 @@ import re
 import sqlite3
 import threading
 import time
+from abc import ABC, abstractmethod
+from collections.abc import Iterator
+from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Protocol
+from typing import Any, Generic, TypeAlias, TypeVar
 
 from agent_interrupts.activities.redaction import redact
 
@@ -47,30 +51,6 @@ class Recalled:
     """The best matches, best first."""
     linked: list[Memory]
     """Memories linked to a match (through a reflection) that did not match themselves."""
-
-
-class MemoryStore(Protocol):
-    """What the memory tools need from a store; a server-backed store implements the same."""
-
-    def retain(
-        self,
-        key: str,
-        space: str,
-        content: str,
-        *,
-        agent: str,
-        node_id: str,
-        context_ids: list[str],
-        files: list[str],
-    ) -> int: ...
-
-    def recall(
-        self, space: str, query: str, limit: int = RECALL_LIMIT, before: float | None = None
-    ) -> Recalled: ...
-
-    def reflect(
-        self, key: str, space: str, memory_ids: list[int], insight: str, *, agent: str, node_id: str
-    ) -> int: ...
 
 
 def open_memory(url: str, recall_window: int = RECALL_WINDOW) -> MemoryStore:
@@ -104,6 +84,106 @@ def check_reflected(memory_ids: list[int], known: set[int]) -> None:
             + (", ".join(map(str, missing)) or "none given")
         )
 
+
+@dataclass(frozen=True)
+class NewMemory:
+    """A memory to store, as ``retain`` or ``reflect`` received it."""
+
+    key: str
+    space: str
+    kind: str
+    content: str
+    agent: str
+    node_id: str
+    context_ids: list[str]
+    files: list[str]
+
+
+Handle = TypeVar("Handle")
+"""What a backend's queries run on: a connection from its pool, or its one SQLite connection."""
+
+
+class MemoryBackend(ABC, Generic[Handle]):
+    """``retain``, ``reflect`` and ``recall`` once, for both stores: a backend supplies its
+    queries (``_insert``, ``_known``, ``_link``, ``_matches``, ``_with_ids``) and ``_unit``, in
+    which one call's queries run together (a transaction, or the SQLite connection's lock)."""
+
+    def __init__(self, recall_window: int) -> None:
+        self._window = recall_window
+
+    def retain(
+        self,
+        key: str,
+        space: str,
+        content: str,
+        *,
+        agent: str,
+        node_id: str,
+        context_ids: list[str],
+        files: list[str],
+    ) -> int:
+        """Store an episode once per ``key``; return its id (the first one's, on a retry)."""
+        with self._unit() as db:
+            new = NewMemory(key, space, "episode", content, agent, node_id, context_ids, files)
+            return self._insert(db, new)
+
+    def reflect(
+        self, key: str, space: str, memory_ids: list[int], insight: str, *, agent: str, node_id: str
+    ) -> int:
+        """Store ``insight`` once per ``key`` and link it with each memory of ``memory_ids``."""
+        with self._unit() as db:
+            known = self._known(db, space, memory_ids)
+            check_reflected(memory_ids, known)
+            new = NewMemory(key, space, "insight", insight, agent, node_id, [], [])
+            insight_id = self._insert(db, new)
+            self._link(db, insight_id, sorted(known))
+        return insight_id
+
+    def recall(
+        self, space: str, query: str, limit: int = RECALL_LIMIT, before: float | None = None
+    ) -> Recalled:
+        """The memories of ``space`` that best match ``query``'s words, and those linked to them;
+        with ``before`` (a Unix time), only memories retained earlier."""
+        words = recall_words(query)
+        if not words:
+            return Recalled([], [])
+        until = before if before is not None else float("inf")
+        with self._unit() as db:
+            found = self._matches(db, space, words, until, limit)
+            hit_ids = {m.id for m in found}
+            linked_ids = sorted({i for m in found for i in m.linked} - hit_ids)[:limit]
+            return Recalled(found, self._with_ids(db, linked_ids, until))
+
+    @abstractmethod
+    def _unit(self) -> AbstractContextManager[Handle]:
+        """One call's queries, together."""
+
+    @abstractmethod
+    def _insert(self, db: Handle, new: NewMemory) -> int:
+        """Insert ``new`` unless its key is there; its id either way."""
+
+    @abstractmethod
+    def _known(self, db: Handle, space: str, memory_ids: list[int]) -> set[int]:
+        """Which of ``memory_ids`` are memories of ``space``."""
+
+    @abstractmethod
+    def _link(self, db: Handle, insight_id: int, memory_ids: list[int]) -> None:
+        """Link ``insight_id`` with each of ``memory_ids``, both ways, once."""
+
+    @abstractmethod
+    def _matches(
+        self, db: Handle, space: str, words: list[str], before: float, limit: int
+    ) -> list[Memory]:
+        """The best ``limit`` of the newest ``self._window`` memories of ``space`` retained before
+        ``before`` that contain any of ``words``, best first (ties: lower id first)."""
+
+    @abstractmethod
+    def _with_ids(self, db: Handle, memory_ids: list[int], before: float) -> list[Memory]:
+        """The memories ``memory_ids`` retained before ``before``, by id."""
+
+
+MemoryStore: TypeAlias = MemoryBackend[Any]
+"""What the memory tools use: either store."""
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS memories (
@@ -159,12 +239,12 @@ def _wal(db: sqlite3.Connection) -> None:
             time.sleep(0.05)
 
 
-class SqliteMemory:
+class SqliteMemory(MemoryBackend[sqlite3.Connection]):
     """The embedded store: one SQLite file (WAL), full-text search with FTS5 and bm25 ranking
     of the newest ``recall_window`` matches."""
 
     def __init__(self, path: Path, recall_window: int = RECALL_WINDOW) -> None:
-        self._window = recall_window
+        super().__init__(recall_window)
         path.parent.mkdir(parents=True, exist_ok=True)
         self._db = sqlite3.connect(
             path, check_same_thread=False, timeout=SQLITE_BUSY_SECONDS, isolation_level=None
@@ -175,115 +255,82 @@ class SqliteMemory:
             self._db.execute("PRAGMA synchronous=NORMAL")  # WAL: survives a crash of the worker
             self._db.executescript(_SCHEMA)
 
-    def retain(
-        self,
-        key: str,
-        space: str,
-        content: str,
-        *,
-        agent: str,
-        node_id: str,
-        context_ids: list[str],
-        files: list[str],
-    ) -> int:
-        """Store an episode once per ``key``; return its id (the first one's, on a retry)."""
-        return self._insert(key, space, "episode", content, agent, node_id, context_ids, files)
-
-    def reflect(
-        self, key: str, space: str, memory_ids: list[int], insight: str, *, agent: str, node_id: str
-    ) -> int:
-        """Store ``insight`` once per ``key`` and link it with each memory of ``memory_ids``."""
-        with self._lock:
-            known = {
-                row[0]
-                for row in self._db.execute(
-                    f"SELECT id FROM memories WHERE space = ? AND id IN ({_marks(memory_ids)})",
-                    [space, *memory_ids],
-                )
-            }
-        check_reflected(memory_ids, known)
-        insight_id = self._insert(key, space, "insight", insight, agent, node_id, [], [])
-        with self._lock:
-            self._db.executemany(
-                "INSERT OR IGNORE INTO links (a, b) VALUES (?, ?)",
-                [pair for m in sorted(known) for pair in ((insight_id, m), (m, insight_id))],
-            )
-        return insight_id
-
-    def recall(
-        self, space: str, query: str, limit: int = RECALL_LIMIT, before: float | None = None
-    ) -> Recalled:
-        """The memories of ``space`` that best match ``query``'s words, and those linked to them;
-        with ``before`` (a Unix time), only memories retained earlier."""
-        words = recall_words(query)
-        if not words:
-            return Recalled([], [])
-        match = " OR ".join(f'"{w}"' for w in words)
-        with self._lock:
-            rows = self._db.execute(
-                _RECALL,
-                (match, space, before if before is not None else float("inf"), self._window, limit),
-            ).fetchall()
-            found = [self._memory(row) for row in rows]
-            hit_ids = {m.id for m in found}
-            linked_ids = sorted({i for m in found for i in m.linked} - hit_ids)[:limit]
-            linked = [
-                self._memory(row)
-                for row in self._db.execute(
-                    f"SELECT * FROM memories WHERE id IN ({_marks(linked_ids)}) AND created < ? "
-                    "ORDER BY id",
-                    [*linked_ids, before if before is not None else float("inf")],
-                )
-            ]
-        return Recalled(found, linked)
-
-    def _insert(
-        self,
-        key: str,
-        space: str,
-        kind: str,
-        content: str,
-        agent: str,
-        node_id: str,
-        context_ids: list[str],
-        files: list[str],
-    ) -> int:
-        with self._lock:
-            self._db.execute(
-                "INSERT OR IGNORE INTO memories (key, space, kind, content, agent, node_id, "
-                "context_ids, files, created) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                (
-                    key,
-                    space,
-                    kind,
-                    content,
-                    agent,
-                    node_id,
-                    json.dumps(context_ids),
-                    " ".join(files),
-                    time.time(),
-                ),
-            )
-            row = self._db.execute("SELECT id FROM memories WHERE key = ?", (key,)).fetchone()
-        return int(row[0])
-
-    def _memory(self, row: tuple[object, ...]) -> Memory:
-        memory_id = int(str(row[0]))
-        links = self._db.execute("SELECT b FROM links WHERE a = ? ORDER BY b", (memory_id,))
-        return Memory(
-            id=memory_id,
-            kind=str(row[3]),
-            content=str(row[4]),
-            agent=str(row[5]),
-            node_id=str(row[6]),
-            context_ids=json.loads(str(row[7])),
-            files=str(row[8]).split(),
-            linked=[int(r[0]) for r in links],
-        )
-
     def close(self) -> None:
         with self._lock:
             self._db.close()
+
+    @contextmanager
+    def _unit(self) -> Iterator[sqlite3.Connection]:
+        with self._lock:
+            yield self._db
+
+    def _insert(self, db: sqlite3.Connection, new: NewMemory) -> int:
+        db.execute(
+            "INSERT OR IGNORE INTO memories (key, space, kind, content, agent, node_id, "
+            "context_ids, files, created) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            (
+                new.key,
+                new.space,
+                new.kind,
+                new.content,
+                new.agent,
+                new.node_id,
+                json.dumps(new.context_ids),
+                " ".join(new.files),
+                time.time(),
+            ),
+        )
+        row = db.execute("SELECT id FROM memories WHERE key = ?", (new.key,)).fetchone()
+        return int(row[0])
+
+    def _known(self, db: sqlite3.Connection, space: str, memory_ids: list[int]) -> set[int]:
+        return {
+            row[0]
+            for row in db.execute(
+                f"SELECT id FROM memories WHERE space = ? AND id IN ({_marks(memory_ids)})",
+                [space, *memory_ids],
+            )
+        }
+
+    def _link(self, db: sqlite3.Connection, insight_id: int, memory_ids: list[int]) -> None:
+        db.executemany(
+            "INSERT OR IGNORE INTO links (a, b) VALUES (?, ?)",
+            [pair for m in memory_ids for pair in ((insight_id, m), (m, insight_id))],
+        )
+
+    def _matches(
+        self, db: sqlite3.Connection, space: str, words: list[str], before: float, limit: int
+    ) -> list[Memory]:
+        match = " OR ".join(f'"{w}"' for w in words)
+        rows = db.execute(_RECALL, (match, space, before, self._window, limit)).fetchall()
+        return [_memory(db, row) for row in rows]
+
+    def _with_ids(
+        self, db: sqlite3.Connection, memory_ids: list[int], before: float
+    ) -> list[Memory]:
+        return [
+            _memory(db, row)
+            for row in db.execute(
+                f"SELECT * FROM memories WHERE id IN ({_marks(memory_ids)}) AND created < ? "
+                "ORDER BY id",
+                [*memory_ids, before],
+            )
+        ]
+
+
+def _memory(db: sqlite3.Connection, row: tuple[object, ...]) -> Memory:
+    memory_id = int(str(row[0]))
+    links = db.execute("SELECT b FROM links WHERE a = ? ORDER BY b", (memory_id,))
+    return Memory(
+        id=memory_id,
+        kind=str(row[3]),
+        content=str(row[4]),
+        agent=str(row[5]),
+        node_id=str(row[6]),
+        context_ids=json.loads(str(row[7])),
+        files=str(row[8]).split(),
+        linked=[int(r[0]) for r in links],
+    )
 
 
 def _marks(values: list[int]) -> str:

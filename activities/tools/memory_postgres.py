@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager, contextmanager
+from dataclasses import asdict
 from typing import Any
 
 import psycopg
@@ -26,12 +27,10 @@ from psycopg_pool import ConnectionPool, PoolTimeout
 
 from agent_interrupts.activities.redaction import redact
 from agent_interrupts.activities.tools.memory import (
-    RECALL_LIMIT,
     RECALL_WINDOW,
     Memory,
-    Recalled,
-    check_reflected,
-    recall_words,
+    MemoryBackend,
+    NewMemory,
 )
 
 POOL_SIZE = 10
@@ -108,12 +107,12 @@ class MemoryUnavailable(ConnectionError):
     """The PostgreSQL server cannot be reached or refuses the connection (retrying may help)."""
 
 
-class PostgresMemory:
+class PostgresMemory(MemoryBackend[Connection]):
     """The shared store: PostgreSQL full-text search (``ts_rank`` of the newest
     ``recall_window`` matches), a pool of connections."""
 
     def __init__(self, url: str, recall_window: int = RECALL_WINDOW) -> None:
-        self._window = recall_window
+        super().__init__(recall_window)
         try:
             params = conninfo_to_dict(url)
         except psycopg.ProgrammingError as err:
@@ -137,60 +136,6 @@ class PostgresMemory:
             open=True,
         )
 
-    def retain(
-        self,
-        key: str,
-        space: str,
-        content: str,
-        *,
-        agent: str,
-        node_id: str,
-        context_ids: list[str],
-        files: list[str],
-    ) -> int:
-        """Store an episode once per ``key``; return its id (the first one's, on a retry)."""
-        with self._connection() as db:
-            return _insert(db, key, space, "episode", content, agent, node_id, context_ids, files)
-
-    def reflect(
-        self, key: str, space: str, memory_ids: list[int], insight: str, *, agent: str, node_id: str
-    ) -> int:
-        """Store ``insight`` once per ``key`` and link it with each memory of ``memory_ids``."""
-        with self._connection() as db, db.transaction():
-            rows = db.execute(_KNOWN, {"space": space, "ids": memory_ids}).fetchall()
-            known = {int(row["id"]) for row in rows}
-            check_reflected(memory_ids, known)
-            insight_id = _insert(db, key, space, "insight", insight, agent, node_id, [], [])
-            db.execute(_LINK, {"insight": insight_id, "ids": sorted(known)})
-        return insight_id
-
-    def recall(
-        self, space: str, query: str, limit: int = RECALL_LIMIT, before: float | None = None
-    ) -> Recalled:
-        """The memories of ``space`` that best match ``query``'s words, and those linked to them;
-        with ``before`` (a Unix time), only memories retained earlier."""
-        words = recall_words(query)
-        if not words:
-            return Recalled([], [])
-        match = " or ".join(f'"{w}"' for w in words)
-        until = before if before is not None else float("inf")
-        with self._connection() as db:
-            rows = db.execute(
-                _RECALL,
-                {
-                    "query": match,
-                    "space": space,
-                    "before": until,
-                    "window": self._window,
-                    "limit": limit,
-                },
-            ).fetchall()
-            found = [_memory(row) for row in rows]
-            hit_ids = {m.id for m in found}
-            linked_ids = sorted({i for m in found for i in m.linked} - hit_ids)[:limit]
-            rows = db.execute(_LINKED, {"ids": linked_ids, "before": until}).fetchall()
-        return Recalled(found, [_memory(row) for row in rows])
-
     def close(self) -> None:
         self._pool.close()
 
@@ -213,6 +158,40 @@ class PostgresMemory:
                 f"({_one_line(err)}); start the server or fix AGENT_MEMORY_URL"
             ) from None
 
+    @contextmanager
+    def _unit(self) -> Iterator[Connection]:
+        with self._connection() as db, db.transaction():
+            yield db
+
+    def _insert(self, db: Connection, new: NewMemory) -> int:
+        values = asdict(new) | {"context_ids": Jsonb(new.context_ids), "files": " ".join(new.files)}
+        row = db.execute(_INSERT, values).fetchone() or db.execute(_ID_BY_KEY, values).fetchone()
+        assert row is not None  # inserted, or there already under this key
+        return int(row["id"])
+
+    def _known(self, db: Connection, space: str, memory_ids: list[int]) -> set[int]:
+        rows = db.execute(_KNOWN, {"space": space, "ids": memory_ids}).fetchall()
+        return {int(row["id"]) for row in rows}
+
+    def _link(self, db: Connection, insight_id: int, memory_ids: list[int]) -> None:
+        db.execute(_LINK, {"insight": insight_id, "ids": memory_ids})
+
+    def _matches(
+        self, db: Connection, space: str, words: list[str], before: float, limit: int
+    ) -> list[Memory]:
+        query = {
+            "query": " or ".join(f'"{w}"' for w in words),
+            "space": space,
+            "before": before,
+            "window": self._window,
+            "limit": limit,
+        }
+        return [_memory(row) for row in db.execute(_RECALL, query).fetchall()]
+
+    def _with_ids(self, db: Connection, memory_ids: list[int], before: float) -> list[Memory]:
+        rows = db.execute(_LINKED, {"ids": memory_ids, "before": before}).fetchall()
+        return [_memory(row) for row in rows]
+
 
 def _create_schema(db: Connection) -> None:
     """The tables, once: the advisory lock makes a second worker wait, then find them."""
@@ -221,32 +200,6 @@ def _create_schema(db: Connection) -> None:
         row = db.execute(_SCHEMA_MISSING).fetchone()
         if row is None or row["missing"]:
             db.execute(_SCHEMA)
-
-
-def _insert(
-    db: Connection,
-    key: str,
-    space: str,
-    kind: str,
-    content: str,
-    agent: str,
-    node_id: str,
-    context_ids: list[str],
-    files: list[str],
-) -> int:
-    values = {
-        "key": key,
-        "space": space,
-        "kind": kind,
-        "content": content,
-        "agent": agent,
-        "node_id": node_id,
-        "context_ids": Jsonb(context_ids),
-        "files": " ".join(files),
-    }
-    row = db.execute(_INSERT, values).fetchone() or db.execute(_ID_BY_KEY, values).fetchone()
-    assert row is not None  # inserted, or there already under this key
-    return int(row["id"])
 
 
 def _memory(row: dict[str, Any]) -> Memory:

@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+import ast
 import hashlib
 import hmac
 from datetime import UTC, datetime, timedelta
+from pathlib import Path
 
 import pytest
 from temporalio.testing import ActivityEnvironment
 
+from agent_interrupts.activities import notify_channels
 from agent_interrupts.activities.notify import (
     DELIVERED,
     NotificationActivities,
@@ -226,3 +229,11 @@ def test_a_notice_links_the_question_once_whatever_page_is_configured() -> None:
     configured = "http://ui.example:8233/namespaces/default/workflows"
     link = build_payload(_notice(), "default", configured).links.ui
     assert link == "http://ui.example:8233/namespaces/default/workflows/orchestrator-1-interrupt-1"
+
+
+def test_the_channels_import_nothing_from_notify() -> None:
+    """``notify`` imports its channels; the channels never import ``notify`` back, not even for
+    a type (``SmtpTarget`` lives with the email channel that uses it)."""
+    tree = ast.parse(Path(notify_channels.__file__).read_text())
+    imported = {node.module for node in ast.walk(tree) if isinstance(node, ast.ImportFrom)}
+    assert "agent_interrupts.activities.notify" not in imported

@@ -297,7 +297,9 @@ async def _question_handed_over(out: Path) -> None:
             await handle.result()
         await _save(client, handle.id, "orchestrator-handed-over", out)
         await _save(client, child_id, "interrupt-handed-over", out)
-        scenario = OfflineScenario.parse("fanout=3;interrupt=TICKET_AGENT#1,TICKET_AGENT#3")
+        scenario = OfflineScenario.parse(  # two questions: the third agent asks 2 s later
+            "fanout=3;interrupt=TICKET_AGENT#1,TICKET_AGENT#3;delay=TICKET_AGENT#3:2"
+        )
         async with build_worker(client, task_queue, LlmSettings(), offline=OfflineModel(scenario)):
             together = await start(client, task_queue, "recorded-handed-over-together")
             await handed_over_together(together)

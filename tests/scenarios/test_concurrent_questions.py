@@ -9,7 +9,7 @@ import asyncio
 from typing import Any
 
 import pytest
-from temporalio.client import Client, WorkflowUpdateFailedError
+from temporalio.client import Client, WorkflowHandle, WorkflowUpdateFailedError
 
 from agent_interrupts.activities.llm import LlmSettings
 from agent_interrupts.activities.offline_model import RESOLVED_MARKER, OfflineModel, OfflineScenario
@@ -259,3 +259,51 @@ async def test_an_event_stops_one_running_dispatched_agent_and_its_siblings_run_
     calls = [_node(c) for c in _calls(offline.received, TICKET_AGENT)]
     assert calls.count("ticket-agent-1") == 1 and calls.count("ticket-agent-3") == 1
     assert calls.count("ticket-agent-2") == 3, "cancelled, asked again with the message, resumed"
+
+
+FAN_OUTS = 20
+"""Runs, each with one fan-out of three ticket agents that all ask at about the same moment."""
+
+
+async def _questions_once_all_asked(
+    client: Client, handle: WorkflowHandle[OrchestratorWorkflow, Any]
+) -> list[str]:
+    """The InterruptWorkflow ids the run's ticket dispatch node started, once its three agents
+    have answered (each with a question) and at least one question was started."""
+    async with asyncio.timeout(180):
+        while True:
+            status = await full_status(client, handle)
+            asked = [
+                e
+                for e in status.history
+                if e.kind is EntryKind.OUTPUT and e.agent_type is AgentType.TICKET_AGENT
+            ]
+            questions = [
+                str((e.payload or {}).get("workflowId"))
+                for e in status.history
+                if e.kind is EntryKind.INTERRUPT and e.agent_type is AgentType.TICKET_DISPATCH
+            ]
+            if len(asked) == 3 and questions:
+                return questions
+            await asyncio.sleep(0.2)
+
+
+async def test_three_agents_asking_at_once_always_share_one_question(
+    client: Client, task_queue: str, workflow_id: str
+) -> None:
+    """FR-094: with the default gathering window (0 s), the three agents of a fan-out
+    whose questions arrive together are asked as one question, run after run (20 fan-outs)."""
+    offline = OfflineModel(OfflineScenario.parse("fanout=3;interrupt=TICKET_AGENT"))
+    async with build_worker(client, task_queue, LlmSettings(), offline=offline):
+        handles = [await start(client, task_queue, f"{workflow_id}-{n}") for n in range(FAN_OUTS)]
+        found = await asyncio.gather(*(_questions_once_all_asked(client, h) for h in handles))
+        shown = [await interrupt_status(client, questions[0]) for questions in found if questions]
+        for handle in handles:
+            await handle.terminate("the test has seen its questions")
+    assert [len(q) for q in found] == [1] * FAN_OUTS, "one question per fan-out, every time"
+    for question in shown:
+        assert [q.agent_key for q in question.request.agent_questions] == [  # type: ignore[attr-defined]
+            "ticket-agent-1",
+            "ticket-agent-2",
+            "ticket-agent-3",
+        ]

@@ -423,3 +423,112 @@ async def test_events_work_across_continue_as_new_and_the_history_replays(
     for run in runs:
         history = await client.get_workflow_handle(workflow_id, run_id=run.run_id).fetch_history()
         assert (await replayer.replay_workflow(history)).replay_failure is None
+
+
+def _prompts_of(offline: OfflineModel, agent: AgentType) -> list[str]:
+    """The system prompts of ``agent``'s LLM calls, in order."""
+    name = _routing_name(agent)
+    return [
+        r["messages"][0]["content"]
+        for r in offline.received
+        if r["response_format"]["json_schema"]["name"] == name
+    ]
+
+
+_SUPERVISOR_ITEM = {
+    "confirmationId": "freeze-scope",
+    "statement": "Freeze the scope at the three specified modules",
+    "context": "c",
+    "defaultValue": True,
+    "impactIfNo": "all 15 modules are planned",
+}
+_WRITE_IN = '  Plan only "rate limits" \u2014 then stop.'
+
+
+async def test_the_agent_that_asked_reads_each_part_of_a_joined_question(
+    client: Client, task_queue: str, workflow_id: str
+) -> None:
+    """handler US3: the supervisor's part of a joined question reaches the resumed agent
+    with its words: its question, the typed CUSTOM text as typed, its confirmation's statement
+    and answer; the agent's own part is told as its own."""
+    source = AgentType.PLANNING_ORCHESTRATOR
+    choices = [
+        {"label": "Keep planning", "value": "keep", "description": "as is"},
+        {"label": "Narrow", "value": "narrow", "description": "three modules"},
+    ]
+    offline, handle, _pending, question, child = await _steer(
+        client,
+        task_queue,
+        workflow_id,
+        source,
+        None,
+        choices=choices,
+        confirmationItems=[_SUPERVISOR_ITEM],
+    )
+    async with build_worker(client, task_queue, LlmSettings(), offline=offline):
+        before = len(_prompts_of(offline, source))
+        answer = answer_all(question.request).model_copy(
+            update={
+                "selected_choices": {
+                    **answer_all(question.request).selected_choices,
+                    "supervisor": "CUSTOM",
+                },
+                "custom_inputs": {"supervisor": _WRITE_IN},
+            }
+        )
+        await child.execute_update(InterruptWorkflow.resolve_validated, answer)
+        await asyncio.wait_for(handle.result(), 60)
+    resumed = _prompts_of(offline, source)[before]
+    own = next(c for c in question.request.choices if c.choice_id != "supervisor")
+    own_option = next(o.description for o in own.options if o.key.value == "B")
+    assert "You asked a question earlier" in resumed
+    assert f"- {own.question} -> B ({own_option})" in resumed, "its own part, as its own"
+    assert "A supervisor's question (event " in resumed
+    assert "- Need clarification on discovery scope -> CUSTOM: " in resumed
+    assert f'CUSTOM: "{_WRITE_IN}"' in resumed, "the write-in as typed"
+    assert "- Freeze the scope at the three specified modules -> no" in resumed
+    assert "supervisor -> " not in resumed, "never a bare id"
+
+
+async def test_an_agent_the_answer_sends_the_run_to_is_told_it_did_not_ask(
+    client: Client, task_queue: str, workflow_id: str
+) -> None:
+    """handler US3: the agent a supervisor's option sends the run to is told who sent it
+    there and why, with the supervisor's part; not "you asked", nor the asking agent's own
+    answer. The run's events say the asking agent's own part was not taken, and what it was."""
+    source = AgentType.PLANNING_ORCHESTRATOR
+    choices = [
+        {"label": "Back to discovery", "value": "DISCOVERY_ORCHESTRATOR", "description": "rescan"},
+        {"label": "On to tickets", "value": "TICKET_ORCHESTRATOR", "description": "skip ahead"},
+    ]
+    offline, handle, _pending, question, child = await _steer(
+        client,
+        task_queue,
+        workflow_id,
+        source,
+        None,
+        choices=choices,
+        confirmationItems=[_SUPERVISOR_ITEM],
+    )
+    async with build_worker(client, task_queue, LlmSettings(), offline=offline):
+        await child.execute_update(
+            InterruptWorkflow.resolve_validated, answer_all(question.request, option="B")
+        )
+        await asyncio.wait_for(handle.result(), 60)
+        status = await full_status(client, handle)
+    (resumed, *_) = _prompts_of(offline, AgentType.TICKET_ORCHESTRATOR)
+    own = next(c for c in question.request.choices if c.choice_id != "supervisor")
+    assert "You asked a question earlier" not in resumed
+    assert f"You did not ask a question earlier: {source.value} asked one" in resumed
+    assert "chose the supervisor's option B (On to tickets: skip ahead)" in resumed
+    assert "- Need clarification on discovery scope -> B (On to tickets: skip ahead)" in resumed
+    assert "- Freeze the scope at the three specified modules -> no" in resumed
+    assert f"{own.question} ->" not in resumed, "never the asking agent's own answer"
+    assert f"{source.value}'s own part of the question" in resumed
+    (not_taken,) = [e for e in status.events if "own part of the answer to" in e.message]
+    assert not_taken.kind is EventKind.WARNING
+    assert f"{source.value}'s own part of the answer to " in not_taken.message
+    assert f"is not taken, the run continues at {AgentType.TICKET_ORCHESTRATOR.value}: " in (
+        not_taken.message
+    )
+    assert f"{own.question} -> B (" in not_taken.message, "what the own part was"

@@ -12,6 +12,7 @@ from collections import Counter
 from typing import Any
 
 from temporalio.client import Client, WorkflowHandle, WorkflowUpdateFailedError
+from temporalio.service import RPCError, RPCStatusCode
 
 from agent_interrupts.activities.llm import LlmSettings
 from agent_interrupts.activities.offline_model import RESOLVED_MARKER, OfflineModel, OfflineScenario
@@ -70,7 +71,19 @@ async def _questions(
     async with asyncio.timeout(timeout):
         while len(ids := await _open_questions(handle)) < count or answered in ids:
             await asyncio.sleep(0.05)
-    return {i: (await interrupt_status(client, i)).request for i in ids}
+        return {i: await _started_question(client, i) for i in ids}
+
+
+async def _started_question(client: Client, question_id: str) -> InterruptRequestBase:
+    """The question of ``question_id``, once its start (listed as the run's child as soon as
+    it is initiated) has reached the server."""
+    while True:
+        try:
+            return (await interrupt_status(client, question_id)).request
+        except RPCError as err:
+            if err.status is not RPCStatusCode.NOT_FOUND:
+                raise
+            await asyncio.sleep(0.05)
 
 
 def _asking(question: InterruptRequestBase) -> list[str]:
@@ -214,7 +227,10 @@ async def test_an_answer_that_sends_the_run_elsewhere_closes_the_other_questions
 async def test_questions_open_when_the_history_grows_long_are_asked_again_together() -> None:
     async with await early_continue_as_new_server() as env:
         client, task_queue = env.client, f"tq-{uuid.uuid4()}"
-        scenario = OfflineScenario.parse("fanout=3;interrupt=TICKET_AGENT#1,TICKET_AGENT#3")
+        # the third agent asks 2 s after the first, while the first's question waits
+        scenario = OfflineScenario.parse(
+            "fanout=3;interrupt=TICKET_AGENT#1,TICKET_AGENT#3;delay=TICKET_AGENT#3:2"
+        )
         offline = OfflineModel(scenario)
         async with build_worker(client, task_queue, LlmSettings(), offline=offline):
             handle = await start(client, task_queue, f"wf-{uuid.uuid4()}")

@@ -183,3 +183,44 @@ async def test_an_answer_in_the_agents_place_is_taken_word_for_word(
     [first] = [c for c in server.completions if c.schema_name == "DiscoveryOrchestratorRouting"][:1]
     prompt = "".join(str(m.get("content")) for m in first.messages)
     assert json.dumps(IN_PLACE, ensure_ascii=False) in prompt, "its request, as JSON, in the prompt"
+
+
+async def test_a_continue_at_the_translator_cannot_write_still_continues_there(
+    client: Client, task_queue: str, workflow_id: str
+) -> None:
+    """``continueAt`` (the terminal's G, the inbox's "continue at", ``--continue-at``) with a
+    translator that never writes a valid routing: the run continues at the chosen agent with the
+    person's answer as guidance, told who asked (it used to fail the question and the run)."""
+    target = AgentType.PLANNING_ORCHESTRATOR
+    with ScriptedOpenAIServer(then=INVALID) as server:
+        async with build_worker(client, task_queue, _settings(server)):
+            handle = await start(client, task_queue, workflow_id)
+            asked = await _next_question(handle, client, None)
+            assert asked is not None
+            interrupt_id, _, request = asked
+            elsewhere = InterruptResolution.model_validate(
+                {
+                    **recommended_resolution(request).to_wire(),
+                    "continueAt": target,
+                    "freeText": "  skip discovery, we know the code  ",
+                    "answeredBy": "grace",
+                }
+            )
+            await _answer(client, interrupt_id, elsewhere)
+            after = await _next_question(handle, client, interrupt_id)
+            status = await full_status(client, handle)
+            question = await interrupt_status(client, interrupt_id)
+            await handle.terminate("the test saw enough")
+    assert after is not None and after[1] == target, "the run went on where the person chose"
+    [taken] = [
+        e.payload
+        for e in status.history
+        if e.kind is EntryKind.REQUEST and e.agent_type == target and e.payload is not None
+    ]
+    assert (
+        "grace (HUMAN) answered ORCHESTRATOR's question and sent the run on to you"
+        in (taken["guidance"])
+    )
+    assert "  skip discovery, we know the code  " in taken["guidance"], "the words as typed"
+    warnings = [e.message for e in question.events if "could not be translated" in e.message]
+    assert warnings and f"the run continues at {target}" in warnings[0], warnings

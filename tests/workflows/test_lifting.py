@@ -218,6 +218,25 @@ def test_each_agent_gets_only_its_own_answer_under_its_own_ids() -> None:
     assert "Note: keep it small" in third.answer
 
 
+def test_each_answered_agent_also_reads_the_supervisors_part() -> None:
+    """handler US3: a supervisor's part joined to a fan-out's question reaches each agent
+    answered, with its words, after the agent's own part."""
+    fan_out = [_held(1, question=_question("a")), _held(2, question=_question("b"))]
+    lifted = lift(AgentType.TICKET_DISPATCH, fan_out)
+    assert lifted is not None
+    also = ["A supervisor's question (event e-1), joined to x: why?", "- why? -> A (Keep)"]
+    first, second = answer_each(lifted, answer_all(lifted), fan_out, also)
+    assert first.answer is not None and second.answer is not None
+    assert first.answer.splitlines() == [
+        "Question: unsure about a",
+        "- How to do a? -> B (big)",
+        "- check 0 of a -> no",
+        *also,
+        "Resolved by: HUMAN",
+    ]
+    assert also[1] in second.answer
+
+
 def test_an_answer_to_one_agents_part_answers_only_that_agent() -> None:
     """FR-094: the other agents keep their question, unanswered, for the next one."""
     fan_out = [_held(1, question=_question("a")), _held(2, question=_question("b"))]

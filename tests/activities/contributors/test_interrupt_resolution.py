@@ -11,6 +11,7 @@ from agent_interrupts.activities.offline_model import RESOLVED_MARKER, OfflineMo
 from agent_interrupts.activities.output_schema import decoder_schema
 from agent_interrupts.activities.prompting import PromptRenderer
 from agent_interrupts.models.agent_types import AgentType
+from agent_interrupts.models.answer_text import NOT_ASKED
 from agent_interrupts.models.graph import NODES
 from agent_interrupts.models.routing import Routing
 from tests.support.prompts import ROUTING_AGENTS, make_call
@@ -59,3 +60,15 @@ def test_the_offline_model_asks_until_the_answer_is_in_the_prompt(agent: AgentTy
 
     assert route(None) == "interruptRequest"
     assert route(ANSWER) != "interruptRequest"
+
+
+def test_an_agent_that_did_not_ask_is_not_told_it_asked() -> None:
+    """handler US3: the account of an answer that sent the run here (``NOT_ASKED``)."""
+    sent = (
+        f"{NOT_ASKED}: PLANNING_ORCHESTRATOR asked one, and a person chose ...\nResolved by: HUMAN"
+    )
+    agent = AgentType.TICKET_ORCHESTRATOR
+    prompt = RENDERER.agent_messages(NODES[agent], make_call(agent, interrupt_resolution=sent))
+    section = prompt.system[prompt.system.index(RESOLVED_MARKER) :]
+    assert sent in section and "the answer sends the run to you" in section
+    assert "You asked a question earlier" not in section

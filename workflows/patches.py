@@ -1,0 +1,224 @@
+"""Every patch id the workflow code passes to ``workflow.patched``, with its end (docs/deploys.md).
+
+A change that alters the commands a workflow emits for a recorded history is guarded with
+``workflow.patched(<id>)``: runs recorded before it take the old branch, new runs the new one.
+Each id is registered here once, with the landed version that first carried it, the recorded
+histories (``tests/histories/<version>/<name>.json``) whose replay reaches each branch, and the
+last landed version whose runs may take its old branch. Once no run started by that version (or
+an earlier one) can be in flight, ``workflow.patched(<id>)`` may become
+``workflow.deprecate_patch(<id>)`` and the old branch may go; once no run started before that
+deploy can be in flight, the call may go too (temporalio/samples-python ``hello/hello_patch.py``).
+
+The workflow modules import their ids from here; ``tests/workflows/test_patches.py`` fails on a
+``workflow.patched`` call whose id is not registered, on a history that does not take the branch
+an entry claims, and on a version whose histories take a branch no entry names
+(``python -m tests.histories.patch_uses`` prints the patterns to claim).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+NEXT = "next"
+"""The next landed version, not yet recorded in ``tests/histories/landed.py``: an id added since
+the newest landing. When that version lands, its entries name it instead."""
+
+
+@dataclass(frozen=True)
+class Patch:
+    id: str
+    """What ``workflow.patched`` is called with: the issue that added it, then the change."""
+    what: str
+    """What the new branch does, and what runs recorded before it did."""
+    added_in: str
+    """The landed version (``tests/histories/landed.py``) that first carried the id, or ``NEXT``."""
+    deprecate_after: str
+    """The newest landed version whose runs may take the old branch (the one before
+    ``added_in``): ``deprecate_patch`` is safe once none of its runs, or earlier ones, can be in
+    flight."""
+    old_branch: tuple[str, ...] = ()
+    """Recorded histories (``fnmatch`` patterns over ``<version>/<name>``) whose replay takes the
+    old branch (``patched`` answers ``False``: no marker); each version that has such a history is
+    named."""
+    new_branch: tuple[str, ...] = ()
+    """Recorded histories whose replay takes the new branch (their marker is in the history)."""
+
+
+EVENT_ENDS_IN_QUESTION = "18-event-ends-in-question"
+EVENTS_ON_DISPATCHED_AGENTS = "18-events-on-dispatched-agents"
+FREE_TEXT = "18-free-text-answers"
+EARLY_QUESTIONS = "18-questions-while-siblings-run"
+STEP_BUDGET_ASKS = "19-step-budget-asks-a-person"
+CODE_CHANGES = "20-code-changes"
+QUESTION_HANDED_OVER = "23-question-handed-over"
+ANSWER_TAKEN = "30-answer-taken-untranslated"
+EVENT_CHOICES_JOIN = "30-event-choices-join-the-agents-own"
+EVENTS_ON_DISPATCH_NODES = "30-events-on-dispatch-nodes-cancel-their-agents"
+ANSWERED_ALONE = "30-fan-out-questions-answered-alone"
+MODEL_FAILURES_ASK = "30-model-failures-ask"
+OWN_ATTRIBUTES = "30-runs-set-their-own-search-attributes"
+WORKTREE_LIMIT_ASKS = "30-worktree-limit-asks-a-person"
+ARRIVE_TOGETHER = "40-fan-out-questions-arrive-together"
+REROUTE_TAKEN = "40-rerouted-answer-taken-untranslated"
+STUCK_WAYS_OUT = "40-stuck-questions-offer-ways-out"
+
+_BEFORE_CONCURRENT = ("83c9b6c/orchestrator-dispatch-question-waiting",)
+"""The oldest version's runs: no concurrent-questions shape was recorded yet."""
+
+
+def _concurrent(*versions: str) -> tuple[str, ...]:
+    """The concurrent-questions run recorded by each of ``versions``."""
+    return tuple(f"{v}/orchestrator-concurrent-questions-1" for v in versions)
+
+
+PATCHES: tuple[Patch, ...] = (
+    Patch(
+        EVENT_ENDS_IN_QUESTION,
+        "an agent that ignores a supervisor's event gets its question asked by the workflow "
+        "(runs recorded before dropped the event with a warning)",
+        added_in="2dab00f",
+        deprecate_after="8967e4f",
+        new_branch=("*/orchestrator-ignored-event-1",),
+    ),
+    Patch(
+        EVENTS_ON_DISPATCHED_AGENTS,
+        "a supervisor's signal may target a running dispatched agent (runs recorded before "
+        "refused it)",
+        added_in="2dab00f",
+        deprecate_after="8967e4f",
+        new_branch=("*/orchestrator-event-on-an-agent-1",),
+    ),
+    Patch(
+        FREE_TEXT,
+        "a resolve signal's free text may answer the choices it leaves open",
+        added_in="2dab00f",
+        deprecate_after="8967e4f",
+        new_branch=("*/interrupt-free-text-1",),
+    ),
+    Patch(
+        EARLY_QUESTIONS,
+        "a dispatched agent's question is asked while its siblings still run (runs recorded "
+        "before waited for the whole fan-out)",
+        added_in="2dab00f",
+        deprecate_after="8967e4f",
+        old_branch=(*_BEFORE_CONCURRENT, *_concurrent("8967e4f")),
+        new_branch=_concurrent("0d58100", "2dab00f", "7aed27b", "8f0f9de", "95f6728", "f10337d"),
+    ),
+    Patch(
+        STEP_BUDGET_ASKS,
+        "a run that used up its step budget asks a person for more (runs recorded before failed)",
+        added_in="2dab00f",
+        deprecate_after="8967e4f",
+        new_branch=("*/orchestrator-step-budget-1",),
+    ),
+    Patch(
+        CODE_CHANGES,
+        "a ticket agent with a pinned workspace works in its own worktree and commits there",
+        added_in="2dab00f",
+        deprecate_after="8967e4f",
+    ),
+    Patch(
+        QUESTION_HANDED_OVER,
+        "a question whose run's history grew long while it waited is cancelled and asked again "
+        "by the next run (runs recorded before waited until the server ended them)",
+        added_in="8f0f9de",
+        deprecate_after="0d58100",
+        old_branch=(*_BEFORE_CONCURRENT, *_concurrent("8967e4f", "2dab00f", "7aed27b", "0d58100")),
+        new_branch=("*/orchestrator-handed-over-2",),
+    ),
+    Patch(
+        ANSWER_TAKEN,
+        "an accepted answer the translator cannot write resumes its agent with the answer as "
+        "guidance instead of failing the run",
+        added_in="95f6728",
+        deprecate_after="8f0f9de",
+        new_branch=("*/interrupt-untranslated-1",),
+    ),
+    Patch(
+        EVENT_CHOICES_JOIN,
+        "a supervisor's choices join the asking agent's own instead of replacing them",
+        added_in="f10337d",
+        deprecate_after="95f6728",
+        old_branch=tuple(
+            f"{v}/interrupt-1-1"
+            for v in ("8967e4f", "2dab00f", "7aed27b", "0d58100", "8f0f9de", "95f6728")
+        ),
+        new_branch=("*/interrupt-event-on-a-dispatch-node-1",),
+    ),
+    Patch(
+        EVENTS_ON_DISPATCH_NODES,
+        "an event on a dispatch node cancels its running agents, which run again with the "
+        "message (runs recorded before let them finish first)",
+        added_in="f10337d",
+        deprecate_after="95f6728",
+        new_branch=("*/orchestrator-event-on-a-dispatch-node-1",),
+    ),
+    Patch(
+        ANSWERED_ALONE,
+        "each agent's question is asked at once and each answer re-runs its agents at once (runs "
+        "recorded before asked one question at a time and resumed the node after the fan-out)",
+        added_in="f9add2e",
+        deprecate_after="f10337d",
+        old_branch=(
+            *_BEFORE_CONCURRENT,
+            *_concurrent("8967e4f", "2dab00f", "7aed27b", "0d58100", "8f0f9de", "95f6728"),
+            *_concurrent("f10337d"),
+        ),
+        new_branch=("*/orchestrator-handed-over-together-1",),
+    ),
+    Patch(
+        MODEL_FAILURES_ASK,
+        "an endpoint down or hanging past its attempts, or an oversized reply, asks a person at "
+        "the node (runs recorded before failed there)",
+        added_in="95f6728",
+        deprecate_after="8f0f9de",
+        new_branch=("*/orchestrator-model-failure-1",),
+    ),
+    Patch(
+        OWN_ATTRIBUTES,
+        "a run started without ``AgentPhase`` sets it when its namespace has the project's "
+        "search attributes (runs recorded before left it unset)",
+        added_in="f10337d",
+        deprecate_after="95f6728",
+        old_branch=(
+            *_BEFORE_CONCURRENT,
+            *_concurrent("8967e4f", "2dab00f", "7aed27b", "0d58100", "8f0f9de", "95f6728"),
+        ),
+        new_branch=("*/orchestrator-event-on-a-dispatch-node-1",),
+    ),
+    Patch(
+        WORKTREE_LIMIT_ASKS,
+        "a ticket's worktree step that fails with a rescuable failure (a full disk) asks a "
+        "person at the node (runs recorded before failed the run)",
+        added_in="f10337d",
+        deprecate_after="95f6728",
+    ),
+    Patch(
+        ARRIVE_TOGETHER,
+        "an agent that asks while others of its fan-out run waits for the replies arriving with "
+        "its own (``waits_again``); runs recorded before asked at once, so agents whose replies "
+        "came a workflow task apart could be asked as two questions",
+        added_in=NEXT,
+        deprecate_after="4992237",
+        old_branch=("*/orchestrator-handed-over-together-2",),
+    ),
+    Patch(
+        REROUTE_TAKEN,
+        "an accepted answer that continues at another agent, which the translator cannot write, "
+        "still continues there (the agent's last request, the answer as guidance); runs recorded "
+        "before failed the question",
+        added_in=NEXT,
+        deprecate_after="4992237",
+    ),
+    Patch(
+        STUCK_WAYS_OUT,
+        "a stuck agent's question offers stopping, continuing at its next agent and answering in "
+        "its place as options, and the answer is acted on (``workflows/ways_out.py``)",
+        added_in=NEXT,
+        deprecate_after="4992237",
+        old_branch=("*/orchestrator-model-failure-1",),
+    ),
+)
+"""Every patch id, oldest issue first."""
+
+BY_ID: dict[str, Patch] = {p.id: p for p in PATCHES}
