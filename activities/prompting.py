@@ -14,7 +14,6 @@ import hashlib
 import json
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
-from importlib.resources import files
 from pathlib import Path
 from typing import Any
 
@@ -35,9 +34,9 @@ from agent_interrupts.models.graph import SOFTWARE_TEAM
 from agent_interrupts.models.interrupts import CUSTOM_OPTION_TEXT
 from agent_interrupts.models.team import Node, Team
 
-PROMPTS_DIR = Path(str(files("agent_interrupts") / "prompts"))
-"""The templates, read as the package's data (``importlib.resources``): in the repository the
-top-level ``prompts/`` folder, in an installed wheel the copy it ships."""
+PROMPTS_DIR = Path(__file__).resolve().parents[1] / "prompts"
+"""The templates, beside the package's subpackages (``agent_interrupts.prompts``): in the
+repository the top-level ``prompts/`` folder, in an installed wheel the copy it ships."""
 
 
 @dataclass(frozen=True)

@@ -34,7 +34,6 @@ import json
 import os
 import tomllib
 from collections.abc import Iterable, Mapping, Sequence
-from importlib.resources import files
 from pathlib import Path
 from typing import Any
 
@@ -59,10 +58,11 @@ TEAMS_SETTING = "AGENTS_TEAMS"
 teams; a directory means every ``*/team.toml`` and ``*.toml`` directly in it."""
 TEAM_FILE = "team.toml"
 """A team's file in its own directory (``teams/incident-response/team.toml``)."""
-PACKAGE = files("agent_interrupts")
-BUILTIN_TEAMS_DIR = Path(str(PACKAGE / "teams"))
+PACKAGE = Path(__file__).resolve().parents[1]
+"""The installed package's folder (in the repository: its top level)."""
+BUILTIN_TEAMS_DIR = PACKAGE / "teams"
 """The teams the package ships: in the repository the top-level ``teams/`` folder."""
-PROMPTS_DIR = Path(str(PACKAGE / "prompts"))
+PROMPTS_DIR = PACKAGE / "prompts"
 """The templates a team's template may extend or include (``workflow/_agent_base.jinja``)."""
 
 TEAM_KEYS = ("name", "description", "extends", "final", "agents", "routes")

@@ -7,7 +7,7 @@ time is compared with two baselines measured in the same run the same way: the i
 start (``python -c pass``) and the import of the Temporal client every command that talks to
 a server needs (``python -c "import temporalio.client"``). ``agents list`` runs against a local
 stack of its own (a temporary state directory on free ports), started before the first run and
-stopped after the last. The aims: ``--help`` under 0.5 s, ``list`` under 1.5 s.
+stopped after the last. The aims: ``--help`` at most 0.1 s, ``list`` at most 0.5 s.
 """
 
 from __future__ import annotations
@@ -26,9 +26,9 @@ from pathlib import Path
 from bench.harness import bench_parser, versions
 from tests.cli.support import free_port, stack_env
 
-HELP_AIM = 0.5
+HELP_AIM = 0.1
 """Seconds ``agents --help`` may take."""
-LIST_AIM = 1.5
+LIST_AIM = 0.5
 """Seconds ``agents list`` may take against a running local stack."""
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -99,9 +99,9 @@ def report(timings: list[Timing], load: tuple[float, float, float]) -> str:
         )
     for name, aim in (("agents --help", HELP_AIM), ("agents list", LIST_AIM)):
         t = by_name[name]
-        met = "met" if t.median < aim else "NOT met"
+        met = "met" if t.median <= aim else "NOT met"
         lines.append(
-            f"{name}: {t.median:.2f} s (aim < {aim:g} s: {met}); "
+            f"{name}: {t.median:.2f} s (aim <= {aim:g} s: {met}); "
             f"{t.median / bare.median:.1f}x the interpreter's start, "
             f"{t.median / client.median:.2f}x importing temporalio.client"
         )

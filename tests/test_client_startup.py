@@ -23,10 +23,10 @@ def loaded_after(argv: list[str]) -> list[str]:
     """The heavy modules loaded once ``agents ARGV`` is parsed (and for ``--help`` printed)."""
     script = (
         "import json, sys\n"
-        "from agent_interrupts import client\n"
+        "from agent_interrupts.app.cli import main\n"
         "argv = json.loads(sys.argv[1])\n"
         "try:\n"
-        "    client._parser(argv).parse_args(argv)\n"
+        "    main.parser_for(argv).parse_args(argv)\n"
         "except SystemExit:\n"
         "    pass\n"
         f"print(json.dumps([m for m in {list(HEAVY)!r} if m in sys.modules]))\n"
@@ -50,9 +50,9 @@ def test_list_and_status_parse_without_the_heavy_modules() -> None:
     assert loaded_after(["status", "some-run"]) == []
 
 
-def test_the_sdk_names_still_import_from_the_client_module() -> None:
+def test_the_sdk_names_import_from_the_package_root() -> None:
     script = (
-        "from agent_interrupts.client import AgentWorkflowClient, EventRejected\n"
+        "from agent_interrupts import AgentWorkflowClient, EventRejected\n"
         "print(AgentWorkflowClient.__module__, EventRejected.__name__)\n"
     )
     done = subprocess.run(
@@ -65,7 +65,7 @@ def test_the_list_command_itself_does_not_load_the_worker_or_the_model() -> None
     """The modules ``agents list`` imports to run, short of connecting."""
     script = (
         "import sys\n"
-        "import agent_interrupts.client\n"
+        "import agent_interrupts.app.cli.main\n"
         "from agent_interrupts.app import render, sdk, stack, connect, config\n"
         "from agent_interrupts.workflows import visibility\n"
         f"print(' '.join(m for m in {list(HEAVY)!r} if m in sys.modules))\n"

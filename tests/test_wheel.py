@@ -1,7 +1,8 @@
 """The wheel is the product: built from the repository, installed into a fresh venv, it runs the
 main job offline from a directory that is not the checkout, with its prompts and the inbox's
 templates read from the installed package; it installs one top-level name, not ``models`` or
-``client``."""
+``client``. The sdist maps the top-level folders onto that name the same way (package-dir, no
+links in the tree), and installed into a fresh venv it runs the main job too."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ import os
 import shutil
 import subprocess
 import sys
+import tarfile
 import venv
 import zipfile
 from pathlib import Path
@@ -32,9 +34,15 @@ def _run(
     return done
 
 
-def test_the_built_wheel_runs_the_main_job_from_any_directory(tmp_path: Path) -> None:
-    source = tmp_path / "source"  # a build writes build/ and *.egg-info beside the sources
+def _source(tmp_path: Path) -> Path:
+    """A copy of the repository's sources (a build writes build/ and *.egg-info beside them)."""
+    source = tmp_path / "source"
     shutil.copytree(ROOT, source, symlinks=True, ignore=shutil.ignore_patterns(*NOT_SOURCES))
+    return source
+
+
+def test_the_built_wheel_runs_the_main_job_from_any_directory(tmp_path: Path) -> None:
+    source = _source(tmp_path)
     dist = tmp_path / "dist"
     _run(
         [
@@ -58,12 +66,33 @@ def test_the_built_wheel_runs_the_main_job_from_any_directory(tmp_path: Path) ->
     assert "agent_interrupts/prompts/workflow/orchestrator.jinja" in names
     assert "agent_interrupts/teams/incident-response/team.toml" in names
     assert "agent_interrupts/teams/incident-response/triage.jinja" in names
+    assert "agent_interrupts/worker.py" in names and "agent_interrupts/app/cli/main.py" in names
     assert any(n.startswith("agent_interrupts/app/inbox/templates/") for n in names)
+    _install_and_run(wheel, tmp_path)
 
+
+def test_the_sdist_installs_and_runs_the_main_job_from_any_directory(tmp_path: Path) -> None:
+    source = _source(tmp_path)
+    dist = tmp_path / "dist"
+    build = f"from setuptools import build_meta; build_meta.build_sdist({str(dist)!r})"
+    _run([sys.executable, "-c", build], cwd=source, timeout=INSTALL_TIMEOUT)
+    (sdist,) = dist.glob("agent[-_]interrupts-*.tar.gz")
+    with tarfile.open(sdist) as tar:
+        members = tar.getmembers()
+    assert not [m.name for m in members if m.issym() or m.islnk()], "no links in the sdist"
+    names = {m.name.split("/", 1)[1] for m in members if "/" in m.name}
+    assert {"package/__init__.py", "models/limits.py", "app/cli/main.py"} <= names
+    assert "prompts/workflow/orchestrator.jinja" in names
+    _install_and_run(sdist, tmp_path)
+
+
+def _install_and_run(artifact: Path, tmp_path: Path) -> None:
+    """``artifact`` installed into a fresh venv runs the README's main job from a directory that
+    is not the checkout, reading its prompts from the installed package."""
     env_dir = tmp_path / "venv"
     venv.create(env_dir, with_pip=True)
     python = env_dir / "bin" / "python"
-    install = [str(python), "-m", "pip", "install", "--quiet", str(wheel)]
+    install = [str(python), "-m", "pip", "install", "--quiet", str(artifact)]
     _run(install, tmp_path, None, INSTALL_TIMEOUT)
 
     elsewhere = tmp_path / "elsewhere"

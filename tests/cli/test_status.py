@@ -105,13 +105,13 @@ def test_status_of_a_waiting_run_then_re_routed_and_stopped(stack: dict[str, str
 
 
 def test_event_is_the_interrupt_command() -> None:
-    from agent_interrupts.client import _parser
+    from agent_interrupts.app.cli.main import parser_for
 
-    args = _parser(["event"]).parse_args(
+    args = parser_for(["event"]).parse_args(
         ["event", "run-1", "--source", "REVIEW_AGENT", "--reason", "look again"]
     )
     assert args.command == "event" and args.source == "REVIEW_AGENT"
-    assert args.handler.__name__ == "_cmd_interrupt"
+    assert args.handler.__name__ == "cmd_interrupt"
 
 
 def test_up_against_a_configured_server_names_both_settings(

@@ -107,6 +107,27 @@ def checkout(version: str) -> Iterator[Path]:
         yield tree
 
 
+def tree_imports(tree: Path) -> dict[str, str]:
+    """The environment under which ``tree``'s scripts import their own code from ``tree``.
+    Versions up to the package-dir mapping link their folders under ``agent_interrupts/`` or
+    import them by their folders' names (the script's folder comes first: nothing to add); a
+    later tree maps them through its build
+    configuration, so the tree gets the same view a strict editable install gives, a folder of
+    links beside it, first on PYTHONPATH (before this checkout's editable install)."""
+    if not (tree / "package").is_dir():  # links under agent_interrupts/, or no package yet
+        return {}
+    view = tree.parent / f"{tree.name}-imports"
+    package = view / "agent_interrupts"
+    package.mkdir(parents=True, exist_ok=True)
+    for root in (tree / "package").iterdir():
+        (package / root.name).unlink(missing_ok=True)
+        (package / root.name).symlink_to(root)
+    for folder in ("models", "workflows", "activities", "app", "prompts", "teams"):
+        (package / folder).unlink(missing_ok=True)
+        (package / folder).symlink_to(tree / folder, target_is_directory=True)
+    return {"PYTHONPATH": str(view)}
+
+
 @contextmanager
 def worker_process(
     tree: Path, address: str, task_queue: str, scenario: str, log: Path
@@ -114,7 +135,7 @@ def worker_process(
     """``python worker.py`` of a landed version's tree, with the offline model, until the block
     ends (then SIGKILL: the worker dies as in a crash or a hurried deploy). The tree's folder is
     the script's folder, so its own ``models``/``workflows``/... are imported, not the current
-    ones."""
+    ones (``tree_imports``)."""
     env = {
         k: v
         for k, v in os.environ.items()
@@ -127,6 +148,7 @@ def worker_process(
         "OFFLINE_SCENARIO": scenario,
         "PYTHONDONTWRITEBYTECODE": "1",
     }
+    env |= tree_imports(tree)
     with log.open("wb") as out:
         process = subprocess.Popen(
             [sys.executable, "worker.py"], cwd=tree, env=env, stdout=out, stderr=subprocess.STDOUT

@@ -1,0 +1,215 @@
+"""Answer and steer: ``agents resolve`` (answer a question) and ``interrupt`` (a supervisor's
+event)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from agent_interrupts.app.cli.session import as_option, interactive, open_session
+
+if TYPE_CHECKING:  # the heavy modules load in the commands that use them (fast --help, list)
+    from agent_interrupts.app.config import TemporalSettings
+    from agent_interrupts.models.interrupt_events import InterruptRequestEvent
+
+
+@dataclass(frozen=True)
+class ResolvePlan:
+    """What ``agents resolve`` does with its flags, decided before it reads the question."""
+
+    answers: bool
+    """The flags carry an answer (or a stop, or where to continue)."""
+    ask: bool
+    """No answer given and a terminal to ask in: ask there."""
+    show: bool
+    """Print the question (no answer given, or ``--show``)."""
+
+
+def plan_resolve(args: argparse.Namespace, interactive: bool) -> ResolvePlan:
+    """The plan of ``agents resolve`` from its parsed flags (pure); ``interactive``: a person at
+    the terminal may be asked."""
+    answers = bool(args.choice or args.custom or args.confirm or args.text or args.stop) or bool(
+        args.continue_at
+    )
+    return ResolvePlan(answers, ask=not answers and interactive, show=not answers or args.show)
+
+
+async def cmd_resolve(args: argparse.Namespace, settings: TemporalSettings) -> int:
+    from agent_interrupts.app import render
+    from agent_interrupts.app.answering import (
+        example_flags,
+        resolution_from_flags,
+        stop_resolution,
+        with_continue_at,
+    )
+    from agent_interrupts.app.follow import answer
+    from agent_interrupts.app.people import person_name
+    from agent_interrupts.app.sdk import ResolutionRejected, accepted
+    from agent_interrupts.app.terminal_input import LineReader
+    from agent_interrupts.models.team_build import team_of
+
+    async with open_session(settings, args.interrupt_id) as session:
+        agents = session.agents
+        agents.person = person_name(args.as_name)
+        plan = plan_resolve(args, interactive(args))
+        if plan.ask:
+            reader = LineReader()
+            try:
+                await answer(agents, args.interrupt_id, reader, session.ui_url)
+            finally:
+                reader.close()
+            return 0
+        if plan.answers and (closed := await agents.answered_already(args.interrupt_id)):
+            render.error(closed)  # who answered what (its history: no worker needed)
+            return 1
+        question = await agents.interrupt_status(args.interrupt_id)
+        if plan.show:
+            render.question(args.interrupt_id, question.origin, question.request)
+        if not plan.answers:
+            render.note(
+                f"answer with flags, e.g.: agents resolve {args.interrupt_id} "
+                + example_flags(question.request)
+            )
+            return 0
+        resolution = (
+            stop_resolution(args.stop, args.choice or args.custom or args.confirm or args.text)
+            if args.stop is not None
+            else resolution_from_flags(
+                args.choice,
+                args.custom,
+                args.confirm,
+                args.text,
+                request=question.request,
+                in_parts=question.answers_in_parts,
+            )
+        )
+        if args.continue_at:
+            team = team_of(question.team)
+            resolution = with_continue_at(resolution, question.origin, args.continue_at, team=team)
+        try:
+            ack = await agents.resolve(args.interrupt_id, resolution)
+        except ResolutionRejected as err:
+            render.error(str(err))
+            return 1
+    render.console.print(f"accepted: {accepted(ack.message, question)}", markup=False)
+    return 0
+
+
+def event_from_args(args: argparse.Namespace) -> InterruptRequestEvent:
+    """Build an InterruptRequestEvent from ``agents interrupt`` flags."""
+    from uuid import uuid4
+
+    from agent_interrupts.models.interrupt_events import InterruptRequestEvent
+
+    extra: dict[str, object] = {}
+    if args.choices_file:
+        loaded = json.loads(Path(args.choices_file).read_text())
+        if isinstance(loaded, list):
+            extra["choices"] = loaded
+        elif isinstance(loaded, dict):
+            extra.update({k: v for k, v in loaded.items() if k in ("choices", "confirmationItems")})
+        else:
+            raise ValueError(f"{args.choices_file}: expected a JSON list of choices or an object")
+    return InterruptRequestEvent.model_validate(
+        {
+            "eventId": args.event_id or str(uuid4()),
+            "timestamp": datetime.now(UTC).isoformat(),
+            "nodeId": args.node,
+            "sourceAgentType": args.source,
+            "rerouteToAgentType": args.reroute,
+            "interruptType": args.type,
+            "reason": args.reason,
+            "contextForDecision": args.context or "",
+            **extra,
+        }
+    )
+
+
+async def cmd_interrupt(args: argparse.Namespace, settings: TemporalSettings) -> int:
+    from pydantic import ValidationError
+
+    from agent_interrupts.app import render
+    from agent_interrupts.app.sdk import EventRejected
+    from agent_interrupts.models.errors import describe_validation_error
+
+    try:
+        event = event_from_args(args)
+    except ValidationError as err:
+        render.error(f"invalid event: {describe_validation_error(err)}")
+        return 2
+    async with open_session(settings, args.workflow_id) as session:
+        agents = session.agents
+        if args.signal:
+            try:
+                await agents.signal_interrupt_event(args.workflow_id, event)
+            except EventRejected as err:
+                render.error(str(err))
+                return 1
+            render.console.print(
+                f"signalled event {event.event_id}; see: agents status {args.workflow_id}"
+            )
+            return 0
+        try:
+            ack = await agents.send_interrupt_event(args.workflow_id, event)
+        except EventRejected as err:
+            render.error(str(err))
+            return 1
+    render.console.print(f"accepted event {event.event_id}: {ack.message}", markup=False)
+    return 0
+
+
+def resolve_options(resolve: argparse.ArgumentParser) -> None:
+    resolve.add_argument("interrupt_id", help="e.g. orchestrator-1a2b3c4d5e6f-interrupt-1")
+    resolve.add_argument("--choice", action="append", default=[], metavar="ID=OPTION")
+    resolve.add_argument("--custom", action="append", default=[], metavar='ID="TEXT"')
+    resolve.add_argument("--confirm", action="append", default=[], metavar="ID=yes|no")
+    resolve.add_argument("--text", help="free text for the agent")
+    resolve.add_argument(
+        "--stop", metavar='"REASON"', help="stop the run here instead of answering (it fails)"
+    )
+    resolve.add_argument(
+        "--continue-at",
+        metavar="AGENT",
+        help="send the run on to one of the asking agent's routes (in the run's team) instead "
+        "of back to it",
+    )
+    resolve.add_argument("--show", action="store_true", help="print the question first")
+    resolve.add_argument("--no-input", action="store_true", help="never ask in the terminal")
+    as_option(resolve)
+
+
+def interrupt_options(interrupt: argparse.ArgumentParser) -> None:
+    from agent_interrupts.models.interrupts import InterruptType
+
+    interrupt.add_argument("workflow_id", help="the OrchestratorWorkflow's id")
+    interrupt.add_argument(
+        "--source",
+        required=True,
+        type=str.upper,
+        metavar="AGENT_TYPE",
+        help="the agent of the run's team that should interrupt (must be running)",
+    )
+    interrupt.add_argument(
+        "--reroute",
+        type=str.upper,
+        metavar="AGENT_TYPE",
+        help="where to continue after the answer: an agent of the run's team (default: back to "
+        "--source)",
+    )
+    interrupt.add_argument("--reason", required=True, help="why; the agent is told this")
+    interrupt.add_argument(
+        "--type", default="HUMAN_REVIEW", choices=[t.value for t in InterruptType]
+    )
+    interrupt.add_argument("--node", help="the running node's id (default: the node of --source)")
+    interrupt.add_argument("--context", help="contextForDecision shown with the question")
+    interrupt.add_argument("--choices-file", help="JSON: [{label, value, description}, ...]")
+    interrupt.add_argument("--event-id", help="idempotency key (default: a new uuid)")
+    interrupt.add_argument(
+        "--signal",
+        action="store_true",
+        help="send as a signal (no answer; problems become workflow events)",
+    )

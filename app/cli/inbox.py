@@ -1,0 +1,59 @@
+"""The web inbox: ``agents inbox``."""
+
+from __future__ import annotations
+
+import argparse
+from typing import TYPE_CHECKING
+
+from agent_interrupts.app.cli.session import open_session
+
+if TYPE_CHECKING:  # the heavy modules load in the commands that use them (fast --help, list)
+    from agent_interrupts.app.config import TemporalSettings
+
+
+async def cmd_inbox(args: argparse.Namespace, settings: TemporalSettings) -> int:
+    from agent_interrupts.app import render
+    from agent_interrupts.app.config import InboxSettings
+    from agent_interrupts.app.inbox.web import (
+        create_app,
+        inbox_link,
+        listening,
+        serve,
+    )
+
+    inbox = InboxSettings.from_env(host=args.host, port=args.port, token=args.token)
+    with listening(inbox) as sock:
+        async with open_session(settings) as session:
+            app = create_app(
+                session.agents,
+                inbox,
+                limit=args.limit,
+                ui_url=session.ui_url,
+                state_dir=settings.state_dir,
+            )
+            render.console.print(
+                f"Inbox: {inbox_link(inbox)}  (Ctrl-C stops it)", markup=False, soft_wrap=True
+            )
+            await serve(app, sock)
+    return 0
+
+
+def inbox_options(inbox: argparse.ArgumentParser) -> None:
+    from agent_interrupts.app.config import DEFAULT_INBOX_HOST, DEFAULT_INBOX_PORT
+
+    inbox.add_argument(
+        "--host",
+        help=f"address to listen on (default {DEFAULT_INBOX_HOST}); any other than loopback "
+        "needs --token",
+    )
+    inbox.add_argument(
+        "--port",
+        type=int,
+        help=f"port (default: AGENTS_INBOX_PORT, else {DEFAULT_INBOX_PORT})",
+    )
+    inbox.add_argument(
+        "--token",
+        help="every request must carry it (the printed link sets a cookie); default: "
+        "AGENTS_INBOX_TOKEN",
+    )
+    inbox.add_argument("--limit", type=int, default=100, help="waiting questions listed")
