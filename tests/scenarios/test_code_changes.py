@@ -225,7 +225,7 @@ async def test_a_conflict_is_the_mergers_question_and_the_answer_is_applied(
     assert [e["agentType"] for e in conflict] == ["MERGER_AGENT", "MERGER_AGENT"]
     for example in conflict:
         assert "return a + b" in example["diff"] and "return b + a" in example["diff"]
-    assert conflict[0]["output"]["customInputs"]["file-1"] == written.strip()
+    assert conflict[0]["output"]["customInputs"]["file-1"] == written, "as typed"
     assert check_file(out).unresolved == {}, "the workflow-raised conflict question closes too"
 
 
