@@ -198,25 +198,39 @@ PATCHES: tuple[Patch, ...] = (
         "an agent that asks while others of its fan-out run waits for the replies arriving with "
         "its own (``waits_again``); runs recorded before asked at once, so agents whose replies "
         "came a workflow task apart could be asked as two questions",
-        added_in=NEXT,
+        added_in="e73f637",
         deprecate_after="4992237",
-        old_branch=("*/orchestrator-handed-over-together-2",),
+        old_branch=(
+            *(
+                f"{v}/orchestrator-handed-over-together-2"
+                for v in ("f9add2e", "103e3d0", "4992237")
+            ),
+            "103e3d0/orchestrator-dispatch-question-waiting",
+            "4992237/orchestrator-concurrent-questions-1",
+            "f9add2e/orchestrator-concurrent-questions-1",
+        ),
+        new_branch=("e73f637/orchestrator-concurrent-questions-1",),
     ),
     Patch(
         REROUTE_TAKEN,
         "an accepted answer that continues at another agent, which the translator cannot write, "
         "still continues there (the agent's last request, the answer as guidance); runs recorded "
         "before failed the question",
-        added_in=NEXT,
+        added_in="e73f637",
         deprecate_after="4992237",
+        new_branch=("*/interrupt-stuck-ways-out-2-1",),
     ),
     Patch(
         STUCK_WAYS_OUT,
         "a stuck agent's question offers stopping, continuing at its next agent and answering in "
         "its place as options, and the answer is acted on (``workflows/ways_out.py``)",
-        added_in=NEXT,
+        added_in="e73f637",
         deprecate_after="4992237",
-        old_branch=("*/orchestrator-model-failure-1",),
+        old_branch=tuple(
+            f"{v}/orchestrator-model-failure-1"
+            for v in ("95f6728", "f10337d", "f9add2e", "103e3d0", "4992237")
+        ),
+        new_branch=("*/orchestrator-stuck-ways-out-1",),
     ),
 )
 """Every patch id, oldest issue first."""

@@ -54,6 +54,10 @@ LANDED: dict[str, str] = {
     "itself) at its start and its agent calls name it by hash; declared teams' questions and "
     "results travel as TeamInterruptRequest and TeamAgentResult; a team may extend the "
     "software team",
+    "e73f637": "every answer reaches its agent as given: stuck questions offer ways out (stop, "
+    "continue at the next agent, answer in its place) and are acted on; an answer that continues "
+    "elsewhere is taken untranslated; a fan-out's questions arriving together are one question; "
+    "each part of a joined question says who asked what; model calls kept across server outages",
 }
 """Every version that landed on main, oldest first, with what it brought."""
 

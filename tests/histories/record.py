@@ -17,7 +17,9 @@ agents, a run a person stops from a question, one sent on to another agent, one 
 client without AgentPhase, a combined question answered one agent at a time, an answer that
 closes the node's other question, two questions handed over together; people's answers carry
 their name; a run of the shipped incident-response team whose investigator asks and whose
-reviewer a supervisor's event re-routes. It
+reviewer a supervisor's event re-routes; a model that never writes a valid reply, whose stuck
+agents' questions are answered with their ways out (continue at the next agent; ``continueAt``
+the translator cannot write; stop). It
 writes every run's history (orchestrator runs and interrupt children) as JSON into
 ``tests/histories/<version>/`` (the commit the code is at, listed in ``landed.LANDED``); a
 folder that exists is never written again. ``record_landed`` adds the waiting shapes.
@@ -49,11 +51,12 @@ from agent_interrupts.models.agent_types import AgentType
 from agent_interrupts.models.interrupt_events import InterruptRequestEvent
 from agent_interrupts.models.interrupt_flow import InterruptState, InterruptStatus
 from agent_interrupts.models.interrupts import InterruptResolution, InterruptRouting
-from agent_interrupts.models.resolution_rules import recommended_resolution
+from agent_interrupts.models.resolution_rules import recommended_resolution, redirect_targets
 from agent_interrupts.models.routings import OrchestratorRouting
 from agent_interrupts.workflows.interrupt import InterruptWorkflow
 from agent_interrupts.workflows.orchestrator import OrchestratorWorkflow
 from agent_interrupts.workflows.shadow import SHADOW_SUFFIX
+from agent_interrupts.workflows.stuck_questions import ROUTE_CHOICE_ID
 from agent_interrupts.workflows.visibility import dev_server_args
 from tests.support.fan_out import early_continue_as_new_server, handed_over_together, only_part
 from tests.support.interrupts import (
@@ -64,6 +67,7 @@ from tests.support.interrupts import (
     started_activities,
     wait_running,
 )
+from tests.support.openai_server import INVALID, ScriptedOpenAIServer
 
 HERE = Path(__file__).parent
 WAITING = InterruptState.WAITING
@@ -341,6 +345,49 @@ async def _model_failure_answered_untranslated(client: Client, out: Path) -> Non
     await _save(client, f"{handle.id}-interrupt-1", "interrupt-untranslated", out)
 
 
+async def _stuck_ways_out(client: Client, out: Path) -> None:
+    """A model that never writes a valid reply: its agents' questions offer ways out; the first
+    is answered "continue at the next agent", the second with ``continueAt`` (which the
+    translator cannot write, so the run continues there untranslated), the third stops the run."""
+    task_queue = f"record-{uuid.uuid4()}"
+    with ScriptedOpenAIServer(then=INVALID) as server:
+        settings = LlmSettings(api_key="sk-record", base_url=server.base_url, model="never-valid")
+        async with build_worker(client, task_queue, settings):
+            handle = await start(client, task_queue, "recorded-stuck-ways-out")
+            first = (await _question(client, f"{handle.id}-interrupt-1")).request
+            [route] = [c for c in first.choices if c.choice_id == ROUTE_CHOICE_ID]
+            go_on = next(o.key for o in route.options if o.description.startswith("Continue at"))
+            no = {c.confirmation_id: False for c in first.confirmation_items}
+            await _resolve(
+                client,
+                f"{handle.id}-interrupt-1",
+                {"selectedChoices": {ROUTE_CHOICE_ID: go_on}, "confirmations": no},
+            )
+            second = await _question(client, f"{handle.id}-interrupt-2")
+            await _resolve(
+                client,
+                f"{handle.id}-interrupt-2",
+                {
+                    **recommended_resolution(second.request).to_wire(),
+                    "continueAt": redirect_targets(second.origin)[0],
+                },
+            )
+            await _question(client, f"{handle.id}-interrupt-3")
+            await _resolve(client, f"{handle.id}-interrupt-3", {"stopRun": "recorded"})
+            with contextlib.suppress(WorkflowFailureError):
+                await handle.result()
+    await _save(client, handle.id, "orchestrator-stuck-ways-out", out)
+    for n in (1, 2, 3):
+        await _save(client, f"{handle.id}-interrupt-{n}", f"interrupt-stuck-ways-out-{n}", out)
+
+
+async def _resolve(client: Client, child_id: str, answer: dict[str, Any]) -> None:
+    signed = InterruptResolution.model_validate({**answer, "answeredBy": "ada"})
+    await client.get_workflow_handle(child_id).execute_update(
+        InterruptWorkflow.resolve_validated, signed
+    )
+
+
 async def _phase_rounds_closed(client: Client, out: Path) -> None:
     """LLM_MAX_PHASE_ROUNDS=1 closes the routes back, so a looping model moves on."""
     task_queue = f"record-{uuid.uuid4()}"
@@ -503,6 +550,7 @@ async def main(version: str) -> None:
         await _stopped_or_sent_elsewhere(env.client, out)
         await _parts_answered_alone(env.client, out)
         await _declared_team(env.client, out)
+        await _stuck_ways_out(env.client, out)
     await _question_handed_over(out)
     print("\n".join(sorted(p.name for p in out.glob("*.json"))))
 
