@@ -4,6 +4,7 @@ answer an interrupt by a reviewing LLM call (AGENT_REVIEW, or escalation after a
 from __future__ import annotations
 
 import json
+from collections.abc import Awaitable, Callable
 
 from temporalio import activity
 
@@ -102,22 +103,17 @@ class ResolutionActivities:
             else:
                 self._shadows.start(job, activity.info().task_queue)
         messages = translation_messages(self._prompts, job)
-        try:
-            async with heartbeating(AGENT_HEARTBEAT_INTERVAL):
-                reply = await self._calls.run(
-                    activity_key(),
-                    fingerprint(job),
-                    lambda: self._llm.complete(
-                        agent=TRANSLATOR,
-                        messages=messages,
-                        output_model=routing_model,
-                        template_version=self._prompts.template_version,
-                        schema=routing_schema(allowed, self._llm.settings.profile, routing_model),
-                        check=only_allowed,
-                    ),
-                )
-        except Exception as err:
-            raise as_activity_error(err) from None
+        reply = await self._asked_once(
+            job,
+            lambda: self._llm.complete(
+                agent=TRANSLATOR,
+                messages=messages,
+                output_model=routing_model,
+                template_version=self._prompts.template_version,
+                schema=routing_schema(allowed, self._llm.settings.profile, routing_model),
+                check=only_allowed,
+            ),
+        )
         routing: Routing = reply.value
         return InterruptOutcome(
             routing=routing.to_wire(),
@@ -126,25 +122,33 @@ class ResolutionActivities:
             call=reply.call,
         )
 
+    async def _asked_once(
+        self,
+        job: TranslationInput | ReviewInput,
+        complete: Callable[[], Awaitable[StructuredReply]],
+    ) -> StructuredReply:
+        """``complete()`` for this activity, heartbeating, kept across attempts the server lost
+        (``KeptCalls``); a failure leaves as the activity's error."""
+        try:
+            async with heartbeating(AGENT_HEARTBEAT_INTERVAL):
+                return await self._calls.run(activity_key(), fingerprint(job), complete)
+        except Exception as err:
+            raise as_activity_error(err) from None
+
     @activity.defn
     async def review_interrupt(self, job: ReviewInput) -> InterruptResolution:
         """A reviewing LLM (CONTROLLER_MODEL when set) answers the question; unknown ids fall
         back to the recommendations. Asked once, like a translation."""
         messages = review_messages(self._prompts, job)
-        try:
-            async with heartbeating(AGENT_HEARTBEAT_INTERVAL):
-                reply = await self._calls.run(
-                    activity_key(),
-                    fingerprint(job),
-                    lambda: self._llm.complete(
-                        agent=CONTROLLER,
-                        messages=messages,
-                        output_model=AgentReviewDecision,
-                        template_version=self._prompts.template_version,
-                    ),
-                )
-        except Exception as err:
-            raise as_activity_error(err) from None
+        reply = await self._asked_once(
+            job,
+            lambda: self._llm.complete(
+                agent=CONTROLLER,
+                messages=messages,
+                output_model=AgentReviewDecision,
+                template_version=self._prompts.template_version,
+            ),
+        )
         decision: AgentReviewDecision = reply.value
         fallback = recommended_resolution(job.request)
         offered = {c.choice_id: c.offered() for c in job.request.choices}

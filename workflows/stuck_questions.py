@@ -86,13 +86,7 @@ def stuck_question(
     if ways_out is not None:
         return _with_ways_out(agent, output_model, problem, earlier, team, list(ways_out))
     cls = team.questions[agent]
-    every = [
-        (alias, target)
-        for alias, target in output_model.route_aliases().items()
-        if target is not Terminal.INTERRUPT
-    ]
-    turn = earlier % len(every) if every else 0
-    routes = [*every[turn:], *every[:turn]][: len(_KEYS) - 1]
+    routes = _routes_in_turn(output_model, earlier)[: len(_KEYS) - 1]
     descriptions = [f"Run it again, told to take {alias} (-> {target})" for alias, target in routes]
     again = [AGAIN] if earlier < 2 else []
     options = [
@@ -126,12 +120,7 @@ def stuck_question(
                     recommended=OptionKey.A,
                 ).to_wire()
             ],
-            "confirmationItems": [_more_tokens()] if CUT_OFF in problem else [],
-            "contextForDecision": clip(
-                f"{_ways_out(agent, team)}\n\nWhat the model answered and why it was "
-                f"refused: {problem}",
-                MAX_TEXT_CHARS,
-            ),
+            **_closing_fields(agent, problem, team),
         }
     )
 
@@ -146,13 +135,7 @@ def _with_ways_out(
 ) -> InterruptRequestBase:
     """The question of ``stuck_question`` with its ways out as options (A-D and CUSTOM)."""
     cls = team.questions[agent]
-    every = [
-        (alias, target)
-        for alias, target in output_model.route_aliases().items()
-        if target is not Terminal.INTERRUPT
-    ]
-    turn = earlier % len(every) if every else 0
-    routes = [*every[turn:], *every[:turn]]
+    routes = _routes_in_turn(output_model, earlier)
     retry = [f"Run it again, told to take {alias} (-> {target})" for alias, target in routes]
     ways = [*([continue_text(targets[0])] if targets else []), STOP]
     if earlier == 0:  # running it again is recommended once
@@ -191,14 +174,33 @@ def _with_ways_out(
                     recommended=OptionKey.A,
                 ).to_wire()
             ],
-            "confirmationItems": [_more_tokens()] if CUT_OFF in problem else [],
-            "contextForDecision": clip(
-                f"{_ways_out(agent, team)}\n\nWhat the model answered and why it was "
-                f"refused: {problem}",
-                MAX_TEXT_CHARS,
-            ),
+            **_closing_fields(agent, problem, team),
         }
     )
+
+
+def _routes_in_turn(output_model: type[Routing], earlier: int) -> list[tuple[str, str]]:
+    """The agent's routes but its question, as (alias, target), turned by ``earlier`` questions
+    so each stuck question leads with another one."""
+    every = [
+        (alias, target)
+        for alias, target in output_model.route_aliases().items()
+        if target is not Terminal.INTERRUPT
+    ]
+    turn = earlier % len(every) if every else 0
+    return [*every[turn:], *every[:turn]]
+
+
+def _closing_fields(agent: str, problem: str, team: Team) -> dict[str, object]:
+    """A stuck question's confirmation (twice the tokens, when cut off) and its context."""
+    return {
+        "confirmationItems": [_more_tokens()] if CUT_OFF in problem else [],
+        "contextForDecision": clip(
+            f"{_ways_out(agent, team)}\n\nWhat the model answered and why it was "
+            f"refused: {problem}",
+            MAX_TEXT_CHARS,
+        ),
+    }
 
 
 def _more_tokens() -> dict[str, object]:
