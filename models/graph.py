@@ -51,7 +51,7 @@ from agent_interrupts.models.routings import (
     TicketOrchestratorRouting,
 )
 from agent_interrupts.models.team import Node, Team
-from agent_interrupts.models.team_spec import SOFTWARE_TEAM_NAME
+from agent_interrupts.models.team_spec import SOFTWARE_TEAM_NAME, Role
 
 _NODES = [
     Node(AgentType.ORCHESTRATOR, OrchestratorRequest, OrchestratorRouting, "ORCHESTRATION"),
@@ -142,6 +142,28 @@ WRITE_AGENTS = frozenset({AgentType.TICKET_AGENT})
 """Agents that also get the write tools, in their own worktree."""
 
 
+ROLES: dict[str, Role] = {
+    AgentType.ORCHESTRATOR: Role.ORCHESTRATOR,
+    AgentType.DISCOVERY_ORCHESTRATOR: Role.ORCHESTRATOR,
+    AgentType.DISCOVERY_DISPATCH: Role.DISPATCHER,
+    AgentType.DISCOVERY_AGENT: Role.DISPATCHED,
+    AgentType.DISCOVERY_COLLECTOR: Role.COLLECTOR,
+    AgentType.PLANNING_ORCHESTRATOR: Role.ORCHESTRATOR,
+    AgentType.PLANNING_DISPATCH: Role.DISPATCHER,
+    AgentType.PLANNING_AGENT: Role.DISPATCHED,
+    AgentType.PLANNING_COLLECTOR: Role.COLLECTOR,
+    AgentType.TICKET_ORCHESTRATOR: Role.ORCHESTRATOR,
+    AgentType.TICKET_DISPATCH: Role.DISPATCHER,
+    AgentType.TICKET_AGENT: Role.DISPATCHED,
+    AgentType.TICKET_COLLECTOR: Role.COLLECTOR,
+    AgentType.REVIEW_AGENT: Role.REVIEWER,
+    AgentType.MERGER_AGENT: Role.MERGER,
+    AgentType.ORCHESTRATOR_COLLECTOR: Role.COLLECTOR,
+    AgentType.CONTEXT_MANAGER: Role.CONTEXT_MANAGER,
+}
+"""Each agent's role: its capabilities are looked up by it (``Team.roles``)."""
+
+
 def _question_types() -> dict[str, type[InterruptRequestBase]]:
     members = (
         typing.get_args(m)[0] for m in typing.get_args(typing.get_args(AnyInterruptRequest)[0])
@@ -168,6 +190,7 @@ SOFTWARE_TEAM = Team(
     final_result=OrchestratorCollectorResult,
     read_tools=READ_AGENTS,
     write_tools=WRITE_AGENTS,
+    roles=ROLES,
 )
 """The built-in team: its version is the code's (a run of it pins no team; its recorded histories
 replay on every later version)."""

@@ -18,7 +18,7 @@ from agent_interrupts.models.interrupts import InterruptRequestBase, TeamInterru
 from agent_interrupts.models.requests import AgentRequest
 from agent_interrupts.models.results import AgentResult, TeamAgentResult
 from agent_interrupts.models.routing import Routing
-from agent_interrupts.models.team_spec import TeamPin, TeamSpec
+from agent_interrupts.models.team_spec import Role, TeamPin, TeamSpec
 
 
 @dataclass(frozen=True)
@@ -65,6 +65,9 @@ class Team:
     """Agents that read the pinned workspace through tools."""
     write_tools: frozenset[str] = frozenset()
     """Agents that change it (worktrees, commits)."""
+    roles: Mapping[str, Role] = field(default_factory=dict)
+    """Every agent's role: what capabilities (the phase-round guard, reviews of diffs, merges,
+    export kinds) are looked up by, never the agent's name."""
     templates: Mapping[str, str] = field(default_factory=dict)
     """Template sources by template name (a declared team's; the software team's are files)."""
     spec: TeamSpec | None = None
@@ -76,6 +79,14 @@ class Team:
     @property
     def builtin(self) -> bool:
         return self.spec is None
+
+    def role(self, agent: str) -> Role:
+        """``agent``'s role in the team (an agent the team does not have: ``Role.AGENT``)."""
+        return self.roles.get(agent, Role.AGENT)
+
+    def with_role(self, *roles: Role) -> frozenset[str]:
+        """The team's agents whose role is one of ``roles``."""
+        return frozenset(a for a, r in self.roles.items() if r in roles)
 
     def node(self, agent: str) -> Node:
         """The node of ``agent``; UnknownAgentType names the team's agents when it has none."""

@@ -252,6 +252,10 @@ def _build(spec_json: str) -> Team:
         final_result=final,
         read_tools=read_tools | (base.read_tools if base is not None else frozenset()),
         write_tools=base.write_tools if base is not None else frozenset(),
+        roles={
+            **(base.roles if base is not None else {}),
+            **{a.name: a.role for a in spec.agents},
+        },
         templates={nodes[a.name].template: a.template for a in spec.agents},
         spec=spec,
     )

@@ -91,6 +91,19 @@ class Role(StrEnum):
     dispatcher's."""
     COLLECTOR = "collector"
     """Receives a fan-out's results (``agentResults`` in its request)."""
+    REVIEWER = "reviewer"
+    """An agent that reviews the run's code changes: its request carries each code-writing
+    agent's real diff and test status."""
+    MERGER = "merger"
+    """An agent that merges the run's code changes: its request carries the real merge of the
+    code-writing agents' branches into the run's branch."""
+    CONTEXT_MANAGER = "context-manager"
+    """Reachable from every agent: finds what an agent is missing and hands back (``RETURN``)."""
+
+
+TOOL_GROUPS = ("read", "write")
+"""``read``: the run's pinned workspace through the read tools; ``write``: also the write tools,
+in the agent's own worktree (edits, sandboxed tests, a commit per step)."""
 
 
 class FieldSpec(WireModel):
