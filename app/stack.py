@@ -520,7 +520,7 @@ class LocalStack:
         info.team_files = {n: p for n, p in info.team_files.items() if n in loaded}
         info.teams[queue] = loaded
         if info.team_files:
-            from agent_interrupts.app.team_files import TEAMS_SETTING
+            from agent_interrupts.models.team_files import TEAMS_SETTING
 
             named = [env.get(TEAMS_SETTING, ""), *info.team_files.values()]
             env[TEAMS_SETTING] = os.pathsep.join(filter(None, named))
@@ -635,7 +635,7 @@ def _tail(log: Path) -> str:
 
 def _team_hashes(team_files: Mapping[str, str]) -> dict[str, str]:
     """The content hash of each team file's team now (a file that does not load: none)."""
-    from agent_interrupts.app.team_files import TeamFileError, load_team_file
+    from agent_interrupts.models.team_files import TeamFileError, load_team_file
 
     hashes = {}
     for name, path in team_files.items():

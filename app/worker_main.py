@@ -42,8 +42,8 @@ from agent_interrupts.app.model_context import with_served_context
 from agent_interrupts.app.process_exit import exit_now
 from agent_interrupts.app.stack import HOST, LocalStack, worker_settings
 from agent_interrupts.app.stuck import StuckRunWatch
-from agent_interrupts.app.team_files import configured_teams
 from agent_interrupts.app.worker_setup import build_worker
+from agent_interrupts.models.team_files import configured_teams
 from agent_interrupts.models.team_spec import SOFTWARE_TEAM_NAME
 
 

@@ -67,12 +67,6 @@ from agent_interrupts.activities.llm import LlmSettings, StructuredLlm
 from agent_interrupts.activities.output_schema import decoder_schema
 from agent_interrupts.activities.prompting import PromptRenderer
 from agent_interrupts.app.data_converter import DATA_CONVERTER
-from agent_interrupts.app.team_files import (
-    PROMPTS_DIR,
-    TEAMS_SETTING,
-    configured_teams,
-    load_teams,
-)
 from agent_interrupts.app.worker_setup import build_worker, openai_client
 from agent_interrupts.models.agent_call import AgentCall
 from agent_interrupts.models.agent_types import DISPATCHED_AGENTS, AgentType, Terminal, slug
@@ -81,6 +75,12 @@ from agent_interrupts.models.interrupts import InterruptRequestBase
 from agent_interrupts.models.requests import AgentRequest
 from agent_interrupts.models.results import AgentResult
 from agent_interrupts.models.team_build import TEAMS, build_team, remember, team_of
+from agent_interrupts.models.team_files import (
+    PROMPTS_DIR,
+    TEAMS_SETTING,
+    configured_teams,
+    load_teams,
+)
 from agent_interrupts.models.team_spec import END, MAX_FIELDS, FieldSpec, Role, TeamPin, TeamSpec
 from bench.harness import bench_parser, fresh_id, load_average, run_on_dev_server, versus_aim
 from bench.prompt_assembly import realistic_call

@@ -10,10 +10,12 @@ workflow code and the CLI share ``TEAMS``.
 
 from __future__ import annotations
 
+import typing
 from collections import OrderedDict
 from collections.abc import Iterable
 from dataclasses import replace
-from typing import Annotated, Any, Literal
+from functools import cache
+from typing import Annotated, Any, Literal, TypeVar
 
 from pydantic import Field, StringConstraints, create_model
 from pydantic.json_schema import SkipJsonSchema
@@ -21,9 +23,9 @@ from pydantic.json_schema import SkipJsonSchema
 from agent_interrupts.models.agent_types import Route, Terminal, is_agent, slug
 from agent_interrupts.models.base import WireModel
 from agent_interrupts.models.errors import TeamDefinitionError, TeamNotHere
-from agent_interrupts.models.graph import SOFTWARE_TEAM
 from agent_interrupts.models.interrupts import DispatchInterruptRequest, InterruptRequestBase
 from agent_interrupts.models.limits import MAX_FAN_OUT, compact_json
+from agent_interrupts.models.package_models import package_model
 from agent_interrupts.models.requests import AgentRequest
 from agent_interrupts.models.results import (
     AgentResult,
@@ -52,6 +54,8 @@ from agent_interrupts.models.team_spec import (
     spec_problems,
 )
 
+M = TypeVar("M", bound=WireModel)
+
 STR_CHARS = 500
 """A ``str`` field's bound."""
 TEXT_CHARS = 4_000
@@ -76,8 +80,17 @@ def _base(team: Team) -> BaseTeam:
     return BaseTeam(frozenset(team.nodes), frozenset(team.dispatched), edges)
 
 
-SOFTWARE_BASE = _base(SOFTWARE_TEAM)
-"""The software team as a team that extends it sees it."""
+def software_team() -> Team:
+    """The software team (``models/graph.py`` builds it from its team file)."""
+    from agent_interrupts.models.graph import SOFTWARE_TEAM  # built from this module's builder
+
+    return SOFTWARE_TEAM
+
+
+@cache
+def software_base() -> BaseTeam:
+    """The software team as a team that extends it sees it."""
+    return _base(software_team())
 
 
 class TeamFinalResult(WireModel):
@@ -129,18 +142,27 @@ MAX_BUILT_TEAMS = 64
 def _build(spec_json: str) -> Team:
     """The run-time team of a spec's JSON: a pure function of it (``TeamRegistry`` keeps it)."""
     spec = TeamSpec.model_validate_json(spec_json)
-    base = SOFTWARE_TEAM if spec.extends is not None else None
-    problems = team_problems(spec)
+    return build_from_spec(spec, software_team() if spec.extends is not None else None)
+
+
+def build_from_spec(spec: TeamSpec, base: Team | None = None) -> Team:
+    """The run-time team of ``spec`` (``base``: the team it extends). Every team is built here,
+    the software team too (``models/graph.py``): an agent's models are generated from its
+    declared fields, or are the package's typed models its ``classes`` name."""
+    problems = spec_problems(spec, _base(base) if base is not None else None)
+    problems += _class_problems(spec)
     if problems:
         raise TeamDefinitionError("; ".join(problems))
+    builtin = spec.name == SOFTWARE_TEAM_NAME
     team = camel(spec.name)
-    sha256 = spec.sha256()
+    sha256 = "" if builtin else spec.sha256()
     dispatcher_of = {a.dispatches: a.name for a in spec.agents if a.role is Role.DISPATCHER}
 
     final: type[WireModel] = (
         base.final_result
         if base is not None
-        else create_model(
+        else _bound_final(spec)
+        or create_model(
             f"{team}Final",
             __base__=AgentResult,
             __doc__=f"The final result of team {spec.name}.",
@@ -152,7 +174,14 @@ def _build(spec_json: str) -> Team:
     requests: dict[str, type[AgentRequest]] = (
         {a: n.request_model for a, n in base.nodes.items()} if base is not None else {}
     )
+    bound: dict[str, type[Routing]] = {}
     for agent in spec.agents:
+        if agent.classes is not None:
+            routing = _class(agent.classes.routing, Routing)
+            requests[agent.name] = _class(agent.classes.request, AgentRequest)
+            bound[agent.name] = routing
+            questions[agent.name] = question_type(routing)
+            continue
         name = team + camel(agent.name)
         results[agent.name] = create_model(
             f"{name}Result",
@@ -170,7 +199,7 @@ def _build(spec_json: str) -> Team:
             **_fields(agent.question),
         )
     for agent in spec.agents:  # dispatched agents' requests before their dispatchers'
-        if agent.role is not Role.DISPATCHER:
+        if agent.role is not Role.DISPATCHER and agent.classes is None:
             extra: dict[str, Any] = {}
             if agent.role is Role.COLLECTOR:
                 extra["agent_results"] = (
@@ -184,7 +213,7 @@ def _build(spec_json: str) -> Team:
                 **extra,
             )
     for agent in spec.agents:
-        if agent.role is Role.DISPATCHER:
+        if agent.role is Role.DISPATCHER and agent.classes is None:
             child = requests[agent.dispatches or ""]
             requests[agent.name] = create_model(
                 f"{camel(agent.name)}Request",
@@ -205,38 +234,28 @@ def _build(spec_json: str) -> Team:
         output = _extended_routing(spec.name, node, added, requests, final)
         nodes[extended] = replace(node, output_model=output)
     for agent in spec.agents:
-        output = _routing(spec.name, agent, requests, results, questions, final, dispatcher_of)
+        output = bound.get(agent.name) or _routing(
+            spec.name, agent, requests, results, questions, final, dispatcher_of
+        )
         nodes[agent.name] = Node(
             agent.name,
             requests[agent.name],
             output,
             agent.phase,
             dispatches=agent.dispatches,
-            template_name=f"team/{spec.name}/{sha256[:16]}/{slug(agent.name)}.jinja",
+            template_name=_template_name(spec, sha256, agent.name),
         )
-    resume_fields: dict[str, Any] = {
-        _route_field(agent.name): (
-            Annotated[requests[agent.name] | None, Route(agent.name)],
-            None,
-        )
-        for agent in spec.agents
-        if agent.role is not Role.DISPATCHED
-    }
-    routing_base: type[Routing] = base.interrupt_routing if base is not None else Routing
-    interrupt_routing = create_model(
-        f"{team}InterruptRouting",
-        __base__=routing_base,
-        __doc__=f"The unified handler's output for team {spec.name}: exactly one route set.",
-        **resume_fields,
-    )
+    interrupt_routing = _bound_handler(spec) or _handler_routing(spec, team, requests, base)
     if base is not None:
         entry, entry_request = base.entry, dict(base.entry_request)
     else:
         entry = spec.entry.name
-        entry_request = requests[entry].model_construct(guidance=FIRST_GUIDANCE).to_wire()
+        first = {"guidance": FIRST_GUIDANCE, **spec.first_request}
+        entry_request = requests[entry].model_validate(first).to_wire()
     dispatched = {child: dispatcher for child, dispatcher in dispatcher_of.items() if child}
-    read_tools = frozenset(a.name for a in spec.agents if "read" in a.tools)
-    built = Team(
+    read_tools = frozenset(a.name for a in spec.agents if {"read", "write"} & set(a.tools))
+    write_tools = frozenset(a.name for a in spec.agents if "write" in a.tools)
+    return Team(
         name=spec.name,
         sha256=sha256,
         nodes=nodes,
@@ -251,15 +270,113 @@ def _build(spec_json: str) -> Team:
         questions={**(base.questions if base is not None else {}), **questions},
         final_result=final,
         read_tools=read_tools | (base.read_tools if base is not None else frozenset()),
-        write_tools=base.write_tools if base is not None else frozenset(),
+        write_tools=write_tools | (base.write_tools if base is not None else frozenset()),
         roles={
             **(base.roles if base is not None else {}),
             **{a.name: a.role for a in spec.agents},
         },
         templates={nodes[a.name].template: a.template for a in spec.agents},
-        spec=spec,
+        spec=None if builtin else spec,
     )
-    return built
+
+
+def _template_name(spec: TeamSpec, sha256: str, agent: str) -> str:
+    """An agent's template by a name that carries its team's content hash (the software
+    team's, never pinned, by its name alone)."""
+    if not sha256:
+        return f"team/{spec.name}/{slug(agent)}.jinja"
+    return f"team/{spec.name}/{sha256[:16]}/{slug(agent)}.jinja"
+
+
+def _handler_routing(
+    spec: TeamSpec, team: str, requests: dict[str, type[AgentRequest]], base: Team | None
+) -> type[Routing]:
+    """The unified handler's output: one route per agent a run may resume at."""
+    resume_fields: dict[str, Any] = {
+        _route_field(agent.name): (
+            Annotated[requests[agent.name] | None, Route(agent.name)],
+            None,
+        )
+        for agent in spec.agents
+        if agent.role is not Role.DISPATCHED
+    }
+    routing_base: type[Routing] = base.interrupt_routing if base is not None else Routing
+    return create_model(
+        f"{team}InterruptRouting",
+        __base__=routing_base,
+        __doc__=f"The unified handler's output for team {spec.name}: exactly one route set.",
+        **resume_fields,
+    )
+
+
+def _class(name: str, kind: type[M]) -> type[M]:
+    found = package_model(name, kind)
+    if found is None:  # _class_problems checked it
+        raise TeamDefinitionError(f"{name} is not a {kind.__name__} of the package")
+    return found
+
+
+def _bound_final(spec: TeamSpec) -> type[WireModel] | None:
+    return _class(spec.classes.final, WireModel) if spec.classes is not None else None
+
+
+def _bound_handler(spec: TeamSpec) -> type[Routing] | None:
+    return _class(spec.classes.handler, Routing) if spec.classes is not None else None
+
+
+def question_type(routing: type[Routing]) -> type[InterruptRequestBase]:
+    """The question an agent with ``routing`` asks: its route to the handler's type."""
+    for name, target in routing.route_fields.items():
+        if target is Terminal.INTERRUPT:
+            for arg in typing.get_args(routing.model_fields[name].annotation):
+                if isinstance(arg, type) and issubclass(arg, InterruptRequestBase):
+                    return arg
+    raise TeamDefinitionError(f"{routing.__name__} has no route to a question (interruptRequest)")
+
+
+def _class_problems(spec: TeamSpec) -> list[str]:
+    """Classes a team names that the package does not have, and bound agents whose declared
+    routes are not their routing's (the file must say what the routing does)."""
+    found: list[str] = []
+    if spec.classes is not None:
+        for what, name, kind in (
+            ("handler", spec.classes.handler, Routing),
+            ("final", spec.classes.final, WireModel),
+        ):
+            if package_model(name, kind) is None:
+                found.append(f"classes.{what}: {name} is not a {kind.__name__} of the package")
+    for agent in spec.agents:
+        if agent.classes is None:
+            continue
+        at = f"agent {agent.name}"
+        if agent.request or agent.result or agent.question:
+            found.append(f"{at}: an agent with `classes` declares no request, result or question")
+        request = package_model(agent.classes.request, AgentRequest)
+        routing = package_model(agent.classes.routing, Routing)
+        if request is None:
+            found.append(f"{at}: {agent.classes.request} is not a request model of the package")
+        if routing is None:
+            found.append(f"{at}: {agent.classes.routing} is not a routing of the package")
+            continue
+        routes = {
+            END if target is Terminal.END else str(target): routing.model_fields[name].description
+            or ""
+            for name, target in routing.route_fields.items()
+            if (is_agent(target) or target is Terminal.END)
+            and not (agent.role is Role.DISPATCHED and name == "result")
+        }
+        if list(routes) != list(agent.routes):
+            found.append(
+                f"{at}: routes {', '.join(agent.routes) or 'none'}, but {routing.__name__} "
+                f"routes to {', '.join(routes) or 'none'} (in that order)"
+            )
+        for target, when in agent.routes.items():
+            if target in routes and routes[target] != when:
+                found.append(
+                    f"{at}: the route to {target} says {when!r}; its routing says "
+                    f"{routes[target]!r}"
+                )
+    return found
 
 
 def _routing(
@@ -350,7 +467,7 @@ def _extended_routing(
 def team_problems(spec: TeamSpec) -> list[str]:
     """Why no run can follow ``spec`` (``spec_problems``, checked against the software team
     when it extends it)."""
-    return spec_problems(spec, SOFTWARE_BASE if spec.extends is not None else None)
+    return spec_problems(spec, software_base() if spec.extends is not None else None)
 
 
 class TeamRegistry:
@@ -393,7 +510,7 @@ class TeamRegistry:
         pinned); else the declared team the pin carries, or (a pin of name and hash alone) the
         one this registry remembers by that content hash; TeamNotHere when it remembers none."""
         if pin is None or (pin.spec is None and pin.name == SOFTWARE_TEAM_NAME):
-            return SOFTWARE_TEAM
+            return software_team()
         found = self._by_sha256.get(pin.sha256)
         if found is not None:
             return found

@@ -1,6 +1,6 @@
 """A team declared as data: its agents, their roles, routes, typed fields, prompts and tools.
 
-A ``TeamSpec`` is what a team file (``app/team_files.py``) reads into, and what a run pins at its
+A ``TeamSpec`` is what a team file (``models/team_files.py``) reads into, and what a run pins at its
 start: it travels in the run's history, so a worker redeployed with an edited team file never
 changes a running run. ``models/team_build.py`` turns it into the run's ``Team`` (pydantic
 request, result, routing and question models with strict schemas).
@@ -19,7 +19,7 @@ from typing import Annotated, Literal
 from pydantic import Field, StringConstraints
 from pydantic.alias_generators import to_camel
 
-from agent_interrupts.models.agent_types import AGENT_NAME_PATTERN, AgentType, Terminal
+from agent_interrupts.models.agent_types import AgentName, AgentType, Terminal
 from agent_interrupts.models.base import WireModel
 
 TEAM_NAME_PATTERN = r"^[a-z][a-z0-9-]{0,39}$"
@@ -46,6 +46,8 @@ _ENUM = re.compile(r"^enum\(([A-Z][A-Z0-9_]{0,39}(?:\|[A-Z][A-Z0-9_]{0,39}){0,19
 _LIST = re.compile(r"^list\[(.+)\]$")
 
 
+CLASS_NAME_PATTERN = r"^[A-Z][A-Za-z0-9]{0,79}$"
+"""A typed model of the package, by class name (``DiscoveryAgentRequest``)."""
 MAX_SCHEMA_NAME_CHARS = 64
 """The longest response-format name an OpenAI-compatible endpoint takes."""
 
@@ -113,14 +115,29 @@ class FieldSpec(WireModel):
     description: Description = ""
 
 
+class AgentClasses(WireModel):
+    """An agent whose request and routing are typed models of the package (``models/``), by
+    class name, instead of declared fields: the software team's agents."""
+
+    request: Annotated[str, StringConstraints(pattern=CLASS_NAME_PATTERN)]
+    routing: Annotated[str, StringConstraints(pattern=CLASS_NAME_PATTERN)]
+
+
+class TeamClasses(WireModel):
+    """A team whose handler routing and final result are typed models of the package."""
+
+    handler: Annotated[str, StringConstraints(pattern=CLASS_NAME_PATTERN)]
+    final: Annotated[str, StringConstraints(pattern=CLASS_NAME_PATTERN)]
+
+
 class AgentSpec(WireModel):
     """One agent of a team."""
 
-    name: Annotated[str, StringConstraints(pattern=AGENT_NAME_PATTERN)]
+    name: AgentName
     role: Role = Role.AGENT
     description: Description = ""
     phase: Annotated[str, StringConstraints(min_length=1, max_length=40)] = "WORK"
-    dispatches: str | None = None
+    dispatches: AgentName | None = None
     """A dispatcher's agent (role ``dispatched``)."""
     routes: dict[str, Description] = Field(default_factory=dict)
     """Where it may go next: an agent's name (or ``END``) -> when to take that route."""
@@ -133,7 +150,10 @@ class AgentSpec(WireModel):
     template: Annotated[str, StringConstraints(max_length=MAX_TEMPLATE_CHARS)] = ""
     """Its prompt template (jinja2 source); the file form names a file beside the team file."""
     tools: list[str] = Field(default_factory=list)
-    """``read``: the run's pinned workspace through the read tools."""
+    """``read``: the run's pinned workspace through the read tools; ``write``: also the write
+    tools."""
+    classes: AgentClasses | None = None
+    """Its request and routing as typed models of the package (then it declares no fields)."""
 
 
 class TeamSpec(WireModel):
@@ -145,6 +165,15 @@ class TeamSpec(WireModel):
     """A team that extends the software team: its agents join the software team's, and
     ``routes`` adds routes to the software team's agents (an agent between review and merge is
     one declaration and one template)."""
+    starts_at: AgentName | None = None
+    """The agent every run starts at (an orchestrator); needed when the team has several
+    orchestrators (one per phase), else its one orchestrator."""
+    first_request: dict[FieldName, Annotated[str, StringConstraints(max_length=500)]] = Field(
+        default_factory=dict
+    )
+    """Values of the first request's fields (``guidance``, and any the request declares)."""
+    classes: TeamClasses | None = None
+    """The handler's routing and the final result as typed models of the package."""
     agents: list[AgentSpec] = Field(min_length=1, max_length=MAX_TEAM_AGENTS)
     routes: dict[str, dict[str, Description]] = Field(default_factory=dict)
     """With ``extends``: routes added to the software team's agents (agent -> target -> when);
@@ -159,13 +188,60 @@ class TeamSpec(WireModel):
 
     @property
     def entry(self) -> AgentSpec:
-        """The agent every run starts at: the orchestrator."""
+        """The agent every run starts at: ``starts_at``, or the team's one orchestrator."""
+        if self.starts_at is not None:
+            return self.agent(self.starts_at)
         return next(a for a in self.agents if a.role is Role.ORCHESTRATOR)
 
     def sha256(self) -> str:
-        """The team's content hash: what a run records beside its name."""
-        text = json.dumps(self.to_wire(), sort_keys=True, separators=(",", ":"))
+        """The team's content hash: what a run records beside its name. Keys the language
+        gained after teams first landed count only when set, so a team keeps its hash."""
+        text = json.dumps(_hashed(self.to_wire()), sort_keys=True, separators=(",", ":"))
         return hashlib.sha256(text.encode()).hexdigest()
+
+
+LATER_KEYS: dict[str, frozenset[str]] = {
+    "team": frozenset({"startsAt", "firstRequest", "classes"}),
+    "agent": frozenset({"classes"}),
+    "field": frozenset(),
+}
+"""Keys (JSON names) of a team, an agent and a field added after teams first landed
+(4992237): left out of the content hash while they hold their default (None, empty)."""
+
+
+def _unset(value: object) -> bool:
+    return value is None or value == {} or value == [] or value is False
+
+
+def _hashed(wire: dict[str, object]) -> dict[str, object]:
+    """``wire`` without the later keys that hold their defaults."""
+
+    def fields(table: object) -> object:
+        if not isinstance(table, dict):
+            return table
+        return {
+            name: {k: v for k, v in f.items() if not (k in LATER_KEYS["field"] and _unset(v))}
+            if isinstance(f, dict)
+            else f
+            for name, f in table.items()
+        }
+
+    team = {k: v for k, v in wire.items() if not (k in LATER_KEYS["team"] and _unset(v))}
+    if "final" in team:
+        team["final"] = fields(team["final"])
+    agents = team.get("agents")
+    if isinstance(agents, list):
+        team["agents"] = [
+            {
+                k: (fields(v) if k in ("request", "result", "question") else v)
+                for k, v in a.items()
+                if not (k in LATER_KEYS["agent"] and _unset(v))
+            }
+            if isinstance(a, dict)
+            else a
+            for a in agents
+        ]
+    return team
 
 
 @dataclass(frozen=True)
@@ -191,7 +267,9 @@ def spec_problems(spec: TeamSpec, base: BaseTeam | None = None) -> list[str]:
     known = set(names) | (base.agents if base is not None else set())
     for name in sorted({n for n in names if names.count(n) > 1}):
         found.append(f"agent {name}: declared more than once; agent names are unique")
-    reserved = {a.value for a in AgentType} | {t.value for t in Terminal}
+    reserved = {t.value for t in Terminal}
+    if spec.name != SOFTWARE_TEAM_NAME:  # its agents' names decode to AgentType on the wire
+        reserved |= {a.value for a in AgentType}
     for name in names:
         if name in reserved:
             found.append(
@@ -206,21 +284,29 @@ def spec_problems(spec: TeamSpec, base: BaseTeam | None = None) -> list[str]:
                 f"the {MAX_SCHEMA_NAME_CHARS} an endpoint takes; shorten the team's or the "
                 "agent's name"
             )
-        if agent.role is Role.ORCHESTRATOR and agent.request:
+    entries = [a.name for a in spec.agents if a.role is Role.ORCHESTRATOR]
+    first = spec.starts_at or next(iter(entries), None)
+    for agent in spec.agents:
+        if agent.name == first and agent.request:
             found.append(
-                f"agent {agent.name}: the orchestrator's request declares no fields (a run "
+                f"agent {agent.name}: the first agent's request declares no fields (a run "
                 "starts it with the goal alone); move them to another agent's request"
             )
-    entries = [a.name for a in spec.agents if a.role is Role.ORCHESTRATOR]
-    if base is not None and entries:
+    if base is not None and (entries or spec.starts_at):
         found.append(
-            f"agent {entries[0]}: a team that extends {spec.extends} starts at its orchestrator; "
-            "give this agent another role"
+            f"agent {first}: a team that extends {spec.extends} "
+            "starts at its orchestrator; give this agent another role and remove `starts_at`"
         )
+    elif base is None and spec.starts_at is not None:
+        if spec.starts_at not in entries:
+            found.append(
+                f"starts_at names {spec.starts_at}, which is not an agent with role orchestrator "
+                f"(orchestrators: {', '.join(entries) or 'none'})"
+            )
     elif base is None and len(entries) != 1:
         found.append(
             f"the team needs exactly one agent with role orchestrator (has {len(entries)}: "
-            f"{', '.join(entries) or 'none'})"
+            f"{', '.join(entries) or 'none'}), or `starts_at` naming the one every run starts at"
         )
     dispatched_by: dict[str, str] = {}
     dispatched = {a.name for a in spec.agents if a.role is Role.DISPATCHED} | (
@@ -298,7 +384,7 @@ def _agent_problems(
                 f"{at}: a dispatched agent has no routes of its own (its result goes back to "
                 "its dispatcher); remove `routes`"
             )
-    elif not agent.routes:
+    elif not agent.routes and agent.role is not Role.CONTEXT_MANAGER:
         found.append(f"{at}: no routes; name at least one agent (or END) it may go on to")
     for target in agent.routes:
         if target in dispatched:
@@ -312,8 +398,11 @@ def _agent_problems(
     ):
         found += [f"{at}: {p}" for p in _field_problems(what, fields)]
     for tool in agent.tools:
-        if tool != "read":
-            found.append(f"{at}: unknown tool group {tool!r}; teams may give agents `read`")
+        if tool not in TOOL_GROUPS:
+            found.append(
+                f"{at}: unknown tool group {tool!r}; teams may give agents "
+                f"{' or '.join(f'`{t}`' for t in TOOL_GROUPS)}"
+            )
     return found
 
 
@@ -347,7 +436,11 @@ def _exit_problems(spec: TeamSpec, base: BaseTeam | None) -> list[str]:
     for declared in spec.agents:
         if declared.role is Role.DISPATCHER and declared.dispatches:
             edges[declared.dispatches] = {declared.name}
-    reaches_end = {a for a, targets in edges.items() if END in targets}
+    reaches_end = {a for a, targets in edges.items() if END in targets} | {
+        a.name
+        for a in spec.agents
+        if a.role is Role.CONTEXT_MANAGER  # hands back (RETURN)
+    }
     grew = True
     while grew:
         grew = False

@@ -7,6 +7,7 @@ import uuid
 from collections.abc import AsyncIterator, Iterator
 
 import pytest
+from hypothesis import settings
 from hypothesis.configuration import set_hypothesis_home_dir
 from temporalio.client import Client
 from temporalio.contrib.pydantic import pydantic_data_converter
@@ -15,6 +16,11 @@ from temporalio.testing import WorkflowEnvironment
 from agent_interrupts.app.binaries import temporal_cli
 from agent_interrupts.workflows.visibility import dev_server_args
 from tests.support.postgres import PostgresServer, postgres_server, require_pg_bin
+
+settings.register_profile("busy-machine", deadline=None)
+settings.load_profile("busy-machine")
+"""No per-example deadline: on two busy cores one example may take seconds; each test's own
+``max_examples`` bounds its time."""
 
 
 @pytest.fixture(scope="session", autouse=True)

@@ -63,7 +63,7 @@ def test_the_built_wheel_runs_the_main_job_from_any_directory(tmp_path: Path) ->
     names = zipfile.ZipFile(wheel).namelist()
     top = {n.split("/", 1)[0] for n in names if not n.split("/", 1)[0].endswith(".dist-info")}
     assert top == {"agent_interrupts"}, "one installed name: nothing called models or client"
-    assert "agent_interrupts/prompts/workflow/orchestrator.jinja" in names
+    assert "agent_interrupts/teams/software/orchestrator.jinja" in names
     assert "agent_interrupts/teams/incident-response/team.toml" in names
     assert "agent_interrupts/teams/incident-response/triage.jinja" in names
     assert "agent_interrupts/worker.py" in names and "agent_interrupts/app/cli/main.py" in names
@@ -82,7 +82,7 @@ def test_the_sdist_installs_and_runs_the_main_job_from_any_directory(tmp_path: P
     assert not [m.name for m in members if m.issym() or m.islnk()], "no links in the sdist"
     names = {m.name.split("/", 1)[1] for m in members if "/" in m.name}
     assert {"package/__init__.py", "models/limits.py", "app/cli/main.py"} <= names
-    assert "prompts/workflow/orchestrator.jinja" in names
+    assert "teams/software/orchestrator.jinja" in names
     _install_and_run(sdist, tmp_path)
 
 

@@ -74,14 +74,14 @@ async def cmd_run(args: argparse.Namespace, settings: TemporalSettings) -> int:
     from agent_interrupts.app import render
     from agent_interrupts.app.config import llm_settings_from_env, notify_settings_from_env
     from agent_interrupts.app.stack import LocalStack
-    from agent_interrupts.app.team_files import (
+    from agent_interrupts.app.worker_setup import build_worker
+    from agent_interrupts.models.limits import MAX_GOAL_CHARS
+    from agent_interrupts.models.team_files import (
         TEAMS_SETTING,
         TeamFileError,
         configured_teams,
         resolve_team,
     )
-    from agent_interrupts.app.worker_setup import build_worker
-    from agent_interrupts.models.limits import MAX_GOAL_CHARS
     from agent_interrupts.models.tools import WorkspaceSpec
     from agent_interrupts.models.ui_pages import workflow_page
 
@@ -180,7 +180,7 @@ async def cmd_run(args: argparse.Namespace, settings: TemporalSettings) -> int:
 
 def _team_file(choice: str) -> Path | None:
     """The team file ``--team`` names, when it names one (not a served team's name)."""
-    from agent_interrupts.app.team_files import TEAM_FILE
+    from agent_interrupts.models.team_files import TEAM_FILE
 
     path = Path(choice).expanduser()
     if path.is_dir():

@@ -9,9 +9,9 @@ from pathlib import Path
 
 from temporalio.client import Client
 
-from agent_interrupts.app.team_files import load_team_file
 from agent_interrupts.models.graph import NODES
 from agent_interrupts.models.team_build import build_team
+from agent_interrupts.models.team_files import load_team_file
 from bench.teams import (
     SEQUENTIAL,
     measure_starts,

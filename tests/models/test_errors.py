@@ -57,8 +57,8 @@ def test_the_docstring_draws_the_hierarchy_as_it_is() -> None:
 
 
 def test_team_errors_are_in_the_hierarchy() -> None:
-    from agent_interrupts.app.team_files import TeamFileError
     from agent_interrupts.models.team_build import TeamDefinitionError, TeamNotHere
+    from agent_interrupts.models.team_files import TeamFileError
 
     for cls in (TeamDefinitionError, TeamNotHere, TeamFileError, errors.UnknownTeam):
         assert issubclass(cls, TeamError)

@@ -186,5 +186,6 @@ def test_a_reserved_name_is_named() -> None:
 def test_a_team_without_an_orchestrator_says_so() -> None:
     team = _team(AgentSpec(name="A", routes={END: "d"}))
     assert spec_problems(team) == [
-        "the team needs exactly one agent with role orchestrator (has 0: none)"
+        "the team needs exactly one agent with role orchestrator (has 0: none), or "
+        "`starts_at` naming the one every run starts at"
     ]

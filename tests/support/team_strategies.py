@@ -229,7 +229,7 @@ def no_routes(draw: st.DrawFn, spec: TeamSpec) -> TeamSpec:
 
 
 def unknown_tool(draw: st.DrawFn, spec: TeamSpec) -> TeamSpec:
-    tool = draw(st.sampled_from(["write", "shell", "git", "READ"]))
+    tool = draw(st.sampled_from(["shell", "git", "READ", "Write"]))
     return _replace(spec, _any(draw, spec), tools=[tool])
 
 

@@ -1,4 +1,4 @@
-"""Team files (``app/team_files.py``): the shipped team and the manual's example load; every bad
+"""Team files (``models/team_files.py``): the shipped team and the manual's example load; every bad
 definition is one line naming the file and the agent; ``AGENTS_TEAMS`` names files and
 directories, and refuses two teams of one name and a team called ``software``."""
 
@@ -12,7 +12,9 @@ import pytest
 from jinja2 import FileSystemLoader, StrictUndefined
 from jinja2.sandbox import SandboxedEnvironment
 
-from agent_interrupts.app.team_files import (
+from agent_interrupts.models.agent_types import slug
+from agent_interrupts.models.interrupts import CUSTOM_OPTION_TEXT
+from agent_interrupts.models.team_files import (
     PROMPTS_DIR,
     TEAMS_SETTING,
     TeamFileError,
@@ -23,8 +25,6 @@ from agent_interrupts.app.team_files import (
     resolve_team,
     team_files,
 )
-from agent_interrupts.models.agent_types import slug
-from agent_interrupts.models.interrupts import CUSTOM_OPTION_TEXT
 from agent_interrupts.models.team_spec import MAX_TEAM_SPEC_BYTES, Role, spec_problems
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -242,7 +242,7 @@ def test_an_unknown_role(tmp_path: Path) -> None:
     file = _team(tmp_path, LEAD.replace('"orchestrator"', '"boss"'))
     assert _one(file) == (
         "agent LEAD: role 'boss' is not one of orchestrator, agent, dispatcher, dispatched, "
-        "collector"
+        "collector, reviewer, merger, context-manager"
     )
 
 

@@ -65,7 +65,17 @@ BUILTIN_TEAMS_DIR = PACKAGE / "teams"
 PROMPTS_DIR = PACKAGE / "prompts"
 """The templates a team's template may extend or include (``workflow/_agent_base.jinja``)."""
 
-TEAM_KEYS = ("name", "description", "extends", "final", "agents", "routes")
+TEAM_KEYS = (
+    "name",
+    "description",
+    "extends",
+    "starts_at",
+    "first_request",
+    "classes",
+    "final",
+    "agents",
+    "routes",
+)
 AGENT_KEYS = (
     "role",
     "description",
@@ -77,6 +87,7 @@ AGENT_KEYS = (
     "request",
     "result",
     "question",
+    "classes",
 )
 FIELD_TABLES = ("request", "result", "question")
 FIELD_KEYS = ("type", "description")
@@ -95,11 +106,21 @@ def load_team_file(path: str | Path) -> TeamSpec:
     return spec
 
 
+def software_team_file() -> Path:
+    """The software team's file: every run's team unless it names another."""
+    return BUILTIN_TEAMS_DIR / SOFTWARE_TEAM_NAME / TEAM_FILE
+
+
 def builtin_team_files() -> dict[str, Path]:
-    """The teams shipped in the package, by name (``incident-response``) -> their file."""
+    """The teams shipped in the package beside the software team, by name
+    (``incident-response``) -> their file."""
     if not BUILTIN_TEAMS_DIR.is_dir():
         return {}
-    return {p.parent.name: p for p in sorted(BUILTIN_TEAMS_DIR.glob(f"*/{TEAM_FILE}"))}
+    return {
+        p.parent.name: p
+        for p in sorted(BUILTIN_TEAMS_DIR.glob(f"*/{TEAM_FILE}"))
+        if p.parent.name != SOFTWARE_TEAM_NAME
+    }
 
 
 def team_files(setting_value: str) -> list[Path]:
