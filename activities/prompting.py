@@ -1,8 +1,8 @@
 """Prompt assembly: a sandboxed jinja2 environment over ``prompts/`` plus prompt contributors.
 
-An agent's system prompt is its template (``prompts/workflow/<agent>.jinja``, which includes the
-uncertainty, interrupt-guidance and example partials) followed by the contributor sections in
-their stable order; the user message carries the goal and the request.
+An agent's system prompt is its team's template for it (``teams/<team>/<agent>.jinja``, which
+extends ``prompts/workflow/_agent_base.jinja`` and its partials) followed by the contributor
+sections in their stable order; the user message carries the goal and the request.
 
 Text that comes from people or LLMs (goal, requests, answers, earlier outputs) is passed as data
 and never compiled as a template, so ``{{ ... }}`` inside it stays literal.
