@@ -28,7 +28,6 @@ from agent_interrupts.activities.contributors import (
 )
 from agent_interrupts.activities.routing_info import interrupt_info, route_options
 from agent_interrupts.models.agent_call import AgentCall
-from agent_interrupts.models.agent_types import AgentType
 from agent_interrupts.models.errors import PromptRenderError
 from agent_interrupts.models.graph import SOFTWARE_TEAM
 from agent_interrupts.models.interrupts import CUSTOM_OPTION_TEXT
@@ -85,15 +84,14 @@ class PromptRenderer:
         order): the same version renders the same messages from the same call input."""
         contributors = {
             (c.order, c.name, type(c).__qualname__)
-            for agent in AgentType
-            for c in self._registry.for_agent(agent)
+            for agent in SOFTWARE_TEAM.nodes
+            for c in self._registry.for_agent(agent, SOFTWARE_TEAM)
         }
-        text = json.dumps([self._files_sha256, sorted(contributors)])
+        software = sorted(SOFTWARE_TEAM.templates.items())  # the built-in team's, from its file
+        text = json.dumps([self._files_sha256, software, sorted(contributors)])
         return hashlib.sha256(text.encode()).hexdigest()[:16]
 
-    def agent_messages(
-        self, node: Node, call: AgentCall, team: Team = SOFTWARE_TEAM
-    ) -> AgentPrompt:
+    def agent_messages(self, node: Node, call: AgentCall, team: Team) -> AgentPrompt:
         """System prompt (template, then contributor sections), then the request message."""
         assembled = self._registry.assemble(PromptContext.from_call(call, node.output_model, team))
         parts = [
@@ -116,7 +114,7 @@ class PromptRenderer:
             sections=[name for name, _ in assembled.sections],
         )
 
-    def agent_template(self, node: Node, team: Team = SOFTWARE_TEAM) -> str:
+    def agent_template(self, node: Node, team: Team) -> str:
         """The agent's own template, rendered with what its output model says about it (a
         declared team's templates come with the team the run pinned)."""
         key = (team.sha256, node.template)  # an extended team's software agents route further
@@ -148,7 +146,7 @@ def _files_sha256(root: Path) -> str:
     return digest.hexdigest()
 
 
-def template_values(node: Node, team: Team = SOFTWARE_TEAM) -> dict[str, Any]:
+def template_values(node: Node, team: Team) -> dict[str, Any]:
     """What an agent template is given: names from the node and its output model, as data."""
     info = interrupt_info(node.output_model)
     dispatcher = team.dispatched.get(node.agent_type)

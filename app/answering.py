@@ -11,7 +11,6 @@ import shlex
 from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
 
 from agent_interrupts.models.agent_types import AGENT_NAME_PATTERN, agent_name
-from agent_interrupts.models.graph import SOFTWARE_TEAM
 from agent_interrupts.models.interrupts import (
     InterruptRequestBase,
     InterruptResolution,
@@ -111,7 +110,8 @@ def with_continue_at(
     origin: str,
     target: str,
     field: str = "--continue-at",
-    team: Team = SOFTWARE_TEAM,
+    *,
+    team: Team,
 ) -> InterruptResolution:
     """``--continue-at AGENT``: the answer, and the run goes on at ``target`` (one of
     ``origin``'s routes in the run's ``team``) instead of back to ``origin``; a problem names

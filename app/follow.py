@@ -65,7 +65,7 @@ async def follow(
     """
     handle = agents.client.get_workflow_handle_for(OrchestratorWorkflow.run, workflow_id)
     result_task = asyncio.create_task(handle.result())
-    progress = render.Progress()
+    progress = render.Progress(team_of(None))  # the run's status names its team
     seen = 0
     events_seen: int | None = None
     shown: set[str] = set()

@@ -49,7 +49,8 @@ from agent_interrupts.models.state import (
     HistoryPageRequest,
     OrchestratorStatus,
 )
-from agent_interrupts.models.team_build import remember
+from agent_interrupts.models.team_build import remember, team_of
+from agent_interrupts.models.team_spec import TeamPin
 from agent_interrupts.models.tools import ToolTrace
 from agent_interrupts.workflows.lifting import lifted_output
 from agent_interrupts.workflows.orchestrator import OrchestratorWorkflow
@@ -171,10 +172,13 @@ class _Recorded:
     dispatched agents has no agent call, so its node's request and question are read here."""
     tool_calls: dict[str, dict[str, ToolTrace]] = field(default_factory=dict)
     """Each node's tool calls, from all its rounds' replies, by call id."""
+    pin: TeamPin | None = None
+    """The runs' pinned team (None: the software team): a dispatch node is looked up in it."""
 
     async def read(self, client: Client, handle: WorkflowHandle) -> str | None:
         """Take in one run's history; return the run it continued from, if any."""
         run = await _run_events(client, handle)
+        self.pin = run.pin or self.pin
         for _, call, reply in run.calls:
             self.requests[call.node_id] = {**call.request, "goal": ""}
             self.outputs[call.node_id] = reply.output
@@ -221,6 +225,7 @@ class _Recorded:
                 entry.summary,
                 entry.context_id,
                 entry.upstream_context_ids,
+                team_of(self.pin),
             )
         if entry.kind is EntryKind.INTERRUPT:
             question = (self.outputs.get(node) or {}).get("interruptRequest") or job.get("request")
@@ -418,6 +423,8 @@ class _RunEvents:
     calls: list[tuple[int, AgentCall, AgentReply]] = field(default_factory=list)
     children: list[_Child] = field(default_factory=list)
     diffs: dict[str, str] = field(default_factory=dict)
+    pin: TeamPin | None = None
+    """The run's pinned team (None: the software team)."""
 
 
 async def _run_events(client: Client, handle: WorkflowHandle) -> _RunEvents:
@@ -435,6 +442,7 @@ async def _run_events(client: Client, handle: WorkflowHandle) -> _RunEvents:
     async for event in handle.fetch_history_events():
         if (pinned := pins.read(event)) is not None:
             remember(pinned)
+            run.pin = pinned
         kind = event.event_type
         if kind == EventType.EVENT_TYPE_WORKFLOW_EXECUTION_STARTED:
             started = event.workflow_execution_started_event_attributes

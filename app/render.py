@@ -13,7 +13,6 @@ from rich.text import Text
 
 from agent_interrupts.app.run_picture import RunEnd, node_views, picture
 from agent_interrupts.app.sdk import RunRow, WaitingRow, continues_at, decisions
-from agent_interrupts.models.graph import SOFTWARE_TEAM
 from agent_interrupts.models.interrupt_flow import InterruptStatus
 from agent_interrupts.models.interrupts import InterruptRequestBase
 from agent_interrupts.models.limits import clip
@@ -57,7 +56,7 @@ class Progress:
     """Prints each finished agent step once, with a rule when the phase changes. ``team``: the
     run's team (its agents' phases); a follower sets it from the run's status."""
 
-    def __init__(self, team: Team = SOFTWARE_TEAM) -> None:
+    def __init__(self, team: Team) -> None:
         self._seen: set[str] = set()
         self._phase: str | None = None
         self.team = team

@@ -108,7 +108,7 @@ class RunEnd:
     line: str
 
 
-def resolution_target(route: str | None, team: Team = SOFTWARE_TEAM) -> str | None:
+def resolution_target(route: str | None, team: Team) -> str | None:
     """The agent an answered question's routing (a route of ``team``'s handler routing) leads
     to."""
     target = team.interrupt_routing.route_aliases().get(route or "")
@@ -197,7 +197,7 @@ def _phase(team: Team, agent: str) -> str:
     return node.phase if node is not None else "?"
 
 
-def picture(views: dict[str, NodeView], team: Team = SOFTWARE_TEAM) -> Table:
+def picture(views: dict[str, NodeView], team: Team) -> Table:
     """One row per node of ``team``, in ``node_views``' order: phase, agent (a dispatched agent
     indented under its dispatch node), its state and what it did."""
     table = Table(box=None, show_header=True, header_style="bold", pad_edge=False)
@@ -219,7 +219,7 @@ def picture(views: dict[str, NodeView], team: Team = SOFTWARE_TEAM) -> Table:
     return table
 
 
-def svg(views: dict[str, NodeView], team: Team = SOFTWARE_TEAM) -> str:
+def svg(views: dict[str, NodeView], team: Team) -> str:
     """The same rows as ``picture``, as an SVG image: a coloured mark per node and its state."""
     drawn = []
     phase = None
@@ -251,7 +251,7 @@ def svg(views: dict[str, NodeView], team: Team = SOFTWARE_TEAM) -> str:
     )
 
 
-def mermaid(team: Team = SOFTWARE_TEAM) -> str:
+def mermaid(team: Team) -> str:
     """The graph as a mermaid flowchart, read from the team's node table and Routing models:
     each agent and where its routes lead; a dispatch node fans out to N agents whose results
     come back to it. Every agent may also ask a question (the one INTERRUPT node, whose answer

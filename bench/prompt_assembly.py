@@ -66,7 +66,7 @@ from agent_interrupts.models.agent_call import (
     PreviousContext,
 )
 from agent_interrupts.models.agent_types import DISPATCHED_AGENTS, AgentType, slug
-from agent_interrupts.models.graph import NODES, Node
+from agent_interrupts.models.graph import NODES, SOFTWARE_TEAM, Node
 from agent_interrupts.models.ids import make_context_id
 from agent_interrupts.models.limits import compact_json
 from agent_interrupts.models.routing import Routing
@@ -295,8 +295,10 @@ def measure_assembly(
     for agent, call in calls.items():
         node = NODES[agent]
         for _ in range(WARMUPS):
-            renderer.agent_messages(node, call)
-        out[agent] = [_time_us(renderer.agent_messages, node, call) for _ in range(repeats)]
+            renderer.agent_messages(node, call, SOFTWARE_TEAM)
+        out[agent] = [
+            _time_us(renderer.agent_messages, node, call, SOFTWARE_TEAM) for _ in range(repeats)
+        ]
     return out
 
 
@@ -321,7 +323,7 @@ def breakdown(
     renderer: PromptRenderer, call: AgentCall, count: Callable[[str], int]
 ) -> list[tuple[str, int]]:
     """Size of each part of one prompt: template headings, contributor sections, messages."""
-    prompt = renderer.agent_messages(NODES[call.agent_type], call)
+    prompt = renderer.agent_messages(NODES[call.agent_type], call, SOFTWARE_TEAM)
     parts = prompt.system.split("\n## ")
     out = [("template intro", count(parts[0]))]
     out += [(part.split("\n", 1)[0].split(" (")[0], count(part)) for part in parts[1:]]
@@ -336,7 +338,7 @@ def measure_sizes(
     for agent, node in NODES.items():
         sizes[agent] = {}
         for history in histories:
-            prompt = renderer.agent_messages(node, realistic_call(agent, history))
+            prompt = renderer.agent_messages(node, realistic_call(agent, history), SOFTWARE_TEAM)
             sizes[agent][history] = sum(count(m["content"]) for m in prompt.messages)
     return sizes
 
@@ -353,7 +355,7 @@ async def measure(
     calls = {agent: realistic_call(agent, history) for agent in NODES}
     cold = {}
     for agent, call in calls.items():
-        cold[agent] = _time_us(PromptRenderer().agent_messages, NODES[agent], call)
+        cold[agent] = _time_us(PromptRenderer().agent_messages, NODES[agent], call, SOFTWARE_TEAM)
     renderer = PromptRenderer()
     assembly = measure_assembly(renderer, calls, repeats)
     activity = await measure_activity(calls, activity_runs)
@@ -363,7 +365,7 @@ async def measure(
     parts = breakdown(renderer, calls[largest], count)
     timings = []
     for agent, call in calls.items():
-        prompt = renderer.agent_messages(NODES[agent], call)
+        prompt = renderer.agent_messages(NODES[agent], call, SOFTWARE_TEAM)
         timings.append(
             AgentTiming(
                 agent=agent,

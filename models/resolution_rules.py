@@ -9,7 +9,6 @@ from pydantic import ValidationError
 
 from agent_interrupts.models.agent_types import AgentType, is_agent
 from agent_interrupts.models.errors import describe_problems
-from agent_interrupts.models.graph import SOFTWARE_TEAM
 from agent_interrupts.models.interrupts import (
     AnyInterruptRequest,
     InterruptRequestBase,
@@ -219,16 +218,14 @@ def _list(ids: Iterable[str]) -> str:
     return ", ".join(names) if names else "none"
 
 
-def allowed_route(
-    origin: str | None, reroute_to: str | None, team: Team = SOFTWARE_TEAM
-) -> str | None:
+def allowed_route(origin: str | None, reroute_to: str | None, team: Team) -> str | None:
     """The one route a translation may set: the event's target if there is one, else the
     origin's own route (the routing contract's mapping table); None when no route leads there."""
     target = reroute_to or origin
     return team.route_for(target) if target is not None else None
 
 
-def redirect_targets(origin: str, team: Team = SOFTWARE_TEAM) -> list[str]:
+def redirect_targets(origin: str, team: Team) -> list[str]:
     """The agents a person may send the run on to from ``origin``'s question: the agents its own
     routing may name (the graph's edges), each with a route of the team's handler routing; not
     the context manager, a detour that returns to the agent that asked."""
@@ -241,9 +238,7 @@ def redirect_targets(origin: str, team: Team = SOFTWARE_TEAM) -> list[str]:
     ]
 
 
-def redirect_problem(
-    origin: str, continue_at: str | None, team: Team = SOFTWARE_TEAM
-) -> str | None:
+def redirect_problem(origin: str, continue_at: str | None, team: Team) -> str | None:
     """Why ``continue_at`` is not a way on from ``origin``'s question (None when it is)."""
     if continue_at is None or continue_at == origin:
         return None
@@ -337,7 +332,7 @@ def untranslated_routing(
     carried: dict[str, Any],
     request: InterruptRequestBase,
     answer: InterruptResolution,
-    team: Team = SOFTWARE_TEAM,
+    team: Team,
     asked_by: str | None = None,
 ) -> dict[str, Any] | None:
     """The routing of an accepted answer the translator could not write: ``route`` with the

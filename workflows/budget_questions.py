@@ -12,7 +12,6 @@ Pure functions.
 
 from __future__ import annotations
 
-from agent_interrupts.models.graph import SOFTWARE_TEAM
 from agent_interrupts.models.interrupts import (
     CUSTOM_OPTION_TEXT,
     ChoiceOption,
@@ -28,9 +27,7 @@ BUDGET_CHOICE_ID = "step-budget"
 STOP = OptionKey.B
 
 
-def budget_question(
-    agent: str, steps_taken: int, granted: int, team: Team = SOFTWARE_TEAM
-) -> InterruptRequestBase:
+def budget_question(agent: str, steps_taken: int, granted: int, team: Team) -> InterruptRequestBase:
     """``agent``'s typed HUMAN_REVIEW question: ``granted`` more steps, or stop the run."""
     cls = team.questions[agent]
     return cls.model_validate(

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from agent_interrupts.models.graph import SOFTWARE_TEAM
 from agent_interrupts.models.interrupt_events import InterruptRequestEvent
 from agent_interrupts.models.interrupts import InterruptRequestBase
 from agent_interrupts.models.limits import MAX_TEXT_CHARS, compact_json
@@ -22,7 +21,7 @@ REPLY_EXCERPT_CHARS = 1_500
 
 
 def question_from_event(
-    agent: str, event: InterruptRequestEvent, reply: dict[str, Any], team: Team = SOFTWARE_TEAM
+    agent: str, event: InterruptRequestEvent, reply: dict[str, Any], team: Team
 ) -> InterruptRequestBase:
     """``agent``'s typed question carrying ``event``'s reason, type and context (its choices and
     confirmation items join in InterruptWorkflow's request hook, as for any event)."""

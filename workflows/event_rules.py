@@ -8,7 +8,6 @@ from dataclasses import dataclass
 
 from agent_interrupts.models.agent_call import SUPERVISOR_MESSAGE_PREFIX
 from agent_interrupts.models.agent_types import slug
-from agent_interrupts.models.graph import SOFTWARE_TEAM
 from agent_interrupts.models.interrupt_events import InterruptRequestEvent
 from agent_interrupts.models.state import OrchestratorState
 from agent_interrupts.models.team import Team
@@ -23,7 +22,7 @@ class EventVerdict:
     problem: str | None = None
 
 
-def unknown_agents(event: InterruptRequestEvent, team: Team = SOFTWARE_TEAM) -> str | None:
+def unknown_agents(event: InterruptRequestEvent, team: Team) -> str | None:
     """Why ``event`` names an agent the run's team does not have (as its source) or cannot
     continue at (as its reroute target); None when it names none."""
     source, target = event.source_agent_type, event.reroute_to_agent_type
@@ -45,7 +44,8 @@ def check_event(
     state: OrchestratorState,
     event: InterruptRequestEvent,
     running_agents: Sequence[str] = (),
-    team: Team = SOFTWARE_TEAM,
+    *,
+    team: Team,
 ) -> EventVerdict:
     """Apply the rules of handler US3 and its edge cases to ``event``.
 

@@ -235,7 +235,9 @@ def lifted(
     lifted into its own interrupt by the workflow, with no LLM call (handler US4 scenario 2);
     else None."""
     question = (
-        lift(node.agent_type, fan_out, skip, book.team) if node.dispatches is not None else None
+        lift(node.agent_type, fan_out, skip, team=book.team)
+        if node.dispatches is not None
+        else None
     )
     if question is None or node.dispatches is None:
         return None
@@ -286,7 +288,7 @@ async def question_while_agents_run(
     )
     book.remember_output(output)
     routing = node.output_model.model_validate(payload)
-    decision = decide(agent, routing, output, book.state.history)
+    decision = decide(agent, routing, output, book.state.history, team=book.team)
     if decision.interrupt is None:
         book.fail(DegenerateLoop(f"{node_id}'s lifted question was lost (a bug)"))
     still = sum(1 for a in fan_out if a.runs())

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from agent_interrupts.models.graph import SOFTWARE_TEAM
 from agent_interrupts.models.interrupts import InterruptRequestBase
 from agent_interrupts.models.team import Team
 from agent_interrupts.workflows.visibility import answer_markdown, fit_details, question_markdown
@@ -13,9 +12,7 @@ def summary_line(origin: str, request: InterruptRequestBase) -> str:
     return text if len(text) <= 200 else text[:197] + "..."
 
 
-def details_markdown(
-    child_id: str, origin: str, request: InterruptRequestBase, team: Team = SOFTWARE_TEAM
-) -> str:
+def details_markdown(child_id: str, origin: str, request: InterruptRequestBase, team: Team) -> str:
     """Everything a person needs to answer, and how to send the answer."""
     question = question_markdown(origin, request)
     return fit_details(question + "\n\n" + answer_markdown(child_id, origin, request, team))

@@ -45,9 +45,7 @@ LEGACY_FIELDS: dict[str, set[str]] = {
 """The agent-specific fields each typed question had in version 83c9b6c, all texts."""
 
 
-def upgrade_output(
-    agent: str, output: dict[str, Any], team: Team = SOFTWARE_TEAM
-) -> dict[str, Any]:
+def upgrade_output(agent: str, output: dict[str, Any], team: Team) -> dict[str, Any]:
     """An agent's output (wire form) in the current shape (a declared team's has one shape)."""
     if not team.builtin:
         return output

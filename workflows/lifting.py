@@ -24,7 +24,6 @@ from typing import Any, TypeVar
 
 from agent_interrupts.models.agent_call import ContextItem
 from agent_interrupts.models.fan_out import HeldAgent
-from agent_interrupts.models.graph import SOFTWARE_TEAM
 from agent_interrupts.models.ids import agent_key
 from agent_interrupts.models.interrupts import (
     AgentQuestion,
@@ -62,7 +61,7 @@ def plan_fan_out(
     agent: str,
     held: Sequence[HeldAgent],
     requests: Sequence[dict[str, Any]],
-    team: Team = SOFTWARE_TEAM,
+    team: Team,
 ) -> list[HeldAgent]:
     """The fan-out to run: the held agents in order (finished ones keep their result; answered
     ones take any change the translated request made to their sub-request), then the requests
@@ -82,7 +81,7 @@ def with_translated_request(
     held_agent: HeldAgent,
     requests: Sequence[dict[str, Any]],
     index: int,
-    team: Team = SOFTWARE_TEAM,
+    team: Team,
 ) -> HeldAgent:
     """``held_agent`` with any change the translated dispatch request made to its sub-request
     (``requests[index]``, when the translation still has it)."""
@@ -108,7 +107,8 @@ def lift(
     dispatch: str,
     fan_out: Sequence[HeldAgent],
     skip: Collection[str] = (),
-    team: Team = SOFTWARE_TEAM,
+    *,
+    team: Team,
 ) -> InterruptRequestBase | None:
     """The dispatch node's interrupt carrying its agents' open questions, combined (but those of
     the agents in ``skip``, asked already); None when no other agent asked."""
@@ -154,7 +154,7 @@ def lifted_output(
     summary: str,
     result_id: str,
     upstream: list[str],
-    team: Team = SOFTWARE_TEAM,
+    team: Team,
 ) -> dict[str, Any]:
     """The dispatch node's output (wire form) when the workflow raised its agents' questions:
     no LLM call, so the routing is made here (and read back the same way from history)."""

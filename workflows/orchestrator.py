@@ -382,7 +382,7 @@ class OrchestratorWorkflow:
         """Whether ``event`` is taken now, and by which node (a dispatched agent's, too)."""
         if (pinning := self._pinning()) is not None:
             return EventVerdict(None, pinning)
-        return check_event(self._state, event, self._book.calls.running(), self._book.team)
+        return check_event(self._state, event, self._book.calls.running(), team=self._book.team)
 
     def _take_event(self, node_id: str, event: InterruptRequestEvent) -> str:
         """Store the event for the node and ask its running agent to interrupt (handler FR-008); at
@@ -615,7 +615,7 @@ class OrchestratorWorkflow:
             book.curate(agent, produced.output, produced.payload)
         agent_results = [a.result for a in fan_out if a.result is not None]
         decision = decide(
-            agent, produced.routing, produced.output, state.history, agent_results, book.team
+            agent, produced.routing, produced.output, state.history, agent_results, team=book.team
         )
         unanswered = book.supervisor.waiting_at(at.node_id)
         if unanswered is not None and decision.interrupt is None:  # runs recorded before

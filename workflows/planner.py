@@ -6,7 +6,6 @@ from dataclasses import dataclass
 from typing import Any
 
 from agent_interrupts.models.agent_types import RouteTarget
-from agent_interrupts.models.graph import SOFTWARE_TEAM
 from agent_interrupts.models.interrupts import InterruptRequestBase
 from agent_interrupts.models.routing import Routing
 from agent_interrupts.models.state import EntryKind, HistoryEntry
@@ -46,14 +45,12 @@ def last_request_of(history: list[HistoryEntry], agent_type: str) -> HistoryEntr
     return None
 
 
-def return_target(history: list[HistoryEntry], team: Team = SOFTWARE_TEAM) -> HistoryEntry | None:
+def return_target(history: list[HistoryEntry], team: Team) -> HistoryEntry | None:
     """Where the context manager hands back to: the last request that was not its own."""
     return last_request(history, exclude=team.not_returnable())
 
 
-def origin_of(
-    request: InterruptRequestBase, history: list[HistoryEntry], team: Team = SOFTWARE_TEAM
-) -> str:
+def origin_of(request: InterruptRequestBase, history: list[HistoryEntry], team: Team) -> str:
     """Who asked: the request's subtype (research R6); else the last request in history
     (handler FR-002).
 

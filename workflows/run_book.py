@@ -34,7 +34,6 @@ from agent_interrupts.models.errors import (
     failure_message,
     failure_type,
 )
-from agent_interrupts.models.graph import SOFTWARE_TEAM
 from agent_interrupts.models.ids import make_context_id
 from agent_interrupts.models.interrupts import InterruptRequestBase
 from agent_interrupts.models.limits import (
@@ -74,7 +73,7 @@ CONTEXT_WINDOW = 6
 class RunBook:
     """The state a run carries, and the one place that writes to it."""
 
-    def __init__(self, state: OrchestratorState, team: Team = SOFTWARE_TEAM) -> None:
+    def __init__(self, state: OrchestratorState, team: Team) -> None:
         self.state = state
         self.team = team
         """The team the run pinned at its start: every rule of the graph is read here."""
@@ -187,7 +186,9 @@ class RunBook:
         )
         earlier = self.state.stuck_counts.get(agent, 0)
         self.state.stuck_counts[agent] = earlier + 1
-        return stuck_question(agent, output_model, problem, earlier, self.team, ways_out=ways_out)
+        return stuck_question(
+            agent, output_model, problem, earlier, team=self.team, ways_out=ways_out
+        )
 
     @property
     def pinned_team(self) -> TeamPin | None:

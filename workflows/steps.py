@@ -9,7 +9,6 @@ from dataclasses import dataclass
 from agent_interrupts.models.agent_types import Terminal, is_agent
 from agent_interrupts.models.base import WireModel
 from agent_interrupts.models.errors import AgentFailed, AgentWorkflowError, DegenerateLoop
-from agent_interrupts.models.graph import SOFTWARE_TEAM
 from agent_interrupts.models.interrupts import InterruptRequestBase
 from agent_interrupts.models.limits import AGENT_REQUEST_BYTES, clip, fit_strings
 from agent_interrupts.models.requests import CONTEXT_FOUND, AgentRequest
@@ -41,7 +40,8 @@ def decide(
     output: HistoryEntry,
     history: Sequence[HistoryEntry],
     agent_results: Sequence[AgentResult] = (),
-    team: Team = SOFTWARE_TEAM,
+    *,
+    team: Team,
 ) -> Decision:
     """The routing's one non-null route -> what the workflow does next (the planner's table)."""
     nxt = next_step(routing)

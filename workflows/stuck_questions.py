@@ -23,7 +23,6 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from agent_interrupts.models.agent_types import Terminal
-from agent_interrupts.models.graph import SOFTWARE_TEAM
 from agent_interrupts.models.interrupts import (
     CUSTOM_OPTION_TEXT,
     ChoiceOption,
@@ -72,8 +71,8 @@ def stuck_question(
     output_model: type[Routing],
     problem: str,
     earlier: int = 0,
-    team: Team = SOFTWARE_TEAM,
     *,
+    team: Team,
     ways_out: Sequence[str] | None = None,
 ) -> InterruptRequestBase:
     """``agent``'s typed HUMAN_REVIEW question about the step it could not finish; ``earlier``:

@@ -31,7 +31,6 @@ from temporalio.common import (
 from temporalio.exceptions import ActivityError
 
 from agent_interrupts.models.base import WireModel
-from agent_interrupts.models.graph import SOFTWARE_TEAM
 from agent_interrupts.models.interrupt_flow import InterruptInput, InterruptState
 from agent_interrupts.models.interrupts import InterruptRequestBase, InterruptType
 from agent_interrupts.models.limits import SERVER_PAYLOAD_BYTES
@@ -360,7 +359,7 @@ def offered_options(request: InterruptRequestBase) -> str:
 
 
 def answer_markdown(
-    interrupt_id: str, origin: str, request: InterruptRequestBase, team: Team = SOFTWARE_TEAM
+    interrupt_id: str, origin: str, request: InterruptRequestBase, team: Team
 ) -> str:
     """How to answer from the UI (update or signal), with JSON to paste, how to stop the run or
     send it elsewhere, and from a shell."""

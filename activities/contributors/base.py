@@ -21,7 +21,6 @@ from agent_interrupts.activities.redaction import redact
 from agent_interrupts.models.agent_call import AgentCall, HistoryDigestEntry, PreviousContext
 from agent_interrupts.models.base import WireModel
 from agent_interrupts.models.code import WorktreeRef
-from agent_interrupts.models.graph import SOFTWARE_TEAM
 from agent_interrupts.models.team import Team
 from agent_interrupts.models.tools import PinnedWorkspace
 
@@ -57,15 +56,13 @@ class PromptContext:
     previous: PreviousContext | None
     interrupt_resolution: str | None
     output_model: type[WireModel]
+    team: Team
     workspace: PinnedWorkspace | None = None
     worktree: WorktreeRef | None = None
     supervised: bool = False
-    team: Team = SOFTWARE_TEAM
 
     @classmethod
-    def from_call(
-        cls, call: AgentCall, output_model: type[WireModel], team: Team = SOFTWARE_TEAM
-    ) -> PromptContext:
+    def from_call(cls, call: AgentCall, output_model: type[WireModel], team: Team) -> PromptContext:
         return cls(
             agent_type=call.agent_type,
             node_id=call.node_id,
@@ -99,7 +96,7 @@ class PromptContributor(ABC):
     def contribute(self, ctx: PromptContext) -> str | None:
         """The section's body for this call, or None to add nothing."""
 
-    def applies(self, agent: str, team: Team = SOFTWARE_TEAM) -> bool:
+    def applies(self, agent: str, team: Team) -> bool:
         """Whether ``agent`` of ``team`` gets this section (``applies_to`` names the software
         team's agents; a declared team's agents get the sections meant for every agent)."""
         return self.applies_to is None or agent in self.applies_to
@@ -141,7 +138,7 @@ class ContributorRegistry:
     def names(self) -> list[str]:
         return sorted(self._contributors)
 
-    def for_agent(self, agent: str, team: Team = SOFTWARE_TEAM) -> list[PromptContributor]:
+    def for_agent(self, agent: str, team: Team) -> list[PromptContributor]:
         """The contributors that apply to ``agent`` of ``team`` (agents FR-002), in (order,
         name) order (agents FR-004)."""
         key = (team, agent)

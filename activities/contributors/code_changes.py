@@ -5,7 +5,6 @@ from __future__ import annotations
 
 from agent_interrupts.activities.contributors.base import PromptContext, PromptContributor
 from agent_interrupts.activities.tools.settings import ToolSettings
-from agent_interrupts.models.graph import SOFTWARE_TEAM
 from agent_interrupts.models.team import Team
 
 
@@ -20,7 +19,7 @@ class CodeChangesContributor(PromptContributor):
         self.applies_to = agents
         self.settings = settings
 
-    def applies(self, agent: str, team: Team = SOFTWARE_TEAM) -> bool:
+    def applies(self, agent: str, team: Team) -> bool:
         """The run's team says which of its agents get these tools."""
         return agent in team.write_tools
 

@@ -7,7 +7,6 @@ the call has a workspace, i.e. when the tool is really there (SC-009).
 from __future__ import annotations
 
 from agent_interrupts.activities.contributors.base import PromptContext, PromptContributor
-from agent_interrupts.models.graph import SOFTWARE_TEAM
 from agent_interrupts.models.team import Team
 
 MEMORY_GUIDANCE = """\
@@ -38,7 +37,7 @@ class EpisodicMemoryContributor(PromptContributor):
     def __init__(self, agents: frozenset[str]) -> None:
         self.applies_to = agents
 
-    def applies(self, agent: str, team: Team = SOFTWARE_TEAM) -> bool:
+    def applies(self, agent: str, team: Team) -> bool:
         """The run's team says which of its agents get these tools."""
         return agent in team.nodes
 

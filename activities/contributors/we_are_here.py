@@ -11,14 +11,13 @@ import functools
 from agent_interrupts.activities.contributors.base import PromptContext, PromptContributor
 from agent_interrupts.activities.routing_info import INTERRUPT_LABEL, route_options
 from agent_interrupts.models.agent_types import RouteTarget, Terminal
-from agent_interrupts.models.graph import SOFTWARE_TEAM
 from agent_interrupts.models.team import Team
 
 HERE = ">>> YOU ARE HERE <<<"
 _INDENT = "    "
 
 
-def render_graph(current: RouteTarget | None = None, team: Team = SOFTWARE_TEAM) -> str:
+def render_graph(current: RouteTarget | None = None, *, team: Team) -> str:
     """The graph as text, one line per node; ``current`` gets the marker (the interrupt node
     gets it too, while a question is being handled)."""
     return _graph(current, team)
@@ -59,7 +58,7 @@ def _line(text: str, here: bool, depth: int = 1) -> str:
     return f"{HERE} {text}" if here else f"{_INDENT * depth}{text}"
 
 
-def where_we_are(agent: str, team: Team = SOFTWARE_TEAM) -> str:
+def where_we_are(agent: str, team: Team) -> str:
     """The whole section for ``agent``: the marked graph, then its own routing options."""
     return _where(agent, team)
 
@@ -72,7 +71,7 @@ def _where(agent: str, team: Team) -> str:
         "routes can send a question to the one INTERRUPT node; END returns the final result; "
         "RETURN goes back to the agent that asked the context manager.",
         "```",
-        render_graph(agent, team),
+        render_graph(agent, team=team),
         "```",
     ]
     parts.append(

@@ -304,7 +304,7 @@ def tool_groups(settings: ToolSettings) -> tuple[ToolGroup, ...]:
     )
 
 
-def tools_for(agent: str, *, writes: bool = False, team: Team = SOFTWARE_TEAM) -> list[Tool]:
+def tools_for(agent: str, *, writes: bool = False, team: Team) -> list[Tool]:
     """The tools ``agent`` of ``team`` is offered when its run has a workspace; the write tools
     only with a worktree of its own (``writes``)."""
     groups: list[tuple[tuple[Tool, ...], Collection[str]]] = [

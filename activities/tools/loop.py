@@ -39,7 +39,6 @@ from agent_interrupts.activities.tools.workspace import ToolError, Workspace, ch
 from agent_interrupts.models.agent_call import AgentCall
 from agent_interrupts.models.base import WireModel
 from agent_interrupts.models.errors import InvalidLlmReply, describe_validation_error
-from agent_interrupts.models.graph import SOFTWARE_TEAM
 from agent_interrupts.models.team import Team
 from agent_interrupts.models.tools import MAX_TOOL_ARGUMENT_CHARS, ToolRequest, ToolTrace
 
@@ -57,7 +56,7 @@ class Toolbox:
             self._memory = open_memory(self.settings.memory, self.settings.recall_window)
         return self._memory
 
-    async def round(self, call: AgentCall, team: Team = SOFTWARE_TEAM) -> ToolRound:
+    async def round(self, call: AgentCall, team: Team) -> ToolRound:
         """This call's round: earlier rounds' results recomputed; no tools without a workspace.
         ``team``: the call's team (its agents' tools)."""
         if call.workspace is None:

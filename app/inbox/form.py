@@ -6,7 +6,6 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from agent_interrupts.app.answering import resolution_from_flags, with_continue_at
-from agent_interrupts.models.graph import SOFTWARE_TEAM
 from agent_interrupts.models.interrupts import (
     InterruptRequestBase,
     InterruptResolution,
@@ -54,9 +53,7 @@ def submitted_fields(request: InterruptRequestBase, fields: Mapping[str, str]) -
     return {k: v for k, v in kept.items() if k.startswith(prefixes)}
 
 
-def resolution_from_form(
-    fields: Mapping[str, str], origin: str, team: Team = SOFTWARE_TEAM
-) -> InterruptResolution:
+def resolution_from_form(fields: Mapping[str, str], origin: str, team: Team) -> InterruptResolution:
     """The answer a submitted form gives; a CUSTOM text counts only where CUSTOM was chosen; a
     reason to stop is the whole answer; a chosen agent to continue at (one of ``origin``'s
     routes in the run's ``team``) goes with the answer.
@@ -67,7 +64,7 @@ def resolution_from_form(
         return InterruptResolution(stop_run=fields[STOP].strip())
     resolution = _answers(fields)
     if target := fields.get(CONTINUE_AT, ""):
-        resolution = with_continue_at(resolution, origin, target, "continue at", team)
+        resolution = with_continue_at(resolution, origin, target, "continue at", team=team)
     return resolution
 
 

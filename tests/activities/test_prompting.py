@@ -15,7 +15,7 @@ from agent_interrupts.activities.offline_model import RESOLVED_MARKER
 from agent_interrupts.activities.prompting import PromptRenderer
 from agent_interrupts.models import interrupts as interrupt_models
 from agent_interrupts.models.agent_types import DISPATCHED_AGENTS, AgentType
-from agent_interrupts.models.graph import NODES
+from agent_interrupts.models.graph import NODES, SOFTWARE_TEAM
 from agent_interrupts.models.interrupts import (
     CUSTOM_OPTION_TEXT,
     ConfirmationItem,
@@ -72,7 +72,9 @@ def _json_block(text: str, heading: str) -> dict[str, object]:
 
 
 def _system(agent: AgentType, **overrides: object) -> str:
-    return RENDERER.agent_messages(NODES[agent], make_call(agent, **overrides)).system
+    return RENDERER.agent_messages(
+        NODES[agent], make_call(agent, **overrides), team=SOFTWARE_TEAM
+    ).system
 
 
 def test_the_tables_cover_the_graph() -> None:
@@ -165,6 +167,7 @@ def test_sections_follow_the_template_in_a_stable_order() -> None:
             interrupts_here=3,
             workspace=WORKSPACE,
         ),
+        team=SOFTWARE_TEAM,
     )
     headings = [
         "## Your role",
@@ -204,6 +207,7 @@ def test_text_from_people_and_models_stays_literal() -> None:
             ),
             user_messages=[f"supervisor says {hostile}"],
         ),
+        team=SOFTWARE_TEAM,
     )
     text = "\n".join(m["content"] for m in prompt.messages)
     assert "49" not in text
@@ -219,7 +223,7 @@ def test_text_from_people_and_models_stays_literal() -> None:
 def test_the_request_message_no_longer_carries_the_resolution() -> None:
     agent = AgentType.REVIEW_AGENT
     prompt = RENDERER.agent_messages(
-        NODES[agent], make_call(agent, interrupt_resolution="the answer is B")
+        NODES[agent], make_call(agent, interrupt_resolution="the answer is B"), team=SOFTWARE_TEAM
     )
     user = prompt.messages[1]["content"]
     assert user.startswith("Goal: ") and "the answer is B" not in user

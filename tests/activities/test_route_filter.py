@@ -18,7 +18,7 @@ from agent_interrupts.activities.route_filter import (
     routing_schema,
 )
 from agent_interrupts.models.agent_types import AgentType
-from agent_interrupts.models.graph import NODES
+from agent_interrupts.models.graph import NODES, SOFTWARE_TEAM
 from agent_interrupts.models.interrupts import InterruptRouting
 from agent_interrupts.models.resolution_rules import allowed_route
 
@@ -57,10 +57,15 @@ def test_filtered_schema_keeps_exactly_the_origin_route(origin: AgentType) -> No
 
 def test_reroute_target_wins_over_origin() -> None:
     assert (
-        allowed_route(AgentType.PLANNING_ORCHESTRATOR, AgentType.DISCOVERY_ORCHESTRATOR)
+        allowed_route(
+            AgentType.PLANNING_ORCHESTRATOR, AgentType.DISCOVERY_ORCHESTRATOR, team=SOFTWARE_TEAM
+        )
         == "discoveryOrchestratorRequest"
     )
-    assert allowed_route(AgentType.PLANNING_ORCHESTRATOR, None) == "planningOrchestratorRequest"
+    assert (
+        allowed_route(AgentType.PLANNING_ORCHESTRATOR, None, team=SOFTWARE_TEAM)
+        == "planningOrchestratorRequest"
+    )
 
 
 def test_transitive_defs_are_kept() -> None:
@@ -70,7 +75,7 @@ def test_transitive_defs_are_kept() -> None:
 
 
 def test_unknown_origin_is_not_filtered() -> None:
-    assert allowed_route(AgentType.TICKET_AGENT, None) is None
+    assert allowed_route(AgentType.TICKET_AGENT, None, team=SOFTWARE_TEAM) is None
     schema = routing_schema(None)
     assert list(schema["properties"]) == [REPLY_KEY]
     offered = [list(v["properties"]) for v in variants(schema)]

@@ -7,6 +7,7 @@ from collections.abc import Awaitable, Callable
 import pytest
 
 from agent_interrupts.app.answering import ask, resolution_from_flags, with_continue_at
+from agent_interrupts.models.graph import SOFTWARE_TEAM
 from agent_interrupts.models.interrupts import InterruptResolution, OptionKey
 from agent_interrupts.models.resolution_rules import resolution_problems
 from agent_interrupts.models.team_build import build_team
@@ -188,7 +189,7 @@ def test_continue_at_is_a_route_of_the_runs_team() -> None:
     with pytest.raises(ValueError, match=r"LEAD is not a route of SURVEY \(offered: SUMMARY\)"):
         with_continue_at(answer, "SURVEY", "LEAD", team=team)
     with pytest.raises(ValueError, match="'SUMMARY' is not an agent of team software"):
-        with_continue_at(answer, "REVIEW_AGENT", "SUMMARY")
+        with_continue_at(answer, "REVIEW_AGENT", "SUMMARY", team=SOFTWARE_TEAM)
 
 
 async def test_the_menu_keeps_what_a_person_types_exactly() -> None:

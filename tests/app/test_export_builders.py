@@ -58,7 +58,7 @@ def _recorded(agent: AgentType, **record: object) -> tuple[RecordedRun, Recorded
         else {"subdomain": "cache", "guidance": "look"},
         upstream_context_ids=[f"wf-{RUN_ID}/{agent.slug}/001/2026-01-19T10:30:00Z"],
     )
-    messages = PROMPTS.agent_messages(node, call).messages
+    messages = PROMPTS.agent_messages(node, call, team=SOFTWARE_TEAM).messages
     schema = decoder_schema(node.output_model)
     output = node.output_model.model_validate_json(
         OfflineModel().answer(node.output_model.__name__, schema, messages)
@@ -105,7 +105,9 @@ def test_an_agent_example_is_the_exact_prompt_and_the_output_the_model_wrote() -
     assert example.kind is Kind.REPORT
     assert (
         example.prompt
-        == PROMPTS.agent_messages(NODES[AgentType.DISCOVERY_AGENT], recorded.call).messages
+        == PROMPTS.agent_messages(
+            NODES[AgentType.DISCOVERY_AGENT], recorded.call, team=SOFTWARE_TEAM
+        ).messages
     )
     answer = json.loads(example.answer)[REPLY_KEY]["result"]  # the reply's shape: its variant
     assert "resultId" not in answer and "upstreamContextIds" not in answer, "stamped, not written"

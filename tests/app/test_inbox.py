@@ -30,6 +30,7 @@ from agent_interrupts.app.people import person_name
 from agent_interrupts.app.sdk import AgentWorkflowClient
 from agent_interrupts.app.worker_setup import build_worker
 from agent_interrupts.models.agent_types import AgentType
+from agent_interrupts.models.graph import SOFTWARE_TEAM
 from agent_interrupts.models.interrupts import InterruptResolution, OptionKey
 from tests.cli.support import free_port
 from tests.support.cli import ROOT, client_env, client_py
@@ -407,28 +408,37 @@ def test_the_form_starts_at_the_recommendation_and_reads_back_as_a_resolution() 
             "text": "",
         },
         AgentType.REVIEW_AGENT,
+        team=SOFTWARE_TEAM,
     )
     assert answer.selected_choices == {"cache": OptionKey.CUSTOM}
     assert answer.custom_inputs == {"cache": " memcached "}, "as typed"
     assert answer.confirmations == {"load": False} and answer.free_text is None
-    lines = resolution_from_form({"choice.cache": "A", "text": "a\r\n\r\n b"}, "REVIEW_AGENT")
+    lines = resolution_from_form(
+        {"choice.cache": "A", "text": "a\r\n\r\n b"}, "REVIEW_AGENT", team=SOFTWARE_TEAM
+    )
     assert lines.free_text == "a\n\n b", "a form posted without script: the lines as typed"
     ignored = resolution_from_form(
-        {"choice.cache": "A", "custom.cache": "typed, then chose A"}, AgentType.REVIEW_AGENT
+        {"choice.cache": "A", "custom.cache": "typed, then chose A"},
+        AgentType.REVIEW_AGENT,
+        team=SOFTWARE_TEAM,
     )
     assert ignored.custom_inputs == {}
     on = resolution_from_form(
-        {"choice.cache": "A", "continue_at": "MERGER_AGENT", "stop": " "}, AgentType.REVIEW_AGENT
+        {"choice.cache": "A", "continue_at": "MERGER_AGENT", "stop": " "},
+        AgentType.REVIEW_AGENT,
+        team=SOFTWARE_TEAM,
     )
     assert on.continue_at is AgentType.MERGER_AGENT and on.stop_run is None
     stop = resolution_from_form(
-        {"stop": " wrong goal ", "choice.cache": "A"}, AgentType.REVIEW_AGENT
+        {"stop": " wrong goal ", "choice.cache": "A"}, AgentType.REVIEW_AGENT, team=SOFTWARE_TEAM
     )
     assert stop == InterruptResolution(stop_run="wrong goal"), "stopping is the whole answer"
     assert form_problems(request, {"stop": "wrong goal"}) == []
     with pytest.raises(ValueError, match="continue at DISCOVERY_AGENT is not a route"):
         resolution_from_form(
-            {"choice.cache": "A", "continue_at": "DISCOVERY_AGENT"}, AgentType.REVIEW_AGENT
+            {"choice.cache": "A", "continue_at": "DISCOVERY_AGENT"},
+            AgentType.REVIEW_AGENT,
+            team=SOFTWARE_TEAM,
         )
 
 

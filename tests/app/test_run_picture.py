@@ -19,7 +19,7 @@ from agent_interrupts.app.run_picture import (
     svg,
 )
 from agent_interrupts.models.agent_types import AgentType
-from agent_interrupts.models.graph import NODES
+from agent_interrupts.models.graph import NODES, SOFTWARE_TEAM
 from agent_interrupts.models.state import (
     EntryKind,
     HistoryEntry,
@@ -100,7 +100,7 @@ def test_a_question_waits_and_its_node_names_the_interrupt() -> None:
 
 def test_the_inbox_picture_draws_every_node_in_its_states_colour() -> None:
     entries = [*ran(A.REVIEW_AGENT), entry(EntryKind.INTERRUPT, A.REVIEW_AGENT)]
-    image = svg(node_views(entries, status(waiting=A.REVIEW_AGENT)))
+    image = svg(node_views(entries, status(waiting=A.REVIEW_AGENT)), team=SOFTWARE_TEAM)
     assert image.startswith("<svg ") and image.endswith("</svg>")
     assert all(f">{a.value}</text>" in image or f"x {a.value}</text>" in image for a in A)
     waiting = SVG_COLOURS[NodeState.WAITING]
@@ -135,7 +135,9 @@ def test_a_closed_run_fails_where_it_stood_or_completes() -> None:
 
 def test_the_picture_lists_dispatched_agents_under_their_dispatch_node() -> None:
     console = Console(width=120, record=True)
-    console.print(picture(node_views(ran(A.TICKET_DISPATCH, A.TICKET_AGENT), status())))
+    console.print(
+        picture(node_views(ran(A.TICKET_DISPATCH, A.TICKET_AGENT), status()), team=SOFTWARE_TEAM)
+    )
     lines = console.export_text().splitlines()
     names = [n for line in lines for n in re.findall(r"[A-Z_]{6,}", line) if n in A.__members__]
     assert names.index("TICKET_AGENT") == names.index("TICKET_DISPATCH") + 1
@@ -146,13 +148,13 @@ def test_the_docs_show_the_graph_as_generated() -> None:
     page = (ROOT / "docs" / "agents.md").read_text()
     drawn = re.search(r"```mermaid\n(.*?)```", page, re.S)
     assert drawn is not None, "docs/agents.md has no mermaid picture of the graph"
-    assert drawn.group(1).strip() == mermaid(), (
+    assert drawn.group(1).strip() == mermaid(team=SOFTWARE_TEAM), (
         "docs/agents.md's graph differs from app.run_picture.mermaid(): paste its output"
     )
 
 
 def test_the_mermaid_graph_has_every_agent_and_route() -> None:
-    text = mermaid()
+    text = mermaid(team=SOFTWARE_TEAM)
     for agent, node in NODES.items():
         assert f'{agent.value}["{agent.value}"]' in text
         if node.dispatches is not None:

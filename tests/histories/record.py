@@ -47,6 +47,7 @@ from agent_interrupts.app.binaries import temporal_cli
 from agent_interrupts.app.process_exit import exit_now
 from agent_interrupts.app.worker_setup import build_worker
 from agent_interrupts.models.agent_types import AgentType
+from agent_interrupts.models.graph import SOFTWARE_TEAM
 from agent_interrupts.models.interrupt_events import InterruptRequestEvent
 from agent_interrupts.models.interrupt_flow import InterruptState, InterruptStatus
 from agent_interrupts.models.interrupts import InterruptResolution, InterruptRouting
@@ -369,7 +370,7 @@ async def _stuck_ways_out(client: Client, out: Path) -> None:
                 f"{handle.id}-interrupt-2",
                 {
                     **recommended_resolution(second.request).to_wire(),
-                    "continueAt": redirect_targets(second.origin)[0],
+                    "continueAt": redirect_targets(second.origin, team=SOFTWARE_TEAM)[0],
                 },
             )
             await _question(client, f"{handle.id}-interrupt-3")

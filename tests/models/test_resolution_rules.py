@@ -6,7 +6,7 @@ import pytest
 from pydantic import ValidationError
 
 from agent_interrupts.models.agent_types import AgentType
-from agent_interrupts.models.graph import NODES
+from agent_interrupts.models.graph import NODES, SOFTWARE_TEAM
 from agent_interrupts.models.interrupts import (
     InterruptResolution,
     InterruptType,
@@ -128,19 +128,19 @@ def test_a_stop_with_a_reason_is_the_whole_answer_and_a_blank_one_is_refused() -
 
 def test_a_person_may_send_the_run_along_the_asking_agents_own_routes_only() -> None:
     for agent in AgentType:
-        targets = redirect_targets(agent)
+        targets = redirect_targets(agent, team=SOFTWARE_TEAM)
         own = set(NODES[agent].output_model.route_aliases().values())
         assert set(targets) <= own - {agent, AgentType.CONTEXT_MANAGER}
         for target in AgentType:
-            problem = redirect_problem(agent, target)
+            problem = redirect_problem(agent, target, team=SOFTWARE_TEAM)
             assert (problem is None) == (target in targets or target is agent), (agent, target)
             if problem is not None:
                 assert f"not a route of {agent.value}" in problem and "\n" not in problem
-    assert redirect_targets(AgentType.REVIEW_AGENT) == [
+    assert redirect_targets(AgentType.REVIEW_AGENT, team=SOFTWARE_TEAM) == [
         AgentType.MERGER_AGENT,
         AgentType.TICKET_ORCHESTRATOR,
     ]
-    assert redirect_problem(AgentType.REVIEW_AGENT, None) is None
+    assert redirect_problem(AgentType.REVIEW_AGENT, None, team=SOFTWARE_TEAM) is None
 
 
 def test_a_combined_question_may_be_answered_one_agent_at_a_time() -> None:

@@ -24,7 +24,7 @@ from agent_interrupts.app.model_context import with_served_context
 from agent_interrupts.app.worker_setup import build_worker
 from agent_interrupts.models.agent_types import AgentType
 from agent_interrupts.models.errors import InvalidLlmReply, LlmUnavailable
-from agent_interrupts.models.graph import NODES
+from agent_interrupts.models.graph import NODES, SOFTWARE_TEAM
 from agent_interrupts.models.interrupt_flow import InterruptOutcome
 from agent_interrupts.models.resolution_rules import allowed_route
 from agent_interrupts.models.state import EventKind
@@ -75,7 +75,7 @@ async def test_every_agent_types_first_reply_is_a_valid_routing(
     real_model = real_model_server.base_url
     settings = small_model(real_model, LLM_VALIDATION_ATTEMPTS="1")
     node = NODES[agent]
-    prompt = PromptRenderer().agent_messages(node, make_call(agent))
+    prompt = PromptRenderer().agent_messages(node, make_call(agent), team=SOFTWARE_TEAM)
     replies = _Replies()
     sdk = AsyncOpenAI(
         api_key="sk-local",
@@ -130,7 +130,9 @@ async def test_a_run_ends_in_the_models_own_question_or_the_budget_never_a_stuck
             child = client.get_workflow_handle(pending.workflow_id)
             await child.execute_update("resolve_validated", answer_offered(question.request))
             outcome = InterruptOutcome.model_validate(await asyncio.wait_for(child.result(), 900))
-            assert outcome.route == allowed_route(question.origin, question.reroute_to)
+            assert outcome.route == allowed_route(
+                question.origin, question.reroute_to, team=SOFTWARE_TEAM
+            )
         if described.status is WorkflowExecutionStatus.RUNNING:
             await handle.terminate("the real-model test checked what it needed")
     calls, prompt_tokens, output_tokens, seconds = server_timings(real_model_server.log, since)

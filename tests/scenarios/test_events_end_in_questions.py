@@ -19,6 +19,7 @@ from agent_interrupts.activities.offline_model import OfflineModel, OfflineScena
 from agent_interrupts.app.worker_setup import build_worker
 from agent_interrupts.models.agent_call import SUPERVISOR_MESSAGE_PREFIX
 from agent_interrupts.models.agent_types import AgentType
+from agent_interrupts.models.graph import SOFTWARE_TEAM
 from agent_interrupts.models.interrupt_events import InterruptRequestEvent
 from agent_interrupts.models.interrupts import DiscoveryCollectorInterruptRequest
 from agent_interrupts.models.routings import PlanningOrchestratorRouting
@@ -90,11 +91,14 @@ async def test_an_event_the_agent_ignores_still_ends_in_its_question_and_the_rer
 def test_the_loop_breaker_never_contradicts_a_supervisor() -> None:
     call = make_call(AgentType.PLANNING_ORCHESTRATOR).model_copy(update={"interrupts_here": 9})
     breaker = InterruptLoopBreakerContributor()
-    alone = PromptContext.from_call(call, PlanningOrchestratorRouting)
+    alone = PromptContext.from_call(call, PlanningOrchestratorRouting, team=SOFTWARE_TEAM)
     assert breaker.contribute(alone) is not None
     supervised = call.model_copy(
         update={"user_messages": [f"{SUPERVISOR_MESSAGE_PREFIX} stop and ask"]}
     )
     assert (
-        breaker.contribute(PromptContext.from_call(supervised, PlanningOrchestratorRouting)) is None
+        breaker.contribute(
+            PromptContext.from_call(supervised, PlanningOrchestratorRouting, team=SOFTWARE_TEAM)
+        )
+        is None
     )

@@ -14,6 +14,7 @@ from temporalio.testing import WorkflowEnvironment
 from agent_interrupts.app.binaries import temporal_cli
 from agent_interrupts.models.agent_types import AgentType
 from agent_interrupts.models.fan_out import HeldAgent
+from agent_interrupts.models.graph import SOFTWARE_TEAM
 from agent_interrupts.models.ids import agent_key
 from agent_interrupts.models.interrupts import (
     DispatchInterruptRequest,
@@ -80,7 +81,7 @@ def held(n: int, **state: Any) -> HeldAgent:
 def combined_question(*tags: str) -> DispatchInterruptRequest:
     """TICKET_DISPATCH's question combining one ticket agent's question per tag, in order."""
     fan_out = [held(n, question=ticket_question(tag)) for n, tag in enumerate(tags, start=1)]
-    question = lift(AgentType.TICKET_DISPATCH, fan_out)
+    question = lift(AgentType.TICKET_DISPATCH, fan_out, team=SOFTWARE_TEAM)
     assert question is not None
     return question
 

@@ -7,7 +7,7 @@ from typing import Any
 from agent_interrupts.activities.contributors import PromptContext, PromptContributor
 from agent_interrupts.models.agent_call import AgentCall, HistoryDigestEntry, PreviousContext
 from agent_interrupts.models.agent_types import AgentType
-from agent_interrupts.models.graph import NODES
+from agent_interrupts.models.graph import NODES, SOFTWARE_TEAM
 from agent_interrupts.models.limits import compact_json
 from agent_interrupts.models.tools import PinnedWorkspace
 
@@ -34,7 +34,9 @@ def make_call(agent: AgentType, **overrides: Any) -> AgentCall:
 
 
 def make_ctx(agent: AgentType, **overrides: Any) -> PromptContext:
-    return PromptContext.from_call(make_call(agent, **overrides), NODES[agent].output_model)
+    return PromptContext.from_call(
+        make_call(agent, **overrides), NODES[agent].output_model, team=SOFTWARE_TEAM
+    )
 
 
 def entry(agent: AgentType, kind: str, n: int = 1, route: str | None = None) -> HistoryDigestEntry:

@@ -8,6 +8,7 @@ from typing import Any
 import pytest
 
 from agent_interrupts.models.agent_types import AgentType
+from agent_interrupts.models.graph import SOFTWARE_TEAM
 from agent_interrupts.models.interrupts import ReviewInterruptRequest
 from agent_interrupts.models.results import DiscoveryAgentResult
 from agent_interrupts.models.routings import DiscoveryAgentRouting
@@ -79,7 +80,7 @@ def test_only_the_exact_old_shape_is_upgraded(question: dict[str, Any]) -> None:
 def test_old_outputs_read_in_the_current_shape(
     agent: AgentType, output: dict[str, Any], model: type[DiscoveryAgentRouting] | None
 ) -> None:
-    upgraded = upgrade_output(agent, output)
+    upgraded = upgrade_output(agent, output, team=SOFTWARE_TEAM)
     if model is not None:
         routing = model.model_validate(upgraded)
         assert isinstance(routing.result, DiscoveryAgentResult)
@@ -90,7 +91,7 @@ def test_old_outputs_read_in_the_current_shape(
 
 def test_current_outputs_and_start_inputs_pass_as_they_are() -> None:
     output = {"mergerRequest": {"guidance": "g", "mergeStrategy": "m"}}
-    assert upgrade_output(AgentType.REVIEW_AGENT, output) is output
+    assert upgrade_output(AgentType.REVIEW_AGENT, output, team=SOFTWARE_TEAM) is output
     start = ({"request": NEW_REVIEW, "origin": "REVIEW_AGENT"},)
     assert upgrade_start(start)[0]["request"] is NEW_REVIEW
     old = upgrade_start(({"request": OLD_REVIEW},))

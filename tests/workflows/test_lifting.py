@@ -97,7 +97,7 @@ def test_plan_runs_only_agents_that_are_not_finished_or_waiting(
     requests: list[dict[str, Any]],
     expected: list[tuple[str, bool, str]],
 ) -> None:
-    planned = plan_fan_out(TICKET, held, requests)
+    planned = plan_fan_out(TICKET, held, requests, team=SOFTWARE_TEAM)
     assert [(a.key, a.runs(), a.request["guidance"]) for a in planned] == expected
     for before, after in zip(held, planned, strict=False):
         assert after.result == before.result, "a finished result is never replaced"
@@ -107,7 +107,10 @@ def test_plan_runs_only_agents_that_are_not_finished_or_waiting(
 
 
 def test_nothing_is_lifted_when_no_agent_asked() -> None:
-    assert lift(AgentType.TICKET_DISPATCH, [_held(1, result=_result("T-1"))]) is None
+    assert (
+        lift(AgentType.TICKET_DISPATCH, [_held(1, result=_result("T-1"))], team=SOFTWARE_TEAM)
+        is None
+    )
 
 
 def test_two_of_three_questions_become_one_well_formed_typed_interrupt() -> None:
@@ -116,7 +119,7 @@ def test_two_of_three_questions_become_one_well_formed_typed_interrupt() -> None
         _held(2, result=_result("T-2")),
         _held(3, question=_question("c", confirmations=2)),
     ]
-    lifted = lift(AgentType.TICKET_DISPATCH, fan_out)
+    lifted = lift(AgentType.TICKET_DISPATCH, fan_out, team=SOFTWARE_TEAM)
 
     assert isinstance(lifted, TicketAgentDispatchInterruptRequest)
     assert lifted.problems() == [], "the combined question is well formed (item 5)"
@@ -156,7 +159,7 @@ def test_a_reviewer_answers_only_when_every_agent_asked_for_one(
     kinds: list[InterruptType], expected: InterruptType
 ) -> None:
     fan_out = [_held(n, question=_question(str(n), kind)) for n, kind in enumerate(kinds, 1)]
-    lifted = lift(AgentType.TICKET_DISPATCH, fan_out)
+    lifted = lift(AgentType.TICKET_DISPATCH, fan_out, team=SOFTWARE_TEAM)
     assert lifted is not None and lifted.type is expected
 
 
@@ -164,7 +167,7 @@ def test_questions_beyond_one_answer_wait_for_the_next_round() -> None:
     """A combined question stays answerable in one resolution (MAX_ITEMS answers per map)."""
     per_agent = 10
     fan_out = [_held(n, question=_question(str(n), confirmations=per_agent)) for n in range(1, 7)]
-    lifted = lift(AgentType.TICKET_DISPATCH, fan_out)
+    lifted = lift(AgentType.TICKET_DISPATCH, fan_out, team=SOFTWARE_TEAM)
     assert lifted is not None
     shown = MAX_ITEMS // per_agent
     assert [q.agent_key for q in lifted.agent_questions] == [a.key for a in fan_out[:shown]]
@@ -173,7 +176,7 @@ def test_questions_beyond_one_answer_wait_for_the_next_round() -> None:
     answered = answer_each(lifted, InterruptResolution(), fan_out)
     assert [a.runs() for a in answered] == [True] * shown + [False]
     waiting = [a.model_copy(update={"result": _result(a.key)}) for a in answered[:shown]]
-    again = lift(AgentType.TICKET_DISPATCH, [*waiting, answered[shown]])
+    again = lift(AgentType.TICKET_DISPATCH, [*waiting, answered[shown]], team=SOFTWARE_TEAM)
     assert again is not None and [q.agent_key for q in again.agent_questions] == ["ticket-agent-6"]
 
 
@@ -186,7 +189,7 @@ def test_each_agent_gets_only_its_own_answer_under_its_own_ids() -> None:
         _held(2, result=_result("T-2")),
         _held(3, question=_question("c")),
     ]
-    lifted = lift(AgentType.TICKET_DISPATCH, fan_out)
+    lifted = lift(AgentType.TICKET_DISPATCH, fan_out, team=SOFTWARE_TEAM)
     assert lifted is not None
     resolution = InterruptResolution.model_validate(
         {
@@ -222,7 +225,7 @@ def test_each_answered_agent_also_reads_the_supervisors_part() -> None:
     """handler US3: a supervisor's part joined to a fan-out's question reaches each agent
     answered, with its words, after the agent's own part."""
     fan_out = [_held(1, question=_question("a")), _held(2, question=_question("b"))]
-    lifted = lift(AgentType.TICKET_DISPATCH, fan_out)
+    lifted = lift(AgentType.TICKET_DISPATCH, fan_out, team=SOFTWARE_TEAM)
     assert lifted is not None
     also = ["A supervisor's question (event e-1), joined to x: why?", "- why? -> A (Keep)"]
     first, second = answer_each(lifted, answer_all(lifted), fan_out, also)
@@ -240,7 +243,7 @@ def test_each_answered_agent_also_reads_the_supervisors_part() -> None:
 def test_an_answer_to_one_agents_part_answers_only_that_agent() -> None:
     """FR-094: the other agents keep their question, unanswered, for the next one."""
     fan_out = [_held(1, question=_question("a")), _held(2, question=_question("b"))]
-    lifted = lift(AgentType.TICKET_DISPATCH, fan_out)
+    lifted = lift(AgentType.TICKET_DISPATCH, fan_out, team=SOFTWARE_TEAM)
     assert lifted is not None
     part = InterruptResolution.model_validate(
         {
@@ -255,7 +258,7 @@ def test_an_answer_to_one_agents_part_answers_only_that_agent() -> None:
 
 def test_an_agent_given_more_tokens_runs_again_with_twice_its_own() -> None:
     fan_out = [_held(1, question=_question("a")), _held(2, question=_question("b"))]
-    lifted = lift(AgentType.TICKET_DISPATCH, fan_out)
+    lifted = lift(AgentType.TICKET_DISPATCH, fan_out, team=SOFTWARE_TEAM)
     assert lifted is not None
     answer = answer_all(lifted).model_copy(
         update={"confirmations": {"ticket-agent-2/more-output-tokens": True}}
@@ -266,9 +269,17 @@ def test_an_agent_given_more_tokens_runs_again_with_twice_its_own() -> None:
 
 def test_a_question_for_the_agents_not_asked_yet_skips_the_others() -> None:
     fan_out = [_held(n, question=_question(str(n))) for n in (1, 2, 3)]
-    later = lift(AgentType.TICKET_DISPATCH, fan_out, skip={"ticket-agent-1", "ticket-agent-2"})
+    later = lift(
+        AgentType.TICKET_DISPATCH,
+        fan_out,
+        skip={"ticket-agent-1", "ticket-agent-2"},
+        team=SOFTWARE_TEAM,
+    )
     assert later is not None and [q.agent_key for q in later.agent_questions] == ["ticket-agent-3"]
-    assert lift(AgentType.TICKET_DISPATCH, fan_out, skip={a.key for a in fan_out}) is None
+    assert (
+        lift(AgentType.TICKET_DISPATCH, fan_out, skip={a.key for a in fan_out}, team=SOFTWARE_TEAM)
+        is None
+    )
 
 
 def test_an_answer_to_another_question_leaves_the_fan_out_as_it_was() -> None:
@@ -283,13 +294,17 @@ def test_the_ui_details_of_a_large_combined_question_fit_temporals_limit() -> No
     bytes), which would fail the orchestrator's workflow task over and over."""
     big = _question("x" * 3_000, confirmations=MAX_ITEMS // 4)
     fan_out = [_held(n, question=big) for n in range(1, 5)]
-    lifted = lift(AgentType.TICKET_DISPATCH, fan_out)
+    lifted = lift(AgentType.TICKET_DISPATCH, fan_out, team=SOFTWARE_TEAM)
     assert lifted is not None
-    details = details_markdown("wf-1-interrupt-1", AgentType.TICKET_DISPATCH, lifted)
+    details = details_markdown(
+        "wf-1-interrupt-1", AgentType.TICKET_DISPATCH, lifted, team=SOFTWARE_TEAM
+    )
     assert len(json.dumps(details)) <= DETAILS_BYTES
     assert details.endswith("the whole question is in the interrupt's `status` query)")
-    small = lift(AgentType.TICKET_DISPATCH, [_held(1, question=_question("a"))])
+    small = lift(AgentType.TICKET_DISPATCH, [_held(1, question=_question("a"))], team=SOFTWARE_TEAM)
     assert small is not None
-    text = details_markdown("wf-1-interrupt-1", AgentType.TICKET_DISPATCH, small)
+    text = details_markdown(
+        "wf-1-interrupt-1", AgentType.TICKET_DISPATCH, small, team=SOFTWARE_TEAM
+    )
     assert "cut to fit" not in text and "**filesToModify:**" in text
     assert "#### ticket-agent-1 (TICKET_AGENT) asks: unsure about a" in text

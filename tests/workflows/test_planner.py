@@ -5,6 +5,7 @@ from __future__ import annotations
 from datetime import UTC, datetime
 
 from agent_interrupts.models.agent_types import AgentType, Terminal
+from agent_interrupts.models.graph import SOFTWARE_TEAM
 from agent_interrupts.models.results import OrchestratorCollectorResult
 from agent_interrupts.models.routings import OrchestratorCollectorRouting, ReviewRouting
 from agent_interrupts.models.state import EntryKind, HistoryEntry
@@ -61,7 +62,7 @@ def test_return_target_skips_context_manager_and_dispatched_agents() -> None:
         _request(AgentType.TICKET_AGENT, 2),
         _request(AgentType.CONTEXT_MANAGER, 3),
     ]
-    back = return_target(history)
+    back = return_target(history, team=SOFTWARE_TEAM)
     assert back is not None and back.agent_type is AgentType.REVIEW_AGENT
 
 

@@ -7,6 +7,7 @@ from typing import Any
 
 from agent_interrupts.models.agent_types import AgentType
 from agent_interrupts.models.errors import DegenerateLoop
+from agent_interrupts.models.graph import SOFTWARE_TEAM
 from agent_interrupts.models.interrupts import ReviewInterruptRequest
 from agent_interrupts.models.requests import CONTEXT_FOUND, DiscoveryCollectorRequest, MergerRequest
 from agent_interrupts.models.results import ContextManagerResult, DiscoveryAgentResult
@@ -40,7 +41,7 @@ def test_a_forward_route_becomes_the_next_step() -> None:
     routing = ReviewRouting.model_construct(
         merger_request=MergerRequest(guidance="merge it", merge_strategy="squash")
     )
-    decision = decide(AgentType.REVIEW_AGENT, routing, OUTPUT, [])
+    decision = decide(AgentType.REVIEW_AGENT, routing, OUTPUT, [], team=SOFTWARE_TEAM)
     assert decision.route == "mergerRequest"
     assert decision.step is not None and decision.step.agent_type is AgentType.MERGER_AGENT
     assert decision.step.request["mergeStrategy"] == "squash"
@@ -61,7 +62,7 @@ def test_a_question_is_handed_on_not_routed() -> None:
     routing = ReviewRouting.model_construct(
         interrupt_request=ReviewInterruptRequest.model_validate(question)
     )
-    decision = decide(AgentType.REVIEW_AGENT, routing, OUTPUT, [])
+    decision = decide(AgentType.REVIEW_AGENT, routing, OUTPUT, [], team=SOFTWARE_TEAM)
     assert decision.interrupt is not None and decision.interrupt.reason == "which?"
     assert decision.step is None and decision.final is None
 
@@ -82,7 +83,9 @@ def test_dispatched_results_reach_the_collector() -> None:
     routing = DiscoveryDispatchRouting.model_construct(
         discovery_collector_request=DiscoveryCollectorRequest(guidance="merge")
     )
-    decision = decide(AgentType.DISCOVERY_DISPATCH, routing, OUTPUT, [], [result])
+    decision = decide(
+        AgentType.DISCOVERY_DISPATCH, routing, OUTPUT, [], [result], team=SOFTWARE_TEAM
+    )
     assert decision.step is not None
     assert decision.step.request["agentResults"][0]["subdomain"] == "gateway"
 
@@ -95,11 +98,11 @@ def test_the_context_manager_hands_back_to_the_last_request_it_still_holds() -> 
     )
     asked = _entry(AgentType.REVIEW_AGENT, EntryKind.REQUEST, {"guidance": "review"}, 1)
     own = _entry(AgentType.CONTEXT_MANAGER, EntryKind.REQUEST, {"guidance": "find"}, 3)
-    decision = decide(AgentType.CONTEXT_MANAGER, routing, OUTPUT, [asked, own])
+    decision = decide(AgentType.CONTEXT_MANAGER, routing, OUTPUT, [asked, own], team=SOFTWARE_TEAM)
     assert decision.step is not None and decision.step.agent_type is AgentType.REVIEW_AGENT
     assert decision.step.request["guidance"] == (
         f"review\n{CONTEXT_FOUND} the gateway lives in gateway/"
     )
     dropped = asked.model_copy(update={"payload": None})
-    failed = decide(AgentType.CONTEXT_MANAGER, routing, OUTPUT, [dropped, own])
+    failed = decide(AgentType.CONTEXT_MANAGER, routing, OUTPUT, [dropped, own], team=SOFTWARE_TEAM)
     assert isinstance(failed.failure, DegenerateLoop)

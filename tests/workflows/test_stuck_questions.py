@@ -6,7 +6,7 @@ answer chose (``workflows/ways_out.py``)."""
 from __future__ import annotations
 
 from agent_interrupts.models.agent_types import AgentType, Terminal
-from agent_interrupts.models.graph import NODES
+from agent_interrupts.models.graph import NODES, SOFTWARE_TEAM
 from agent_interrupts.models.interrupts import (
     InterruptRequestBase,
     InterruptResolution,
@@ -30,14 +30,16 @@ MODEL = NODES[AGENT].output_model
 
 
 def _offered(earlier: int) -> list[str]:
-    question = stuck_question(AGENT, MODEL, "the model call failed: HTTP 503", earlier)
+    question = stuck_question(
+        AGENT, MODEL, "the model call failed: HTTP 503", earlier, team=SOFTWARE_TEAM
+    )
     (choice,) = question.choices
     assert choice.choice_id == ROUTE_CHOICE_ID and choice.recommended is OptionKey.A
     return [o.description for o in choice.options]
 
 
 def test_the_first_question_offers_each_route_and_running_it_again() -> None:
-    question = stuck_question(AGENT, MODEL, "the model call failed: HTTP 503")
+    question = stuck_question(AGENT, MODEL, "the model call failed: HTTP 503", team=SOFTWARE_TEAM)
     assert question.reason.startswith("REVIEW_AGENT could not finish its step (the model call")
     assert "stuck for the" not in question.reason
     assert _offered(0)[-2] == AGAIN and _offered(0)[-1] == "Or provide your own approach"
@@ -51,15 +53,15 @@ def test_a_second_question_recommends_another_way_and_a_third_drops_running_it_a
     routes = {f"-> {t.value})" for t in aliases if t is not Terminal.INTERRUPT}
     assert all(any(r in d for r in routes) for d in second[:2]), "routes of the agent"
     assert AGAIN not in third and third != second
-    reason = stuck_question(AGENT, MODEL, "x", 1).reason
+    reason = stuck_question(AGENT, MODEL, "x", 1, team=SOFTWARE_TEAM).reason
     assert "stuck for the second time in this run" in reason
 
 
 def test_a_reply_cut_off_at_the_token_limit_offers_twice_the_tokens() -> None:
     cut = "the reply was cut off at the output token limit (300 tokens, LLM_MAX_OUTPUT_TOKENS)"
-    [item] = stuck_question(AGENT, MODEL, cut).confirmation_items
+    [item] = stuck_question(AGENT, MODEL, cut, team=SOFTWARE_TEAM).confirmation_items
     assert item.confirmation_id == MORE_TOKENS_ID
-    assert stuck_question(AGENT, MODEL, "HTTP 503").confirmation_items == []
+    assert stuck_question(AGENT, MODEL, "HTTP 503", team=SOFTWARE_TEAM).confirmation_items == []
 
 
 def test_each_yes_doubles_the_tokens_up_to_the_limit_and_no_keeps_them() -> None:
@@ -73,7 +75,9 @@ NEXT = [AgentType.MERGER_AGENT.value, AgentType.TICKET_ORCHESTRATOR.value]
 
 
 def _ways(earlier: int, targets: list[str] = NEXT) -> tuple[list[str], OptionKey | None, str]:
-    question = stuck_question(AGENT, MODEL, "HTTP 503", earlier, ways_out=targets)
+    question = stuck_question(
+        AGENT, MODEL, "HTTP 503", earlier, ways_out=targets, team=SOFTWARE_TEAM
+    )
     (choice,) = question.choices
     texts = [o.description for o in choice.options]
     recommended = {o.key: o.description for o in choice.options}[choice.recommended]
@@ -110,7 +114,7 @@ def _answer(question: InterruptRequestBase, text: str, **fields: object) -> Inte
 
 
 def test_the_way_an_answer_takes() -> None:
-    question = stuck_question(AGENT, MODEL, "HTTP 503", 0, ways_out=NEXT)
+    question = stuck_question(AGENT, MODEL, "HTTP 503", 0, ways_out=NEXT, team=SOFTWARE_TEAM)
     stop = _answer(question, STOP, freeText="broken model", answeredBy="ada")
     assert chosen_way(AGENT, question, stop, NEXT) == Stop("ada (HUMAN)", "broken model")
     on = chosen_way(AGENT, question, _answer(question, continue_text("MERGER_AGENT")), NEXT)
@@ -125,7 +129,7 @@ def test_the_way_an_answer_takes() -> None:
     assert chosen_way(AGENT, question, again, NEXT) is None, "runs it again"
     assert chosen_way(AGENT, question, InterruptResolution(free_text="try"), NEXT) is None
     assert chosen_way(AGENT, question, None, NEXT) is None
-    old = stuck_question(AGENT, MODEL, "HTTP 503", 0)
+    old = stuck_question(AGENT, MODEL, "HTTP 503", 0, team=SOFTWARE_TEAM)
     assert chosen_way(AGENT, old, answer_all_a(old), NEXT) is None, "old questions: no way out"
 
 

@@ -17,6 +17,7 @@ from agent_interrupts.activities.offline_model import OfflineModel, OfflineScena
 from agent_interrupts.app.sdk import AgentWorkflowClient
 from agent_interrupts.app.worker_setup import build_worker
 from agent_interrupts.models.agent_types import AgentType
+from agent_interrupts.models.graph import SOFTWARE_TEAM
 from agent_interrupts.models.interrupt_flow import InterruptState
 from agent_interrupts.models.interrupts import InterruptResolution, InterruptType
 from agent_interrupts.models.resolution_rules import resolution_problems
@@ -89,7 +90,9 @@ def _tags(html: str) -> list[str]:
 
 
 def test_the_pasteable_answer_is_a_valid_resolution() -> None:
-    text = visibility.answer_markdown("run-interrupt-1", AgentType.REVIEW_AGENT, REQUEST)
+    text = visibility.answer_markdown(
+        "run-interrupt-1", AgentType.REVIEW_AGENT, REQUEST, team=SOFTWARE_TEAM
+    )
     assert "resolve_validated" in text and "`resolve`" in text
     keys = "/".join(o.key.value for o in REQUEST.choices[0].options)
     assert keys == "A/B/CUSTOM" and "(`approach`: A, B or CUSTOM with a text in" in text

@@ -15,7 +15,7 @@ from agent_interrupts.activities.contributors import (
 from agent_interrupts.activities.contributors.base import MAX_SECTION_CHARS
 from agent_interrupts.activities.prompting import PromptRenderer
 from agent_interrupts.models.agent_types import AgentType
-from agent_interrupts.models.graph import NODES
+from agent_interrupts.models.graph import NODES, SOFTWARE_TEAM
 from tests.support.prompts import Exploding, Fixed, entry, make_call, make_ctx
 
 
@@ -23,7 +23,7 @@ from tests.support.prompts import Exploding, Fixed, entry, make_call, make_ctx
 def test_a_registered_contribution_is_in_every_agents_prompt(agent: AgentType) -> None:
     """agents US1 scenario 1: register a contributor, and every agent prompt carries its section."""
     renderer = PromptRenderer(registry=ContributorRegistry([Fixed("tool", body="Use the tool.")]))
-    prompt = renderer.agent_messages(NODES[agent], make_call(agent))
+    prompt = renderer.agent_messages(NODES[agent], make_call(agent), team=SOFTWARE_TEAM)
     assert "\n\n## Section tool\nUse the tool.\n" in prompt.system
     assert prompt.sections == ["tool"]
     assert "## Section tool" not in prompt.messages[1]["content"], "sections go to the system"
@@ -44,7 +44,7 @@ def test_applies_to_limits_the_agents_that_get_a_section() -> None:
     only = frozenset({AgentType.PLANNING_COLLECTOR, AgentType.TICKET_AGENT})
     registry = ContributorRegistry([Fixed("narrow", applies_to=only), Fixed("wide")])
     for agent in NODES:
-        names = [c.name for c in registry.for_agent(agent)]
+        names = [c.name for c in registry.for_agent(agent, team=SOFTWARE_TEAM)]
         assert names == (["narrow", "wide"] if agent in only else ["wide"]), agent
 
 
@@ -66,7 +66,9 @@ def test_the_contributor_context_carries_the_blackboard_history() -> None:
     ]
     renderer = PromptRenderer(registry=ContributorRegistry([Counting()]))
     call = make_call(AgentType.DISCOVERY_ORCHESTRATOR, recent=history)
-    prompt = renderer.agent_messages(NODES[AgentType.DISCOVERY_ORCHESTRATOR], call)
+    prompt = renderer.agent_messages(
+        NODES[AgentType.DISCOVERY_ORCHESTRATOR], call, team=SOFTWARE_TEAM
+    )
     assert "## Counting\n3 entries: REQUEST,OUTPUT,REQUEST; previous=False" in prompt.system
 
 
@@ -76,7 +78,7 @@ def test_a_failing_contributor_is_skipped_with_a_warning_and_the_prompt_assemble
     registry = ContributorRegistry([Fixed("before", order=1), Exploding(), Fixed("after")])
     renderer = PromptRenderer(registry=registry)
     agent = AgentType.MERGER_AGENT
-    prompt = renderer.agent_messages(NODES[agent], make_call(agent))
+    prompt = renderer.agent_messages(NODES[agent], make_call(agent), team=SOFTWARE_TEAM)
 
     assert prompt.sections == ["before", "after"]
     assert "## Section before" in prompt.system and "## Section after" in prompt.system
@@ -111,9 +113,9 @@ def test_no_contributors_means_the_bare_template() -> None:
     """Edge case: nothing registered for an agent -> its template alone, no warnings."""
     agent = AgentType.REVIEW_AGENT
     bare = PromptRenderer(registry=ContributorRegistry())
-    prompt = bare.agent_messages(NODES[agent], make_call(agent))
+    prompt = bare.agent_messages(NODES[agent], make_call(agent), team=SOFTWARE_TEAM)
     assert prompt.sections == [] and prompt.warnings == []
-    assert prompt.system == bare.agent_template(NODES[agent]).rstrip() + "\n"
+    assert prompt.system == bare.agent_template(NODES[agent], team=SOFTWARE_TEAM).rstrip() + "\n"
 
 
 def test_names_are_unique_and_required() -> None:
@@ -123,4 +125,7 @@ def test_names_are_unique_and_required() -> None:
     with pytest.raises(ValueError, match="non-empty name"):
         registry.register(Fixed(""))
     registry.register(Fixed("two", order=0))
-    assert [c.name for c in registry.for_agent(AgentType.ORCHESTRATOR)] == ["two", "one"]
+    assert [c.name for c in registry.for_agent(AgentType.ORCHESTRATOR, team=SOFTWARE_TEAM)] == [
+        "two",
+        "one",
+    ]

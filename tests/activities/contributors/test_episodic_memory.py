@@ -8,7 +8,7 @@ from agent_interrupts.activities.contributors import EpisodicMemoryContributor, 
 from agent_interrupts.activities.prompting import PromptRenderer
 from agent_interrupts.activities.tools.catalog import CODE_AGENTS, MEMORY_AGENTS, tools_for
 from agent_interrupts.models.agent_types import AgentType
-from agent_interrupts.models.graph import NODES
+from agent_interrupts.models.graph import NODES, SOFTWARE_TEAM
 from tests.support.prompts import WORKSPACE, make_call, make_ctx
 
 RENDERER = PromptRenderer()
@@ -26,9 +26,16 @@ def test_every_agent_with_the_tool_gets_recall_retain_and_reflect_guidance(
 ) -> None:
     """agents FR-006 / SC-009: the memory tool registers it; present in every prompt that has the
     tool."""
-    assert "episodic-memory" in [c.name for c in default_registry().for_agent(agent)]
-    assert {t.name for t in tools_for(agent)} >= {"memory_recall", "memory_retain"}
-    prompt = RENDERER.agent_messages(NODES[agent], make_call(agent, workspace=WORKSPACE))
+    assert "episodic-memory" in [
+        c.name for c in default_registry().for_agent(agent, team=SOFTWARE_TEAM)
+    ]
+    assert {t.name for t in tools_for(agent, team=SOFTWARE_TEAM)} >= {
+        "memory_recall",
+        "memory_retain",
+    }
+    prompt = RENDERER.agent_messages(
+        NODES[agent], make_call(agent, workspace=WORKSPACE), team=SOFTWARE_TEAM
+    )
     section = _section(prompt.system, "Episodic memory")
     # agents FR-009: recall before starting a new task
     assert "**Recall before you start** (`memory_recall`): before starting a new task" in section
@@ -44,9 +51,11 @@ def test_every_agent_with_the_tool_gets_recall_retain_and_reflect_guidance(
 @pytest.mark.parametrize("agent", list(NODES), ids=lambda a: a.value)
 def test_without_a_workspace_no_tool_and_no_tool_guidance(agent: AgentType) -> None:
     """agents FR-002: a tool's section appears only where the tool is; no workspace, no tools."""
-    system = RENDERER.agent_messages(NODES[agent], make_call(agent)).system
+    system = RENDERER.agent_messages(NODES[agent], make_call(agent), team=SOFTWARE_TEAM).system
     assert "## Episodic memory" not in system and "## Code tools" not in system
-    with_tools = RENDERER.agent_messages(NODES[agent], make_call(agent, workspace=WORKSPACE))
+    with_tools = RENDERER.agent_messages(
+        NODES[agent], make_call(agent, workspace=WORKSPACE), team=SOFTWARE_TEAM
+    )
     assert ("## Code tools" in with_tools.system) == (agent in CODE_AGENTS)
     assert agent in MEMORY_AGENTS
 

@@ -12,7 +12,7 @@ from agent_interrupts.activities.output_schema import decoder_schema
 from agent_interrupts.activities.prompting import PromptRenderer
 from agent_interrupts.models.agent_types import AgentType
 from agent_interrupts.models.answer_text import NOT_ASKED
-from agent_interrupts.models.graph import NODES
+from agent_interrupts.models.graph import NODES, SOFTWARE_TEAM
 from agent_interrupts.models.routing import Routing
 from tests.support.prompts import ROUTING_AGENTS, make_call
 
@@ -26,7 +26,9 @@ ANSWER = (
 
 @pytest.mark.parametrize("agent", list(NODES), ids=lambda a: a.value)
 def test_the_answer_is_in_the_system_prompt_once_under_its_heading(agent: AgentType) -> None:
-    prompt = RENDERER.agent_messages(NODES[agent], make_call(agent, interrupt_resolution=ANSWER))
+    prompt = RENDERER.agent_messages(
+        NODES[agent], make_call(agent, interrupt_resolution=ANSWER), team=SOFTWARE_TEAM
+    )
     assert RESOLVED_MARKER == "## Interrupt resolution"
     assert prompt.system.count(RESOLVED_MARKER) == 1
     section = prompt.system[prompt.system.index(RESOLVED_MARKER) :]
@@ -40,7 +42,7 @@ def test_no_answer_no_heading(agent: AgentType) -> None:
     """Nothing else in any prompt may look like an answered question."""
     for resolution in (None, "", "  \n"):
         prompt = RENDERER.agent_messages(
-            NODES[agent], make_call(agent, interrupt_resolution=resolution)
+            NODES[agent], make_call(agent, interrupt_resolution=resolution), team=SOFTWARE_TEAM
         )
         assert all(RESOLVED_MARKER not in m["content"] for m in prompt.messages)
 
@@ -53,7 +55,7 @@ def test_the_offline_model_asks_until_the_answer_is_in_the_prompt(agent: AgentTy
 
     def route(resolution: str | None) -> str:
         prompt = RENDERER.agent_messages(
-            NODES[agent], make_call(agent, interrupt_resolution=resolution)
+            NODES[agent], make_call(agent, interrupt_resolution=resolution), team=SOFTWARE_TEAM
         )
         reply = offline.answer(model.__name__, decoder_schema(model), prompt.messages)
         return model.model_validate(json.loads(reply)).chosen_route()[0]
@@ -68,7 +70,9 @@ def test_an_agent_that_did_not_ask_is_not_told_it_asked() -> None:
         f"{NOT_ASKED}: PLANNING_ORCHESTRATOR asked one, and a person chose ...\nResolved by: HUMAN"
     )
     agent = AgentType.TICKET_ORCHESTRATOR
-    prompt = RENDERER.agent_messages(NODES[agent], make_call(agent, interrupt_resolution=sent))
+    prompt = RENDERER.agent_messages(
+        NODES[agent], make_call(agent, interrupt_resolution=sent), team=SOFTWARE_TEAM
+    )
     section = prompt.system[prompt.system.index(RESOLVED_MARKER) :]
     assert sent in section and "the answer sends the run to you" in section
     assert "You asked a question earlier" not in section

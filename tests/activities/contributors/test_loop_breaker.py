@@ -15,7 +15,7 @@ from agent_interrupts.activities.offline_model import OfflineModel
 from agent_interrupts.activities.output_schema import decoder_schema
 from agent_interrupts.activities.prompting import PromptRenderer
 from agent_interrupts.models.agent_types import AgentType
-from agent_interrupts.models.graph import NODES
+from agent_interrupts.models.graph import NODES, SOFTWARE_TEAM
 from agent_interrupts.models.routing import Routing
 from tests.support.prompts import (
     GOAL,
@@ -31,7 +31,9 @@ def test_it_reaches_every_agent_dispatched_ones_included() -> None:
     """Dispatched agents ask with their own typed question, so they can loop too."""
     registry = default_registry()
     for agent in ROUTING_AGENTS:
-        assert "interrupt-loop-breaker" in [c.name for c in registry.for_agent(agent)]
+        assert "interrupt-loop-breaker" in [
+            c.name for c in registry.for_agent(agent, team=SOFTWARE_TEAM)
+        ]
 
 
 def test_it_stays_silent_up_to_the_threshold_and_speaks_past_it() -> None:
@@ -65,6 +67,6 @@ def test_the_named_next_step_is_the_route_the_offline_model_takes(agent: AgentTy
     assert route not in ("interruptRequest", "contextManagerRequest")
 
     call = make_call(agent, interrupts_here=INTERRUPT_LOOP_THRESHOLD + 1)
-    system = PromptRenderer().agent_messages(NODES[agent], call).system
+    system = PromptRenderer().agent_messages(NODES[agent], call, team=SOFTWARE_TEAM).system
     section = system[system.index("## Stop asking: interrupt loop\n") :]
     assert f"The correct next step: set `{route}` (-> {target.value})." in section

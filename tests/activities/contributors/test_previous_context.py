@@ -8,7 +8,7 @@ from agent_interrupts.activities.contributors import PreviousContextContributor,
 from agent_interrupts.activities.contributors.previous_context import FIRST_ATTEMPT
 from agent_interrupts.activities.prompting import PromptRenderer
 from agent_interrupts.models.agent_types import AgentType
-from agent_interrupts.models.graph import NODES
+from agent_interrupts.models.graph import NODES, SOFTWARE_TEAM
 from agent_interrupts.models.limits import PREVIOUS_OUTPUT_CHARS, compact_json
 from tests.support.prompts import make_call, make_ctx, previous
 
@@ -18,8 +18,10 @@ RENDERER = PromptRenderer()
 @pytest.mark.parametrize("agent", list(NODES), ids=lambda a: a.value)
 def test_first_run_is_marked_as_the_first_attempt(agent: AgentType) -> None:
     """agents US4 scenario 3."""
-    assert "previous-context" in [c.name for c in default_registry().for_agent(agent)]
-    system = RENDERER.agent_messages(NODES[agent], make_call(agent)).system
+    assert "previous-context" in [
+        c.name for c in default_registry().for_agent(agent, team=SOFTWARE_TEAM)
+    ]
+    system = RENDERER.agent_messages(NODES[agent], make_call(agent), team=SOFTWARE_TEAM).system
     assert f"## Previous attempt\n{FIRST_ATTEMPT}\n" in system
 
 
@@ -27,7 +29,9 @@ def test_first_run_is_marked_as_the_first_attempt(agent: AgentType) -> None:
 def test_a_rerun_shows_the_previous_output_outcome_and_contexts(agent: AgentType) -> None:
     """agents US4 scenarios 1, 2 and 4 / FR-017, FR-018."""
     prior = previous()
-    system = RENDERER.agent_messages(NODES[agent], make_call(agent, previous=prior)).system
+    system = RENDERER.agent_messages(
+        NODES[agent], make_call(agent, previous=prior), team=SOFTWARE_TEAM
+    ).system
     section = system[system.index("## Previous attempt\n") :]
     assert FIRST_ATTEMPT not in section
     assert f"(context id {prior.context_id})" in section

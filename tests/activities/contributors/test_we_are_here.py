@@ -9,14 +9,14 @@ from agent_interrupts.activities.contributors import default_registry
 from agent_interrupts.activities.contributors.we_are_here import HERE, render_graph
 from agent_interrupts.activities.prompting import PromptRenderer
 from agent_interrupts.models.agent_types import DISPATCHED_AGENTS, AgentType, Terminal
-from agent_interrupts.models.graph import NODES
+from agent_interrupts.models.graph import NODES, SOFTWARE_TEAM
 from tests.support.prompts import make_call
 
 RENDERER = PromptRenderer()
 
 
 def _section(agent: AgentType) -> str:
-    system = RENDERER.agent_messages(NODES[agent], make_call(agent)).system
+    system = RENDERER.agent_messages(NODES[agent], make_call(agent), team=SOFTWARE_TEAM).system
     start = system.index("## Where you are in the workflow\n")
     end = system.find("\n## ", start + 1)
     return system[start : end if end != -1 else None]
@@ -24,7 +24,9 @@ def _section(agent: AgentType) -> str:
 
 @pytest.mark.parametrize("agent", list(NODES), ids=lambda a: a.value)
 def test_the_marker_is_on_the_current_node_and_only_there(agent: AgentType) -> None:
-    assert "we-are-here" in [c.name for c in default_registry().for_agent(agent)]
+    assert "we-are-here" in [
+        c.name for c in default_registry().for_agent(agent, team=SOFTWARE_TEAM)
+    ]
     section = _section(agent)
     marked = [line for line in section.splitlines() if HERE in line]
     assert len(marked) == 1
@@ -47,7 +49,7 @@ def test_routing_options_are_the_real_route_fields_with_targets(agent: AgentType
 
 
 def test_the_graph_has_every_node_and_one_unified_interrupt_node() -> None:
-    graph = render_graph(None)
+    graph = render_graph(None, team=SOFTWARE_TEAM)
     assert HERE not in graph
     nodes = [line.strip().split(" ", 1)[0] for line in graph.splitlines()]
     assert nodes == [a.value for a in NODES] + ["INTERRUPT"]
@@ -63,6 +65,6 @@ def test_the_graph_has_every_node_and_one_unified_interrupt_node() -> None:
 
 
 def test_the_interrupt_node_can_carry_the_marker() -> None:
-    graph = render_graph(Terminal.INTERRUPT)
+    graph = render_graph(Terminal.INTERRUPT, team=SOFTWARE_TEAM)
     (marked,) = [line for line in graph.splitlines() if HERE in line]
     assert marked.startswith(f"{HERE} INTERRUPT (unified handler) -> back to the agent that asked")

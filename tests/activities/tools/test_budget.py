@@ -13,6 +13,7 @@ from agent_interrupts.activities.tools.transcript import BUDGET_SPENT, tool_tran
 from agent_interrupts.activities.tools.workspace import pin
 from agent_interrupts.models.agent_types import AgentType
 from agent_interrupts.models.errors import InvalidLlmReply
+from agent_interrupts.models.graph import SOFTWARE_TEAM
 from agent_interrupts.models.tools import ToolRequest, WorkspaceSpec
 from tests.support.prompts import make_call
 from tests.support.workspace import make_repo
@@ -33,13 +34,15 @@ async def test_calls_past_the_budget_are_not_run_and_the_model_is_told_to_answer
 ) -> None:
     pinned = pin(WorkspaceSpec(source=str(make_repo(tmp_path))), toolbox.settings.workspace_cache)
     call = make_call(AgentType.DISCOVERY_AGENT, workspace=pinned, tool_requests=[_request(0)])
-    first = await toolbox.round(call)
+    first = await toolbox.round(call, team=SOFTWARE_TEAM)
     assert first.offer is not None and first.offer["tool_choice"] == "auto"
     asked = ToolCallsRequested("m", [(f"c{i}", "search", "{}") for i in (1, 2, 3)])
     more = first.requested(asked)
     assert [r.over_budget for r in more] == [False, False, True] and more[0].round == 1
 
-    spent = await toolbox.round(call.model_copy(update={"tool_requests": [_request(0), *more]}))
+    spent = await toolbox.round(
+        call.model_copy(update={"tool_requests": [_request(0), *more]}), team=SOFTWARE_TEAM
+    )
     assert spent.offer is not None and spent.offer["tool_choice"] == "none"
     assert spent.messages[-1] == {"role": "user", "content": BUDGET_SPENT.format(limit=3)}
     results = [m["content"] for m in spent.messages if m["role"] == "tool"]
@@ -58,7 +61,8 @@ async def test_results_are_cut_at_the_byte_budget(toolbox: Toolbox, tmp_path: Pa
         arguments='{"path": "shop/gateway.py", "start_line": null, "end_line": null}',
     )
     step = await toolbox.round(
-        make_call(AgentType.TICKET_AGENT, workspace=pinned, tool_requests=[read])
+        make_call(AgentType.TICKET_AGENT, workspace=pinned, tool_requests=[read]),
+        team=SOFTWARE_TEAM,
     )
     (trace,) = step.trace
     text = step.messages[-1]["content"]

@@ -24,6 +24,7 @@ from agent_interrupts.models.code import (
     TicketBranch,
     WorktreeRef,
 )
+from agent_interrupts.models.graph import SOFTWARE_TEAM
 from agent_interrupts.models.tools import PinnedWorkspace, ToolRequest, WorkspaceSpec
 from tests.support.code_repo import make_code_repo
 from tests.support.prompts import make_call
@@ -53,10 +54,12 @@ def _ws(ref: WorktreeRef, pinned: PinnedWorkspace, settings: ToolSettings) -> Wo
 
 def test_only_ticket_agents_with_a_worktree_get_the_write_tools() -> None:
     writes = {"write_file", "replace_snippet", "replace_lines", "delete_file", "run_verification"}
-    assert writes <= {t.name for t in tools_for(AgentType.TICKET_AGENT, writes=True)}
-    assert not writes & {t.name for t in tools_for(AgentType.TICKET_AGENT)}
+    assert writes <= {
+        t.name for t in tools_for(AgentType.TICKET_AGENT, writes=True, team=SOFTWARE_TEAM)
+    }
+    assert not writes & {t.name for t in tools_for(AgentType.TICKET_AGENT, team=SOFTWARE_TEAM)}
     for agent in CODE_AGENTS - {AgentType.TICKET_AGENT}:
-        assert not writes & {t.name for t in tools_for(agent, writes=True)}
+        assert not writes & {t.name for t in tools_for(agent, writes=True, team=SOFTWARE_TEAM)}
 
 
 def test_a_worktree_is_made_once_on_its_branch_and_the_users_repo_is_not_touched(
@@ -257,7 +260,7 @@ async def test_a_file_system_refusal_is_told_to_the_model(
         worktree=_worktree(pinned, settings),
         tool_requests=[write],
     )
-    step = await Toolbox(settings).round(call)
+    step = await Toolbox(settings).round(call, team=SOFTWARE_TEAM)
     (trace,) = step.trace
     assert trace.error is not None and trace.error.startswith("the file system refused: ")
     assert step.messages[-1]["content"] == f"error: {trace.error}"
