@@ -76,7 +76,6 @@ from agent_interrupts.models.requests import AgentRequest
 from agent_interrupts.models.results import AgentResult
 from agent_interrupts.models.team_build import TEAMS, build_team, remember, team_of
 from agent_interrupts.models.team_files import (
-    PROMPTS_DIR,
     TEAMS_SETTING,
     configured_teams,
     load_teams,
@@ -225,7 +224,7 @@ def mirror_spec(name: str = MIRROR) -> TeamSpec:
                 "request": request,
                 "result": dict(list(result.items())[:MAX_FIELDS]),
                 "question": question,
-                "template": (PROMPTS_DIR / node.template).read_text(encoding="utf-8"),
+                "template": SOFTWARE_TEAM.templates[node.template],
                 "tools": ["read"] if agent in SOFTWARE_TEAM.read_tools else [],
             }
         )

@@ -275,7 +275,10 @@ def build_from_spec(spec: TeamSpec, base: Team | None = None) -> Team:
             **(base.roles if base is not None else {}),
             **{a.name: a.role for a in spec.agents},
         },
-        templates={nodes[a.name].template: a.template for a in spec.agents},
+        templates={
+            **(base.templates if base is not None else {}),
+            **{nodes[a.name].template: a.template for a in spec.agents},
+        },
         spec=None if builtin else spec,
     )
 
