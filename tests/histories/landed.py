@@ -58,6 +58,8 @@ LANDED: dict[str, str] = {
     "continue at the next agent, answer in its place) and are acted on; an answer that continues "
     "elsewhere is taken untranslated; a fan-out's questions arriving together are one question; "
     "each part of a joined question says who asked what; model calls kept across server outages",
+    "a7c9e0d": "the translation and review calls share one kept, heartbeating call; a stuck "
+    "question's two builders share their turned routes and closing fields",
 }
 """Every version that landed on main, oldest first, with what it brought."""
 
