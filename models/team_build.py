@@ -122,7 +122,6 @@ def _fields(
     return {name: _field(each, records or {}) for name, each in declared.items()}
 
 
-
 def _field(each: FieldSpec, records: Mapping[str, type[WireModel]]) -> tuple[Any, Any]:
     """A declared field's (annotation, ``Field``): ``min_items`` bounds a list from below; a
     filled field is left out of the schema (the model never writes it) and has a default."""
@@ -133,11 +132,13 @@ def _field(each: FieldSpec, records: Mapping[str, type[WireModel]]) -> tuple[Any
     if not each.filled:
         return annotation, Field(description=description)
     if each.type.startswith("list["):
-        return SkipJsonSchema[annotation], Field(default_factory=list, description=description)
+        skipped = SkipJsonSchema[annotation]  # type: ignore[valid-type]
+        return skipped, Field(default_factory=list, description=description)
     default = each.default if each.default is not None else _EMPTY.get(each.type)
     if default is None:  # a record or an enum without a default: null until filled
         annotation = annotation | None
-    return SkipJsonSchema[annotation], Field(default=default, description=description)
+    skipped = SkipJsonSchema[annotation]  # type: ignore[misc,valid-type]
+    return skipped, Field(default=default, description=description)
 
 
 _EMPTY: dict[str, Any] = {"str": "", "text": "", "int": 0, "float": 0.0, "bool": False}
@@ -155,14 +156,13 @@ def record_models(spec: TeamSpec) -> dict[str, type[WireModel]]:
                 used = record_of(each.type)
                 if used is not None and used in spec.types:
                     build(used)
-            built[name] = create_model(
-                name, __base__=WireModel, **_fields(spec.types[name], built)
-            )
+            built[name] = create_model(name, __base__=WireModel, **_fields(spec.types[name], built))
         return built[name]
 
     for name in spec.types:
         build(name)
     return built
+
 
 def _route_field(name: str) -> str:
     return f"{name.lower()}_request"

@@ -427,7 +427,6 @@ def _exit_problems(spec: TeamSpec, base: BaseTeam | None) -> list[str]:
     ]
 
 
-
 # --- record types ([types.NAME]) -----------------------------------------------------------
 
 
@@ -533,6 +532,7 @@ def _deepest(name: str, uses: Mapping[str, list[str]], cyclic: set[str]) -> list
     """The longest chain of records ``name`` holds, itself first (cycles left out)."""
     chains = [_deepest(u, uses, cyclic) for u in uses.get(name, []) if u not in cyclic]
     return [name, *max(chains, key=len, default=[])]
+
 
 class TeamPin(WireModel):
     """What a run follows: its team's name and content hash, and (for a declared team) the

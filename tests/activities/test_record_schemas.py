@@ -6,7 +6,6 @@ validate, questions with record fields included."""
 from __future__ import annotations
 
 import json
-from pathlib import Path
 from typing import Any
 
 import pytest
