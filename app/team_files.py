@@ -18,6 +18,8 @@ beside it::
     [agents.TRIAGE.result]                  # also request, question: NAME = TYPE or a table
     severity = "enum(SEV1|SEV2|SEV3)"
     hypotheses = { type = "list[str]", description = "..." }
+    [types.Host]                            # a record type: fields; `Host`, `list[Host]` types
+    name = "str"
 
 ``dispatches = "AGENT"`` names a dispatcher's agent. A template file's text goes into the spec
 (``AgentSpec.template``): a run carries its team whole, so an edited file never changes a running

@@ -61,3 +61,16 @@ def test_a_record_that_holds_itself_names_the_file_and_the_chain(tmp_path: Path)
         "type Edge: holds itself (Edge -> Diagram -> Edge); a record cannot contain itself, not "
         "even through a list or another record"
     ]
+
+
+def test_the_manuals_records_load(tmp_path: Path) -> None:
+    """The records of docs/teams.md, in a team of one agent, load as written there."""
+    page = (Path(__file__).parents[2] / "docs" / "teams.md").read_text(encoding="utf-8")
+    records = page.split("### Records", 1)[1].split("```toml\n", 1)[1].split("```", 1)[0]
+    head = 'name = "scouts"\n[agents.SCOUT]\nrole = "orchestrator"\n[agents.SCOUT.routes]\n'
+    file = tmp_path / "team.toml"
+    file.write_text(head + 'END = "Done."\n' + records, encoding="utf-8")
+    (tmp_path / "scout.jinja").write_text('{% extends "workflow/_agent_base.jinja" %}')
+    spec = load_team_file(file)
+    assert list(spec.types) == ["FileReference", "DiagramEdge", "Diagram"]
+    assert set(spec.agent("SCOUT").result) == {"file_references", "diagrams"}
