@@ -188,7 +188,10 @@ def _bound(node: Any, bounds: OutputBounds, name: str = "") -> None:
     if "array" in kinds:
         node["maxItems"] = min(node.get("maxItems", bounds.count(name)), bounds.count(name))
         if name in bounds.min_items:
-            node["minItems"] = min(bounds.min_items[name], node["maxItems"])
+            at_least = min(bounds.min_items[name], node["maxItems"])
+            node["minItems"] = max(node.get("minItems", 0), at_least)
+        # a list's own minimum (a declared field's min_items) holds in every profile
+        node["maxItems"] = max(node["maxItems"], node.get("minItems", 0))
         _bound(node.get("items"), bounds, name)
     for each in node.get("properties", {}).items():
         _bound(each[1], bounds, each[0])

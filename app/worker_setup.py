@@ -114,7 +114,7 @@ def build_worker(
     the SDK's default with a model endpoint. ``sticky``: how long a run's next workflow task waits
     for this worker before another may take it (AGENTS_WORKER_STICKY_SECONDS). ``teams``: the
     declared teams it serves besides the software team (AGENTS_TEAMS and those shipped in the
-    package: ``app.team_files.served_teams``).
+    package: ``models.team_files.served_teams``).
     """
     if offline is None and settings.offline:
         offline = OfflineModel(scenario, keep_requests=False)  # a worker runs for months

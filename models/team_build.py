@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import typing
 from collections import OrderedDict
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import replace
 from functools import cache
 from typing import Annotated, Any, Literal, TypeVar
@@ -50,6 +50,7 @@ from agent_interrupts.models.team_spec import (
     TeamSpec,
     camel,
     field_type_problem,
+    record_of,
     routing_name,
     spec_problems,
 )
@@ -101,13 +102,17 @@ class TeamFinalResult(WireModel):
     result: dict[str, Any]
 
 
-def field_annotation(text: str) -> Any:
-    """The bounded Python type of a declared field type (``field_type_problem`` checked it)."""
-    if problem := field_type_problem(text):
+def field_annotation(text: str, records: Mapping[str, type[WireModel]] | None = None) -> Any:
+    """The bounded Python type of a declared field type (``field_type_problem`` checked it);
+    ``records``: the team's record types by name."""
+    records = records or {}
+    if problem := field_type_problem(text, records):
         raise TeamDefinitionError(problem)
     if text.startswith("list["):
-        item = field_annotation(text[5:-1])
+        item = field_annotation(text[5:-1], records)
         return Annotated[list[item], Field(max_length=LIST_ITEMS)]  # type: ignore[valid-type]
+    if text in records:
+        return records[text]
     if text.startswith("enum("):
         return _literal(*text[5:-1].split("|"))
     return {
@@ -124,11 +129,52 @@ def _literal(*values: str) -> Any:
     return Literal.__getitem__(values)
 
 
-def _fields(declared: dict[str, FieldSpec]) -> dict[str, Any]:
-    return {
-        name: (field_annotation(each.type), Field(description=each.description or None))
-        for name, each in declared.items()
-    }
+def _fields(
+    declared: dict[str, FieldSpec], records: Mapping[str, type[WireModel]] | None = None
+) -> dict[str, Any]:
+    return {name: _field(each, records or {}) for name, each in declared.items()}
+
+
+def _field(each: FieldSpec, records: Mapping[str, type[WireModel]]) -> tuple[Any, Any]:
+    """A declared field's (annotation, ``Field``): ``min_items`` bounds a list from below; a
+    filled field is left out of the schema (the model never writes it) and has a default."""
+    annotation = field_annotation(each.type, records)
+    if each.min_items is not None:
+        annotation = Annotated[annotation, Field(min_length=each.min_items)]
+    description = each.description or None
+    if not each.filled:
+        return annotation, Field(description=description)
+    if each.type.startswith("list["):
+        skipped = SkipJsonSchema[annotation]  # type: ignore[valid-type]
+        return skipped, Field(default_factory=list, description=description)
+    default = each.default if each.default is not None else _EMPTY.get(each.type)
+    if default is None:  # a record or an enum without a default: null until filled
+        annotation = annotation | None
+    skipped = SkipJsonSchema[annotation]  # type: ignore[misc,valid-type]
+    return skipped, Field(default=default, description=description)
+
+
+_EMPTY: dict[str, Any] = {"str": "", "text": "", "int": 0, "float": 0.0, "bool": False}
+"""A filled field's default when it declares none (records and enums: null)."""
+
+
+def record_models(spec: TeamSpec) -> dict[str, type[WireModel]]:
+    """The team's record types (``[types.NAME]``) as closed models named as declared, each
+    built after the records it holds (``record_problems`` refused cycles)."""
+    built: dict[str, type[WireModel]] = {}
+
+    def build(name: str) -> type[WireModel]:
+        if name not in built:
+            for each in spec.types[name].values():
+                used = record_of(each.type)
+                if used is not None and used in spec.types:
+                    build(used)
+            built[name] = create_model(name, __base__=WireModel, **_fields(spec.types[name], built))
+        return built[name]
+
+    for name in spec.types:
+        build(name)
+    return built
 
 
 def _route_field(name: str) -> str:
@@ -157,6 +203,7 @@ def build_from_spec(spec: TeamSpec, base: Team | None = None) -> Team:
     team = camel(spec.name)
     sha256 = "" if builtin else spec.sha256()
     dispatcher_of = {a.dispatches: a.name for a in spec.agents if a.role is Role.DISPATCHER}
+    records = record_models(spec)
 
     final: type[WireModel] = (
         base.final_result
@@ -166,7 +213,7 @@ def build_from_spec(spec: TeamSpec, base: Team | None = None) -> Team:
             f"{team}Final",
             __base__=AgentResult,
             __doc__=f"The final result of team {spec.name}.",
-            **_fields(spec.final),
+            **_fields(spec.final, records),
         )
     )
     results: dict[str, type[AgentResult]] = {}
@@ -188,7 +235,7 @@ def build_from_spec(spec: TeamSpec, base: Team | None = None) -> Team:
             __base__=AgentResult,
             __doc__=agent.description or None,
             team_agent=(SkipJsonSchema[_literal(agent.name)], agent.name),  # type: ignore[misc]
-            **_fields(agent.result),
+            **_fields(agent.result, records),
         )
         questions[agent.name] = create_model(
             f"{name}Question",
@@ -196,7 +243,7 @@ def build_from_spec(spec: TeamSpec, base: Team | None = None) -> Team:
                 DispatchInterruptRequest if agent.role is Role.DISPATCHER else InterruptRequestBase
             ),
             origin=(SkipJsonSchema[_literal(agent.name)], agent.name),  # type: ignore[misc]
-            **_fields(agent.question),
+            **_fields(agent.question, records),
         )
     for agent in spec.agents:  # dispatched agents' requests before their dispatchers'
         if agent.role is not Role.DISPATCHER and agent.classes is None:
@@ -209,7 +256,7 @@ def build_from_spec(spec: TeamSpec, base: Team | None = None) -> Team:
             requests[agent.name] = create_model(
                 f"{camel(agent.name)}Request",
                 __base__=AgentRequest,
-                **_fields(agent.request),
+                **_fields(agent.request, records),
                 **extra,
             )
     for agent in spec.agents:

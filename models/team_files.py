@@ -18,6 +18,8 @@ beside it::
     [agents.TRIAGE.result]                  # also request, question: NAME = TYPE or a table
     severity = "enum(SEV1|SEV2|SEV3)"
     hypotheses = { type = "list[str]", description = "..." }
+    [types.Host]                            # a record type: fields; `Host`, `list[Host]` types
+    name = "str"
 
 ``dispatches = "AGENT"`` names a dispatcher's agent. A template file's text goes into the spec
 (``AgentSpec.template``): a run carries its team whole, so an edited file never changes a running
@@ -75,6 +77,7 @@ TEAM_KEYS = (
     "final",
     "agents",
     "routes",
+    "types",
 )
 AGENT_KEYS = (
     "role",
@@ -90,7 +93,7 @@ AGENT_KEYS = (
     "classes",
 )
 FIELD_TABLES = ("request", "result", "question")
-FIELD_KEYS = ("type", "description")
+FIELD_KEYS = ("type", "description", "min_items", "filled", "default")
 ROLES = ", ".join(r.value for r in Role)
 
 
@@ -234,6 +237,8 @@ def _read(file: Path) -> tuple[TeamSpec | None, list[str]]:
     wire: dict[str, Any] = {k: v for k, v in data.items() if k != "agents"}
     if "final" in wire:
         wire["final"] = _fields(wire["final"])
+    if "types" in wire:
+        wire["types"] = {name: _fields(table) for name, table in wire["types"].items()}
     wire["agents"] = []
     for name, table in agents.items():
         agent = {"name": name, **table}
@@ -278,6 +283,7 @@ def _shape_problems(data: dict[str, Any]) -> list[str]:
     if not isinstance(agents, dict) or not agents:
         found.append("no agents: declare each in an [agents.NAME] table")
         return found
+    found += _types_shape_problems(data.get("types", {}))
     if isinstance(data.get("final"), dict):
         found += [f"final result {p}" for p in _field_problems(data["final"])]
     elif "final" in data:
@@ -319,6 +325,19 @@ def _field_problems(fields: dict[str, Any]) -> list[str]:
                 f'field {field}: give its type ({field} = "str") or a table ({field} = '
                 '{ type = "str", description = "..." })'
             )
+    return found
+
+
+def _types_shape_problems(types: Any) -> list[str]:
+    """``[types.NAME]`` tables of fields (pydantic checks the names and values)."""
+    if not isinstance(types, dict):
+        return ["`types` holds record types, one table each: [types.NAME] FIELD = TYPE"]
+    found: list[str] = []
+    for name, table in types.items():
+        if isinstance(table, dict):
+            found += [f"type {name}: {p}" for p in _field_problems(table)]
+        else:
+            found.append(f"type {name}: `types.{name}` is a value, not a [types.{name}] table")
     return found
 
 
@@ -371,6 +390,13 @@ def _validation_line(error: Mapping[str, Any], names: list[str]) -> str:
             )
     elif loc[:1] == ["final"]:
         where, loc = "final result", loc[1:]
+    elif loc[:1] == ["types"] and len(loc) >= 2:
+        if loc[-1] == "[key]" and len(loc) == 3:
+            return (
+                f"type name {loc[1]!r} is not CamelCase (a capital letter, then letters and "
+                "digits, at most 40 characters)"
+            )
+        where, loc = f"type {loc[1]}", ["record", *loc[2:]]
     if loc == ["name"] and where == "team":
         return (
             f"team name {error.get('input')!r}: lower case letters, digits and dashes, "

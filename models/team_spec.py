@@ -11,7 +11,7 @@ from __future__ import annotations
 import hashlib
 import json
 import re
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass
 from enum import StrEnum
 from typing import Annotated, Literal
@@ -37,7 +37,29 @@ MAX_TEMPLATE_CHARS = 16_000
 MAX_TEAM_SPEC_BYTES = 256 * 1024
 """The most JSON a team (with its templates) may take: a run records it whole at its start."""
 
+TYPE_NAME_PATTERN = r"^[A-Z][A-Za-z0-9]{0,39}$"
+"""A declared record type's name: CamelCase (``FileReference``), at most 40 characters."""
+MAX_TYPES = 16
+"""Record types one team may declare."""
+MAX_RECORD_DEPTH = 3
+"""How deep records may nest in one another (``Diagram`` holding ``DiagramEdge`` is 2)."""
+MAX_LIST_ITEMS = 16
+"""A ``list[...]`` field's bound (and the most ``min_items`` may ask for)."""
+SHARED_MODEL_NAMES = frozenset(
+    {
+        "ChoiceOption",
+        "ConfirmationItem",
+        "DispatchResult",
+        "DispatchRoutingDecision",
+        "OptionKey",
+        "StructuredChoice",
+    }
+)
+"""The package's models every declared team's schemas hold beside its own: no record type may
+take one of their names (or one of the team's generated models')."""
+
 FieldName = Annotated[str, StringConstraints(pattern=FIELD_NAME_PATTERN)]
+TypeName = Annotated[str, StringConstraints(pattern=TYPE_NAME_PATTERN)]
 Description = Annotated[str, StringConstraints(max_length=2_000)]
 
 SCALAR_TYPES = ("str", "text", "int", "float", "bool")
@@ -64,18 +86,32 @@ def routing_name(team: str, agent: str) -> str:
     return f"{camel(team)}{camel(agent)}Routing"
 
 
-def field_type_problem(text: str) -> str | None:
+def field_type_problem(text: str, records: Collection[str] = ()) -> str | None:
     """Why ``text`` is not a field type a strict schema can express (None when it is):
-    ``str``, ``text``, ``int``, ``float``, ``bool``, ``enum(A|B|C)``, or ``list[...]`` of one
-    of those."""
+    ``str``, ``text``, ``int``, ``float``, ``bool``, ``enum(A|B|C)``, one of the team's
+    ``records`` (its ``[types.NAME]``), or ``list[...]`` of one of those."""
     inner = _LIST.match(text)
     base = inner.group(1) if inner else text
-    if base in SCALAR_TYPES or _ENUM.match(base):
+    if base in SCALAR_TYPES or _ENUM.match(base) or base in records:
         return None
+    if re.fullmatch(TYPE_NAME_PATTERN, base):
+        known = ", ".join(sorted(records)) or "none"
+        return (
+            f"field type {text!r} names no record type of the team (declared: {known}); "
+            f"declare it in a [types.{base}] table"
+        )
     return (
         f"field type {text!r} cannot be expressed by a strict schema; use str, text, int, "
-        "float, bool, enum(A|B|...) or list[...] of one of those"
+        "float, bool, enum(A|B|...), a record type of the team ([types.NAME]) or list[...] "
+        "of one of those"
     )
+
+
+def record_of(text: str) -> str | None:
+    """The record type a field type names (``Diagram`` of ``list[Diagram]``), else None."""
+    inner = _LIST.match(text)
+    base = inner.group(1) if inner else text
+    return base if re.fullmatch(TYPE_NAME_PATTERN, base) else None
 
 
 class Role(StrEnum):
@@ -109,10 +145,20 @@ in the agent's own worktree (edits, sandboxed tests, a commit per step)."""
 
 
 class FieldSpec(WireModel):
-    """One typed field of a request, a result, a question or the final result."""
+    """One typed field of a request, a result, a question, the final result or a record type.
+    The optional keys are left out of the wire form when unset, so a team that does not use
+    them keeps its content hash."""
 
     type: str = "str"
     description: Description = ""
+    min_items: Annotated[int, Field(ge=1, le=MAX_LIST_ITEMS)] | None = Field(
+        default=None, exclude_if=lambda v: v is None
+    )
+    """A list's fewest items: the schema's ``minItems`` in every profile."""
+    filled: bool = Field(default=False, exclude_if=lambda v: not v)
+    """Filled by the system, never written by the model: out of the schema, with a default."""
+    default: str | bool | int | float | None = Field(default=None, exclude_if=lambda v: v is None)
+    """A filled field's default (else its type's empty value: "", 0, false, [], null)."""
 
 
 class AgentClasses(WireModel):
@@ -182,6 +228,12 @@ class TeamSpec(WireModel):
         default_factory=lambda: {"summary": FieldSpec(description="What the team achieved.")}
     )
     """Fields of the run's final result (what a route to END carries)."""
+    types: dict[TypeName, dict[FieldName, FieldSpec]] = Field(
+        default_factory=dict, exclude_if=lambda v: not v
+    )
+    """Record types (``[types.FileReference]``): fields like any other; a field of type
+    ``NAME`` or ``list[NAME]`` holds one or a list of them. Left out of the wire form when
+    there are none (the content hash of a team without them is unchanged)."""
 
     def agent(self, name: str) -> AgentSpec:
         return next(a for a in self.agents if a.name == name)
@@ -314,7 +366,9 @@ def spec_problems(spec: TeamSpec, base: BaseTeam | None = None) -> list[str]:
     )
     own = {a.name for a in spec.agents}
     for agent in spec.agents:
-        found += _agent_problems(agent, known, dispatched, {a.name: a.role for a in spec.agents})
+        found += _agent_problems(
+            agent, known, dispatched, {a.name: a.role for a in spec.agents}, records=spec.types
+        )
         if agent.role is Role.DISPATCHER and agent.dispatches in known - own:
             found.append(
                 f"agent {agent.name}: dispatches {agent.dispatches}, an agent of "
@@ -331,7 +385,8 @@ def spec_problems(spec: TeamSpec, base: BaseTeam | None = None) -> list[str]:
     for agent in spec.agents:
         if agent.role is Role.DISPATCHED and agent.name not in dispatched_by:
             found.append(f"agent {agent.name}: role dispatched, but no dispatcher dispatches it")
-    found += [f"final {p}" for p in _field_problems("result", spec.final)]
+    found += [f"final {p}" for p in _field_problems("result", spec.final, spec.types)]
+    found += record_problems(spec)
     for extended, more in spec.routes.items():
         at = f"routes of {extended}"
         if base is not None and extended not in base.agents:
@@ -349,7 +404,11 @@ def spec_problems(spec: TeamSpec, base: BaseTeam | None = None) -> list[str]:
 
 
 def _agent_problems(
-    agent: AgentSpec, known: set[str], dispatched: set[str], roles: Mapping[str, Role]
+    agent: AgentSpec,
+    known: set[str],
+    dispatched: set[str],
+    roles: Mapping[str, Role],
+    records: Collection[str] = (),
 ) -> list[str]:
     found: list[str] = []
     at = f"agent {agent.name}"
@@ -396,7 +455,7 @@ def _agent_problems(
         ("result", agent.result),
         ("question", agent.question),
     ):
-        found += [f"{at}: {p}" for p in _field_problems(what, fields)]
+        found += [f"{at}: {p}" for p in _field_problems(what, fields, records)]
     for tool in agent.tools:
         if tool not in TOOL_GROUPS:
             found.append(
@@ -406,15 +465,18 @@ def _agent_problems(
     return found
 
 
-def _field_problems(what: str, fields: dict[str, FieldSpec]) -> list[str]:
+def _field_problems(
+    what: str, fields: dict[str, FieldSpec], records: Collection[str] = ()
+) -> list[str]:
     """Too many fields, types a strict schema cannot express, two names with one JSON name."""
     found: list[str] = []
     if len(fields) > MAX_FIELDS:
         found.append(f"{len(fields)} {what} fields; at most {MAX_FIELDS}")
     json_names: dict[str, str] = {}
     for field, each in fields.items():
-        if problem := field_type_problem(each.type):
+        if problem := field_type_problem(each.type, records):
             found.append(f"{what} field {field}: {problem}")
+        found += [f"{what} field {field}: {p}" for p in field_key_problems(each)]
         json_name = to_camel(field)
         if json_name in json_names:
             found.append(
@@ -456,6 +518,113 @@ def _exit_problems(spec: TeamSpec, base: BaseTeam | None) -> list[str]:
         "one agent on it a route to END"
         for name in stuck
     ]
+
+
+# --- record types ([types.NAME]) -----------------------------------------------------------
+
+
+def field_key_problems(field: FieldSpec) -> list[str]:
+    """A field's optional keys that do not fit its type: ``min_items`` on a list only,
+    ``default`` on a filled field only, of the field's type."""
+    found: list[str] = []
+    listed = field.type.startswith("list[")
+    if field.min_items is not None and not listed:
+        found.append(f"min_items is for a list; the field's type is {field.type}")
+    if field.default is None:
+        return found
+    if not field.filled:
+        found.append("default is for a filled field (filled = true); the model writes the others")
+    elif listed or record_of(field.type) is not None:
+        found.append("a filled list starts empty and a filled record null; remove default")
+    elif not _fits(field.default, field.type):
+        found.append(f"default {field.default!r} is not a value of type {field.type}")
+    return found
+
+
+def _fits(value: object, type_text: str) -> bool:
+    if type_text == "bool":
+        return isinstance(value, bool)
+    if isinstance(value, bool):
+        return False
+    if type_text == "int":
+        return isinstance(value, int)
+    if type_text == "float":
+        return isinstance(value, int | float)
+    if enum := _ENUM.match(type_text):
+        return value in enum.group(1).split("|")
+    return isinstance(value, str)
+
+
+def generated_model_names(spec: TeamSpec) -> set[str]:
+    """The class names ``models/team_build.py`` gives a team's models (and the package's models
+    their schemas hold): a record type may take none of them."""
+    team = camel(spec.name)
+    names = {f"{team}Final", f"{team}InterruptRouting", *SHARED_MODEL_NAMES}
+    for agent in spec.agents:
+        own = team + camel(agent.name)
+        names |= {f"{own}Result", f"{own}Question", f"{camel(agent.name)}Request"}
+        names.add(routing_name(spec.name, agent.name))
+    return names
+
+
+def record_problems(spec: TeamSpec) -> list[str]:
+    """Why the team's record types cannot be built, one line each: too many, a name taken by a
+    generated model, no fields, bad fields, a record that holds itself, nesting too deep."""
+    found: list[str] = []
+    types = spec.types
+    if len(types) > MAX_TYPES:
+        found.append(f"{len(types)} record types; at most {MAX_TYPES}")
+    taken = generated_model_names(spec) if types else set()
+    for name, fields in types.items():
+        at = f"type {name}"
+        if name in taken:
+            found.append(f"{at}: the name is one of the team's generated models'; rename it")
+        if not fields:
+            found.append(f"{at}: declares no fields; give it at least one")
+        found += [f"{at}: {p}" for p in _field_problems("record", fields, types)]
+    uses = {
+        name: [r for f in fields.values() if (r := record_of(f.type)) in types]
+        for name, fields in types.items()
+    }
+    in_cycle: set[str] = set()
+    for name in types:
+        if name in in_cycle:
+            continue
+        cycle = _cycle(name, uses, [name])
+        if cycle:
+            in_cycle |= set(cycle)
+            found.append(
+                f"type {name}: holds itself ({' -> '.join(cycle)}); a record cannot contain "
+                "itself, not even through a list or another record"
+            )
+    for name in types:
+        if name in in_cycle:
+            continue
+        chain = _deepest(name, uses, in_cycle)
+        if len(chain) > MAX_RECORD_DEPTH:
+            found.append(
+                f"type {name}: nests records {len(chain)} deep ({' -> '.join(chain)}); at most "
+                f"{MAX_RECORD_DEPTH}: flatten one level"
+            )
+    return found
+
+
+def _cycle(name: str, uses: Mapping[str, list[str]], path: list[str]) -> list[str]:
+    """The path back to ``path[0]`` from ``name`` through the records it holds, or []."""
+    for used in uses.get(name, []):
+        if used == path[0]:
+            return [*path, used]
+        if used not in path:
+            found = _cycle(used, uses, [*path, used])
+            if found:
+                return found
+    return []
+
+
+def _deepest(name: str, uses: Mapping[str, list[str]], cyclic: set[str]) -> list[str]:
+    """The longest chain of records ``name`` holds, itself first (cycles left out)."""
+    chains = [_deepest(u, uses, cyclic) for u in uses.get(name, []) if u not in cyclic]
+    return [name, *max(chains, key=len, default=[])]
 
 
 class TeamPin(WireModel):

@@ -334,13 +334,17 @@ _NOT_TYPED_WIRE = {
 }
 
 
-def _item(value: object) -> str:
+def _item(value: object, nested: bool = False) -> str:
+    """A field's value as one line: a record as ``key: value; ...``, a record inside a record
+    (a declared team's ``[types]``) in parentheses, so ``edges: (source: a; target: b), (...)``
+    reads as two edges."""
     if isinstance(value, WireModel):
-        return "; ".join(f"{k}: {_item(v)}" for k, v in value.to_wire().items())
+        value = value.to_wire()
     if isinstance(value, dict):
-        return "; ".join(f"{k}: {_item(v)}" for k, v in value.items())
+        text = "; ".join(f"{k}: {_item(v, True)}" for k, v in value.items())
+        return f"({text})" if nested else text
     if isinstance(value, list):
-        return ", ".join(_item(v) for v in value)
+        return ", ".join(_item(v, True) for v in value) or "none"
     return str(value)
 
 
