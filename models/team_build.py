@@ -20,6 +20,7 @@ from pydantic.json_schema import SkipJsonSchema
 
 from agent_interrupts.models.agent_types import Route, Terminal, is_agent, slug
 from agent_interrupts.models.base import WireModel
+from agent_interrupts.models.code import CodeCommit, MergeOutcome, TicketChange
 from agent_interrupts.models.errors import TeamDefinitionError, TeamNotHere
 from agent_interrupts.models.graph import SOFTWARE_TEAM
 from agent_interrupts.models.interrupts import DispatchInterruptRequest, InterruptRequestBase
@@ -27,6 +28,7 @@ from agent_interrupts.models.limits import MAX_FAN_OUT, compact_json
 from agent_interrupts.models.requests import AgentRequest
 from agent_interrupts.models.results import (
     AgentResult,
+    CodeChange,
     DispatchResult,
     OrchestratorCollectorResult,
     TeamAgentResult,
@@ -86,6 +88,8 @@ class TeamFinalResult(WireModel):
     team: str
     team_sha256: str
     result: dict[str, Any]
+    code_change: CodeChange | None = None
+    """The run branch, when its code-writing agents' branches were merged."""
 
 
 def field_annotation(text: str) -> Any:
@@ -160,6 +164,7 @@ def _build(spec_json: str) -> Team:
             __doc__=agent.description or None,
             team_agent=(SkipJsonSchema[_literal(agent.name)], agent.name),  # type: ignore[misc]
             **_fields(agent.result),
+            **_filled_result(agent),
         )
         questions[agent.name] = create_model(
             f"{name}Question",
@@ -177,6 +182,7 @@ def _build(spec_json: str) -> Team:
                     SkipJsonSchema[list[TeamAgentResult]],
                     Field(default_factory=list),
                 )
+            extra.update(_filled_request(agent))
             requests[agent.name] = create_model(
                 f"{camel(agent.name)}Request",
                 __base__=AgentRequest,
@@ -235,7 +241,8 @@ def _build(spec_json: str) -> Team:
         entry = spec.entry.name
         entry_request = requests[entry].model_construct(guidance=FIRST_GUIDANCE).to_wire()
     dispatched = {child: dispatcher for child, dispatcher in dispatcher_of.items() if child}
-    read_tools = frozenset(a.name for a in spec.agents if "read" in a.tools)
+    read_tools = frozenset(a.name for a in spec.agents if {"read", "write"} & set(a.tools))
+    write_tools = frozenset(a.name for a in spec.agents if "write" in a.tools)
     built = Team(
         name=spec.name,
         sha256=sha256,
@@ -251,7 +258,7 @@ def _build(spec_json: str) -> Team:
         questions={**(base.questions if base is not None else {}), **questions},
         final_result=final,
         read_tools=read_tools | (base.read_tools if base is not None else frozenset()),
-        write_tools=base.write_tools if base is not None else frozenset(),
+        write_tools=write_tools | (base.write_tools if base is not None else frozenset()),
         roles={
             **(base.roles if base is not None else {}),
             **{a.name: a.role for a in spec.agents},
@@ -260,6 +267,29 @@ def _build(spec_json: str) -> Team:
         spec=spec,
     )
     return built
+
+
+def _filled_result(agent: AgentSpec) -> dict[str, Any]:
+    """The fields the workflow fills in an agent's result from git, by its tools and role: a
+    code-writing agent's commit (``codeCommit``), a merger's run branch (``codeChange``)."""
+    filled: dict[str, Any] = {}
+    if "write" in agent.tools:
+        filled["code_commit"] = (SkipJsonSchema[CodeCommit | None], None)  # type: ignore[misc]
+    if agent.role is Role.MERGER:
+        filled["code_change"] = (SkipJsonSchema[CodeChange | None], None)  # type: ignore[misc]
+    return filled
+
+
+def _filled_request(agent: AgentSpec) -> dict[str, Any]:
+    """The fields the workflow fills in an agent's request, by its role: a reviewer's diffs of
+    the code-writing agents' branches (``ticketChanges``), a merger's real merge
+    (``mergeReport``); the same fields as the software team's review and merger requests."""
+    if agent.role is Role.REVIEWER:
+        changes = SkipJsonSchema[list[TicketChange]]
+        return {"ticket_changes": (changes, Field(default_factory=list))}
+    if agent.role is Role.MERGER:
+        return {"merge_report": (SkipJsonSchema[MergeOutcome | None], None)}  # type: ignore[misc]
+    return {}
 
 
 def _routing(
