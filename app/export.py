@@ -92,6 +92,8 @@ KIND_BY_ROLE: dict[Role, Kind] = {
     Role.DISPATCHER: Kind.REPORT,
     Role.DISPATCHED: Kind.REPORT,
     Role.AGENT: Kind.REPORT,
+    Role.REVIEWER: Kind.REPORT,
+    Role.MERGER: Kind.REPORT,
 }
 """The kind of a declared team's agent's example, by the agent's role in the team."""
 

@@ -32,8 +32,8 @@ from temporalio.service import RPCError, RPCStatusCode
 
 from agent_interrupts.activities.teams import PinnedTeamReader
 from agent_interrupts.models.agent_call import AgentCall, AgentReply
-from agent_interrupts.models.agent_types import AgentType
 from agent_interrupts.models.code import MergeOutcome, TicketCommit
+from agent_interrupts.models.errors import TeamError
 from agent_interrupts.models.interrupt_flow import (
     InterruptInput,
     InterruptOutcome,
@@ -50,7 +50,7 @@ from agent_interrupts.models.state import (
     OrchestratorStatus,
 )
 from agent_interrupts.models.team_build import remember, team_of
-from agent_interrupts.models.team_spec import TeamPin
+from agent_interrupts.models.team_spec import Role, TeamPin
 from agent_interrupts.models.tools import ToolTrace
 from agent_interrupts.workflows.lifting import lifted_output
 from agent_interrupts.workflows.orchestrator import OrchestratorWorkflow
@@ -474,7 +474,7 @@ async def _run_events(client: Client, handle: WorkflowHandle) -> _RunEvents:
             initiated = event.start_child_workflow_execution_initiated_event_attributes
             (asked,) = await convert.decode(initiated.input.payloads, [InterruptInput])
             child = _Child(event.event_id, initiated.workflow_id, asked)
-            if conflict is not None and asked.origin is AgentType.MERGER_AGENT:
+            if conflict is not None and _asked_by(asked) is Role.MERGER:
                 child.conflict, conflict = conflict, None
             children[event.event_id] = child
         elif kind == EventType.EVENT_TYPE_CHILD_WORKFLOW_EXECUTION_STARTED:
@@ -486,6 +486,15 @@ async def _run_events(client: Client, handle: WorkflowHandle) -> _RunEvents:
             children[closed.initiated_event_id].outcome = outcome
     run.children = list(children.values())
     return run
+
+
+def _asked_by(asked: InterruptInput) -> Role:
+    """The role of the agent whose question ``asked`` is, in its run's team (``Role.AGENT`` when
+    the team cannot be read)."""
+    try:
+        return team_of(asked.team).role(asked.origin)
+    except TeamError:
+        return Role.AGENT
 
 
 async def _read_interrupt(

@@ -101,6 +101,21 @@ class TicketCommit(WireModel):
     tests: TestRun | None = None
 
 
+class CodeCommit(WireModel):
+    """What a declared code-writing agent's step really changed, from git and its sandboxed test
+    run: its result's ``codeCommit``, filled by the workflow (never written by the model)."""
+
+    ticket_id: str = Field(description="Names its branch: the request's ticketId, or its key.")
+    branch: str
+    base_commit: str
+    sha: str | None = Field(description="null: the agent changed nothing.")
+    files: list[str] = Field(default_factory=list)
+    diff_stat: str = ""
+    verification_status: VerificationStatus
+    verification: str = Field(description="Status and counts of its test run.")
+    test_results: list[TestOutcome] = Field(default_factory=list)
+
+
 class TicketBranch(WireModel):
     """A ticket branch the run merges: compact, kept in workflow state."""
 

@@ -22,6 +22,7 @@ from pydantic.json_schema import SkipJsonSchema
 
 from agent_interrupts.models.agent_types import Route, Terminal, is_agent, slug
 from agent_interrupts.models.base import WireModel
+from agent_interrupts.models.code import CodeCommit, MergeOutcome, TicketChange
 from agent_interrupts.models.errors import TeamDefinitionError, TeamNotHere
 from agent_interrupts.models.interrupts import DispatchInterruptRequest, InterruptRequestBase
 from agent_interrupts.models.limits import MAX_FAN_OUT, compact_json
@@ -29,6 +30,7 @@ from agent_interrupts.models.package_models import package_model
 from agent_interrupts.models.requests import AgentRequest
 from agent_interrupts.models.results import (
     AgentResult,
+    CodeChange,
     DispatchResult,
     OrchestratorCollectorResult,
     TeamAgentResult,
@@ -100,6 +102,8 @@ class TeamFinalResult(WireModel):
     team: str
     team_sha256: str
     result: dict[str, Any]
+    code_change: CodeChange | None = None
+    """The run branch, when its code-writing agents' branches were merged."""
 
 
 def field_annotation(text: str, records: Mapping[str, type[WireModel]] | None = None) -> Any:
@@ -236,6 +240,7 @@ def build_from_spec(spec: TeamSpec, base: Team | None = None) -> Team:
             __doc__=agent.description or None,
             team_agent=(SkipJsonSchema[_literal(agent.name)], agent.name),  # type: ignore[misc]
             **_fields(agent.result, records),
+            **_filled_result(agent),
         )
         questions[agent.name] = create_model(
             f"{name}Question",
@@ -253,6 +258,7 @@ def build_from_spec(spec: TeamSpec, base: Team | None = None) -> Team:
                     SkipJsonSchema[list[TeamAgentResult]],
                     Field(default_factory=list),
                 )
+            extra.update(_filled_request(agent))
             requests[agent.name] = create_model(
                 f"{camel(agent.name)}Request",
                 __base__=AgentRequest,
@@ -427,6 +433,29 @@ def _class_problems(spec: TeamSpec) -> list[str]:
                     f"{routes[target]!r}"
                 )
     return found
+
+
+def _filled_result(agent: AgentSpec) -> dict[str, Any]:
+    """The fields the workflow fills in an agent's result from git, by its tools and role: a
+    code-writing agent's commit (``codeCommit``), a merger's run branch (``codeChange``)."""
+    filled: dict[str, Any] = {}
+    if "write" in agent.tools:
+        filled["code_commit"] = (SkipJsonSchema[CodeCommit | None], None)  # type: ignore[misc]
+    if agent.role is Role.MERGER:
+        filled["code_change"] = (SkipJsonSchema[CodeChange | None], None)  # type: ignore[misc]
+    return filled
+
+
+def _filled_request(agent: AgentSpec) -> dict[str, Any]:
+    """The fields the workflow fills in an agent's request, by its role: a reviewer's diffs of
+    the code-writing agents' branches (``ticketChanges``), a merger's real merge
+    (``mergeReport``); the same fields as the software team's review and merger requests."""
+    if agent.role is Role.REVIEWER:
+        changes = SkipJsonSchema[list[TicketChange]]
+        return {"ticket_changes": (changes, Field(default_factory=list))}
+    if agent.role is Role.MERGER:
+        return {"merge_report": (SkipJsonSchema[MergeOutcome | None], None)}  # type: ignore[misc]
+    return {}
 
 
 def _routing(

@@ -11,7 +11,7 @@ beside it::
     role = "orchestrator"                   # orchestrator|agent|dispatcher|dispatched|collector
     description = "..."
     phase = "TRIAGE"                        # default WORK
-    tools = ["read"]                        # default none
+    tools = ["read"]                        # read; write (dispatched agents); default none
     template = "triage.jinja"               # default <slug>.jinja beside the team file
     [agents.TRIAGE.routes]                  # TARGET (an agent or END) = when to take it
     END = "The incident is not real."

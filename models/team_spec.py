@@ -196,8 +196,8 @@ class AgentSpec(WireModel):
     template: Annotated[str, StringConstraints(max_length=MAX_TEMPLATE_CHARS)] = ""
     """Its prompt template (jinja2 source); the file form names a file beside the team file."""
     tools: list[str] = Field(default_factory=list)
-    """``read``: the run's pinned workspace through the read tools; ``write``: also the write
-    tools."""
+    """``read``: the run's pinned workspace through the read tools; ``write`` (a dispatched
+    agent's): also the write tools, in a worktree of its own per request (``TOOL_GROUPS``)."""
     classes: AgentClasses | None = None
     """Its request and routing as typed models of the package (then it declares no fields)."""
 
@@ -460,9 +460,36 @@ def _agent_problems(
         if tool not in TOOL_GROUPS:
             found.append(
                 f"{at}: unknown tool group {tool!r}; teams may give agents "
-                f"{' or '.join(f'`{t}`' for t in TOOL_GROUPS)}"
+                + " or ".join(f"`{g}`" for g in TOOL_GROUPS)
             )
+    for what, names in filled_fields(agent).items():
+        declared = agent.request if what == "request" else agent.result
+        for name in sorted(names & set(declared)):
+            found.append(
+                f"{at}: {what} field {name} is filled by the workflow for its "
+                f"{'tools' if name == 'code_commit' else 'role'}; rename the field"
+            )
+    if "write" in agent.tools and agent.role is not Role.DISPATCHED:
+        found.append(
+            f"{at}: tools `write` need role dispatched (each request its dispatcher runs gets "
+            f"its own worktree and branch); its role is {agent.role.value}"
+        )
     return found
+
+
+def filled_fields(agent: AgentSpec) -> dict[str, set[str]]:
+    """The request and result fields the workflow fills for ``agent`` from git (a code-writing
+    agent's ``code_commit``, a reviewer's ``ticket_changes``, a merger's ``merge_report`` and
+    ``code_change``): names its own fields may not take."""
+    return {
+        "request": {"ticket_changes"}
+        if agent.role is Role.REVIEWER
+        else {"merge_report"}
+        if agent.role is Role.MERGER
+        else set(),
+        "result": ({"code_commit"} if "write" in agent.tools else set())
+        | ({"code_change"} if agent.role is Role.MERGER else set()),
+    }
 
 
 def _field_problems(

@@ -10,6 +10,7 @@ and behind the ``20-code-changes`` patch, so runs recorded before keep their com
 
 from __future__ import annotations
 
+import typing
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -18,10 +19,11 @@ from temporalio import workflow
 from temporalio.exceptions import ActivityError
 
 from agent_interrupts.models.agent_call import AgentReply
-from agent_interrupts.models.agent_types import AgentType
+from agent_interrupts.models.base import WireModel
 from agent_interrupts.models.code import (
     MAX_RUN_TICKETS,
     OTHER_FILES,
+    CodeCommit,
     CodeState,
     CommitRequest,
     ConflictChoice,
@@ -66,8 +68,10 @@ from agent_interrupts.models.results import (
     TicketAgentResult,
     VerificationStatus,
 )
+from agent_interrupts.models.routing import Routing
 from agent_interrupts.models.routings import MergerRouting
 from agent_interrupts.models.state import PendingStep
+from agent_interrupts.models.team_spec import Role
 from agent_interrupts.workflows.patches import CODE_CHANGES, WORKTREE_LIMIT_ASKS
 from agent_interrupts.workflows.run_book import RunBook
 
@@ -110,7 +114,7 @@ async def ticket_step(
     state = book.state
     workspace = state.workspace
     if (
-        agent is not AgentType.TICKET_AGENT
+        agent not in book.team.write_tools
         or workspace is None
         or not workflow.patched(CODE_CHANGES)
     ):
@@ -135,7 +139,14 @@ async def ticket_step(
     reply = await call(worktree=worktree)
     if reply.route != "result":
         return reply  # it asked a question: it runs again in a new step
-    result = TicketAgentResult.model_validate(reply.output["result"])
+    wire = reply.output["result"]
+    declared = isinstance(wire, dict) and "teamAgent" in wire  # a declared team's agent
+    result = None if declared else TicketAgentResult.model_validate(wire)
+    subject, summary = (
+        (result.commit.message or result.implementation_summary, result.implementation_summary)
+        if result is not None
+        else commit_message(wire, agent, ticket)
+    )
     done: TicketCommit = await _git(
         book,
         node_id,
@@ -143,15 +154,25 @@ async def ticket_step(
         CommitRequest(
             worktree=worktree,
             run_id=workflow.info().workflow_id,
-            subject=clip(result.commit.message or result.implementation_summary, 150),
-            summary=clip(result.implementation_summary, 1_500),
+            subject=clip(subject, 150),
+            summary=clip(summary, 1_500),
             test_command=workspace.test_command,
         ),
         f"commit {ticket}",
     )
-    real = with_commit(result, done)
+    real = (
+        with_commit(result, done).to_wire()
+        if result is not None
+        else {**wire, "codeCommit": code_commit(done).to_wire()}
+    )
     planned = request.get("ticket")
-    depends = planned.get("dependencies") if isinstance(planned, dict) else None
+    depends = (
+        planned.get("dependencies")
+        if isinstance(planned, dict)
+        else request.get("dependencies")
+        if declared
+        else None
+    )
     book.keep_tickets(
         remember_ticket(
             state.code.tickets,
@@ -165,7 +186,33 @@ async def ticket_step(
             ),
         )
     )
-    return reply.model_copy(update={"output": {**reply.output, "result": real.to_wire()}})
+    return reply.model_copy(update={"output": {**reply.output, "result": real}})
+
+
+def commit_message(result: dict[str, Any], agent: str, ticket: str) -> tuple[str, str]:
+    """A declared code-writing agent's commit subject and body: its result's ``commitMessage``
+    (else its ``summary``, else ``AGENT ticket``) and its ``summary``, when it declares them as
+    text."""
+    message, summary = result.get("commitMessage"), result.get("summary")
+    body = summary.strip() if isinstance(summary, str) else ""
+    subject = message.strip() if isinstance(message, str) else ""
+    return subject or body or f"{agent} {ticket}", body
+
+
+def code_commit(done: TicketCommit) -> CodeCommit:
+    """A declared code-writing agent's ``codeCommit``: what git and the test run found."""
+    tests = done.tests
+    return CodeCommit(
+        ticket_id=done.ticket_id,
+        branch=done.branch,
+        base_commit=done.base_commit,
+        sha=done.sha,
+        files=done.files,
+        diff_stat=done.diff.stat,
+        verification_status=tests.status if tests is not None else VerificationStatus.PARTIAL,
+        verification=verification_line(tests),
+        test_results=tests.outcomes if tests is not None else [],
+    )
 
 
 def with_commit(result: TicketAgentResult, done: TicketCommit) -> TicketAgentResult:
@@ -247,9 +294,10 @@ async def before_call(
     state = book.state
     code = state.code
     workspace = state.workspace
-    if workspace is None or not code.tickets or agent not in _GIT_AGENTS:
+    role = book.team.role(agent)
+    if workspace is None or not code.tickets or role not in (Role.REVIEWER, Role.MERGER):
         return Prepared(request)
-    if agent is AgentType.REVIEW_AGENT:
+    if role is Role.REVIEWER:
         limit = max(2_000, REVIEW_DIFF_CHARS // len(code.tickets))
         changes: list[TicketChange] = await _git(
             book,
@@ -277,13 +325,21 @@ async def before_call(
     )
     book.merged(outcome)
     if outcome.conflict_ticket is not None:
-        return Prepared(request, question=conflict_question(outcome, output_id, upstream))
+        question = conflict_question(outcome, output_id, upstream)
+        output_model = book.team.node(agent).output_model
+        if not issubclass(output_model, MergerRouting):  # a declared merger: in its own form
+            question = in_form_of(output_model, question)
+        return Prepared(request, question=question)
     return Prepared({**request, "mergeReport": outcome.to_wire()}, merge=outcome)
 
 
 def after_call(prepared: Prepared, code: CodeState, payload: dict[str, Any]) -> dict[str, Any]:
     """The agent's output with the real merge, and its review findings checked against the
     diffs it read."""
+    declared = payload.get("result")
+    if prepared.merge is not None and isinstance(declared, dict) and "teamAgent" in declared:
+        change = code_change(prepared.merge).to_wire()
+        return {**payload, "result": {**declared, "codeChange": change}}
     if prepared.merge is not None and isinstance(payload.get("mergerResult"), dict):
         result = MergerResult.model_validate(payload["mergerResult"])
         outcome = prepared.merge
@@ -493,6 +549,46 @@ def conflict_question(outcome: MergeOutcome, output_id: str, upstream: list[str]
     return MergerRouting(merger_result=result, interrupt_request=question).to_wire()
 
 
+def in_form_of(output_model: type[Routing], asked: dict[str, Any]) -> dict[str, Any]:
+    """The merge-conflict question (``conflict_question``'s) as a declared merger's own output:
+    its result and its question keep the fields they share with the software merger's (the
+    reason, choices, confirmations, ids), their declared fields blank (``""``, ``[]``, 0, false,
+    an enum's first name)."""
+    fields = output_model.model_fields
+    out: dict[str, Any] = dict.fromkeys(output_model.route_aliases())
+    out["result"] = _kept(fields["result"].annotation, asked["mergerResult"])
+    question = {k: v for k, v in asked["interruptRequest"].items() if k != "origin"}
+    out["interruptRequest"] = _kept(fields["interrupt_request"].annotation, question)
+    return out
+
+
+def _kept(annotation: Any, carried: dict[str, Any]) -> dict[str, Any]:
+    """``carried``'s keys that the model of ``annotation`` (``Model | None`` too) has, and a
+    blank for each of its required fields ``carried`` lacks."""
+    model: type[WireModel] = next(
+        a
+        for a in (annotation, *typing.get_args(annotation))
+        if isinstance(a, type) and issubclass(a, WireModel)
+    )
+    out: dict[str, Any] = {}
+    for name, each in model.model_fields.items():
+        key = each.alias or name
+        if key in carried:
+            out[key] = carried[key]
+        elif each.is_required():
+            out[key] = _blank(each.annotation)
+    return out
+
+
+def _blank(annotation: Any) -> Any:
+    origin = typing.get_origin(annotation)
+    if origin is typing.Literal:
+        return typing.get_args(annotation)[0]
+    kind = origin or annotation
+    blanks: dict[Any, Any] = {str: "", list: [], bool: False, int: 0, float: 0.0}
+    return blanks.get(kind)
+
+
 def code_change(outcome: MergeOutcome) -> CodeChange:
     return CodeChange(
         run_branch=outcome.run_branch,
@@ -510,10 +606,20 @@ def code_change(outcome: MergeOutcome) -> CodeChange:
 async def finish(book: RunBook, final: OrchestratorCollectorResult) -> OrchestratorCollectorResult:
     """At the end: the run branch in the final result, and the run's worktrees removed (a failed
     run keeps them, and its status lists their paths)."""
+    change = await finish_code(book)
+    if change is None:
+        return final
+    return final.model_copy(update={"code_change": change})
+
+
+async def finish_code(book: RunBook) -> CodeChange | None:
+    """At the end of any team's run: the run's worktrees removed (a failed run keeps them, and
+    its status lists their paths); the run branch, when its code-writing agents' branches were
+    merged."""
     state = book.state
     code = state.code
     if state.workspace is None or not code.worktrees:
-        return final
+        return None
     await _git(
         book,
         None,
@@ -522,12 +628,7 @@ async def finish(book: RunBook, final: OrchestratorCollectorResult) -> Orchestra
         "remove worktrees",
     )
     book.worktrees_removed()
-    if code.merge is None:
-        return final
-    return final.model_copy(update={"code_change": code_change(code.merge)})
-
-
-_GIT_AGENTS = frozenset({AgentType.REVIEW_AGENT, AgentType.MERGER_AGENT})
+    return code_change(code.merge) if code.merge is not None else None
 
 
 WORKTREE_LIMIT = "WorktreeLimit"

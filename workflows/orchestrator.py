@@ -634,7 +634,10 @@ class OrchestratorWorkflow:
         if decision.final is not None:  # a declared team's final result
             team = book.team
             return TeamFinalResult(
-                team=team.name, team_sha256=team.sha256, result=decision.final.to_wire()
+                team=team.name,
+                team_sha256=team.sha256,
+                result=decision.final.to_wire(),
+                code_change=await code_changes.finish_code(book),
             )
         if decision.interrupt is not None:
             await ask(book, at.node_id, (agent, at.request), decision.interrupt, fan_out)

@@ -35,8 +35,6 @@ CODE_AGENTS = SOFTWARE_TEAM.read_tools
 """The software team's agents offered the read-only code tools (a declared team says its own)."""
 MEMORY_AGENTS = frozenset(AgentType)
 """Every agent may recall, retain and reflect."""
-WRITE_AGENTS = SOFTWARE_TEAM.write_tools
-"""Agents that change code, in their own worktree."""
 
 
 @dataclass
@@ -290,23 +288,25 @@ MEMORY_TOOLS = (
 
 @dataclass(frozen=True)
 class ToolGroup:
+    """Tools and the prompt contributor they register (which agents get them: ``tools_for``)."""
+
     tools: tuple[Tool, ...]
-    agents: frozenset[str]
     contributor: PromptContributor
 
 
 def tool_groups(settings: ToolSettings) -> tuple[ToolGroup, ...]:
     """The tool groups, each with the prompt contributor it registers."""
     return (
-        ToolGroup(MEMORY_TOOLS, MEMORY_AGENTS, EpisodicMemoryContributor(MEMORY_AGENTS)),
-        ToolGroup(CODE_TOOLS, CODE_AGENTS, CodeToolsContributor(CODE_AGENTS, settings)),
-        ToolGroup(WRITE_TOOLS, WRITE_AGENTS, CodeChangesContributor(WRITE_AGENTS, settings)),
+        ToolGroup(MEMORY_TOOLS, EpisodicMemoryContributor(MEMORY_AGENTS)),
+        ToolGroup(CODE_TOOLS, CodeToolsContributor(CODE_AGENTS, settings)),
+        ToolGroup(WRITE_TOOLS, CodeChangesContributor(settings)),
     )
 
 
 def tools_for(agent: str, *, writes: bool = False, team: Team) -> list[Tool]:
-    """The tools ``agent`` of ``team`` is offered when its run has a workspace; the write tools
-    only with a worktree of its own (``writes``)."""
+    """The tools ``agent`` of ``team`` is offered when its run has a workspace: the read tools
+    to the team's ``read_tools``, the write tools to its ``write_tools`` (``tools = ["write"]``
+    in a team file) only with a worktree of their own (``writes``)."""
     groups: list[tuple[tuple[Tool, ...], Collection[str]]] = [
         (CODE_TOOLS, team.read_tools),
         (MEMORY_TOOLS, team.nodes),

@@ -5,6 +5,8 @@ written from the schema validates (property tests over team definitions)."""
 from __future__ import annotations
 
 import json
+import typing
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -17,6 +19,7 @@ from agent_interrupts.activities.output_schema import (
     reply_json,
     variants,
 )
+from agent_interrupts.app.team_files import load_team_file
 from agent_interrupts.models.agent_types import Terminal
 from agent_interrupts.models.routing import Routing
 from agent_interrupts.models.team_build import (
@@ -29,6 +32,7 @@ from agent_interrupts.models.team_build import (
 from agent_interrupts.models.team_spec import Role, TeamSpec
 from tests.support.team_strategies import valid_teams
 
+CODE_TEAM = Path(__file__).resolve().parents[2] / "docs" / "examples" / "code-team"
 MESSAGES = [{"role": "user", "content": "Goal: survey the mill"}]
 
 
@@ -158,3 +162,33 @@ def test_the_entry_request_validates_against_its_model() -> None:
     team = build_team(spec)
     request = team.node(team.entry).request_model.model_validate(team.entry_request)
     assert json.loads(request.model_dump_json(by_alias=True))["guidance"]
+
+
+def test_code_writing_reviewing_and_merging_are_looked_up_by_tools_and_role() -> None:
+    team = build_team(load_team_file(CODE_TEAM))
+    assert team.write_tools == {"CODER"}
+    assert team.read_tools == {"LEAD", "CODER", "REVIEWER"}  # write implies read
+    assert team.with_role(Role.REVIEWER) == {"REVIEWER"}
+    assert team.with_role(Role.MERGER) == {"MERGER"}
+    # the fields the workflow fills from git: in the models, never in what the model writes
+    filled = {
+        "REVIEWER": ("request", "ticketChanges"),
+        "MERGER": ("request", "mergeReport"),
+        "CODER": ("result", "codeCommit"),
+    }
+    for agent, (where, field) in filled.items():
+        node = team.node(agent)
+        routing = node.output_model
+        if where == "request":
+            model: Any = node.request_model
+            handler = team.interrupt_routing.model_json_schema()  # every agent's request
+            assert node.request_model.__name__ in json.dumps(handler)
+            assert field not in json.dumps(handler)
+            assert field not in json.dumps(team.node("COLLECTOR").output_model.model_json_schema())
+        else:
+            model = typing.get_args(routing.model_fields["result"].annotation)[0]
+            assert field not in json.dumps(routing.model_json_schema())
+        assert field in {f.alias for f in model.model_fields.values()}
+        assert field not in json.dumps(model.model_json_schema())
+    merger_result = team.node("MERGER").output_model.model_fields["result"].annotation
+    assert "code_change" in merger_result.model_fields

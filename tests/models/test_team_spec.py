@@ -189,3 +189,71 @@ def test_a_team_without_an_orchestrator_says_so() -> None:
         "the team needs exactly one agent with role orchestrator (has 0: none), or "
         "`starts_at` naming the one every run starts at"
     ]
+
+
+# -- code-writing agents, reviewers and mergers (issue 42) --------------------------------------
+
+
+def _fan_out(coder: AgentSpec, *more: AgentSpec) -> TeamSpec:
+    return _team(
+        _orchestrator(FAN="go"),
+        AgentSpec(name="FAN", role=Role.DISPATCHER, dispatches="CODER", routes={END: "done"}),
+        coder,
+        *more,
+    )
+
+
+def test_a_dispatched_agent_may_write_code() -> None:
+    coder = AgentSpec(name="CODER", role=Role.DISPATCHED, tools=["write"])
+    assert spec_problems(_fan_out(coder)) == []
+
+
+def test_write_on_an_agent_that_is_not_dispatched_is_named_in_one_line() -> None:
+    lead = _orchestrator().model_copy(update={"tools": ["read", "write"]})
+    assert spec_problems(_team(lead)) == [
+        "agent LEAD: tools `write` need role dispatched (each request its dispatcher runs gets "
+        "its own worktree and branch); its role is orchestrator"
+    ]
+
+
+def test_an_unknown_tool_group_names_the_groups() -> None:
+    lead = _orchestrator().model_copy(update={"tools": ["shell"]})
+    assert spec_problems(_team(lead)) == [
+        "agent LEAD: unknown tool group 'shell'; teams may give agents `read` or `write`"
+    ]
+
+
+def test_a_field_the_workflow_fills_may_not_be_declared() -> None:
+    coder = AgentSpec(
+        name="CODER", role=Role.DISPATCHED, tools=["write"], result={"code_commit": FieldSpec()}
+    )
+    review = AgentSpec(
+        name="CHECK",
+        role=Role.REVIEWER,
+        routes={END: "done"},
+        request={"ticket_changes": FieldSpec()},
+    )
+    merge = AgentSpec(
+        name="MERGE",
+        role=Role.MERGER,
+        routes={END: "done"},
+        request={"merge_report": FieldSpec()},
+        result={"code_change": FieldSpec()},
+    )
+    team = _team(
+        _orchestrator(FAN="go", CHECK="check", MERGE="merge"),
+        AgentSpec(name="FAN", role=Role.DISPATCHER, dispatches="CODER", routes={END: "done"}),
+        coder,
+        review,
+        merge,
+    )
+    assert spec_problems(team) == [
+        "agent CODER: result field code_commit is filled by the workflow for its tools; rename "
+        "the field",
+        "agent CHECK: request field ticket_changes is filled by the workflow for its role; "
+        "rename the field",
+        "agent MERGE: request field merge_report is filled by the workflow for its role; rename "
+        "the field",
+        "agent MERGE: result field code_change is filled by the workflow for its role; rename "
+        "the field",
+    ]

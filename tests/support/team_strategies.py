@@ -89,7 +89,11 @@ def _agent(draw: st.DrawFn, name: str, role: Role, routes: dict[str, str]) -> Ag
         result=draw(field_maps()),
         question={} if role is Role.DISPATCHER else draw(field_maps(2)),
         template=draw(st.sampled_from(["", "{% block role %}Do the work.{% endblock %}"])),
-        tools=draw(st.sampled_from([[], ["read"]])),
+        tools=draw(
+            st.sampled_from(
+                [[], ["read"], ["write"]] if role is Role.DISPATCHED else [[], ["read"]]
+            )
+        ),
     )
 
 
@@ -229,8 +233,19 @@ def no_routes(draw: st.DrawFn, spec: TeamSpec) -> TeamSpec:
 
 
 def unknown_tool(draw: st.DrawFn, spec: TeamSpec) -> TeamSpec:
-    tool = draw(st.sampled_from(["shell", "git", "READ", "Write"]))
+    tool = draw(st.sampled_from(["shell", "git", "READ", "WRITE"]))
     return _replace(spec, _any(draw, spec), tools=[tool])
+
+
+def write_not_dispatched(draw: st.DrawFn, spec: TeamSpec) -> TeamSpec:
+    index = _any(draw, spec, Role.ORCHESTRATOR, Role.AGENT, Role.COLLECTOR, Role.DISPATCHER)
+    return _replace(spec, index, tools=["write"])
+
+
+def filled_field_declared(draw: st.DrawFn, spec: TeamSpec) -> TeamSpec:
+    index = _any(draw, spec, Role.DISPATCHED)
+    result = {**spec.agents[index].result, "code_commit": FieldSpec()}
+    return _replace(spec, index, tools=["write"], result=result)
 
 
 def dispatches_from_a_non_dispatcher(draw: st.DrawFn, spec: TeamSpec) -> TeamSpec:
@@ -257,6 +272,8 @@ MUTATIONS: dict[str, tuple[Mutation, bool]] = {
     "dispatched_with_routes": (dispatched_with_routes, True),
     "no_routes": (no_routes, False),
     "unknown_tool": (unknown_tool, False),
+    "write_not_dispatched": (write_not_dispatched, False),
+    "filled_field_declared": (filled_field_declared, True),
     "dispatches_from_a_non_dispatcher": (dispatches_from_a_non_dispatcher, False),
     "too_many_fields": (too_many_fields, False),
 }

@@ -3,13 +3,18 @@ conflict, findings checked against diffs, claims replaced by git's."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
+from agent_interrupts.app.team_files import load_team_file
 from agent_interrupts.models.code import (
     AskedConflict,
     CodeState,
     ConflictChoice,
+    ConflictSide,
     Diff,
+    MergeOutcome,
     TestRun,
     TicketBranch,
     TicketChange,
@@ -23,8 +28,13 @@ from agent_interrupts.models.results import (
     TicketAgentResult,
     VerificationStatus,
 )
+from agent_interrupts.models.team_build import build_team
 from agent_interrupts.workflows.code_changes import (
+    code_commit,
+    commit_message,
+    conflict_question,
     finding_is_in,
+    in_form_of,
     merge_order,
     remember_ticket,
     take_answer,
@@ -174,3 +184,65 @@ def test_a_models_ticket_ids_never_make_two_tickets_share_a_branch() -> None:
     assert ticket_names(requests, keys) == names, "the same each round"
     taken = [{"ticketId": "T-1-2"}, {"ticketId": "T-1"}, {"ticketId": "T-1"}]
     assert ticket_names(taken, keys[:3]) == ["T-1-2", "T-1", "T-1-3"]
+
+
+# -- a declared team's code-writing agent and merger (issue 42) --------------------------------
+
+CODE_TEAM = Path(__file__).resolve().parents[2] / "docs" / "examples" / "code-team"
+
+
+def test_a_declared_agents_commit_is_what_git_and_the_tests_found() -> None:
+    done = TicketCommit(
+        ticket_id="T-1",
+        node_id="n",
+        branch="agents/r/T-1",
+        base_commit="b",
+        sha="abc",
+        files=["calc/ops.py"],
+        diff=DIFF,
+        tests=TestRun(command="pytest", exit_code=0, passed=2),
+    )
+    commit = code_commit(done)
+    assert (commit.branch, commit.sha, commit.files) == ("agents/r/T-1", "abc", ["calc/ops.py"])
+    assert commit.diff_stat == DIFF.stat
+    assert commit.verification_status is VerificationStatus.VERIFIED
+    assert commit.verification == "VERIFIED: 2 passed, 0 failed (pytest)"
+    untested = code_commit(done.model_copy(update={"tests": None}))
+    assert untested.verification_status is VerificationStatus.PARTIAL
+    assert untested.verification == "not run"
+
+
+def test_a_declared_agents_commit_subject_is_its_message_else_its_summary() -> None:
+    assert commit_message({"commitMessage": "fix add", "summary": "why"}, "C", "T-1") == (
+        "fix add",
+        "why",
+    )
+    assert commit_message({"summary": " did it "}, "C", "T-1") == ("did it", "did it")
+    assert commit_message({"summary": 3}, "CODER", "T-1") == ("CODER T-1", "")
+
+
+def test_a_conflict_is_asked_in_a_declared_mergers_own_form() -> None:
+    team = build_team(load_team_file(CODE_TEAM))
+    outcome = MergeOutcome(
+        run_branch="agents/r",
+        repository="/r",
+        head="h",
+        merged=["T-001"],
+        conflict_ticket="T-002",
+        conflicts=[
+            ConflictSide(path="calc/ops.py", diff_summary="1 line", ours="a + b", theirs="b + a")
+        ],
+        conflict_count=1,
+    )
+    asked = conflict_question(outcome, "out-1", ["up-1"])
+    model = team.node("MERGER").output_model
+    routing = model.model_validate(in_form_of(model, asked))
+    question = routing.interrupt_request
+    assert question is not None and question.origin == "MERGER"  # type: ignore[attr-defined]
+    assert [c.choice_id for c in question.choices] == ["file-1"]
+    assert [c.confirmation_id for c in question.confirmation_items] == ["merge-0"]
+    assert question.reason == asked["interruptRequest"]["reason"]
+    assert question.risk == "LOW"  # type: ignore[attr-defined]  # its own fields: blank
+    result = routing.result  # type: ignore[attr-defined]
+    assert (result.result_id, result.upstream_context_ids) == ("out-1", ["up-1"])
+    assert result.summary == "T-002 conflicts with the run branch in 1 file(s)"  # shared field
