@@ -50,9 +50,8 @@ def test_the_software_ticket_agents_guidance_is_unchanged() -> None:
     contributor = CodeChangesContributor(ToolSettings())
     assert contributor.applies(AgentType.TICKET_AGENT, SOFTWARE_TEAM)
     call = make_call(AgentType.TICKET_AGENT, workspace=WORKSPACE, worktree=WORKTREE)
-    text = contributor.contribute(
-        PromptContext.from_call(call, NODES[AgentType.TICKET_AGENT].output_model)
-    )
+    routing = NODES[AgentType.TICKET_AGENT].output_model
+    text = contributor.contribute(PromptContext.from_call(call, routing, team=SOFTWARE_TEAM))
     assert text is not None and text.startswith("You implement the ticket in your own worktree")
     assert text.endswith(
         "fills `filesModified`, `commit`, `testResults` and `verificationStatus` from git and "
