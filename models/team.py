@@ -115,8 +115,9 @@ class Team:
         return self.dispatched.get(agent, agent)
 
     def not_returnable(self) -> frozenset[str]:
-        """Agents the context manager never hands back to."""
-        return frozenset({AgentType.CONTEXT_MANAGER, *self.dispatched})
+        """Agents a context manager never hands back to: context managers and dispatched agents
+        (their dispatch node runs them again)."""
+        return self.with_role(Role.CONTEXT_MANAGER) | frozenset(self.dispatched)
 
 
 def on_the_wire(value: Any) -> Any:

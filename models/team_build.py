@@ -66,6 +66,8 @@ TEXT_CHARS = 4_000
 LIST_ITEMS = 16
 """A ``list[...]`` field's bound."""
 FIRST_GUIDANCE = "Plan how to achieve the goal."
+RETURN_HELP = "The context gathered; the agent that asked for it runs again with it."
+"""A context manager's way back (``RETURN``), as the software team's says it."""
 """The guidance of a run's first request."""
 
 
@@ -478,6 +480,12 @@ def _routing(
     elif agent.role is Role.DISPATCHER:
         fields["dispatch_result"] = (DispatchResult, ...)
         interrupt_help = DISPATCH_INTERRUPT_HELP
+    elif agent.role is Role.CONTEXT_MANAGER:
+        fields["return_to_previous"] = (
+            Annotated[result | None, Route(Terminal.RETURN)],
+            Field(default=None, description=RETURN_HELP),
+        )
+        interrupt_help = INTERRUPT_HELP
     else:
         fields["result"] = (result, ...)
         interrupt_help = INTERRUPT_HELP
