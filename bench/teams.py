@@ -36,6 +36,10 @@ What is measured, in one process (the worker start uses a dev server of its own)
    in a new worker process, then ``build_worker(..., teams=...)`` against the dev server,
    alternately, ``--starts`` times each; ``load_teams`` alone on the 1 and the 10 files too.
 
+4. **The software team from its file vs built by hand** (``bench/software_team.py``): the
+   team-dependent part of a step (aim <= 1.02x) and what loading the file adds to a worker's
+   start (report; aim <= 1.2x).
+
 Absolute times depend on the machine; the ratios are what to compare between runs.
 """
 
@@ -83,6 +87,12 @@ from agent_interrupts.models.team_files import (
 from agent_interrupts.models.team_spec import END, MAX_FIELDS, FieldSpec, Role, TeamPin, TeamSpec
 from bench.harness import bench_parser, fresh_id, load_average, run_on_dev_server, versus_aim
 from bench.prompt_assembly import realistic_call
+from bench.software_team import (
+    STEP_AIM,
+    measure_file_starts,
+    measure_file_steps,
+    report_file,
+)
 
 DEFAULT_REPEATS = 30
 DEFAULT_HISTORY = 50
@@ -647,7 +657,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = bench_parser(
         "python -m bench.teams",
         "A declared team's agent step vs the software team's of the same shape (aim <= 1.05x); "
-        "a worker's start with 10 declared teams vs 1.",
+        "a worker's start with 10 declared teams vs 1; the software team from its file vs built "
+        "by hand (aim <= 1.02x).",
         ("--repeats", DEFAULT_REPEATS, "timed steps per agent and side"),
         ("--history", DEFAULT_HISTORY, "blackboard digest entries of each call"),
         ("--builds", DEFAULT_BUILDS, "cold build_team runs"),
@@ -662,6 +673,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     print()
     starts = run_on_dev_server(measure_starts, starts=args.starts)
     print(report_starts(starts))
+    print()
+    from_file = measure_file_steps(SEQUENTIAL, repeats=args.repeats, history=args.history)
+    file_starts = measure_file_starts(args.starts)
+    print(report_file(from_file, file_starts, versus_aim(from_file.ratio, STEP_AIM)))
     print(f"load average {load_average()}")
     return 0
 
