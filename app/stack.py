@@ -102,6 +102,9 @@ class StackInfo:
     teams: dict[str, dict[str, str]] = field(default_factory=dict)
     """Task queue -> the kept team files' teams its worker read at start (name -> content
     hash); the files themselves are kept in ``TEAM_FILES``."""
+    unstarted: list[str] = field(default_factory=list)
+    """Scenario queues with open runs whose worker could not start for want of a team: each
+    later command tries again (a team file put back, or this shell's AGENTS_TEAMS, serves it)."""
 
     def assignments(self) -> list[str]:
         """``NAME=value`` of the settings that point every Temporal tool (the ``temporal`` CLI,
@@ -312,6 +315,8 @@ class LocalStack:
                     scenarios.append(self._start_worker(info, queue, scenario))
                 except StackError as err:  # a team it needs is gone: the line says how
                     self.not_started.append(f"{err}; its runs wait")
+                    info.unstarted = sorted({*info.unstarted, queue})
+                    self._save(info)
             if main is not None:
                 await self._polling(info, *main)
             for worker in scenarios:
@@ -512,15 +517,18 @@ class LocalStack:
 
     async def _scenarios_to_resume(self, info: StackInfo, started: bool) -> list[str]:
         """The scenario queues with open runs whose worker does not run; the server is asked only
-        when it just started or one of the stack's scenario workers died."""
+        when it just started, one of the stack's scenario workers died, or one could not start."""
         prefix = scenario_queue(self.settings.task_queue, "")
         known = {q: pid for q, pid in info.workers.items() if q.startswith(prefix)}
-        if not started and all(_alive(pid) for pid in known.values()):
+        if not started and not info.unstarted and all(_alive(p) for p in known.values()):
             return []
         client = await local_client(info)
         literal = prefix.replace("\\", "\\\\").replace("'", "\\'")
         query = f"ExecutionStatus = 'Running' AND TaskQueue STARTS_WITH '{literal}'"
         queues = {run.task_queue async for run in client.list_workflows(query)}
+        if info.unstarted:  # a queue whose runs have all closed needs no worker any more
+            info.unstarted = [q for q in info.unstarted if q in queues]
+            self._save(info)
         return sorted(q for q in queues if q not in known or not _alive(known[q]))
 
     async def _ensure_worker(self, info: StackInfo, queue: str, scenario: str | None) -> None:
@@ -563,6 +571,7 @@ class LocalStack:
         log = self.dir / f"worker-{_slug(queue)}.log"
         process = _spawn([sys.executable, "-m", "agent_interrupts.worker"], log, env)
         info.workers[queue] = process.pid
+        info.unstarted = [q for q in info.unstarted if q != queue]
         info.settings[queue], info.channels[queue] = worker_settings(env)
         self._save(info)
         return queue, process, log

@@ -255,8 +255,7 @@ def test_a_key_typo_hides_none_of_the_files_other_problems(tmp_path: Path) -> No
         "agent LEAD: result field hosts: field type 'dict[str,int]' cannot be expressed by a "
         "strict schema; use str, text, int, float, bool, enum(A|B|...) or list[...] of one of "
         "those",
-        "agent FIX: route to 'ENDD', which is not an agent of the team (agents: FIX, LEAD; or "
-        "END)",
+        "agent FIX: route to 'ENDD', which is not an agent of the team (agents: FIX, LEAD; or END)",
     ]
 
 

@@ -202,3 +202,8 @@ def test_the_stack_keeps_its_team_files_across_down_and_up(
     (line,) = [x for x in status.stderr.splitlines() if x.strip()]
     assert "team release-notes" in line and "AGENTS_TEAMS" in line, line
     assert "unknown agent type" not in line
+    shutil.copytree(TINY, team)  # as the line says: the file put back, then agents up
+    up = agents(env, "up")
+    assert up.returncode == 0 and "warning" not in up.stderr, up.stderr
+    assert "worker for queue 'agents/scenario/interrupt=EDITOR': pid" in up.stdout
+    assert agents(env, "status", "keep-2").returncode == 0
