@@ -44,6 +44,11 @@ ROUTED_KEPT = 4096
 """Runs and agents the offline model remembers having taken a scenario's route for."""
 
 
+class UnknownScenarioAgent(ValueError):
+    """A scenario names an agent of no team it is read with (a team the worker does not
+    serve)."""
+
+
 @dataclass(frozen=True)
 class OfflineScenario:
     """Which agents interrupt, ask the context manager or answer slowly (seconds), and how long
@@ -176,7 +181,9 @@ def _known_agent(name: str, known: Collection[str]) -> str:
     upper = name.strip().upper()
     if upper not in known:
         valid = ", ".join(sorted(known))
-        raise ValueError(f"unknown agent type {name!r} in OFFLINE_SCENARIO; use one of {valid}")
+        raise UnknownScenarioAgent(
+            f"unknown agent type {name!r} in OFFLINE_SCENARIO; use one of {valid}"
+        )
     return agent_name(upper)
 
 

@@ -682,9 +682,10 @@ def _scenario_team_missing(
     scenario: str, env: Mapping[str, str], kept: Mapping[str, KeptTeam], loaded: Collection[str]
 ) -> str | None:
     """Why a worker of the offline ``scenario`` would not start for want of a team (None when
-    it would): the scenario names an agent of a kept team whose file is gone or broken, or of
-    no team the worker serves. One line, naming the team and how to get it served."""
-    from agent_interrupts.activities.offline_model import OfflineScenario
+    it would, or fails for another reason its worker names): the scenario names an agent of a
+    kept team whose file is gone or broken, or of no team the worker serves. One line, naming
+    the team and how to get it served."""
+    from agent_interrupts.activities.offline_model import OfflineScenario, UnknownScenarioAgent
     from agent_interrupts.app.team_files import TEAMS_SETTING, TeamFileError, configured_teams
 
     try:
@@ -695,7 +696,7 @@ def _scenario_team_missing(
     agents += [a for name in loaded for a in kept[name].agents]
     try:
         OfflineScenario.parse(scenario, agents)
-    except ValueError as err:
+    except UnknownScenarioAgent as err:
         for name, team in kept.items():
             if name in loaded:
                 continue
@@ -708,6 +709,8 @@ def _scenario_team_missing(
                     f"{TEAMS_SETTING} to the team's file, then run agents up"
                 )
         return f"{err}; set {TEAMS_SETTING} to the file of the team it names, then run agents up"
+    except ValueError:
+        return None  # not for want of a team: the worker says what is wrong with it
     return None
 
 
