@@ -14,7 +14,7 @@ import asyncio
 import hashlib
 import json
 import re
-from collections import Counter
+from collections import Counter, OrderedDict
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -40,6 +40,13 @@ RESOLVED_MARKER = "## Interrupt resolution"
 _GOAL = re.compile(r"^Goal: (?P<goal>.+)$", re.MULTILINE)
 _NODE = re.compile(r"^Node: (?P<node>\S+)$", re.MULTILINE)
 _SUPPORTED_PATH = "/chat/completions"
+ROUTED_KEPT = 4096
+"""Runs and agents the offline model remembers having taken a scenario's route for."""
+
+
+class UnknownScenarioAgent(ValueError):
+    """A scenario names an agent of no team it is read with (a team the worker does not
+    serve)."""
 
 
 @dataclass(frozen=True)
@@ -65,7 +72,10 @@ class OfflineScenario:
     key_delays: dict[str, float] = field(default_factory=dict)
     """Seconds by dispatched agent key (``ticket-agent-2``), before ``delays`` by agent type."""
     routes: dict[str, str] = field(default_factory=dict)
-    """The route (JSON name) an agent takes instead of its first, when its schema offers it."""
+    """The route (JSON name) an agent takes instead of its first, when its schema offers it:
+    the first time it may in a run (a forced loop ends), every time for ``routes_always``."""
+    routes_always: frozenset[str] = frozenset()
+    """Agents whose ``routes`` entry holds on every call (``route=AGENT:routeName*``)."""
 
     @classmethod
     def parse(cls, text: str | None, agents: Collection[str] = ()) -> OfflineScenario:
@@ -74,7 +84,8 @@ class OfflineScenario:
         fan-out only), ``loop`` a number of agent calls, ``fanout`` the agents per fan-out,
         ``conflict`` ticket agents whose edits conflict, ``deaf`` agents that ignore a
         supervisor's message, ``route=G:reviewRequest`` the route agent G takes instead of its
-        first. Agent names are the software team's, or ``agents`` (a declared team's)."""
+        first, once per run (``route=G:reviewRequest*``: every time). Agent names are the
+        software team's, or ``agents`` (a declared team's)."""
         if not text or not text.strip():
             return cls()
         known = frozenset({*AgentType, *agents})
@@ -93,6 +104,7 @@ class OfflineScenario:
         conflict = False
         deaf: set[str] = set()
         routes: dict[str, str] = {}
+        always: set[str] = set()
         for part in filter(None, (p.strip() for p in text.split(";"))):
             key, _, value = part.partition("=")
             items = [v.strip() for v in value.split(",") if v.strip()]
@@ -126,15 +138,21 @@ class OfflineScenario:
             elif key.strip() == "route":
                 for item in items:
                     name, _, route = item.partition(":")
-                    if not route.strip():
-                        raise ValueError(f"route={item!r} in OFFLINE_SCENARIO: use AGENT:routeName")
-                    routes[_agent(name)] = route.strip()
+                    route = route.strip()
+                    if not route.removesuffix("*"):
+                        raise ValueError(
+                            f"route={item!r} in OFFLINE_SCENARIO: use AGENT:routeName (once per "
+                            "run) or AGENT:routeName* (every time)"
+                        )
+                    routes[_agent(name)] = route.removesuffix("*")
+                    if route.endswith("*"):
+                        always.add(_agent(name))
             else:
                 raise ValueError(
                     f"unknown OFFLINE_SCENARIO part {part!r}; use 'interrupt=AGENT,AGENT#N;"
                     "agent_review=AGENT;delay=AGENT:SECONDS,AGENT#N:SECONDS;context=AGENT;"
                     "loop=CALLS;fanout=N;"
-                    "conflict;deaf=AGENT;route=AGENT:routeName'"
+                    "conflict;deaf=AGENT;route=AGENT:routeName,AGENT:routeName*'"
                 )
         return cls(
             frozenset(interrupt),
@@ -148,6 +166,7 @@ class OfflineScenario:
             frozenset(deaf),
             key_delays,
             routes,
+            frozenset(always),
         )
 
 
@@ -162,7 +181,9 @@ def _known_agent(name: str, known: Collection[str]) -> str:
     upper = name.strip().upper()
     if upper not in known:
         valid = ", ".join(sorted(known))
-        raise ValueError(f"unknown agent type {name!r} in OFFLINE_SCENARIO; use one of {valid}")
+        raise UnknownScenarioAgent(
+            f"unknown agent type {name!r} in OFFLINE_SCENARIO; use one of {valid}"
+        )
     return agent_name(upper)
 
 
@@ -197,6 +218,10 @@ class OfflineModel(httpx2.AsyncBaseTransport):
         self._keep_requests = keep_requests
         self._calls: Counter[str] = Counter()
         """Agent calls answered per workflow id, counted only for the ``loop`` scenario."""
+        self._routed: OrderedDict[tuple[str, str], str] = OrderedDict()
+        """(workflow id, agent) -> the agent call (run id and activity id) that took the
+        scenario's route for it: another call takes its first route (the newest
+        ``ROUTED_KEPT``)."""
         self._teams: list[TeamRegistry] = [TEAMS]
         """Where declared teams' routings are found by name: each worker's registry it answers
         for (``serve``), and the process's."""
@@ -275,8 +300,8 @@ class OfflineModel(httpx2.AsyncBaseTransport):
         offered = {r: v for v in variants(schema) for r in v.get("properties", {}) if r in routes}
         route = self.pick_route(model, list(offered), wants, context, stop=not self._loops(node))
         chosen = self.scenario.routes.get(node.agent_type, "") if node is not None else ""
-        if chosen in offered and not wants and not context:
-            route = chosen
+        if chosen in offered and not wants and not context and node is not None:
+            route = chosen if self._routes_now(node.agent_type) else route
         review = node is not None and node.agent_type in self.scenario.agent_review_at
         return json.dumps(writer.routing(offered[route], model, route, agent_review=review))
 
@@ -286,6 +311,18 @@ class OfflineModel(httpx2.AsyncBaseTransport):
         """The route taken among those the schema offers (``present``): forward, unless the
         scenario asks a question, consults the context manager or loops."""
         return _pick_route(model, present, interrupt, context, stop=stop)
+
+    def _routes_now(self, agent: str) -> bool:
+        """Whether ``agent`` takes the scenario's route in this call: the first call of a run
+        that may (and its retries), or every call with ``routes_always``."""
+        if agent in self.scenario.routes_always:
+            return True
+        key, call = (_workflow_id(), agent), _agent_call()
+        taken = self._routed.setdefault(key, call)
+        self._routed.move_to_end(key)
+        while len(self._routed) > ROUTED_KEPT:
+            self._routed.popitem(last=False)
+        return taken == call
 
     def _loops(self, node: Node | None) -> bool:
         """Whether the orchestrator collector must go round again (the ``loop`` scenario)."""
@@ -323,6 +360,15 @@ def _agent_key(messages: list[dict[str, Any]]) -> str:
 def _workflow_id() -> str:
     """The workflow of the activity this call is made from ("" outside an activity)."""
     return (activity.info().workflow_id or "") if activity.in_activity() else ""
+
+
+def _agent_call() -> str:
+    """The agent call this model call is made for (its run and activity ids; the same across
+    the activity's retries), or "" outside an activity."""
+    if not activity.in_activity():
+        return ""
+    info = activity.info()
+    return f"{info.workflow_run_id}/{info.activity_id}"
 
 
 def _goal(messages: list[dict[str, Any]]) -> str:

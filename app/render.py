@@ -53,7 +53,8 @@ def phase_of(team: Team, agent: str) -> str:
 
 
 class Progress:
-    """Prints each finished agent step once, with a rule when the phase changes. ``team``: the
+    """Prints each finished agent step once, with a rule when the phase changes (a dispatched
+    agent's step under its own node's phase, as ``agents status`` draws it). ``team``: the
     run's team (its agents' phases); a follower sets it from the run's status."""
 
     def __init__(self, team: Team) -> None:
@@ -67,7 +68,7 @@ class Progress:
                 continue
             self._seen.add(entry.context_id)
             phase = phase_of(self.team, entry.agent_type)
-            if phase != self._phase and "/" not in entry.node_id:
+            if phase != self._phase:
                 self._phase = phase
                 console.rule(f"[bold]{phase}[/]", align="left")
             route = f"→ {entry.route}" if entry.route else "(result)"

@@ -19,7 +19,7 @@ import socket
 import subprocess
 import sys
 import time
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Collection, Iterator, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -52,6 +52,11 @@ STOP_TIMEOUT_SECONDS = 15.0
 SERVER_LOG = "temporal-server.log"
 STACK_FILE = "stack.json"
 LOCK_FILE = "stack.lock"
+TEAM_FILES = "team-files.json"
+"""The team files the stack was given (``agents run --team PATH``, or a team of the shell's
+``AGENTS_TEAMS`` named by ``agents run --team NAME``): team name -> its file and agents. Kept
+across ``down`` and ``up``, so every worker the stack starts serves them, and the worker of a
+run waiting on a question of such a team starts again after ``up``."""
 SETTINGS_FILE = "worker-settings.json"
 """The model and notification settings of the stack's workers, taken from the command that starts
 the main worker when none are kept (the first ``up``, or the first after ``down``, which deletes
@@ -94,11 +99,12 @@ class StackInfo:
     """Task queue -> its worker's model and notifications, as ``up --status`` shows them."""
     channels: dict[str, list[str]] = field(default_factory=dict)
     """Task queue -> its worker's notification channels (empty: notifications off)."""
-    team_files: dict[str, str] = field(default_factory=dict)
-    """Team name -> the team file ``agents run --team PATH`` named: every worker the stack
-    starts serves them (besides its shell's AGENTS_TEAMS)."""
     teams: dict[str, dict[str, str]] = field(default_factory=dict)
-    """Task queue -> the team files' teams its worker read at start (name -> content hash)."""
+    """Task queue -> the kept team files' teams its worker read at start (name -> content
+    hash); the files themselves are kept in ``TEAM_FILES``."""
+    unstarted: list[str] = field(default_factory=list)
+    """Scenario queues with open runs whose worker could not start for want of a team: each
+    later command tries again (a team file put back, or this shell's AGENTS_TEAMS, serves it)."""
 
     def assignments(self) -> list[str]:
         """``NAME=value`` of the settings that point every Temporal tool (the ``temporal`` CLI,
@@ -187,6 +193,19 @@ def queue_scenario(queue: str, task_queue: str) -> str | None:
     return queue.removeprefix(prefix) if queue.startswith(prefix) and queue != prefix else None
 
 
+_INFO_FIELDS = frozenset(StackInfo.__dataclass_fields__)
+"""What ``stack.json`` may hold (one written by an older version may hold more)."""
+
+
+@dataclass
+class KeptTeam:
+    """A team file the stack was given: where it is, and its agents when it was read (what an
+    offline scenario may name, even once the file is gone)."""
+
+    path: str
+    agents: list[str] = field(default_factory=list)
+
+
 class LocalStack:
     """The stack of one state directory."""
 
@@ -203,8 +222,8 @@ class LocalStack:
         """The recorded stack if its server process is still alive, else None."""
         try:
             raw = json.loads((self.dir / STACK_FILE).read_text())
-            info = StackInfo(**raw)
-        except (OSError, ValueError, TypeError):
+            info = StackInfo(**{k: v for k, v in raw.items() if k in _INFO_FIELDS})
+        except (OSError, ValueError, TypeError, AttributeError):
             return None
         return info if _alive(info.server_pid) else None
 
@@ -289,10 +308,15 @@ class LocalStack:
             if info is None:
                 info = await self._start_server()
             main = self._start_worker(info, self.settings.task_queue, None)
-            scenarios = [
-                self._start_worker(info, queue, queue_scenario(queue, self.settings.task_queue))
-                for queue in await self._scenarios_to_resume(info, started)
-            ]
+            scenarios = []
+            for queue in await self._scenarios_to_resume(info, started):
+                try:
+                    scenario = queue_scenario(queue, self.settings.task_queue)
+                    scenarios.append(self._start_worker(info, queue, scenario))
+                except StackError as err:  # a team it needs is gone: the line says how
+                    self.not_started.append(f"{err}; its runs wait")
+                    info.unstarted = sorted({*info.unstarted, queue})
+                    self._save(info)
             if main is not None:
                 await self._polling(info, *main)
             for worker in scenarios:
@@ -326,7 +350,7 @@ class LocalStack:
             info = self.info()
             if info is None:
                 raise StackError("the local stack is not running; start it with: agents up")
-            info.team_files[spec.name] = str(path.resolve())
+            self._keep_team(spec, path)
             pid = info.workers.get(queue)
             alive = pid is not None and _alive(pid)
             if alive and info.teams.get(queue, {}).get(spec.name) == spec.sha256():
@@ -395,6 +419,21 @@ class LocalStack:
                 yield
             finally:
                 fcntl.flock(handle, fcntl.LOCK_UN)
+
+    def kept_teams(self) -> dict[str, KeptTeam]:
+        """The team files the stack was given (``TEAM_FILES``), by team name."""
+        with contextlib.suppress(OSError, ValueError, TypeError, AttributeError):
+            raw = json.loads((self.dir / TEAM_FILES).read_text())
+            return {name: KeptTeam(**team) for name, team in raw.items()}
+        return {}
+
+    def _keep_team(self, spec: TeamSpec, path: Path) -> None:
+        kept = self.kept_teams()
+        kept[spec.name] = KeptTeam(str(path.resolve()), [a.name for a in spec.agents])
+        target = self.dir / TEAM_FILES
+        tmp = target.with_suffix(".tmp")
+        tmp.write_text(json.dumps({name: asdict(team) for name, team in kept.items()}, indent=2))
+        tmp.replace(target)
 
     def _save(self, info: StackInfo) -> None:
         path = self.dir / STACK_FILE
@@ -478,15 +517,18 @@ class LocalStack:
 
     async def _scenarios_to_resume(self, info: StackInfo, started: bool) -> list[str]:
         """The scenario queues with open runs whose worker does not run; the server is asked only
-        when it just started or one of the stack's scenario workers died."""
+        when it just started, one of the stack's scenario workers died, or one could not start."""
         prefix = scenario_queue(self.settings.task_queue, "")
         known = {q: pid for q, pid in info.workers.items() if q.startswith(prefix)}
-        if not started and all(_alive(pid) for pid in known.values()):
+        if not started and not info.unstarted and all(_alive(p) for p in known.values()):
             return []
         client = await local_client(info)
         literal = prefix.replace("\\", "\\\\").replace("'", "\\'")
         query = f"ExecutionStatus = 'Running' AND TaskQueue STARTS_WITH '{literal}'"
         queues = {run.task_queue async for run in client.list_workflows(query)}
+        if info.unstarted:  # a queue whose runs have all closed needs no worker any more
+            info.unstarted = [q for q in info.unstarted if q in queues]
+            self._save(info)
         return sorted(q for q in queues if q not in known or not _alive(known[q]))
 
     async def _ensure_worker(self, info: StackInfo, queue: str, scenario: str | None) -> None:
@@ -516,17 +558,20 @@ class LocalStack:
         )
         if scenario:
             env["OFFLINE_SCENARIO"] = scenario
-        loaded = _team_hashes(info.team_files)  # a file since broken or gone is dropped
-        info.team_files = {n: p for n, p in info.team_files.items() if n in loaded}
-        info.teams[queue] = loaded
-        if info.team_files:
+        kept = self.kept_teams()
+        loaded = _team_hashes({name: team.path for name, team in kept.items()})
+        if scenario and (missing := _scenario_team_missing(scenario, env, kept, loaded)):
+            raise StackError(f"the worker for {queue!r} cannot start: {missing}")
+        info.teams[queue] = loaded  # a kept file since broken or gone is not served
+        if loaded:
             from agent_interrupts.models.team_files import TEAMS_SETTING
 
-            named = [env.get(TEAMS_SETTING, ""), *info.team_files.values()]
+            named = [env.get(TEAMS_SETTING, ""), *(kept[name].path for name in loaded)]
             env[TEAMS_SETTING] = os.pathsep.join(filter(None, named))
         log = self.dir / f"worker-{_slug(queue)}.log"
         process = _spawn([sys.executable, "-m", "agent_interrupts.worker"], log, env)
         info.workers[queue] = process.pid
+        info.unstarted = [q for q in info.unstarted if q != queue]
         info.settings[queue], info.channels[queue] = worker_settings(env)
         self._save(info)
         return queue, process, log
@@ -631,6 +676,42 @@ def _tail(log: Path) -> str:
         if lines:
             return lines[-1]
     return f"see {log}"
+
+
+def _scenario_team_missing(
+    scenario: str, env: Mapping[str, str], kept: Mapping[str, KeptTeam], loaded: Collection[str]
+) -> str | None:
+    """Why a worker of the offline ``scenario`` would not start for want of a team (None when
+    it would, or fails for another reason its worker names): the scenario names an agent of a
+    kept team whose file is gone or broken, or of no team the worker serves. One line, naming
+    the team and how to get it served."""
+    from agent_interrupts.activities.offline_model import OfflineScenario, UnknownScenarioAgent
+    from agent_interrupts.models.team_files import TEAMS_SETTING, TeamFileError, configured_teams
+
+    try:
+        served = configured_teams(env)
+    except TeamFileError:
+        return None  # the worker says what is wrong with its AGENTS_TEAMS
+    agents = [a.name for team in served.values() for a in team.agents]
+    agents += [a for name in loaded for a in kept[name].agents]
+    try:
+        OfflineScenario.parse(scenario, agents)
+    except UnknownScenarioAgent as err:
+        for name, team in kept.items():
+            if name in loaded:
+                continue
+            with contextlib.suppress(ValueError):
+                OfflineScenario.parse(scenario, [*agents, *team.agents])
+                how = "is gone" if not Path(team.path).exists() else "no longer loads"
+                return (
+                    f"its offline scenario {scenario!r} names agents of team {name}, whose "
+                    f"file {team.path} {how}; put the file back (or fix it), or set "
+                    f"{TEAMS_SETTING} to the team's file, then run agents up"
+                )
+        return f"{err}; set {TEAMS_SETTING} to the file of the team it names, then run agents up"
+    except ValueError:
+        return None  # not for want of a team: the worker says what is wrong with it
+    return None
 
 
 def _team_hashes(team_files: Mapping[str, str]) -> dict[str, str]:

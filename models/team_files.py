@@ -177,6 +177,16 @@ def resolve_team(choice: str, env: Mapping[str, str]) -> TeamSpec | None:
     return teams[choice]
 
 
+def setting_team_file(name: str, env: Mapping[str, str]) -> Path | None:
+    """The file of ``AGENTS_TEAMS`` (in ``env``) that declares team ``name``; None for a team
+    it does not declare (a built-in one). Its files are read as ``configured_teams`` read them."""
+    for path in team_files(env.get(TEAMS_SETTING, "")):
+        spec, _ = _read(path)
+        if spec is not None and spec.name == name:
+            return path
+    return None
+
+
 def unknown_team(name: str, known: Iterable[str]) -> str:
     """The line for a team nobody here serves, naming the setting that adds it."""
     names = ", ".join(sorted({SOFTWARE_TEAM_NAME, *known}))
@@ -231,8 +241,10 @@ def _read(file: Path) -> tuple[TeamSpec | None, list[str]]:
     except tomllib.TOMLDecodeError as err:
         return None, [f"{file}: not valid TOML: {err}"]
     problems = [f"{file}: {p}" for p in _shape_problems(data)]
-    if problems:
-        return None, problems
+    if problems:  # unknown keys named, the rest is read on: a typo hides no other problem
+        data = _known_keys(data)
+        if _shape_problems(data):
+            return None, problems
     agents = data.get("agents", {})
     wire: dict[str, Any] = {k: v for k, v in data.items() if k != "agents"}
     if "final" in wire:
@@ -309,6 +321,37 @@ def _shape_problems(data: dict[str, Any]) -> list[str]:
         if template is not None and not isinstance(template, str):
             found.append(f"agent {name}: `template` is a file name beside the team file")
     return found
+
+
+def _known_keys(data: dict[str, Any]) -> dict[str, Any]:
+    """``data`` without the keys the format does not have (``_shape_problems`` names them)."""
+
+    def fields(table: Any) -> Any:
+        if not isinstance(table, dict):
+            return table
+        return {
+            name: {k: v for k, v in value.items() if k in FIELD_KEYS}
+            if isinstance(value, dict)
+            else value
+            for name, value in table.items()
+        }
+
+    known = {k: v for k, v in data.items() if k in TEAM_KEYS}
+    if "final" in known:
+        known["final"] = fields(known["final"])
+    agents = known.get("agents")
+    if isinstance(agents, dict):
+        known["agents"] = {
+            name: {
+                k: fields(v) if k in FIELD_TABLES else v
+                for k, v in table.items()
+                if k in AGENT_KEYS
+            }
+            if isinstance(table, dict)
+            else table
+            for name, table in agents.items()
+        }
+    return known
 
 
 def _field_problems(fields: dict[str, Any]) -> list[str]:

@@ -435,6 +435,13 @@ def _agent_problems(
                 f"{at}: dispatches {agent.dispatches}, whose role is "
                 f"{role.value if role else 'not dispatched'}, not dispatched"
             )
+        if own := [t for t in ("request", "result") if getattr(agent, t)]:
+            found.append(
+                f"{at}: a dispatcher has no {' or '.join(own)} fields of its own (the agent "
+                f"that routes to it writes one request per agent it runs, `requests`, and it "
+                f"writes `dispatchResult`); declare them on {agent.dispatches or 'its agent'}, "
+                "or on the agent before or after it"
+            )
     elif agent.dispatches is not None:
         found.append(f"{at}: only a dispatcher has `dispatches` (its role is {agent.role.value})")
     if agent.role is Role.DISPATCHED:
@@ -515,7 +522,8 @@ def _field_problems(
 
 
 def _exit_problems(spec: TeamSpec, base: BaseTeam | None) -> list[str]:
-    """Agents from which no chain of routes reaches END: a cycle with no exit."""
+    """Cycles with no exit: one line per missing END, naming the agents of a cycle from which no
+    chain of routes reaches END (the agents that lead only into it are fixed with it)."""
     edges: dict[str, set[str]] = {
         a: set(t) for a, t in (base.edges.items() if base is not None else ())
     }
@@ -537,14 +545,36 @@ def _exit_problems(spec: TeamSpec, base: BaseTeam | None) -> list[str]:
             if source not in reaches_end and targets & reaches_end:
                 reaches_end.add(source)
                 grew = True
-    stuck = sorted(set(edges) - reaches_end)
-    if not stuck:
-        return []
-    return [
-        f"agent {name}: no chain of routes from it reaches END (a cycle with no exit); give "
-        "one agent on it a route to END"
-        for name in stuck
-    ]
+    stuck = set(edges) - reaches_end
+    reach = {a: _reachable(a, edges, stuck) for a in stuck}
+    lines = []
+    for name in sorted(stuck):
+        cycle = {b for b in reach[name] if name in reach[b]} | {name}
+        if min(cycle) != name or any(reach[b] - cycle for b in cycle):
+            continue  # named by its cycle's first agent, or it leads on into another cycle
+        if len(cycle) == 1:
+            lines.append(
+                f"agent {name}: no chain of routes from it reaches END (a cycle with no exit); "
+                "give it a route to END"
+            )
+        else:
+            lines.append(
+                f"agents {', '.join(sorted(cycle))}: no chain of routes from them reaches END "
+                "(a cycle with no exit); give one of them a route to END"
+            )
+    return lines
+
+
+def _reachable(start: str, edges: Mapping[str, set[str]], within: set[str]) -> set[str]:
+    """The agents of ``within`` that a chain of routes from ``start`` reaches."""
+    seen: set[str] = set()
+    todo = [start]
+    while todo:
+        for target in edges.get(todo.pop(), set()) & within:
+            if target not in seen:
+                seen.add(target)
+                todo.append(target)
+    return seen
 
 
 # --- record types ([types.NAME]) -----------------------------------------------------------

@@ -81,6 +81,7 @@ async def cmd_run(args: argparse.Namespace, settings: TemporalSettings) -> int:
         TeamFileError,
         configured_teams,
         resolve_team,
+        setting_team_file,
     )
     from agent_interrupts.models.tools import WorkspaceSpec
     from agent_interrupts.models.ui_pages import workflow_page
@@ -104,6 +105,8 @@ async def cmd_run(args: argparse.Namespace, settings: TemporalSettings) -> int:
             render.error(problem)
         return 2
     team_file = _team_file(args.team) if team is not None else None
+    if team is not None and team_file is None:  # a name: a team of this shell's AGENTS_TEAMS
+        team_file = setting_team_file(team.name, os.environ)  # is served as its file would be
     named = [a.name for a in team.agents] if team is not None else []
     scenario = OfflineScenario.parse(args.scenario, named)  # a bad one: a one-line ValueError
     plan = plan_run(

@@ -60,13 +60,13 @@ async def open_session(
                 f"Started the local stack: Temporal {info.address}, UI {info.ui_url}, "
                 f"logs in {local.dir} (stop it with: agents down)"
             )
-        for problem in local.not_started:
-            render.note(f"warning: {problem}")
         client = await local_client(info)
         ui: str | None = info.ui_url
         stack = local
-        if workflow_id is not None:
+        if workflow_id is not None:  # its worker's problem, if any, is the command's one line
             await local.ensure_worker_of(client, workflow_id)
+        for problem in local.not_started:
+            render.note(f"warning: {problem}")
     else:
         if elsewhere := local.elsewhere(settings.address):
             render.note(elsewhere)

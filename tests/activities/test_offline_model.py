@@ -2,16 +2,25 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 
 import httpx2
 import pytest
+from temporalio.client import Client
 
+from agent_interrupts.activities.llm import LlmSettings
 from agent_interrupts.activities.offline_model import OfflineModel, OfflineScenario
 from agent_interrupts.activities.output_schema import decoder_schema
+from agent_interrupts.app.history import read_blackboard
+from agent_interrupts.app.worker_setup import build_worker
 from agent_interrupts.models.agent_types import AgentType
 from agent_interrupts.models.graph import NODES
 from agent_interrupts.models.routing import Routing
+from agent_interrupts.models.state import EntryKind
+from agent_interrupts.models.team_build import TeamFinalResult
+from agent_interrupts.models.team_spec import TeamSpec
+from tests.support.interrupts import start, wait_for_interrupt
 
 GOAL = "add rate limiting to the gateway"
 MESSAGES = [{"role": "system", "content": "x"}, {"role": "user", "content": f"Goal: {GOAL}"}]
@@ -117,3 +126,67 @@ async def test_a_workers_offline_model_keeps_no_request_bodies() -> None:
         request = httpx2.Request("POST", "http://offline/v1/chat/completions", json=body)
         response = await offline.handle_async_request(request)
         assert response.status_code == 200 and len(offline.received) == kept
+
+
+def test_a_forced_route_is_taken_once_per_run_unless_starred() -> None:
+    once = OfflineScenario.parse("route=REVIEW_AGENT:ticketOrchestratorRequest")
+    assert once.routes == {AgentType.REVIEW_AGENT: "ticketOrchestratorRequest"}
+    assert once.routes_always == frozenset()
+    always = OfflineScenario.parse("route=REVIEW_AGENT:ticketOrchestratorRequest*")
+    assert always.routes == once.routes and always.routes_always == {AgentType.REVIEW_AGENT}
+    for bad in ("route=REVIEW_AGENT", "route=REVIEW_AGENT:*"):
+        with pytest.raises(ValueError, match=r"AGENT:routeName \(once per run\)"):
+            OfflineScenario.parse(bad)
+
+
+BASE = '{% extends "workflow/_agent_base.jinja" %}'
+LOOP_TEAM = TeamSpec.model_validate(
+    {
+        "name": "loop-once",
+        "agents": [
+            {
+                "name": "LEAD",
+                "role": "orchestrator",
+                "routes": {"WORK": "Do it."},
+                "template": BASE + "{% block role %}Plan the work.{% endblock %}",
+            },
+            {
+                "name": "WORK",
+                "routes": {"END": "Done.", "LEAD": "Plan again."},
+                "template": BASE + "{% block role %}Do the work.{% endblock %}",
+            },
+        ],
+    }
+)
+
+
+async def test_a_forced_route_back_makes_one_more_round_and_the_run_ends(
+    client: Client, task_queue: str, workflow_id: str
+) -> None:
+    """``route=WORK:leadRequest`` sends WORK back to LEAD once: the run ends after one more
+    round (it looped until the step limit before); with ``*`` it loops until the limit."""
+    once = OfflineModel(OfflineScenario.parse("route=WORK:leadRequest", ["WORK"]))
+    teams = {LOOP_TEAM.name: LOOP_TEAM}
+    async with build_worker(client, task_queue, LlmSettings(), offline=once, teams=teams):
+        handle = await start(client, task_queue, workflow_id, team=LOOP_TEAM.name, max_steps=12)
+        result = await asyncio.wait_for(handle.result(), 60)
+        entries = await read_blackboard(client, workflow_id)
+    assert isinstance(result, TeamFinalResult)
+    ran = [(e.agent_type, e.route) for e in entries if e.kind is EntryKind.OUTPUT]
+    assert ran == [
+        ("LEAD", "workRequest"),
+        ("WORK", "leadRequest"),
+        ("LEAD", "workRequest"),
+        ("WORK", "finalResult"),
+    ]
+
+    always = OfflineModel(OfflineScenario.parse("route=WORK:leadRequest*", ["WORK"]))
+    looping = f"{workflow_id}-always"
+    async with build_worker(client, task_queue, LlmSettings(), offline=always, teams=teams):
+        handle = await start(client, task_queue, looping, team=LOOP_TEAM.name, max_steps=6)
+        status = await wait_for_interrupt(handle, timeout=60)  # the step limit's question
+        entries = await read_blackboard(client, looping)
+        await handle.terminate("the test is done")
+    assert status.steps_taken == 6
+    outputs = [e for e in entries if e.kind is EntryKind.OUTPUT]
+    assert [e.route for e in outputs if e.agent_type == "WORK"] == ["leadRequest"] * 3

@@ -80,7 +80,8 @@ async def test_status_and_inbox_of_a_declared_teams_question(
             render.console = before
         steps = followed.export_text()
         assert re.search(r"^PLAN ─+\n  lead-\d+ LEAD → surveyRequest", steps, re.M), steps
-        assert re.search(r"^SURVEY ─+\n  survey-\d+ SURVEY → interruptRequest", steps, re.M)
+        under = r"^SURVEY ─+\n(    survey-\d+/surveyor-\d \S+ → \w+\n){2}  survey-\d+ SURVEY → "
+        assert re.search(under + "interruptRequest", steps, re.M), "its agents under its phase"
 
         await until_listed(agents, interrupt_id)
         app = create_app(agents, InboxSettings(), limit=100)

@@ -19,7 +19,6 @@ from agent_interrupts.activities.output_schema import (
     reply_json,
     variants,
 )
-from agent_interrupts.app.team_files import load_team_file
 from agent_interrupts.models.agent_types import Terminal
 from agent_interrupts.models.routing import Routing
 from agent_interrupts.models.team_build import (
@@ -29,6 +28,7 @@ from agent_interrupts.models.team_build import (
     TeamDefinitionError,
     build_team,
 )
+from agent_interrupts.models.team_files import load_team_file
 from agent_interrupts.models.team_spec import Role, TeamSpec
 from tests.support.team_strategies import valid_teams
 

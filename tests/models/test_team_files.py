@@ -175,9 +175,10 @@ def test_a_cycle_with_no_exit(tmp_path: Path) -> None:
         '[agents.LOOP]\n[agents.LOOP.routes]\nLEAD = "back"\n'
     )
     file = _team(tmp_path, text)
-    problems = _problems(file)
-    assert [p.split(": ")[1] for p in problems] == ["agent LEAD", "agent LOOP"]
-    assert all(p.startswith(f"{file}: ") and "a cycle with no exit" in p for p in problems)
+    assert _one(file) == (
+        "agents LEAD, LOOP: no chain of routes from them reaches END (a cycle with no exit); "
+        "give one of them a route to END"
+    )
 
 
 @pytest.mark.parametrize("kind", ["dict[str,int]", "any", "list[list[str]]"])
@@ -237,6 +238,26 @@ def test_unknown_keys_are_named_where_they_are(tmp_path: Path) -> None:
         "agent LEAD: result field hosts: unknown key 'desc' (a field has: type, description, "
         "min_items, filled, default)"
     )
+
+
+def test_a_key_typo_hides_none_of_the_files_other_problems(tmp_path: Path) -> None:
+    text = LEAD.replace('role = "orchestrator"', 'role = "orchestrator"\ndescripton = "typo"') + (
+        '[agents.LEAD.result]\nhosts = "dict[str,int]"\n'
+        '[agents.FIX]\n[agents.FIX.routes]\nENDD = "done"\n'
+    )
+    file = _team(tmp_path, text)
+    (tmp_path / "fix.jinja").unlink()
+    problems = [p.removeprefix(f"{file}: ") for p in _problems(file)]
+    assert problems[0].startswith("agent LEAD: unknown key 'descripton' (an agent has: role")
+    assert problems[1] == "agent FIX: template file fix.jinja not found (looked for " + (
+        f"{tmp_path / 'fix.jinja'})"
+    )
+    assert problems[2:] == [
+        "agent LEAD: result field hosts: field type 'dict[str,int]' cannot be expressed by a "
+        "strict schema; use str, text, int, float, bool, enum(A|B|...) or list[...] of one of "
+        "those",
+        "agent FIX: route to 'ENDD', which is not an agent of the team (agents: FIX, LEAD; or END)",
+    ]
 
 
 def test_an_unknown_role(tmp_path: Path) -> None:

@@ -115,6 +115,28 @@ def test_a_dispatcher_of_an_agent_that_is_not_dispatched_is_named() -> None:
     assert "agent FAN: dispatches LEAD, whose role is orchestrator" in spec_problems(team)[0]
 
 
+def test_a_dispatchers_own_request_and_result_fields_are_refused() -> None:
+    """The agent that routes to a dispatcher writes its agents' requests, and the dispatcher
+    writes a ``dispatchResult``: fields declared on the dispatcher would be silently ignored."""
+    team = _team(
+        _orchestrator(FAN="go"),
+        AgentSpec(
+            name="FAN",
+            role=Role.DISPATCHER,
+            dispatches="WORKER",
+            routes={END: "done"},
+            request={"hosts": FieldSpec(type="list[str]")},
+            result={"tally": FieldSpec(type="int")},
+        ),
+        AgentSpec(name="WORKER", role=Role.DISPATCHED),
+    )
+    assert spec_problems(team) == [
+        "agent FAN: a dispatcher has no request or result fields of its own (the agent that "
+        "routes to it writes one request per agent it runs, `requests`, and it writes "
+        "`dispatchResult`); declare them on WORKER, or on the agent before or after it"
+    ]
+
+
 def test_a_dispatched_agent_with_two_dispatchers_is_named() -> None:
     fan = AgentSpec(name="FAN", role=Role.DISPATCHER, dispatches="WORKER", routes={END: "d"})
     team = _team(
@@ -129,15 +151,30 @@ def test_a_dispatched_agent_with_two_dispatchers_is_named() -> None:
     ]
 
 
-def test_a_cycle_with_no_exit_names_each_agent_on_it() -> None:
+def test_a_cycle_with_no_exit_is_one_line_naming_its_agents() -> None:
     team = _team(
         _orchestrator(A="go"),
         AgentSpec(name="A", routes={"B": "on"}),
         AgentSpec(name="B", routes={"A": "back"}),
     )
-    problems = spec_problems(team)
-    assert [p.split(":")[0] for p in problems] == ["agent A", "agent B", "agent LEAD"]
-    assert all("no chain of routes from it reaches END" in p for p in problems)
+    assert spec_problems(team) == [
+        "agents A, B: no chain of routes from them reaches END (a cycle with no exit); give one "
+        "of them a route to END"
+    ], "LEAD leads only into the cycle: one END on it fixes LEAD too"
+
+
+def test_one_missing_end_in_a_long_cycle_is_one_line_and_two_are_two() -> None:
+    team = _team(
+        _orchestrator(A="go", X="go"),
+        *(AgentSpec(name=n, routes={t: "on"}) for n, t in zip("ABCD", "BCDA", strict=True)),
+        AgentSpec(name="X", routes={"X": "again"}),
+    )
+    assert spec_problems(team) == [
+        "agents A, B, C, D: no chain of routes from them reaches END (a cycle with no exit); "
+        "give one of them a route to END",
+        "agent X: no chain of routes from it reaches END (a cycle with no exit); give it a "
+        "route to END",
+    ]
 
 
 def test_a_cycle_with_an_exit_is_fine() -> None:

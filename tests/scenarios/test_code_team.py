@@ -21,11 +21,11 @@ from agent_interrupts.activities.tools.settings import ToolSettings
 from agent_interrupts.app.export import Format
 from agent_interrupts.app.history import read_blackboard
 from agent_interrupts.app.sdk import AgentWorkflowClient
-from agent_interrupts.app.team_files import load_team_file
 from agent_interrupts.app.worker_setup import build_worker
 from agent_interrupts.models.interrupts import InterruptResolution
 from agent_interrupts.models.state import EntryKind, HistoryEntry, OrchestratorInput
 from agent_interrupts.models.team_build import TeamFinalResult
+from agent_interrupts.models.team_files import load_team_file
 from agent_interrupts.models.tools import WorkspaceSpec
 from agent_interrupts.workflows.orchestrator import OrchestratorWorkflow
 from tests.support.code_repo import TEST_COMMAND, make_code_repo

@@ -85,8 +85,8 @@ def _agent(draw: st.DrawFn, name: str, role: Role, routes: dict[str, str]) -> Ag
         description=draw(descriptions),
         phase=draw(st.sampled_from(["WORK", "TRIAGE", "FIX", "REVIEW"])),
         routes=routes,
-        request={} if role is Role.ORCHESTRATOR else draw(field_maps()),
-        result=draw(field_maps()),
+        request={} if role in (Role.ORCHESTRATOR, Role.DISPATCHER) else draw(field_maps()),
+        result={} if role is Role.DISPATCHER else draw(field_maps()),
         question={} if role is Role.DISPATCHER else draw(field_maps(2)),
         template=draw(st.sampled_from(["", "{% block role %}Do the work.{% endblock %}"])),
         tools=draw(

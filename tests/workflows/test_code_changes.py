@@ -7,7 +7,6 @@ from pathlib import Path
 
 import pytest
 
-from agent_interrupts.app.team_files import load_team_file
 from agent_interrupts.models.code import (
     AskedConflict,
     CodeState,
@@ -29,6 +28,7 @@ from agent_interrupts.models.results import (
     VerificationStatus,
 )
 from agent_interrupts.models.team_build import build_team
+from agent_interrupts.models.team_files import load_team_file
 from agent_interrupts.workflows.code_changes import (
     code_commit,
     commit_message,
