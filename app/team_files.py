@@ -71,6 +71,7 @@ AGENT_KEYS = (
     "description",
     "phase",
     "dispatches",
+    "context",
     "tools",
     "template",
     "routes",

@@ -16,10 +16,12 @@ from dataclasses import replace
 from typing import Annotated, Any, Literal
 
 from pydantic import Field, StringConstraints, create_model
+from pydantic.alias_generators import to_camel
 from pydantic.json_schema import SkipJsonSchema
 
 from agent_interrupts.models.agent_types import Route, Terminal, is_agent, slug
 from agent_interrupts.models.base import WireModel
+from agent_interrupts.models.contexts import TEAM_CONTEXTS_FIELD, TeamContext
 from agent_interrupts.models.errors import TeamDefinitionError, TeamNotHere
 from agent_interrupts.models.graph import SOFTWARE_TEAM
 from agent_interrupts.models.interrupts import DispatchInterruptRequest, InterruptRequestBase
@@ -169,9 +171,11 @@ def _build(spec_json: str) -> Team:
             origin=(SkipJsonSchema[_literal(agent.name)], agent.name),  # type: ignore[misc]
             **_fields(agent.question),
         )
+    curated = _curated(spec)
+    carried = _contexts_field() if curated else {}
     for agent in spec.agents:  # dispatched agents' requests before their dispatchers'
         if agent.role is not Role.DISPATCHER:
-            extra: dict[str, Any] = {}
+            extra: dict[str, Any] = dict(carried)
             if agent.role is Role.COLLECTOR:
                 extra["agent_results"] = (
                     SkipJsonSchema[list[TeamAgentResult]],
@@ -197,6 +201,7 @@ def _build(spec_json: str) -> Team:
                         json_schema_extra={"maxItems": MAX_FAN_OUT},
                     ),
                 ),
+                **carried,
             )
 
     nodes: dict[str, Node] = dict(base.nodes) if base is not None else {}
@@ -256,6 +261,7 @@ def _build(spec_json: str) -> Team:
             **(base.roles if base is not None else {}),
             **{a.name: a.role for a in spec.agents},
         },
+        curated=curated,
         templates={nodes[a.name].template: a.template for a in spec.agents},
         spec=spec,
     )
@@ -306,6 +312,28 @@ def _routing(
         __doc__=agent.description or None,
         **fields,
     )
+
+
+def _curated(spec: TeamSpec) -> dict[str, tuple[str, ...]]:
+    """The team's collectors whose results become curated contexts, each with the result
+    fields (JSON names) it keeps: those its ``context`` names, else all of them."""
+    return {
+        agent.name: tuple(to_camel(f) for f in fields)
+        for agent in spec.agents
+        if agent.role is Role.COLLECTOR
+        and (fields := agent.context if agent.context is not None else list(agent.result))
+    }
+
+
+def _contexts_field() -> dict[str, Any]:
+    """The request field the workflow fills with the curated contexts (never in a schema, left
+    out of the wire while empty)."""
+    return {
+        TEAM_CONTEXTS_FIELD: (
+            SkipJsonSchema[list[TeamContext]],
+            Field(default_factory=list, exclude_if=lambda v: not v),
+        )
+    }
 
 
 def _collected(spec: TeamSpec, dispatcher_of: dict[str | None, str]) -> dict[str, str]:

@@ -21,6 +21,7 @@ from pydantic.alias_generators import to_camel
 
 from agent_interrupts.models.agent_types import AGENT_NAME_PATTERN, AgentType, Terminal
 from agent_interrupts.models.base import WireModel
+from agent_interrupts.models.contexts import TEAM_CONTEXTS_FIELD
 
 TEAM_NAME_PATTERN = r"^[a-z][a-z0-9-]{0,39}$"
 """A team's name: lower case, digits and dashes, at most 40 characters."""
@@ -134,6 +135,12 @@ class AgentSpec(WireModel):
     """Its prompt template (jinja2 source); the file form names a file beside the team file."""
     tools: list[str] = Field(default_factory=list)
     """``read``: the run's pinned workspace through the read tools."""
+    context: list[FieldName] | None = Field(
+        default=None, max_length=MAX_FIELDS, exclude_if=lambda v: v is None
+    )
+    """A collector's result fields that become its curated context, which every later request
+    of the team carries; unset: all of them; ``[]``: none (no curated context). Left out of the
+    spec's JSON while unset, so a team that does not set it keeps its content hash."""
 
 
 class TeamSpec(WireModel):
@@ -311,9 +318,37 @@ def _agent_problems(
         ("question", agent.question),
     ):
         found += [f"{at}: {p}" for p in _field_problems(what, fields)]
+    found += _context_problems(agent)
     for tool in agent.tools:
         if tool != "read":
             found.append(f"{at}: unknown tool group {tool!r}; teams may give agents `read`")
+    return found
+
+
+def _context_problems(agent: AgentSpec) -> list[str]:
+    """A ``context`` only on a collector, naming its result fields; no request field named as
+    the one the workflow fills with the curated contexts."""
+    at = f"agent {agent.name}"
+    found = [
+        f"{at}: request field {name}: the name is the workflow's (the team's curated contexts "
+        "arrive in it); rename the field"
+        for name in agent.request
+        if name == TEAM_CONTEXTS_FIELD
+    ]
+    if agent.context is None:
+        return found
+    if agent.role is not Role.COLLECTOR:
+        return [
+            *found,
+            f"{at}: only a collector's result becomes a curated context (its role is "
+            f"{agent.role.value}); remove `context`",
+        ]
+    found += [
+        f"{at}: context names {name!r}, which is not one of its result fields "
+        f"({', '.join(agent.result) or 'none'})"
+        for name in agent.context
+        if name not in agent.result
+    ]
     return found
 
 
