@@ -214,13 +214,20 @@ def capped(values: dict[str, Any], max_bytes: int) -> dict[str, Any]:
     if json_bytes(fitted) <= max_bytes:
         return fitted
     fitted = {k: list(v) if isinstance(v, list) else v for k, v in fitted.items()}
-    while fitted and json_bytes(fitted) > max_bytes:
-        lists = [k for k, v in fitted.items() if isinstance(v, list) and v]
+    sizes = {k: json_bytes(v) for k, v in fitted.items() if isinstance(v, list)}
+    total = json_bytes(fitted)
+    while fitted and total > max_bytes:  # sizes kept as they change: each step is cheap
+        lists = [k for k in sizes if fitted[k]]
         if lists:
-            longest = max(lists, key=lambda k: json_bytes(fitted[k]))
-            fitted[longest].pop()
+            longest = max(lists, key=sizes.__getitem__)
+            item = fitted[longest].pop()
+            lost = json_bytes(item) + (1 if fitted[longest] else 0)  # and its comma
+            sizes[longest] -= lost
+            total -= lost
         else:
-            fitted.pop(next(reversed(fitted)))
+            sizes.pop(last := next(reversed(fitted)), None)
+            fitted.pop(last)
+            total = json_bytes(fitted)
     return fitted
 
 

@@ -96,11 +96,16 @@ async def test_a_declared_collectors_result_is_a_curated_context_later_agents_ca
     assert not summary.skipped, summary.lines()
     assert check_file(out).unresolved == {}, "the export's lineage closes"
     records = [json.loads(line) for line in out.read_text(encoding="utf-8").splitlines()]
-    named = [r for r in records if context.context_id in json.dumps(r)]
-    assert any(r.get("contextId") == context.context_id for r in records), (
-        "a record defines the curated context"
-    )
-    assert len(named) > 1, "later examples name it"
+    [defined] = [r for r in records if r.get("contextId") == context.context_id]
+    assert defined["record"] == "context" and defined["kind"] == "curated"
+    assert defined["upstreamContextIds"] == [output.context_id]
+    assert defined["payload"] == curated
+    later = [
+        r
+        for r in records
+        if r["record"] == "example" and context.context_id in r.get("consumedContextIds", [])
+    ]
+    assert {r["agentType"] for r in later} >= {"REMEDIATION", "REMEDIATION_REVIEW"}
 
 
 async def test_a_team_names_its_collectors_context_fields_or_opts_out(
