@@ -1,5 +1,5 @@
 """A declared team's collector gets a curated context, as the software team's collectors do
-(agents US3, issue 42): through a real dev server and worker, the shipped incident-response
+(agents US3): through a real dev server and worker, the shipped incident-response
 team's FINDINGS_COLLECTOR's result becomes a CONTEXT entry with its own id; every later request
 carries it in ``contexts``, the later agents' prompts show it, their results name it upstream,
 and the native export's lineage closes over it."""
