@@ -33,6 +33,7 @@ from temporalio.service import RPCError, RPCStatusCode
 from agent_interrupts.activities.teams import PinnedTeamReader
 from agent_interrupts.models.agent_call import AgentCall, AgentReply
 from agent_interrupts.models.code import MergeOutcome, TicketCommit
+from agent_interrupts.models.contexts import curated_in
 from agent_interrupts.models.errors import TeamError
 from agent_interrupts.models.interrupt_flow import (
     InterruptInput,
@@ -196,8 +197,7 @@ class _Recorded:
         self.contexts = {
             str(c["contextId"]): c
             for request in self.requests.values()
-            for key in ("discoveryContext", "planningContext", "ticketContext")
-            if isinstance(c := request.get(key), dict)
+            for c in curated_in(request)
         }
         for entry in entries:
             if entry.kind is EntryKind.INTERRUPT:  # children are numbered along the chain

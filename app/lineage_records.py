@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from agent_interrupts.app.history import RecordedInterrupt, RecordedRun
+from agent_interrupts.models.contexts import curated_in
 from agent_interrupts.models.ids import is_context_id, parse_context_id
 
 _ID_KEYS = ("Id", "Ids", "Links")
@@ -58,8 +59,8 @@ def closing_records(
     curated = {
         str(item["contextId"]): item
         for c in run.calls
-        for item in c.call.request.values()
-        if isinstance(item, dict) and "sourceResultId" in item and "contextId" in item
+        for item in curated_in(c.call.request)
+        if "sourceResultId" in item
     }
     base = {"record": "context", "workflowId": run.workflow_id, "firstRunId": run.first_run_id}
     defined = {i for r in written for i in defined_ids(r)}

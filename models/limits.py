@@ -117,6 +117,12 @@ answer, and the worker fails a workflow task with a payload over this limit (TMP
 over it can be neither accepted nor refused, and its workflow tasks fail until the server drops it
 (about 20 s). Under it the workflow refuses any update over ``MAX_PAYLOAD_BYTES`` in one line, and
 the echo leaves ``TASK_ROOM_BYTES`` of the gRPC message to the task's own commands."""
+CURATED_CONTEXT_BYTES = 8 * 1024
+"""The most compact JSON a declared team's curated context (a collector's chosen result fields)
+keeps: its longest texts are cut, then its longest lists lose their last items."""
+MAX_REQUEST_CONTEXTS = 4
+"""Curated contexts one request of a declared team carries: its team's newest collectors' (with
+``CURATED_CONTEXT_BYTES`` each, a fan-out of ``MAX_FAN_OUT`` adds at most 512 KiB to a task)."""
 CUT_FLOOR_CHARS = 400
 """Strings are never cut shorter than this (ids and choices are shorter: never cut)."""
 

@@ -68,6 +68,10 @@ class Team:
     roles: Mapping[str, Role] = field(default_factory=dict)
     """Every agent's role: what capabilities (the phase-round guard, reviews of diffs, merges,
     export kinds) are looked up by, never the agent's name."""
+    curated: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+    """Collectors whose results become a curated context that every later request of the team
+    carries (its ``contexts``), each with the result fields (JSON names) it keeps; the software
+    team's collectors have typed curations of their own (``models/contexts.py``)."""
     templates: Mapping[str, str] = field(default_factory=dict)
     """Template sources by template name (a declared team's; the software team's are files)."""
     spec: TeamSpec | None = None

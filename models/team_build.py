@@ -18,11 +18,13 @@ from functools import cache
 from typing import Annotated, Any, Literal, TypeVar
 
 from pydantic import Field, StringConstraints, create_model
+from pydantic.alias_generators import to_camel
 from pydantic.json_schema import SkipJsonSchema
 
 from agent_interrupts.models.agent_types import Route, Terminal, is_agent, slug
 from agent_interrupts.models.base import WireModel
 from agent_interrupts.models.code import CodeCommit, MergeOutcome, TicketChange
+from agent_interrupts.models.contexts import TEAM_CONTEXTS_FIELD, TeamContext
 from agent_interrupts.models.errors import TeamDefinitionError, TeamNotHere
 from agent_interrupts.models.interrupts import DispatchInterruptRequest, InterruptRequestBase
 from agent_interrupts.models.limits import MAX_FAN_OUT, compact_json
@@ -252,9 +254,11 @@ def build_from_spec(spec: TeamSpec, base: Team | None = None) -> Team:
             origin=(SkipJsonSchema[_literal(agent.name)], agent.name),  # type: ignore[misc]
             **_fields(agent.question, records),
         )
+    curated = _curated(spec)
+    carried = _contexts_field() if curated else {}
     for agent in spec.agents:  # dispatched agents' requests before their dispatchers'
         if agent.role is not Role.DISPATCHER and agent.classes is None:
-            extra: dict[str, Any] = {}
+            extra: dict[str, Any] = dict(carried)
             if agent.role is Role.COLLECTOR:
                 extra["agent_results"] = (
                     SkipJsonSchema[list[TeamAgentResult]],
@@ -281,6 +285,7 @@ def build_from_spec(spec: TeamSpec, base: Team | None = None) -> Team:
                         json_schema_extra={"maxItems": MAX_FAN_OUT},
                     ),
                 ),
+                **carried,
             )
 
     nodes: dict[str, Node] = dict(base.nodes) if base is not None else {}
@@ -330,6 +335,7 @@ def build_from_spec(spec: TeamSpec, base: Team | None = None) -> Team:
             **(base.roles if base is not None else {}),
             **{a.name: a.role for a in spec.agents},
         },
+        curated=curated,
         templates={
             **(base.templates if base is not None else {}),
             **{nodes[a.name].template: a.template for a in spec.agents},
@@ -510,6 +516,28 @@ def _routing(
         __doc__=agent.description or None,
         **fields,
     )
+
+
+def _curated(spec: TeamSpec) -> dict[str, tuple[str, ...]]:
+    """The team's collectors whose results become curated contexts, each with the result
+    fields (JSON names) it keeps: those its ``context`` names, else all of them."""
+    return {
+        agent.name: tuple(to_camel(f) for f in fields)
+        for agent in spec.agents
+        if agent.role is Role.COLLECTOR
+        and (fields := agent.context if agent.context is not None else list(agent.result))
+    }
+
+
+def _contexts_field() -> dict[str, Any]:
+    """The request field the workflow fills with the curated contexts (never in a schema, left
+    out of the wire while empty)."""
+    return {
+        TEAM_CONTEXTS_FIELD: (
+            SkipJsonSchema[list[TeamContext]],
+            Field(default_factory=list, exclude_if=lambda v: not v),
+        )
+    }
 
 
 def _collected(spec: TeamSpec, dispatcher_of: dict[str | None, str]) -> dict[str, str]:

@@ -84,6 +84,7 @@ AGENT_KEYS = (
     "description",
     "phase",
     "dispatches",
+    "context",
     "tools",
     "template",
     "routes",

@@ -21,6 +21,7 @@ from pydantic.alias_generators import to_camel
 
 from agent_interrupts.models.agent_types import AgentName, AgentType, Terminal
 from agent_interrupts.models.base import WireModel
+from agent_interrupts.models.contexts import TEAM_CONTEXTS_FIELD
 
 TEAM_NAME_PATTERN = r"^[a-z][a-z0-9-]{0,39}$"
 """A team's name: lower case, digits and dashes, at most 40 characters."""
@@ -200,6 +201,12 @@ class AgentSpec(WireModel):
     agent's): also the write tools, in a worktree of its own per request (``TOOL_GROUPS``)."""
     classes: AgentClasses | None = None
     """Its request and routing as typed models of the package (then it declares no fields)."""
+    context: list[FieldName] | None = Field(
+        default=None, max_length=MAX_FIELDS, exclude_if=lambda v: v is None
+    )
+    """A collector's result fields that become its curated context, which every later request
+    of the team carries; unset: all of them; ``[]``: none (no curated context). Left out of the
+    spec's JSON while unset, so a team that does not set it keeps its content hash."""
 
 
 class TeamSpec(WireModel):
@@ -463,6 +470,7 @@ def _agent_problems(
         ("question", agent.question),
     ):
         found += [f"{at}: {p}" for p in _field_problems(what, fields, records)]
+    found += _context_problems(agent)
     for tool in agent.tools:
         if tool not in TOOL_GROUPS:
             found.append(
@@ -497,6 +505,33 @@ def filled_fields(agent: AgentSpec) -> dict[str, set[str]]:
         "result": ({"code_commit"} if "write" in agent.tools else set())
         | ({"code_change"} if agent.role is Role.MERGER else set()),
     }
+
+
+def _context_problems(agent: AgentSpec) -> list[str]:
+    """A ``context`` only on a collector, naming its result fields; no request field named as
+    the one the workflow fills with the curated contexts."""
+    at = f"agent {agent.name}"
+    found = [
+        f"{at}: request field {name}: the name is the workflow's (the team's curated contexts "
+        "arrive in it); rename the field"
+        for name in agent.request
+        if name == TEAM_CONTEXTS_FIELD
+    ]
+    if agent.context is None:
+        return found
+    if agent.role is not Role.COLLECTOR:
+        return [
+            *found,
+            f"{at}: only a collector's result becomes a curated context (its role is "
+            f"{agent.role.value}); remove `context`",
+        ]
+    found += [
+        f"{at}: context names {name!r}, which is not one of its result fields "
+        f"({', '.join(agent.result) or 'none'})"
+        for name in agent.context
+        if name not in agent.result
+    ]
+    return found
 
 
 def _field_problems(

@@ -3,25 +3,19 @@ a curated context from each collector's result. Pure functions over the workflow
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any
 
-from agent_interrupts.models.agent_types import AgentType
 from agent_interrupts.models.contexts import (
     CONTEXT_FIELDS,
+    SOFTWARE_CURATORS,
+    TEAM_CONTEXTS_FIELD,
     CuratedContext,
     CuratedContexts,
-    curate_discovery,
-    curate_planning,
-    curate_tickets,
+    curate_team,
     curated_ids_in,
 )
 from agent_interrupts.models.requests import AgentRequest
-from agent_interrupts.models.results import (
-    DiscoveryCollectorResult,
-    PlanningCollectorResult,
-    TicketCollectorResult,
-)
+from agent_interrupts.models.team import Team
 
 
 def with_contexts(
@@ -39,6 +33,9 @@ def with_contexts(
         update["ticket"] = next(
             (t for t in planning.curation.tickets if t.ticket_id == wanted), None
         )
+    carried = curated.carried()
+    if TEAM_CONTEXTS_FIELD in model.model_fields and carried:
+        update[TEAM_CONTEXTS_FIELD] = carried
     if not update:
         return request, []
     wire = model.model_validate(request).model_copy(update=update).to_wire()
@@ -46,28 +43,17 @@ def with_contexts(
 
 
 def curate(
-    agent: str, output: dict[str, Any], context_id: str
-) -> tuple[str, CuratedContext] | None:
-    """A collector's curated context (field name on CuratedContexts, context), else None."""
-    curator = _CURATORS.get(agent)
-    result = output.get("collectorResult")
-    if curator is None or not isinstance(result, dict):
+    team: Team, agent: str, output: dict[str, Any], context_id: str
+) -> CuratedContext | None:
+    """A collector's curated context, else None: the software team's collectors' typed
+    curation of their ``collectorResult``, or the fields ``team`` keeps of a declared
+    collector's ``result``."""
+    software = SOFTWARE_CURATORS.get(agent)
+    if software is not None:
+        result = output.get("collectorResult")
+        return software(result, context_id) if isinstance(result, dict) else None
+    fields = team.curated.get(agent)
+    result = output.get("result")
+    if fields is None or not isinstance(result, dict):
         return None
-    return curator(result, context_id)
-
-
-_CURATORS: dict[str, Callable[[dict[str, Any], str], tuple[str, CuratedContext]]] = {
-    AgentType.DISCOVERY_COLLECTOR: lambda r, cid: (
-        "discovery_context",
-        curate_discovery(DiscoveryCollectorResult.model_validate(r), cid),
-    ),
-    AgentType.PLANNING_COLLECTOR: lambda r, cid: (
-        "planning_context",
-        curate_planning(PlanningCollectorResult.model_validate(r), cid),
-    ),
-    AgentType.TICKET_COLLECTOR: lambda r, cid: (
-        "ticket_context",
-        curate_tickets(TicketCollectorResult.model_validate(r), cid),
-    ),
-}
-"""Collectors whose results are curated for the phases after them."""
+    return curate_team(agent, result, fields, context_id)

@@ -61,6 +61,7 @@ WORKTREE_LIMIT_ASKS = "30-worktree-limit-asks-a-person"
 ARRIVE_TOGETHER = "40-fan-out-questions-arrive-together"
 REROUTE_TAKEN = "40-rerouted-answer-taken-untranslated"
 STUCK_WAYS_OUT = "40-stuck-questions-offer-ways-out"
+TEAM_CONTEXTS = "42-declared-collectors-curated"
 
 _BEFORE_CONCURRENT = ("83c9b6c/orchestrator-dispatch-question-waiting",)
 """The oldest version's runs: no concurrent-questions shape was recorded yet."""
@@ -231,6 +232,15 @@ PATCHES: tuple[Patch, ...] = (
             for v in ("95f6728", "f10337d", "f9add2e", "103e3d0", "4992237")
         ),
         new_branch=("*/orchestrator-stuck-ways-out-1",),
+    ),
+    Patch(
+        TEAM_CONTEXTS,
+        "a declared team's collector's result becomes a curated context (a CONTEXT entry) that "
+        "every later request of the team carries in its ``contexts``; runs recorded before "
+        "curated the software team's collectors only",
+        added_in=NEXT,
+        deprecate_after="a7c9e0d",
+        old_branch=("*/orchestrator-declared-team-1",),
     ),
 )
 """Every patch id, oldest issue first."""

@@ -26,7 +26,7 @@ from agent_interrupts.models.code import (
     TicketBranch,
     WorktreeRef,
 )
-from agent_interrupts.models.contexts import curated_ids_in
+from agent_interrupts.models.contexts import TeamContext, curated_ids_in
 from agent_interrupts.models.errors import (
     RESCUABLE_FAILURES,
     AgentFailed,
@@ -61,7 +61,7 @@ from agent_interrupts.workflows import blackboard
 from agent_interrupts.workflows.curation import curate as derive_curation
 from agent_interrupts.workflows.event_log import log_event, record_event
 from agent_interrupts.workflows.legacy import upgrade_output
-from agent_interrupts.workflows.patches import MODEL_FAILURES_ASK
+from agent_interrupts.workflows.patches import MODEL_FAILURES_ASK, TEAM_CONTEXTS
 from agent_interrupts.workflows.stuck_questions import stuck_question
 from agent_interrupts.workflows.supervised_call import SupervisedCalls
 from agent_interrupts.workflows.supervisor_events import SupervisorEvents
@@ -152,12 +152,15 @@ class RunBook:
     def curate(self, agent: str, output: HistoryEntry, payload: dict[str, Any]) -> None:
         """After a collector: derive its curated context and record it (agents US3)."""
         context_id = self.context_id(agent)
-        curated = derive_curation(agent, payload, context_id)
-        if curated is None:
+        context = derive_curation(self.team, agent, payload, context_id)
+        if context is None:
             return
-        field, context = curated
-        setattr(self.state.curated, field, context)
-        payload["collectorResult"]["derivedCurationIds"] = [context_id]
+        if isinstance(context, TeamContext):
+            if not workflow.patched(TEAM_CONTEXTS):
+                return
+        else:
+            payload["collectorResult"]["derivedCurationIds"] = [context_id]
+        self.state.curated.keep(context)
         self.record(
             output.node_id,
             agent,

@@ -12,6 +12,7 @@ from agent_interrupts.activities.contributors.base import (
     PromptContext,
     PromptContributor,
 )
+from agent_interrupts.activities.contributors.curated_contexts import CuratedContextsContributor
 from agent_interrupts.activities.contributors.episodic_memory import EpisodicMemoryContributor
 from agent_interrupts.activities.contributors.interrupt_resolution import (
     InterruptResolutionContributor,
@@ -24,6 +25,7 @@ from agent_interrupts.activities.tools.settings import ToolSettings
 __all__ = [
     "AssembledSections",
     "ContributorRegistry",
+    "CuratedContextsContributor",
     "EpisodicMemoryContributor",
     "InterruptLoopBreakerContributor",
     "InterruptResolutionContributor",
@@ -46,6 +48,7 @@ def default_registry(tools: ToolSettings | None = None) -> ContributorRegistry:
         [
             WeAreHereContributor(),
             PreviousContextContributor(),
+            CuratedContextsContributor(),
             InterruptResolutionContributor(),
             InterruptLoopBreakerContributor(),
         ]

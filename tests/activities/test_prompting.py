@@ -240,6 +240,7 @@ def test_default_renderer_has_the_tools_contributors_and_still_renders_interrupt
         == [
             "code-changes",
             "code-tools",
+            "curated-contexts",
             "episodic-memory",
             "interrupt-loop-breaker",
             "interrupt-resolution",

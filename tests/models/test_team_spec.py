@@ -294,3 +294,46 @@ def test_a_field_the_workflow_fills_may_not_be_declared() -> None:
         "agent MERGE: result field code_change is filled by the workflow for its role; rename "
         "the field",
     ]
+
+
+def _collector(**fields: object) -> AgentSpec:
+    values: dict[str, object] = {
+        "name": "SUM",
+        "role": Role.COLLECTOR,
+        "routes": {END: "d"},
+        "result": {"overview": FieldSpec(type="text"), "risks": FieldSpec(type="list[str]")},
+    }
+    return AgentSpec.model_validate({**values, **fields})
+
+
+def test_a_collectors_context_names_its_result_fields() -> None:
+    fine = _team(_orchestrator(SUM="go"), _collector(context=["risks"]))
+    assert spec_problems(fine) == []
+    unknown = _team(_orchestrator(SUM="go"), _collector(context=["risk"]))
+    assert spec_problems(unknown) == [
+        "agent SUM: context names 'risk', which is not one of its result fields (overview, risks)"
+    ]
+
+
+def test_only_a_collector_has_a_context() -> None:
+    team = _team(_orchestrator(SUM="go"), _collector(role=Role.AGENT, context=[]))
+    assert spec_problems(team) == [
+        "agent SUM: only a collector's result becomes a curated context (its role is agent); "
+        "remove `context`"
+    ]
+
+
+def test_no_request_field_takes_the_curated_contexts_name() -> None:
+    team = _team(_orchestrator(SUM="go"), _collector(request={"contexts": FieldSpec()}))
+    assert spec_problems(team) == [
+        "agent SUM: request field contexts: the name is the workflow's (the team's curated "
+        "contexts arrive in it); rename the field"
+    ]
+
+
+def test_a_team_that_sets_no_context_keeps_its_json_and_hash() -> None:
+    """Teams pinned before ``context`` existed are found again by their content hash."""
+    team = _team(_orchestrator(SUM="go"), _collector())
+    assert all("context" not in a for a in team.to_wire()["agents"])  # type: ignore[union-attr]
+    opted_out = _team(_orchestrator(SUM="go"), _collector(context=[]))
+    assert opted_out.sha256() != team.sha256()
