@@ -11,7 +11,7 @@ from __future__ import annotations
 import ipaddress
 import os
 import re
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field
 from datetime import timedelta
 from pathlib import Path
@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 from temporalio.envconfig import ClientConfigProfile
 
 from agent_interrupts.app.people import checked_name, person_name
-from agent_interrupts.models.agent_types import AgentType
+from agent_interrupts.models.agent_types import AGENT_NAME_PATTERN
 from agent_interrupts.models.policies import (
     LLM_ENDPOINT_ATTEMPTS,
     LLM_MAX_OUTPUT_TOKENS,
@@ -284,8 +284,40 @@ def small_model_output_limits() -> dict[str, str]:
     return limits
 
 
+MODEL_PREFIX = "AGENT_MODEL_"
+OUTPUT_TOKENS_PREFIX = "LLM_MAX_OUTPUT_TOKENS_"
+PER_AGENT_PREFIXES = (MODEL_PREFIX, OUTPUT_TOKENS_PREFIX)
+"""The per-agent settings: ``AGENT_MODEL_<AGENT>`` and ``LLM_MAX_OUTPUT_TOKENS_<AGENT>``, for
+an agent of any team (the software team's, a declared team's) or the handler's calls."""
+_AGENT_NAME = re.compile(AGENT_NAME_PATTERN)
+
+
+def agents_named(env: Mapping[str, str], prefix: str) -> list[str]:
+    """The agents the environment's ``<prefix><AGENT>`` settings name (set, not empty), sorted:
+    any name an agent may have, of any team."""
+    return sorted(
+        name.removeprefix(prefix)
+        for name, value in env.items()
+        if name.startswith(prefix) and value and _AGENT_NAME.match(name.removeprefix(prefix))
+    )
+
+
+def unknown_agent_settings(env: Mapping[str, str], agents: Collection[str]) -> list[str]:
+    """A line for each per-agent setting (``PER_AGENT_PREFIXES``) that names none of ``agents``
+    (the agents of the teams a worker serves, and the handler's calls): it changes nothing."""
+    return [
+        f"{prefix}{agent} names no agent of the teams this worker serves, so it changes "
+        "nothing; spell the agent's name as its team declares it (docs/teams.md), or serve its "
+        "team (AGENTS_TEAMS)"
+        for prefix in PER_AGENT_PREFIXES
+        for agent in agents_named(env, prefix)
+        if agent not in agents
+    ]
+
+
 def llm_settings_from_env(env: Mapping[str, str] = os.environ) -> LlmSettings:
-    """OPENAI_API_KEY, OPENAI_BASE_URL, AGENT_MODEL, AGENT_MODEL_<AGENT_TYPE> overrides and
+    """OPENAI_API_KEY, OPENAI_BASE_URL, AGENT_MODEL, AGENT_MODEL_<AGENT> overrides (any team's
+    agent) and
     CONTROLLER_MODEL (answers AGENT_REVIEW questions and timeout escalations); LLM_PROFILE
     (``small``: SMALL_MODEL_SETTINGS are the defaults)."""
     from agent_interrupts.activities.llm import DEFAULT_MODEL, LlmSettings
@@ -296,11 +328,7 @@ def llm_settings_from_env(env: Mapping[str, str] = os.environ) -> LlmSettings:
     if profile is OutputProfile.SMALL:
         limits = {} if env.get("LLM_MAX_OUTPUT_TOKENS") else small_model_output_limits()
         env = {**SMALL_MODEL_SETTINGS, **limits, **env}
-    overrides = {
-        agent.value: env[f"AGENT_MODEL_{agent.value}"]
-        for agent in AgentType
-        if env.get(f"AGENT_MODEL_{agent.value}")
-    }
+    overrides = {agent: env[f"AGENT_MODEL_{agent}"] for agent in agents_named(env, MODEL_PREFIX)}
     if env.get("OPENAI_BASE_URL") and not env.get("OPENAI_API_KEY"):
         raise ValueError(
             f"OPENAI_BASE_URL is {redact(env['OPENAI_BASE_URL'])} but OPENAI_API_KEY is unset: "
@@ -321,9 +349,8 @@ def llm_settings_from_env(env: Mapping[str, str] = os.environ) -> LlmSettings:
         validation_attempts=_positive(env, "LLM_VALIDATION_ATTEMPTS", LLM_VALIDATION_ATTEMPTS),
         max_output_tokens=_positive(env, "LLM_MAX_OUTPUT_TOKENS", LLM_MAX_OUTPUT_TOKENS),
         agent_max_output_tokens={
-            agent.value: _positive(env, f"LLM_MAX_OUTPUT_TOKENS_{agent.value}", 1)
-            for agent in AgentType
-            if env.get(f"LLM_MAX_OUTPUT_TOKENS_{agent.value}")
+            agent: _positive(env, f"LLM_MAX_OUTPUT_TOKENS_{agent}", 1)
+            for agent in agents_named(env, OUTPUT_TOKENS_PREFIX)
         },
         temperature=_temperature(env.get("LLM_TEMPERATURE", "").strip()),
         context_tokens=_positive(env, "LLM_CONTEXT_TOKENS", 0) or None,

@@ -89,7 +89,9 @@ def test_the_translation_schema_is_a_fresh_copy() -> None:
 def test_routes_into_a_phase_close_once_its_entry_agent_ran_the_most_rounds() -> None:
     collector = NODES[AgentType.DISCOVERY_COLLECTOR].output_model
     runs = {AgentType.DISCOVERY_ORCHESTRATOR: 2, AgentType.PLANNING_ORCHESTRATOR: 1}
-    assert closed_routes(collector, runs, None, ROUND_TARGETS) == {}, "unset: no bound but the step budget"
+    assert closed_routes(collector, runs, None, ROUND_TARGETS) == {}, (
+        "unset: no bound but the step budget"
+    )
     assert closed_routes(collector, runs, 3, ROUND_TARGETS) == {}
     closed = closed_routes(collector, runs, 2, ROUND_TARGETS)
     assert list(closed) == ["discoveryOrchestratorRequest"]
@@ -102,7 +104,7 @@ def test_routes_into_a_phase_close_once_its_entry_agent_ran_the_most_rounds() ->
 
 
 def test_the_guard_closes_routes_to_every_orchestrator_and_context_manager_by_role() -> None:
-    assert ROUND_TARGETS == {
+    assert round_targets(SOFTWARE_TEAM) == {
         AgentType.ORCHESTRATOR,
         AgentType.DISCOVERY_ORCHESTRATOR,
         AgentType.PLANNING_ORCHESTRATOR,
