@@ -32,7 +32,6 @@ from temporalio.service import RPCError, RPCStatusCode
 
 from agent_interrupts.activities.teams import PinnedTeamReader
 from agent_interrupts.models.agent_call import AgentCall, AgentReply
-from agent_interrupts.models.agent_types import AgentType
 from agent_interrupts.models.code import MergeOutcome, TicketCommit
 from agent_interrupts.models.interrupt_flow import (
     InterruptInput,
@@ -49,7 +48,8 @@ from agent_interrupts.models.state import (
     HistoryPageRequest,
     OrchestratorStatus,
 )
-from agent_interrupts.models.team_build import remember
+from agent_interrupts.models.team_build import remember, team_of
+from agent_interrupts.models.team_spec import Role, TeamPin
 from agent_interrupts.models.tools import ToolTrace
 from agent_interrupts.workflows.lifting import lifted_output
 from agent_interrupts.workflows.orchestrator import OrchestratorWorkflow
@@ -169,6 +169,8 @@ class _Recorded:
     asked: dict[str, dict[str, Any]] = field(default_factory=dict)
     """Interrupt children's inputs by the node that asked: a question the workflow raised for
     dispatched agents has no agent call, so its node's request and question are read here."""
+    teams: dict[str, TeamPin | None] = field(default_factory=dict)
+    """The team of the run whose node asked (its dispatcher's output is that team's)."""
     tool_calls: dict[str, dict[str, ToolTrace]] = field(default_factory=dict)
     """Each node's tool calls, from all its rounds' replies, by call id."""
 
@@ -182,6 +184,7 @@ class _Recorded:
             traces.update((t.call_id, t) for t in reply.tool_trace)
         for child in run.children:
             self.asked[child.asked.origin_node_id] = child.asked.to_wire()
+            self.teams[child.asked.origin_node_id] = child.asked.team
             if child.outcome is not None:
                 self.resolutions[child.workflow_id] = child.outcome.routing
         return run.previous_run_id or None
@@ -221,6 +224,7 @@ class _Recorded:
                 entry.summary,
                 entry.context_id,
                 entry.upstream_context_ids,
+                team_of(self.teams.get(node)),
             )
         if entry.kind is EntryKind.INTERRUPT:
             question = (self.outputs.get(node) or {}).get("interruptRequest") or job.get("request")
@@ -466,7 +470,7 @@ async def _run_events(client: Client, handle: WorkflowHandle) -> _RunEvents:
             initiated = event.start_child_workflow_execution_initiated_event_attributes
             (asked,) = await convert.decode(initiated.input.payloads, [InterruptInput])
             child = _Child(event.event_id, initiated.workflow_id, asked)
-            if conflict is not None and asked.origin is AgentType.MERGER_AGENT:
+            if conflict is not None and team_of(asked.team).role(asked.origin) is Role.MERGER:
                 child.conflict, conflict = conflict, None
             children[event.event_id] = child
         elif kind == EventType.EVENT_TYPE_CHILD_WORKFLOW_EXECUTION_STARTED:

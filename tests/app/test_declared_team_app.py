@@ -183,12 +183,15 @@ async def test_a_finished_declared_team_run_exports_by_role_and_counts_its_quest
     assert stats.returncode == 0, stats.stderr
     lines = {line["name"]: line for line in json.loads(stats.stdout)}
     assert lines["runs"]["value"] == "1" and lines["interrupts per run"]["value"] == "1.00"
-    mine = lines[f"questions of {TINY_TEAM.name}/SURVEY"]
+    mine = lines[f"questions of {TINY_TEAM.name}/SURVEYOR"]  # the dispatched agent asked
+    assert f"questions of {TINY_TEAM.name}/SURVEY" not in lines, "not its dispatcher"
     assert mine["value"] == "1 (HUMAN_REVIEW 1; 1 choice, 1 confirmation)"
     assert mine["figures"]["team"] == TINY_TEAM.name
+    assert mine["figures"]["role"] == "dispatched"
     assert mine["figures"]["byKind"] == {"choice": 1, "confirmation": 1}
+    assert lines["questions by role"]["figures"]["byRole"] == {"dispatched": 1}
     tally = await measure(client, [workflow_id])
-    assert tally.asked[(TINY_TEAM.name, "SURVEY")].questions == 1
+    assert tally.asked[(TINY_TEAM.name, "SURVEYOR")].questions == 1
 
 
 def test_the_picture_and_graph_of_a_declared_team_are_its_own() -> None:
