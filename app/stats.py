@@ -317,14 +317,7 @@ class Tally:
         if not by_role:
             return []
         value = ", ".join(f"{role} {n}" for role, n in sorted(by_role.items()))
-        return [
-            Line(
-                "questions by role",
-                value,
-                meaning="questions by the role of the agent that asked (docs/teams.md)",
-                figures={"byRole": by_role},
-            )
-        ]
+        return [Line("questions by role", value, figures={"byRole": by_role})]
 
     def _agreement_lines(self) -> list[Line]:
         """The controller's shadow answers against people's, per agent type and kind."""

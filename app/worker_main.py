@@ -75,7 +75,7 @@ async def main(argv: list[str]) -> int:
         team_agents = [a.name for team in teams.values() for a in team.agents]
         scenario = OfflineScenario.parse(os.environ.get("OFFLINE_SCENARIO"), team_agents)
         notify = notify_settings_from_env()
-        llm = llm_settings_from_env()
+        llm = llm_settings_from_env(os.environ, teams.values())
         agents = served_agents(teams)
         autonomy = AutonomySettings.from_env(os.environ, agents)
         watch_every = stuck_check_seconds()

@@ -66,7 +66,7 @@ from agent_interrupts.models.agent_call import (
     PreviousContext,
 )
 from agent_interrupts.models.agent_types import DISPATCHED_AGENTS, AgentType, slug
-from agent_interrupts.models.graph import NODES, Node
+from agent_interrupts.models.graph import NODES, SOFTWARE_TEAM, Node
 from agent_interrupts.models.ids import make_context_id
 from agent_interrupts.models.limits import compact_json
 from agent_interrupts.models.routing import Routing
@@ -148,7 +148,7 @@ def blackboard(size: int, agent: str | None = None) -> list[HistoryDigestEntry]:
             add(node.agent_type, node_id, "INTERRUPT")
             add(node.agent_type, node_id, "RESOLUTION", "someRequest")
             continue
-        option = forward_route(node.output_model)
+        option = forward_route(node.output_model, SOFTWARE_TEAM)
         add(node.agent_type, node_id, "OUTPUT", option.alias if option else None)
     for who, node_id, kind, route in own:
         add(who, node_id, kind, route)

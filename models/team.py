@@ -116,7 +116,7 @@ class Team:
 
     def not_returnable(self) -> frozenset[str]:
         """Agents the context manager never hands back to."""
-        return frozenset({AgentType.CONTEXT_MANAGER, *self.dispatched})
+        return frozenset({*self.with_role(Role.CONTEXT_MANAGER), *self.dispatched})
 
 
 def on_the_wire(value: Any) -> Any:

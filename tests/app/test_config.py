@@ -21,6 +21,7 @@ from agent_interrupts.app.config import (
 from agent_interrupts.app.team_files import builtin_team_files, load_team_file
 from agent_interrupts.app.worker_setup import served_agents
 from agent_interrupts.models.graph import NODES
+from agent_interrupts.models.team_build import build_team
 from agent_interrupts.models.team_spec import TeamSpec
 
 PROFILES = """
@@ -164,6 +165,18 @@ def test_per_agent_settings_name_any_teams_agent_and_a_worker_warns_of_one_it_do
 
 def _incident_response() -> TeamSpec:
     return load_team_file(builtin_team_files()["incident-response"])
+
+
+def test_the_small_profile_gives_a_declared_teams_agents_room_for_their_longest_reply() -> None:
+    spec = _incident_response()
+    team = build_team(spec)
+    small = llm_settings_from_env({"LLM_PROFILE": "small"}, [spec])
+    for agent, node in team.nodes.items():
+        longest = longest_reply(decoder_schema(node.output_model, OutputProfile.SMALL))
+        assert small.max_tokens_for(agent) == (longest, f"LLM_MAX_OUTPUT_TOKENS_{agent}")
+    software_only = llm_settings_from_env({"LLM_PROFILE": "small"})
+    assert software_only.max_tokens_for("TRIAGE")[0] < small.max_tokens_for("TRIAGE")[0]
+    assert software_only.max_tokens_for("REVIEW_AGENT") == small.max_tokens_for("REVIEW_AGENT")
 
 
 def test_the_small_profile_is_one_setting_and_every_part_of_it_can_be_overridden() -> None:

@@ -7,6 +7,7 @@ questions."""
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import json
 import re
 from pathlib import Path
@@ -18,6 +19,7 @@ from temporalio.client import Client
 
 from agent_interrupts.activities.llm import LlmSettings, messages_sha256
 from agent_interrupts.activities.offline_model import OfflineModel, OfflineScenario
+from agent_interrupts.activities.routing_info import forward_route
 from agent_interrupts.app import render
 from agent_interrupts.app.config import InboxSettings
 from agent_interrupts.app.export import Format, Kind, export
@@ -27,6 +29,7 @@ from agent_interrupts.app.sdk import AgentWorkflowClient
 from agent_interrupts.app.stats import measure
 from agent_interrupts.app.worker_setup import build_worker
 from agent_interrupts.models.team_build import TeamFinalResult, build_team, team_of
+from agent_interrupts.models.team_spec import Role
 from tests.support.cli import client_py
 from tests.support.inbox import until_listed
 from tests.support.interrupts import wait_for_interrupt
@@ -204,3 +207,18 @@ def test_the_picture_and_graph_of_a_declared_team_are_its_own() -> None:
     assert "SURVEY -->|N in parallel| SURVEYOR" in graph
     assert "SURVEYOR -.->|result| SURVEY" in graph
     assert "LEAD --> END" in graph and "CONTEXT_MANAGER" not in graph
+
+
+def test_a_context_manager_is_found_by_its_role_not_its_name() -> None:
+    """The graph, the loop breaker's next step and the planner's hand-back skip the agent whose
+    role is the context manager, whatever its name."""
+    team = build_team(TINY_TEAM)
+    survey = team.node("SURVEY").output_model
+    step = forward_route(survey, team)
+    assert step is not None and step.target == "SUMMARY"
+    helper = dataclasses.replace(team, roles={**team.roles, "SUMMARY": Role.CONTEXT_MANAGER})
+    assert forward_route(survey, helper) is None, "a detour is not the next step"
+    assert "SUMMARY" in helper.not_returnable() and "SUMMARY" not in team.not_returnable()
+    graph = mermaid(helper)
+    assert "ANY -.->|asks for context| SUMMARY" in graph and "SUMMARY -.->|RETURN| ANY" in graph
+    assert "SURVEYOR -.->|result| SURVEY" in graph and "--> SUMMARY" not in graph
