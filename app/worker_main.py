@@ -7,9 +7,11 @@ stack of ``AGENTS_STATE_DIR`` when it runs, else 127.0.0.1:``AGENTS_PORT``;
 AGENT_MODEL_<AGENT>; without OPENAI_API_KEY the offline model answers, shaped by
 OFFLINE_SCENARIO (docs/models.md), and OPENAI_BASE_URL without a key refuses to start. A model
 the endpoint does not list (or an endpoint that does not answer) is a WARNING at start, and so is
-a server whose payload limit is under ``SERVER_PAYLOAD_BYTES`` (docs/operators.md). SIGTERM or
-Ctrl-C lets running activities finish for up to AGENTS_WORKER_DRAIN_SECONDS (default 10) before it
-stops; a second one stops it at once.
+a server whose payload limit is under ``SERVER_PAYLOAD_BYTES`` (docs/operators.md); a per-agent
+setting (``AGENT_MODEL_<AGENT>``, ``LLM_MAX_OUTPUT_TOKENS_<AGENT>``) that names no agent of the
+teams it serves is a ``warning:`` line, and an AGENT_AUTONOMY_POLICY that does refuses to start.
+SIGTERM or Ctrl-C lets running activities finish for up to AGENTS_WORKER_DRAIN_SECONDS (default
+10) before it stops; a second one stops it at once.
 """
 
 from __future__ import annotations
