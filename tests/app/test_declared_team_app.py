@@ -28,6 +28,7 @@ from agent_interrupts.app.run_picture import mermaid, node_views, svg
 from agent_interrupts.app.sdk import AgentWorkflowClient
 from agent_interrupts.app.stats import measure
 from agent_interrupts.app.worker_setup import build_worker
+from agent_interrupts.models.resolution_rules import redirect_targets
 from agent_interrupts.models.team_build import TeamFinalResult, build_team, team_of
 from agent_interrupts.models.team_spec import Role
 from tests.support.cli import client_py
@@ -210,8 +211,8 @@ def test_the_picture_and_graph_of_a_declared_team_are_its_own() -> None:
 
 
 def test_a_context_manager_is_found_by_its_role_not_its_name() -> None:
-    """The graph, the loop breaker's next step and the planner's hand-back skip the agent whose
-    role is the context manager, whatever its name."""
+    """The graph, the loop breaker's next step, the planner's hand-back and the ways on from a
+    question skip the agent whose role is the context manager, whatever its name."""
     team = build_team(TINY_TEAM)
     survey = team.node("SURVEY").output_model
     step = forward_route(survey, team)
@@ -219,6 +220,9 @@ def test_a_context_manager_is_found_by_its_role_not_its_name() -> None:
     helper = dataclasses.replace(team, roles={**team.roles, "SUMMARY": Role.CONTEXT_MANAGER})
     assert forward_route(survey, helper) is None, "a detour is not the next step"
     assert "SUMMARY" in helper.not_returnable() and "SUMMARY" not in team.not_returnable()
+    assert redirect_targets("LEAD", team) == ["SURVEY"]
+    assert redirect_targets("SURVEY", team) == ["SUMMARY"]
+    assert redirect_targets("SURVEY", helper) == [], "an answer never continues at a detour"
     graph = mermaid(helper)
     assert "ANY -.->|asks for context| SUMMARY" in graph and "SUMMARY -.->|RETURN| ANY" in graph
     assert "SURVEYOR -.->|result| SURVEY" in graph and "--> SUMMARY" not in graph
