@@ -17,7 +17,11 @@ from agent_interrupts.activities.output_schema import shared_decoder_schema
 from agent_interrupts.activities.prompting import AgentPrompt, PromptRenderer
 from agent_interrupts.activities.redaction import redact
 from agent_interrupts.activities.result_decorators import decorate
-from agent_interrupts.activities.route_filter import closed_question, closed_routes
+from agent_interrupts.activities.route_filter import (
+    closed_question,
+    closed_routes,
+    round_targets,
+)
 from agent_interrupts.activities.teams import TeamFinder
 from agent_interrupts.activities.tools.loop import Toolbox
 from agent_interrupts.activities.tools.settings import ToolSettings
@@ -115,7 +119,7 @@ class AgentActivities:
             )
         for warning in warnings:
             activity.logger.warning("%s %s: %s", call.node_id, call.agent_type, warning)
-        routes = _OpenRoutes(node, call, self._llm.settings)
+        routes = _OpenRoutes(node, call, self._llm.settings, team)
         tools = await self._tools.round(call, team)
         while True:
             try:
@@ -189,9 +193,10 @@ class _OpenRoutes:
     schema of its open routes (None: all are open), a message naming the closed ones, and a check
     that refuses them from an endpoint that does not enforce the schema."""
 
-    def __init__(self, node: Node, call: AgentCall, settings: LlmSettings) -> None:
+    def __init__(self, node: Node, call: AgentCall, settings: LlmSettings, team: Team) -> None:
+        rounds = settings.max_phase_rounds
         self.closed = {
-            **closed_routes(node.output_model, call.agent_runs, settings.max_phase_rounds),
+            **closed_routes(node.output_model, call.agent_runs, rounds, round_targets(team)),
             **closed_question(call.interrupts_here, settings.max_questions, call.supervised),
         }
         self.schema = None

@@ -3,7 +3,8 @@ questions a policy names, and only once its shadow answers agreed with people's 
 
 Opt-in twice: a run asks for it (start input ``controllerAutonomy``) and the worker holds a
 policy file (``AGENT_AUTONOMY_POLICY``) naming the kinds, e.g.
-``{"kinds": [{"agentType": "PLANNING_ORCHESTRATOR", "questionKind": "choice"}]}``. The figures
+``{"kinds": [{"agentType": "PLANNING_ORCHESTRATOR", "questionKind": "choice"}]}``, for an agent
+of any team (``{"agentType": "TRIAGE", ...}`` for incident-response's). The figures
 are the recorded shadow answers (``ShadowAnswerWorkflow`` results in Temporal) of the worker's
 task queue that the same model gave, read by the worker and cached (a finished shadow never
 changes).
@@ -13,7 +14,8 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Mapping
+import re
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -21,7 +23,7 @@ from temporalio import activity
 from temporalio.client import Client
 
 from agent_interrupts.activities.agreement import Agreement, QuestionKind, verdicts
-from agent_interrupts.models.agent_types import AgentType
+from agent_interrupts.models.agent_types import AGENT_NAME_PATTERN, agent_name
 from agent_interrupts.models.interrupt_flow import (
     AutonomyDecision,
     AutonomyQuestion,
@@ -49,7 +51,11 @@ class AutonomySettings:
     min_agreement: float = MIN_AGREEMENT
 
     @classmethod
-    def from_env(cls, env: Mapping[str, str] = os.environ) -> AutonomySettings:
+    def from_env(
+        cls, env: Mapping[str, str] = os.environ, agents: Collection[str] | None = None
+    ) -> AutonomySettings:
+        """The settings; ``agents``: the agents of the teams the worker serves, which the
+        policy's kinds must name (None: any agent's name)."""
         path = env.get("AGENT_AUTONOMY_POLICY")
         try:
             min_answers = int(env.get("AGENT_AUTONOMY_MIN_ANSWERS") or MIN_ANSWERS)
@@ -64,23 +70,39 @@ class AutonomySettings:
                 "AGENT_AUTONOMY_MIN_ANSWERS must be at least 1 and AGENT_AUTONOMY_MIN_AGREEMENT "
                 f"in (0, 1], not {min_answers} and {min_agreement:g}"
             )
-        policy = load_policy(Path(path)) if path else frozenset()
+        policy = load_policy(Path(path), agents) if path else frozenset()
         return cls(policy, min_answers, min_agreement)
 
 
-def load_policy(path: Path) -> frozenset[Kind]:
-    """The kinds a policy file names; a file that cannot be read names the setting."""
+def load_policy(path: Path, agents: Collection[str] | None = None) -> frozenset[Kind]:
+    """The kinds a policy file names, each of an agent of any team (``agents``: of these only;
+    None: any agent's name); a file that cannot be read, or that names an agent none of
+    ``agents`` is, names the setting."""
     try:
         kinds = json.loads(path.read_text(encoding="utf-8"))["kinds"]
-        return frozenset(
-            (AgentType(k["agentType"]), QuestionKind(k["questionKind"])) for k in kinds
-        )
+        policy = frozenset((_agent(k["agentType"]), QuestionKind(k["questionKind"])) for k in kinds)
     except (OSError, ValueError, KeyError, TypeError) as err:
         raise ValueError(
             f"AGENT_AUTONOMY_POLICY {str(path)!r} is not a policy file ({type(err).__name__}: "
             f'{err}); write {{"kinds": [{{"agentType": "PLANNING_ORCHESTRATOR", '
-            f'"questionKind": "choice"}}]}} (question kinds: choice, confirmation)'
+            f'"questionKind": "choice"}}]}} (agentType: any team\'s agent; question kinds: '
+            "choice, confirmation)"
         ) from None
+    unknown = sorted({agent for agent, _ in policy} - set(agents if agents is not None else ()))
+    if agents is not None and unknown:
+        raise ValueError(
+            f"AGENT_AUTONOMY_POLICY {str(path)!r} names {', '.join(unknown)}, no agent of the "
+            "teams this worker serves: spell each agentType as its team declares it "
+            "(docs/teams.md), or serve its team (AGENTS_TEAMS)"
+        )
+    return policy
+
+
+def _agent(value: object) -> str:
+    """An agent's name as a policy gives it (any team's: ``AGENT_NAME_PATTERN``)."""
+    if not isinstance(value, str) or not re.fullmatch(AGENT_NAME_PATTERN, value):
+        raise ValueError(f"agentType {value!r} is not an agent's name (upper case, e.g. TRIAGE)")
+    return agent_name(value)
 
 
 def kinds_of(request: AnyInterruptRequest) -> list[QuestionKind]:

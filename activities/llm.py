@@ -75,7 +75,7 @@ class LlmSettings:
     max_output_tokens: int = LLM_MAX_OUTPUT_TOKENS
     """``max_completion_tokens`` of every request (LLM_MAX_OUTPUT_TOKENS)."""
     agent_max_output_tokens: dict[str, int] = field(default_factory=dict)
-    """Per agent type (LLM_MAX_OUTPUT_TOKENS_<AGENT_TYPE>)."""
+    """Per agent, of any team (LLM_MAX_OUTPUT_TOKENS_<AGENT>)."""
     temperature: float | None = None
     """Sampling temperature (LLM_TEMPERATURE); None: the endpoint's default."""
     context_tokens: int | None = None
@@ -141,7 +141,9 @@ class LlmSettings:
         """The setting that chooses ``agent``'s model, as error messages name it."""
         if self.is_controller(agent):
             return "CONTROLLER_MODEL"
-        return "AGENT_MODEL, or AGENT_MODEL_<AGENT_TYPE> for this agent"
+        if agent in self.agent_models:
+            return f"AGENT_MODEL_{agent}"
+        return f"AGENT_MODEL, or AGENT_MODEL_{agent} for this agent"
 
 
 def messages_sha256(messages: list[dict[str, Any]]) -> str:

@@ -2,10 +2,11 @@
 
 It answers any ``json_schema`` response format with plausible content derived from the goal and
 walks the graph forward (the first route of each Routing). A scenario makes chosen agents raise
-an interrupt or answer slowly, or makes the run loop: with ``loop=N`` the ORCHESTRATOR_COLLECTOR
-advances again (its first route that is not ``finalResult``, so the whole graph runs once more)
-until the model has answered about N agent calls for that workflow id (counted per worker, across
-continue-as-new; a retried call counts twice), then stops. See ``OfflineScenario.parse``.
+an interrupt or answer slowly, or makes the run loop: with ``loop=N`` an agent that may end the
+run (the software team's ORCHESTRATOR_COLLECTOR) advances again (its first route that is not
+``finalResult``, so the graph runs once more) until the model has answered about N agent calls for
+that workflow id (counted per worker, across continue-as-new; a retried call counts twice), then
+stops. See ``OfflineScenario.parse``.
 """
 
 from __future__ import annotations
@@ -60,7 +61,8 @@ class OfflineScenario:
     context_at: frozenset[str] = frozenset()
     """These agents ask the CONTEXT_MANAGER once before routing on."""
     loop: int | None = None
-    """Agent calls per run before the orchestrator collector may stop; None: it stops at once."""
+    """Agent calls per run before an agent that may end the run (the orchestrator collector) may
+    stop; None: it stops at once."""
     interrupt_agents: frozenset[str] = frozenset()
     """Dispatched agents that ask, by key within their fan-out (``ticket-agent-2``)."""
     fan_out: int = 2
@@ -325,14 +327,11 @@ class OfflineModel(httpx2.AsyncBaseTransport):
         return taken == call
 
     def _loops(self, node: Node | None) -> bool:
-        """Whether the orchestrator collector must go round again (the ``loop`` scenario)."""
+        """Whether an agent that may end the run goes round again instead (the ``loop``
+        scenario): it takes its first route that is not END (the software team's only such
+        agent is the orchestrator collector; an agent without a route to END is not changed)."""
         loop = self.scenario.loop
-        return (
-            loop is not None
-            and node is not None
-            and node.agent_type is AgentType.ORCHESTRATOR_COLLECTOR
-            and self._calls[_workflow_id()] < loop
-        )
+        return loop is not None and node is not None and self._calls[_workflow_id()] < loop
 
     def _wants_interrupt(self, agent: str, messages: list[dict[str, Any]]) -> bool:
         """A supervisor's message always wins; an answered question is not asked again."""

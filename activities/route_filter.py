@@ -10,13 +10,15 @@ for its LLM call, once per route per worker (no extra activity hop).
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Set
 from typing import Any
 
 from agent_interrupts.activities.output_schema import OutputProfile, decoder_schema
 from agent_interrupts.models.agent_types import AgentType
 from agent_interrupts.models.interrupts import InterruptRouting
 from agent_interrupts.models.routing import Routing
+from agent_interrupts.models.team import Team
+from agent_interrupts.models.team_spec import Role
 
 ROUTE_OF: dict[str, str] = {
     agent: route for agent in AgentType if (route := InterruptRouting.route_for(agent)) is not None
@@ -36,31 +38,30 @@ def routing_schema(
     return decoder_schema(model, profile, None if keep is None else (keep,))
 
 
-ROUND_TARGETS = frozenset(
-    {
-        AgentType.ORCHESTRATOR,
-        AgentType.DISCOVERY_ORCHESTRATOR,
-        AgentType.PLANNING_ORCHESTRATOR,
-        AgentType.TICKET_ORCHESTRATOR,
-        AgentType.CONTEXT_MANAGER,
-    }
-)
-"""The agents a route sends a run round again to: the orchestrator and each phase's orchestrator
-(the phase again), and the context manager (the detour a model takes when routing back is
-closed: SmolLM2's discovery collector went there twelve times in a row)."""
+ROUND_ROLES = (Role.ORCHESTRATOR, Role.CONTEXT_MANAGER)
+"""The roles a route sends a run round again to: each orchestrator (its phase again; the
+software team's orchestrator and its phase orchestrators, a declared team's orchestrator such
+as incident-response's TRIAGE), and the context manager (the detour a model takes when routing
+back is closed: SmolLM2's discovery collector went there twelve times in a row)."""
+
+
+def round_targets(team: Team) -> frozenset[str]:
+    """``team``'s agents whose routes the phase-round guard closes (``ROUND_ROLES``)."""
+    return team.with_role(*ROUND_ROLES)
 
 
 def closed_routes(
-    model: type[Routing], runs: Mapping[str, int], max_rounds: int | None
+    model: type[Routing], runs: Mapping[str, int], max_rounds: int | None, targets: Set[str]
 ) -> dict[str, str]:
     """The routes of ``model`` a model may no longer take, by JSON name, each with why: those to
-    a ROUND_TARGETS agent that already ran ``max_rounds`` times in the run (None: no route
-    closes). Asking a person is never among them: a looping model moves on or asks."""
+    an agent of ``targets`` (``round_targets`` of the run's team) that already ran
+    ``max_rounds`` times in the run (None: no route closes). Asking a person is never among
+    them: a looping model moves on or asks."""
     if max_rounds is None:
         return {}
     closed = {}
     for route, target in model.route_aliases().items():
-        if target in ROUND_TARGETS:
+        if target in targets:
             ran = runs.get(target, 0)
             if ran >= max_rounds:
                 closed[route] = (

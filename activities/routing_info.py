@@ -13,10 +13,12 @@ import typing
 from dataclasses import dataclass
 from typing import Any
 
-from agent_interrupts.models.agent_types import AgentType, RouteTarget, Terminal
+from agent_interrupts.models.agent_types import RouteTarget, Terminal
 from agent_interrupts.models.base import WireModel
 from agent_interrupts.models.interrupts import InterruptRequestBase
 from agent_interrupts.models.routing import Routing
+from agent_interrupts.models.team import Team
+from agent_interrupts.models.team_spec import Role
 
 INTERRUPT_LABEL = "INTERRUPT (unified handler)"
 """The one interrupt node every routing agent can route to (research R8)."""
@@ -63,16 +65,15 @@ def route_options(model: type[WireModel]) -> tuple[RouteOption, ...]:
     return tuple(options)
 
 
-def forward_route(model: type[WireModel]) -> RouteOption | None:
-    """The first route that moves the work on: not the interrupt, not the context manager.
+def forward_route(model: type[WireModel], team: Team) -> RouteOption | None:
+    """The first route that moves the work on: not the interrupt, not to an agent whose role in
+    ``team`` is the context manager.
 
     The offline model walks the graph by the same rule (its ``_pick_route``).
     """
+    detours = team.with_role(Role.CONTEXT_MANAGER)
     for option in route_options(model):
-        if (
-            option.target is not Terminal.INTERRUPT
-            and option.target is not AgentType.CONTEXT_MANAGER
-        ):
+        if option.target is not Terminal.INTERRUPT and option.target not in detours:
             return option
     return None
 

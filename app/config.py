@@ -11,7 +11,7 @@ from __future__ import annotations
 import ipaddress
 import os
 import re
-from collections.abc import Mapping
+from collections.abc import Collection, Iterable, Mapping
 from dataclasses import dataclass, field
 from datetime import timedelta
 from pathlib import Path
@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 from temporalio.envconfig import ClientConfigProfile
 
 from agent_interrupts.app.people import checked_name, person_name
-from agent_interrupts.models.agent_types import AgentType
+from agent_interrupts.models.agent_types import AGENT_NAME_PATTERN
 from agent_interrupts.models.policies import (
     LLM_ENDPOINT_ATTEMPTS,
     LLM_MAX_OUTPUT_TOKENS,
@@ -32,6 +32,7 @@ if TYPE_CHECKING:  # the activities' settings load where they are read (commands
     from agent_interrupts.activities.llm import LlmSettings
     from agent_interrupts.activities.notify import NotifySettings
     from agent_interrupts.activities.output_schema import OutputProfile
+    from agent_interrupts.models.team_spec import TeamSpec
 
 DEFAULT_TASK_QUEUE = "agents"
 DEFAULT_NAMESPACE = "default"
@@ -258,49 +259,82 @@ SMALL_MODEL_SETTINGS: dict[str, str] = {
 with SmolLM2-135M on 2 cores, README "Small local models")."""
 
 
-def small_model_output_limits() -> dict[str, str]:
+def small_model_output_limits(teams: Iterable[TeamSpec] = ()) -> dict[str, str]:
     """``LLM_PROFILE=small``'s output limits: each agent's the longest reply its small schema
     admits (``longest_reply``), so no reply is cut off; LLM_MAX_OUTPUT_TOKENS, for the calls
-    that answer questions, the longest of theirs (any resume route, the reviewer's decision)."""
+    that answer questions, the longest of theirs (any resume route, the reviewer's decision).
+    The software team's agents, and ``teams``' (the declared teams a worker serves: an agent
+    name two teams share takes the longer limit)."""
     from agent_interrupts.activities.output_schema import (
         OutputProfile,
         longest_reply,
         shared_decoder_schema,
     )
-    from agent_interrupts.activities.route_filter import ROUTE_OF, routing_schema
-    from agent_interrupts.models.graph import NODES
+    from agent_interrupts.activities.route_filter import routing_schema
     from agent_interrupts.models.interrupt_flow import AgentReviewDecision
+    from agent_interrupts.models.team_build import build_team, team_of
 
     small = OutputProfile.SMALL
-    limits = {
-        f"LLM_MAX_OUTPUT_TOKENS_{agent}": str(
-            longest_reply(shared_decoder_schema(node.output_model, small))
-        )
-        for agent, node in NODES.items()
-    }
-    answering = [routing_schema(route, small) for route in ROUTE_OF.values()]
-    answering.append(shared_decoder_schema(AgentReviewDecision, small))
+    longest: dict[str, int] = {}
+    answering = [shared_decoder_schema(AgentReviewDecision, small)]
+    for team in [team_of(None), *(build_team(spec) for spec in teams)]:
+        for agent, node in team.nodes.items():
+            reply = longest_reply(shared_decoder_schema(node.output_model, small))
+            longest[agent] = max(reply, longest.get(agent, 0))
+        routing = team.interrupt_routing
+        answering += [routing_schema(route, small, routing) for route in routing.route_aliases()]
+    limits = {f"LLM_MAX_OUTPUT_TOKENS_{agent}": str(n) for agent, n in longest.items()}
     limits["LLM_MAX_OUTPUT_TOKENS"] = str(max(map(longest_reply, answering)))
     return limits
 
 
-def llm_settings_from_env(env: Mapping[str, str] = os.environ) -> LlmSettings:
-    """OPENAI_API_KEY, OPENAI_BASE_URL, AGENT_MODEL, AGENT_MODEL_<AGENT_TYPE> overrides and
-    CONTROLLER_MODEL (answers AGENT_REVIEW questions and timeout escalations); LLM_PROFILE
-    (``small``: SMALL_MODEL_SETTINGS are the defaults)."""
+MODEL_PREFIX = "AGENT_MODEL_"
+OUTPUT_TOKENS_PREFIX = "LLM_MAX_OUTPUT_TOKENS_"
+PER_AGENT_PREFIXES = (MODEL_PREFIX, OUTPUT_TOKENS_PREFIX)
+"""The per-agent settings: ``AGENT_MODEL_<AGENT>`` and ``LLM_MAX_OUTPUT_TOKENS_<AGENT>``, for
+an agent of any team (the software team's, a declared team's) or the handler's calls."""
+_AGENT_NAME = re.compile(AGENT_NAME_PATTERN)
+
+
+def agents_named(env: Mapping[str, str], prefix: str) -> list[str]:
+    """The agents the environment's ``<prefix><AGENT>`` settings name (set, not empty), sorted:
+    any name an agent may have, of any team."""
+    return sorted(
+        name.removeprefix(prefix)
+        for name, value in env.items()
+        if name.startswith(prefix) and value and _AGENT_NAME.match(name.removeprefix(prefix))
+    )
+
+
+def unknown_agent_settings(env: Mapping[str, str], agents: Collection[str]) -> list[str]:
+    """A line for each per-agent setting (``PER_AGENT_PREFIXES``) that names none of ``agents``
+    (the agents of the teams a worker serves, and the handler's calls): it changes nothing."""
+    return [
+        f"{prefix}{agent} names no agent of the teams this worker serves, so it changes "
+        "nothing; spell the agent's name as its team declares it (docs/teams.md), or serve its "
+        "team (AGENTS_TEAMS)"
+        for prefix in PER_AGENT_PREFIXES
+        for agent in agents_named(env, prefix)
+        if agent not in agents
+    ]
+
+
+def llm_settings_from_env(
+    env: Mapping[str, str] = os.environ, teams: Iterable[TeamSpec] = ()
+) -> LlmSettings:
+    """OPENAI_API_KEY, OPENAI_BASE_URL, AGENT_MODEL, AGENT_MODEL_<AGENT> overrides (any team's
+    agent) and CONTROLLER_MODEL (answers AGENT_REVIEW questions and timeout escalations);
+    LLM_PROFILE (``small``: SMALL_MODEL_SETTINGS are the defaults, with the output limits of the
+    software team's agents and ``teams``')."""
     from agent_interrupts.activities.llm import DEFAULT_MODEL, LlmSettings
     from agent_interrupts.activities.output_schema import OutputProfile
     from agent_interrupts.activities.redaction import redact
 
     profile = _profile(env.get("LLM_PROFILE", "").strip())
     if profile is OutputProfile.SMALL:
-        limits = {} if env.get("LLM_MAX_OUTPUT_TOKENS") else small_model_output_limits()
+        limits = {} if env.get("LLM_MAX_OUTPUT_TOKENS") else small_model_output_limits(teams)
         env = {**SMALL_MODEL_SETTINGS, **limits, **env}
-    overrides = {
-        agent.value: env[f"AGENT_MODEL_{agent.value}"]
-        for agent in AgentType
-        if env.get(f"AGENT_MODEL_{agent.value}")
-    }
+    overrides = {agent: env[f"AGENT_MODEL_{agent}"] for agent in agents_named(env, MODEL_PREFIX)}
     if env.get("OPENAI_BASE_URL") and not env.get("OPENAI_API_KEY"):
         raise ValueError(
             f"OPENAI_BASE_URL is {redact(env['OPENAI_BASE_URL'])} but OPENAI_API_KEY is unset: "
@@ -321,9 +355,8 @@ def llm_settings_from_env(env: Mapping[str, str] = os.environ) -> LlmSettings:
         validation_attempts=_positive(env, "LLM_VALIDATION_ATTEMPTS", LLM_VALIDATION_ATTEMPTS),
         max_output_tokens=_positive(env, "LLM_MAX_OUTPUT_TOKENS", LLM_MAX_OUTPUT_TOKENS),
         agent_max_output_tokens={
-            agent.value: _positive(env, f"LLM_MAX_OUTPUT_TOKENS_{agent.value}", 1)
-            for agent in AgentType
-            if env.get(f"LLM_MAX_OUTPUT_TOKENS_{agent.value}")
+            agent: _positive(env, f"LLM_MAX_OUTPUT_TOKENS_{agent}", 1)
+            for agent in agents_named(env, OUTPUT_TOKENS_PREFIX)
         },
         temperature=_temperature(env.get("LLM_TEMPERATURE", "").strip()),
         context_tokens=_positive(env, "LLM_CONTEXT_TOKENS", 0) or None,

@@ -5,10 +5,10 @@ again from the call input recorded in history and checked against the call's rec
 fingerprint, and the validated output it gave. The builders are pure; ``export`` streams runs one
 chain at a time, in a deterministic order, without duplicates.
 
-Kinds: ``delegation`` (the four orchestrators), ``consolidation`` (the four collectors),
-``report`` (every other agent: dispatched agents, dispatch nodes, review, merger, context
-manager; a declared team's agent by its role: orchestrator delegation, collector
-consolidation, any other report), ``interrupt`` (any agent's call that asked a question
+Kinds, by the agent's role in the run's team (``KIND_BY_ROLE``): ``delegation`` (an
+orchestrator: the software team's four), ``consolidation`` (a collector: its four), ``report``
+(every other role: dispatched agents, dispatchers, single agents, reviewer, merger, context
+manager), ``interrupt`` (any agent's call that asked a question
 instead of routing on), ``resolution`` (the question and its context -> the answer that was
 used: the controller's example, with the reviewer's prompt and AgentReviewDecision as output),
 ``translation`` (answer -> the run's team's handler routing filtered to the one route: the
@@ -40,7 +40,6 @@ from agent_interrupts.app.history import RecordedCall, RecordedInterrupt, Record
 from agent_interrupts.app.lineage_records import closing_records
 from agent_interrupts.app.tool_steps import offered_tools, transcripts
 from agent_interrupts.models.agent_call import CallRecord
-from agent_interrupts.models.agent_types import AgentType
 from agent_interrupts.models.interrupt_flow import (
     AgentReviewDecision,
     ChoiceDecision,
@@ -64,28 +63,6 @@ class Kind(StrEnum):
     TRANSLATION = "translation"
 
 
-_DELEGATING = {
-    AgentType.ORCHESTRATOR,
-    AgentType.DISCOVERY_ORCHESTRATOR,
-    AgentType.PLANNING_ORCHESTRATOR,
-    AgentType.TICKET_ORCHESTRATOR,
-}
-_CONSOLIDATING = {
-    AgentType.DISCOVERY_COLLECTOR,
-    AgentType.PLANNING_COLLECTOR,
-    AgentType.TICKET_COLLECTOR,
-    AgentType.ORCHESTRATOR_COLLECTOR,
-}
-KIND_BY_AGENT: dict[str, Kind] = {
-    agent: Kind.DELEGATION
-    if agent in _DELEGATING
-    else Kind.CONSOLIDATION
-    if agent in _CONSOLIDATING
-    else Kind.REPORT
-    for agent in AgentType
-}
-"""The kind of a software agent's example when it routed on (a question is always
-``interrupt``)."""
 KIND_BY_ROLE: dict[Role, Kind] = {
     Role.ORCHESTRATOR: Kind.DELEGATION,
     Role.COLLECTOR: Kind.CONSOLIDATION,
@@ -94,16 +71,16 @@ KIND_BY_ROLE: dict[Role, Kind] = {
     Role.AGENT: Kind.REPORT,
     Role.REVIEWER: Kind.REPORT,
     Role.MERGER: Kind.REPORT,
+    Role.CONTEXT_MANAGER: Kind.REPORT,
 }
-"""The kind of a declared team's agent's example, by the agent's role in the team."""
+"""The kind of an agent's example when it routed on (a question is always ``interrupt``), by
+the agent's role in the run's team: the software team's as any other's."""
 
 
 def kind_of(agent: str, team: Team) -> Kind:
-    """The kind of ``agent``'s example when it routed on, in the run's ``team``."""
-    roles = {a.name: a.role for a in team.spec.agents} if team.spec is not None else {}
-    if agent not in roles:  # the software team's agent (of a team that extends it, too)
-        return KIND_BY_AGENT.get(agent, Kind.REPORT)
-    return KIND_BY_ROLE[roles[agent]]
+    """The kind of ``agent``'s example when it routed on, in the run's ``team`` (an agent the
+    team does not have: ``report``)."""
+    return KIND_BY_ROLE[team.role(agent)]
 
 
 class Format(StrEnum):

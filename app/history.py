@@ -171,15 +171,14 @@ class _Recorded:
     asked: dict[str, dict[str, Any]] = field(default_factory=dict)
     """Interrupt children's inputs by the node that asked: a question the workflow raised for
     dispatched agents has no agent call, so its node's request and question are read here."""
+    teams: dict[str, TeamPin | None] = field(default_factory=dict)
+    """The team of the run whose node asked (its dispatcher's output is that team's)."""
     tool_calls: dict[str, dict[str, ToolTrace]] = field(default_factory=dict)
     """Each node's tool calls, from all its rounds' replies, by call id."""
-    pin: TeamPin | None = None
-    """The runs' pinned team (None: the software team): a dispatch node is looked up in it."""
 
     async def read(self, client: Client, handle: WorkflowHandle) -> str | None:
         """Take in one run's history; return the run it continued from, if any."""
         run = await _run_events(client, handle)
-        self.pin = run.pin or self.pin
         for _, call, reply in run.calls:
             self.requests[call.node_id] = {**call.request, "goal": ""}
             self.outputs[call.node_id] = reply.output
@@ -187,6 +186,7 @@ class _Recorded:
             traces.update((t.call_id, t) for t in reply.tool_trace)
         for child in run.children:
             self.asked[child.asked.origin_node_id] = child.asked.to_wire()
+            self.teams[child.asked.origin_node_id] = child.asked.team
             if child.outcome is not None:
                 self.resolutions[child.workflow_id] = child.outcome.routing
         return run.previous_run_id or None
@@ -225,7 +225,7 @@ class _Recorded:
                 entry.summary,
                 entry.context_id,
                 entry.upstream_context_ids,
-                team_of(self.pin),
+                team_of(self.teams.get(node)),
             )
         if entry.kind is EntryKind.INTERRUPT:
             question = (self.outputs.get(node) or {}).get("interruptRequest") or job.get("request")
@@ -423,8 +423,6 @@ class _RunEvents:
     calls: list[tuple[int, AgentCall, AgentReply]] = field(default_factory=list)
     children: list[_Child] = field(default_factory=list)
     diffs: dict[str, str] = field(default_factory=dict)
-    pin: TeamPin | None = None
-    """The run's pinned team (None: the software team)."""
 
 
 async def _run_events(client: Client, handle: WorkflowHandle) -> _RunEvents:
@@ -442,7 +440,6 @@ async def _run_events(client: Client, handle: WorkflowHandle) -> _RunEvents:
     async for event in handle.fetch_history_events():
         if (pinned := pins.read(event)) is not None:
             remember(pinned)
-            run.pin = pinned
         kind = event.event_type
         if kind == EventType.EVENT_TYPE_WORKFLOW_EXECUTION_STARTED:
             started = event.workflow_execution_started_event_attributes

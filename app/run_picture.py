@@ -21,11 +21,12 @@ from html import escape
 from rich.table import Table
 from rich.text import Text
 
-from agent_interrupts.models.agent_types import AgentType, Terminal, is_agent
+from agent_interrupts.models.agent_types import Terminal, is_agent
 from agent_interrupts.models.graph import SOFTWARE_TEAM
 from agent_interrupts.models.state import EntryKind, HistoryEntry, OrchestratorStatus
 from agent_interrupts.models.team import Team
 from agent_interrupts.models.team_build import team_of
+from agent_interrupts.models.team_spec import Role
 
 
 class NodeState(StrEnum):
@@ -255,20 +256,22 @@ def mermaid(team: Team) -> str:
     """The graph as a mermaid flowchart, read from the team's node table and Routing models:
     each agent and where its routes lead; a dispatch node fans out to N agents whose results
     come back to it. Every agent may also ask a question (the one INTERRUPT node, whose answer
-    goes back to the agent that asked, or on to another agent) and (in the software team) ask
-    the context manager, which hands back: those edges are drawn once, not from every node."""
+    goes back to the agent that asked, or on to another agent) and ask the team's context manager
+    (an agent of that role: the software team's), which hands back: those edges are drawn once,
+    not from every node."""
     lines = ["flowchart TD"]
     for agent in team.nodes:
         lines.append(f'    {agent}["{agent}"]')
     lines.append('    END(["END: the final result"])')
+    detours = team.with_role(Role.CONTEXT_MANAGER) & set(team.nodes)
     for agent, node in team.nodes.items():
-        if agent is AgentType.CONTEXT_MANAGER:
+        if agent in detours:
             continue
         if node.dispatches is not None:
             lines.append(f"    {agent} -->|N in parallel| {node.dispatches}")
         seen: set[str] = set()
         for target in node.output_model.route_fields.values():
-            if target in (Terminal.INTERRUPT, AgentType.CONTEXT_MANAGER) or target in seen:
+            if target is Terminal.INTERRUPT or target in detours or target in seen:
                 continue
             seen.add(target)
             if agent in team.dispatched:
@@ -277,8 +280,7 @@ def mermaid(team: Team) -> str:
                 lines.append(f"    {agent} --> {target}")
     lines.append('    ANY(["any agent"]) -.->|a question| INTERRUPT{{"INTERRUPT"}}')
     lines.append("    INTERRUPT -.->|the answer: back, or on to another agent| ANY")
-    if AgentType.CONTEXT_MANAGER not in team.nodes:
-        return "\n".join(lines)
-    lines.append("    ANY -.->|asks for context| CONTEXT_MANAGER")
-    lines.append("    CONTEXT_MANAGER -.->|RETURN| ANY")
+    for agent in sorted(detours):
+        lines.append(f"    ANY -.->|asks for context| {agent}")
+        lines.append(f"    {agent} -.->|RETURN| ANY")
     return "\n".join(lines)

@@ -17,16 +17,19 @@ from agent_interrupts.activities.agreement import Agreement, QuestionKind, verdi
 from agent_interrupts.app.export import plural, select_runs
 from agent_interrupts.app.history import RecordedRun, read_run
 from agent_interrupts.models.agent_types import AgentType
+from agent_interrupts.models.errors import TeamNotHere
 from agent_interrupts.models.ids import parse_context_id
 from agent_interrupts.models.interrupt_flow import ShadowAnswer
 from agent_interrupts.models.interrupts import (
     AnyInterruptRequest,
+    DispatchedAgentInterruptRequest,
     InterruptResolution,
     InterruptType,
     OptionKey,
     ResolvedBy,
 )
-from agent_interrupts.models.team_spec import SOFTWARE_TEAM_NAME
+from agent_interrupts.models.team_build import team_of
+from agent_interrupts.models.team_spec import SOFTWARE_TEAM_NAME, Role, TeamPin
 
 SC011_TAGS, SC011_QUERIES, SC011_REFERENCES = 5, 3, 10
 _REVIEWERS = (ResolvedBy.AGENT_REVIEW, ResolvedBy.TIMEOUT_ESCALATION)
@@ -97,7 +100,8 @@ class Tally:
     agreement: dict[tuple[str, QuestionKind], Agreement] = field(default_factory=dict)
     """By the asking agent (``team/AGENT`` for a declared team's) and the question kind."""
     asked: dict[tuple[str, str], AskedBy] = field(default_factory=dict)
-    """Questions by the run's team and the agent that asked, in the order first seen."""
+    """Questions by the run's team and the agent that asked (a dispatched agent's own, though
+    its dispatcher raised it), in the order first seen."""
 
     def add(self, run: RecordedRun) -> None:
         """Count one run chain."""
@@ -114,7 +118,9 @@ class Tally:
             self.interrupts += 1
             request = (it.translation or it.asked).request
             team = it.asked.team.name if it.asked.team is not None else SOFTWARE_TEAM_NAME
-            self.asked.setdefault((team, str(it.asked.origin)), AskedBy()).add(request)
+            for agent, own in _own_questions(it.asked.origin, request):
+                role = _role(it.asked.team, agent)
+                self.asked.setdefault((team, agent), AskedBy(role)).add(own)
             self.with_choice += bool(request.choices)
             self.choices += len(request.choices)
             self.recommended += sum(c.recommended is not None for c in request.choices)
@@ -274,6 +280,7 @@ class Tally:
                 "tokens (prompt / completion)", f"{self.prompt_tokens} / {self.completion_tokens}"
             ),
             *self._asked_lines(),
+            *self._role_lines(),
             *self._agreement_lines(),
         ]
 
@@ -293,6 +300,7 @@ class Tally:
                     figures={
                         "team": team,
                         "agentType": agent,
+                        "role": asked.role.value,
                         "questions": asked.questions,
                         "byType": dict(asked.by_type),
                         "byKind": {k.value: n for k, n in asked.kinds.items()},
@@ -300,6 +308,16 @@ class Tally:
                 )
             )
         return lines
+
+    def _role_lines(self) -> list[Line]:
+        """Questions per role of the agents that asked them, over every team."""
+        by_role: dict[str, int] = {}
+        for asked in self.asked.values():
+            by_role[asked.role.value] = by_role.get(asked.role.value, 0) + asked.questions
+        if not by_role:
+            return []
+        value = ", ".join(f"{role} {n}" for role, n in sorted(by_role.items()))
+        return [Line("questions by role", value, figures={"byRole": by_role})]
 
     def _agreement_lines(self) -> list[Line]:
         """The controller's shadow answers against people's, per agent type and kind."""
@@ -346,6 +364,8 @@ class Tally:
 class AskedBy:
     """One agent's questions: how many, by type, and their decisions by kind."""
 
+    role: Role = Role.AGENT
+    """The agent's role in its team."""
     questions: int = 0
     by_type: dict[str, int] = field(default_factory=dict)
     kinds: dict[QuestionKind, int] = field(
@@ -357,6 +377,25 @@ class AskedBy:
         self.by_type[request.type.value] = self.by_type.get(request.type.value, 0) + 1
         self.kinds[QuestionKind.CHOICE] += len(request.choices)
         self.kinds[QuestionKind.CONFIRMATION] += len(request.confirmation_items)
+
+
+def _own_questions(
+    origin: str, request: AnyInterruptRequest
+) -> list[tuple[str, AnyInterruptRequest | DispatchedAgentInterruptRequest]]:
+    """Each asking agent's own question: a dispatcher's question that carries its dispatched
+    agents' questions is theirs, one each; any other is ``origin``'s."""
+    carried = getattr(request, "agent_questions", None) or []
+    if not carried:
+        return [(str(origin), request)]
+    return [(str(q.request.origin), q.request) for q in carried]
+
+
+def _role(pin: TeamPin | None, agent: str) -> Role:
+    """``agent``'s role in the run's team (``Role.AGENT`` when that team is not known here)."""
+    try:
+        return team_of(pin).role(agent)
+    except TeamNotHere:
+        return Role.AGENT
 
 
 def _agent_label(team: str, agent: str) -> str:

@@ -4,12 +4,14 @@ Environment: Temporal's standard connection settings (``TEMPORAL_ADDRESS``, defa
 stack of ``AGENTS_STATE_DIR`` when it runs, else 127.0.0.1:``AGENTS_PORT``;
 ``TEMPORAL_NAMESPACE``, ``TEMPORAL_API_KEY``, ``TEMPORAL_TLS_*``, profiles),
 ``TEMPORAL_TASK_QUEUE`` (default ``agents``); OPENAI_API_KEY, OPENAI_BASE_URL, AGENT_MODEL,
-AGENT_MODEL_<AGENT_TYPE>; without OPENAI_API_KEY the offline model answers, shaped by
+AGENT_MODEL_<AGENT>; without OPENAI_API_KEY the offline model answers, shaped by
 OFFLINE_SCENARIO (docs/models.md), and OPENAI_BASE_URL without a key refuses to start. A model
 the endpoint does not list (or an endpoint that does not answer) is a WARNING at start, and so is
-a server whose payload limit is under ``SERVER_PAYLOAD_BYTES`` (docs/operators.md). SIGTERM or
-Ctrl-C lets running activities finish for up to AGENTS_WORKER_DRAIN_SECONDS (default 10) before it
-stops; a second one stops it at once.
+a server whose payload limit is under ``SERVER_PAYLOAD_BYTES`` (docs/operators.md); a per-agent
+setting (``AGENT_MODEL_<AGENT>``, ``LLM_MAX_OUTPUT_TOKENS_<AGENT>``) that names no agent of the
+teams it serves is a ``warning:`` line, and an AGENT_AUTONOMY_POLICY that does refuses to start.
+SIGTERM or Ctrl-C lets running activities finish for up to AGENTS_WORKER_DRAIN_SECONDS (default
+10) before it stops; a second one stops it at once.
 """
 
 from __future__ import annotations
@@ -23,12 +25,14 @@ from datetime import timedelta
 
 from temporalio.worker import Worker
 
+from agent_interrupts.activities.autonomy import AutonomySettings
 from agent_interrupts.activities.offline_model import OfflineScenario
 from agent_interrupts.app.config import (
     TemporalSettings,
     llm_settings_from_env,
     notify_settings_from_env,
     stuck_check_seconds,
+    unknown_agent_settings,
     worker_drain,
     worker_max_activities,
     worker_sticky,
@@ -42,7 +46,7 @@ from agent_interrupts.app.model_context import with_served_context
 from agent_interrupts.app.process_exit import exit_now
 from agent_interrupts.app.stack import HOST, LocalStack, worker_settings
 from agent_interrupts.app.stuck import StuckRunWatch
-from agent_interrupts.app.worker_setup import build_worker
+from agent_interrupts.app.worker_setup import build_worker, served_agents
 from agent_interrupts.models.team_files import configured_teams
 from agent_interrupts.models.team_spec import SOFTWARE_TEAM_NAME
 
@@ -73,7 +77,9 @@ async def main(argv: list[str]) -> int:
         team_agents = [a.name for team in teams.values() for a in team.agents]
         scenario = OfflineScenario.parse(os.environ.get("OFFLINE_SCENARIO"), team_agents)
         notify = notify_settings_from_env()
-        llm = llm_settings_from_env()
+        llm = llm_settings_from_env(os.environ, teams.values())
+        agents = served_agents(teams)
+        autonomy = AutonomySettings.from_env(os.environ, agents)
         watch_every = stuck_check_seconds()
         drain = worker_drain()
         sticky = worker_sticky()
@@ -84,7 +90,7 @@ async def main(argv: list[str]) -> int:
         for line in str(err).splitlines():
             print(f"error: {line}", file=sys.stderr)
         return 2
-    for warning in settings.warnings:
+    for warning in [*settings.warnings, *unknown_agent_settings(os.environ, agents)]:
         print(f"warning: {warning}", file=sys.stderr)
     address, settings, note = _where(settings)
     if note:
@@ -115,6 +121,7 @@ async def main(argv: list[str]) -> int:
         drain=drain,
         max_activities=max_activities,
         sticky=sticky,
+        autonomy_settings=autonomy,
         teams=teams,
     )
     stop_on_signals(worker, drain)

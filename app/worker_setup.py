@@ -21,7 +21,7 @@ from agent_interrupts.activities.llm import CONTROLLER, LlmSettings, StructuredL
 from agent_interrupts.activities.notify import NotificationActivities, NotifySettings
 from agent_interrupts.activities.offline_model import OfflineModel, OfflineScenario
 from agent_interrupts.activities.prompting import PromptRenderer
-from agent_interrupts.activities.resolution import ResolutionActivities
+from agent_interrupts.activities.resolution import TRANSLATOR, ResolutionActivities
 from agent_interrupts.activities.round_trip import round_trip
 from agent_interrupts.activities.search_attributes import list_keyword_search_attributes
 from agent_interrupts.activities.shadow_start import ShadowStarter
@@ -32,7 +32,7 @@ from agent_interrupts.activities.tools.workspace import WorkspaceActivities
 from agent_interrupts.app.config import OFFLINE_MAX_ACTIVITIES, WORKER_STICKY_SECONDS
 from agent_interrupts.app.data_converter import with_checked_converter
 from agent_interrupts.models.policies import HEARTBEAT_THROTTLE
-from agent_interrupts.models.team_build import TeamRegistry
+from agent_interrupts.models.team_build import TeamRegistry, team_of
 from agent_interrupts.models.team_spec import TeamSpec
 from agent_interrupts.workflows.interrupt import InterruptWorkflow
 from agent_interrupts.workflows.notifications import NotificationWorkflow
@@ -84,6 +84,15 @@ def openai_client(settings: LlmSettings, offline: OfflineModel | None = None) ->
         max_retries=0,
         timeout=settings.request_timeout.total_seconds(),
     )
+
+
+def served_agents(teams: Mapping[str, TeamSpec]) -> frozenset[str]:
+    """The names a worker's model calls go by: every agent of the teams it serves (the software
+    team's and ``teams``') and the handler's calls (CONTROLLER, TRANSLATOR). Per-agent settings
+    (``AGENT_MODEL_<AGENT>``, ``LLM_MAX_OUTPUT_TOKENS_<AGENT>``) and the autonomy policy name
+    these."""
+    declared = (a.name for spec in teams.values() for a in spec.agents)
+    return frozenset({*team_of(None).nodes, *declared, CONTROLLER, TRANSLATOR})
 
 
 def build_worker(

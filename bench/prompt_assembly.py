@@ -148,7 +148,7 @@ def blackboard(size: int, agent: str | None = None) -> list[HistoryDigestEntry]:
             add(node.agent_type, node_id, "INTERRUPT")
             add(node.agent_type, node_id, "RESOLUTION", "someRequest")
             continue
-        option = forward_route(node.output_model)
+        option = forward_route(node.output_model, SOFTWARE_TEAM)
         add(node.agent_type, node_id, "OUTPUT", option.alias if option else None)
     for who, node_id, kind, route in own:
         add(who, node_id, kind, route)

@@ -14,7 +14,7 @@ LLM_VALIDATION_ATTEMPTS = 3
 (LLM_VALIDATION_ATTEMPTS)."""
 LLM_MAX_OUTPUT_TOKENS = 4096
 """Default output token limit of every request (``max_completion_tokens``); a worker setting
-(LLM_MAX_OUTPUT_TOKENS, per agent LLM_MAX_OUTPUT_TOKENS_<AGENT_TYPE>). A reply cut off there is
+(LLM_MAX_OUTPUT_TOKENS, per agent LLM_MAX_OUTPUT_TOKENS_<AGENT>). A reply cut off there is
 sent back as invalid."""
 AGENT_CALL_MARGIN = timedelta(seconds=30)
 """Time an agent activity needs besides its LLM requests: prompts, validation, heartbeats."""

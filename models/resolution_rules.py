@@ -7,7 +7,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from agent_interrupts.models.agent_types import AgentType, is_agent
+from agent_interrupts.models.agent_types import is_agent
 from agent_interrupts.models.errors import describe_problems
 from agent_interrupts.models.interrupts import (
     AnyInterruptRequest,
@@ -21,6 +21,7 @@ from agent_interrupts.models.interrupts import (
 )
 from agent_interrupts.models.limits import MAX_TEXT_CHARS, clip, echo
 from agent_interrupts.models.team import Team
+from agent_interrupts.models.team_spec import Role
 
 
 def resolution_problems(
@@ -228,13 +229,14 @@ def allowed_route(origin: str | None, reroute_to: str | None, team: Team) -> str
 def redirect_targets(origin: str, team: Team) -> list[str]:
     """The agents a person may send the run on to from ``origin``'s question: the agents its own
     routing may name (the graph's edges), each with a route of the team's handler routing; not
-    the context manager, a detour that returns to the agent that asked."""
+    an agent whose role is the context manager, a detour that returns to the agent that asked."""
     node = team.nodes.get(origin)
     targets = node.output_model.route_aliases().values() if node is not None else ()
+    detours = team.with_role(Role.CONTEXT_MANAGER)
     return [
         str(t)
         for t in targets
-        if is_agent(t) and t not in (origin, AgentType.CONTEXT_MANAGER) and team.route_for(t)
+        if is_agent(t) and t != origin and t not in detours and team.route_for(t)
     ]
 
 

@@ -111,3 +111,30 @@ async def test_a_malformed_base_url_is_a_warning_with_its_password_redacted() ->
     (problem,) = await model_problems(settings)
     assert "does not answer" in problem and "Check OPENAI_BASE_URL" in problem
     assert "s3cret-pass" not in problem
+
+
+def test_per_agent_settings_for_an_agent_no_served_team_has_are_named_at_start(
+    client: Client, tmp_path: Path
+) -> None:
+    """A declared team's agent is a name a per-agent setting may use; a typo is a warning line,
+    and an autonomy policy naming no served agent refuses to start in one line."""
+    env = worker_env(client, "per-agent") | {
+        "AGENTS_STATE_DIR": str(tmp_path),
+        "AGENTS_STUCK_CHECK_SECONDS": "0",
+        "LLM_MAX_OUTPUT_TOKENS_TRIAGE": "900",  # incident-response's, shipped
+        "AGENT_MODEL_TRIAGEE": "gpt-4o",
+    }
+    said = _until_started(env)
+    assert said.count("warning: ") == 1, said
+    assert "warning: AGENT_MODEL_TRIAGEE names no agent of the teams this worker serves" in said
+    policy = tmp_path / "policy.json"
+    policy.write_text('{"kinds": [{"agentType": "TRIAGE", "questionKind": "choice"}]}')
+    env = env | {"AGENT_AUTONOMY_POLICY": str(policy)}
+    assert "warning: AGENT_MODEL_TRIAGEE" in _until_started(env), "TRIAGE is served: it starts"
+    policy.write_text('{"kinds": [{"agentType": "TRIAGEE", "questionKind": "choice"}]}')
+    done = subprocess.run(
+        [sys.executable, "worker.py"], cwd=ROOT, env=env, capture_output=True, text=True, timeout=60
+    )
+    assert done.returncode == 2 and "Traceback" not in done.stderr, done.stderr
+    (line,) = done.stderr.strip().splitlines()
+    assert "names TRIAGEE, no agent of the teams this worker serves" in line

@@ -20,7 +20,6 @@ from temporalio.common import RawValue
 from temporalio.exceptions import ActivityError, ApplicationError
 
 from agent_interrupts.models.agent_call import ContextItem
-from agent_interrupts.models.agent_types import AgentType
 from agent_interrupts.models.errors import (
     DegenerateLoop,
     InvalidInput,
@@ -62,7 +61,7 @@ from agent_interrupts.models.state import (
 )
 from agent_interrupts.models.team import Node
 from agent_interrupts.models.team_build import TeamDefinitionError, TeamFinalResult, team_of
-from agent_interrupts.models.team_spec import declares_no_team
+from agent_interrupts.models.team_spec import Role, declares_no_team
 from agent_interrupts.workflows import blackboard, code_changes
 from agent_interrupts.workflows.asking import (
     QuestionHandedOver,
@@ -447,7 +446,7 @@ class OrchestratorWorkflow:
             request,
             upstream=[*step.upstream_context_ids, *curated_ids],
         )
-        phase = node.phase if agent is not AgentType.CONTEXT_MANAGER else None
+        phase = None if self._book.team.role(agent) is Role.CONTEXT_MANAGER else node.phase
         running = self._book.node_running(node_id, agent, phase)
         show_orchestrator(state.phase, running, None)
         return NodeStart(node_id, request, entry, self._book.context())

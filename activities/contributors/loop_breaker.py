@@ -34,7 +34,7 @@ class InterruptLoopBreakerContributor(PromptContributor):
         count = ctx.interrupts_here
         if count <= self.threshold or ctx.supervised:  # never contradict a supervisor
             return None
-        step = forward_route(ctx.output_model)
+        step = forward_route(ctx.output_model, ctx.team)
         if step is None:
             return None
         return (

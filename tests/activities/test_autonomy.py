@@ -71,9 +71,22 @@ def test_the_policy_file_and_thresholds_name_their_settings(tmp_path: Path) -> N
         {"AGENT_AUTONOMY_POLICY": str(policy), "AGENT_AUTONOMY_MIN_ANSWERS": "3"}
     )
     assert (settings.policy, settings.min_answers, settings.min_agreement) == ({CHOICE}, 3, 0.9)
-    policy.write_text('{"kinds": [{"agentType": "NOBODY", "questionKind": "choice"}]}')
+    policy.write_text('{"kinds": [{"agentType": "nobody", "questionKind": "choice"}]}')
     with pytest.raises(ValueError, match=r"^AGENT_AUTONOMY_POLICY .* is not a policy file"):
         load_policy(policy)
+
+
+def test_the_policy_names_any_teams_agent_and_a_worker_refuses_one_it_does_not_serve(
+    tmp_path: Path,
+) -> None:
+    policy = tmp_path / "policy.json"
+    policy.write_text('{"kinds": [{"agentType": "TRIAGE", "questionKind": "choice"}]}')
+    assert load_policy(policy) == {("TRIAGE", QuestionKind.CHOICE)}
+    assert load_policy(policy, {"TRIAGE", "REVIEW_AGENT"}) == {("TRIAGE", QuestionKind.CHOICE)}
+    with pytest.raises(ValueError) as refused:
+        AutonomySettings.from_env({"AGENT_AUTONOMY_POLICY": str(policy)}, {"REVIEW_AGENT"})
+    assert "names TRIAGE, no agent of the teams this worker serves" in str(refused.value)
+    assert "AGENTS_TEAMS" in str(refused.value) and "\n" not in str(refused.value)
     with pytest.raises(ValueError, match="AGENT_AUTONOMY_MIN_AGREEMENT"):
         AutonomySettings.from_env({"AGENT_AUTONOMY_MIN_AGREEMENT": "90%"})
     with pytest.raises(ValueError, match=r"in \(0, 1\], not 20 and 1.5"):

@@ -11,18 +11,21 @@ import pytest
 
 from agent_interrupts.activities.output_schema import REPLY_KEY, strict_schema, variants
 from agent_interrupts.activities.route_filter import (
-    ROUND_TARGETS,
     ROUTE_OF,
     closed_question,
     closed_routes,
+    round_targets,
     routing_schema,
 )
 from agent_interrupts.models.agent_types import AgentType
 from agent_interrupts.models.graph import NODES, SOFTWARE_TEAM
 from agent_interrupts.models.interrupts import InterruptRouting
 from agent_interrupts.models.resolution_rules import allowed_route
+from agent_interrupts.models.team_build import build_team
+from agent_interrupts.models.team_files import builtin_team_files, load_team_file
 
 FULL = strict_schema(InterruptRouting)
+ROUND_TARGETS = round_targets(SOFTWARE_TEAM)
 
 
 def _refs(node: Any) -> set[str]:
@@ -91,23 +94,42 @@ def test_the_translation_schema_is_a_fresh_copy() -> None:
 def test_routes_into_a_phase_close_once_its_entry_agent_ran_the_most_rounds() -> None:
     collector = NODES[AgentType.DISCOVERY_COLLECTOR].output_model
     runs = {AgentType.DISCOVERY_ORCHESTRATOR: 2, AgentType.PLANNING_ORCHESTRATOR: 1}
-    assert closed_routes(collector, runs, None) == {}, "unset: no bound but the step budget"
-    assert closed_routes(collector, runs, 3) == {}
-    closed = closed_routes(collector, runs, 2)
+    assert closed_routes(collector, runs, None, ROUND_TARGETS) == {}, (
+        "unset: no bound but the step budget"
+    )
+    assert closed_routes(collector, runs, 3, ROUND_TARGETS) == {}
+    closed = closed_routes(collector, runs, 2, ROUND_TARGETS)
     assert list(closed) == ["discoveryOrchestratorRequest"]
     assert "DISCOVERY_ORCHESTRATOR already ran 2 times" in closed["discoveryOrchestratorRequest"]
     assert "LLM_MAX_PHASE_ROUNDS=2" in closed["discoveryOrchestratorRequest"]
-    assert list(closed_routes(collector, runs, 1)) == [
+    assert list(closed_routes(collector, runs, 1, ROUND_TARGETS)) == [
         "planningOrchestratorRequest",
         "discoveryOrchestratorRequest",
     ]
+
+
+def test_the_guard_closes_routes_to_every_orchestrator_and_context_manager_by_role() -> None:
+    assert round_targets(SOFTWARE_TEAM) == {
+        AgentType.ORCHESTRATOR,
+        AgentType.DISCOVERY_ORCHESTRATOR,
+        AgentType.PLANNING_ORCHESTRATOR,
+        AgentType.TICKET_ORCHESTRATOR,
+        AgentType.CONTEXT_MANAGER,
+    }
+    incident = build_team(load_team_file(builtin_team_files()["incident-response"]))
+    assert round_targets(incident) == {"TRIAGE"}
+    collector = incident.node("FINDINGS_COLLECTOR").output_model
+    closed = closed_routes(collector, {"TRIAGE": 2}, 2, round_targets(incident))
+    assert list(closed) == ["triageRequest"]
+    assert "TRIAGE already ran 2 times" in closed["triageRequest"]
+    assert closed_routes(collector, {"TRIAGE": 1}, 2, round_targets(incident)) == {}
 
 
 @pytest.mark.parametrize("agent", list(NODES), ids=lambda a: a.value)
 def test_asking_a_person_never_closes(agent: AgentType) -> None:
     model = NODES[agent].output_model
     every_phase_ran = {entry: 9 for entry in ROUND_TARGETS}
-    closed = closed_routes(model, every_phase_ran, 1)
+    closed = closed_routes(model, every_phase_ran, 1, ROUND_TARGETS)
     assert "interruptRequest" in model.route_aliases()
     assert "interruptRequest" not in closed
     asked_too = {**closed, **closed_question(9, 1, supervised=False)}

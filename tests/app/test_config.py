@@ -13,11 +13,16 @@ from agent_interrupts.app.config import (
     TemporalSettings,
     llm_settings_from_env,
     stuck_check_seconds,
+    unknown_agent_settings,
     worker_drain,
     worker_max_activities,
     worker_sticky,
 )
+from agent_interrupts.app.worker_setup import served_agents
 from agent_interrupts.models.graph import NODES
+from agent_interrupts.models.team_build import build_team
+from agent_interrupts.models.team_files import builtin_team_files, load_team_file
+from agent_interrupts.models.team_spec import TeamSpec
 
 PROFILES = """
 [profile.default]
@@ -126,6 +131,52 @@ def test_a_slow_model_is_a_setting_not_a_code_edit() -> None:
     assert llm.max_tokens_for("REVIEW_AGENT")[0] == 128
     assert llm.temperature == 0.2 and llm.endpoint_attempts == 7 and llm.max_phase_rounds == 3
     assert llm.max_questions == 4
+
+
+def test_per_agent_settings_name_any_teams_agent_and_a_worker_warns_of_one_it_does_not_serve() -> (
+    None
+):
+    env = {
+        "OPENAI_API_KEY": "k",
+        "AGENT_MODEL": "big",
+        "AGENT_MODEL_TRIAGE": "triage-model",
+        "AGENT_MODEL_REVIEW_AGENT": "reviewer-model",
+        "LLM_MAX_OUTPUT_TOKENS_TRIAGE": "777",
+        "AGENT_MODEL_TRIAGEE": "typo",
+        "AGENT_MODEL_INVESTIGATOR": "",
+    }
+    llm = llm_settings_from_env(env)
+    assert llm.model_for("TRIAGE") == "triage-model" and llm.setting_for("TRIAGE") == (
+        "AGENT_MODEL_TRIAGE"
+    )
+    assert llm.model_for("REVIEW_AGENT") == "reviewer-model"
+    assert llm.model_for("INVESTIGATOR") == "big", "an empty setting is unset"
+    assert (
+        llm.setting_for("INVESTIGATOR") == "AGENT_MODEL, or AGENT_MODEL_INVESTIGATOR for this agent"
+    )
+    assert llm.max_tokens_for("TRIAGE") == (777, "LLM_MAX_OUTPUT_TOKENS_TRIAGE")
+    with pytest.raises(ValueError, match="LLM_MAX_OUTPUT_TOKENS_TRIAGE"):
+        llm_settings_from_env({"LLM_MAX_OUTPUT_TOKENS_TRIAGE": "0"})
+    served = served_agents({"incident-response": _incident_response()})
+    (warning,) = unknown_agent_settings(env, served)
+    assert warning.startswith("AGENT_MODEL_TRIAGEE names no agent of the teams this worker serves")
+    assert unknown_agent_settings(env, {*served, "TRIAGEE"}) == []
+
+
+def _incident_response() -> TeamSpec:
+    return load_team_file(builtin_team_files()["incident-response"])
+
+
+def test_the_small_profile_gives_a_declared_teams_agents_room_for_their_longest_reply() -> None:
+    spec = _incident_response()
+    team = build_team(spec)
+    small = llm_settings_from_env({"LLM_PROFILE": "small"}, [spec])
+    for agent, node in team.nodes.items():
+        longest = longest_reply(decoder_schema(node.output_model, OutputProfile.SMALL))
+        assert small.max_tokens_for(agent) == (longest, f"LLM_MAX_OUTPUT_TOKENS_{agent}")
+    software_only = llm_settings_from_env({"LLM_PROFILE": "small"})
+    assert software_only.max_tokens_for("TRIAGE")[0] < small.max_tokens_for("TRIAGE")[0]
+    assert software_only.max_tokens_for("REVIEW_AGENT") == small.max_tokens_for("REVIEW_AGENT")
 
 
 def test_the_small_profile_is_one_setting_and_every_part_of_it_can_be_overridden() -> None:

@@ -7,6 +7,7 @@ questions."""
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import json
 import re
 from pathlib import Path
@@ -18,6 +19,7 @@ from temporalio.client import Client
 
 from agent_interrupts.activities.llm import LlmSettings, messages_sha256
 from agent_interrupts.activities.offline_model import OfflineModel, OfflineScenario
+from agent_interrupts.activities.routing_info import forward_route
 from agent_interrupts.app import render
 from agent_interrupts.app.config import InboxSettings
 from agent_interrupts.app.export import Format, Kind, export
@@ -26,7 +28,9 @@ from agent_interrupts.app.run_picture import mermaid, node_views, svg
 from agent_interrupts.app.sdk import AgentWorkflowClient
 from agent_interrupts.app.stats import measure
 from agent_interrupts.app.worker_setup import build_worker
+from agent_interrupts.models.resolution_rules import redirect_targets
 from agent_interrupts.models.team_build import TeamFinalResult, build_team, team_of
+from agent_interrupts.models.team_spec import Role
 from tests.support.cli import client_py
 from tests.support.inbox import until_listed
 from tests.support.interrupts import wait_for_interrupt
@@ -184,12 +188,15 @@ async def test_a_finished_declared_team_run_exports_by_role_and_counts_its_quest
     assert stats.returncode == 0, stats.stderr
     lines = {line["name"]: line for line in json.loads(stats.stdout)}
     assert lines["runs"]["value"] == "1" and lines["interrupts per run"]["value"] == "1.00"
-    mine = lines[f"questions of {TINY_TEAM.name}/SURVEY"]
+    mine = lines[f"questions of {TINY_TEAM.name}/SURVEYOR"]  # the dispatched agent asked
+    assert f"questions of {TINY_TEAM.name}/SURVEY" not in lines, "not its dispatcher"
     assert mine["value"] == "1 (HUMAN_REVIEW 1; 1 choice, 1 confirmation)"
     assert mine["figures"]["team"] == TINY_TEAM.name
+    assert mine["figures"]["role"] == "dispatched"
     assert mine["figures"]["byKind"] == {"choice": 1, "confirmation": 1}
+    assert lines["questions by role"]["figures"]["byRole"] == {"dispatched": 1}
     tally = await measure(client, [workflow_id])
-    assert tally.asked[(TINY_TEAM.name, "SURVEY")].questions == 1
+    assert tally.asked[(TINY_TEAM.name, "SURVEYOR")].questions == 1
 
 
 def test_the_picture_and_graph_of_a_declared_team_are_its_own() -> None:
@@ -202,3 +209,21 @@ def test_the_picture_and_graph_of_a_declared_team_are_its_own() -> None:
     assert "SURVEY -->|N in parallel| SURVEYOR" in graph
     assert "SURVEYOR -.->|result| SURVEY" in graph
     assert "LEAD --> END" in graph and "CONTEXT_MANAGER" not in graph
+
+
+def test_a_context_manager_is_found_by_its_role_not_its_name() -> None:
+    """The graph, the loop breaker's next step, the planner's hand-back and the ways on from a
+    question skip the agent whose role is the context manager, whatever its name."""
+    team = build_team(TINY_TEAM)
+    survey = team.node("SURVEY").output_model
+    step = forward_route(survey, team)
+    assert step is not None and step.target == "SUMMARY"
+    helper = dataclasses.replace(team, roles={**team.roles, "SUMMARY": Role.CONTEXT_MANAGER})
+    assert forward_route(survey, helper) is None, "a detour is not the next step"
+    assert "SUMMARY" in helper.not_returnable() and "SUMMARY" not in team.not_returnable()
+    assert redirect_targets("LEAD", team) == ["SURVEY"]
+    assert redirect_targets("SURVEY", team) == ["SUMMARY"]
+    assert redirect_targets("SURVEY", helper) == [], "an answer never continues at a detour"
+    graph = mermaid(helper)
+    assert "ANY -.->|asks for context| SUMMARY" in graph and "SUMMARY -.->|RETURN| ANY" in graph
+    assert "SURVEYOR -.->|result| SURVEY" in graph and "--> SUMMARY" not in graph

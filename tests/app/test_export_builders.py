@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from datetime import UTC, datetime
 from pathlib import Path
@@ -14,7 +15,7 @@ from agent_interrupts.activities.output_schema import REPLY_KEY, decoder_schema
 from agent_interrupts.activities.prompting import PromptRenderer
 from agent_interrupts.activities.result_decorators import decorate
 from agent_interrupts.app.export import (
-    KIND_BY_AGENT,
+    KIND_BY_ROLE,
     ExportSummary,
     Kind,
     Unverifiable,
@@ -37,6 +38,7 @@ from agent_interrupts.models.interrupts import InterruptResolution, ResolvedBy
 from agent_interrupts.models.requests import OrchestratorRequest
 from agent_interrupts.models.results import DiscoveryAgentResult
 from agent_interrupts.models.team_build import build_team
+from agent_interrupts.models.team_spec import Role
 from tests.support.interrupts import GOAL
 from tests.workflows.test_declared_team import TINY_TEAM
 
@@ -81,10 +83,11 @@ def _recorded(agent: AgentType, **record: object) -> tuple[RecordedRun, Recorded
     return RecordedRun("wf-1", [RUN_ID], "add caching", [recorded], []), recorded
 
 
-def test_every_agent_type_has_one_kind_and_the_spec_groups() -> None:
-    assert set(KIND_BY_AGENT) == set(AgentType)
-    delegating = {a for a, k in KIND_BY_AGENT.items() if k is Kind.DELEGATION}
-    consolidating = {a for a, k in KIND_BY_AGENT.items() if k is Kind.CONSOLIDATION}
+def test_every_role_has_one_kind_and_the_software_teams_agents_keep_the_spec_groups() -> None:
+    assert set(KIND_BY_ROLE) == set(Role)
+    kinds = {a: kind_of(a, SOFTWARE_TEAM) for a in AgentType}
+    delegating = {a for a, k in kinds.items() if k is Kind.DELEGATION}
+    consolidating = {a for a, k in kinds.items() if k is Kind.CONSOLIDATION}
     assert {a.value for a in delegating} == {
         "ORCHESTRATOR",
         "DISCOVERY_ORCHESTRATOR",
@@ -287,4 +290,7 @@ def test_a_declared_teams_agents_take_the_kind_of_their_role() -> None:
         "SURVEYOR": Kind.REPORT,
         "SUMMARY": Kind.CONSOLIDATION,
     }
-    assert all(kind_of(a, SOFTWARE_TEAM) is k for a, k in KIND_BY_AGENT.items())
+    assert kind_of("NOT_IN_THE_TEAM", team) is Kind.REPORT
+    roles = {**team.roles, "SUMMARY": Role.REVIEWER, "SURVEY": Role.MERGER}
+    reviewed = dataclasses.replace(team, roles={**roles, "SURVEYOR": Role.CONTEXT_MANAGER})
+    assert {kind_of(a, reviewed) for a in ("SUMMARY", "SURVEY", "SURVEYOR")} == {Kind.REPORT}

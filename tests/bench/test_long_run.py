@@ -15,6 +15,8 @@ from agent_interrupts.models.agent_types import AgentType
 from agent_interrupts.models.graph import NODES
 from agent_interrupts.models.routing import Routing
 from agent_interrupts.models.state import OrchestratorInput
+from agent_interrupts.models.team_build import build_team
+from agent_interrupts.models.team_files import builtin_team_files, load_team_file
 from agent_interrupts.workflows.orchestrator import OrchestratorWorkflow
 from bench.long_run import GOAL, RefusedPayloads, measure, report, watch
 
@@ -98,3 +100,18 @@ def test_a_refused_continue_as_new_is_described_from_the_core_log() -> None:
         "the SDK refuses to upload commands[0].continue_as_new_workflow_execution_command_"
         "attributes.input: 2,343,161 bytes, over the 2,097,152 byte limit"
     )
+
+
+def test_a_declared_teams_agent_that_may_end_the_run_goes_round_again_too() -> None:
+    team = build_team(load_team_file(builtin_team_files()["incident-response"]))
+    model = team.node("REMEDIATION_REVIEW").output_model
+    schema = decoder_schema(model)
+
+    def route(scenario: OfflineScenario) -> str:
+        reply = OfflineModel(scenario).answer(model.__name__, schema, MESSAGES)
+        routing = model.model_validate_json(reply)
+        assert isinstance(routing, Routing)
+        return routing.chosen_route()[0]
+
+    assert route(OfflineScenario()) == "finalResult"
+    assert route(OfflineScenario(loop=1)) == "remediationRequest"

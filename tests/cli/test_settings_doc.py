@@ -3,8 +3,8 @@ and docs/settings.md's tables name no setting that nothing reads.
 
 The names are collected from the code, not listed here: every environment lookup in the package
 (``env.get("X")``, ``env["X"]``, ``os.environ.get("X")``, a helper called with ``env`` and a name,
-a name held in a module constant or looped over from one; ``f"AGENT_MODEL_{...}"`` is the family
-``AGENT_MODEL_<...>``)."""
+a name held in a module constant or looped over from one; ``f"AGENT_MODEL_{...}"`` and the prefix
+``"AGENT_MODEL_"`` are the family ``AGENT_MODEL_<...>``)."""
 
 from __future__ import annotations
 
@@ -37,7 +37,7 @@ def _is_env(node: ast.expr) -> bool:
 def _strings(node: ast.expr | None, constants: dict[str, list[str]]) -> list[str]:
     """The setting names an expression may stand for."""
     if isinstance(node, ast.Constant) and isinstance(node.value, str):
-        return [node.value]
+        return [f"{node.value}<" if node.value.endswith("_") else node.value]  # a prefix
     if isinstance(node, ast.JoinedStr) and isinstance(node.values[0], ast.Constant):
         return [f"{node.values[0].value}<"]  # a family: AGENT_MODEL_<AGENT_TYPE>
     if isinstance(node, ast.Name):

@@ -21,7 +21,7 @@ from agent_interrupts.activities.offline_model import OfflineScenario
 from agent_interrupts.app.history import read_run
 from agent_interrupts.app.sdk import AgentWorkflowClient
 from agent_interrupts.app.stats import Tally
-from agent_interrupts.app.worker_setup import WORKFLOW_RUNNER, build_worker
+from agent_interrupts.app.worker_setup import WORKFLOW_RUNNER, build_worker, served_agents
 from agent_interrupts.models.agent_types import AgentType
 from agent_interrupts.models.interrupt_flow import (
     AutonomyDecision,
@@ -33,6 +33,7 @@ from agent_interrupts.models.interrupt_flow import (
 )
 from agent_interrupts.models.interrupts import InterruptResolution, OptionKey, ResolvedBy
 from agent_interrupts.models.resolution_rules import recommended_resolution
+from agent_interrupts.models.team_files import builtin_team_files, load_team_file
 from agent_interrupts.workflows.interrupt import InterruptWorkflow
 from tests.support.interrupts import (
     interrupt_status,
@@ -152,3 +153,61 @@ async def test_a_persons_answer_overrules_the_controllers_while_it_is_translated
     assert outcome.resolution.resolved_by is ResolvedBy.HUMAN
     assert outcome.resolution.selected_choices == {"cache": OptionKey.B}
     assert TRANSLATED == [ResolvedBy.CONTROLLER_AUTONOMY, ResolvedBy.HUMAN]
+
+
+async def test_a_declared_teams_agent_earns_autonomy_by_its_own_name(
+    client: Client, task_queue: str, tmp_path: Path
+) -> None:
+    """The policy names incident-response's REMEDIATION, and the worker that serves the team
+    takes it; the controller answers that agent's question once it earned it."""
+    spec = load_team_file(builtin_team_files()["incident-response"])
+    teams = {spec.name: spec}
+    path = tmp_path / "policy.json"
+    kinds = [{"agentType": "REMEDIATION", "questionKind": k} for k in ("choice", "confirmation")]
+    path.write_text(json.dumps({"kinds": kinds}))
+    settings = AutonomySettings.from_env(
+        {
+            "AGENT_AUTONOMY_POLICY": str(path),
+            "AGENT_AUTONOMY_MIN_ANSWERS": "1",
+            "AGENT_AUTONOMY_MIN_AGREEMENT": "1",
+        },
+        served_agents(teams),
+    )
+    scenario = OfflineScenario(interrupt_at=frozenset({"REMEDIATION"}))
+    agents = AgentWorkflowClient(client, task_queue)
+    first_id, second_id = f"wf-{uuid.uuid4()}", f"wf-{uuid.uuid4()}"
+    async with build_worker(
+        client,
+        task_queue,
+        LlmSettings(),
+        scenario=scenario,
+        autonomy_settings=settings,
+        teams=teams,
+    ):
+        first = await start(
+            client,
+            task_queue,
+            first_id,
+            shadow_answers=True,
+            controller_autonomy=True,
+            team=spec.name,
+        )
+        pending = (await wait_for_interrupt(first)).pending_interrupt
+        assert pending is not None
+        async with asyncio.timeout(30):
+            while (asked := await interrupt_status(client, pending.workflow_id)).state is not (
+                InterruptState.WAITING
+            ):
+                await asyncio.sleep(0.05)
+        assert any(e.message.startswith("a person answers: REMEDIATION ") for e in asked.events)
+        await agents.resolve(pending.workflow_id, recommended_resolution(asked.request))
+        await first.result()
+        await shadow_answer(client, pending.workflow_id)
+
+        second = await start(
+            client, task_queue, second_id, controller_autonomy=True, team=spec.name
+        )
+        await asyncio.wait_for(second.result(), 60)
+        (it,) = (await read_run(client, second_id)).interrupts
+    assert it.outcome is not None
+    assert it.outcome.resolution.resolved_by is ResolvedBy.CONTROLLER_AUTONOMY

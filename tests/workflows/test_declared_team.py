@@ -227,3 +227,41 @@ async def test_a_declared_agent_whose_model_stays_invalid_asks_a_person(
     offered = " ".join(o.description for c in asked.choices for o in c.options)
     assert "finalResult" in offered  # its own routes are the ways out
     assert "the summary model is broken" in str(stopped.value.cause)
+
+
+async def test_a_declared_dispatchers_lifted_question_is_read_back_from_history(
+    client: Client, task_queue: str, workflow_id: str
+) -> None:
+    """Twelve surveyors ask, are answered and run again, so state no longer holds the payload
+    of the dispatcher's output that raised their question (``PAYLOAD_WINDOW``) while its own
+    call runs: the blackboard builds it again from history with the run's own team (its
+    dispatcher is no agent of the software team)."""
+    scenario = OfflineScenario.parse(
+        "interrupt=SURVEYOR;fanout=12;delay=SURVEY:60", ["SURVEYOR", "SURVEY"]
+    )
+    teams = {TINY_TEAM.name: TINY_TEAM}
+    async with build_worker(
+        client, task_queue, LlmSettings(), offline=OfflineModel(scenario), teams=teams
+    ):
+        handle = await start(client, task_queue, workflow_id, team=TINY_TEAM.name)
+        waiting = (await wait_for_interrupt(handle)).pending_interrupt
+        assert waiting is not None
+        question = (await interrupt_status(client, waiting.workflow_id)).request
+        await client.get_workflow_handle(waiting.workflow_id).execute_update(
+            InterruptWorkflow.resolve_validated, answer_offered(question)
+        )
+        async with asyncio.timeout(60):  # the twelve ran again; the dispatcher's call waits
+            while (
+                sum(
+                    e.kind is EntryKind.OUTPUT and e.agent_type == "SURVEYOR"
+                    for e in await read_blackboard(client, workflow_id)
+                )
+                < 24
+            ):
+                await asyncio.sleep(0.1)
+        entries = await read_blackboard(client, workflow_id, payloads=True)
+        await handle.terminate("seen enough")
+    (lifted,) = [e for e in entries if e.agent_type == "SURVEY" and e.kind is EntryKind.OUTPUT]
+    assert lifted.payload is not None
+    asked = lifted.payload["interruptRequest"]["agentQuestions"]
+    assert [q["agentKey"] for q in asked] == [f"surveyor-{n}" for n in range(1, 13)]

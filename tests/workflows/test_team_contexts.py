@@ -18,10 +18,10 @@ from agent_interrupts.activities.offline_model import OfflineModel, OfflineScena
 from agent_interrupts.app.export import Format, export
 from agent_interrupts.app.history import read_blackboard
 from agent_interrupts.app.lineage_records import check_file
-from agent_interrupts.app.team_files import configured_teams
 from agent_interrupts.app.worker_setup import build_worker
 from agent_interrupts.models.state import EntryKind, HistoryEntry
 from agent_interrupts.models.team_build import TeamFinalResult
+from agent_interrupts.models.team_files import configured_teams
 from agent_interrupts.models.team_spec import TeamSpec
 from tests.support.interrupts import start
 

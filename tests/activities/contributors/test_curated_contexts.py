@@ -10,11 +10,11 @@ from agent_interrupts.activities.contributors import (
 )
 from agent_interrupts.activities.contributors.curated_contexts import VALUE_CHARS
 from agent_interrupts.activities.prompting import PromptRenderer
-from agent_interrupts.app.team_files import configured_teams
 from agent_interrupts.models.agent_call import AgentCall
 from agent_interrupts.models.agent_types import AgentType
 from agent_interrupts.models.graph import NODES, SOFTWARE_TEAM
 from agent_interrupts.models.team_build import build_team
+from agent_interrupts.models.team_files import configured_teams
 from tests.support.prompts import make_call
 
 TEAM = build_team(configured_teams({})["incident-response"])
@@ -63,7 +63,9 @@ def test_long_values_are_cut_and_lists_joined() -> None:
 def test_the_software_teams_prompts_have_no_such_section() -> None:
     registry = default_registry()
     for agent in AgentType:
-        assert "curated-contexts" not in [c.name for c in registry.for_agent(agent)]
+        assert "curated-contexts" not in [
+            c.name for c in registry.for_agent(agent, team=SOFTWARE_TEAM)
+        ]
     assert "curated-contexts" in [c.name for c in registry.for_agent("REMEDIATION", TEAM)]
     system = (
         PromptRenderer()
