@@ -210,7 +210,7 @@ PATCHES: tuple[Patch, ...] = (
             "4992237/orchestrator-concurrent-questions-1",
             "f9add2e/orchestrator-concurrent-questions-1",
         ),
-        new_branch=("e73f637/orchestrator-concurrent-questions-1",),
+        new_branch=_concurrent("a7c9e0d", "e73f637"),
     ),
     Patch(
         REROUTE_TAKEN,
