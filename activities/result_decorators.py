@@ -7,9 +7,9 @@ from collections import defaultdict
 from typing import Any
 
 from agent_interrupts.models.agent_call import AgentCall
-from agent_interrupts.models.agent_types import COLLECTED_AGENTS, AgentType, Terminal
+from agent_interrupts.models.agent_types import COLLECTED_AGENTS, Terminal
 from agent_interrupts.models.base import WireModel
-from agent_interrupts.models.contexts import curated_ids_in
+from agent_interrupts.models.contexts import CURATED_BY, curated_ids_in
 from agent_interrupts.models.results import (
     AgentResult,
     ConsolidatedReference,
@@ -59,7 +59,7 @@ def _decorate_one(result: AgentResult, call: AgentCall, decision: DecisionType |
             if collected is not None and r.get("resultId")
         ] + [
             InputReference(result_id=c["sourceResultId"], agent_type=agent)
-            for key, agent in _CURATED_BY.items()
+            for key, agent in CURATED_BY.items()
             if isinstance(c := request.get(key), dict)
         ]
         result.decision_type = decision
@@ -173,13 +173,6 @@ def _decision(output: WireModel) -> DecisionType | None:
 def _source_id(request: dict[str, Any], key: str) -> str | None:
     context = request.get(key)
     return str(context["sourceResultId"]) if isinstance(context, dict) else None
-
-
-_CURATED_BY = {
-    "discoveryContext": AgentType.DISCOVERY_COLLECTOR,
-    "planningContext": AgentType.PLANNING_COLLECTOR,
-    "ticketContext": AgentType.TICKET_COLLECTOR,
-}
 
 
 def _unique_links(links: list[CrossLink]) -> list[CrossLink]:

@@ -244,3 +244,11 @@ SOFTWARE_CURATORS: dict[str, Callable[[dict[str, Any], str], CuratedContext]] = 
 }
 """The software team's collectors, each curated by its own typed curation (its
 ``collectorResult``)."""
+
+CURATED_BY: dict[str, str] = {
+    "discoveryContext": AgentType.DISCOVERY_COLLECTOR,
+    "planningContext": AgentType.PLANNING_COLLECTOR,
+    "ticketContext": AgentType.TICKET_COLLECTOR,
+}
+"""The software team's curated contexts (the request field each arrives in) and the collector
+that made each."""
