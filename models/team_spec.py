@@ -68,7 +68,13 @@ def field_type_problem(text: str) -> str | None:
     of those."""
     inner = _LIST.match(text)
     base = inner.group(1) if inner else text
-    if base in SCALAR_TYPES or _ENUM.match(base):
+    if enum := _ENUM.match(base):
+        values = enum.group(1).split("|")
+        twice = sorted({v for v in values if values.count(v) > 1})
+        if twice:
+            return f"field type {text!r} names {', '.join(twice)} more than once; name each once"
+        return None
+    if base in SCALAR_TYPES:
         return None
     return (
         f"field type {text!r} cannot be expressed by a strict schema; use str, text, int, "

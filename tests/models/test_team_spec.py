@@ -188,3 +188,9 @@ def test_a_team_without_an_orchestrator_says_so() -> None:
     assert spec_problems(team) == [
         "the team needs exactly one agent with role orchestrator (has 0: none)"
     ]
+
+
+@pytest.mark.parametrize("text", ["enum(A|A)", "enum(A|B|A|B)", "list[enum(X|Y|X)]"])
+def test_an_enum_that_names_a_value_twice_is_named(text: str) -> None:
+    problem = field_type_problem(text)
+    assert problem is not None and repr(text) in problem and "more than once" in problem
