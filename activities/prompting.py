@@ -12,6 +12,7 @@ and never compiled as a template, so ``{{ ... }}`` inside it stays literal.
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import json
 from dataclasses import asdict, dataclass, field
@@ -82,6 +83,8 @@ class PromptRenderer:
             auto_reload=False,  # fingerprinted once (template_version): no stat per step
         )
         self._registry = registry if registry is not None else default_registry()
+        self._rendering: dict[tuple[str, str], asyncio.Task[str]] = {}
+        """Declared teams' templates whose bounded render runs now."""
         self._templates: dict[tuple[str, str], str] = {}
         """Rendered agent templates: they depend only on the node, so once per worker."""
         self._files_sha256 = _files_sha256(prompts_dir)
@@ -146,12 +149,28 @@ class PromptRenderer:
 
     async def prepare(self, node: Node, team: Team) -> None:
         """Render a declared team's agent's template, if this worker has not yet, awaiting its
-        bounded process (the event loop goes on meanwhile); PromptRenderError when it fails."""
+        bounded process (the event loop goes on meanwhile; a fan-out's agents share one
+        render); PromptRenderError when it fails."""
         key = (team.sha256, node.template)
         untrusted = self._untrusted(node, team)
-        if untrusted is not None and key not in self._templates:
-            text = await render_untrusted(untrusted, template_values(node, team), self._bounds)
-            self._templates[key] = text
+        if untrusted is None or key in self._templates:
+            return
+        rendering = self._rendering.get(key)
+        if rendering is None:
+            rendering = asyncio.create_task(
+                render_untrusted(untrusted, template_values(node, team), self._bounds)
+            )
+            self._rendering[key] = rendering
+            rendering.add_done_callback(lambda task: self._rendered(key, task))
+        text = await asyncio.shield(rendering)  # a cancelled step leaves it to the others
+        self._templates[key] = text
+
+    def _rendered(self, key: tuple[str, str], task: asyncio.Task[str]) -> None:
+        """A render ended: it runs no more, and its failure counts as seen (every step that
+        awaited it has it)."""
+        self._rendering.pop(key, None)
+        if not task.cancelled():
+            task.exception()
 
     def _untrusted(self, node: Node, team: Team) -> UntrustedTemplate | None:
         """A declared team's template (None: a template of the package)."""
