@@ -99,6 +99,7 @@ class AgentActivities:
     async def _run(self, call: AgentCall) -> AgentReply:
         team = await self._teams.team(call.team) if self._teams else team_of(call.team)
         node = team.node(call.agent_type)
+        await self._prompts.prepare(node, team)  # a declared team's template: bounded, awaited
         prompt = self._prompts.agent_messages(node, call, team)
         limit = self._llm.settings.context_tokens
         output = self._llm.settings.max_tokens_for(str(call.agent_type), call.output_tokens_factor)[

@@ -2,7 +2,9 @@
 
 An agent's system prompt is its team's template for it (``teams/<team>/<agent>.jinja``, which
 extends ``prompts/workflow/_agent_base.jinja`` and its partials) followed by the contributor
-sections in their stable order; the user message carries the goal and the request.
+sections in their stable order; the user message carries the goal and the request. A pinned team's
+template is untrusted input: it renders in a bounded process of its own
+(``activities/template_sandbox.py``), once per worker, never in the worker itself.
 
 Text that comes from people or LLMs (goal, requests, answers, earlier outputs) is passed as data
 and never compiled as a template, so ``{{ ... }}`` inside it stays literal.
@@ -10,15 +12,15 @@ and never compiled as a template, so ``{{ ... }}`` inside it stays literal.
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import json
-from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from jinja2 import StrictUndefined, TemplateError
-from jinja2.loaders import ChoiceLoader, FileSystemLoader, FunctionLoader
+from jinja2 import ChoiceLoader, DictLoader, StrictUndefined, TemplateError
+from jinja2.loaders import FileSystemLoader
 from jinja2.sandbox import SandboxedEnvironment
 
 from agent_interrupts.activities.contributors import (
@@ -27,6 +29,13 @@ from agent_interrupts.activities.contributors import (
     default_registry,
 )
 from agent_interrupts.activities.routing_info import interrupt_info, route_options
+from agent_interrupts.activities.template_sandbox import (
+    DEFAULT_BOUNDS,
+    RenderBounds,
+    UntrustedTemplate,
+    render_untrusted,
+    render_untrusted_now,
+)
 from agent_interrupts.models.agent_call import AgentCall
 from agent_interrupts.models.errors import PromptRenderError
 from agent_interrupts.models.graph import SOFTWARE_TEAM
@@ -53,23 +62,33 @@ class AgentPrompt:
         return self.messages[0]["content"]
 
 
+PACKAGE_TEMPLATES: dict[str, str] = dict(SOFTWARE_TEAM.templates)
+"""The software team's templates, from the package's own team file: trusted, so they render in
+the worker (a team that extends it carries the same text under the same names)."""
+
+
 class PromptRenderer:
     """Renders an agent's system prompt (template + contributors) and its request message."""
 
     def __init__(
-        self, prompts_dir: Path = PROMPTS_DIR, registry: ContributorRegistry | None = None
+        self,
+        prompts_dir: Path = PROMPTS_DIR,
+        registry: ContributorRegistry | None = None,
+        bounds: RenderBounds = DEFAULT_BOUNDS,
     ) -> None:
         self._prompts_dir = prompts_dir
+        self._bounds = bounds
+        """A declared team's template's render: its time, output and memory."""
         self._env = SandboxedEnvironment(
-            loader=ChoiceLoader([FileSystemLoader(prompts_dir), FunctionLoader(self._team_source)]),
+            loader=ChoiceLoader([FileSystemLoader(prompts_dir), DictLoader(PACKAGE_TEMPLATES)]),
             undefined=StrictUndefined,
             autoescape=False,
             keep_trailing_newline=True,
             auto_reload=False,  # fingerprinted once (template_version): no stat per step
         )
         self._registry = registry if registry is not None else default_registry()
-        self._team_sources: dict[str, str] = {}
-        """Declared teams' templates by name (a name carries the team's content hash)."""
+        self._rendering: dict[tuple[str, str], asyncio.Task[str]] = {}
+        """Declared teams' templates whose bounded render runs now."""
         self._templates: dict[tuple[str, str], str] = {}
         """Rendered agent templates: they depend only on the node, so once per worker."""
         self._files_sha256 = _files_sha256(prompts_dir)
@@ -116,18 +135,59 @@ class PromptRenderer:
 
     def agent_template(self, node: Node, team: Team) -> str:
         """The agent's own template, rendered with what its output model says about it (a
-        declared team's templates come with the team the run pinned)."""
+        declared team's templates come with the team the run pinned, and render in a bounded
+        process: ``prepare`` awaits that render, else this blocks for it)."""
         key = (team.sha256, node.template)  # an extended team's software agents route further
         text = self._templates.get(key)
         if text is None:
-            self._team_sources.update(team.templates)
-            text = self.render(node.template, **template_values(node, team))
+            untrusted = self._untrusted(node, team)
+            values = template_values(node, team)
+            text = (
+                render_untrusted_now(untrusted, values, self._bounds)
+                if untrusted is not None
+                else self.render(node.template, **values)
+            )
             self._templates[key] = text
         return text
 
-    def _team_source(self, name: str) -> tuple[str, None, Callable[[], bool]] | None:
-        source = self._team_sources.get(name)
-        return (source, None, lambda: True) if source is not None else None
+    async def prepare(self, node: Node, team: Team) -> None:
+        """Render a declared team's agent's template, if this worker has not yet, awaiting its
+        bounded process (the event loop goes on meanwhile; a fan-out's agents share one
+        render); PromptRenderError when it fails."""
+        key = (team.sha256, node.template)
+        untrusted = self._untrusted(node, team)
+        if untrusted is None or key in self._templates:
+            return
+        rendering = self._rendering.get(key)
+        if rendering is None:
+            rendering = asyncio.create_task(
+                render_untrusted(untrusted, template_values(node, team), self._bounds)
+            )
+            self._rendering[key] = rendering
+            rendering.add_done_callback(lambda task: self._rendered(key, task))
+        text = await asyncio.shield(rendering)  # a cancelled step leaves it to the others
+        self._templates[key] = text
+
+    def _rendered(self, key: tuple[str, str], task: asyncio.Task[str]) -> None:
+        """A render ended: it runs no more, and its failure counts as seen (every step that
+        awaited it has it)."""
+        self._rendering.pop(key, None)
+        if not task.cancelled():
+            task.exception()
+
+    def _untrusted(self, node: Node, team: Team) -> UntrustedTemplate | None:
+        """A pinned team's template (None: a template the package ships, the software team's
+        included, which renders here)."""
+        source = team.templates.get(node.template)
+        if source is None or PACKAGE_TEMPLATES.get(node.template) == source:
+            return None
+        return UntrustedTemplate(
+            team=team.name,
+            agent=str(node.agent_type),
+            name=node.template,
+            source=source,
+            prompts_dir=self._prompts_dir,
+        )
 
     def render(self, template: str, **values: object) -> str:
         try:

@@ -6,14 +6,13 @@ from __future__ import annotations
 from collections.abc import Collection
 from datetime import datetime
 
-from pydantic import Field, model_validator
+from pydantic import Field
 
-from agent_interrupts.models.agent_types import AgentName, AgentType, agent_name
+from agent_interrupts.models.agent_types import AgentName, agent_name
 from agent_interrupts.models.base import WireModel
 from agent_interrupts.models.interrupts import (
     ChoiceOption,
     ConfirmationItem,
-    InterruptRouting,
     InterruptType,
     OptionKey,
     StructuredChoice,
@@ -37,7 +36,8 @@ class EventChoice(WireModel):
 
 class InterruptRequestEvent(WireModel):
     """The signal ``interrupt_request_event``'s JSON. ``nodeId`` may be omitted: the event then
-    targets the running node of ``sourceAgentType``."""
+    targets the running node of ``sourceAgentType``. Whether its agents are the run's is for the
+    run to say, against its own team (``workflows/event_rules.py::unknown_agents``)."""
 
     event_id: Id
     timestamp: datetime | None = None
@@ -49,17 +49,6 @@ class InterruptRequestEvent(WireModel):
     choices: list[EventChoice] = Field(default_factory=list, max_length=len(_KEYS))
     confirmation_items: list[ConfirmationItem] = Field(default_factory=list, max_length=MAX_ITEMS)
     context_for_decision: Text = ""
-
-    @model_validator(mode="after")
-    def _reroute_has_a_route(self) -> InterruptRequestEvent:
-        target = self.reroute_to_agent_type  # another team's agent: its run checks the name
-        if isinstance(target, AgentType) and InterruptRouting.route_for(target) is None:
-            allowed = ", ".join(sorted(str(a) for a in InterruptRouting.route_targets()))
-            raise ValueError(
-                f"rerouteToAgentType {target} is not a node the workflow can continue at; "
-                f"use one of {allowed}"
-            )
-        return self
 
     def shown_choices(self) -> list[StructuredChoice]:
         """The event's options as one A-D (+CUSTOM) choice for the person (handler US3

@@ -102,6 +102,11 @@ AGENT_REQUEST_BYTES = 384 * 1024
 """The most compact JSON the request of one agent call (or a question's origin) may take: with a
 fan-out of ``MAX_FAN_OUT`` a workflow task stays under Temporal's 2 MB payload and 4 MB message
 limits."""
+MAX_RENDERED_TEMPLATE_CHARS = 100_000
+"""The most text a declared team's template may render to (its agent's system prompt before the
+contributors' sections); a render that passes it fails the agent's step in one line."""
+TEMPLATE_RENDER_MEMORY_BYTES = 512 * 1024 * 1024
+"""The address space a declared team's template's render process may use."""
 GRPC_MESSAGE_BYTES = 4 * 1024 * 1024
 """Temporal's gRPC message limit: the server refuses a larger request at once ("grpc: received
 message larger than max"), and terminates a run whose workflow task's answer is larger

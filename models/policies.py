@@ -180,3 +180,11 @@ CODE_WORK_RETRY = RetryPolicy(
 )
 """git lock contention and lost workers retry; too many worktrees on disk fails the run with
 the setting's name."""
+
+TEMPLATE_RENDER_TIMEOUT = timedelta(seconds=2)
+"""The longest a declared team's template may take to render (``activities/template_sandbox.py``):
+its render process is killed then, and the agent's step fails in one line naming the team and
+the template, not retried. A template renders in milliseconds; this bounds one that loops."""
+TEMPLATE_SANDBOX_START_TIMEOUT = timedelta(seconds=30)
+"""How long a render process may take to start (import jinja2) before the render's own time
+counts; a worker too busy to start one fails the attempt as a worker condition (retried)."""

@@ -579,10 +579,44 @@ def _extended_routing(
     )
 
 
+def _taken(base: type[WireModel], *added: str) -> frozenset[str]:
+    """Field names a model built on ``base`` cannot declare: its fields and attributes (pydantic's
+    ``json``, ``copy``, ``schema``...; ours: ``to_wire``...) and the fields the build adds."""
+    names = {*dir(base), *base.model_fields, *added}
+    return frozenset(n for n in names if not n.startswith("_"))
+
+
+RESERVED_FIELDS = {
+    "request": _taken(AgentRequest, "agent_results", "requests"),
+    "result": _taken(AgentResult, "team_agent"),
+    "question": _taken(DispatchInterruptRequest, "origin"),
+    "final": _taken(AgentResult),
+}
+"""Field names each table's generated model already has; also every name starting with
+``model_`` (pydantic's own)."""
+
+
+def reserved_field_problems(spec: TeamSpec) -> list[str]:
+    """Declared fields whose names the generated models already have, one line each."""
+    tables = [("final result", "final", spec.final)] + [
+        (f"agent {a.name}: {what}", what, fields)
+        for a in spec.agents
+        for what, fields in (("request", a.request), ("result", a.result), ("question", a.question))
+    ]
+    return [
+        f"{at} field {field}: the name is reserved (the generated {what} model has it: its "
+        "fields and methods, and pydantic's model_* names); choose another"
+        for at, what, fields in tables
+        for field in fields
+        if field in RESERVED_FIELDS[what] or field.startswith("model_")
+    ]
+
+
 def team_problems(spec: TeamSpec) -> list[str]:
     """Why no run can follow ``spec`` (``spec_problems``, checked against the software team
-    when it extends it)."""
-    return spec_problems(spec, software_base() if spec.extends is not None else None)
+    when it extends it; field names its generated models already have)."""
+    found = spec_problems(spec, software_base() if spec.extends is not None else None)
+    return found + [p for p in reserved_field_problems(spec) if p not in found]
 
 
 class TeamRegistry:

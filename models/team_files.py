@@ -34,6 +34,7 @@ from __future__ import annotations
 
 import json
 import os
+import stat
 import tomllib
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
@@ -47,6 +48,7 @@ from agent_interrupts.models.agent_types import slug
 from agent_interrupts.models.errors import TeamFileError
 from agent_interrupts.models.team_build import TeamDefinitionError, build_team, team_problems
 from agent_interrupts.models.team_spec import (
+    MAX_TEAM_AGENTS,
     MAX_TEAM_SPEC_BYTES,
     MAX_TEMPLATE_CHARS,
     SOFTWARE_TEAM_NAME,
@@ -107,6 +109,8 @@ def load_team_file(path: str | Path) -> TeamSpec:
     spec, problems = _read(file)
     if problems or spec is None:
         raise TeamFileError(problems or [f"{file}: not a team"])
+    if spec.name == SOFTWARE_TEAM_NAME:
+        raise TeamFileError([_software_name(file)])
     return spec
 
 
@@ -212,10 +216,7 @@ def _load(paths: Sequence[Path]) -> dict[str, TeamSpec]:
         if spec is None:
             continue
         if spec.name == SOFTWARE_TEAM_NAME:
-            problems.append(
-                f"{path}: the team name {SOFTWARE_TEAM_NAME!r} is the built-in software "
-                "team's; choose another"
-            )
+            problems.append(_software_name(path))
         elif spec.name in teams:
             problems.append(
                 f"{path}: team {spec.name!r} is declared by {where[spec.name]} too; team "
@@ -229,10 +230,43 @@ def _load(paths: Sequence[Path]) -> dict[str, TeamSpec]:
     return teams
 
 
+def _software_name(file: Path) -> str:
+    return (
+        f"{file}: the team name {SOFTWARE_TEAM_NAME!r} is the built-in software team's; "
+        "choose another"
+    )
+
+
+class _Unreadable(Exception):
+    """A file that is not a regular file of at most the bytes asked for: why, in words."""
+
+
+def read_regular_file(path: Path, limit: int) -> bytes:
+    """The bytes of ``path``, a regular file of at most ``limit`` bytes; else ``_Unreadable``
+    (or OSError). Opened without blocking, so a FIFO or a device never stalls the loader, and
+    never read past ``limit``."""
+    if "\0" in str(path):
+        raise _Unreadable("its name holds a NUL character")
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_NOCTTY)
+    try:
+        mode = os.fstat(fd).st_mode
+        if not stat.S_ISREG(mode):
+            raise _Unreadable("it is not a regular file (a FIFO, a device or a socket)")
+        with os.fdopen(os.dup(fd), "rb") as f:
+            data = f.read(limit + 1)
+    finally:
+        os.close(fd)
+    if len(data) > limit:
+        raise _Unreadable(f"it has more than {limit:,} bytes, the most it may have")
+    return data
+
+
 def _read(file: Path) -> tuple[TeamSpec | None, list[str]]:
     """The team a file declares, or None, and its problems (one line each)."""
     try:
-        raw = file.read_bytes()
+        raw = read_regular_file(file, MAX_TEAM_SPEC_BYTES)
+    except _Unreadable as err:
+        return None, [f"{file}: cannot read the team file: {err}"]
     except OSError as err:
         return None, [f"{file}: cannot read the team file: {err.strerror or err}"]
     try:
@@ -241,6 +275,11 @@ def _read(file: Path) -> tuple[TeamSpec | None, list[str]]:
         return None, [f"{file}: not UTF-8 text"]
     except tomllib.TOMLDecodeError as err:
         return None, [f"{file}: not valid TOML: {err}"]
+    except RecursionError:
+        return None, [
+            f"{file}: not valid TOML: arrays or inline tables nested too deeply; a team file "
+            "nests a few levels at most"
+        ]
     problems = [f"{file}: {p}" for p in _shape_problems(data)]
     if problems:  # unknown keys named, the rest is read on: a typo hides no other problem
         data = _known_keys(data)
@@ -295,6 +334,9 @@ def _shape_problems(data: dict[str, Any]) -> list[str]:
     agents = data.get("agents")
     if not isinstance(agents, dict) or not agents:
         found.append("no agents: declare each in an [agents.NAME] table")
+        return found
+    if len(agents) > MAX_TEAM_AGENTS:  # before any template is read
+        found.append(f"{len(agents):,} agents; a team has at most {MAX_TEAM_AGENTS}")
         return found
     found += _types_shape_problems(data.get("types", {}))
     if isinstance(data.get("final"), dict):
@@ -392,13 +434,20 @@ def _fields(fields: dict[str, Any]) -> dict[str, Any]:
 def _template(file: Path, agent: str, name: str | None) -> tuple[str, str | None]:
     """The text of an agent's template file, and why it cannot be one (None when it can)."""
     relative = name if name is not None else f"{slug(agent)}.jinja"
+    if not relative.isprintable():
+        return "", (
+            f"template file name {relative!r} holds a NUL or another control character; name "
+            "a file beside the team file"
+        )
     path = file.parent / relative
     if not path.resolve().is_relative_to(file.parent.resolve()):
         return "", f"template file {relative} is not in the team file's directory"
     try:
-        text = path.read_text(encoding="utf-8")
+        text = read_regular_file(path, MAX_TEMPLATE_CHARS * 4).decode("utf-8")
     except FileNotFoundError:
         return "", f"template file {relative} not found (looked for {path})"
+    except _Unreadable as err:
+        return "", f"cannot read template file {relative}: {err}"
     except (OSError, UnicodeDecodeError) as err:
         return "", f"cannot read template file {relative}: {err}"
     if len(text) > MAX_TEMPLATE_CHARS:

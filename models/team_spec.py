@@ -93,7 +93,13 @@ def field_type_problem(text: str, records: Collection[str] = ()) -> str | None:
     ``records`` (its ``[types.NAME]``), or ``list[...]`` of one of those."""
     inner = _LIST.match(text)
     base = inner.group(1) if inner else text
-    if base in SCALAR_TYPES or _ENUM.match(base) or base in records:
+    if enum := _ENUM.match(base):
+        values = enum.group(1).split("|")
+        twice = sorted({v for v in values if values.count(v) > 1})
+        if twice:
+            return f"field type {text!r} names {', '.join(twice)} more than once; name each once"
+        return None
+    if base in SCALAR_TYPES or base in records:
         return None
     if re.fullmatch(TYPE_NAME_PATTERN, base):
         known = ", ".join(sorted(records)) or "none"

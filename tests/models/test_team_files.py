@@ -6,6 +6,9 @@ from __future__ import annotations
 
 import os
 import re
+import threading
+import time
+from contextlib import suppress
 from pathlib import Path
 
 import pytest
@@ -25,7 +28,12 @@ from agent_interrupts.models.team_files import (
     resolve_team,
     team_files,
 )
-from agent_interrupts.models.team_spec import MAX_TEAM_SPEC_BYTES, Role, spec_problems
+from agent_interrupts.models.team_spec import (
+    MAX_TEAM_AGENTS,
+    MAX_TEAM_SPEC_BYTES,
+    Role,
+    spec_problems,
+)
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLE = ROOT / "docs" / "examples" / "tiny-team" / "team.toml"
@@ -399,3 +407,119 @@ def test_team_names_a_team_by_name_or_by_path(tmp_path: Path) -> None:
     (line,) = caught.value.problems
     assert line.startswith("no team is named 'mine' here (teams: incident-response, software)")
     assert TEAMS_SETTING in line
+
+
+# -- team files are untrusted input: refused in one line, never a traceback or a stall ---------
+
+
+def test_deeply_nested_toml_is_one_line_not_a_recursion_error(tmp_path: Path) -> None:
+    file = _team(tmp_path, LEAD)
+    file.write_text(file.read_text() + "deep = " + "[" * 100_000 + "\n")
+    assert _one(file).startswith("not valid TOML: arrays or inline tables nested too deeply")
+
+
+def test_a_team_file_named_software_is_refused_when_named_by_path(tmp_path: Path) -> None:
+    """``agents run --team DIR`` refuses it as ``AGENTS_TEAMS`` does, never runs the built-in
+    team instead."""
+    file = _team(tmp_path / "mine", LEAD, name="software")
+    for choice in (str(file.parent), str(file)):
+        with pytest.raises(TeamFileError) as caught:
+            resolve_team(choice, {})
+        assert caught.value.problems == [
+            f"{file}: the team name 'software' is the built-in software team's; choose another"
+        ]
+    with pytest.raises(TeamFileError) as caught:
+        load_teams(str(file))
+    assert caught.value.problems == [
+        f"{file}: the team name 'software' is the built-in software team's; choose another"
+    ]
+
+
+@pytest.mark.parametrize(
+    ("table", "field"),
+    [
+        ("agents.LEAD.result", "model_config"),
+        ("agents.LEAD.result", "to_wire"),
+        ("agents.LEAD.result", "team_agent"),
+        ("agents.LEAD.question", "origin"),
+        ("agents.LEAD.question", "reason"),
+        ("agents.WORK.request", "guidance"),
+        ("agents.WORK.request", "model_fields"),
+        ("final", "json"),
+    ],
+)
+def test_a_field_name_the_generated_model_has_is_refused(
+    tmp_path: Path, table: str, field: str
+) -> None:
+    text = LEAD.replace('END = "done"', 'WORK = "work"') + (
+        '[agents.WORK]\n[agents.WORK.routes]\nEND = "done"\n'
+    )
+    file = _team(tmp_path, f'{text}[{table}]\n{field} = "str"\n')
+    problem = _one(file)
+    what = table.split(".")[-1]
+    where = "final result" if table == "final" else f"agent {table.split('.')[1]}: {what}"
+    assert problem.startswith(f"{where} field {field}: the name is reserved (the generated "), (
+        problem
+    )
+
+
+def test_a_nul_in_a_template_name_is_one_line_naming_the_agent(tmp_path: Path) -> None:
+    file = _team(
+        tmp_path,
+        LEAD.replace("\n[agents.LEAD.routes]", '\ntemplate = "a\\u0000b"\n[agents.LEAD.routes]'),
+    )
+    assert _one(file) == (
+        "agent LEAD: template file name 'a\\x00b' holds a NUL or another control character; "
+        "name a file beside the team file"
+    )
+
+
+def _loaded_within(file: Path, seconds: float) -> list[str]:
+    """The problems of ``file``, loaded in a thread that must finish within ``seconds``."""
+    found: list[list[str]] = []
+    thread = threading.Thread(target=lambda: found.append(_problems(file)), daemon=True)
+    thread.start()
+    thread.join(seconds)
+    if thread.is_alive():  # unblock the loader: open the FIFO's other end
+        with (
+            suppress(OSError),
+            open(os.open(file.parent / "lead.jinja", os.O_WRONLY | os.O_NONBLOCK), "w"),
+        ):
+            pass
+        pytest.fail(f"loading {file} blocked for {seconds} s")
+    return found[0]
+
+
+def test_a_fifo_as_a_template_is_refused_without_blocking(tmp_path: Path) -> None:
+    file = _team(tmp_path, LEAD, templates=False)
+    os.mkfifo(tmp_path / "lead.jinja")
+    (problem,) = _loaded_within(file, 10)
+    assert problem == (
+        f"{file}: agent LEAD: cannot read template file lead.jinja: it is not a regular file "
+        "(a FIFO, a device or a socket)"
+    )
+
+
+def test_a_fifo_as_the_team_file_is_refused_without_blocking(tmp_path: Path) -> None:
+    os.mkfifo(tmp_path / "team.toml")
+    (problem,) = _loaded_within(tmp_path / "team.toml", 10)
+    assert problem.endswith(
+        "cannot read the team file: it is not a regular file (a FIFO, a device or a socket)"
+    )
+
+
+def test_too_many_agents_are_refused_before_any_template_is_read(tmp_path: Path) -> None:
+    """10,000 agents: one line, and none of their (missing) templates looked for."""
+    agents = "".join(f"A{i} = {{}}\n" for i in range(10_000))
+    file = _team(tmp_path, f"{LEAD}[agents]\n{agents}", templates=False)
+    started = time.monotonic()
+    assert _one(file) == f"10,001 agents; a team has at most {MAX_TEAM_AGENTS}"
+    assert time.monotonic() - started < 2
+
+
+def test_an_enum_that_names_a_value_twice_is_refused(tmp_path: Path) -> None:
+    file = _team(tmp_path, LEAD + '[agents.LEAD.result]\nseverity = "enum(A|B|A)"\n')
+    assert _one(file) == (
+        "agent LEAD: result field severity: field type 'enum(A|B|A)' names A more than once; "
+        "name each once"
+    )

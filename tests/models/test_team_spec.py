@@ -337,3 +337,9 @@ def test_a_team_that_sets_no_context_keeps_its_json_and_hash() -> None:
     assert all("context" not in a for a in team.to_wire()["agents"])  # type: ignore[union-attr]
     opted_out = _team(_orchestrator(SUM="go"), _collector(context=[]))
     assert opted_out.sha256() != team.sha256()
+
+
+@pytest.mark.parametrize("text", ["enum(A|A)", "enum(A|B|A|B)", "list[enum(X|Y|X)]"])
+def test_an_enum_that_names_a_value_twice_is_named(text: str) -> None:
+    problem = field_type_problem(text)
+    assert problem is not None and repr(text) in problem and "more than once" in problem

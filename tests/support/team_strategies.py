@@ -15,6 +15,7 @@ from hypothesis import strategies as st
 from pydantic.alias_generators import to_camel
 
 from agent_interrupts.models.agent_types import AgentType, Terminal
+from agent_interrupts.models.team_build import RESERVED_FIELDS
 from agent_interrupts.models.team_spec import (
     END,
     MAX_FIELDS,
@@ -46,7 +47,10 @@ UNEXPRESSIBLE_TYPES = (
 agent_names = st.from_regex(r"[A-Z][A-Z0-9_]{0,11}", fullmatch=True).filter(
     lambda n: n not in RESERVED
 )
-field_names = st.from_regex(r"[a-z][a-z0-9_]{0,14}", fullmatch=True)
+_RESERVED = frozenset().union(*RESERVED_FIELDS.values())
+field_names = st.from_regex(r"[a-z][a-z0-9_]{0,14}", fullmatch=True).filter(
+    lambda name: name not in _RESERVED and not name.startswith("model_")
+)
 enum_values = st.from_regex(r"[A-Z][A-Z0-9_]{0,8}", fullmatch=True)
 descriptions = st.text(
     st.characters(codec="utf-8", exclude_categories=("Cs",)), max_size=40

@@ -171,6 +171,18 @@ async def test_a_declared_teams_step_budget_and_supervisor_events(
             },
         )
         assert "REVIEW_AGENT" in refused and "LEAD" in refused
+        refused = await rejected(  # a software agent's name: refused with this team's nodes
+            handle,
+            "send_interrupt_event",
+            {
+                "eventId": "e1",
+                "sourceAgentType": "SUMMARY",
+                "reason": "r",
+                "rerouteToAgentType": "TICKET_AGENT",
+            },
+        )
+        assert "TICKET_AGENT" in refused and "LEAD" in refused, refused
+        assert "TICKET_ORCHESTRATOR" not in refused, refused
         await handle.execute_update(
             OrchestratorWorkflow.send_interrupt_event,
             InterruptRequestEvent(
