@@ -12,7 +12,7 @@ package built it before it had a file), for ``python -m bench.teams``.
    (which goes first swaps each repeat), and the medians over the eleven sequential agents are
    summed per side: file / hand (aim <= 1.02x).
 2. **Worker start.** In a fresh interpreter, the import of the worker's modules (which builds
-   the software team from its file), then in that process ``load_team_file`` + ``build_team`` of
+   the software team from its file), then in that process ``load_software_team`` + ``build_team`` of
    the software team on a cold cache: what the file adds to a start. Today's start is that import
    without it; the ratio is start / (start - the file's part) (report; aim <= 1.2x).
 """
@@ -46,10 +46,10 @@ start = time.perf_counter()
 import agent_interrupts.app.worker_setup
 whole = time.perf_counter() - start
 from agent_interrupts.models.team_build import TEAMS, build_team
-from agent_interrupts.models.team_files import load_team_file, software_team_file
+from agent_interrupts.models.team_files import load_software_team
 TEAMS.clear()
 start = time.perf_counter()
-build_team(load_team_file(software_team_file()))
+build_team(load_software_team())
 team = time.perf_counter() - start
 print(json.dumps({"start": whole * 1000, "team": team * 1000}))
 """

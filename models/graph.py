@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from agent_interrupts.models.team import Node, Team
 from agent_interrupts.models.team_build import build_team
-from agent_interrupts.models.team_files import load_team_file, software_team_file
+from agent_interrupts.models.team_files import load_software_team
 
-SOFTWARE_TEAM: Team = build_team(load_team_file(software_team_file()))
+SOFTWARE_TEAM: Team = build_team(load_software_team())
 """The built-in team: its version is the code's (a run of it pins no team; its recorded histories
 replay on every later version)."""
 

@@ -106,17 +106,28 @@ def load_team_file(path: str | Path) -> TeamSpec:
     file = Path(path)
     if file.is_dir():
         file = file / TEAM_FILE
+    spec = _checked(file)
+    if spec.name == SOFTWARE_TEAM_NAME:
+        raise TeamFileError([_software_name(file)])
+    return spec
+
+
+def _checked(file: Path) -> TeamSpec:
     spec, problems = _read(file)
     if problems or spec is None:
         raise TeamFileError(problems or [f"{file}: not a team"])
-    if spec.name == SOFTWARE_TEAM_NAME:
-        raise TeamFileError([_software_name(file)])
     return spec
 
 
 def software_team_file() -> Path:
     """The software team's file: every run's team unless it names another."""
     return BUILTIN_TEAMS_DIR / SOFTWARE_TEAM_NAME / TEAM_FILE
+
+
+def load_software_team() -> TeamSpec:
+    """The software team's own file (the package's: the one file named ``software``), read and
+    checked as every team file is."""
+    return _checked(software_team_file())
 
 
 def builtin_team_files() -> dict[str, Path]:

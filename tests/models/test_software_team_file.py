@@ -12,7 +12,11 @@ import pytest
 from agent_interrupts.models.errors import TeamFileError
 from agent_interrupts.models.graph import SOFTWARE_TEAM
 from agent_interrupts.models.team_build import build_from_spec
-from agent_interrupts.models.team_files import load_team_file, software_team_file
+from agent_interrupts.models.team_files import (
+    load_software_team,
+    load_team_file,
+    software_team_file,
+)
 from agent_interrupts.models.team_spec import Role
 
 ROOT = Path(__file__).parents[2]
@@ -30,7 +34,7 @@ def test_the_manual_quotes_the_software_teams_file_as_it_is() -> None:
 
 
 def test_the_software_team_is_what_its_file_declares() -> None:
-    spec = load_team_file(software_team_file())
+    spec = load_software_team()
     built = build_from_spec(spec)
     assert list(built.nodes) == [a.name for a in spec.agents] == list(SOFTWARE_TEAM.nodes)
     assert built.roles == SOFTWARE_TEAM.roles == {a.name: a.role for a in spec.agents}
