@@ -262,8 +262,8 @@ def test_a_key_typo_hides_none_of_the_files_other_problems(tmp_path: Path) -> No
     )
     assert problems[2:] == [
         "agent LEAD: result field hosts: field type 'dict[str,int]' cannot be expressed by a "
-        "strict schema; use str, text, int, float, bool, enum(A|B|...) or list[...] of one of "
-        "those",
+        "strict schema; use str, text, int, float, bool, enum(A|B|...), a record type of the "
+        "team ([types.NAME]) or list[...] of one of those",
         "agent FIX: route to 'ENDD', which is not an agent of the team (agents: FIX, LEAD; or END)",
     ]
 
