@@ -490,7 +490,7 @@ class _Writer:
                 return self.tickets[-2:-1]  # each planned ticket needs the one before it
             if self.refs and key in _PATH_LISTS:
                 return list(dict.fromkeys(r.path for r in self.refs))[:2]
-            count = self.fan_out if key == "requests" else 2
+            count = max(self.fan_out if key == "requests" else 2, schema.get("minItems", 0))
             return [self.value(schema.get("items", {}), _singular(key)) for _ in range(count)]
         if kind == "boolean":
             return True

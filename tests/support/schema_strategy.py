@@ -39,7 +39,7 @@ def _strategy(node: dict[str, Any], root: dict[str, Any]) -> st.SearchStrategy[A
         return st.lists(
             _strategy(node.get("items", {}), root),
             min_size=node.get("minItems", 0),
-            max_size=min(node["maxItems"], 4),
+            max_size=max(min(node["maxItems"], 4), node.get("minItems", 0)),
         )
     if kind == "string":
         longest = node["maxLength"]  # any text up to it; the bound itself in a cheap form
