@@ -79,7 +79,7 @@ AGENT_KEYS = (
     "question",
 )
 FIELD_TABLES = ("request", "result", "question")
-FIELD_KEYS = ("type", "description")
+FIELD_KEYS = ("type", "description", "min_items")
 ROLES = ", ".join(r.value for r in Role)
 
 

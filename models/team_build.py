@@ -40,6 +40,7 @@ from agent_interrupts.models.routings import (
 from agent_interrupts.models.team import Node, Team, TeamPin
 from agent_interrupts.models.team_spec import (
     END,
+    LIST_ITEMS,
     SOFTWARE_TEAM_NAME,
     AgentSpec,
     BaseTeam,
@@ -56,8 +57,6 @@ STR_CHARS = 500
 """A ``str`` field's bound."""
 TEXT_CHARS = 4_000
 """A ``text`` field's bound."""
-LIST_ITEMS = 16
-"""A ``list[...]`` field's bound."""
 FIRST_GUIDANCE = "Plan how to achieve the goal."
 """The guidance of a run's first request."""
 
@@ -112,8 +111,16 @@ def _literal(*values: str) -> Any:
 
 
 def _fields(declared: dict[str, FieldSpec]) -> dict[str, Any]:
+    """Each declared field's type and ``Field``: its description, and its ``min_items`` as the
+    schema's ``minItems`` (what a model is held to; the validator does not refuse fewer)."""
     return {
-        name: (field_annotation(each.type), Field(description=each.description or None))
+        name: (
+            field_annotation(each.type),
+            Field(
+                description=each.description or None,
+                json_schema_extra={"minItems": each.min_items} if each.min_items else None,
+            ),
+        )
         for name, each in declared.items()
     }
 

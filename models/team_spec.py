@@ -31,6 +31,8 @@ SOFTWARE_TEAM_NAME = "software"
 END = Terminal.END.value
 """The route target that ends the run with the team's final result."""
 MAX_TEAM_AGENTS = 32
+LIST_ITEMS = 16
+"""A ``list[...]`` field's bound: its most items (and the most ``min_items`` may ask)."""
 MAX_FIELDS = 16
 """Fields one request, result, question or final result may declare."""
 MAX_TEMPLATE_CHARS = 16_000
@@ -111,6 +113,10 @@ class FieldSpec(WireModel):
 
     type: str = "str"
     description: Description = ""
+    min_items: int | None = Field(default=None, exclude_if=lambda v: v is None)
+    """A ``list[...]`` field's least items: the schema a model writes to says so (its
+    ``minItems``). Left out of the wire form when unset, so a team's content hash stays what it
+    was."""
 
 
 class AgentSpec(WireModel):
@@ -326,6 +332,12 @@ def _field_problems(what: str, fields: dict[str, FieldSpec]) -> list[str]:
     for field, each in fields.items():
         if problem := field_type_problem(each.type):
             found.append(f"{what} field {field}: {problem}")
+        if each.min_items is not None and not _LIST.match(each.type):
+            found.append(f"{what} field {field}: min_items is for a list[...] field only")
+        elif each.min_items is not None and not 1 <= each.min_items <= LIST_ITEMS:
+            found.append(
+                f"{what} field {field}: min_items is {each.min_items}; give 1 to {LIST_ITEMS}"
+            )
         json_name = to_camel(field)
         if json_name in json_names:
             found.append(

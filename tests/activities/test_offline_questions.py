@@ -1,7 +1,7 @@
-"""The offline model asks a declared team's agent a question in that team's words (issue 42,
-item 3): built from its declared question fields (an enum field a choice of its values, a yes/no
-field a confirmation, another field a choice and a confirmation about it) or, with none, from
-its own routes; never the software team's ``approach`` / ``add-tests`` question. The last test
+"""The offline model asks a declared team's agent a question in that team's words: built from
+its declared question fields (an enum field a choice of its values, a yes/no field a
+confirmation, another field a choice and a confirmation about it) or, with none, from its own
+routes; never the software team's ``approach`` / ``add-tests`` question. The last test
 runs the incident-response team through a real dev server and worker."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Each team speaks its own words (issue 42, item 3): the shared prompt frame holds no software
+"""Each team speaks its own words: the shared prompt frame holds no software
 team's text; a team's worked examples come from its own templates' ``examples`` block (or there
 are none); a question field is described by its type (an enum by its values); the software
 team's prompts are what they were before its words moved out of the frame."""
