@@ -440,9 +440,7 @@ class _Writer:
         choices and confirmations built from them (``offline_questions``)."""
         value = self.value(schema, "interruptRequest")
         forward = [
-            o.description
-            for o in route_options(model)
-            if o.target is not Terminal.INTERRUPT and o.alias != "interruptRequest"
+            o.description for o in route_options(model) if o.target is not Terminal.INTERRUPT
         ]
         value.update(
             declared_question(agent, self.goal, schema, value, forward, self._deref),
