@@ -234,7 +234,8 @@ def test_unknown_keys_are_named_where_they_are(tmp_path: Path) -> None:
     assert _one(file).startswith("agent LEAD: unknown key 'rol' (an agent has: role, description")
     file = _team(tmp_path, LEAD + '[agents.LEAD.result]\nhosts = { type = "str", desc = "x" }\n')
     assert _one(file) == (
-        "agent LEAD: result field hosts: unknown key 'desc' (a field has: type, description, min_items)"
+        "agent LEAD: result field hosts: unknown key 'desc' (a field has: type, description, "
+        "min_items)"
     )
 
 
