@@ -24,10 +24,12 @@ import httpx2
 from temporalio import activity
 
 from agent_interrupts.activities import offline_tools
+from agent_interrupts.activities.offline_questions import declared_question
 from agent_interrupts.activities.output_schema import REPLY_KEY, is_wrapped, variants
+from agent_interrupts.activities.routing_info import route_options
 from agent_interrupts.models.agent_call import SUPERVISOR_MESSAGE_PREFIX
 from agent_interrupts.models.agent_types import AgentType, Terminal, agent_name
-from agent_interrupts.models.graph import NODES_BY_OUTPUT
+from agent_interrupts.models.graph import NODES, NODES_BY_OUTPUT
 from agent_interrupts.models.ids import agent_key, dispatched_agent_key
 from agent_interrupts.models.interrupts import InterruptRouting
 from agent_interrupts.models.requests import CONTEXT_FOUND
@@ -305,6 +307,8 @@ class OfflineModel(httpx2.AsyncBaseTransport):
         if chosen in offered and not wants and not context and node is not None:
             route = chosen if self._routes_now(node.agent_type) else route
         review = node is not None and node.agent_type in self.scenario.agent_review_at
+        if node is not None and node.agent_type not in NODES:
+            writer.asker = str(node.agent_type)  # a declared team's agent asks in its words
         return json.dumps(writer.routing(offered[route], model, route, agent_review=review))
 
     def pick_route(
@@ -420,6 +424,8 @@ class _Writer:
         self.ticket_refs = 0
         words = re.findall(r"[a-z]+", goal.lower())
         self.component = words[-1] if words else "service"
+        self.asker: str | None = None
+        """A declared team's agent: its question is built from its declared fields."""
 
     def routing(
         self, schema: dict[str, Any], model: type[Routing], route: str, *, agent_review: bool
@@ -430,7 +436,12 @@ class _Writer:
             if key in routes and key != route:
                 out[key] = None
             elif key == "interruptRequest":
-                out[key] = self.interrupt(_non_null(self._deref(prop)), agent_review)
+                question = _non_null(self._deref(prop))
+                out[key] = (
+                    self.declared_interrupt(question, model, agent_review, self.asker)
+                    if self.asker is not None
+                    else self.interrupt(question, agent_review)
+                )
             else:
                 out[key] = self.value(_non_null(self._deref(prop)), key)
         return out
@@ -464,6 +475,21 @@ class _Writer:
                     "impactIfNo": "The change ships without new tests.",
                 }
             ],
+        )
+        return value
+
+    def declared_interrupt(
+        self, schema: dict[str, Any], model: type[Routing], agent_review: bool, agent: str
+    ) -> dict[str, Any]:
+        """A declared team's agent's question, in its team's words: its own fields filled, the
+        choices and confirmations built from them (``offline_questions``)."""
+        value = self.value(schema, "interruptRequest")
+        forward = [
+            o.description for o in route_options(model) if o.target is not Terminal.INTERRUPT
+        ]
+        value.update(
+            declared_question(agent, self.goal, schema, value, forward, self._deref),
+            type="AGENT_REVIEW" if agent_review else "HUMAN_REVIEW",
         )
         return value
 

@@ -46,7 +46,9 @@ class OutputProfile(StrEnum):
 @dataclass(frozen=True)
 class OutputBounds:
     """``maxLength`` of strings and ``maxItems`` of arrays, by JSON property name, else the
-    defaults. ``min_items`` sets ``minItems`` where the validator needs some."""
+    defaults. ``min_items`` sets ``minItems`` where the validator needs some; a model's own
+    ``minItems`` (a discovery report's SC-011 minimums) is kept, and its ``maxItems`` is never
+    below it."""
 
     text: int
     items: int
@@ -83,10 +85,11 @@ BOUNDS: dict[OutputProfile, OutputBounds] = {
         # measured with SmolLM2-135M: arrays of 2 and strings of 160 characters still reached a
         # 1,024-token cap; with 1 and 80 a collector (40 strings) reached 700 tokens; it copies
         # digits from the prompt's ids, a token a character, so 48 keeps the longest variant
-        # near 2,000 characters
+        # near 2,000 characters; a discovery report's SC-011 minimums (5 tags, 3 generated
+        # queries, 10 file references: the model's own minItems) hold here too, tags of 24
         text=48,
         items=1,
-        lengths={"goal": 160, "choiceId": 24, "confirmationId": 24},
+        lengths={"goal": 160, "choiceId": 24, "confirmationId": 24, "tags": 24},
         counts={"requests": 2, "options": 3},
         min_items=_MIN_ITEMS,
     ),
@@ -186,12 +189,11 @@ def _bound(node: Any, bounds: OutputBounds, name: str = "") -> None:
     if "string" in kinds and "enum" not in node and "const" not in node:
         node["maxLength"] = min(node.get("maxLength", bounds.length(name)), bounds.length(name))
     if "array" in kinds:
-        node["maxItems"] = min(node.get("maxItems", bounds.count(name)), bounds.count(name))
+        least = node.get("minItems", 0)  # a model's own minimum (SC-011) holds in every profile
+        most = min(node.get("maxItems", bounds.count(name)), bounds.count(name))
+        node["maxItems"] = max(most, least)
         if name in bounds.min_items:
-            at_least = min(bounds.min_items[name], node["maxItems"])
-            node["minItems"] = max(node.get("minItems", 0), at_least)
-        # a list's own minimum (a declared field's min_items) holds in every profile
-        node["maxItems"] = max(node["maxItems"], node.get("minItems", 0))
+            node["minItems"] = max(least, min(bounds.min_items[name], node["maxItems"]))
         _bound(node.get("items"), bounds, name)
     for each in node.get("properties", {}).items():
         _bound(each[1], bounds, each[0])

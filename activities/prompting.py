@@ -212,6 +212,7 @@ def template_values(node: Node, team: Team) -> dict[str, Any]:
     dispatcher = team.dispatched.get(node.agent_type)
     return {
         "agent_type": str(node.agent_type),
+        "team": team.name,
         "output_name": node.output_model.__name__,
         "routes": [o.alias for o in route_options(node.output_model)],
         "interrupt": asdict(info) if info is not None else None,

@@ -34,9 +34,16 @@ from agent_interrupts.models.team_build import TEAMS, TeamRegistry
 TRANSLATOR = "INTERRUPT_TRANSLATOR"
 
 
-def translation_messages(prompts: PromptRenderer, job: TranslationInput) -> list[dict[str, str]]:
-    """What the translator is asked: the question, the answer and the origin's last request."""
-    system = prompts.render("interrupt/translate.jinja", allowed_route=job.allowed_route)
+def translation_messages(
+    prompts: PromptRenderer, job: TranslationInput, teams: TeamRegistry = TEAMS
+) -> list[dict[str, str]]:
+    """What the translator is asked: the question, the answer and the origin's last request;
+    the reply's type is the run's team's handler routing."""
+    system = prompts.render(
+        "interrupt/translate.jinja",
+        allowed_route=job.allowed_route,
+        output_name=teams.of(job.team).interrupt_routing.__name__,
+    )
     answer = describe_resolution(job.request, job.resolution)
     return _with_question(prompts, system, job, str(job.origin), answer)
 
@@ -102,7 +109,7 @@ class ResolutionActivities:
                 activity.logger.warning("%s: this worker starts no shadow answers", job.shadow_id)
             else:
                 self._shadows.start(job, activity.info().task_queue)
-        messages = translation_messages(self._prompts, job)
+        messages = translation_messages(self._prompts, job, self._teams)
         reply = await self._asked_once(
             job,
             lambda: self._llm.complete(

@@ -119,14 +119,30 @@ def _field_docs(model: type[WireModel]) -> tuple[FieldDoc, ...]:
     )
 
 
+_TYPE_WORDS = {"string": "text", "boolean": "yes/no", "integer": "whole number"}
+"""JSON types in the words a prompt uses (``number`` is itself)."""
+
+
 def _kind(prop: dict[str, Any], defs: dict[str, Any]) -> str:
-    """The JSON shape of a property in a few words."""
+    """The JSON shape of a property in a few words: an enum by its values (``one of LOW,
+    HIGH``), a list by its items and its bounds (``list of text, 3 to 16 items``)."""
     ref = prop.get("$ref")
     if ref is not None:
         target = defs.get(ref.rsplit("/", 1)[-1], {})
         if "enum" in target:
-            return "one of " + ", ".join(map(str, target["enum"]))
+            return _kind(target, defs)
         return "{" + ", ".join(target.get("properties", {})) + "}"
+    if "enum" in prop:
+        return "one of " + ", ".join(map(str, prop["enum"]))
     if prop.get("type") == "array":
-        return f"list of {_kind(prop.get('items', {}), defs)}"
-    return str(prop.get("type", "value")).replace("string", "text").replace("boolean", "yes/no")
+        return f"list of {_kind(prop.get('items', {}), defs)}{_count(prop)}"
+    kind = str(prop.get("type", "value"))
+    return _TYPE_WORDS.get(kind, kind)
+
+
+def _count(prop: dict[str, Any]) -> str:
+    """An array's bounds as words: ``, 3 to 16 items``, ``, at most 16 items``, or none."""
+    low, high = prop.get("minItems", 0), prop.get("maxItems")
+    if high is None:
+        return f", at least {low} items" if low else ""
+    return f", {low} to {high} items" if low else f", at most {high} items"

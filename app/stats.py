@@ -28,10 +28,19 @@ from agent_interrupts.models.interrupts import (
     OptionKey,
     ResolvedBy,
 )
+from agent_interrupts.models.results import (
+    MIN_DISCOVERY_TAGS,
+    MIN_FILE_REFERENCES,
+    MIN_GENERATED_QUERIES,
+)
 from agent_interrupts.models.team_build import team_of
 from agent_interrupts.models.team_spec import SOFTWARE_TEAM_NAME, Role, TeamPin
 
-SC011_TAGS, SC011_QUERIES, SC011_REFERENCES = 5, 3, 10
+SC011_TAGS, SC011_QUERIES, SC011_REFERENCES = (
+    MIN_DISCOVERY_TAGS,
+    MIN_GENERATED_QUERIES,
+    MIN_FILE_REFERENCES,
+)
 _REVIEWERS = (ResolvedBy.AGENT_REVIEW, ResolvedBy.TIMEOUT_ESCALATION)
 """Answers the reviewing model gave: labelled CONTROLLER_MODEL when that model gave them."""
 TRANSLATION_TARGET_SECONDS = 2.0

@@ -153,16 +153,27 @@ class DispatchedResult(AgentResult):
         return data
 
 
+MIN_DISCOVERY_TAGS, MIN_GENERATED_QUERIES, MIN_FILE_REFERENCES = 5, 3, 10
+"""SC-011: a discovery report has at least 5 tags, 3 generated queries and 10 file references.
+The schema a model is held to says so (``minItems``, in every profile); the model validates
+without them, so results recorded with fewer still replay, and ``agents stats`` counts them."""
+
+
+def _at_least(count: int) -> Any:
+    """A list field's minimum in the schema a model writes to, never in validation."""
+    return Field(json_schema_extra={"minItems": count})
+
+
 class DiscoveryAgentResult(DispatchedResult):
     """One discovery agent's report on its subdomain (FR-030..036)."""
 
     subdomain: str
     summary: str
     findings: list[str]
-    file_references: list[FileReference]
+    file_references: list[FileReference] = _at_least(MIN_FILE_REFERENCES)
     cross_links: list[CrossLink]
-    tags: list[str]
-    generated_queries: list[str]
+    tags: list[str] = _at_least(MIN_DISCOVERY_TAGS)
+    generated_queries: list[str] = _at_least(MIN_GENERATED_QUERIES)
     diagrams: list[Diagram]
 
 

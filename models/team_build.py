@@ -46,6 +46,7 @@ from agent_interrupts.models.routings import (
 from agent_interrupts.models.team import Node, Team, TeamPin
 from agent_interrupts.models.team_spec import (
     END,
+    LIST_ITEMS,
     SOFTWARE_TEAM_NAME,
     AgentSpec,
     BaseTeam,
@@ -65,8 +66,6 @@ STR_CHARS = 500
 """A ``str`` field's bound."""
 TEXT_CHARS = 4_000
 """A ``text`` field's bound."""
-LIST_ITEMS = 16
-"""A ``list[...]`` field's bound."""
 FIRST_GUIDANCE = "Plan how to achieve the goal."
 RETURN_HELP = "The context gathered; the agent that asked for it runs again with it."
 """A context manager's way back (``RETURN``), as the software team's says it."""

@@ -32,6 +32,8 @@ SOFTWARE_TEAM_NAME = "software"
 END = Terminal.END.value
 """The route target that ends the run with the team's final result."""
 MAX_TEAM_AGENTS = 32
+LIST_ITEMS = 16
+"""A ``list[...]`` field's bound: its most items (and the most ``min_items`` may ask)."""
 MAX_FIELDS = 16
 """Fields one request, result, question or final result may declare."""
 MAX_TEMPLATE_CHARS = 16_000

@@ -12,6 +12,7 @@ from agent_interrupts.activities.contributors.base import PromptContext, PromptC
 from agent_interrupts.activities.routing_info import INTERRUPT_LABEL, route_options
 from agent_interrupts.models.agent_types import RouteTarget, Terminal
 from agent_interrupts.models.team import Team
+from agent_interrupts.models.team_spec import Role
 
 HERE = ">>> YOU ARE HERE <<<"
 _INDENT = "    "
@@ -66,10 +67,15 @@ def where_we_are(agent: str, team: Team) -> str:
 @functools.lru_cache(maxsize=256)
 def _where(agent: str, team: Team) -> str:
     node = team.node(agent)
+    returns = (
+        "; RETURN goes back to the agent that asked the context manager"
+        if team.with_role(Role.CONTEXT_MANAGER)
+        else ""
+    )
     parts = [
         "The workflow graph; each line is a node and where its routes lead. Every agent that "
-        "routes can send a question to the one INTERRUPT node; END returns the final result; "
-        "RETURN goes back to the agent that asked the context manager.",
+        f"routes can send a question to the one INTERRUPT node; END returns the final "
+        f"result{returns}.",
         "```",
         render_graph(agent, team=team),
         "```",

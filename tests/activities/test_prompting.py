@@ -249,6 +249,9 @@ def test_default_renderer_has_the_tools_contributors_and_still_renders_interrupt
         ]
     )
     # ResolutionActivities renders these with PromptRenderer.render
-    text = renderer.render("interrupt/translate.jinja", allowed_route="reviewRequest")
+    text = renderer.render(
+        "interrupt/translate.jinja", allowed_route="reviewRequest", output_name="InterruptRouting"
+    )
     assert "Set `reviewRequest`: it is the only route allowed here." in text
+    assert "one JSON\nobject of type InterruptRouting." in text
     assert renderer.render("interrupt/review.jinja").startswith("You review an agent's question")

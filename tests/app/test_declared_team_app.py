@@ -119,8 +119,8 @@ async def test_status_and_inbox_of_a_declared_teams_question(
             assert "is not an agent of team tiny-survey" in wrong.text
             assert '<option value="SUMMARY">SUMMARY</option>' in card, "its routes, to go on at"
             answers = {
-                "choice.surveyor-2/approach": "B",
-                "confirm.surveyor-2/add-tests": "yes",
+                "choice.surveyor-2/site-access": "B",
+                "confirm.surveyor-2/site-access-ok": "yes",
                 "continue_at": "SUMMARY",
             }
             sent = await http.post("/answer", data={**form, **answers}, headers=SAME_ORIGIN)
@@ -147,7 +147,12 @@ async def test_a_finished_declared_team_run_exports_by_role_and_counts_its_quest
         handle = await agents.start(GOAL, workflow_id=workflow_id, team=TINY_TEAM.name)
         pending = (await wait_for_interrupt(handle)).pending_interrupt
         assert pending is not None
-        flags = ["--choice", "surveyor-2/approach=B", "--confirm", "surveyor-2/add-tests=yes"]
+        flags = [
+            "--choice",
+            "surveyor-2/site-access=B",
+            "--confirm",
+            "surveyor-2/site-access-ok=yes",
+        ]
         elsewhere = await client_py(
             client, "resolve", pending.workflow_id, *flags, "--continue-at", "ORCHESTRATOR"
         )

@@ -37,9 +37,9 @@ def test_a_shipped_team_asks_at_a_dispatched_agent_and_finishes_once_answered(
         "resolve",
         "team-cli-1-interrupt-1",
         "--choice",
-        "investigator-2/approach=B",
+        "investigator-2/access-needed=B",
         "--confirm",
-        "investigator-2/add-tests=yes",
+        "investigator-2/access-needed-ok=yes",
         "--as",
         "ada",
     )
@@ -96,9 +96,9 @@ def test_an_edited_team_file_changes_new_runs_never_a_waiting_one(
         "resolve",
         "team-cli-2-interrupt-1",
         "--choice",
-        "approach=A",
+        "risky-step=A",
         "--confirm",
-        "add-tests=no",
+        "risky-step-ok=no",
     )
     assert answer.returncode == 0, answer.stderr
     followed = agents(stack, "follow", "team-cli-2", "--json")

@@ -338,4 +338,4 @@ async def test_a_declared_teams_question_notifies_with_its_agents(
             await handle.cancel()
     payload = http.delivered()[0].json()
     assert payload["interruptId"] == pending.workflow_id and payload["origin"] == "SURVEY"
-    assert "surveyor-1/approach" in http.delivered()[0].body.decode()
+    assert "surveyor-1/site-access" in http.delivered()[0].body.decode()  # its own field
