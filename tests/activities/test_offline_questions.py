@@ -15,12 +15,12 @@ from temporalio.client import Client
 from agent_interrupts.activities.llm import LlmSettings
 from agent_interrupts.activities.offline_model import OfflineModel, OfflineScenario
 from agent_interrupts.activities.output_schema import OutputProfile, decoder_schema
-from agent_interrupts.models.team_files import builtin_team_files, load_team_file
 from agent_interrupts.app.worker_setup import build_worker
 from agent_interrupts.models.interrupts import InterruptResolution, TeamInterruptRequest
 from agent_interrupts.models.routing import Routing
 from agent_interrupts.models.team import Team
 from agent_interrupts.models.team_build import TeamFinalResult, build_team
+from agent_interrupts.models.team_files import builtin_team_files, load_team_file
 from agent_interrupts.models.team_spec import TeamSpec
 from agent_interrupts.workflows.interrupt import InterruptWorkflow
 from tests.support.interrupts import interrupt_status, start, wait_for_interrupt

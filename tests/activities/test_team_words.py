@@ -16,13 +16,13 @@ from jinja2.sandbox import SandboxedEnvironment
 from agent_interrupts.activities.prompting import PROMPTS_DIR, PromptRenderer, template_values
 from agent_interrupts.activities.resolution import translation_messages
 from agent_interrupts.activities.routing_info import interrupt_info
-from agent_interrupts.models.team_files import builtin_team_files, load_team_file
 from agent_interrupts.models.agent_call import AgentCall
 from agent_interrupts.models.graph import NODES, SOFTWARE_TEAM
 from agent_interrupts.models.interrupt_flow import TranslationInput
 from agent_interrupts.models.interrupts import InterruptResolution, TeamInterruptRequest
 from agent_interrupts.models.team import Team
 from agent_interrupts.models.team_build import build_team
+from agent_interrupts.models.team_files import builtin_team_files, load_team_file
 from agent_interrupts.models.team_spec import TeamSpec
 
 RENDERER = PromptRenderer()
@@ -189,6 +189,7 @@ def test_the_software_teams_prompts_are_what_the_one_base_rendered(agent: Any) -
             [
                 DictLoader({"workflow/_software_agent.jinja": BEFORE_THE_MOVE}),
                 FileSystemLoader(PROMPTS_DIR),
+                DictLoader(dict(SOFTWARE_TEAM.templates)),
             ]
         ),
         undefined=StrictUndefined,
@@ -196,7 +197,8 @@ def test_the_software_teams_prompts_are_what_the_one_base_rendered(agent: Any) -
     )
     node = NODES[agent]
     values = template_values(node, SOFTWARE_TEAM)
-    assert RENDERER.agent_template(node) == before.get_template(node.template).render(**values)
+    rendered = before.get_template(node.template).render(**values)
+    assert RENDERER.agent_template(node, SOFTWARE_TEAM) == rendered
 
 
 def test_the_translator_is_asked_for_the_runs_teams_handler_routing() -> None:

@@ -9,15 +9,16 @@ import json
 from pathlib import Path
 
 import pytest
+from pydantic import ValidationError
 
 from agent_interrupts.activities.offline_model import OfflineModel
 from agent_interrupts.activities.output_schema import OutputProfile, decoder_schema
 from agent_interrupts.activities.prompting import PromptRenderer
-from agent_interrupts.models.team_files import builtin_team_files, load_team_file
 from agent_interrupts.models.agent_call import AgentCall
 from agent_interrupts.models.errors import TeamFileError
 from agent_interrupts.models.routing import Routing
 from agent_interrupts.models.team_build import build_team, team_problems
+from agent_interrupts.models.team_files import builtin_team_files, load_team_file
 from agent_interrupts.models.team_spec import TeamSpec
 
 TEAM = """
@@ -71,10 +72,11 @@ def test_a_list_fields_minimum_is_its_schemas_min_items_in_every_profile(
     routing = model.model_validate(content.get("routing", content))
     assert isinstance(routing, Routing)
     assert len(routing.to_wire()["result"]["reviewers"]) >= 3
-    # the validator holds no minimum: a model's shorter list is the schema's to prevent
+    # the validator holds the same minimum: a model not held to the schema is refused too
     fewer = dict(content.get("routing", content))
     fewer["result"] = {**fewer["result"], "reviewers": ["ada"]}
-    assert isinstance(model.model_validate(fewer), Routing)
+    with pytest.raises(ValidationError, match="at least 3 items"):
+        model.model_validate(fewer)
 
 
 def test_the_prompt_says_a_question_fields_minimum(tmp_path: Path) -> None:
@@ -93,9 +95,18 @@ def test_the_prompt_says_a_question_fields_minimum(tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     ("field", "problem"),
     [
-        ('{ type = "str", min_items = 2 }', "min_items is for a list[...] field only"),
-        ('{ type = "list[str]", min_items = 0 }', "min_items is 0; give 1 to 16"),
-        ('{ type = "list[int]", min_items = 17 }', "min_items is 17; give 1 to 16"),
+        (
+            '{ type = "str", min_items = 2 }',
+            "result field notes: min_items is for a list; the field's type is str",
+        ),
+        (
+            '{ type = "list[str]", min_items = 0 }',
+            "result.notes.min_items: Input should be greater than or equal to 1",
+        ),
+        (
+            '{ type = "list[int]", min_items = 17 }',
+            "result.notes.min_items: Input should be less than or equal to 16",
+        ),
     ],
 )
 def test_a_minimum_off_a_list_or_out_of_bounds_is_refused(
@@ -104,7 +115,7 @@ def test_a_minimum_off_a_list_or_out_of_bounds_is_refused(
     text = TEAM.replace('notes = "list[str]"', f"notes = {field}")
     with pytest.raises(TeamFileError) as refused:
         _spec(tmp_path, text)
-    assert f"agent INTAKE: result field notes: {problem}" in str(refused.value)
+    assert f"agent INTAKE: {problem}" in str(refused.value)
 
 
 def test_a_team_that_declares_no_minimum_keeps_its_content_hash() -> None:

@@ -76,10 +76,10 @@ focus_questions = "list[text]"
 subdomain = "text"
 summary = "text"
 findings = "list[text]"
-file_references = "list[FileReference]"
+file_references = { type = "list[FileReference]", min_items = 10 }
 cross_links = "list[CrossLink]"
-tags = "list[text]"
-generated_queries = "list[text]"
+tags = { type = "list[text]", min_items = 5 }
+generated_queries = { type = "list[text]", min_items = 3 }
 diagrams = "list[Diagram]"
 """
 DIFFERENCES = {"$defs/CrossLink/description", "$defs/Diagram/description"}
@@ -163,10 +163,16 @@ def _report() -> DiscoveryAgentResult:
                 note="x",
                 valid=False,
             ),
+            *(
+                FileReference(
+                    path=f"src/gw/part{n}.py", start_line=n, end_line=n + 1, relevance=0.5, note="p"
+                )
+                for n in range(8)
+            ),
         ],
         cross_links=[CrossLink(source="limits.py", target="config.py", relation="reads")],
-        tags=["gateway", "limits"],
-        generated_queries=["where are limits read?"],
+        tags=["gateway", "limits", "middleware", "config", "routes"],
+        generated_queries=["where are limits read?", "who sets them?", "what resets them?"],
         diagrams=[
             Diagram(
                 title="requests",
