@@ -14,8 +14,7 @@ class CodeToolsContributor(PromptContributor):
     title = "Code tools"
     order = 12
 
-    def __init__(self, agents: frozenset[str], settings: ToolSettings) -> None:
-        self.applies_to = agents
+    def __init__(self, settings: ToolSettings) -> None:
         self.settings = settings
 
     def applies(self, agent: str, team: Team) -> bool:

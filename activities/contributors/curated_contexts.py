@@ -7,7 +7,6 @@ from typing import Any
 
 from agent_interrupts.activities.contributors.base import PromptContext, PromptContributor
 from agent_interrupts.models.contexts import TEAM_CONTEXTS_FIELD
-from agent_interrupts.models.graph import SOFTWARE_TEAM
 from agent_interrupts.models.limits import compact_json
 from agent_interrupts.models.team import Team
 
@@ -28,7 +27,7 @@ class CuratedContextsContributor(PromptContributor):
     order = 25
     applies_to = None
 
-    def applies(self, agent: str, team: Team = SOFTWARE_TEAM) -> bool:
+    def applies(self, agent: str, team: Team) -> bool:
         """Any agent of a team whose collectors are curated this way (the software team's
         collectors have typed contexts of their own, in their own request fields)."""
         return bool(team.curated)

@@ -34,9 +34,6 @@ class EpisodicMemoryContributor(PromptContributor):
     title = "Episodic memory"
     order = 10
 
-    def __init__(self, agents: frozenset[str]) -> None:
-        self.applies_to = agents
-
     def applies(self, agent: str, team: Team) -> bool:
         """The run's team says which of its agents get these tools."""
         return agent in team.nodes

@@ -26,15 +26,8 @@ from agent_interrupts.activities.tools.settings import LIST_ENTRIES, SEARCH_HITS
 from agent_interrupts.activities.tools.verification import describe, verify
 from agent_interrupts.activities.tools.workspace import ToolError, Workspace
 from agent_interrupts.models.agent_call import AgentCall
-from agent_interrupts.models.agent_types import AgentType
-from agent_interrupts.models.graph import SOFTWARE_TEAM
 from agent_interrupts.models.ids import parse_context_id
 from agent_interrupts.models.team import Team
-
-CODE_AGENTS = SOFTWARE_TEAM.read_tools
-"""The software team's agents offered the read-only code tools (a declared team says its own)."""
-MEMORY_AGENTS = frozenset(AgentType)
-"""Every agent may recall, retain and reflect."""
 
 
 @dataclass
@@ -297,8 +290,8 @@ class ToolGroup:
 def tool_groups(settings: ToolSettings) -> tuple[ToolGroup, ...]:
     """The tool groups, each with the prompt contributor it registers."""
     return (
-        ToolGroup(MEMORY_TOOLS, EpisodicMemoryContributor(MEMORY_AGENTS)),
-        ToolGroup(CODE_TOOLS, CodeToolsContributor(CODE_AGENTS, settings)),
+        ToolGroup(MEMORY_TOOLS, EpisodicMemoryContributor()),
+        ToolGroup(CODE_TOOLS, CodeToolsContributor(settings)),
         ToolGroup(WRITE_TOOLS, CodeChangesContributor(settings)),
     )
 

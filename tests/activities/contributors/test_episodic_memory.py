@@ -6,7 +6,7 @@ import pytest
 
 from agent_interrupts.activities.contributors import EpisodicMemoryContributor, default_registry
 from agent_interrupts.activities.prompting import PromptRenderer
-from agent_interrupts.activities.tools.catalog import CODE_AGENTS, MEMORY_AGENTS, tools_for
+from agent_interrupts.activities.tools.catalog import tools_for
 from agent_interrupts.models.agent_types import AgentType
 from agent_interrupts.models.graph import NODES, SOFTWARE_TEAM
 from tests.support.prompts import WORKSPACE, make_call, make_ctx
@@ -56,12 +56,12 @@ def test_without_a_workspace_no_tool_and_no_tool_guidance(agent: AgentType) -> N
     with_tools = RENDERER.agent_messages(
         NODES[agent], make_call(agent, workspace=WORKSPACE), team=SOFTWARE_TEAM
     )
-    assert ("## Code tools" in with_tools.system) == (agent in CODE_AGENTS)
-    assert agent in MEMORY_AGENTS
+    assert ("## Code tools" in with_tools.system) == (agent in SOFTWARE_TEAM.read_tools)
+    assert agent in SOFTWARE_TEAM.nodes
 
 
 def test_recall_comes_before_retain_and_reflect() -> None:
-    contributor = EpisodicMemoryContributor(MEMORY_AGENTS)
+    contributor = EpisodicMemoryContributor()
     text = contributor.contribute(make_ctx(AgentType.ORCHESTRATOR, workspace=WORKSPACE))
     assert text is not None
     assert text.index("Recall") < text.index("Retain") < text.index("Reflect")

@@ -11,7 +11,7 @@ from temporalio.testing import ActivityEnvironment
 
 from agent_interrupts.activities.code_changes import CodeChangeActivities
 from agent_interrupts.activities.tools import gitwork, write_tools
-from agent_interrupts.activities.tools.catalog import CODE_AGENTS, tools_for
+from agent_interrupts.activities.tools.catalog import tools_for
 from agent_interrupts.activities.tools.loop import Toolbox
 from agent_interrupts.activities.tools.settings import ToolSettings
 from agent_interrupts.activities.tools.workspace import NotOnThisWorker, ToolError, Workspace, pin
@@ -58,7 +58,7 @@ def test_only_ticket_agents_with_a_worktree_get_the_write_tools() -> None:
         t.name for t in tools_for(AgentType.TICKET_AGENT, writes=True, team=SOFTWARE_TEAM)
     }
     assert not writes & {t.name for t in tools_for(AgentType.TICKET_AGENT, team=SOFTWARE_TEAM)}
-    for agent in CODE_AGENTS - {AgentType.TICKET_AGENT}:
+    for agent in SOFTWARE_TEAM.read_tools - {AgentType.TICKET_AGENT}:
         assert not writes & {t.name for t in tools_for(agent, writes=True, team=SOFTWARE_TEAM)}
 
 
