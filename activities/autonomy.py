@@ -3,7 +3,7 @@ questions a policy names, and only once its shadow answers agreed with people's 
 
 Opt-in twice: a run asks for it (start input ``controllerAutonomy``) and the worker holds a
 policy file (``AGENT_AUTONOMY_POLICY``) naming the kinds, e.g.
-``{"kinds": [{"agentType": "PLANNING_ORCHESTRATOR", "questionKind": "choice"}]}``, for an agent
+``{"kinds": [{"agentType": "TRIAGE", "questionKind": "choice"}]}``, for an agent
 of any team (``{"agentType": "TRIAGE", ...}`` for incident-response's). The figures
 are the recorded shadow answers (``ShadowAnswerWorkflow`` results in Temporal) of the worker's
 task queue that the same model gave, read by the worker and cached (a finished shadow never
@@ -84,7 +84,7 @@ def load_policy(path: Path, agents: Collection[str] | None = None) -> frozenset[
     except (OSError, ValueError, KeyError, TypeError) as err:
         raise ValueError(
             f"AGENT_AUTONOMY_POLICY {str(path)!r} is not a policy file ({type(err).__name__}: "
-            f'{err}); write {{"kinds": [{{"agentType": "PLANNING_ORCHESTRATOR", '
+            f'{err}); write {{"kinds": [{{"agentType": "AGENT", '
             f'"questionKind": "choice"}}]}} (agentType: any team\'s agent; question kinds: '
             "choice, confirmation)"
         ) from None

@@ -216,7 +216,7 @@ async def _post(
 
 
 def headline(payload: NotificationPayload) -> str:
-    """One line that says what happened, e.g. ``REVIEW_AGENT asks: ...``."""
+    """One line that says what happened, e.g. ``TRIAGE asks: ...``."""
     origin, reason = payload.origin, _first_line(payload.question.reason)
     match payload.kind:
         case NoticeKind.QUESTION:

@@ -84,7 +84,7 @@ class OfflineScenario:
     @classmethod
     def parse(cls, text: str | None, agents: Collection[str] = ()) -> OfflineScenario:
         """Parse ``interrupt=A,B#2;agent_review=C;delay=D:2.5,B#2:30;context=E;loop=1000;fanout=3;
-        conflict;deaf=F``: AgentType names (``TICKET_AGENT#2`` is the second ticket agent of each
+        conflict;deaf=F``: the team's agent names (``CODER#2`` is the second agent CODER of each
         fan-out only), ``loop`` a number of agent calls, ``fanout`` the agents per fan-out,
         ``conflict`` ticket agents whose edits conflict, ``deaf`` agents that ignore a
         supervisor's message, ``route=G:reviewRequest`` the route agent G takes instead of its

@@ -54,7 +54,7 @@ class Call:
     """An activity of the run that is scheduled or running."""
 
     name: str
-    """Its summary (``REVIEW_AGENT review``), else its activity type."""
+    """Its summary (``TRIAGE review``), else its activity type."""
     since: datetime | None
     """When its current attempt started (else when it was scheduled)."""
     retry: str | None = None

@@ -330,7 +330,7 @@ def run_options(run: argparse.ArgumentParser) -> None:
     run.add_argument("--max-steps", type=int, default=DEFAULT_MAX_STEPS, help="agent step limit")
     run.add_argument(
         "--scenario",
-        help="offline-model scenario, e.g. 'interrupt=PLANNING_ORCHESTRATOR;delay=REVIEW_AGENT:2'",
+        help="offline-model scenario naming the team's agents: 'interrupt=AGENT;delay=AGENT:2'",
     )
     run.add_argument(
         "--workspace",

@@ -93,7 +93,7 @@ class Filters:
 def agents_of(question: WaitingQuestion) -> set[str]:
     """The agents a question is of, lower case: the one that asked (a dispatch node for a
     combined question) and each dispatched agent of a combined question, by its key
-    (``ticket-agent-1``) and its type (``TICKET_AGENT``)."""
+    (``investigator-1``) and its type (``INVESTIGATOR``)."""
     names = {question.origin}
     request = question.status.request if question.status else None
     for asked in getattr(request, "agent_questions", ()):
