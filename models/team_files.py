@@ -40,8 +40,6 @@ from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from jinja2 import TemplateSyntaxError, meta
-from jinja2.sandbox import SandboxedEnvironment
 from pydantic import ValidationError
 
 from agent_interrupts.models.agent_types import slug
@@ -112,8 +110,8 @@ def load_team_file(path: str | Path) -> TeamSpec:
     return spec
 
 
-def _checked(file: Path) -> TeamSpec:
-    spec, problems = _read(file)
+def _checked(file: Path, *, parse: bool = True) -> TeamSpec:
+    spec, problems = _read(file, parse=parse)
     if problems or spec is None:
         raise TeamFileError(problems or [f"{file}: not a team"])
     return spec
@@ -126,8 +124,9 @@ def software_team_file() -> Path:
 
 def load_software_team() -> TeamSpec:
     """The software team's own file (the package's: the one file named ``software``), read and
-    checked as every team file is."""
-    return _checked(software_team_file())
+    checked as every team file is; its templates are parsed by the package's tests, not at
+    every start of a command (``template_problem``)."""
+    return _checked(software_team_file(), parse=False)
 
 
 def builtin_team_files() -> dict[str, Path]:
@@ -272,7 +271,7 @@ def read_regular_file(path: Path, limit: int) -> bytes:
     return data
 
 
-def _read(file: Path) -> tuple[TeamSpec | None, list[str]]:
+def _read(file: Path, *, parse: bool = True) -> tuple[TeamSpec | None, list[str]]:
     """The team a file declares, or None, and its problems (one line each)."""
     try:
         raw = read_regular_file(file, MAX_TEAM_SPEC_BYTES)
@@ -308,7 +307,7 @@ def _read(file: Path) -> tuple[TeamSpec | None, list[str]]:
         for what in FIELD_TABLES:
             if what in agent:
                 agent[what] = _fields(agent[what])
-        template, problem = _template(file, name, table.get("template"))
+        template, problem = _template(file, name, table.get("template"), parse=parse)
         if problem:
             problems.append(f"{file}: agent {name}: {problem}")
         agent["template"] = template
@@ -442,8 +441,11 @@ def _fields(fields: dict[str, Any]) -> dict[str, Any]:
     return {k: {"type": v} if isinstance(v, str) else v for k, v in fields.items()}
 
 
-def _template(file: Path, agent: str, name: str | None) -> tuple[str, str | None]:
-    """The text of an agent's template file, and why it cannot be one (None when it can)."""
+def _template(
+    file: Path, agent: str, name: str | None, *, parse: bool = True
+) -> tuple[str, str | None]:
+    """The text of an agent's template file, and why it cannot be one (None when it can;
+    ``parse``: check it as a template too)."""
     relative = name if name is not None else f"{slug(agent)}.jinja"
     if not relative.isprintable():
         return "", (
@@ -465,19 +467,28 @@ def _template(file: Path, agent: str, name: str | None) -> tuple[str, str | None
         return "", (
             f"template file {relative} has {len(text):,} characters; at most {MAX_TEMPLATE_CHARS:,}"
         )
+    return text, template_problem(relative, text) if parse else None
+
+
+def template_problem(relative: str, text: str) -> str | None:
+    """Why ``text`` is not a template a team may have: not jinja2, or it extends or includes
+    something other than the package's prompts (None when it may)."""
+    from jinja2 import TemplateSyntaxError, meta  # a command that reads no template skips it
+    from jinja2.sandbox import SandboxedEnvironment
+
     try:
         parsed = SandboxedEnvironment().parse(text)
     except TemplateSyntaxError as err:
-        return text, f"template file {relative}, line {err.lineno}: not a jinja2 template: {err}"
+        return f"template file {relative}, line {err.lineno}: not a jinja2 template: {err}"
     prompts = PROMPTS_DIR.resolve()
     for used in meta.find_referenced_templates(parsed):
         inside = used is not None and (prompts / used).resolve().is_relative_to(prompts)
         if used is not None and not (inside and (prompts / used).is_file()):
-            return text, (
+            return (
                 f"template file {relative} extends or includes {used!r}, which is not a "
                 f"template of the package's prompts/ (e.g. workflow/_agent_base.jinja)"
             )
-    return text, None
+    return None
 
 
 def _validation_line(error: Mapping[str, Any], names: list[str]) -> str:

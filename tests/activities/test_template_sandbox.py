@@ -78,6 +78,7 @@ def test_a_template_renders_with_its_values_and_the_package_partials() -> None:
     )
     values = {
         "agent_type": "INTAKE",
+        "team": "grant-review",
         "output_name": "IntakeRouting",
         "routes": ["toEnd"],
         "interrupt": {"class_name": "Q", "route": "interruptRequest", "base_fields": []}

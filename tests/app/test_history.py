@@ -74,7 +74,8 @@ async def test_a_long_goal_is_followed_and_read_whole(
     assert bounds.first_held > 0, "the run continued as new: its first entries are in another"
     assert final == followed_again
     assert [e.index for e in chain] == list(range(bounds.total)), "every entry of the chain"
-    assert not caplog.records, "no entry left out"
+    left_out = [r for r in caplog.records if r.name == "agent_interrupts.app.history"]
+    assert not left_out, "no entry left out"
     # a follower whose last look was before the run continued as new reads the runs before it
     assert [e.index for e in paged.entries] == list(range(bounds.total))
     assert [e.index for e in from_status.entries] == list(range(bounds.total))

@@ -181,7 +181,7 @@ def test_the_stack_keeps_its_team_files_across_down_and_up(
     status = agents(env, "status", "keep-1")
     assert status.returncode == 0, status.stderr
     assert "team: release-notes" in status.stdout and "waiting on interrupt" in status.stdout
-    answer = ("--choice", "approach=A", "--confirm", "add-tests=yes")
+    answer = ("--choice", "next-step=A")  # EDITOR declares no question fields: where next
     resolved = agents(env, "resolve", "keep-1-interrupt-1", *answer)
     assert resolved.returncode == 0, resolved.stderr
     followed = agents(env, "follow", "keep-1", "--json")

@@ -16,6 +16,7 @@ from agent_interrupts.models.team_files import (
     load_software_team,
     load_team_file,
     software_team_file,
+    template_problem,
 )
 from agent_interrupts.models.team_spec import Role
 
@@ -95,3 +96,11 @@ def test_a_declared_team_may_have_several_orchestrators_and_start_at_one(tmp_pat
     file.write_text(file.read_text().replace('starts_at = "FIRST"\n', ""))
     with pytest.raises(TeamFileError, match="exactly one agent with role orchestrator"):
         load_team_file(file)
+
+
+def test_the_software_teams_templates_are_templates_of_the_package() -> None:
+    """Checked here, not at every start of a command (``load_software_team`` parses none)."""
+    folder = software_team_file().parent
+    for template in sorted(folder.glob("*.jinja")):
+        assert template_problem(template.name, template.read_text()) is None, template.name
+    assert template_problem("x.jinja", '{% extends "../../etc/passwd" %}') is not None

@@ -228,7 +228,7 @@ def test_a_team_without_an_orchestrator_says_so() -> None:
     ]
 
 
-# -- code-writing agents, reviewers and mergers (issue 42) --------------------------------------
+# -- code-writing agents, reviewers and mergers: capabilities by role --------------------------
 
 
 def _fan_out(coder: AgentSpec, *more: AgentSpec) -> TeamSpec:

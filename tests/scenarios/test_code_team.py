@@ -1,7 +1,8 @@
 """A declared team's code-writing agents change real code exactly as the software team's ticket
-agents do (issue 42): ``docs/examples/code-team``'s CODERs (``tools = ["write"]``) each commit
-in their own worktree after a sandboxed test run, its REVIEWER (role reviewer) reads their real
-diffs, its MERGER (role merger) gets the real merge of their branches into the run's branch.
+agents do (a capability of declared tools and roles, not of names): ``docs/examples/code-team``'s
+CODERs (``tools = ["write"]``) each commit in their own worktree after a sandboxed test run, its
+REVIEWER (role reviewer) reads their real diffs, its MERGER (role merger) gets the real merge of
+their branches into the run's branch.
 
 Every run uses the offline model on the fixture repository of the software team's code-change
 tests (``tests/support/code_repo.py``); every claim is checked against git."""

@@ -186,7 +186,7 @@ def test_a_models_ticket_ids_never_make_two_tickets_share_a_branch() -> None:
     assert ticket_names(taken, keys[:3]) == ["T-1-2", "T-1", "T-1-3"]
 
 
-# -- a declared team's code-writing agent and merger (issue 42) --------------------------------
+# -- a declared team's code-writing agent and merger -------------------------------------------
 
 CODE_TEAM = Path(__file__).resolve().parents[2] / "docs" / "examples" / "code-team"
 
