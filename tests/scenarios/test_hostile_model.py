@@ -93,7 +93,8 @@ async def test_a_batch_of_runs_against_a_hostile_model_never_fails(
     for seed, (end, model) in zip(SEEDS, ends, strict=True):
         assert end in ("COMPLETED", "WAITING"), f"seed {seed} ended {end}"
         assert model.rewritten > model.replies / 3, "most replies were hostile"
-        assert model.escapes > 0 or seed not in repos, "its tool calls aimed outside"
+    escapes = [model.escapes for seed, (_, model) in zip(SEEDS, ends, strict=True) if seed in repos]
+    assert sum(escapes) > 0, "the workspace runs' tool calls aimed outside"
     for seed, repo in repos.items():
         assert _git(repo, "rev-parse", "HEAD") == heads[seed], "the source repository is kept"
         assert _git(repo, "status", "--porcelain") == ""
