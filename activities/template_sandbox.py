@@ -20,6 +20,7 @@ import asyncio
 import contextlib
 import json
 import math
+import os
 import sys
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
@@ -137,12 +138,23 @@ async def render_untrusted(
     return text
 
 
+REAP_SECONDS = 5.0
+"""How long the event loop's child watcher may take to report a killed render process before
+it is reaped here."""
+
+
 async def _stopped(process: asyncio.subprocess.Process) -> None:
-    """The process ended: killed if it still runs, and reaped, whatever happened."""
+    """The process ended: killed if it still runs, and reaped, whatever happened (by the event
+    loop's child watcher, else here: a watcher that never reports must not hold the step)."""
     if process.returncode is None:
         with contextlib.suppress(ProcessLookupError):
             process.kill()
-    await asyncio.shield(process.wait())
+    try:
+        async with asyncio.timeout(REAP_SECONDS):
+            await asyncio.shield(process.wait())
+    except TimeoutError:
+        with contextlib.suppress(ChildProcessError):
+            os.waitpid(process.pid, 0)
 
 
 def render_untrusted_now(
