@@ -207,7 +207,7 @@ class AgentSpec(WireModel):
     tools: list[str] = Field(default_factory=list)
     """``read``: the run's pinned workspace through the read tools; ``write`` (a dispatched
     agent's): also the write tools, in a worktree of its own per request (``TOOL_GROUPS``)."""
-    classes: AgentClasses | None = None
+    classes: AgentClasses | None = Field(default=None, exclude_if=lambda v: v is None)
     """Its request and routing as typed models of the package (then it declares no fields)."""
     context: list[FieldName] | None = Field(
         default=None, max_length=MAX_FIELDS, exclude_if=lambda v: v is None
@@ -226,14 +226,14 @@ class TeamSpec(WireModel):
     """A team that extends the software team: its agents join the software team's, and
     ``routes`` adds routes to the software team's agents (an agent between review and merge is
     one declaration and one template)."""
-    starts_at: AgentName | None = None
+    starts_at: AgentName | None = Field(default=None, exclude_if=lambda v: v is None)
     """The agent every run starts at (an orchestrator); needed when the team has several
     orchestrators (one per phase), else its one orchestrator."""
     first_request: dict[FieldName, Annotated[str, StringConstraints(max_length=500)]] = Field(
-        default_factory=dict
+        default_factory=dict, exclude_if=lambda v: not v
     )
     """Values of the first request's fields (``guidance``, and any the request declares)."""
-    classes: TeamClasses | None = None
+    classes: TeamClasses | None = Field(default=None, exclude_if=lambda v: v is None)
     """The handler's routing and the final result as typed models of the package."""
     agents: list[AgentSpec] = Field(min_length=1, max_length=MAX_TEAM_AGENTS)
     routes: dict[str, dict[str, Description]] = Field(default_factory=dict)
@@ -262,53 +262,10 @@ class TeamSpec(WireModel):
 
     def sha256(self) -> str:
         """The team's content hash: what a run records beside its name. Keys the language
-        gained after teams first landed count only when set, so a team keeps its hash."""
-        text = json.dumps(_hashed(self.to_wire()), sort_keys=True, separators=(",", ":"))
+        gained after teams first landed are left out of the wire form while unset
+        (``exclude_if``), so a team declared before keeps its hash."""
+        text = json.dumps(self.to_wire(), sort_keys=True, separators=(",", ":"))
         return hashlib.sha256(text.encode()).hexdigest()
-
-
-LATER_KEYS: dict[str, frozenset[str]] = {
-    "team": frozenset({"startsAt", "firstRequest", "classes"}),
-    "agent": frozenset({"classes"}),
-    "field": frozenset(),
-}
-"""Keys (JSON names) of a team, an agent and a field added after teams first landed
-(4992237): left out of the content hash while they hold their default (None, empty)."""
-
-
-def _unset(value: object) -> bool:
-    return value is None or value == {} or value == [] or value is False
-
-
-def _hashed(wire: dict[str, object]) -> dict[str, object]:
-    """``wire`` without the later keys that hold their defaults."""
-
-    def fields(table: object) -> object:
-        if not isinstance(table, dict):
-            return table
-        return {
-            name: {k: v for k, v in f.items() if not (k in LATER_KEYS["field"] and _unset(v))}
-            if isinstance(f, dict)
-            else f
-            for name, f in table.items()
-        }
-
-    team = {k: v for k, v in wire.items() if not (k in LATER_KEYS["team"] and _unset(v))}
-    if "final" in team:
-        team["final"] = fields(team["final"])
-    agents = team.get("agents")
-    if isinstance(agents, list):
-        team["agents"] = [
-            {
-                k: (fields(v) if k in ("request", "result", "question") else v)
-                for k, v in a.items()
-                if not (k in LATER_KEYS["agent"] and _unset(v))
-            }
-            if isinstance(a, dict)
-            else a
-            for a in agents
-        ]
-    return team
 
 
 @dataclass(frozen=True)
