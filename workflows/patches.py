@@ -210,7 +210,7 @@ PATCHES: tuple[Patch, ...] = (
             "4992237/orchestrator-concurrent-questions-1",
             "f9add2e/orchestrator-concurrent-questions-1",
         ),
-        new_branch=_concurrent("a7c9e0d", "e73f637"),
+        new_branch=_concurrent("91626d7", "a7c9e0d", "e73f637"),
     ),
     Patch(
         REROUTE_TAKEN,
@@ -238,9 +238,12 @@ PATCHES: tuple[Patch, ...] = (
         "a declared team's collector's result becomes a curated context (a CONTEXT entry) that "
         "every later request of the team carries in its ``contexts``; runs recorded before "
         "curated the software team's collectors only",
-        added_in=NEXT,
+        added_in="91626d7",
         deprecate_after="a7c9e0d",
-        old_branch=("*/orchestrator-declared-team-1",),
+        old_branch=tuple(
+            f"{v}/orchestrator-declared-team-1" for v in ("4992237", "e73f637", "a7c9e0d")
+        ),
+        new_branch=("91626d7/orchestrator-declared-team-1",),
     ),
 )
 """Every patch id, oldest issue first."""
