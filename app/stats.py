@@ -272,8 +272,9 @@ class Tally:
     def _criteria_lines(self) -> list[tuple[str, Rate]]:
         """SC-011, SC-013 and SC-014: the software team's (shown with no run counted too) and
         those of every other team a counted run followed."""
-        self._criteria(software_team())
-        return list(self.criteria.items())
+        first = [name for name, _ in self._criteria(software_team()).lines()]
+        rest = [name for name in self.criteria if name not in first]
+        return [(name, self.criteria[name]) for name in (*first, *rest)]
 
     def _asked_lines(self) -> list[Line]:
         """Per team and asking agent: its questions by type, and the choices and confirmations

@@ -173,3 +173,7 @@ def test_stats_count_a_declared_teams_runs_against_its_own_criteria() -> None:
         assert lines[name].meaning and lines[name].short == 1
     # the software team's lines are there too, with nothing of its own counted
     assert lines["discovery reports with >= 5 tags (SC-011)"].value == "n/a (none)"
+    names = list(lines)
+    assert names.index("ticket results with the full upstream chain (SC-014)") < names.index(
+        NAMES[0]
+    )  # the software team's first, then the teams of the runs counted
