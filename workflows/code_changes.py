@@ -74,11 +74,10 @@ from agent_interrupts.models.routings import MergerRouting
 from agent_interrupts.models.state import PendingStep
 from agent_interrupts.models.team import Team
 from agent_interrupts.models.team_build import STR_CHARS, TEXT_CHARS
-from agent_interrupts.models.team_spec import FILLED_FROM_GIT as GIT_FIELDS
-from agent_interrupts.models.team_spec import Role
+from agent_interrupts.models.team_spec import FILLED_FROM_GIT, Role
 from agent_interrupts.workflows.patches import (
     CODE_CHANGES,
-    FILLED_FROM_GIT,
+    GIT_FILLED,
     REVIEW_FINDINGS,
     WORKTREE_LIMIT_ASKS,
 )
@@ -171,7 +170,7 @@ async def ticket_step(
     )
     commit = code_commit(done)
     filled = git_filled(book.team, agent, commit) if result is None else {}
-    if filled and not workflow.patched(FILLED_FROM_GIT):
+    if filled and not workflow.patched(GIT_FILLED):
         filled = {}
     real = (
         with_commit(result, done).to_wire()
@@ -246,7 +245,7 @@ def git_filled(team: Team, agent: str, commit: CodeCommit) -> dict[str, Any]:
     }
     found: dict[str, Any] = {}
     for name, each in declared.result.items():
-        if each.filled and name in GIT_FIELDS:
+        if each.filled and name in FILLED_FROM_GIT:
             value = values[name]
             if isinstance(value, str):
                 value = clip(value, chars.get(each.type, STR_CHARS))

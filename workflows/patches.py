@@ -62,7 +62,7 @@ ARRIVE_TOGETHER = "40-fan-out-questions-arrive-together"
 REROUTE_TAKEN = "40-rerouted-answer-taken-untranslated"
 STUCK_WAYS_OUT = "40-stuck-questions-offer-ways-out"
 TEAM_CONTEXTS = "42-declared-collectors-curated"
-FILLED_FROM_GIT = "42-declared-filled-from-git"
+GIT_FILLED = "42-declared-filled-from-git"
 REVIEW_FINDINGS = "42-declared-review-findings-checked"
 
 _BEFORE_CONCURRENT = ("83c9b6c/orchestrator-dispatch-question-waiting",)
@@ -245,7 +245,7 @@ PATCHES: tuple[Patch, ...] = (
         old_branch=("*/orchestrator-declared-team-1",),
     ),
     Patch(
-        FILLED_FROM_GIT,
+        GIT_FILLED,
         "a declared code-writing agent's ``filled`` result fields named in ``FILLED_FROM_GIT`` "
         "(files changed, commit, branch, diff stat, test outcome) are filled from git and its "
         "sandboxed test run; runs recorded before left them at their defaults",
