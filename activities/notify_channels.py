@@ -1,4 +1,5 @@
-"""The notification channels: a signed webhook, Slack (Block Kit), email (text + HTML) through
+"""The notification channels: a signed webhook, Slack (Block Kit through an incoming webhook,
+or the bot's interactive message: ``SlackBotChannel``), email (text + HTML) through
 the SMTP server ``SMTP_URL`` names (``SmtpTarget``).
 
 Each channel sends one ``NotificationPayload`` and raises ``NotificationFailed`` when retrying
@@ -25,10 +26,17 @@ from urllib.parse import unquote, urlsplit
 
 import httpx2
 
+from agent_interrupts.activities.slack_api import SlackApi
+from agent_interrupts.activities.slack_blocks import (
+    answered_blocks,
+    mrkdwn,
+    question_blocks,
+    section,
+)
 from agent_interrupts.models.errors import NotificationFailed, NotificationRefused
 from agent_interrupts.models.interrupts import answerer
 from agent_interrupts.models.limits import clip
-from agent_interrupts.models.notifications import NoticeKind, NotificationPayload
+from agent_interrupts.models.notifications import NoticeKind, NotificationPayload, SlackMessage
 
 SIGNATURE_HEADER = "X-Interrupt-Signature"
 DELIVERY_HEADER = "X-Interrupt-Delivery"
@@ -42,7 +50,8 @@ SLACK_ITEMS = 20
 
 
 class ChannelSender(Protocol):
-    async def send(self, payload: NotificationPayload) -> None: ...
+    async def send(self, payload: NotificationPayload) -> SlackMessage | None:
+        """Deliver; the Slack bot returns where it posted the message."""
 
 
 def signature(secret: str, body: bytes) -> str:
@@ -84,6 +93,53 @@ class SlackChannel:
     async def send(self, payload: NotificationPayload) -> None:
         body = _json_bytes(slack_message(payload))
         await _post(self._http, self._url, body, _headers(payload), "Slack", "SLACK_WEBHOOK_URL")
+
+
+class SlackBotChannel:
+    """The Slack door's notices, posted by the bot (``chat.postMessage``) to ``SLACK_CHANNEL``:
+    the question as buttons; a reminder or an escalation in its thread; the final notice updates
+    the question's message in place (who answered, what and when)."""
+
+    def __init__(self, api: SlackApi, channel: str, inbox_url: str | None) -> None:
+        self._api, self._channel, self._inbox_url = api, channel, inbox_url
+
+    async def send(self, payload: NotificationPayload) -> SlackMessage | None:
+        title, posted = headline(payload), payload.slack_message
+        links = slack_links(self._inbox_url, payload.links.ui)
+        footer = slack_footer(payload)
+        match payload.kind:
+            case NoticeKind.RESOLVED | NoticeKind.TIMED_OUT:
+                blocks = answered_blocks(
+                    payload.question, title, payload.resolution, payload.at, links, footer
+                )
+                if posted is None:
+                    return await self._api.post(self._channel, title, blocks)
+                await self._api.update(posted, title, blocks)
+                return posted
+            case NoticeKind.REMINDER | NoticeKind.ESCALATED if posted is not None:
+                await self._api.post(
+                    posted.channel, title, [section(f"*{mrkdwn(title)}*")], thread=posted.ts
+                )
+                return None
+            case _:
+                blocks = question_blocks(
+                    payload.question, payload.interrupt_id, title, links, footer
+                )
+                return await self._api.post(self._channel, title, blocks)
+
+
+def slack_links(inbox_url: str | None, ui_url: str | None) -> list[tuple[str, str]]:
+    """The buttons that open a page: the inbox and the Temporal UI, where their address is known."""
+    pages = [("Open the inbox", inbox_url), ("Temporal UI", ui_url)]
+    return [(label, url) for label, url in pages if url]
+
+
+def slack_footer(payload: NotificationPayload) -> str:
+    """The message's context line: the interrupt id and, while it waits, the deadline."""
+    parts = [f"`{mrkdwn(payload.interrupt_id)}`", f"run `{mrkdwn(payload.orchestrator_id)}`"]
+    if payload.deadline is not None and payload.kind is not NoticeKind.RESOLVED:
+        parts.append(f"deadline {payload.deadline:%Y-%m-%d %H:%M} UTC")
+    return " · ".join(parts)
 
 
 SMTP_SCHEMES = {"smtp": "plain", "smtp+starttls": "starttls", "smtps": "ssl"}
