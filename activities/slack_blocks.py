@@ -23,7 +23,6 @@ from agent_interrupts.models.interrupts import (
     OptionKey,
     answerer,
 )
-from agent_interrupts.models.limits import clip
 from agent_interrupts.models.resolution_rules import answer_lines, recommended_resolution
 
 ANSWER, FORM, LINK = "answer", "form", "link"
@@ -44,6 +43,11 @@ FREE, STOP, GOTO = "free", "stop", "goto"
 PICK, WORDS = "pick", "words"
 
 
+def fit(text: str, limit: int) -> str:
+    """``text`` cut to Slack's ``limit`` characters, an ellipsis marking the cut."""
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
 def mrkdwn(text: str) -> str:
     """``text`` with Slack's three control characters escaped (a model's ``<!channel>`` stays
     text)."""
@@ -51,11 +55,11 @@ def mrkdwn(text: str) -> str:
 
 
 def section(text: str) -> dict[str, Any]:
-    return {"type": "section", "text": {"type": "mrkdwn", "text": clip(text, TEXT_CHARS)}}
+    return {"type": "section", "text": {"type": "mrkdwn", "text": fit(text, TEXT_CHARS)}}
 
 
 def plain(text: str, limit: int = BUTTON_CHARS) -> dict[str, Any]:
-    return {"type": "plain_text", "text": clip(text, limit) or " ", "emoji": False}
+    return {"type": "plain_text", "text": fit(text, limit) or " ", "emoji": False}
 
 
 def button(
@@ -63,7 +67,7 @@ def button(
 ) -> dict[str, Any]:
     made: dict[str, Any] = {"type": "button", "text": plain(label), "action_id": action}
     if value is not None:
-        made["value"] = clip(json.dumps(value, separators=(",", ":")), VALUE_CHARS)
+        made["value"] = fit(json.dumps(value, separators=(",", ":")), VALUE_CHARS)
     if style is not None:
         made["style"] = style
     return made
@@ -150,7 +154,7 @@ def question_blocks(
     row.append(button("Stop the run or continue elsewhere…", action(FORM), {"q": interrupt_id}))
     row += [link_button(label, url, action(LINK)) for label, url in links]
     blocks.append({"type": "actions", "elements": row})
-    blocks.append({"type": "context", "elements": [{"type": "mrkdwn", "text": clip(footer, 300)}]})
+    blocks.append({"type": "context", "elements": [{"type": "mrkdwn", "text": fit(footer, 300)}]})
     return blocks
 
 
@@ -181,26 +185,26 @@ def answered_blocks(
     if links:
         row = [link_button(label, url, f"{LINK}:{n}") for n, (label, url) in enumerate(links)]
         blocks.append({"type": "actions", "elements": row})
-    blocks.append({"type": "context", "elements": [{"type": "mrkdwn", "text": clip(footer, 300)}]})
+    blocks.append({"type": "context", "elements": [{"type": "mrkdwn", "text": fit(footer, 300)}]})
     return blocks
 
 
 def answer_summary(question: InterruptRequestBase, resolution: InterruptResolution) -> list[str]:
     """What the answer said, one line per decision."""
     if resolution.stop_run is not None:
-        return [f"Stop the run: {clip(resolution.stop_run, 300)}"]
-    lines = [clip(line, 300) for line in answer_lines(question, resolution)]
+        return [f"Stop the run: {fit(resolution.stop_run, 300)}"]
+    lines = [fit(line, 300) for line in answer_lines(question, resolution)]
     if resolution.free_text:
-        lines.append(f"In their words: {clip(resolution.free_text, 300)}")
+        lines.append(f"In their words: {fit(resolution.free_text, 300)}")
     if resolution.continue_at:
         lines.append(f"Continue at: {resolution.continue_at}")
     return lines or ["(an empty answer)"]
 
 
 def _question_text(question: InterruptRequestBase) -> str:
-    text = [f"*{mrkdwn(clip(question.reason, 1_200))}*"]
+    text = [f"*{mrkdwn(fit(question.reason, 1_200))}*"]
     if question.context_for_decision:
-        text.append(f"_{mrkdwn(clip(question.context_for_decision, 500))}_")
+        text.append(f"_{mrkdwn(fit(question.context_for_decision, 500))}_")
     return "\n".join(text)
 
 
@@ -262,7 +266,7 @@ def answer_view(
         "title": plain("Answer the question", 24),
         "submit": plain("Answer", 24),
         "close": plain("Cancel", 24),
-        "private_metadata": clip(json.dumps(dict(metadata), separators=(",", ":")), 3_000),
+        "private_metadata": fit(json.dumps(dict(metadata), separators=(",", ":")), 3_000),
         "blocks": blocks,
     }
 

@@ -32,7 +32,7 @@ from temporalio.client import WorkflowQueryFailedError
 from temporalio.service import RPCError
 
 from agent_interrupts.activities.notify_channels import slack_links
-from agent_interrupts.activities.redaction import add_secret
+from agent_interrupts.activities.redaction import add_secret, install_log_redaction
 from agent_interrupts.activities.slack_api import SlackApi
 from agent_interrupts.activities.slack_blocks import (
     ANSWER,
@@ -115,6 +115,7 @@ class SlackDoor:
     ) -> None:
         add_secret(settings.signing_secret)
         add_secret(settings.bot_token)
+        install_log_redaction()
         self.agents, self.settings = agents, settings
         self.api = SlackApi(
             settings.bot_token, settings.api_url, NOTIFY_REQUEST_TIMEOUT.total_seconds()
