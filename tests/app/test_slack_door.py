@@ -28,7 +28,7 @@ from agent_interrupts.app.sdk import AgentWorkflowClient
 from agent_interrupts.app.worker_setup import build_worker
 from agent_interrupts.models.agent_types import AgentType
 from agent_interrupts.models.interrupt_flow import InterruptState
-from agent_interrupts.models.interrupts import OptionKey
+from agent_interrupts.models.interrupts import InterruptResolution, OptionKey
 from tests.cli.support import free_port
 from tests.support.inbox import start_question
 from tests.support.interrupts import GOAL, interrupt_status, wait_for_interrupt
@@ -234,3 +234,25 @@ async def test_a_slack_that_answers_500_then_429_is_tried_again_and_the_question
                     status = await interrupt_status(client, interrupt_id)
             assert not any("not delivered" in e.message for e in status.events)
         assert agents is not None
+
+
+async def test_a_question_answered_elsewhere_shows_so_on_its_slack_message(
+    client: Client, task_queue: str, workflow_id: str
+) -> None:
+    agents = AgentWorkflowClient(client, task_queue)
+    interrupt_id = f"{workflow_id}-interrupt-1"
+    with FakeSlack().running() as slack:
+        async with build_worker(client, task_queue, LlmSettings(), notify=_notify(slack)):
+            handle = await start_question(client, task_queue, interrupt_id)
+            await until(lambda: slack.of("chat.postMessage"))
+            message = slack.of("chat.postMessage")[0]
+            answer = InterruptResolution(selected_choices={"cache": OptionKey.A})
+            await agents.resolve(interrupt_id, answer, answered_by="grace")
+            await handle.result()
+            await until(lambda: slack.of("chat.update"))
+        update = slack.of("chat.update")[0].args
+        assert (update["channel"], update["ts"]) == (CHANNEL, message_ts(message))
+        text = str(update["blocks"])
+        assert "Answered by grace (HUMAN)" in text and "A (in memory)" in text
+        assert "★ B: redis" not in text, "its buttons are gone"
+        assert len(slack.of("chat.postMessage")) == 1, "updated in place, not posted again"
