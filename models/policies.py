@@ -148,6 +148,11 @@ SLACK_RETRY_AFTER_CAP = timedelta(seconds=60)
 SLACK_DOOR_ATTEMPTS = 4
 """The Slack door's own calls after a click (``chat.update``, the reply to ``response_url``):
 attempts, each waiting the 429's ``Retry-After`` or a doubling backoff from 0.5 s."""
+SLACK_POST_WAIT = timedelta(seconds=10)
+"""A final notice or a reminder whose question is still being posted by this worker waits this
+long for the post, to update that message rather than post another."""
+SLACK_POSTS_KEPT = 10_000
+"""Question messages a worker remembers having posted (the newest), for the notices that follow."""
 SLACK_REQUEST_AGE = timedelta(minutes=5)
 """A signed Slack request older (or newer) than this is refused; one seen before, too."""
 NOTIFY_PLAN_TIMEOUT = timedelta(seconds=5)

@@ -245,7 +245,7 @@ class SlackDoor:
     ) -> tuple[InterruptResolution | None, str]:
         """Answer through the SDK; (the answer as taken, the acknowledgement) or (None, why)."""
         if "door" in InterruptResolution.model_fields:  # the audit of doors, where it exists
-            resolution = resolution.model_copy(update={"door": DOOR})
+            resolution = InterruptResolution.model_validate({**dict(resolution), "door": DOOR})
         if name is not None:
             resolution = resolution.model_copy(update={"answered_by": name})
         try:
