@@ -22,11 +22,13 @@ from agent_interrupts.activities.llm import as_activity_error
 from agent_interrupts.activities.notify_channels import (
     ChannelSender,
     EmailChannel,
+    SlackBotChannel,
     SlackChannel,
     SmtpTarget,
     WebhookChannel,
 )
 from agent_interrupts.activities.redaction import add_secret, install_log_redaction
+from agent_interrupts.activities.slack_api import DEFAULT_SLACK_API_URL, SlackApi
 from agent_interrupts.models.errors import NotificationRefused
 from agent_interrupts.models.notifications import (
     Channel,
@@ -38,6 +40,7 @@ from agent_interrupts.models.notifications import (
     NotificationPayload,
     NotificationPlan,
     Question,
+    SlackMessage,
 )
 from agent_interrupts.models.policies import NOTIFY_REQUEST_TIMEOUT
 from agent_interrupts.models.resolution_rules import suggested_answer
@@ -56,6 +59,12 @@ class NotifySettings:
     webhook_secret: str | None = field(default=None, repr=False)
     slack_url: str | None = field(default=None, repr=False)
     """Slack's incoming-webhook URL is itself a secret."""
+    slack_bot_token: str | None = field(default=None, repr=False)
+    """The Slack door's bot token (``SLACK_BOT_TOKEN``): answerable notices to the channel."""
+    slack_channel: str | None = None
+    slack_api_url: str = DEFAULT_SLACK_API_URL
+    inbox_url: str | None = None
+    """The inbox's address as people open it (``AGENTS_INBOX_URL``), for the notices' links."""
     smtp: SmtpTarget | None = None
     email_to: tuple[str, ...] = ()
     email_from: str = "agent-interrupts@localhost"
@@ -67,7 +76,7 @@ class NotifySettings:
     def channels(self) -> list[Channel]:
         enabled = {
             Channel.WEBHOOK: self.webhook_url,
-            Channel.SLACK: self.slack_url,
+            Channel.SLACK: self.slack_url or self.slack_bot_token,
             Channel.EMAIL: self.smtp,
         }
         return [channel for channel, setting in enabled.items() if setting]
@@ -79,7 +88,8 @@ class NotificationActivities:
     def __init__(self, settings: NotifySettings) -> None:
         self._settings = settings
         smtp_password = settings.smtp.password if settings.smtp else None
-        for secret in (settings.webhook_secret, settings.slack_url, smtp_password):
+        secrets = (settings.webhook_secret, settings.slack_url, settings.slack_bot_token)
+        for secret in (*secrets, smtp_password):
             add_secret(secret)
         install_log_redaction()
         timeout = settings.request_timeout.total_seconds()
@@ -91,6 +101,11 @@ class NotificationActivities:
             )
         if settings.slack_url:
             self._senders[Channel.SLACK] = SlackChannel(http, settings.slack_url)
+        if settings.slack_bot_token and settings.slack_channel:
+            api = SlackApi(settings.slack_bot_token, settings.slack_api_url, timeout)
+            self._senders[Channel.SLACK] = SlackBotChannel(
+                api, settings.slack_channel, settings.inbox_url
+            )
         if settings.smtp:
             self._senders[Channel.EMAIL] = EmailChannel(
                 settings.smtp, settings.email_from, settings.email_to, timeout
@@ -104,10 +119,13 @@ class NotificationActivities:
         )
 
     @activity.defn(name="notify")
-    async def notify(self, delivery: Delivery) -> None:
-        """Deliver one notice to one channel; a receiver that is down raises a retryable error."""
-        if DELIVERED in activity.info().heartbeat_details:
-            return  # an earlier attempt delivered it; only its completion was lost
+    async def notify(self, delivery: Delivery) -> SlackMessage | None:
+        """Deliver one notice to one channel; a receiver that is down raises a retryable error.
+        The Slack bot returns where it posted the question, so later notices update it."""
+        details = activity.info().heartbeat_details
+        if DELIVERED in details:  # an earlier attempt delivered it; only its completion was lost
+            posted = details[-1] if len(details) > 1 else None
+            return SlackMessage.model_validate(posted) if isinstance(posted, dict) else None
         sender = self._senders.get(delivery.channel)
         if sender is None:
             raise NotificationRefused(
@@ -116,10 +134,11 @@ class NotificationActivities:
         info = activity.info()
         payload = build_payload(delivery.notice, info.namespace, self._settings.ui_url)
         try:
-            await sender.send(payload)
+            posted = await sender.send(payload)
         except Exception as err:
             raise as_activity_error(err) from None
-        activity.heartbeat(DELIVERED)
+        activity.heartbeat(DELIVERED, posted.to_wire() if posted else None)
+        return posted
 
 
 def build_payload(notice: Notice, namespace: str, ui_url: str) -> NotificationPayload:

@@ -1,4 +1,5 @@
-"""The notification channels: a signed webhook, Slack (Block Kit), email (text + HTML) through
+"""The notification channels: a signed webhook, Slack (Block Kit through an incoming webhook,
+or the bot's interactive message: ``SlackBotChannel``), email (text + HTML) through
 the SMTP server ``SMTP_URL`` names (``SmtpTarget``).
 
 Each channel sends one ``NotificationPayload`` and raises ``NotificationFailed`` when retrying
@@ -17,6 +18,7 @@ import json
 import re
 import smtplib
 import ssl
+from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from email.message import EmailMessage
@@ -25,10 +27,18 @@ from urllib.parse import unquote, urlsplit
 
 import httpx2
 
+from agent_interrupts.activities.slack_api import SlackApi
+from agent_interrupts.activities.slack_blocks import (
+    answered_blocks,
+    mrkdwn,
+    question_blocks,
+    section,
+)
 from agent_interrupts.models.errors import NotificationFailed, NotificationRefused
 from agent_interrupts.models.interrupts import answerer
 from agent_interrupts.models.limits import clip
-from agent_interrupts.models.notifications import NoticeKind, NotificationPayload
+from agent_interrupts.models.notifications import NoticeKind, NotificationPayload, SlackMessage
+from agent_interrupts.models.policies import SLACK_POST_WAIT, SLACK_POSTS_KEPT
 
 SIGNATURE_HEADER = "X-Interrupt-Signature"
 DELIVERY_HEADER = "X-Interrupt-Delivery"
@@ -42,7 +52,8 @@ SLACK_ITEMS = 20
 
 
 class ChannelSender(Protocol):
-    async def send(self, payload: NotificationPayload) -> None: ...
+    async def send(self, payload: NotificationPayload) -> SlackMessage | None:
+        """Deliver; the Slack bot returns where it posted the message."""
 
 
 def signature(secret: str, body: bytes) -> str:
@@ -84,6 +95,88 @@ class SlackChannel:
     async def send(self, payload: NotificationPayload) -> None:
         body = _json_bytes(slack_message(payload))
         await _post(self._http, self._url, body, _headers(payload), "Slack", "SLACK_WEBHOOK_URL")
+
+
+class SlackBotChannel:
+    """The Slack door's notices, posted by the bot (``chat.postMessage``) to ``SLACK_CHANNEL``:
+    the question as buttons; a reminder or an escalation in its thread; the final notice updates
+    the question's message in place (who answered, what and when).
+
+    Where the question's message is comes with the notice (``slackMessage``) once the workflow
+    heard it was posted; an answer given sooner (the post's completion still on its way) finds it
+    in this worker's memory of its own posts, waiting up to ``SLACK_POST_WAIT`` for a post still
+    in flight. A message this worker never posted is not found: the notice is posted anew."""
+
+    def __init__(self, api: SlackApi, channel: str, inbox_url: str | None) -> None:
+        self._api, self._channel, self._inbox_url = api, channel, inbox_url
+        self._posts: OrderedDict[str, asyncio.Future[SlackMessage | None]] = OrderedDict()
+
+    async def send(self, payload: NotificationPayload) -> SlackMessage | None:
+        title = headline(payload)
+        links = slack_links(self._inbox_url, payload.links.ui)
+        footer = slack_footer(payload)
+        if payload.kind is NoticeKind.QUESTION:
+            return await self._post_question(payload, title, links, footer)
+        posted = payload.slack_message or await self._posted(payload.interrupt_id)
+        match payload.kind:
+            case NoticeKind.RESOLVED | NoticeKind.TIMED_OUT:
+                blocks = answered_blocks(
+                    payload.question, title, payload.resolution, payload.at, links, footer
+                )
+                if posted is None:
+                    return await self._api.post(self._channel, title, blocks)
+                await self._api.update(posted, title, blocks)
+                return posted
+            case _ if posted is not None:  # a reminder, the escalation: in the thread
+                await self._api.post(
+                    posted.channel, title, [section(f"*{mrkdwn(title)}*")], thread=posted.ts
+                )
+                return None
+            case _:
+                return await self._post_question(payload, title, links, footer)
+
+    async def _post_question(
+        self, payload: NotificationPayload, title: str, links: list[tuple[str, str]], footer: str
+    ) -> SlackMessage:
+        post: asyncio.Future[SlackMessage | None] = asyncio.get_running_loop().create_future()
+        self._remember(payload.interrupt_id, post)
+        blocks = question_blocks(payload.question, payload.interrupt_id, title, links, footer)
+        try:
+            message = await self._api.post(self._channel, title, blocks)
+        except BaseException:
+            post.set_result(None)  # not posted: a notice waiting for it posts anew
+            raise
+        post.set_result(message)
+        return message
+
+    def _remember(self, interrupt_id: str, post: asyncio.Future[SlackMessage | None]) -> None:
+        self._posts[interrupt_id] = post
+        self._posts.move_to_end(interrupt_id)
+        while len(self._posts) > SLACK_POSTS_KEPT:
+            self._posts.popitem(last=False)
+
+    async def _posted(self, interrupt_id: str) -> SlackMessage | None:
+        post = self._posts.get(interrupt_id)
+        if post is None:
+            return None
+        try:
+            return await asyncio.wait_for(asyncio.shield(post), SLACK_POST_WAIT.total_seconds())
+        except TimeoutError:
+            return None
+
+
+def slack_links(inbox_url: str | None, ui_url: str | None) -> list[tuple[str, str]]:
+    """The buttons that open a page: the inbox and the Temporal UI, where their address is known."""
+    pages = [("Open the inbox", inbox_url), ("Temporal UI", ui_url)]
+    return [(label, url) for label, url in pages if url]
+
+
+def slack_footer(payload: NotificationPayload) -> str:
+    """The message's context line: the interrupt id and, while it waits, the deadline."""
+    parts = [f"`{mrkdwn(payload.interrupt_id)}`", f"run `{mrkdwn(payload.orchestrator_id)}`"]
+    if payload.deadline is not None and payload.kind is not NoticeKind.RESOLVED:
+        parts.append(f"deadline {payload.deadline:%Y-%m-%d %H:%M} UTC")
+    return " · ".join(parts)
 
 
 SMTP_SCHEMES = {"smtp": "plain", "smtp+starttls": "starttls", "smtps": "ssl"}

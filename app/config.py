@@ -451,7 +451,8 @@ def notify_settings_from_env(env: Mapping[str, str] = os.environ) -> NotifySetti
     """
     from agent_interrupts.activities.notify import NotifySettings, SmtpTarget
 
-    for name in ("INTERRUPT_WEBHOOK_URL", "SLACK_WEBHOOK_URL", "TEMPORAL_UI_URL"):
+    urls = ("INTERRUPT_WEBHOOK_URL", "SLACK_WEBHOOK_URL", "TEMPORAL_UI_URL", *SLACK_URLS)
+    for name in urls:
         if env.get(name) and not env[name].startswith(("http://", "https://")):
             raise ValueError(f"{name} must be an http:// or https:// URL")
     smtp = SmtpTarget.parse(env["SMTP_URL"]) if env.get("SMTP_URL") else None
@@ -460,17 +461,77 @@ def notify_settings_from_env(env: Mapping[str, str] = os.environ) -> NotifySetti
         raise ValueError("SMTP_URL is set but INTERRUPT_EMAIL_TO is empty; name the recipients")
     if email_to and smtp is None:
         raise ValueError("INTERRUPT_EMAIL_TO is set but SMTP_URL is not; name the SMTP server")
+    bot_token, channel = env.get("SLACK_BOT_TOKEN") or None, env.get("SLACK_CHANNEL") or None
+    if bot_token and not channel:
+        raise ValueError("SLACK_BOT_TOKEN is set but SLACK_CHANNEL is not; name the channel id")
+    if bot_token and env.get("SLACK_WEBHOOK_URL"):
+        raise ValueError(
+            "SLACK_BOT_TOKEN and SLACK_WEBHOOK_URL both send Slack notices: give one (the bot's "
+            "are answerable)"
+        )
     ui_port = _port(env, "AGENTS_UI_PORT", DEFAULT_UI_PORT)
     return NotifySettings(
         webhook_url=env.get("INTERRUPT_WEBHOOK_URL") or None,
         webhook_secret=env.get("INTERRUPT_WEBHOOK_SECRET") or None,
         slack_url=env.get("SLACK_WEBHOOK_URL") or None,
+        slack_bot_token=bot_token,
+        slack_channel=channel,
+        slack_api_url=env.get("SLACK_API_URL") or NotifySettings.slack_api_url,
+        inbox_url=env.get("AGENTS_INBOX_URL") or None,
         smtp=smtp,
         email_to=email_to,
         email_from=env.get("INTERRUPT_EMAIL_FROM") or NotifySettings.email_from,
         reminders=_reminders(env.get("INTERRUPT_REMINDERS")),
         ui_url=env.get("TEMPORAL_UI_URL") or f"http://127.0.0.1:{ui_port}",
     )
+
+
+SLACK_URLS = ("SLACK_API_URL", "AGENTS_INBOX_URL")
+
+
+@dataclass(frozen=True)
+class SlackDoorSettings:
+    """The Slack door of ``agents inbox`` (``POST /slack/actions``): on when
+    ``SLACK_SIGNING_SECRET`` is set."""
+
+    signing_secret: str = field(repr=False)
+    bot_token: str = field(repr=False)
+    api_url: str
+    users: Mapping[str, str] = field(default_factory=dict)
+    """Slack user id -> the name their answers carry (``SLACK_USERS``); others: their profile's."""
+
+    @classmethod
+    def from_env(cls, env: Mapping[str, str] = os.environ) -> SlackDoorSettings | None:
+        """None without ``SLACK_SIGNING_SECRET``; ValueError naming the setting when the door
+        cannot work."""
+        from agent_interrupts.activities.slack_api import DEFAULT_SLACK_API_URL
+
+        secret = env.get("SLACK_SIGNING_SECRET") or None
+        if secret is None:
+            return None
+        token = env.get("SLACK_BOT_TOKEN") or None
+        if token is None:
+            raise ValueError(
+                "SLACK_SIGNING_SECRET is set but SLACK_BOT_TOKEN is not; the Slack door needs "
+                "the bot's token to update messages and open the answer form"
+            )
+        api = env.get("SLACK_API_URL") or DEFAULT_SLACK_API_URL
+        if not api.startswith(("http://", "https://")):
+            raise ValueError("SLACK_API_URL must be an http:// or https:// URL")
+        return cls(secret, token, api, slack_users(env.get("SLACK_USERS", "")))
+
+
+def slack_users(raw: str) -> dict[str, str]:
+    """``SLACK_USERS``: ``U0123=Ada Lovelace,U0456=grace`` (Slack user id = name)."""
+    users: dict[str, str] = {}
+    for pair in (p.strip() for p in raw.split(",") if p.strip()):
+        user, sep, name = pair.partition("=")
+        if not sep or not user.strip():
+            raise ValueError(
+                f"SLACK_USERS: {pair[:60]!r} is not USER_ID=NAME (e.g. U0123ABC=Ada Lovelace)"
+            )
+        users[user.strip()] = checked_name(name, f"SLACK_USERS for {user.strip()[:30]}")
+    return users
 
 
 def _reminders(raw: str | None) -> tuple[float, ...]:

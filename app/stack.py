@@ -70,12 +70,16 @@ WORKER_SETTINGS = (
     "AGENT_AUTONOMY_",
     "INTERRUPT_",
     "SLACK_WEBHOOK_URL",
+    "SLACK_BOT_TOKEN",
+    "SLACK_CHANNEL",
+    "SLACK_API_URL",
+    "AGENTS_INBOX_URL",
     "SMTP_URL",
 )
 """Prefixes of the variables that make a worker's model and notification settings."""
 CHANNEL_VARIABLES = {
     "webhook": "INTERRUPT_WEBHOOK_URL",
-    "slack": "SLACK_WEBHOOK_URL",
+    "slack": "SLACK_WEBHOOK_URL or SLACK_BOT_TOKEN",
     "email": "SMTP_URL, INTERRUPT_EMAIL_TO",
 }
 """Notification channel -> the variables that turn it on."""

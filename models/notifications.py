@@ -5,6 +5,8 @@ from __future__ import annotations
 from datetime import datetime
 from enum import StrEnum
 
+from pydantic import Field
+
 from agent_interrupts.models.agent_types import AgentName
 from agent_interrupts.models.base import WireModel
 from agent_interrupts.models.interrupts import (
@@ -12,6 +14,7 @@ from agent_interrupts.models.interrupts import (
     InterruptResolution,
     TimeoutOutcome,
 )
+from agent_interrupts.models.limits import MAX_SLACK_ID_CHARS
 
 SCHEMA_VERSION = 1
 """Version of the webhook payload; a change that breaks receivers raises it."""
@@ -53,6 +56,14 @@ class Reminder(WireModel):
     """Share of the time to the deadline that had passed, e.g. 0.5."""
 
 
+class SlackMessage(WireModel):
+    """Where the Slack bot posted a question (``chat.postMessage``'s channel and ``ts``): later
+    notices of the same question update it in place or answer in its thread."""
+
+    channel: str = Field(max_length=MAX_SLACK_ID_CHARS)
+    ts: str = Field(max_length=MAX_SLACK_ID_CHARS)
+
+
 class Notice(WireModel):
     """One notification as the workflow raises it; the same for every channel and attempt."""
 
@@ -70,6 +81,8 @@ class Notice(WireModel):
     resolution: InterruptResolution | None = None
     at: datetime
     """Workflow time the notice was raised (stable across retries, so the signature is too)."""
+    slack_message: SlackMessage | None = Field(default=None, exclude_if=lambda v: v is None)
+    """The question's Slack message once the bot posted it; left out of the payload while unset."""
 
 
 class Delivery(WireModel):

@@ -140,6 +140,21 @@ NOTIFY_RETRY = RetryPolicy(
 NOTIFY_SCHEDULE_TO_CLOSE = timedelta(minutes=3)
 """Every attempt of one delivery with the backoffs between them (2+4+8+16+32 s) fits in this;
 then the failure becomes a WARNING event on the interrupt."""
+SLACK_API_RETRIES = 2
+"""A Slack Web API call that answers 500 or 503 is tried again this often inside one attempt
+(backoff 0.5 s, 1 s), before the attempt fails and the retry policy takes over."""
+SLACK_RETRY_AFTER_CAP = timedelta(seconds=60)
+"""The longest ``Retry-After`` of a Slack 429 honoured as the next attempt's delay."""
+SLACK_DOOR_ATTEMPTS = 4
+"""The Slack door's own calls after a click (``chat.update``, the reply to ``response_url``):
+attempts, each waiting the 429's ``Retry-After`` or a doubling backoff from 0.5 s."""
+SLACK_POST_WAIT = timedelta(seconds=10)
+"""A final notice or a reminder whose question is still being posted by this worker waits this
+long for the post, to update that message rather than post another."""
+SLACK_POSTS_KEPT = 10_000
+"""Question messages a worker remembers having posted (the newest), for the notices that follow."""
+SLACK_REQUEST_AGE = timedelta(minutes=5)
+"""A signed Slack request older (or newer) than this is refused; one seen before, too."""
 NOTIFY_PLAN_TIMEOUT = timedelta(seconds=5)
 """The local activity that reads which channels the worker's settings enable."""
 

@@ -30,6 +30,7 @@ from agent_interrupts.models.notifications import (
     NotificationPlan,
     Question,
     Reminder,
+    SlackMessage,
 )
 from agent_interrupts.models.policies import (
     NOTIFY_PLAN_TIMEOUT,
@@ -53,6 +54,8 @@ class Notifier:
         self._plan = NotificationPlan(channels=[], reminders=[])
         self._watchers: list[asyncio.Task[None]] = []
         self._final: asyncio.Task[None] | None = None
+        self._slack_message: SlackMessage | None = None
+        """The question's Slack message once posted: later notices update it or reply to it."""
 
     @property
     def enabled(self) -> bool:
@@ -95,7 +98,7 @@ class Notifier:
         """Start the notice's deliveries and return; their outcome becomes an event."""
         if not self.enabled:
             return
-        notice = _notice(kind, job, deadline, reminder=reminder)
+        notice = _notice(kind, job, deadline, reminder=reminder, slack=self._slack_message)
         for channel in self._plan.channels:
             handle = start_delivery(Delivery(channel=channel, notice=notice))
             self._watchers.append(asyncio.create_task(self._watch(handle, channel, notice)))
@@ -109,7 +112,7 @@ class Notifier:
     ) -> None:
         """Start the final notice's workflow, which outlives the interrupt."""
         if self.enabled and self._final is None:
-            notice = _notice(kind, job, deadline, resolution=resolution)
+            notice = _notice(kind, job, deadline, resolution=resolution, slack=self._slack_message)
             self._final = asyncio.create_task(self._start_final(notice))
 
     async def settled(self) -> None:
@@ -117,10 +120,12 @@ class Notifier:
         if self._final is not None:
             await self._final
 
-    async def _watch(self, handle: ActivityHandle[None], channel: Channel, notice: Notice) -> None:
+    async def _watch(
+        self, handle: ActivityHandle[SlackMessage | None], channel: Channel, notice: Notice
+    ) -> None:
         label = notice.delivery_id.rsplit("/", 1)[-1]
         try:
-            await handle
+            posted = await handle
         except ActivityError as err:
             self._record(
                 EventKind.WARNING,
@@ -128,6 +133,8 @@ class Notifier:
                 f"{failure_message(err)}",
             )
             return
+        if posted is not None and notice.kind is NoticeKind.QUESTION:
+            self._slack_message = posted
         self._record(EventKind.INFO, f"{label} notice delivered by {channel}")
 
     async def _start_final(self, notice: Notice) -> None:
@@ -164,7 +171,7 @@ class NotificationWorkflow:
             )
 
 
-def start_delivery(delivery: Delivery) -> ActivityHandle[None]:
+def start_delivery(delivery: Delivery) -> ActivityHandle[SlackMessage | None]:
     """One channel's delivery of one notice, retried for a bounded time."""
     return workflow.start_activity_method(
         NotificationActivities.notify,
@@ -183,6 +190,7 @@ def _notice(
     *,
     reminder: Reminder | None = None,
     resolution: InterruptResolution | None = None,
+    slack: SlackMessage | None = None,
 ) -> Notice:
     interrupt_id = workflow.info().workflow_id
     suffix = f"{kind}-{reminder.number}" if reminder is not None else kind
@@ -199,4 +207,5 @@ def _notice(
         reminder=reminder,
         resolution=resolution,
         at=workflow.now(),
+        slack_message=slack,
     )

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import os
 from typing import TYPE_CHECKING
 
 from agent_interrupts.app.cli.session import open_session
@@ -13,7 +14,8 @@ if TYPE_CHECKING:  # the heavy modules load in the commands that use them (fast 
 
 async def cmd_inbox(args: argparse.Namespace, settings: TemporalSettings) -> int:
     from agent_interrupts.app import render
-    from agent_interrupts.app.config import InboxSettings
+    from agent_interrupts.app.config import InboxSettings, SlackDoorSettings
+    from agent_interrupts.app.inbox.slack import PATH, SlackDoor
     from agent_interrupts.app.inbox.web import (
         create_app,
         inbox_link,
@@ -22,18 +24,30 @@ async def cmd_inbox(args: argparse.Namespace, settings: TemporalSettings) -> int
     )
 
     inbox = InboxSettings.from_env(host=args.host, port=args.port, token=args.token)
+    slack = SlackDoorSettings.from_env()
     with listening(inbox) as sock:
         async with open_session(settings) as session:
+            door = None
+            if slack is not None:
+                door = SlackDoor(
+                    session.agents,
+                    slack,
+                    ui_url=session.ui_url,
+                    inbox_url=os.environ.get("AGENTS_INBOX_URL") or None,
+                )
             app = create_app(
                 session.agents,
                 inbox,
                 limit=args.limit,
                 ui_url=session.ui_url,
                 state_dir=settings.state_dir,
+                slack=door,
             )
             render.console.print(
                 f"Inbox: {inbox_link(inbox)}  (Ctrl-C stops it)", markup=False, soft_wrap=True
             )
+            if door is not None:
+                render.console.print(f"Slack door: {PATH} (Slack signs its requests)", markup=False)
             await serve(app, sock)
     return 0
 

@@ -30,7 +30,7 @@ from starlette.responses import (
     RedirectResponse,
     Response,
 )
-from starlette.routing import Route
+from starlette.routing import Mount, Route
 from temporalio.client import WorkflowQueryFailedError
 from temporalio.service import RPCError, RPCStatusCode
 
@@ -53,6 +53,8 @@ from agent_interrupts.app.inbox.form import (
 )
 from agent_interrupts.app.inbox.ignored import FILE_NAME, IgnoredQuestions
 from agent_interrupts.app.inbox.questions import QuestionReader
+from agent_interrupts.app.inbox.slack import PATH as SLACK_PATH
+from agent_interrupts.app.inbox.slack import SlackDoor
 from agent_interrupts.app.inbox.view import (
     KINDS,
     Filters,
@@ -119,13 +121,15 @@ def create_app(
     limit: int = 100,
     ui_url: str | None = None,
     state_dir: Path | None = None,
+    slack: SlackDoor | None = None,
 ) -> Starlette:
     """The inbox as an ASGI app; ``limit`` bounds the waiting questions listed; ``ui_url`` is
     the Temporal UI the questions link to; the ignored questions are kept under ``state_dir``
-    (for this process only without one)."""
+    (for this process only without one); ``slack``: the Slack door at ``/slack/actions``, outside
+    the token guard (Slack signs its requests instead)."""
     ignored = IgnoredQuestions(state_dir / FILE_NAME if state_dir else None)
     inbox = Inbox(agents, limit, ui_url, ignored)
-    return Starlette(
+    app = Starlette(
         routes=[
             Route("/", inbox.page),
             Route("/questions", inbox.questions),
@@ -136,6 +140,11 @@ def create_app(
             Route("/static/{name}", _static),
         ],
         middleware=[Middleware(Guard, settings=settings)],
+    )
+    if slack is None:
+        return app
+    return Starlette(
+        routes=[Route(SLACK_PATH, slack.actions, methods=["POST"]), Mount("/", app=app)]
     )
 
 
