@@ -213,6 +213,11 @@ class LlmReplyTooLarge(AgentWorkflowError):
     """The model's reply is too large to pass through Temporal; asking again will not shrink it."""
 
 
+class AnswerRulesError(AgentWorkflowError, ValueError):
+    """An answer rules file (``AGENTS_ANSWER_RULES``) that cannot be read: the worker does not
+    start, in one line naming the file."""
+
+
 class NotificationFailed(AgentWorkflowError):
     """A receiver is down, slow or answered 429/5xx: Temporal tries the delivery again."""
 

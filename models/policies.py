@@ -142,6 +142,8 @@ NOTIFY_SCHEDULE_TO_CLOSE = timedelta(minutes=3)
 then the failure becomes a WARNING event on the interrupt."""
 NOTIFY_PLAN_TIMEOUT = timedelta(seconds=5)
 """The local activity that reads which channels the worker's settings enable."""
+ANSWER_RULES_TIMEOUT = timedelta(seconds=5)
+"""The local activity that reads who may answer a question (the worker's answer rules)."""
 
 SEARCH_ATTRIBUTES_TIMEOUT = timedelta(seconds=10)
 """The local activity that lists the namespace's search attributes (once, for a run started

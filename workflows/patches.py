@@ -62,6 +62,7 @@ ARRIVE_TOGETHER = "40-fan-out-questions-arrive-together"
 REROUTE_TAKEN = "40-rerouted-answer-taken-untranslated"
 STUCK_WAYS_OUT = "40-stuck-questions-offer-ways-out"
 TEAM_CONTEXTS = "42-declared-collectors-curated"
+ANSWER_RULES = "43-answer-rules-read"
 
 _BEFORE_CONCURRENT = ("83c9b6c/orchestrator-dispatch-question-waiting",)
 """The oldest version's runs: no concurrent-questions shape was recorded yet."""
@@ -241,6 +242,15 @@ PATCHES: tuple[Patch, ...] = (
         added_in=NEXT,
         deprecate_after="a7c9e0d",
         old_branch=("*/orchestrator-declared-team-1",),
+    ),
+    Patch(
+        ANSWER_RULES,
+        "a question's start reads who may answer it from the worker's answer rules (a local "
+        "activity) and hands them to its InterruptWorkflow; runs recorded before let anybody "
+        "answer",
+        added_in=NEXT,
+        deprecate_after="a7c9e0d",
+        old_branch=("*/orchestrator-dispatch-question-waiting",),
     ),
 )
 """Every patch id, oldest issue first."""
