@@ -71,8 +71,10 @@ WORKER_SETTINGS = (
     "INTERRUPT_",
     "SLACK_WEBHOOK_URL",
     "SMTP_URL",
+    "AGENTS_ANSWER_RULES",
 )
-"""Prefixes of the variables that make a worker's model and notification settings."""
+"""Prefixes of the variables that make a worker's model and notification settings (and its
+answer rules)."""
 CHANNEL_VARIABLES = {
     "webhook": "INTERRUPT_WEBHOOK_URL",
     "slack": "SLACK_WEBHOOK_URL",
