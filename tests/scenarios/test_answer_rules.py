@@ -107,8 +107,12 @@ async def test_a_restricted_question_refuses_the_wrong_person_at_every_door(
         assert "&#39;linus&#39; may not answer this question: only ada, grace" in refused.text
 
         await client.get_workflow_handle(asked).signal(RESOLVE_SIGNAL, ANSWER)  # the UI's form
-        said = await client_py(client, "status", asked)
+        said, listed = await asyncio.gather(
+            client_py(client, "status", asked),
+            client_py(client, "list", "--waiting", "--wide", "--limit", "1000"),
+        )
         assert "may answer: ada, grace (group leads)" in said.stdout, said.stdout
+        assert f"{asked} may be answered by ada, grace (group leads)" in listed.stdout, listed
         async with asyncio.timeout(30):
             while not any(
                 e.kind is EventKind.WARNING
