@@ -1,5 +1,5 @@
 """Who may answer a question: the worker's answer rules (``AGENTS_ANSWER_RULES``), read once at
-its start, asked by the orchestrator when a question starts (a local activity)."""
+its start, asked by the orchestrator when a question starts."""
 
 from __future__ import annotations
 

@@ -165,11 +165,15 @@ class Answer:
     who: str
     at: datetime | None
     decisions: list[str] = field(default_factory=list)
+    via: str = ""
+    """`` via inbox``: the door the answer came through, when known."""
 
     def sentence(self) -> str:
         when = f"{self.at:%Y-%m-%d %H:%M:%S} UTC" if self.at else "?"
         decided = "; ".join(self.decisions)
-        return f"{self.interrupt_id} is already answered, by {self.who} at {when}: {decided}"
+        return (
+            f"{self.interrupt_id} is already answered, by {self.who}{self.via} at {when}: {decided}"
+        )
 
 
 def decisions(request: InterruptRequestBase, resolution: InterruptResolution) -> list[str]:
@@ -461,7 +465,7 @@ class AgentWorkflowClient:
             outcome.resolution.answered_by
             or await self.who_answered(interrupt_id)
             or outcome.resolution.resolved_by.value
-        ) + via(outcome.resolution)
+        )
         return Answer(
             interrupt_id,
             str(job.origin),
@@ -469,6 +473,7 @@ class AgentWorkflowClient:
             who,
             closed,
             decisions(job.request, outcome.resolution),
+            via(outcome.resolution),
         )
 
     async def answered(self, limit: int = 10) -> list[tuple[str, datetime | None]]:

@@ -4,7 +4,7 @@ A rules file (``AGENTS_ANSWER_RULES``, TOML) names groups of people and rules; a
 questions it covers (by the run's team, the asking agent, a choice or confirmation id; a key left
 out covers every value) and who may answer them (people or groups). The rules that match a
 question and name the most keys decide; equally specific ones join their people. The orchestrator
-asks the worker for a question's ``Answerers`` when it starts the question (a local activity) and
+asks the worker for a question's ``Answerers`` when it starts the question (an activity) and
 hands them to the InterruptWorkflow in its start input, whose validator refuses an answer whose
 ``answeredBy`` is not one of them, whichever door it came through.
 """
@@ -149,7 +149,7 @@ def rules_from_toml(text: str, source: str) -> AnswerRules:
 
 
 class RulesQuestion(WireModel):
-    """What the answer rules look at in a question (the local activity's input)."""
+    """What the answer rules look at in a question (the activity's input)."""
 
     team: str = Field(max_length=MAX_ID_CHARS)
     agents: list[str] = Field(max_length=MAX_ANSWERERS)

@@ -7,7 +7,6 @@ from dataclasses import dataclass, field
 from typing import Any, NoReturn
 
 from temporalio import workflow
-from temporalio.common import RetryPolicy
 from temporalio.exceptions import ActivityError, ApplicationError, ChildWorkflowError
 from temporalio.workflow import ChildWorkflowHandle
 
@@ -44,7 +43,7 @@ from agent_interrupts.models.limits import (
     clip,
     fit_strings,
 )
-from agent_interrupts.models.policies import ANSWER_RULES_TIMEOUT
+from agent_interrupts.models.policies import ANSWER_RULES_RETRY, ANSWER_RULES_TIMEOUT
 from agent_interrupts.models.state import (
     EntryKind,
     EventKind,
@@ -200,10 +199,9 @@ async def start_question(
 async def answerers_of(
     book: RunBook, origin: str, request: InterruptRequestBase
 ) -> Answerers | None:
-    """Who may answer ``origin``'s question ``request``: the worker's answer rules, read by a
-    local activity (runs recorded before the rules existed read none). A worker without the
-    activity has no rules; one whose activity failed lets anybody answer and says so in a WARNING
-    event."""
+    """Who may answer ``origin``'s question ``request``: the worker's answer rules, read by an
+    activity (runs recorded before the rules existed read none). A worker without the activity,
+    or one whose activity failed, lets anybody answer, and a WARNING event says so."""
     if not workflow.patched(ANSWER_RULES):
         return None
     agents = [origin]
@@ -214,14 +212,13 @@ async def answerers_of(
         agents.append(str(part.request.origin))
     question = RulesQuestion(team=book.team.name, agents=agents[:MAX_ANSWERERS], ids=ids)
     try:
-        return await workflow.execute_local_activity_method(
+        return await workflow.execute_activity_method(
             AnswerRuleActivities.answerers,
             question,
             start_to_close_timeout=ANSWER_RULES_TIMEOUT,
-            retry_policy=RetryPolicy(maximum_attempts=3),
+            retry_policy=ANSWER_RULES_RETRY,
+            summary=f"who may answer {origin}'s question",
         )
-    except ValueError:  # a worker built without the activity: it has no rules
-        return None
     except ActivityError as err:
         book.event(
             EventKind.WARNING,

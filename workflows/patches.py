@@ -245,7 +245,7 @@ PATCHES: tuple[Patch, ...] = (
     ),
     Patch(
         ANSWER_RULES,
-        "a question's start reads who may answer it from the worker's answer rules (a local "
+        "a question's start reads who may answer it from the worker's answer rules (an "
         "activity) and hands them to its InterruptWorkflow; runs recorded before let anybody "
         "answer",
         added_in=NEXT,
