@@ -132,8 +132,9 @@ class InterruptStatus(WireModel):
     team: TeamPin | None = None
     """The asking run's declared team (its agents, routes and question types); None: the
     software team."""
-    answerers: Answerers | None = None
-    """Who may answer (``InterruptInput.answerers``); None: anybody."""
+    answerers: Answerers | None = Field(default=None, exclude_if=lambda v: v is None)
+    """Who may answer (``InterruptInput.answerers``); None: anybody (left out of the wire form,
+    so a client of an earlier version reads the status of a question anybody may answer)."""
 
 
 class ResolveAck(WireModel):

@@ -10,6 +10,9 @@ from agent_interrupts.models.answer_rules import (
     rules_from_toml,
 )
 from agent_interrupts.models.errors import AnswerRulesError
+from agent_interrupts.models.interrupt_flow import InterruptInput
+from agent_interrupts.models.interrupts import Door, InterruptResolution
+from tests.support.interrupts import question_input
 
 RULES = """
 [groups]
@@ -93,3 +96,15 @@ def test_a_rules_file_that_cannot_be_read_is_refused_in_one_line(text: str, prob
     message = str(caught.value)
     assert message.startswith("AGENTS_ANSWER_RULES 'r.toml': ") and problem in message
     assert "\n" not in message
+
+
+def test_what_anybody_may_answer_keeps_its_wire_form() -> None:
+    """Unset, the new keys stay out of the JSON: inputs, statuses and answers recorded or read by
+    an earlier version look as they did."""
+    job = question_input()
+    assert "answerers" not in job.to_wire()
+    restricted = job.model_copy(update={"answerers": Answerers(people=["ada"])})
+    assert restricted.to_wire()["answerers"] == {"people": ["ada"], "groups": []}
+    assert InterruptInput.model_validate(restricted.to_wire()) == restricted
+    assert "door" not in InterruptResolution().to_wire()
+    assert InterruptResolution(door=Door.SLACK).to_wire()["door"] == "slack"
