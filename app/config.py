@@ -32,6 +32,7 @@ if TYPE_CHECKING:  # the activities' settings load where they are read (commands
     from agent_interrupts.activities.llm import LlmSettings
     from agent_interrupts.activities.notify import NotifySettings
     from agent_interrupts.activities.output_schema import OutputProfile
+    from agent_interrupts.models.answer_rules import AnswerRules
     from agent_interrupts.models.team_spec import TeamSpec
 
 DEFAULT_TASK_QUEUE = "agents"
@@ -441,6 +442,28 @@ def _positive(env: Mapping[str, str], name: str, default: int) -> int:
     if not raw.isdigit() or int(raw) < 1:
         raise ValueError(f"{name} must be a whole number of at least 1, not {raw!r}")
     return int(raw)
+
+
+def answer_rules_from_env(env: Mapping[str, str] = os.environ) -> AnswerRules | None:
+    """``AGENTS_ANSWER_RULES``: the TOML file of who may answer which questions
+    (docs/answer-rules.md); None when unset. Raises ValueError in one line naming the file."""
+    from agent_interrupts.models.answer_rules import MAX_RULES_FILE_BYTES, rules_from_toml
+
+    path = env.get("AGENTS_ANSWER_RULES", "").strip()
+    if not path:
+        return None
+    try:
+        with open(path, "rb") as file:
+            raw = file.read(MAX_RULES_FILE_BYTES + 1)
+    except OSError as err:
+        raise ValueError(
+            f"AGENTS_ANSWER_RULES {path!r} cannot be read ({err.strerror}); name a TOML file"
+        ) from None
+    try:
+        text = raw.decode()
+    except UnicodeDecodeError:
+        raise ValueError(f"AGENTS_ANSWER_RULES {path!r} is not UTF-8 text") from None
+    return rules_from_toml(text, f"AGENTS_ANSWER_RULES {path!r}")
 
 
 def notify_settings_from_env(env: Mapping[str, str] = os.environ) -> NotifySettings:

@@ -113,6 +113,9 @@ class Example:
     resolved_by: ResolvedBy | None = None
     answered_by: str | None = None
     """The person's name a HUMAN answer carried (``answeredBy``)."""
+    door: str | None = None
+    """Where a HUMAN answer came from (cli, inbox, sdk, ...); rows leave it out when unknown, so
+    answers recorded before it existed export byte for byte as they did."""
     interrupt_id: str | None = None
     diff: str | None = None
     """The real diff (capped) a ticket step committed or a merge made."""
@@ -226,6 +229,7 @@ def resolution_example(run: RecordedRun, it: RecordedInterrupt, prompts: PromptR
         call=call if answer.resolved_by is not ResolvedBy.HUMAN else None,
         resolved_by=answer.resolved_by,
         answered_by=_person(answer),
+        door=_door(answer),
         shadow=it.shadow.to_wire() if it.shadow is not None else None,
         **_from_interrupt(run, it),
     )
@@ -254,6 +258,7 @@ def translation_example(
         call=outcome.call,
         resolved_by=job.resolution.resolved_by,
         answered_by=_person(job.resolution),
+        door=_door(job.resolution),
         **_from_interrupt(run, it),
     )
 
@@ -318,6 +323,22 @@ def _person(answer: InterruptResolution) -> str | None:
     return answer.answered_by if answer.resolved_by is ResolvedBy.HUMAN else None
 
 
+def _door(answer: InterruptResolution) -> str | None:
+    """Where a person's answer came from; None for a model's answer or when unknown."""
+    if answer.resolved_by is not ResolvedBy.HUMAN or answer.door is None:
+        return None
+    return answer.door.value
+
+
+def _with_door(row: dict[str, Any], door: str | None) -> dict[str, Any]:
+    """``row`` with ``door`` right after ``answeredBy`` when known; else ``row`` as it was."""
+    if door is None:
+        return row
+    keys = list(row)
+    at = keys.index("answeredBy") + 1
+    return {k: row[k] for k in keys[:at]} | {"door": door} | {k: row[k] for k in keys[at:]}
+
+
 def openai_line(example: Example, metadata: bool) -> dict[str, Any]:
     """The chat fine-tuning format: system, user(s), assistant; optional metadata."""
     line: dict[str, Any] = {"messages": example.messages}
@@ -337,13 +358,14 @@ def openai_line(example: Example, metadata: bool) -> dict[str, Any]:
             "answeredBy": example.answered_by,
             "diff": example.diff,
         }
+        line["metadata"] = _with_door(line["metadata"], example.door)
     return line
 
 
 def native_line(example: Example) -> dict[str, Any]:
     """Everything about the example: kind, schema, call, ids consumed and produced, payloads."""
     call = example.call
-    return {
+    row = {
         "record": "example",
         "exampleId": example.example_id,
         "kind": example.kind.value,
@@ -374,6 +396,7 @@ def native_line(example: Example) -> dict[str, Any]:
         "tools": example.tools,
         "shadow": example.shadow,
     }
+    return _with_door(row, example.door)
 
 
 def run_line(run: RecordedRun) -> dict[str, Any]:

@@ -25,7 +25,7 @@ from agent_interrupts.app.history import entries_since, over_the_limit, too_big
 from agent_interrupts.app.sdk import AgentWorkflowClient, ResolutionRejected, accepted, decisions
 from agent_interrupts.app.terminal_input import LineReader
 from agent_interrupts.app.watch import Ticker
-from agent_interrupts.models.interrupts import ResolvedBy
+from agent_interrupts.models.interrupts import Door, ResolvedBy, via
 from agent_interrupts.models.resolution_rules import redirect_targets
 from agent_interrupts.models.state import EventKind, OrchestratorStatus
 from agent_interrupts.models.team_build import RunResult, team_of
@@ -209,7 +209,7 @@ async def answer(
                 reader = None
                 break
             try:
-                ack = await agents.resolve(interrupt_id, resolution)
+                ack = await agents.resolve(interrupt_id, resolution, door=Door.CLI)
             except ResolutionRejected as err:
                 if "already resolved" in str(err):
                     break
@@ -252,7 +252,7 @@ async def _answered_by(agents: AgentWorkflowClient, interrupt_id: str) -> str:
                         resolution.answered_by
                         or await agents.who_answered(interrupt_id)
                         or "a person"
-                    )
+                    ) + via(resolution)
                 said = decisions(status.request, resolution)[:-1]  # less "Resolved by: ..."
                 return "".join([f"{who}:" if said else f"{who}.", *(f"\n  {d}" for d in said)])
         await asyncio.sleep(POLL_SECONDS)

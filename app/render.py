@@ -184,6 +184,8 @@ def interrupt_status(info: InterruptStatus) -> None:
     console.print(f"[bold]{info.workflow_id}[/]: {info.state}, {info.origin} asked")
     if info.deadline is not None:
         console.print(f"deadline: {_when(info.deadline)} UTC")
+    if info.answerers is not None:
+        console.print(f"may answer: {info.answerers.describe()}", markup=False)
     question(info.workflow_id, info.origin, info.request)
     if info.resolution is not None:
         console.print("[bold]answer:[/]")
@@ -297,6 +299,8 @@ def waiting(rows: list[WaitingRow], now: datetime, *, wide: bool = False) -> Non
         if not wide:
             console.print(Padding(Text(row.question), (0, 0, 0, QUESTION_INDENT), expand=False))
     for row in rows:
+        if row.may_answer:
+            console.print(f"  {row.interrupt_id} may be answered by {row.may_answer}", markup=False)
         if row.warning:
             console.print(f"  WARNING {row.interrupt_id}: {row.warning}", markup=False)
     _problems([(r.interrupt_id, r.problem) for r in rows])

@@ -42,9 +42,11 @@ from agent_interrupts.models.interrupt_flow import (
     ResolveAck,
 )
 from agent_interrupts.models.interrupts import (
+    Door,
     InterruptRequestBase,
     InterruptResolution,
     answerer,
+    via,
 )
 from agent_interrupts.models.resolution_rules import describe_resolution
 from agent_interrupts.models.state import (
@@ -111,6 +113,8 @@ class WaitingRow:
     """Why the question or its run makes no progress (``app/stuck.py``), e.g. after a deploy."""
     pending: bool = False
     """Not read yet: the inbox shows it as loading and fills it in at its next refresh."""
+    may_answer: str | None = None
+    """Who may answer it (the worker's answer rules); None: anybody."""
 
 
 @dataclass(frozen=True)
@@ -147,6 +151,7 @@ class WaitingQuestion:
             self.status.deadline,
             warnings[-1] if warnings else None,
             self.problem,
+            may_answer=self.status.answerers.describe() if self.status.answerers else None,
         )
 
 
@@ -160,11 +165,15 @@ class Answer:
     who: str
     at: datetime | None
     decisions: list[str] = field(default_factory=list)
+    via: str = ""
+    """`` via inbox``: the door the answer came through, when known."""
 
     def sentence(self) -> str:
         when = f"{self.at:%Y-%m-%d %H:%M:%S} UTC" if self.at else "?"
         decided = "; ".join(self.decisions)
-        return f"{self.interrupt_id} is already answered, by {self.who} at {when}: {decided}"
+        return (
+            f"{self.interrupt_id} is already answered, by {self.who}{self.via} at {when}: {decided}"
+        )
 
 
 def decisions(request: InterruptRequestBase, resolution: InterruptResolution) -> list[str]:
@@ -385,12 +394,18 @@ class AgentWorkflowClient:
         resolution: InterruptResolution,
         *,
         answered_by: str | None = None,
+        door: Door = Door.SDK,
     ) -> ResolveAck:
         """Answer an interrupt; raises ResolutionRejected with every problem of a wrong answer.
 
         The answer carries a person's name (``answeredBy``): the resolution's own, else
-        ``answered_by``, else this client's ``person``, else ``AGENTS_USER`` or the login name."""
+        ``answered_by``, else this client's ``person``, else ``AGENTS_USER`` or the login name;
+        and where it came from (``door``: the resolution's own, else ``door``, the SDK by
+        default; the CLI, the inbox and the other doors name themselves)."""
         from agent_interrupts.workflows.interrupt import InterruptWorkflow
+
+        if resolution.door is None:
+            resolution = resolution.model_copy(update={"door": door})
 
         if resolution.answered_by is None:
             try:
@@ -458,6 +473,7 @@ class AgentWorkflowClient:
             who,
             closed,
             decisions(job.request, outcome.resolution),
+            via(outcome.resolution),
         )
 
     async def answered(self, limit: int = 10) -> list[tuple[str, datetime | None]]:

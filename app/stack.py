@@ -75,8 +75,10 @@ WORKER_SETTINGS = (
     "SLACK_API_URL",
     "AGENTS_INBOX_URL",
     "SMTP_URL",
+    "AGENTS_ANSWER_RULES",
 )
-"""Prefixes of the variables that make a worker's model and notification settings."""
+"""Prefixes of the variables that make a worker's model and notification settings (and its
+answer rules)."""
 CHANNEL_VARIABLES = {
     "webhook": "INTERRUPT_WEBHOOK_URL",
     "slack": "SLACK_WEBHOOK_URL or SLACK_BOT_TOKEN",

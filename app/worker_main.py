@@ -29,6 +29,7 @@ from agent_interrupts.activities.autonomy import AutonomySettings
 from agent_interrupts.activities.offline_model import OfflineScenario
 from agent_interrupts.app.config import (
     TemporalSettings,
+    answer_rules_from_env,
     llm_settings_from_env,
     notify_settings_from_env,
     stuck_check_seconds,
@@ -77,6 +78,7 @@ async def main(argv: list[str]) -> int:
         team_agents = [a.name for team in teams.values() for a in team.agents]
         scenario = OfflineScenario.parse(os.environ.get("OFFLINE_SCENARIO"), team_agents)
         notify = notify_settings_from_env()
+        answer_rules = answer_rules_from_env()
         llm = llm_settings_from_env(os.environ, teams.values())
         agents = served_agents(teams)
         autonomy = AutonomySettings.from_env(os.environ, agents)
@@ -123,6 +125,7 @@ async def main(argv: list[str]) -> int:
         sticky=sticky,
         autonomy_settings=autonomy,
         teams=teams,
+        answer_rules=answer_rules,
     )
     stop_on_signals(worker, drain)
     if watch_every:

@@ -14,6 +14,7 @@ from temporalio.worker.workflow_sandbox import SandboxedWorkflowRunner, SandboxR
 
 import agent_interrupts.workflows
 from agent_interrupts.activities.agents import AgentActivities
+from agent_interrupts.activities.answer_rules import AnswerRuleActivities
 from agent_interrupts.activities.autonomy import AutonomyActivities, AutonomySettings
 from agent_interrupts.activities.code_changes import CodeChangeActivities
 from agent_interrupts.activities.contributors import default_registry
@@ -31,6 +32,7 @@ from agent_interrupts.activities.tools.settings import ToolSettings
 from agent_interrupts.activities.tools.workspace import WorkspaceActivities
 from agent_interrupts.app.config import OFFLINE_MAX_ACTIVITIES, WORKER_STICKY_SECONDS
 from agent_interrupts.app.data_converter import with_checked_converter
+from agent_interrupts.models.answer_rules import AnswerRules
 from agent_interrupts.models.policies import HEARTBEAT_THROTTLE
 from agent_interrupts.models.team_build import TeamRegistry, team_of
 from agent_interrupts.models.team_spec import TeamSpec
@@ -110,6 +112,7 @@ def build_worker(
     max_activities: int | None = None,
     sticky: timedelta = timedelta(seconds=WORKER_STICKY_SECONDS),
     teams: Mapping[str, TeamSpec] | None = None,
+    answer_rules: AnswerRules | None = None,
 ) -> Worker:
     """A worker for ``task_queue`` with all workflows and the agent activities.
 
@@ -123,7 +126,8 @@ def build_worker(
     the SDK's default with a model endpoint. ``sticky``: how long a run's next workflow task waits
     for this worker before another may take it (AGENTS_WORKER_STICKY_SECONDS). ``teams``: the
     declared teams it serves besides the software team (AGENTS_TEAMS and those shipped in the
-    package: ``models.team_files.served_teams``).
+    package: ``models.team_files.served_teams``). ``answer_rules``: who may answer which
+    questions (AGENTS_ANSWER_RULES); by default anybody may answer every question.
     """
     if offline is None and settings.offline:
         offline = OfflineModel(scenario, keep_requests=False)  # a worker runs for months
@@ -159,6 +163,7 @@ def build_worker(
             autonomy.decide_autonomy,
             notifications.plan,
             notifications.notify,
+            AnswerRuleActivities(answer_rules).answerers,
             workspaces.pin_workspace,
             TeamActivities(teams or {}).load_team,
             list_keyword_search_attributes,

@@ -24,6 +24,7 @@ and says in one line what was wrong and how to fix it (encode/httpx ``_exception
     * TeamDefinitionError (also ValueError): a declared team no run can follow
     * TeamNotHere (also LookupError): a pinned team this process has not seen whole
     * TeamFileError (also ValueError): team files that cannot be teams
+  * AnswerRulesError (also ValueError): an answer rules file that cannot be read
   * NotificationFailed (retryable)
   * NotificationRefused
   * WorkspaceUnavailable (``activities/tools/workspace.py``)
@@ -211,6 +212,11 @@ class LlmTimedOut(LlmUnavailable):
 
 class LlmReplyTooLarge(AgentWorkflowError):
     """The model's reply is too large to pass through Temporal; asking again will not shrink it."""
+
+
+class AnswerRulesError(AgentWorkflowError, ValueError):
+    """An answer rules file (``AGENTS_ANSWER_RULES``) that cannot be read: the worker does not
+    start, in one line naming the file."""
 
 
 class NotificationFailed(AgentWorkflowError):

@@ -10,6 +10,7 @@ from pydantic import Field
 
 from agent_interrupts.models.agent_call import CallRecord
 from agent_interrupts.models.agent_types import AgentName
+from agent_interrupts.models.answer_rules import Answerers
 from agent_interrupts.models.base import WireModel
 from agent_interrupts.models.interrupt_events import InterruptRequestEvent
 from agent_interrupts.models.interrupts import (
@@ -85,6 +86,9 @@ class InterruptInput(WireModel):
     the orchestrator asks the rest again at once."""
     team: TeamPin | None = None
     """The team of the run that asks (None: the software team): its routes and questions."""
+    answerers: Answerers | None = Field(default=None, exclude_if=lambda v: v is None)
+    """Who may answer (the worker's answer rules, read when the question started); None:
+    anybody. The validator refuses an answer whose ``answeredBy`` is not one of them."""
 
 
 STOP_ROUTE = "stopRun"
@@ -128,6 +132,9 @@ class InterruptStatus(WireModel):
     team: TeamPin | None = None
     """The asking run's declared team (its agents, routes and question types); None: the
     software team."""
+    answerers: Answerers | None = Field(default=None, exclude_if=lambda v: v is None)
+    """Who may answer (``InterruptInput.answerers``); None: anybody (left out of the wire form,
+    so a client of an earlier version reads the status of a question anybody may answer)."""
 
 
 class ResolveAck(WireModel):

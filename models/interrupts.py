@@ -707,6 +707,19 @@ class ResolvedBy(StrEnum):
     """The controller answered a kind of question it earned: a person may overrule."""
 
 
+class Door(StrEnum):
+    """Where a person's answer came from (the audit of who answered from where)."""
+
+    CLI = "cli"
+    INBOX = "inbox"
+    SDK = "sdk"
+    UI = "ui"
+    """The Temporal UI: its JSON says so itself (``"door": "ui"``); none of our code sets it."""
+    SLACK = "slack"
+    EMAIL = "email"
+    LINK = "link"
+
+
 class InterruptResolution(WireModel):
     """A human's (or reviewer's) answer: choiceId -> option, write-ins, yes/no confirmations.
 
@@ -732,6 +745,9 @@ class InterruptResolution(WireModel):
     CLI's ``--as`` / ``AGENTS_USER`` (default: the login name), the SDK's ``answered_by``. Shown
     beside ``resolvedBy``, which says what kind of answerer it was; None for a model's answer
     and for an answer that gave no name (the Temporal UI's, unless its JSON says)."""
+    door: Door | None = Field(default=None, exclude_if=lambda v: v is None)
+    """Where the answer came from, set by each door (the CLI, the SDK, the inbox, ...); None when
+    unknown. Left out of the wire form while unset, so answers recorded before keep their JSON."""
     call: CallRecord | None = None
     """The reviewing LLM call that gave this answer (AGENT_REVIEW, TIMEOUT_ESCALATION); set by
     the reviewer activity. A person's answer has none (the export ignores one it carries)."""
@@ -741,8 +757,15 @@ def answerer(resolution: InterruptResolution) -> str:
     """Who answered, as people read it: ``alice (HUMAN)`` when the person gave a name, else
     what kind of answerer it was (HUMAN, AGENT_REVIEW, ...)."""
     if resolution.answered_by and resolution.resolved_by is ResolvedBy.HUMAN:
-        return f"{resolution.answered_by} ({resolution.resolved_by.value})"
-    return resolution.resolved_by.value
+        return f"{resolution.answered_by} ({resolution.resolved_by.value}){via(resolution)}"
+    return f"{resolution.resolved_by.value}{via(resolution)}"
+
+
+def via(resolution: InterruptResolution) -> str:
+    """`` via slack``: the door a person's answer came through; empty when unknown."""
+    if resolution.door is None or resolution.resolved_by is not ResolvedBy.HUMAN:
+        return ""
+    return f" via {resolution.door.value}"
 
 
 class InterruptRouting(Routing):

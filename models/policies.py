@@ -157,6 +157,14 @@ SLACK_REQUEST_AGE = timedelta(minutes=5)
 """A signed Slack request older (or newer) than this is refused; one seen before, too."""
 NOTIFY_PLAN_TIMEOUT = timedelta(seconds=5)
 """The local activity that reads which channels the worker's settings enable."""
+ANSWER_RULES_TIMEOUT = timedelta(seconds=5)
+"""The activity that reads who may answer a question (the worker's answer rules, in memory)."""
+ANSWER_RULES_RETRY = RetryPolicy(
+    initial_interval=timedelta(milliseconds=200),
+    maximum_attempts=3,
+    non_retryable_error_types=["NotFoundError"],  # a worker built without the activity
+)
+"""Three tries of that activity; a worker without it is not asked again."""
 
 SEARCH_ATTRIBUTES_TIMEOUT = timedelta(seconds=10)
 """The local activity that lists the namespace's search attributes (once, for a run started

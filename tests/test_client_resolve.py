@@ -80,8 +80,8 @@ async def test_answering_a_closed_question_says_who_answered_it_when_and_with_wh
     with pytest.raises(ResolutionRejected) as late:
         await agents.resolve(pending.workflow_id, answer)
     message = str(late.value)
-    assert f"{pending.workflow_id} is already answered, by grace at " in message
-    assert " UTC: " in message and "Resolved by: grace (HUMAN)" in message
+    assert f"{pending.workflow_id} is already answered, by grace via sdk at " in message
+    assert " UTC: " in message and "Resolved by: grace (HUMAN) via sdk" in message
     assert "-> B (" in message and "-> yes" in message
 
     again = await client_py(client, "resolve", pending.workflow_id, "--choice", "approach=A")

@@ -7,9 +7,10 @@ from dataclasses import dataclass, field
 from typing import Any, NoReturn
 
 from temporalio import workflow
-from temporalio.exceptions import ApplicationError, ChildWorkflowError
+from temporalio.exceptions import ActivityError, ApplicationError, ChildWorkflowError
 from temporalio.workflow import ChildWorkflowHandle
 
+from agent_interrupts.models.answer_rules import MAX_ANSWERERS, Answerers, RulesQuestion
 from agent_interrupts.models.answer_text import (
     carries_own_part,
     describe_answer,
@@ -42,6 +43,7 @@ from agent_interrupts.models.limits import (
     clip,
     fit_strings,
 )
+from agent_interrupts.models.policies import ANSWER_RULES_RETRY, ANSWER_RULES_TIMEOUT
 from agent_interrupts.models.state import (
     EntryKind,
     EventKind,
@@ -58,12 +60,15 @@ from agent_interrupts.workflows.interrupt import InterruptWorkflow
 from agent_interrupts.workflows.interrupt_hooks import asked_question
 from agent_interrupts.workflows.interrupt_text import details_markdown, summary_line
 from agent_interrupts.workflows.lifting import answer_each
-from agent_interrupts.workflows.patches import QUESTION_HANDED_OVER
+from agent_interrupts.workflows.patches import ANSWER_RULES, QUESTION_HANDED_OVER
 from agent_interrupts.workflows.planner import last_request_of, origin_of
 from agent_interrupts.workflows.resume import resumed_request
 from agent_interrupts.workflows.run_book import RunBook
 from agent_interrupts.workflows.steps import decide
 from agent_interrupts.workflows.visibility import child_attributes, show_orchestrator
+
+with workflow.unsafe.imports_passed_through():
+    from agent_interrupts.activities.answer_rules import AnswerRuleActivities
 
 
 @dataclass
@@ -154,6 +159,7 @@ async def start_question(
             node_id,
             origin,
         )
+    answerers = await answerers_of(book, origin, request)
     event = book.supervisor.take(node_id)
     child_id = f"{workflow.info().workflow_id}-interrupt-{book.number_question()}"
     request = on_the_wire(fitted_question(request))
@@ -176,6 +182,7 @@ async def start_question(
         hand_over=hand_over and workflow.patched(QUESTION_HANDED_OVER),
         answers_in_parts=answers_in_parts,
         team=book.pinned_team,
+        answerers=answerers,
     )
     lift = bool(getattr(request, "agent_questions", []))  # counted as its agents' (``lifted``)
     book.record(
@@ -187,6 +194,40 @@ async def start_question(
     )
     book.event(EventKind.INTERRUPT_STATUS, f"REQUESTED: {child_id}", node_id, origin)
     return await _start_child(book, job, child_id)
+
+
+async def answerers_of(
+    book: RunBook, origin: str, request: InterruptRequestBase
+) -> Answerers | None:
+    """Who may answer ``origin``'s question ``request``: the worker's answer rules, read by an
+    activity (runs recorded before the rules existed read none). A worker without the activity,
+    or one whose activity failed, lets anybody answer, and a WARNING event says so."""
+    if not workflow.patched(ANSWER_RULES):
+        return None
+    agents = [origin]
+    ids = [c.choice_id for c in request.choices] + [
+        c.confirmation_id for c in request.confirmation_items
+    ]
+    for part in getattr(request, "agent_questions", []):
+        agents.append(str(part.request.origin))
+    question = RulesQuestion(team=book.team.name, agents=agents[:MAX_ANSWERERS], ids=ids)
+    try:
+        return await workflow.execute_activity_method(
+            AnswerRuleActivities.answerers,
+            question,
+            start_to_close_timeout=ANSWER_RULES_TIMEOUT,
+            retry_policy=ANSWER_RULES_RETRY,
+            summary=f"who may answer {origin}'s question",
+        )
+    except ActivityError as err:
+        book.event(
+            EventKind.WARNING,
+            f"the answer rules were not read ({clip(failure_message(err), 500)}); anybody may "
+            "answer this question",
+            None,
+            origin,
+        )
+        return None
 
 
 async def ask_again(book: RunBook, handed_over: HandedOverQuestion) -> StartedQuestion:

@@ -196,8 +196,11 @@ class InterruptWorkflow:
     def resolve_validated(self, *args: Any) -> ResolveAck:
         """The client SDK's way to resolve: a wrong answer is rejected with the reason."""
         resolution = parse_raw(RESOLVE_UPDATE, args, InterruptResolution).value
-        if resolution is None or self._problems(resolution):
+        if resolution is None:
             raise ApplicationError("the answer changed between validation and handling")
+        if problems := self._problems(resolution):  # cannot happen: each update's validator
+            # and handler run together, so a second one is validated after the first is taken
+            raise Rejected("resolution rejected: " + "; ".join(problems)).to_application_error()
         return ResolveAck(accepted=True, message=self._accept(resolution))
 
     @resolve_validated.validator
@@ -235,6 +238,7 @@ class InterruptWorkflow:
             or self._job.reroute_to
             or self._job.origin,
             answers_in_parts=self._job.answers_in_parts,
+            answerers=self._job.answerers,
         )
 
     def _problems(
@@ -247,8 +251,11 @@ class InterruptWorkflow:
         (ESCALATED): the first valid answer wins. Once resolved, later answers are refused.
         """
         if self._resolution is not None and not self._overrulable:
-            by = self._resolution.resolved_by
+            by = answerer(self._resolution)
             return [f"this interrupt is already resolved (by {by}); the answer was not used"]
+        answerers = self._job.answerers
+        if answerers is not None and (refusal := answerers.refusal(resolution.answered_by)):
+            return [refusal]
         problems = resolution_problems(
             self._job.request,
             resolution,

@@ -64,6 +64,7 @@ STUCK_WAYS_OUT = "40-stuck-questions-offer-ways-out"
 TEAM_CONTEXTS = "42-declared-collectors-curated"
 GIT_FILLED = "42-declared-filled-from-git"
 REVIEW_FINDINGS = "42-declared-review-findings-checked"
+ANSWER_RULES = "43-answer-rules-read"
 
 _BEFORE_CONCURRENT = ("83c9b6c/orchestrator-dispatch-question-waiting",)
 """The oldest version's runs: no concurrent-questions shape was recorded yet."""
@@ -262,6 +263,15 @@ PATCHES: tuple[Patch, ...] = (
         "runs recorded before left ``valid`` at its default",
         added_in=NEXT,
         deprecate_after="91626d7",
+    ),
+    Patch(
+        ANSWER_RULES,
+        "a question's start reads who may answer it from the worker's answer rules (an "
+        "activity) and hands them to its InterruptWorkflow; runs recorded before let anybody "
+        "answer",
+        added_in=NEXT,
+        deprecate_after="91626d7",
+        old_branch=("*/orchestrator-dispatch-question-waiting",),
     ),
 )
 """Every patch id, oldest issue first."""

@@ -50,6 +50,7 @@ async def cmd_resolve(args: argparse.Namespace, settings: TemporalSettings) -> i
     from agent_interrupts.app.people import person_name
     from agent_interrupts.app.sdk import ResolutionRejected, accepted
     from agent_interrupts.app.terminal_input import LineReader
+    from agent_interrupts.models.interrupts import Door
     from agent_interrupts.models.team_build import team_of
 
     async with open_session(settings, args.interrupt_id) as session:
@@ -91,7 +92,7 @@ async def cmd_resolve(args: argparse.Namespace, settings: TemporalSettings) -> i
             team = team_of(question.team)
             resolution = with_continue_at(resolution, question.origin, args.continue_at, team=team)
         try:
-            ack = await agents.resolve(args.interrupt_id, resolution)
+            ack = await agents.resolve(args.interrupt_id, resolution, door=Door.CLI)
         except ResolutionRejected as err:
             render.error(str(err))
             return 1

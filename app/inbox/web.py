@@ -80,6 +80,7 @@ from agent_interrupts.app.sdk import (
 from agent_interrupts.app.stuck import stuck_ids
 from agent_interrupts.models.errors import describe_validation_error
 from agent_interrupts.models.interrupt_flow import InterruptStatus
+from agent_interrupts.models.interrupts import Door
 from agent_interrupts.models.resolution_rules import redirect_targets, unanswered_parts
 from agent_interrupts.models.team_build import team_of
 from agent_interrupts.models.team_spec import TeamPin
@@ -412,7 +413,7 @@ class Inbox:
             resolution = resolution_from_form(fields, status.origin, team_of(status.team))
             name = person_name(person or self.agents.person)
             resolution = resolution.model_copy(update={"answered_by": name})
-            ack = await self.agents.resolve(status.workflow_id, resolution)
+            ack = await self.agents.resolve(status.workflow_id, resolution, door=Door.INBOX)
         except ValidationError as err:
             return Outcome(problem=describe_validation_error(err))
         except (ValueError, ResolutionRejected) as err:
