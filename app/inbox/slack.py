@@ -49,7 +49,7 @@ from agent_interrupts.app.people import checked_name
 from agent_interrupts.app.sdk import QUESTION_QUERY_TIMEOUT, AgentWorkflowClient, ResolutionRejected
 from agent_interrupts.models.errors import AgentWorkflowError, describe_validation_error
 from agent_interrupts.models.interrupt_flow import InterruptStatus
-from agent_interrupts.models.interrupts import InterruptResolution
+from agent_interrupts.models.interrupts import Door, InterruptResolution
 from agent_interrupts.models.limits import clip
 from agent_interrupts.models.notifications import SlackMessage
 from agent_interrupts.models.policies import (
@@ -62,7 +62,6 @@ from agent_interrupts.models.team_build import team_of
 from agent_interrupts.models.ui_pages import workflow_page
 
 PATH = "/slack/actions"
-DOOR = "slack"
 MAX_BODY_BYTES = 64 * 1024
 """The largest request read: a modal's submission with every field full is below 40 KB."""
 MAX_SEEN = 10_000
@@ -244,12 +243,12 @@ class SlackDoor:
         self, interrupt_id: str, resolution: InterruptResolution, name: str | None
     ) -> tuple[InterruptResolution | None, str]:
         """Answer through the SDK; (the answer as taken, the acknowledgement) or (None, why)."""
-        if "door" in InterruptResolution.model_fields:  # the audit of doors, where it exists
-            resolution = InterruptResolution.model_validate({**dict(resolution), "door": DOOR})
+        update: dict[str, object] = {"door": Door.SLACK}
         if name is not None:
-            resolution = resolution.model_copy(update={"answered_by": name})
+            update["answered_by"] = name
+        resolution = resolution.model_copy(update=update)
         try:
-            ack = await self.agents.resolve(interrupt_id, resolution)
+            ack = await self.agents.resolve(interrupt_id, resolution, door=Door.SLACK)
         except ResolutionRejected as err:
             return None, str(err)
         except RPCError as err:

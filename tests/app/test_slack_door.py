@@ -115,6 +115,7 @@ async def test_a_click_answers_with_the_persons_name_the_run_moves_on_and_the_me
             answered = await interrupt_status(client, pending.workflow_id)
             assert answered.resolution is not None
             assert answered.resolution.answered_by == PROFILE_NAME, "users.info's profile name"
+            assert answered.resolution.door == "slack", "the answer says which door it came through"
             # the door's update and the worker's final notice: both in place, on the same message
             await until(lambda: len(slack.of("chat.update")) >= 2)
             for update in slack.of("chat.update"):
