@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 
 from agent_interrupts.activities.output_schema import OutputProfile, decoder_schema
+from agent_interrupts.activities.routing_info import interrupt_info
 from agent_interrupts.models.errors import TeamDefinitionError, TeamFileError
 from agent_interrupts.models.team_build import build_team, record_models
 from agent_interrupts.models.team_files import load_team_file
@@ -92,6 +93,15 @@ def test_an_optional_value_may_be_null_and_a_filled_one_starts_null() -> None:
     assert result["required"] == ["commit", "level"]  # strict: written, as null for none
     commit = record_models(spec)["Commit"]
     assert commit.model_validate({}).to_wire() == {"sha": None}
+
+
+def test_the_prompt_words_an_optional_question_field_as_its_type_or_null() -> None:
+    spec = _team(question={"level": {"type": "Level", "optional": True, "description": "How bad."}})
+    info = interrupt_info(build_team(spec).nodes["LEAD"].output_model)
+    assert info is not None
+    assert [(f.name, f.kind, f.description) for f in info.own_fields] == [
+        ("level", "one of LOW, HIGH, or null", "How bad.")
+    ]
 
 
 def test_max_chars_bounds_a_text_up_to_the_longest_a_run_takes() -> None:
