@@ -24,12 +24,12 @@ import httpx2
 from temporalio import activity
 
 from agent_interrupts.activities import offline_tools
-from agent_interrupts.activities.offline_questions import declared_question
+from agent_interrupts.activities.offline_questions import declared_question, declares_its_question
 from agent_interrupts.activities.output_schema import REPLY_KEY, is_wrapped, variants
 from agent_interrupts.activities.routing_info import route_options
 from agent_interrupts.models.agent_call import SUPERVISOR_MESSAGE_PREFIX
 from agent_interrupts.models.agent_types import AgentType, Terminal, agent_name
-from agent_interrupts.models.graph import NODES, NODES_BY_OUTPUT
+from agent_interrupts.models.graph import NODES_BY_OUTPUT
 from agent_interrupts.models.ids import agent_key, dispatched_agent_key
 from agent_interrupts.models.interrupts import InterruptRouting
 from agent_interrupts.models.requests import CONTEXT_FOUND
@@ -307,8 +307,8 @@ class OfflineModel(httpx2.AsyncBaseTransport):
         if chosen in offered and not wants and not context and node is not None:
             route = chosen if self._routes_now(node.agent_type) else route
         review = node is not None and node.agent_type in self.scenario.agent_review_at
-        if node is not None and node.agent_type not in NODES:
-            writer.asker = str(node.agent_type)  # a declared team's agent asks in its words
+        if node is not None and declares_its_question(model):
+            writer.asker = str(node.agent_type)  # its question's fields are its team's words
         return json.dumps(writer.routing(offered[route], model, route, agent_review=review))
 
     def pick_route(

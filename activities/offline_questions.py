@@ -1,11 +1,14 @@
 """The offline model's question of a declared team's agent: built from that team's own words.
 
-The software team's agents ask their one offline question (an ``approach`` choice and an
-``add-tests`` confirmation, ``offline_model._Writer.interrupt``). A declared team's agent asks
-about its declared question fields instead: an enum field is a choice of its values, a yes/no
-field a confirmation, and another field (text, a number, a list) a choice whether to go on with
-what the agent wrote in it and a confirmation of it. An agent that declares no question fields
-asks where to go next among its own routes (their descriptions are the options).
+Which one an agent asks follows from its team's file (``declares_its_question``): an agent whose
+file names one of the package's typed models (``classes``, as the software team's agents do)
+asks the package's one offline question (an ``approach`` choice and an ``add-tests``
+confirmation, ``offline_model._Writer.interrupt``). An agent whose question is declared in its
+team's file asks about its declared question fields instead: an enum field is a choice of its
+values, a yes/no field a confirmation, and another field (text, a number, a list) a choice
+whether to go on with what the agent wrote in it and a confirmation of it. An agent that
+declares no question fields asks where to go next among its own routes (their descriptions are
+the options).
 """
 
 from __future__ import annotations
@@ -14,7 +17,14 @@ import re
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from agent_interrupts.models.interrupts import CUSTOM_OPTION_TEXT, OptionKey
+from agent_interrupts.models.interrupts import (
+    CUSTOM_OPTION_TEXT,
+    InterruptRequestBase,
+    OptionKey,
+)
+from agent_interrupts.models.package_models import package_model
+from agent_interrupts.models.routing import Routing
+from agent_interrupts.models.team_build import question_type
 
 ASKED_BY_EVERY_QUESTION = frozenset(
     {"type", "reason", "choices", "confirmationItems", "contextForDecision"}
@@ -22,6 +32,14 @@ ASKED_BY_EVERY_QUESTION = frozenset(
 """The fields every question has (JSON names): the rest of a question's are its own."""
 _KEYS = (OptionKey.A, OptionKey.B, OptionKey.C, OptionKey.D)
 """The real options a choice may offer, in order."""
+
+
+def declares_its_question(routing: type[Routing]) -> bool:
+    """Whether the agent that answers with ``routing`` asks a question its team's file declares
+    (a model generated from its ``question`` fields, none or some), rather than one of the
+    package's typed questions its file names (``classes``)."""
+    question = question_type(routing)
+    return package_model(question.__name__, InterruptRequestBase) is not question
 
 
 def declared_question(

@@ -41,6 +41,7 @@ from agent_interrupts.models.errors import PromptRenderError
 from agent_interrupts.models.graph import SOFTWARE_TEAM
 from agent_interrupts.models.interrupts import CUSTOM_OPTION_TEXT
 from agent_interrupts.models.team import Node, Team
+from agent_interrupts.models.team_files import software_partials
 
 PROMPTS_DIR = Path(__file__).resolve().parents[1] / "prompts"
 """The templates, beside the package's subpackages (``agent_interrupts.prompts``): in the
@@ -62,9 +63,10 @@ class AgentPrompt:
         return self.messages[0]["content"]
 
 
-PACKAGE_TEMPLATES: dict[str, str] = dict(SOFTWARE_TEAM.templates)
-"""The software team's templates, from the package's own team file: trusted, so they render in
-the worker (a team that extends it carries the same text under the same names)."""
+PACKAGE_TEMPLATES: dict[str, str] = {**software_partials(), **SOFTWARE_TEAM.templates}
+"""The software team's templates and the partials beside its file that they extend, from the
+package's own team folder: trusted, so they render in the worker (a team that extends it carries
+the same text under the same names)."""
 
 
 class PromptRenderer:
@@ -106,7 +108,7 @@ class PromptRenderer:
             for agent in SOFTWARE_TEAM.nodes
             for c in self._registry.for_agent(agent, SOFTWARE_TEAM)
         }
-        software = sorted(SOFTWARE_TEAM.templates.items())  # the built-in team's, from its file
+        software = sorted(PACKAGE_TEMPLATES.items())  # the built-in team's, from its folder
         text = json.dumps([self._files_sha256, software, sorted(contributors)])
         return hashlib.sha256(text.encode()).hexdigest()[:16]
 

@@ -7,7 +7,7 @@ target: SC-011, SC-013, SC-014, SC-021, SC-022, SC-025, SC-026, SC-027.
 from __future__ import annotations
 
 import math
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -16,9 +16,14 @@ from temporalio.client import Client
 from agent_interrupts.activities.agreement import Agreement, QuestionKind, verdicts
 from agent_interrupts.app.export import plural, select_runs
 from agent_interrupts.app.history import RecordedRun, read_run
-from agent_interrupts.models.agent_types import AgentType
+from agent_interrupts.app.success_criteria import (
+    TeamCriteria,
+    criteria_of,
+    made_by,
+    references,
+    results_in,
+)
 from agent_interrupts.models.errors import TeamNotHere
-from agent_interrupts.models.ids import parse_context_id
 from agent_interrupts.models.interrupt_flow import ShadowAnswer
 from agent_interrupts.models.interrupts import (
     AnyInterruptRequest,
@@ -33,7 +38,8 @@ from agent_interrupts.models.results import (
     MIN_FILE_REFERENCES,
     MIN_GENERATED_QUERIES,
 )
-from agent_interrupts.models.team_build import team_of
+from agent_interrupts.models.team import Team
+from agent_interrupts.models.team_build import software_team, team_of
 from agent_interrupts.models.team_spec import SOFTWARE_TEAM_NAME, Role, TeamPin
 
 SC011_TAGS, SC011_QUERIES, SC011_REFERENCES = (
@@ -93,12 +99,9 @@ class Tally:
     person_answered: int = 0
     answer_seconds: list[float] = field(default_factory=list)
     translation_seconds: list[float] = field(default_factory=list)
-    reports: list[tuple[int, int, int]] = field(default_factory=list)
-    """Per discovery report: tags, generated queries, file references."""
-    tickets: int = 0
-    tickets_linked: int = 0
-    ticket_results: int = 0
-    ticket_results_chained: int = 0
+    criteria: dict[str, Rate] = field(default_factory=dict)
+    """SC-011, SC-013 and SC-014 by line name, as the runs' teams declare them
+    (``app/success_criteria.py``): the software team's always, then each other team's seen."""
     calls: int = 0
     attempts: int = 0
     prompt_tokens: int = 0
@@ -116,7 +119,7 @@ class Tally:
         """Count one run chain."""
         self.runs += 1
         for recorded in run.calls:
-            self._call(recorded.call.agent_type, recorded.reply.output)
+            self._call(recorded.call.team, recorded.call.agent_type, recorded.reply.output)
             call = recorded.reply.call
             if call is not None:
                 self.calls += 1
@@ -170,33 +173,37 @@ class Tally:
         for kind, verdict in verdicts(request, person, shadow.answer):
             self.agreement.setdefault((agent, kind), Agreement()).add(verdict)
 
-    def _call(self, agent: str, output: dict[str, Any]) -> None:
-        if isinstance(output.get("result"), dict):  # a dispatched agent's result (not a question)
-            output = output["result"]
-        if agent is AgentType.DISCOVERY_AGENT:
-            self.reports.append(
-                (
-                    len(output.get("tags") or []),
-                    len(output.get("generatedQueries") or []),
-                    len(output.get("fileReferences") or []),
-                )
-            )
-        if agent in (AgentType.PLANNING_AGENT, AgentType.PLANNING_COLLECTOR):
-            for ticket in _tickets(output):
-                self.tickets += 1
-                links = ticket.get("discoveryLinks") or []
-                self.tickets_linked += any(
-                    _made_by(i, AgentType.DISCOVERY_COLLECTOR) for i in links
-                )
-        if agent is AgentType.TICKET_AGENT:
-            self.ticket_results += 1
-            self.ticket_results_chained += _made_by(
-                output.get("discoveryReference"), AgentType.DISCOVERY_COLLECTOR
-            ) and _made_by(output.get("planningReference"), AgentType.PLANNING_COLLECTOR)
+    def _call(self, pin: TeamPin | None, agent: str, output: dict[str, Any]) -> None:
+        try:
+            criteria = self._criteria(team_of(pin))
+        except TeamNotHere:
+            return
+        results = list(results_in(output))
+        for least in criteria.minimums:
+            for result in results if least.agent == agent else ():
+                if isinstance(result.get(least.field), list):
+                    self.criteria[least.name].add(len(result[least.field]) >= least.least)
+        for planned in criteria.planned:
+            for result in results if planned.agent == agent else ():
+                for item in result.get(planned.field) or []:
+                    if isinstance(item, dict):
+                        links = item.get(planned.links) or []
+                        linked = any(made_by(i, planned.upstream) for i in links)
+                        self.criteria[planned.name].add(linked)
+        for chained in criteria.chained:
+            for result in results if chained.agent == agent else ():
+                named = references(result, chained.upstream)
+                self.criteria[chained.name].add(named == chained.upstream)
+
+    def _criteria(self, team: Team) -> TeamCriteria:
+        """``team``'s criteria, their lines kept in the order first seen."""
+        criteria = criteria_of(team)
+        for name, meaning in criteria.lines():
+            self.criteria.setdefault(name, Rate(meaning))
+        return criteria
 
     def lines(self) -> list[Line]:
         """Every rate, with its target where the spec names one."""
-        reports = self.reports
         person = self.by.get(ResolvedBy.HUMAN.value, 0)
         by_model = sum(n for who, n in self.by.items() if who != ResolvedBy.HUMAN.value)
         return [
@@ -249,40 +256,9 @@ class Tally:
                 "time from taking an answer to its routing, filtered to the one allowed route",
                 sum(s >= TRANSLATION_TARGET_SECONDS for s in self.translation_seconds),
             ),
-            _share(
-                f"discovery reports with >= {SC011_TAGS} tags (SC-011)",
-                sum(r[0] >= SC011_TAGS for r in reports),
-                len(reports),
-                1.0,
-                "discovery agents' reports rich enough to search by: tags",
-            ),
-            _share(
-                f"discovery reports with >= {SC011_QUERIES} generated queries (SC-011)",
-                sum(r[1] >= SC011_QUERIES for r in reports),
-                len(reports),
-                1.0,
-                "discovery agents' reports rich enough to search by: queries for the next step",
-            ),
-            _share(
-                f"discovery reports with >= {SC011_REFERENCES} file references (SC-011)",
-                sum(r[2] >= SC011_REFERENCES for r in reports),
-                len(reports),
-                1.0,
-                "discovery agents' reports that point at enough code: file references",
-            ),
-            _share(
-                "planning tickets with a discovery link (SC-013)",
-                self.tickets_linked,
-                self.tickets,
-                1.0,
-                "tickets that name the curated discovery context they were planned from",
-            ),
-            _share(
-                "ticket results with the full upstream chain (SC-014)",
-                self.ticket_results_chained,
-                self.ticket_results,
-                1.0,
-                "ticket results that name both the discovery and the planning context behind them",
+            *(
+                _share(name, rate.met, rate.counted, 1.0, rate.meaning)
+                for name, rate in self._criteria_lines()
             ),
             Line("LLM calls, mean attempts", f"{self.calls}, {_ratio(self.attempts, self.calls)}"),
             Line(
@@ -292,6 +268,13 @@ class Tally:
             *self._role_lines(),
             *self._agreement_lines(),
         ]
+
+    def _criteria_lines(self) -> list[tuple[str, Rate]]:
+        """SC-011, SC-013 and SC-014: the software team's (shown with no run counted too) and
+        those of every other team a counted run followed."""
+        first = [name for name, _ in self._criteria(software_team()).lines()]
+        rest = [name for name in self.criteria if name not in first]
+        return [(name, self.criteria[name]) for name in (*first, *rest)]
 
     def _asked_lines(self) -> list[Line]:
         """Per team and asking agent: its questions by type, and the choices and confirmations
@@ -399,6 +382,19 @@ def _own_questions(
     return [(str(q.request.origin), q.request) for q in carried]
 
 
+@dataclass
+class Rate:
+    """How many of the counted items met one success criterion."""
+
+    meaning: str
+    met: int = 0
+    counted: int = 0
+
+    def add(self, met: bool) -> None:
+        self.counted += 1
+        self.met += met
+
+
 def _role(pin: TeamPin | None, agent: str) -> Role:
     """``agent``'s role in the run's team (``Role.AGENT`` when that team is not known here)."""
     try:
@@ -419,23 +415,6 @@ async def measure(client: Client, ids: Sequence[str] = (), query: str | None = N
     for ref in await select_runs(client, ids, query):
         tally.add(await read_run(client, ref.workflow_id, ref.run_id))
     return tally
-
-
-def _tickets(output: dict[str, Any]) -> Iterator[dict[str, Any]]:
-    """Tickets of a planning agent's result or in a planning collector's routing."""
-    for holder in (output, output.get("collectorResult")):
-        if isinstance(holder, dict):
-            yield from (t for t in holder.get("tickets") or [] if isinstance(t, dict))
-
-
-def _made_by(context_id: object, agent: str) -> bool:
-    """Whether ``context_id`` is a context id of ``agent``'s output."""
-    if not isinstance(context_id, str):
-        return False
-    try:
-        return parse_context_id(context_id)[1] == agent
-    except ValueError:
-        return False
 
 
 def _share(name: str, part: int, whole: int, target: float, meaning: str) -> Line:

@@ -316,7 +316,9 @@ def _read(file: Path, *, parse: bool = True) -> tuple[TeamSpec | None, list[str]
         for what in FIELD_TABLES:
             if what in agent:
                 agent[what] = _fields(agent[what])
-        template, problem = _template(file, name, table.get("template"), parse=parse)
+        template, problem = _template(
+            file, name, table.get("template"), parse=parse, own=own_partials(data, file)
+        )
         if problem:
             problems.append(f"{file}: agent {name}: {problem}")
         agent["template"] = template
@@ -468,8 +470,40 @@ def _fields(fields: dict[str, Any]) -> dict[str, Any]:
     return {k: {"type": v} if isinstance(v, str) else v for k, v in fields.items()}
 
 
+PARTIAL_PREFIX = "_"
+"""A template file beside a team file whose name starts so is a partial its agents' templates
+extend or include (``team/<team>/_NAME.jinja``), not an agent's template."""
+
+
+def own_partials(data: Mapping[str, Any], file: Path) -> dict[str, Path]:
+    """The partials ``file``'s templates may extend or include besides the package's prompts,
+    by the name they use (``team/software/_software_agent.jinja``): those beside the file of a
+    team whose templates the package ships and renders in the worker (the software team's);
+    a declared team's templates are pinned by their text, so theirs may use none."""
+    if data.get("name") != SOFTWARE_TEAM_NAME:
+        return {}
+    return {
+        f"team/{SOFTWARE_TEAM_NAME}/{p.name}": p
+        for p in sorted(file.parent.glob(f"{PARTIAL_PREFIX}*.jinja"))
+    }
+
+
+def software_partials() -> dict[str, str]:
+    """The software team's partials' text by the name its templates use."""
+    file = software_team_file()
+    return {
+        name: path.read_text(encoding="utf-8")
+        for name, path in own_partials({"name": SOFTWARE_TEAM_NAME}, file).items()
+    }
+
+
 def _template(
-    file: Path, agent: str, name: str | None, *, parse: bool = True
+    file: Path,
+    agent: str,
+    name: str | None,
+    *,
+    parse: bool = True,
+    own: Mapping[str, Path] | None = None,
 ) -> tuple[str, str | None]:
     """The text of an agent's template file, and why it cannot be one (None when it can;
     ``parse``: check it as a template too)."""
@@ -494,12 +528,13 @@ def _template(
         return "", (
             f"template file {relative} has {len(text):,} characters; at most {MAX_TEMPLATE_CHARS:,}"
         )
-    return text, template_problem(relative, text) if parse else None
+    return text, template_problem(relative, text, own) if parse else None
 
 
-def template_problem(relative: str, text: str) -> str | None:
+def template_problem(relative: str, text: str, own: Mapping[str, Path] | None = None) -> str | None:
     """Why ``text`` is not a template a team may have: not jinja2, or it extends or includes
-    something other than the package's prompts (None when it may)."""
+    something other than the package's prompts or its ``own`` partials (``own_partials``;
+    None when it may)."""
     from jinja2 import TemplateSyntaxError, meta  # a command that reads no template skips it
     from jinja2.sandbox import SandboxedEnvironment
 
@@ -509,6 +544,8 @@ def template_problem(relative: str, text: str) -> str | None:
         return f"template file {relative}, line {err.lineno}: not a jinja2 template: {err}"
     prompts = PROMPTS_DIR.resolve()
     for used in meta.find_referenced_templates(parsed):
+        if used is not None and used in (own or {}):
+            continue
         inside = used is not None and (prompts / used).resolve().is_relative_to(prompts)
         if used is not None and not (inside and (prompts / used).is_file()):
             return (

@@ -412,6 +412,9 @@ def spec_problems(spec: TeamSpec, base: BaseTeam | None = None) -> list[str]:
         if agent.role is Role.DISPATCHED and agent.name not in dispatched_by:
             found.append(f"agent {agent.name}: role dispatched, but no dispatcher dispatches it")
     found += [f"final {p}" for p in _field_problems("result", spec.final, named_types(spec))]
+    found += [
+        f"final result field {name}: {NOTHING_FILLS}" for name, f in spec.final.items() if f.filled
+    ]
     found += record_problems(spec)
     for extended, more in spec.routes.items():
         at = f"routes of {extended}"
@@ -496,6 +499,7 @@ def _agent_problems(
                 f"{at}: unknown tool group {tool!r}; teams may give agents "
                 + " or ".join(f"`{g}`" for g in TOOL_GROUPS)
             )
+    found += [f"{at}: {p}" for p in unfillable(agent)]
     for what, names in filled_fields(agent).items():
         declared = agent.request if what == "request" else agent.result
         for name in sorted(names & set(declared)):
@@ -508,6 +512,46 @@ def _agent_problems(
             f"{at}: tools `write` need role dispatched (each request its dispatcher runs gets "
             f"its own worktree and branch); its role is {agent.role.value}"
         )
+    return found
+
+
+FILLED_FROM_GIT: dict[str, tuple[frozenset[str], str]] = {
+    "files_changed": (frozenset({"list[str]"}), "the files its commit changed"),
+    "commit_sha": (frozenset({"str"}), "its commit's sha (empty: it changed nothing)"),
+    "branch": (frozenset({"str"}), "the branch its commit is on"),
+    "diff_stat": (frozenset({"str", "text"}), "git's summary of its diff (`--stat`)"),
+    "tests_passed": (frozenset({"bool"}), "whether its sandboxed test run passed (VERIFIED)"),
+    "verification": (frozenset({"str", "text"}), "its test run's status and counts"),
+}
+"""The ``filled = true`` result fields of a code-writing agent (``tools = ["write"]``) that the
+workflow fills from git and its sandboxed test run after each step: name -> (the types it may
+declare, what it holds)."""
+NOTHING_FILLS = (
+    "filled = true, but nothing fills it (the workflow fills a code-writing agent's result "
+    "fields " + ", ".join(FILLED_FROM_GIT) + "); remove `filled` so the model writes it"
+)
+
+
+def unfillable(agent: AgentSpec) -> list[str]:
+    """``agent``'s ``filled`` request, result and question fields that nothing fills, one line
+    each (a record type's filled field keeps its default)."""
+    found: list[str] = []
+    for what, fields in (
+        ("request", agent.request),
+        ("result", agent.result),
+        ("question", agent.question),
+    ):
+        for name, each in fields.items():
+            if not each.filled:
+                continue
+            types, _ = FILLED_FROM_GIT.get(name, (frozenset(), ""))
+            if what != "result" or "write" not in agent.tools or name not in FILLED_FROM_GIT:
+                found.append(f"{what} field {name}: {NOTHING_FILLS}")
+            elif each.type not in types:
+                found.append(
+                    f"{what} field {name}: the workflow fills it as {' or '.join(sorted(types))}, "
+                    f"not {each.type}; declare it so"
+                )
     return found
 
 

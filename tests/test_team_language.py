@@ -15,8 +15,6 @@ NAMES = {a.value for a in AgentType}
 
 STILL_NAMED: dict[str, str] = {
     "workflows/legacy.py": "reads runs recorded before their agents asked typed questions",
-    "workflows/interrupt.py": "the placeholder start input of a run whose input was invalid",
-    "app/stats.py": "the software team's own success criteria (SC-011, SC-013, SC-014)",
 }
 
 

@@ -15,6 +15,7 @@ from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from pydantic.alias_generators import to_camel
 from temporalio import workflow
 from temporalio.exceptions import ActivityError
 
@@ -71,8 +72,15 @@ from agent_interrupts.models.results import (
 from agent_interrupts.models.routing import Routing
 from agent_interrupts.models.routings import MergerRouting
 from agent_interrupts.models.state import PendingStep
-from agent_interrupts.models.team_spec import Role
-from agent_interrupts.workflows.patches import CODE_CHANGES, WORKTREE_LIMIT_ASKS
+from agent_interrupts.models.team import Team
+from agent_interrupts.models.team_build import STR_CHARS, TEXT_CHARS
+from agent_interrupts.models.team_spec import FILLED_FROM_GIT, Role
+from agent_interrupts.workflows.patches import (
+    CODE_CHANGES,
+    GIT_FILLED,
+    REVIEW_FINDINGS,
+    WORKTREE_LIMIT_ASKS,
+)
 from agent_interrupts.workflows.run_book import RunBook
 
 with workflow.unsafe.imports_passed_through():
@@ -160,10 +168,14 @@ async def ticket_step(
         ),
         f"commit {ticket}",
     )
+    commit = code_commit(done)
+    filled = git_filled(book.team, agent, commit) if result is None else {}
+    if filled and not workflow.patched(GIT_FILLED):
+        filled = {}
     real = (
         with_commit(result, done).to_wire()
         if result is not None
-        else {**wire, "codeCommit": code_commit(done).to_wire()}
+        else {**wire, "codeCommit": commit.to_wire(), **filled}
     )
     planned = request.get("ticket")
     depends = (
@@ -213,6 +225,32 @@ def code_commit(done: TicketCommit) -> CodeCommit:
         verification=verification_line(tests),
         test_results=tests.outcomes if tests is not None else [],
     )
+
+
+def git_filled(team: Team, agent: str, commit: CodeCommit) -> dict[str, Any]:
+    """A declared code-writing agent's ``filled`` result fields that the workflow fills
+    (``team_spec.FILLED_FROM_GIT``), by their JSON names, as git and its test run found them."""
+    spec = team.spec
+    declared = next((a for a in spec.agents if a.name == agent), None) if spec else None
+    if declared is None:
+        return {}
+    chars = {"str": STR_CHARS, "text": TEXT_CHARS}
+    values: dict[str, Any] = {
+        "files_changed": commit.files,
+        "commit_sha": commit.sha or "",
+        "branch": commit.branch,
+        "diff_stat": commit.diff_stat,
+        "tests_passed": commit.verification_status is VerificationStatus.VERIFIED,
+        "verification": commit.verification,
+    }
+    found: dict[str, Any] = {}
+    for name, each in declared.result.items():
+        if each.filled and name in FILLED_FROM_GIT:
+            value = values[name]
+            if isinstance(value, str):
+                value = clip(value, chars.get(each.type, STR_CHARS))
+            found[to_camel(name)] = value
+    return found
 
 
 def with_commit(result: TicketAgentResult, done: TicketCommit) -> TicketAgentResult:
@@ -355,7 +393,25 @@ def after_call(prepared: Prepared, code: CodeState, payload: dict[str, Any]) -> 
     if prepared.changes and isinstance(review := payload.get("reviewResult"), dict):
         for finding in review.get("findings") or []:
             finding["valid"] = finding_is_in(prepared.changes, finding)
+    if prepared.changes and isinstance(declared, dict) and "teamAgent" in declared:
+        findings = checkable_findings(declared)
+        if findings and workflow.patched(REVIEW_FINDINGS):
+            for finding in findings:
+                finding["valid"] = finding_is_in(prepared.changes, finding)
     return payload
+
+
+def checkable_findings(result: dict[str, Any]) -> list[dict[str, Any]]:
+    """A declared reviewer's findings that name files, as the software review's do: the
+    records of its result's lists with a ``path`` (and ``startLine`` / ``endLine``) and a
+    ``filled`` ``valid`` flag, which the workflow sets against the diffs the reviewer read."""
+    return [
+        item
+        for value in result.values()
+        if isinstance(value, list)
+        for item in value
+        if isinstance(item, dict) and isinstance(item.get("path"), str) and "valid" in item
+    ]
 
 
 def finding_is_in(changes: list[TicketChange], finding: dict[str, Any]) -> bool:

@@ -14,7 +14,6 @@ from temporalio import workflow
 from temporalio.common import RawValue
 from temporalio.exceptions import ActivityError, ApplicationError, CancelledError
 
-from agent_interrupts.models.agent_types import AgentType
 from agent_interrupts.models.errors import (
     InvalidInput,
     Rejected,
@@ -588,24 +587,27 @@ def _reroute_target(job: InterruptInput, resolution: InterruptResolution, team: 
 RESOLVE_UPDATE = "resolve_validated"
 
 
+PLACEHOLDER_AGENT = "NO_VALID_INPUT"
+"""The agent the placeholder of a missing or invalid start input names: no team's agent (a
+team's question is read as any team's, ``TeamInterruptRequest``)."""
+
+
 def _placeholder_job() -> InterruptInput:
-    """Stands in for a start input that was missing or invalid (the run then fails at once)."""
+    """Stands in for a start input that was missing or invalid (the run then fails at once):
+    it names no team's agent and asks nothing."""
     return InterruptInput.model_validate(
         {
             "orchestratorId": "",
             "goal": "",
             "request": {
-                "origin": AgentType.REVIEW_AGENT,
+                "origin": PLACEHOLDER_AGENT,
                 "type": InterruptType.PAUSE,
                 "reason": "(no valid start input)",
                 "choices": [],
                 "confirmationItems": [],
                 "contextForDecision": "",
-                "reviewCriteria": [],
-                "assessmentFindings": [],
-                "approvalRecommendation": "CHANGES_REQUESTED",
             },
-            "origin": AgentType.REVIEW_AGENT,
+            "origin": PLACEHOLDER_AGENT,
             "originNodeId": "",
             "originRequest": {},
         }

@@ -62,6 +62,8 @@ ARRIVE_TOGETHER = "40-fan-out-questions-arrive-together"
 REROUTE_TAKEN = "40-rerouted-answer-taken-untranslated"
 STUCK_WAYS_OUT = "40-stuck-questions-offer-ways-out"
 TEAM_CONTEXTS = "42-declared-collectors-curated"
+GIT_FILLED = "42-declared-filled-from-git"
+REVIEW_FINDINGS = "42-declared-review-findings-checked"
 
 _BEFORE_CONCURRENT = ("83c9b6c/orchestrator-dispatch-question-waiting",)
 """The oldest version's runs: no concurrent-questions shape was recorded yet."""
@@ -210,7 +212,7 @@ PATCHES: tuple[Patch, ...] = (
             "4992237/orchestrator-concurrent-questions-1",
             "f9add2e/orchestrator-concurrent-questions-1",
         ),
-        new_branch=_concurrent("a7c9e0d", "e73f637"),
+        new_branch=_concurrent("91626d7", "a7c9e0d", "e73f637"),
     ),
     Patch(
         REROUTE_TAKEN,
@@ -238,9 +240,28 @@ PATCHES: tuple[Patch, ...] = (
         "a declared team's collector's result becomes a curated context (a CONTEXT entry) that "
         "every later request of the team carries in its ``contexts``; runs recorded before "
         "curated the software team's collectors only",
-        added_in=NEXT,
+        added_in="91626d7",
         deprecate_after="a7c9e0d",
-        old_branch=("*/orchestrator-declared-team-1",),
+        old_branch=tuple(
+            f"{v}/orchestrator-declared-team-1" for v in ("4992237", "e73f637", "a7c9e0d")
+        ),
+        new_branch=("91626d7/orchestrator-declared-team-1",),
+    ),
+    Patch(
+        GIT_FILLED,
+        "a declared code-writing agent's ``filled`` result fields named in ``FILLED_FROM_GIT`` "
+        "(files changed, commit, branch, diff stat, test outcome) are filled from git and its "
+        "sandboxed test run; runs recorded before left them at their defaults",
+        added_in=NEXT,
+        deprecate_after="91626d7",
+    ),
+    Patch(
+        REVIEW_FINDINGS,
+        "a declared reviewer's findings that name files (records with ``path``, lines and a "
+        "filled ``valid``) are checked against the diffs it read, as the software review's are; "
+        "runs recorded before left ``valid`` at its default",
+        added_in=NEXT,
+        deprecate_after="91626d7",
     ),
 )
 """Every patch id, oldest issue first."""

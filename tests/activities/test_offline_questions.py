@@ -14,13 +14,18 @@ from temporalio.client import Client
 
 from agent_interrupts.activities.llm import LlmSettings
 from agent_interrupts.activities.offline_model import OfflineModel, OfflineScenario
+from agent_interrupts.activities.offline_questions import declares_its_question
 from agent_interrupts.activities.output_schema import OutputProfile, decoder_schema
 from agent_interrupts.app.worker_setup import build_worker
 from agent_interrupts.models.interrupts import InterruptResolution, TeamInterruptRequest
 from agent_interrupts.models.routing import Routing
 from agent_interrupts.models.team import Team
 from agent_interrupts.models.team_build import TeamFinalResult, build_team
-from agent_interrupts.models.team_files import builtin_team_files, load_team_file
+from agent_interrupts.models.team_files import (
+    builtin_team_files,
+    load_software_team,
+    load_team_file,
+)
 from agent_interrupts.models.team_spec import TeamSpec
 from agent_interrupts.workflows.interrupt import InterruptWorkflow
 from tests.support.interrupts import interrupt_status, start, wait_for_interrupt
@@ -147,3 +152,15 @@ async def test_an_incident_run_asks_in_its_teams_words_and_finishes(
     assert isinstance(result, TeamFinalResult) and result.team == INCIDENT.name
     asked_bodies = [json.dumps(b) for b in offline.received]
     assert not any('"approach"' in b or '"add-tests"' in b for b in asked_bodies)
+
+
+def test_whether_an_agent_asks_in_its_teams_words_follows_from_its_teams_file() -> None:
+    """Decided from the agent's own question model (declared fields, or a typed model its file
+    names), never from a table of the software team's agents."""
+    incident, grants = build_team(INCIDENT), build_team(GRANTS)
+    for team in (incident, grants):
+        for agent, node in team.nodes.items():
+            assert declares_its_question(node.output_model), agent
+    software = build_team(load_software_team())
+    for agent, node in software.nodes.items():
+        assert not declares_its_question(node.output_model), agent

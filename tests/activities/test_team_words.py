@@ -183,11 +183,12 @@ def test_the_context_managers_return_is_named_only_where_a_team_has_one() -> Non
 @pytest.mark.parametrize("agent", list(NODES), ids=lambda a: a.value)
 def test_the_software_teams_prompts_are_what_the_one_base_rendered(agent: Any) -> None:
     """Its intro and its worked examples moved from the frame into its own base
-    (``_software_agent.jinja``): every agent's template renders as it did with the one base."""
+    (``teams/software/_software_agent.jinja``, beside its file): every agent's template renders
+    as it did with the one base."""
     before = SandboxedEnvironment(
         loader=ChoiceLoader(
             [
-                DictLoader({"workflow/_software_agent.jinja": BEFORE_THE_MOVE}),
+                DictLoader({"team/software/_software_agent.jinja": BEFORE_THE_MOVE}),
                 FileSystemLoader(PROMPTS_DIR),
                 DictLoader(dict(SOFTWARE_TEAM.templates)),
             ]

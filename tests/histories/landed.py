@@ -60,6 +60,8 @@ LANDED: dict[str, str] = {
     "each part of a joined question says who asked what; model calls kept across server outages",
     "a7c9e0d": "the translation and review calls share one kept, heartbeating call; a stuck "
     "question's two builders share their turned routes and closing fields",
+    "91626d7": "the software team is built from its own team file; declared teams get the "
+    "phase-round guard, curated contexts for their collectors and code-writing agents",
 }
 """Every version that landed on main, oldest first, with what it brought."""
 

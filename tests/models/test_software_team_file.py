@@ -13,8 +13,10 @@ from agent_interrupts.models.errors import TeamFileError
 from agent_interrupts.models.graph import SOFTWARE_TEAM
 from agent_interrupts.models.team_build import build_from_spec
 from agent_interrupts.models.team_files import (
+    PROMPTS_DIR,
     load_software_team,
     load_team_file,
+    own_partials,
     software_team_file,
     template_problem,
 )
@@ -101,6 +103,31 @@ def test_a_declared_team_may_have_several_orchestrators_and_start_at_one(tmp_pat
 def test_the_software_teams_templates_are_templates_of_the_package() -> None:
     """Checked here, not at every start of a command (``load_software_team`` parses none)."""
     folder = software_team_file().parent
+    own = own_partials({"name": "software"}, software_team_file())
+    assert own == {"team/software/_software_agent.jinja": folder / "_software_agent.jinja"}
     for template in sorted(folder.glob("*.jinja")):
-        assert template_problem(template.name, template.read_text()) is None, template.name
+        assert template_problem(template.name, template.read_text(), own) is None, template.name
     assert template_problem("x.jinja", '{% extends "../../etc/passwd" %}') is not None
+
+
+def test_the_software_teams_partial_is_its_own_and_no_declared_team_reaches_it(
+    tmp_path: Path,
+) -> None:
+    """Its base lives beside its file, not in the package's prompts; a declared team's
+    templates may extend only the package's prompts (theirs are pinned by their text)."""
+    assert not (PROMPTS_DIR / "workflow" / "_software_agent.jinja").exists()
+    assert (software_team_file().parent / "_software_agent.jinja").is_file()
+    file = tmp_path / "team.toml"
+    file.write_text(
+        'name = "borrower"\n[agents.ONLY]\nrole = "orchestrator"\n'
+        '[agents.ONLY.routes]\nEND = "done"\n'
+    )
+    (tmp_path / "_software_agent.jinja").write_text('{% extends "workflow/_agent_base.jinja" %}')
+    for used in ("team/software/_software_agent.jinja", "team/borrower/_software_agent.jinja"):
+        (tmp_path / "only.jinja").write_text(f'{{% extends "{used}" %}}')
+        with pytest.raises(TeamFileError) as err:
+            load_team_file(file)
+        assert err.value.problems == [
+            f"{file}: agent ONLY: template file only.jinja extends or includes {used!r}, which "
+            "is not a template of the package's prompts/ (e.g. workflow/_agent_base.jinja)"
+        ]

@@ -15,9 +15,11 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from pydantic.alias_generators import to_camel
 from temporalio.client import Client
 
 from agent_interrupts.activities.llm import LlmSettings
+from agent_interrupts.activities.offline_model import OfflineModel
 from agent_interrupts.activities.tools.settings import ToolSettings
 from agent_interrupts.app.export import Format
 from agent_interrupts.app.history import read_blackboard
@@ -25,8 +27,9 @@ from agent_interrupts.app.sdk import AgentWorkflowClient
 from agent_interrupts.app.worker_setup import build_worker
 from agent_interrupts.models.interrupts import InterruptResolution
 from agent_interrupts.models.state import EntryKind, HistoryEntry, OrchestratorInput
-from agent_interrupts.models.team_build import TeamFinalResult
+from agent_interrupts.models.team_build import TeamFinalResult, build_team
 from agent_interrupts.models.team_files import load_team_file
+from agent_interrupts.models.team_spec import TeamSpec
 from agent_interrupts.models.tools import WorkspaceSpec
 from agent_interrupts.workflows.orchestrator import OrchestratorWorkflow
 from tests.support.code_repo import TEST_COMMAND, make_code_repo
@@ -186,3 +189,123 @@ async def test_a_declared_mergers_conflict_is_its_own_question_and_the_answer_is
     assert [e["agentType"] for e in conflict] == ["MERGER", "MERGER"]
     for example in conflict:
         assert "return a + b" in example["diff"] and "return b + a" in example["diff"]
+
+
+FILLED = {
+    "files_changed": {"type": "list[str]", "filled": True},
+    "commit_sha": {"type": "str", "filled": True},
+    "branch": {"type": "str", "filled": True},
+    "diff_stat": {"type": "text", "filled": True},
+    "tests_passed": {"type": "bool", "filled": True},
+    "verification": {"type": "text", "filled": True},
+}
+
+
+def spec_schema(spec: TeamSpec, agent: str) -> dict[str, Any]:
+    return build_team(spec).node(agent).output_model.model_json_schema()
+
+
+def _with_filled_fields() -> TeamSpec:
+    """The example team, its CODER's result declaring every field the workflow fills."""
+    wire = load_team_file(EXAMPLE).to_wire()
+    for agent in wire["agents"]:
+        if agent["name"] == "CODER":
+            agent["result"] = {**agent["result"], **FILLED}
+    return TeamSpec.model_validate(wire)
+
+
+async def test_a_declared_coders_filled_fields_are_what_git_and_its_test_run_found(
+    client: Client, task_queue: str, workflow_id: str, tmp_path: Path
+) -> None:
+    repo = make_code_repo(tmp_path)
+    spec = _with_filled_fields()
+    schema = json.dumps(spec_schema(spec, "CODER"))
+    assert not any(to_camel(name) in schema for name in FILLED)  # the model never writes them
+    tools = ToolSettings(state_dir=tmp_path / "state")
+    async with build_worker(
+        client, task_queue, LlmSettings(), tools=tools, teams={spec.name: spec}
+    ):
+        handle = await client.start_workflow(
+            OrchestratorWorkflow.run, _start(repo, spec.name), id=workflow_id, task_queue=task_queue
+        )
+        await handle.result()
+        entries = await read_blackboard(client, workflow_id)
+        status = await full_status(client, handle)
+    run_repo = Path(status.code.repository)  # type: ignore[union-attr]
+    base = git(repo, "rev-parse", "HEAD")
+    coders = [p["result"] for p in _outputs(entries, "CODER")]
+    assert len(coders) == 2
+    for result in coders:
+        branch = result["branch"]
+        assert branch == result["codeCommit"]["branch"] and branch.startswith("agents/")
+        assert result["commitSha"] == git(run_repo, "rev-parse", branch)
+        changed = git(run_repo, "diff", "--name-only", base, result["commitSha"]).split()
+        assert result["filesChanged"] == changed == ["calc/ops.py"]
+        stat = git(run_repo, "diff", "--stat", base, result["commitSha"])
+        assert "calc/ops.py" in result["diffStat"] and result["diffStat"].strip() in stat
+        # each task fixes one of two failing tests: its sandboxed run fails the other
+        assert result["testsPassed"] is False
+        assert result["verification"].startswith("FAILED: 1 passed, 1 failed")
+
+
+OUTSIDE = [
+    {"path": "calc/ops.py", "startLine": 6, "endLine": 6, "note": "a line no diff touches"},
+    {"path": "tests/test_ops.py", "startLine": 1, "endLine": 2, "note": "a file no task changed"},
+]
+
+
+class _ReviewerCitesOutside(OfflineModel):
+    """The offline model, whose reviewer also cites lines outside every diff."""
+
+    def __init__(self, routing: str) -> None:
+        super().__init__()
+        self.routing = routing
+
+    def answer(self, name: str, schema: dict[str, Any], messages: list[dict[str, Any]]) -> str:
+        written = json.loads(super().answer(name, schema, messages))
+        result = written.get("result")
+        if name == self.routing and isinstance(result, dict):
+            result["findings"] = [*result["findings"], *OUTSIDE]
+        return json.dumps(written)
+
+
+def _with_file_findings() -> TeamSpec:
+    """The example team, its REVIEWER's findings records that name files and lines (as the
+    software review's do), with a ``valid`` flag the workflow fills."""
+    wire = load_team_file(EXAMPLE).to_wire()
+    wire["types"] = {
+        "Finding": {
+            "path": {"type": "str", "description": "A file the diff changes."},
+            "start_line": {"type": "int"},
+            "end_line": {"type": "int"},
+            "note": {"type": "text"},
+            "valid": {"type": "bool", "filled": True, "default": True},
+        }
+    }
+    for agent in wire["agents"]:
+        if agent["name"] == "REVIEWER":
+            agent["result"] = {**agent["result"], "findings": {"type": "list[Finding]"}}
+    return TeamSpec.model_validate(wire)
+
+
+async def test_a_declared_reviewers_findings_are_checked_against_the_diffs(
+    client: Client, task_queue: str, workflow_id: str, tmp_path: Path
+) -> None:
+    repo = make_code_repo(tmp_path)
+    spec = _with_file_findings()
+    model = _ReviewerCitesOutside(build_team(spec).node("REVIEWER").output_model.__name__)
+    tools = ToolSettings(state_dir=tmp_path / "state")
+    async with build_worker(
+        client, task_queue, LlmSettings(), offline=model, tools=tools, teams={spec.name: spec}
+    ):
+        handle = await client.start_workflow(
+            OrchestratorWorkflow.run, _start(repo, spec.name), id=workflow_id, task_queue=task_queue
+        )
+        await handle.result()
+        entries = await read_blackboard(client, workflow_id)
+    (review,) = [p["result"] for p in _outputs(entries, "REVIEWER")]
+    findings = review["findings"]
+    cited = [{k: f[k] for k in ("path", "startLine", "endLine", "note")} for f in findings]
+    assert cited[-2:] == OUTSIDE
+    assert [f["valid"] for f in findings[-2:]] == [False, False]  # outside every diff
+    assert findings[:-2] and all(f["valid"] for f in findings[:-2])  # on the diffs' lines
