@@ -164,6 +164,9 @@ def _field(each: FieldSpec, records: Mapping[str, type]) -> tuple[Any, Any]:
         skipped = SkipJsonSchema[annotation]  # type: ignore[valid-type]
         return skipped, Field(default_factory=list, description=description)
     default = each.default
+    named = records.get(each.type)
+    if default is not None and isinstance(named, type) and issubclass(named, StrEnum):
+        default = named(str(default))  # a value of the enum (field_key_problems checked it)
     if default is None and not each.optional:
         default = _EMPTY.get(each.type)
     if default is None and not each.optional:  # a record or an enum: null until filled

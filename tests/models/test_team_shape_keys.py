@@ -125,9 +125,11 @@ def test_max_chars_bounds_a_text_up_to_the_longest_a_run_takes() -> None:
             "field's type is int",
         ),
         (
-            {"result": {"level": {"type": "Level", "filled": True, "default": "MID"}}},
-            "agent LEAD: result field level: default 'MID' is not a value of enum Level "
-            "(LOW, HIGH)",
+            {
+                "types": {"Mark": {"level": {"type": "Level", "filled": True, "default": "MID"}}},
+                "result": {"mark": {"type": "Mark"}},
+            },
+            "type Mark: record field level: default 'MID' is not a value of enum Level (LOW, HIGH)",
         ),
         (
             {"types": {"Level": {"x": {"type": "str"}}}},
@@ -150,10 +152,22 @@ def test_each_misuse_is_one_line(keys: dict[str, Any], problem: str) -> None:
 
 
 def test_a_filled_enum_takes_its_default() -> None:
-    spec = _team(result={"level": {"type": "Level", "filled": True, "default": "HIGH"}})
+    spec = _team(
+        types={
+            "Mark": {
+                "note": {"type": "str"},
+                "level": {"type": "Level", "filled": True, "default": "HIGH"},
+            }
+        },
+        result={"mark": {"type": "Mark"}},
+    )
     assert spec_problems(spec) == []
-    _, result = _result_schema(spec)
-    assert "level" not in result["properties"]
+    schema, _ = _result_schema(spec)
+    assert list(schema["$defs"]["Mark"]["properties"]) == ["note"]
+    assert record_models(spec)["Mark"].model_validate({"note": "n"}).to_wire() == {
+        "note": "n",
+        "level": "HIGH",
+    }
 
 
 def _file(tmp_path: Path, text: str) -> Path:
