@@ -20,6 +20,8 @@ beside it::
     hypotheses = { type = "list[str]", description = "..." }
     [types.Host]                            # a record type: fields; `Host`, `list[Host]` types
     name = "str"
+    [enums]                                 # named enums: a list, or [enums.NAME] VALUE = meaning
+    Severity = ["LOW", "HIGH"]
 
 ``dispatches = "AGENT"`` names a dispatcher's agent. A template file's text goes into the spec
 (``AgentSpec.template``): a run carries its team whole, so an edited file never changes a running

@@ -195,7 +195,8 @@ class FieldSpec(WireModel):
 
 class AgentClasses(WireModel):
     """An agent whose request and routing are typed models of the package (``models/``), by
-    class name, instead of declared fields: the software team's agents."""
+    class name: the software team's agents. A run uses them, not models built from the fields
+    declared beside them (which must build the same schemas)."""
 
     request: Annotated[str, StringConstraints(pattern=CLASS_NAME_PATTERN)]
     routing: Annotated[str, StringConstraints(pattern=CLASS_NAME_PATTERN)]
