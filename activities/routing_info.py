@@ -125,7 +125,8 @@ _TYPE_WORDS = {"string": "text", "boolean": "yes/no", "integer": "whole number"}
 
 def _kind(prop: dict[str, Any], defs: dict[str, Any]) -> str:
     """The JSON shape of a property in a few words: an enum by its values (``one of LOW,
-    HIGH``), a list by its items and its bounds (``list of text, 3 to 16 items``)."""
+    HIGH``), a list by its items and its bounds (``list of text, 3 to 16 items``), an optional
+    value as its type ``, or null``."""
     ref = prop.get("$ref")
     if ref is not None:
         target = defs.get(ref.rsplit("/", 1)[-1], {})
@@ -134,6 +135,9 @@ def _kind(prop: dict[str, Any], defs: dict[str, Any]) -> str:
         return "{" + ", ".join(target.get("properties", {})) + "}"
     if "enum" in prop:
         return "one of " + ", ".join(map(str, prop["enum"]))
+    options = [o for o in prop.get("anyOf", []) if o.get("type") != "null"]
+    if len(options) == 1 < len(prop["anyOf"]):  # an optional value (``optional = true``)
+        return f"{_kind(options[0], defs)}, or null"
     if prop.get("type") == "array":
         return f"list of {_kind(prop.get('items', {}), defs)}{_count(prop)}"
     kind = str(prop.get("type", "value"))

@@ -13,11 +13,12 @@ from __future__ import annotations
 import typing
 from collections import OrderedDict
 from collections.abc import Iterable, Mapping
-from dataclasses import replace
+from dataclasses import dataclass, replace
+from enum import StrEnum
 from functools import cache
 from typing import Annotated, Any, Literal, TypeVar
 
-from pydantic import Field, StringConstraints, create_model
+from pydantic import Field, StringConstraints, ValidationError, create_model
 from pydantic.alias_generators import to_camel
 from pydantic.json_schema import SkipJsonSchema
 
@@ -109,19 +110,24 @@ class TeamFinalResult(WireModel):
     """The run branch, when its code-writing agents' branches were merged."""
 
 
-def field_annotation(text: str, records: Mapping[str, type[WireModel]] | None = None) -> Any:
+def field_annotation(
+    text: str, records: Mapping[str, type] | None = None, max_chars: int | None = None
+) -> Any:
     """The bounded Python type of a declared field type (``field_type_problem`` checked it);
-    ``records``: the team's record types by name."""
+    ``records``: the team's record types and named enums by name (``record_models``);
+    ``max_chars``: a string's bound instead of its type's."""
     records = records or {}
     if problem := field_type_problem(text, records):
         raise TeamDefinitionError(problem)
     if text.startswith("list["):
-        item = field_annotation(text[5:-1], records)
+        item = field_annotation(text[5:-1], records, max_chars)
         return Annotated[list[item], Field(max_length=LIST_ITEMS)]  # type: ignore[valid-type]
     if text in records:
         return records[text]
     if text.startswith("enum("):
         return _literal(*text[5:-1].split("|"))
+    if max_chars is not None and text in ("str", "text"):
+        return Annotated[str, StringConstraints(max_length=max_chars)]
     return {
         "str": Annotated[str, StringConstraints(max_length=STR_CHARS)],
         "text": Annotated[str, StringConstraints(max_length=TEXT_CHARS)],
@@ -137,25 +143,33 @@ def _literal(*values: str) -> Any:
 
 
 def _fields(
-    declared: dict[str, FieldSpec], records: Mapping[str, type[WireModel]] | None = None
+    declared: dict[str, FieldSpec], records: Mapping[str, type] | None = None
 ) -> dict[str, Any]:
     return {name: _field(each, records or {}) for name, each in declared.items()}
 
 
-def _field(each: FieldSpec, records: Mapping[str, type[WireModel]]) -> tuple[Any, Any]:
-    """A declared field's (annotation, ``Field``): ``min_items`` bounds a list from below; a
-    filled field is left out of the schema (the model never writes it) and has a default."""
-    annotation = field_annotation(each.type, records)
+def _field(each: FieldSpec, records: Mapping[str, type]) -> tuple[Any, Any]:
+    """A declared field's (annotation, ``Field``): ``min_items`` bounds a list from below,
+    ``optional`` admits null; a filled field is left out of the schema (the model never writes
+    it) and has a default."""
+    annotation = field_annotation(each.type, records, each.max_chars)
     if each.min_items is not None:
         annotation = Annotated[annotation, Field(min_length=each.min_items)]
+    if each.optional:
+        annotation = annotation | None
     description = each.description or None
     if not each.filled:
         return annotation, Field(description=description)
     if each.type.startswith("list["):
         skipped = SkipJsonSchema[annotation]  # type: ignore[valid-type]
         return skipped, Field(default_factory=list, description=description)
-    default = each.default if each.default is not None else _EMPTY.get(each.type)
-    if default is None:  # a record or an enum without a default: null until filled
+    default = each.default
+    named = records.get(each.type)
+    if default is not None and isinstance(named, type) and issubclass(named, StrEnum):
+        default = named(str(default))  # a value of the enum (field_key_problems checked it)
+    if default is None and not each.optional:
+        default = _EMPTY.get(each.type)
+    if default is None and not each.optional:  # a record or an enum: null until filled
         annotation = annotation | None
     skipped = SkipJsonSchema[annotation]  # type: ignore[misc,valid-type]
     return skipped, Field(default=default, description=description)
@@ -165,22 +179,40 @@ _EMPTY: dict[str, Any] = {"str": "", "text": "", "int": 0, "float": 0.0, "bool":
 """A filled field's default when it declares none (records and enums: null)."""
 
 
-def record_models(spec: TeamSpec) -> dict[str, type[WireModel]]:
-    """The team's record types (``[types.NAME]``) as closed models named as declared, each
-    built after the records it holds (``record_problems`` refused cycles)."""
-    built: dict[str, type[WireModel]] = {}
+def record_models(spec: TeamSpec) -> dict[str, type]:
+    """The team's named types: its enums (``[enums.NAME]``) as string enums and its record
+    types (``[types.NAME]``) as closed models, named as declared, with their descriptions;
+    each record built after the records it holds (``record_problems`` refused cycles)."""
+    built: dict[str, type] = {
+        name: enum_type(name, values, spec.descriptions.get(name, ""))
+        for name, values in spec.enums.items()
+    }
 
-    def build(name: str) -> type[WireModel]:
+    def build(name: str) -> type:
         if name not in built:
             for each in spec.types[name].values():
                 used = record_of(each.type)
                 if used is not None and used in spec.types:
                     build(used)
-            built[name] = create_model(name, __base__=WireModel, **_fields(spec.types[name], built))
+            built[name] = create_model(
+                name,
+                __base__=WireModel,
+                __doc__=spec.descriptions.get(name) or None,
+                **_fields(spec.types[name], built),
+            )
         return built[name]
 
     for name in spec.types:
         build(name)
+    return built
+
+
+def enum_type(name: str, values: Mapping[str, str], description: str = "") -> type[StrEnum]:
+    """A named enum: its values, and as its schema's description ``description`` followed by
+    each value's meaning (``LOW: cosmetic; HIGH: blocks the release``) where it has one."""
+    built = StrEnum(name, {v: v for v in values}, module=__name__)  # type: ignore[misc]
+    meanings = "; ".join(f"{v}: {m}" for v, m in values.items() if m)
+    built.__doc__ = " ".join(t for t in (description, meanings) if t) or None
     return built
 
 
@@ -210,18 +242,14 @@ def build_from_spec(spec: TeamSpec, base: Team | None = None) -> Team:
     team = camel(spec.name)
     sha256 = "" if builtin else spec.sha256()
     dispatcher_of = {a.dispatches: a.name for a in spec.agents if a.role is Role.DISPATCHER}
-    records = record_models(spec)
+    # the software team's agents and final are the package's classes: no model is generated
+    generates = spec.classes is None or any(a.classes is None for a in spec.agents)
+    records = record_models(spec) if generates else {}
 
     final: type[WireModel] = (
         base.final_result
         if base is not None
-        else _bound_final(spec)
-        or create_model(
-            f"{team}Final",
-            __base__=AgentResult,
-            __doc__=f"The final result of team {spec.name}.",
-            **_fields(spec.final, records),
-        )
+        else _bound_final(spec) or _final_model(spec, f"{team}Final", records)
     )
     results: dict[str, type[AgentResult]] = {}
     questions: dict[str, type[InterruptRequestBase]] = {}
@@ -237,22 +265,8 @@ def build_from_spec(spec: TeamSpec, base: Team | None = None) -> Team:
             questions[agent.name] = question_type(routing)
             continue
         name = team + camel(agent.name)
-        results[agent.name] = create_model(
-            f"{name}Result",
-            __base__=AgentResult,
-            __doc__=agent.description or None,
-            team_agent=(SkipJsonSchema[_literal(agent.name)], agent.name),  # type: ignore[misc]
-            **_fields(agent.result, records),
-            **_filled_result(agent),
-        )
-        questions[agent.name] = create_model(
-            f"{name}Question",
-            __base__=(
-                DispatchInterruptRequest if agent.role is Role.DISPATCHER else InterruptRequestBase
-            ),
-            origin=(SkipJsonSchema[_literal(agent.name)], agent.name),  # type: ignore[misc]
-            **_fields(agent.question, records),
-        )
+        results[agent.name] = _result_model(agent, f"{name}Result", records)
+        questions[agent.name] = _question_model(agent, f"{name}Question", records)
     curated = _curated(spec)
     carried = _contexts_field() if curated else {}
     for agent in spec.agents:  # dispatched agents' requests before their dispatchers'
@@ -263,12 +277,8 @@ def build_from_spec(spec: TeamSpec, base: Team | None = None) -> Team:
                     SkipJsonSchema[list[TeamAgentResult]],
                     Field(default_factory=list),
                 )
-            extra.update(_filled_request(agent))
-            requests[agent.name] = create_model(
-                f"{camel(agent.name)}Request",
-                __base__=AgentRequest,
-                **_fields(agent.request, records),
-                **extra,
+            requests[agent.name] = _request_model(
+                agent, f"{camel(agent.name)}Request", records, extra
             )
     for agent in spec.agents:
         if agent.role is Role.DISPATCHER and agent.classes is None:
@@ -310,7 +320,14 @@ def build_from_spec(spec: TeamSpec, base: Team | None = None) -> Team:
     else:
         entry = spec.entry.name
         first = {"guidance": FIRST_GUIDANCE, **spec.first_request}
-        entry_request = requests[entry].model_validate(first).to_wire()
+        try:
+            entry_request = requests[entry].model_validate(first).to_wire()
+        except ValidationError as err:
+            bad = ", ".join(sorted({str(e["loc"][0]) for e in err.errors() if e["loc"]}))
+            raise TeamDefinitionError(
+                f"[first_request]: {bad or 'a value'} is not a value the first agent's request "
+                f"({entry}) takes; give a text for each of its text fields"
+            ) from None
     dispatched = {child: dispatcher for child, dispatcher in dispatcher_of.items() if child}
     read_tools = frozenset(a.name for a in spec.agents if {"read", "write"} & set(a.tools))
     write_tools = frozenset(a.name for a in spec.agents if "write" in a.tools)
@@ -340,6 +357,60 @@ def build_from_spec(spec: TeamSpec, base: Team | None = None) -> Team:
             **{nodes[a.name].template: a.template for a in spec.agents},
         },
         spec=None if builtin else spec,
+    )
+
+
+def _final_model(spec: TeamSpec, name: str, records: Mapping[str, type]) -> type[AgentResult]:
+    """A team's final result from its ``final`` fields."""
+    return create_model(
+        name,
+        __base__=AgentResult,
+        __doc__=spec.final_description or f"The final result of team {spec.name}.",
+        **_fields(spec.final, records),
+    )
+
+
+def _result_model(agent: AgentSpec, name: str, records: Mapping[str, type]) -> type[AgentResult]:
+    """An agent's result from its ``result`` fields, with the fields the workflow fills."""
+    return create_model(
+        name,
+        __base__=AgentResult,
+        __doc__=agent.descriptions.get("result", agent.description) or None,
+        team_agent=(SkipJsonSchema[_literal(agent.name)], agent.name),  # type: ignore[misc]
+        **_fields(agent.result, records),
+        **_filled_result(agent),
+    )
+
+
+def _question_model(
+    agent: AgentSpec, name: str, records: Mapping[str, type]
+) -> type[InterruptRequestBase]:
+    """An agent's question: the typed question's fields and its ``question`` fields."""
+    doc = agent.descriptions.get("question")  # none: the schema has no description
+    return create_model(
+        name,
+        __base__=(
+            DispatchInterruptRequest if agent.role is Role.DISPATCHER else InterruptRequestBase
+        ),
+        __doc__=doc or None,
+        origin=(SkipJsonSchema[_literal(agent.name)], agent.name),  # type: ignore[misc]
+        **_fields(agent.question, records),
+    )
+
+
+def _request_model(
+    agent: AgentSpec, name: str, records: Mapping[str, type], extra: Mapping[str, Any]
+) -> type[AgentRequest]:
+    """A (not dispatcher) agent's request: ``guidance``, its ``request`` fields, ``extra`` and
+    the fields the workflow fills for its role."""
+    doc = agent.descriptions.get("request")
+    return create_model(
+        name,
+        __base__=AgentRequest,
+        __doc__=doc or None,
+        **_fields(agent.request, records),
+        **extra,
+        **_filled_request(agent),
     )
 
 
@@ -412,8 +483,6 @@ def _class_problems(spec: TeamSpec) -> list[str]:
         if agent.classes is None:
             continue
         at = f"agent {agent.name}"
-        if agent.request or agent.result or agent.question:
-            found.append(f"{at}: an agent with `classes` declares no request, result or question")
         request = package_model(agent.classes.request, AgentRequest)
         routing = package_model(agent.classes.routing, Routing)
         if request is None:
@@ -440,6 +509,65 @@ def _class_problems(spec: TeamSpec) -> list[str]:
                     f"{routes[target]!r}"
                 )
     return found
+
+
+@dataclass(frozen=True)
+class DeclaredShape:
+    """Fields declared beside ``classes``, built as a declared team's are but under the named
+    class's name, and that class: their schemas must be the same."""
+
+    agent: str
+    """The agent ("" for the team's final result)."""
+    table: str
+    """``request``, ``result``, ``question`` or ``final``."""
+    declared: type[WireModel]
+    named: type[WireModel]
+
+
+def declared_shapes(spec: TeamSpec) -> list[DeclaredShape]:
+    """Every table of fields ``spec`` declares beside ``classes`` (an agent's request, result
+    and question, the team's final result), built beside the class it must equal. The run
+    uses the classes; a test checks the package's own team in every profile (a worker start
+    does not: it trusts the package's file and stays fast)."""
+    records = record_models(spec)
+    shapes: list[DeclaredShape] = []
+    if spec.classes is not None:
+        named = _class(spec.classes.final, WireModel)
+        final = _final_model(spec, named.__name__, records)
+        shapes.append(DeclaredShape("", "final", final, named))
+    for agent in spec.agents:
+        if agent.classes is None:
+            continue
+        routing = _class(agent.classes.routing, Routing)
+        if agent.request:
+            named = _class(agent.classes.request, AgentRequest)
+            request = _request_model(agent, named.__name__, records, {})
+            shapes.append(DeclaredShape(agent.name, "request", request, named))
+        if agent.result:
+            named = _result_class(routing, agent.role)
+            result = _result_model(agent, named.__name__, records)
+            shapes.append(DeclaredShape(agent.name, "result", result, named))
+        if agent.question:
+            named = question_type(routing)
+            question = _question_model(agent, named.__name__, records)
+            shapes.append(DeclaredShape(agent.name, "question", question, named))
+    return shapes
+
+
+def _result_class(routing: type[Routing], role: Role) -> type[WireModel]:
+    """The result an agent's routing carries: its one field that is no route, a dispatched
+    agent's ``result`` or a context manager's way back (``RETURN``)."""
+    for name, field in routing.model_fields.items():
+        target = routing.route_fields.get(name)
+        if (
+            target is None
+            or target is Terminal.RETURN
+            or (role is Role.DISPATCHED and name == "result")
+        ):
+            for arg in (field.annotation, *typing.get_args(field.annotation)):
+                if isinstance(arg, type) and issubclass(arg, WireModel):
+                    return arg
+    raise TeamDefinitionError(f"{routing.__name__} carries no result; declare no result fields")
 
 
 def _filled_result(agent: AgentSpec) -> dict[str, Any]:
@@ -519,11 +647,14 @@ def _routing(
 
 def _curated(spec: TeamSpec) -> dict[str, tuple[str, ...]]:
     """The team's collectors whose results become curated contexts, each with the result
-    fields (JSON names) it keeps: those its ``context`` names, else all of them."""
+    fields (JSON names) it keeps: those its ``context`` names, else all of them. A collector
+    with ``classes`` curates through its package models (the software team's contexts), whatever
+    fields it declares beside them."""
     return {
         agent.name: tuple(to_camel(f) for f in fields)
         for agent in spec.agents
         if agent.role is Role.COLLECTOR
+        and agent.classes is None
         and (fields := agent.context if agent.context is not None else list(agent.result))
     }
 

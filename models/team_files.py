@@ -20,6 +20,8 @@ beside it::
     hypotheses = { type = "list[str]", description = "..." }
     [types.Host]                            # a record type: fields; `Host`, `list[Host]` types
     name = "str"
+    [enums]                                 # named enums: a list, or [enums.NAME] VALUE = meaning
+    Severity = ["LOW", "HIGH"]
 
 ``dispatches = "AGENT"`` names a dispatcher's agent. A template file's text goes into the spec
 (``AgentSpec.template``): a run carries its team whole, so an edited file never changes a running
@@ -78,6 +80,9 @@ TEAM_KEYS = (
     "agents",
     "routes",
     "types",
+    "enums",
+    "descriptions",
+    "final_description",
 )
 AGENT_KEYS = (
     "role",
@@ -92,9 +97,10 @@ AGENT_KEYS = (
     "result",
     "question",
     "classes",
+    "descriptions",
 )
 FIELD_TABLES = ("request", "result", "question")
-FIELD_KEYS = ("type", "description", "min_items", "filled", "default")
+FIELD_KEYS = ("type", "description", "min_items", "max_chars", "optional", "filled", "default")
 ROLES = ", ".join(r.value for r in Role)
 
 
@@ -301,6 +307,11 @@ def _read(file: Path, *, parse: bool = True) -> tuple[TeamSpec | None, list[str]
         wire["final"] = _fields(wire["final"])
     if "types" in wire:
         wire["types"] = {name: _fields(table) for name, table in wire["types"].items()}
+    if "enums" in wire:  # a list of values, or a table of values and their meanings
+        wire["enums"] = {
+            name: dict.fromkeys(values, "") if isinstance(values, list) else values
+            for name, values in wire["enums"].items()
+        }
     wire["agents"] = []
     for name, table in agents.items():
         agent = {"name": name, **table}
@@ -351,6 +362,7 @@ def _shape_problems(data: dict[str, Any]) -> list[str]:
         found.append(f"{len(agents):,} agents; a team has at most {MAX_TEAM_AGENTS}")
         return found
     found += _types_shape_problems(data.get("types", {}))
+    found += _enums_shape_problems(data.get("enums", {}))
     if isinstance(data.get("final"), dict):
         found += [f"final result {p}" for p in _field_problems(data["final"])]
     elif "final" in data:
@@ -436,6 +448,23 @@ def _types_shape_problems(types: Any) -> list[str]:
             found += [f"type {name}: {p}" for p in _field_problems(table)]
         else:
             found.append(f"type {name}: `types.{name}` is a value, not a [types.{name}] table")
+    return found
+
+
+def _enums_shape_problems(enums: Any) -> list[str]:
+    """``[enums]``: each a list of values or a table of values and their meanings."""
+    if not isinstance(enums, dict):
+        return ['`enums` holds named enums: [enums] NAME = ["A", "B"] or [enums.NAME] A = "..."']
+    found: list[str] = []
+    for name, values in enums.items():
+        if isinstance(values, list) and all(isinstance(v, str) for v in values):
+            if len(set(values)) < len(values):
+                found.append(f"enum {name}: a value is listed more than once; list each once")
+        elif not isinstance(values, dict):
+            found.append(
+                f'enum {name}: give its values (["A", "B"]) or a table of values and their '
+                f'meanings ([enums.{name}] A = "what A means")'
+            )
     return found
 
 
@@ -549,6 +578,20 @@ def _validation_line(error: Mapping[str, Any], names: list[str]) -> str:
                 "digits, at most 40 characters)"
             )
         where, loc = f"type {loc[1]}", ["record", *loc[2:]]
+    elif loc[:1] == ["enums"] and len(loc) >= 2:
+        if loc[-1] == "[key]":
+            if len(loc) == 3:
+                return (
+                    f"enum name {loc[1]!r} is not CamelCase (a capital letter, then letters and "
+                    "digits, at most 40 characters)"
+                )
+            return (
+                f"enum {loc[1]}: value {loc[2]!r} is not upper case letters, digits and "
+                "underscores starting with a letter (at most 40 characters)"
+            )
+        where, loc = f"enum {loc[1]}", loc[2:]
+    elif loc[:1] == ["descriptions"] and loc[-1] == "[key]":
+        return f"descriptions: {loc[1]!r} is not CamelCase: name a record type or an enum"
     if loc == ["name"] and where == "team":
         return (
             f"team name {error.get('input')!r}: lower case letters, digits and dashes, "

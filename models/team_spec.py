@@ -14,6 +14,7 @@ import re
 from collections.abc import Collection, Mapping
 from dataclasses import dataclass
 from enum import StrEnum
+from types import MappingProxyType
 from typing import Annotated, Literal
 
 from pydantic import Field, StringConstraints
@@ -42,8 +43,16 @@ MAX_TEAM_SPEC_BYTES = 256 * 1024
 
 TYPE_NAME_PATTERN = r"^[A-Z][A-Za-z0-9]{0,39}$"
 """A declared record type's name: CamelCase (``FileReference``), at most 40 characters."""
-MAX_TYPES = 16
-"""Record types one team may declare."""
+MAX_TYPES = 40
+"""Record types one team may declare (the software team declares 27)."""
+ENUM_VALUE_PATTERN = r"^[A-Z][A-Z0-9_]{0,39}$"
+"""A named enum's value: upper case letters, digits and underscores (``CHANGES_REQUESTED``)."""
+MAX_FIELD_CHARS = 8_000
+"""The most ``max_chars`` may allow a ``str`` or ``text`` field (a run's goal is as long)."""
+MAX_ENUMS = 16
+"""Named enums (``[enums.NAME]``) one team may declare."""
+MAX_ENUM_VALUES = 32
+"""Values one named enum may have."""
 MAX_RECORD_DEPTH = 3
 """How deep records may nest in one another (``Diagram`` holding ``DiagramEdge`` is 2)."""
 MAX_LIST_ITEMS = 16
@@ -54,15 +63,20 @@ SHARED_MODEL_NAMES = frozenset(
         "ConfirmationItem",
         "DispatchResult",
         "DispatchRoutingDecision",
+        "InterruptType",
         "OptionKey",
         "StructuredChoice",
     }
 )
-"""The package's models every declared team's schemas hold beside its own: no record type may
-take one of their names (or one of the team's generated models')."""
+"""The package's models (and enums) every declared team's schemas hold beside its own: no record
+type or named enum may take one of their names (or one of the team's generated models')."""
+
+NO_TYPES: Mapping[str, tuple[str, ...] | None] = MappingProxyType({})
+"""A team without record types or named enums (``named_types``)."""
 
 FieldName = Annotated[str, StringConstraints(pattern=FIELD_NAME_PATTERN)]
 TypeName = Annotated[str, StringConstraints(pattern=TYPE_NAME_PATTERN)]
+EnumValue = Annotated[str, StringConstraints(pattern=ENUM_VALUE_PATTERN)]
 Description = Annotated[str, StringConstraints(max_length=2_000)]
 
 SCALAR_TYPES = ("str", "text", "int", "float", "bool")
@@ -92,7 +106,7 @@ def routing_name(team: str, agent: str) -> str:
 def field_type_problem(text: str, records: Collection[str] = ()) -> str | None:
     """Why ``text`` is not a field type a strict schema can express (None when it is):
     ``str``, ``text``, ``int``, ``float``, ``bool``, ``enum(A|B|C)``, one of the team's
-    ``records`` (its ``[types.NAME]``), or ``list[...]`` of one of those."""
+    ``records`` (its ``[types.NAME]`` and ``[enums.NAME]``), or ``list[...]`` of one of those."""
     inner = _LIST.match(text)
     base = inner.group(1) if inner else text
     if enum := _ENUM.match(base):
@@ -104,14 +118,15 @@ def field_type_problem(text: str, records: Collection[str] = ()) -> str | None:
     if base in SCALAR_TYPES or base in records:
         return None
     if re.fullmatch(TYPE_NAME_PATTERN, base):
-        known = ", ".join(sorted(records)) or "none"
+        known = ", ".join(sorted(records)) or "none"  # record types and named enums
         return (
-            f"field type {text!r} names no record type of the team (declared: {known}); "
-            f"declare it in a [types.{base}] table"
+            f"field type {text!r} names no record type or enum of the team (declared: "
+            f"{known}); declare it in a [types.{base}] table or in [enums]"
         )
     return (
         f"field type {text!r} cannot be expressed by a strict schema; use str, text, int, "
-        "float, bool, enum(A|B|...), a record type of the team ([types.NAME]) or list[...] "
+        "float, bool, enum(A|B|...), a record type or enum of the team ([types.NAME], [enums]) "
+        "or list[...] "
         "of one of those"
     )
 
@@ -164,6 +179,14 @@ class FieldSpec(WireModel):
         default=None, exclude_if=lambda v: v is None
     )
     """A list's fewest items: the schema's ``minItems`` in every profile."""
+    max_chars: Annotated[int, Field(ge=1, le=MAX_FIELD_CHARS)] | None = Field(
+        default=None, exclude_if=lambda v: v is None
+    )
+    """A ``str`` or ``text`` field's bound instead of its type's (500, 4,000), at most 8,000;
+    on a list of them, each item's."""
+    optional: bool = Field(default=False, exclude_if=lambda v: not v)
+    """The value may be null: the schema's type or null (the model writes null for none); a
+    filled optional field starts null. Not on a list (an empty list says none)."""
     filled: bool = Field(default=False, exclude_if=lambda v: not v)
     """Filled by the system, never written by the model: out of the schema, with a default."""
     default: str | bool | int | float | None = Field(default=None, exclude_if=lambda v: v is None)
@@ -172,7 +195,8 @@ class FieldSpec(WireModel):
 
 class AgentClasses(WireModel):
     """An agent whose request and routing are typed models of the package (``models/``), by
-    class name, instead of declared fields: the software team's agents."""
+    class name: the software team's agents. A run uses them, not models built from the fields
+    declared beside them (which must build the same schemas)."""
 
     request: Annotated[str, StringConstraints(pattern=CLASS_NAME_PATTERN)]
     routing: Annotated[str, StringConstraints(pattern=CLASS_NAME_PATTERN)]
@@ -208,7 +232,15 @@ class AgentSpec(WireModel):
     """``read``: the run's pinned workspace through the read tools; ``write`` (a dispatched
     agent's): also the write tools, in a worktree of its own per request (``TOOL_GROUPS``)."""
     classes: AgentClasses | None = Field(default=None, exclude_if=lambda v: v is None)
-    """Its request and routing as typed models of the package (then it declares no fields)."""
+    """Its request and routing as typed models of the package. Fields declared beside them
+    must build exactly the named classes' schemas (a test checks the package's own team); the
+    run uses the classes."""
+    descriptions: dict[Literal["request", "result", "question"], Description] = Field(
+        default_factory=dict, exclude_if=lambda v: not v
+    )
+    """The description of its request, result or question model (the schema's
+    ``description``); the result's is the agent's ``description`` unless given here, an empty
+    one gives none. Left out of the wire form while empty."""
     context: list[FieldName] | None = Field(
         default=None, max_length=MAX_FIELDS, exclude_if=lambda v: v is None
     )
@@ -249,6 +281,19 @@ class TeamSpec(WireModel):
     """Record types (``[types.FileReference]``): fields like any other; a field of type
     ``NAME`` or ``list[NAME]`` holds one or a list of them. Left out of the wire form when
     there are none (the content hash of a team without them is unchanged)."""
+    enums: dict[TypeName, dict[EnumValue, Description]] = Field(
+        default_factory=dict, exclude_if=lambda v: not v
+    )
+    """Named enums (``[enums.Severity]``): each value and its meaning ("" for none); a field of
+    type ``NAME`` holds one value. The schema names it (``$defs``) and says the meanings.
+    Left out of the wire form when there are none."""
+    descriptions: dict[TypeName, Description] = Field(
+        default_factory=dict, exclude_if=lambda v: not v
+    )
+    """A record type's or a named enum's description (the schema's ``description``). Left
+    out of the wire form when there are none."""
+    final_description: Description = Field(default="", exclude_if=lambda v: not v)
+    """The final result's description (default: "The final result of team NAME.")."""
 
     def agent(self, name: str) -> AgentSpec:
         return next(a for a in self.agents if a.name == name)
@@ -311,10 +356,16 @@ def spec_problems(spec: TeamSpec, base: BaseTeam | None = None) -> list[str]:
     entries = [a.name for a in spec.agents if a.role is Role.ORCHESTRATOR]
     first = spec.starts_at or next(iter(entries), None)
     for agent in spec.agents:
-        if agent.name == first and agent.request:
+        unset = [
+            name
+            for name, each in agent.request.items()
+            if not each.filled and name not in spec.first_request
+        ]
+        if agent.name == first and unset:
             found.append(
-                f"agent {agent.name}: the first agent's request declares no fields (a run "
-                "starts it with the goal alone); move them to another agent's request"
+                f"agent {agent.name}: the first agent's request field(s) {', '.join(unset)} have "
+                "no value (a run starts it with the goal); give each one in [first_request] or "
+                "move it to another agent's request"
             )
     if base is not None and (entries or spec.starts_at):
         found.append(
@@ -339,7 +390,11 @@ def spec_problems(spec: TeamSpec, base: BaseTeam | None = None) -> list[str]:
     own = {a.name for a in spec.agents}
     for agent in spec.agents:
         found += _agent_problems(
-            agent, known, dispatched, {a.name: a.role for a in spec.agents}, records=spec.types
+            agent,
+            known,
+            dispatched,
+            {a.name: a.role for a in spec.agents},
+            records=named_types(spec),
         )
         if agent.role is Role.DISPATCHER and agent.dispatches in known - own:
             found.append(
@@ -357,7 +412,7 @@ def spec_problems(spec: TeamSpec, base: BaseTeam | None = None) -> list[str]:
     for agent in spec.agents:
         if agent.role is Role.DISPATCHED and agent.name not in dispatched_by:
             found.append(f"agent {agent.name}: role dispatched, but no dispatcher dispatches it")
-    found += [f"final {p}" for p in _field_problems("result", spec.final, spec.types)]
+    found += [f"final {p}" for p in _field_problems("result", spec.final, named_types(spec))]
     found += [
         f"final result field {name}: {NOTHING_FILLS}" for name, f in spec.final.items() if f.filled
     ]
@@ -383,7 +438,7 @@ def _agent_problems(
     known: set[str],
     dispatched: set[str],
     roles: Mapping[str, Role],
-    records: Collection[str] = (),
+    records: Mapping[str, tuple[str, ...] | None] = NO_TYPES,
 ) -> list[str]:
     found: list[str] = []
     at = f"agent {agent.name}"
@@ -544,7 +599,9 @@ def _context_problems(agent: AgentSpec) -> list[str]:
 
 
 def _field_problems(
-    what: str, fields: dict[str, FieldSpec], records: Collection[str] = ()
+    what: str,
+    fields: dict[str, FieldSpec],
+    records: Mapping[str, tuple[str, ...] | None] = NO_TYPES,
 ) -> list[str]:
     """Too many fields, types a strict schema cannot express, two names with one JSON name."""
     found: list[str] = []
@@ -554,7 +611,7 @@ def _field_problems(
     for field, each in fields.items():
         if problem := field_type_problem(each.type, records):
             found.append(f"{what} field {field}: {problem}")
-        found += [f"{what} field {field}: {p}" for p in field_key_problems(each)]
+        found += [f"{what} field {field}: {p}" for p in field_key_problems(each, records)]
         json_name = to_camel(field)
         if json_name in json_names:
             found.append(
@@ -624,17 +681,42 @@ def _reachable(start: str, edges: Mapping[str, set[str]], within: set[str]) -> s
 # --- record types ([types.NAME]) -----------------------------------------------------------
 
 
-def field_key_problems(field: FieldSpec) -> list[str]:
+def named_types(spec: TeamSpec) -> dict[str, tuple[str, ...] | None]:
+    """The type names a field of ``spec`` may use: its record types (None) and its named enums
+    (their values)."""
+    return {**dict.fromkeys(spec.types), **{n: tuple(v) for n, v in spec.enums.items()}}
+
+
+def field_key_problems(
+    field: FieldSpec, types: Mapping[str, tuple[str, ...] | None] = NO_TYPES
+) -> list[str]:
     """A field's optional keys that do not fit its type: ``min_items`` on a list only,
-    ``default`` on a filled field only, of the field's type."""
+    ``optional`` on a single value only, ``default`` on a filled field only, of the field's
+    type (``types``: the team's ``named_types``)."""
     found: list[str] = []
     listed = field.type.startswith("list[")
     if field.min_items is not None and not listed:
         found.append(f"min_items is for a list; the field's type is {field.type}")
+    if field.max_chars is not None and field.type.removeprefix("list[").rstrip("]") not in (
+        "str",
+        "text",
+    ):
+        found.append(
+            f"max_chars is for str or text (or a list of them); the field's type is {field.type}"
+        )
+    if field.optional and listed:
+        found.append("optional is for a single value (an empty list says none); remove optional")
     if field.default is None:
         return found
+    values = types.get(field.type)
     if not field.filled:
         found.append("default is for a filled field (filled = true); the model writes the others")
+    elif values is not None:
+        if field.default not in values:
+            found.append(
+                f"default {field.default!r} is not a value of enum {field.type} "
+                f"({', '.join(values)})"
+            )
     elif listed or record_of(field.type) is not None:
         found.append("a filled list starts empty and a filled record null; remove default")
     elif not _fits(field.default, field.type):
@@ -675,14 +757,16 @@ def record_problems(spec: TeamSpec) -> list[str]:
     types = spec.types
     if len(types) > MAX_TYPES:
         found.append(f"{len(types)} record types; at most {MAX_TYPES}")
-    taken = generated_model_names(spec) if types else set()
+    taken = generated_model_names(spec) if types or spec.enums else set()
+    named = named_types(spec)
     for name, fields in types.items():
         at = f"type {name}"
         if name in taken:
             found.append(f"{at}: the name is one of the team's generated models'; rename it")
         if not fields:
             found.append(f"{at}: declares no fields; give it at least one")
-        found += [f"{at}: {p}" for p in _field_problems("record", fields, types)]
+        found += [f"{at}: {p}" for p in _field_problems("record", fields, named)]
+    found += _enum_problems(spec, taken)
     uses = {
         name: [r for f in fields.values() if (r := record_of(f.type)) in types]
         for name, fields in types.items()
@@ -706,6 +790,31 @@ def record_problems(spec: TeamSpec) -> list[str]:
             found.append(
                 f"type {name}: nests records {len(chain)} deep ({' -> '.join(chain)}); at most "
                 f"{MAX_RECORD_DEPTH}: flatten one level"
+            )
+    return found
+
+
+def _enum_problems(spec: TeamSpec, taken: Collection[str]) -> list[str]:
+    """Named enums: too many, a name taken (by a generated model or a record type), no values,
+    too many values; descriptions of types the team does not declare."""
+    found: list[str] = []
+    if len(spec.enums) > MAX_ENUMS:
+        found.append(f"{len(spec.enums)} enums; at most {MAX_ENUMS}")
+    for name, values in spec.enums.items():
+        at = f"enum {name}"
+        if name in taken:
+            found.append(f"{at}: the name is one of the team's generated models'; rename it")
+        if name in spec.types:
+            found.append(f"{at}: the name is a record type's too ([types.{name}]); rename one")
+        if not values:
+            found.append(f"{at}: declares no values; give it at least one")
+        if len(values) > MAX_ENUM_VALUES:
+            found.append(f"{at}: {len(values)} values; at most {MAX_ENUM_VALUES}")
+    for name in spec.descriptions:
+        if name not in spec.types and name not in spec.enums:
+            found.append(
+                f"descriptions names {name}, which is no record type or enum of the team; "
+                f"declare [types.{name}] or [enums.{name}], or remove its description"
             )
     return found
 

@@ -1,8 +1,10 @@
 """The team language expresses the software team's shapes: a discovery agent's report declared
-in a team file (``[types]`` FileReference, CrossLink, DiagramEdge, Diagram and the result's
-fields) gives the model the schema the hand-written ``DiscoveryAgentResult`` gives it, after
-the strict-schema pass, in every profile; and one value's wire form round-trips identically
-through both."""
+in a team file (``[types]`` FileReference, CrossLink, DiagramEdge, Diagram, their
+``[descriptions]`` and the result's fields) gives the model the schema the hand-written
+``DiscoveryAgentResult`` gives it, after the strict-schema pass, in every profile; one value's
+wire form round-trips identically through both; and the software team's own file declares every
+agent's request, result and question beside its ``classes``, each building exactly the class's
+schema in every profile."""
 
 from __future__ import annotations
 
@@ -25,8 +27,9 @@ from agent_interrupts.models.results import (
     FileReference,
 )
 from agent_interrupts.models.team import Team
-from agent_interrupts.models.team_build import build_team
-from agent_interrupts.models.team_files import load_team_file
+from agent_interrupts.models.team_build import DeclaredShape, build_team, declared_shapes
+from agent_interrupts.models.team_files import load_software_team, load_team_file
+from agent_interrupts.models.team_spec import Role
 
 TEAM_FILE = """
 name = "discovery"
@@ -44,6 +47,10 @@ valid = { type = "bool", filled = true, default = true }
 source = "text"
 target = "text"
 relation = "text"
+
+[descriptions]
+CrossLink = "A relation between two findings (by their text or file path)."
+Diagram = "A diagram as structured data: named nodes and labelled edges."
 
 [types.DiagramEdge]
 source = "text"
@@ -82,9 +89,6 @@ tags = { type = "list[text]", min_items = 5 }
 generated_queries = { type = "list[text]", min_items = 3 }
 diagrams = "list[Diagram]"
 """
-DIFFERENCES = {"$defs/CrossLink/description", "$defs/Diagram/description"}
-"""All that differs: the hand-written CrossLink and Diagram have docstrings (a record type
-declares fields only, no description of its own)."""
 RECORDS = ("DiscoveryAgentResult", "FileReference", "CrossLink", "DiagramEdge", "Diagram")
 
 
@@ -128,8 +132,8 @@ def test_the_declared_report_gives_the_model_the_hand_written_schema(
 ) -> None:
     hand = decoder_schema(DiscoveryAgentResult, profile)
     ours = decoder_schema(declared, profile)
-    assert _differences(hand, ours) == DIFFERENCES
-    assert hand["$defs"]["Diagram"]["description"] and "description" not in ours["$defs"]["Diagram"]
+    assert _differences(hand, ours) == set()
+    assert ours["$defs"]["Diagram"]["description"] == hand["$defs"]["Diagram"]["description"]
 
 
 @pytest.mark.parametrize("profile", list(OutputProfile))
@@ -141,7 +145,7 @@ def test_in_the_agents_routing_the_report_and_its_records_are_the_hand_written_o
     ours = decoder_schema(team.nodes["AGENT"].output_model, profile)
     hand_defs = {name: hand["$defs"][name] for name in RECORDS}
     our_defs = {name: ours["$defs"][name] for name in RECORDS}
-    assert _differences(hand_defs, our_defs) == {"CrossLink/description", "Diagram/description"}
+    assert _differences(hand_defs, our_defs) == set()
 
 
 def _report() -> DiscoveryAgentResult:
@@ -202,3 +206,69 @@ def test_a_models_reply_reads_the_same_through_both(
     ours = declared.model_validate_json(reply).to_wire()
     assert "valid" not in reply and hand["fileReferences"][0]["valid"] is True
     assert ours == {**hand, "teamAgent": "AGENT"}
+
+
+SOFTWARE = load_software_team()
+SHAPES = declared_shapes(SOFTWARE)
+
+
+def _own_fields(request: type[BaseModel]) -> list[str]:
+    """The fields a request's schema shows beside every request's ``guidance``."""
+    return [name for name in decoder_schema(request)["properties"] if name != "guidance"]
+
+
+def test_every_software_agent_declares_what_it_asks_and_returns() -> None:
+    """Each agent's request (when its class has fields of its own), result and question, and the
+    team's final result; a dispatcher's are the language's own (``requests``,
+    ``dispatchResult``) and the last collector's result is the final one."""
+    tables = {(s.agent, s.table) for s in SHAPES}
+    assert ("", "final") in tables
+    for agent in SOFTWARE.agents:
+        node = SOFTWARE_TEAM.nodes[agent.name]
+        if agent.role is Role.DISPATCHER:
+            assert not (agent.request or agent.result or agent.question)
+            continue
+        assert (agent.name, "question") in tables
+        if agent.name != AgentType.ORCHESTRATOR_COLLECTOR:
+            assert (agent.name, "result") in tables
+        if _own_fields(node.request_model):
+            assert (agent.name, "request") in tables
+    assert len(SHAPES) == 39  # 14 questions, 13 results, 11 requests, the final
+
+
+@pytest.mark.parametrize("profile", list(OutputProfile))
+@pytest.mark.parametrize("shape", SHAPES, ids=lambda s: f"{s.agent or 'team'}-{s.table}")
+def test_each_declared_table_builds_exactly_its_classs_schema(
+    shape: DeclaredShape, profile: OutputProfile
+) -> None:
+    assert shape.declared is not shape.named
+    ours = decoder_schema(shape.declared, profile)
+    hand = decoder_schema(shape.named, profile)
+    assert _differences(hand, ours) == set()
+    assert _orders(ours) == _orders(hand)  # fields in the same order (the order a model writes)
+
+
+def _orders(node: Any, path: str = "") -> dict[str, list[str]]:
+    """The order of every object's ``properties`` and of the ``$defs``, by path."""
+    found: dict[str, list[str]] = {}
+    if isinstance(node, dict):
+        for key in ("properties", "$defs"):
+            if isinstance(node.get(key), dict):
+                found[f"{path}/{key}"] = list(node[key])
+        for key, value in node.items():
+            found |= _orders(value, f"{path}/{key}")
+    elif isinstance(node, list):
+        for i, value in enumerate(node):
+            found |= _orders(value, f"{path}[{i}]")
+    return found
+
+
+def test_the_built_software_team_still_uses_the_classes() -> None:
+    """What the run uses is the named classes: the declared fields change no payload."""
+    for shape in SHAPES:
+        if shape.table == "request":
+            assert SOFTWARE_TEAM.nodes[shape.agent].request_model is shape.named
+        elif shape.table == "question":
+            assert SOFTWARE_TEAM.questions[shape.agent] is shape.named
+    assert SOFTWARE_TEAM.final_result.__name__ == "OrchestratorCollectorResult"
+    assert SOFTWARE_TEAM.curated == {}  # its collectors curate through their classes' contexts

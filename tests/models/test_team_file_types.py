@@ -33,7 +33,7 @@ def test_a_field_key_the_format_lacks_and_a_type_that_is_a_value(tmp_path: Path)
     text = TEAM_FILE.replace('line = "int"', 'line = { type = "int", color = "red" }')
     assert _problems(tmp_path, text) == [
         "type Place: field line: unknown key 'color' (a field has: type, description, "
-        "min_items, filled, default)"
+        "min_items, max_chars, optional, filled, default)"
     ]
     lone = 'name = "x"\ntypes = { Place = "str" }\n[agents.A]\nrole = "orchestrator"\n'
     assert _problems(tmp_path, lone) == [

@@ -244,7 +244,7 @@ def test_unknown_keys_are_named_where_they_are(tmp_path: Path) -> None:
     file = _team(tmp_path, LEAD + '[agents.LEAD.result]\nhosts = { type = "str", desc = "x" }\n')
     assert _one(file) == (
         "agent LEAD: result field hosts: unknown key 'desc' (a field has: type, description, "
-        "min_items, filled, default)"
+        "min_items, max_chars, optional, filled, default)"
     )
 
 
@@ -262,8 +262,8 @@ def test_a_key_typo_hides_none_of_the_files_other_problems(tmp_path: Path) -> No
     )
     assert problems[2:] == [
         "agent LEAD: result field hosts: field type 'dict[str,int]' cannot be expressed by a "
-        "strict schema; use str, text, int, float, bool, enum(A|B|...), a record type of the "
-        "team ([types.NAME]) or list[...] of one of those",
+        "strict schema; use str, text, int, float, bool, enum(A|B|...), a record type or enum "
+        "of the team ([types.NAME], [enums]) or list[...] of one of those",
         "agent FIX: route to 'ENDD', which is not an agent of the team (agents: FIX, LEAD; or END)",
     ]
 

@@ -61,7 +61,7 @@ def test_a_record_type_is_a_field_type_of_its_team_only() -> None:
     problem = field_type_problem("list[Edge]")
     assert problem is not None and "[types.Edge]" in problem
     other = field_type_problem("list[list[Edge]]", {"Edge"})
-    assert other is not None and "a record type of the team" in other
+    assert other is not None and "a record type or enum of the team" in other
 
 
 def test_records_build_closed_bounded_models_named_as_declared() -> None:
@@ -136,7 +136,7 @@ def test_records_nest_a_few_deep_at_most() -> None:
         ({"type": "int", "filled": True, "default": "x"}, "default 'x' is not a value of type int"),
         ({"type": "enum(A|B)", "filled": True, "default": "C"}, "default 'C' is not a value"),
         ({"type": "list[str]", "filled": True, "default": "x"}, "a filled list starts empty"),
-        ({"type": "Nowhere"}, "names no record type of the team (declared: Edge, Extra)"),
+        ({"type": "Nowhere"}, "names no record type or enum of the team (declared: Edge, Extra)"),
     ],
 )
 def test_a_fields_keys_must_fit_its_type(field: dict[str, Any], problem: str) -> None:
