@@ -86,9 +86,19 @@ class NotificationPlan(WireModel):
     reminders: list[float]
 
 
+class AnswerUrl(WireModel):
+    """A signed link that answers the question one way, after one confirming click."""
+
+    label: str
+    url: str
+
+
 class Links(WireModel):
     ui: str
     """The interrupt's page in the Temporal UI."""
+    answers: list[AnswerUrl] = []
+    """Signed answer links (``AGENTS_SIGNING_SECRET`` set on the worker): accept the
+    recommendation, one per option and per yes/no; empty otherwise."""
 
 
 class Commands(WireModel):

@@ -13,15 +13,17 @@ if TYPE_CHECKING:  # the heavy modules load in the commands that use them (fast 
 
 async def cmd_inbox(args: argparse.Namespace, settings: TemporalSettings) -> int:
     from agent_interrupts.app import render
-    from agent_interrupts.app.config import InboxSettings
+    from agent_interrupts.app.config import InboxSettings, MailDoorSettings
     from agent_interrupts.app.inbox.web import (
         create_app,
         inbox_link,
         listening,
         serve,
     )
+    from agent_interrupts.app.mail_door import MailDoor, start_mail_door
 
     inbox = InboxSettings.from_env(host=args.host, port=args.port, token=args.token)
+    mail = MailDoorSettings.from_env()
     with listening(inbox) as sock:
         async with open_session(settings) as session:
             app = create_app(
@@ -31,10 +33,19 @@ async def cmd_inbox(args: argparse.Namespace, settings: TemporalSettings) -> int
                 ui_url=session.ui_url,
                 state_dir=settings.state_dir,
             )
+            door = await start_mail_door(MailDoor(session.agents, mail), mail) if mail else None
             render.console.print(
                 f"Inbox: {inbox_link(inbox)}  (Ctrl-C stops it)", markup=False, soft_wrap=True
             )
-            await serve(app, sock)
+            if mail is not None:
+                render.console.print(
+                    f"Email door: SMTP on {mail.host}:{mail.port}", markup=False, soft_wrap=True
+                )
+            try:
+                await serve(app, sock)
+            finally:
+                if door is not None:
+                    door.close()
     return 0
 
 

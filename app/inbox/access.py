@@ -21,6 +21,9 @@ from agent_interrupts.app.config import InboxSettings
 from agent_interrupts.app.people import checked_name
 
 COOKIE = "agents_inbox_token"
+LINK_PATH = "/answer/"
+"""A signed answer link's page (``links.py``): its token is its credential."""
+LINK_STYLE = "/static/inbox.css"
 LOCAL_NAMES = frozenset({"127.0.0.1", "localhost", "::1"})
 SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
 SAME_SITE = frozenset({"same-origin", "none"})
@@ -44,12 +47,15 @@ class Guard(BaseHTTPMiddleware):
         self.settings = settings
 
     async def dispatch(self, request: Request, call_next: RequestResponseEndpoint) -> Response:
-        response = (
-            self._login(request)
-            or self._refusal(request)
-            or self._unnamed(request)
-            or await call_next(request)
-        )
+        if _is_link(request):  # the link names its addressee; the inbox's people play no part
+            response = self._refusal(request) or await call_next(request)
+        else:
+            response = (
+                self._login(request)
+                or self._refusal(request)
+                or self._unnamed(request)
+                or await call_next(request)
+            )
         response.headers.update(HEADERS)
         return response
 
@@ -103,7 +109,9 @@ class Guard(BaseHTTPMiddleware):
         return None
 
     def _refusal(self, request: Request) -> Response | None:
-        if not self.settings.needs_token:
+        if _is_link(request):  # signed: no inbox token, any Host name
+            pass
+        elif not self.settings.needs_token:
             host = urlsplit(f"//{request.headers.get('host', '')}").hostname or ""
             bound = self.settings.host
             if host not in LOCAL_NAMES | {bound}:  # another name resolving here (DNS rebinding)
@@ -127,6 +135,11 @@ def cross_site(request: Request) -> bool:
         return True
     origin = request.headers.get("origin")
     return origin is not None and urlsplit(origin).netloc != request.headers.get("host")
+
+
+def _is_link(request: Request) -> bool:
+    """A signed link's page, or the style sheet it uses."""
+    return request.url.path.startswith(LINK_PATH) or request.url.path == LINK_STYLE
 
 
 def _bearer(request: Request) -> str | None:
