@@ -134,6 +134,8 @@ def cross_site(request: Request) -> bool:
     if fetch_site is not None and fetch_site not in SAME_SITE:
         return True
     origin = request.headers.get("origin")
+    if origin == "null" and fetch_site == "same-origin":  # a form under no-referrer: the
+        return False  # browser withholds the origin; Sec-Fetch-Site, which pages cannot set, says
     return origin is not None and urlsplit(origin).netloc != request.headers.get("host")
 
 

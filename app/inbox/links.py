@@ -118,8 +118,18 @@ class AnswerLinks:
             return f"the question could not be read now ({err}); open the link again later"
 
     def _page(self, context: dict[str, object], status: int = 200) -> Response:
-        page = self.templates.get_template("link.html").render(**{"to": "", **context})
+        page = self.templates.get_template("link.html").render(**{**_BLANK, **context})
         return HTMLResponse(page, status)
+
+
+_BLANK: dict[str, object] = {
+    "problem": None,
+    "taken": None,
+    "request": None,
+    "answer_lines": [],
+    "confirm": False,
+    "to": "",
+}
 
 
 async def _form_key(request: Request) -> str | None:
