@@ -247,9 +247,9 @@ def is_loopback(host: str) -> bool:
 def signing_secret(env: Mapping[str, str] = os.environ, door: str | None = None) -> str | None:
     """``AGENTS_SIGNING_SECRET``; ValueError (one line naming it) when it is too short, or
     unset while ``door`` needs it."""
-    from agent_interrupts.models.signing import SECRET_SETTING, secret_problem
+    from agent_interrupts.models.signing import secret_problem
 
-    secret = env.get(SECRET_SETTING) or None
+    secret = env.get("AGENTS_SIGNING_SECRET") or None
     if secret is None and door is None:
         return None
     problem = secret_problem(secret, door or "a signed link")

@@ -5,6 +5,8 @@ from __future__ import annotations
 from datetime import datetime
 from enum import StrEnum
 
+from pydantic import Field
+
 from agent_interrupts.models.agent_types import AgentName
 from agent_interrupts.models.base import WireModel
 from agent_interrupts.models.interrupts import (
@@ -96,9 +98,10 @@ class AnswerUrl(WireModel):
 class Links(WireModel):
     ui: str
     """The interrupt's page in the Temporal UI."""
-    answers: list[AnswerUrl] = []
+    answers: list[AnswerUrl] = Field(default_factory=list, exclude_if=lambda links: not links)
     """Signed answer links (``AGENTS_SIGNING_SECRET`` set on the worker): accept the
-    recommendation, one per option and per yes/no; empty otherwise."""
+    recommendation, one per option and per yes/no; left out of the payload when there are none
+    (a payload without them is as before)."""
 
 
 class Commands(WireModel):
