@@ -1,6 +1,8 @@
 """Who may use the inbox: the token off loopback, the inbox's own Host names on loopback, and no
-state-changing request from another site. Every response carries headers that keep what a model
-wrote from running as code and keep the token out of referrers.
+state-changing request from another site. A signed answer link's page (``/answer/TOKEN``) needs
+neither the token nor a Host name of the inbox: its token is its credential (``links.py``).
+Every response carries headers that keep what a model wrote from running as code and keep the
+token out of referrers.
 
 Who is answering: the name of the request's token (``NAME=TOKEN``), or the header an
 authenticating proxy sets (``AGENTS_INBOX_USER_HEADER``, trusted only when set), else the inbox's

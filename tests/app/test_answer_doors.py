@@ -153,6 +153,9 @@ async def test_a_link_shows_on_get_answers_on_its_page_post_and_never_twice(
             assert WEBHOOK_ADDRESSEE.replace("'", "&#39;") in again.text, "names who was first"
             reused = await web.post(link, data={"form": form[1]}, headers=same_site)
             assert reused.status_code == 409
+            await until(lambda: len(http.delivered("/hook")) == 2)  # the resolved notice
+            history = (await handle.fetch_history()).to_json()
+            assert SECRET not in history and signature not in history, "no secret, no token"
 
 
 def _text(message: Message) -> str:
