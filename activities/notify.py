@@ -18,6 +18,11 @@ from datetime import timedelta
 import httpx2
 from temporalio import activity
 
+from agent_interrupts.activities.answer_links import (
+    SLACK_ADDRESSEE,
+    WEBHOOK_ADDRESSEE,
+    LinkSigner,
+)
 from agent_interrupts.activities.llm import as_activity_error
 from agent_interrupts.activities.notify_channels import (
     ChannelSender,
@@ -49,6 +54,9 @@ from agent_interrupts.models.ui_pages import workflow_page
 DEFAULT_REMINDERS = (0.5, 0.9)
 DELIVERED = "delivered"
 """Heartbeat detail recorded once the receiver took the delivery."""
+SENT_TO = "sent to "
+"""Heartbeat detail recorded per recipient of an email notice sent one message per recipient."""
+ADDRESSEES = {Channel.WEBHOOK: WEBHOOK_ADDRESSEE, Channel.SLACK: SLACK_ADDRESSEE}
 
 
 @dataclass(frozen=True)
@@ -71,6 +79,11 @@ class NotifySettings:
     reminders: tuple[float, ...] = DEFAULT_REMINDERS
     ui_url: str = "http://127.0.0.1:8233"
     request_timeout: timedelta = NOTIFY_REQUEST_TIMEOUT
+    signer: LinkSigner | None = None
+    """Signs answer links (``AGENTS_SIGNING_SECRET``); None: notices carry none."""
+    reply_to: str | None = None
+    """The email door's address (``INTERRUPT_EMAIL_REPLY_TO``): an email notice's Reply-To,
+    its subject carrying the reply token; needs ``signer``."""
 
     @property
     def channels(self) -> list[Channel]:
@@ -88,8 +101,9 @@ class NotificationActivities:
     def __init__(self, settings: NotifySettings) -> None:
         self._settings = settings
         smtp_password = settings.smtp.password if settings.smtp else None
+        signing = settings.signer.secret if settings.signer else None
         secrets = (settings.webhook_secret, settings.slack_url, settings.slack_bot_token)
-        for secret in (*secrets, smtp_password):
+        for secret in (*secrets, smtp_password, signing):
             add_secret(secret)
         install_log_redaction()
         timeout = settings.request_timeout.total_seconds()
@@ -106,10 +120,12 @@ class NotificationActivities:
             self._senders[Channel.SLACK] = SlackBotChannel(
                 api, settings.slack_channel, settings.inbox_url
             )
+        self._email: EmailChannel | None = None
         if settings.smtp:
-            self._senders[Channel.EMAIL] = EmailChannel(
-                settings.smtp, settings.email_from, settings.email_to, timeout
+            self._email = EmailChannel(
+                settings.smtp, settings.email_from, settings.email_to, timeout, settings.reply_to
             )
+            self._senders[Channel.EMAIL] = self._email
 
     @activity.defn(name="notification_plan")
     async def plan(self) -> NotificationPlan:
@@ -132,26 +148,62 @@ class NotificationActivities:
                 f"this worker has no {delivery.channel} channel configured"
             ).to_application_error()
         info = activity.info()
-        payload = build_payload(delivery.notice, info.namespace, self._settings.ui_url)
+        signer = self._settings.signer
         try:
-            posted = await sender.send(payload)
+            if self._email is not None and delivery.channel is Channel.EMAIL and signer:
+                await self._email_each(delivery.notice, info.namespace, signer, self._email)
+                posted = None
+            else:
+                to = ADDRESSEES.get(delivery.channel, "")
+                payload = build_payload(
+                    delivery.notice, info.namespace, self._settings.ui_url, signer, to
+                )
+                posted = await sender.send(payload)
         except Exception as err:
             raise as_activity_error(err) from None
         activity.heartbeat(DELIVERED, posted.to_wire() if posted else None)
         return posted
 
+    async def _email_each(
+        self, notice: Notice, namespace: str, signer: LinkSigner, email: EmailChannel
+    ) -> None:
+        """One message per recipient, each with links and a reply token of their own; a retry
+        skips the recipients an earlier attempt recorded as sent."""
+        sent = {d for d in activity.info().heartbeat_details if isinstance(d, str)}
+        reply = self._settings.reply_to is not None and _answerable(notice)
+        for to in self._settings.email_to:
+            if SENT_TO + to in sent:
+                continue
+            payload = build_payload(notice, namespace, self._settings.ui_url, signer, to)
+            token = signer.reply_token(notice, to) if reply else None
+            await email.send_to(payload, to, token)
+            sent.add(SENT_TO + to)
+            activity.heartbeat(*sorted(sent))
 
-def build_payload(notice: Notice, namespace: str, ui_url: str) -> NotificationPayload:
-    """The notice with the UI link and, while it can be answered, the commands that answer it."""
-    answerable = notice.kind in (NoticeKind.QUESTION, NoticeKind.REMINDER, NoticeKind.ESCALATED)
+
+def build_payload(
+    notice: Notice,
+    namespace: str,
+    ui_url: str,
+    signer: LinkSigner | None = None,
+    to: str = "",
+) -> NotificationPayload:
+    """The notice with the UI link and, while it can be answered, the commands that answer it
+    and (with ``signer``) the signed answer links addressed to ``to``."""
+    answerable = _answerable(notice)
+    answers = signer.links(notice, to) if signer is not None and answerable else []
     return NotificationPayload(
         **notice.model_dump(),
         namespace=namespace,
-        links=Links(ui=workflow_page(ui_url, namespace, notice.interrupt_id)),
+        links=Links(ui=workflow_page(ui_url, namespace, notice.interrupt_id), answers=answers),
         commands=answer_commands(notice.interrupt_id, notice.question, namespace)
         if answerable
         else None,
     )
+
+
+def _answerable(notice: Notice) -> bool:
+    return notice.kind in (NoticeKind.QUESTION, NoticeKind.REMINDER, NoticeKind.ESCALATED)
 
 
 def answer_commands(interrupt_id: str, question: Question, namespace: str) -> Commands:

@@ -49,6 +49,13 @@ SLACK_TEXT_CHARS = 2_900
 """Slack refuses a section text over 3,000 characters."""
 SLACK_ITEMS = 20
 """Choices (and confirmations) shown in Slack; a message holds at most 50 blocks."""
+REPLY_TOKEN_MARK = "[#{}]"
+"""How an email notice's subject carries its reply token (a reply keeps the subject)."""
+REPLY_HELP = (
+    "Or reply to this email: its first line answers. An option (B, or cache=B for a question of",
+    "several choices), yes or no (every confirmation), stop: REASON, continue at AGENT, or your",
+    "own words (the whole reply).",
+)
 
 
 class ChannelSender(Protocol):
@@ -215,13 +222,25 @@ class EmailChannel:
     """A plain-text and HTML message over SMTP to ``INTERRUPT_EMAIL_TO``."""
 
     def __init__(
-        self, smtp: SmtpTarget, sender: str, recipients: Sequence[str], timeout: float
+        self,
+        smtp: SmtpTarget,
+        sender: str,
+        recipients: Sequence[str],
+        timeout: float,
+        reply_to: str | None = None,
     ) -> None:
         self._smtp, self._sender, self._recipients = smtp, sender, list(recipients)
-        self._timeout = timeout
+        self._timeout, self._reply_to = timeout, reply_to
 
     async def send(self, payload: NotificationPayload) -> None:
         message = email_message(payload, self._sender, self._recipients)
+        await asyncio.to_thread(self._send, message)
+
+    async def send_to(self, payload: NotificationPayload, to: str, token: str | None) -> None:
+        """One recipient's own message (its links are theirs); with ``token``, Reply-To is the
+        email door and the subject carries the token."""
+        reply_to = self._reply_to if token else None
+        message = email_message(payload, self._sender, [to], reply_to=reply_to, token=token)
         await asyncio.to_thread(self._send, message)
 
     def _send(self, message: EmailMessage) -> None:
@@ -355,6 +374,9 @@ def detail_lines(payload: NotificationPayload) -> list[str]:
             f"Deadline: {payload.deadline:%Y-%m-%d %H:%M:%S} UTC, then {payload.on_timeout}",
         ]
     lines += ["", f"Temporal UI: {payload.links.ui}"]
+    if payload.links.answers:
+        lines += ["", "Answer with one click (each link asks you to confirm):"]
+        lines += [f"  {link.label}: {link.url}" for link in payload.links.answers]
     if payload.commands is not None:
         lines += ["", "Answer from a shell:", f"  {payload.commands.resolve}"]
         lines += [f"  {payload.commands.temporal_update}"]
@@ -385,6 +407,14 @@ def slack_message(payload: NotificationPayload) -> dict[str, Any]:
     if payload.deadline is not None and payload.kind is not NoticeKind.RESOLVED:
         context.append(f"deadline {payload.deadline:%Y-%m-%d %H:%M} UTC")
     blocks.append({"type": "context", "elements": [_mrkdwn_text(" · ".join(context))]})
+    if payload.links.answers:
+        links = "*Answer* (each link asks you to confirm):"
+        for link in payload.links.answers:  # whole links only: a cut one would not check
+            line = f"\n<{link.url}|{_mrkdwn(link.label)}>"
+            if len(links) + len(line) > SLACK_TEXT_CHARS:
+                break
+            links += line
+        blocks.append(_section(links))
     if payload.commands is not None:
         blocks.append(_section(f"```{payload.commands.resolve}```"))
     button = {
@@ -409,22 +439,40 @@ def _mrkdwn(text: str) -> str:
 
 
 def email_message(
-    payload: NotificationPayload, sender: str, recipients: Sequence[str]
+    payload: NotificationPayload,
+    sender: str,
+    recipients: Sequence[str],
+    *,
+    reply_to: str | None = None,
+    token: str | None = None,
 ) -> EmailMessage:
-    """A multipart/alternative message; its Message-ID derives from the delivery id."""
+    """A multipart/alternative message; its Message-ID derives from the delivery id (and the
+    recipient, for a message of one's own). With ``reply_to`` and ``token``: a reply answers
+    (the email door), its token in the subject, ``[#TOKEN]``."""
     message = EmailMessage(policy=email.policy.SMTP.clone(max_line_length=998))  # ids unfolded
-    message["Subject"] = f"[agents] {clip(headline(payload), 160)}"
+    ref = f" {REPLY_TOKEN_MARK.format(token)}" if token else ""
+    message["Subject"] = f"[agents] {clip(headline(payload), 160)}{ref}"
     message["From"] = sender
     message["To"] = ", ".join(recipients)
-    local = re.sub(r"[^A-Za-z0-9.-]", ".", payload.delivery_id)
+    if reply_to and token:
+        message["Reply-To"] = reply_to
+    own = f"/{recipients[0]}" if token or payload.links.answers else ""
+    local = re.sub(r"[^A-Za-z0-9.-]", ".", payload.delivery_id + own)
     message["Message-ID"] = f"<{local}@agent-interrupts>"
     message[DELIVERY_HEADER] = payload.delivery_id
     lines = detail_lines(payload)
+    if reply_to and token:
+        lines += ["", *REPLY_HELP]
     message.set_content("\n".join([headline(payload), "", *lines]) + "\n")
     link = html.escape(payload.links.ui, quote=True)
     body = "<br>\n".join(html.escape(line).replace("  ", "&nbsp;&nbsp;") for line in lines)
+    answers = "".join(
+        f'<li><a href="{html.escape(a.url, quote=True)}">{html.escape(a.label)}</a></li>\n'
+        for a in payload.links.answers
+    )
+    answer_list = f"<ul>\n{answers}</ul>\n" if answers else ""
     message.add_alternative(
-        f"<html><body><h3>{html.escape(headline(payload))}</h3>\n<p>{body}</p>\n"
+        f"<html><body><h3>{html.escape(headline(payload))}</h3>\n{answer_list}<p>{body}</p>\n"
         f'<p><a href="{link}">Open in the Temporal UI</a></p></body></html>\n',
         subtype="html",
     )

@@ -29,6 +29,7 @@ from agent_interrupts.models.policies import (
 )
 
 if TYPE_CHECKING:  # the activities' settings load where they are read (commands start fast)
+    from agent_interrupts.activities.answer_links import LinkSigner
     from agent_interrupts.activities.llm import LlmSettings
     from agent_interrupts.activities.notify import NotifySettings
     from agent_interrupts.activities.output_schema import OutputProfile
@@ -64,6 +65,7 @@ question. Lower is quicker then, and makes a briefly busy worker's runs replay m
 MAX_SETTING_SECONDS = 1e9
 """The most seconds a duration setting takes (about 31 years; more overflows a timedelta)."""
 MAX_WORKER_ACTIVITIES = 100_000
+MAX_LINK_HOURS = 24 * 366
 
 DEPRECATED_NAMES = {
     "TEMPORAL_TLS_CERT": "TEMPORAL_TLS_CLIENT_CERT_PATH",
@@ -146,6 +148,9 @@ class InboxSettings:
     person: str | None = field(default_factory=person_name)
     """The name of answers that no named token or header names: the inbox's own
     ``AGENTS_USER``, else the login name of whoever started it."""
+    signing_secret: str | None = field(default=None, repr=False)
+    """``AGENTS_SIGNING_SECRET``: checks the signed answer links (``/answer/TOKEN``); None:
+    the inbox answers no link."""
 
     @property
     def needs_token(self) -> bool:
@@ -193,6 +198,7 @@ class InboxSettings:
             people,
             header,
             person_name(env=env),
+            signing_secret(env),
         )
 
 
@@ -237,6 +243,64 @@ def is_loopback(host: str) -> bool:
         return ipaddress.ip_address(host.strip("[]")).is_loopback
     except ValueError:
         return False
+
+
+def signing_secret(env: Mapping[str, str] = os.environ, door: str | None = None) -> str | None:
+    """``AGENTS_SIGNING_SECRET``; ValueError (one line naming it) when it is too short, or
+    unset while ``door`` needs it."""
+    from agent_interrupts.models.signing import secret_problem
+
+    secret = env.get("AGENTS_SIGNING_SECRET") or None
+    if secret is None and door is None:
+        return None
+    problem = secret_problem(secret, door or "a signed link")
+    if problem is not None:
+        raise ValueError(problem)
+    return secret
+
+
+@dataclass(frozen=True)
+class MailDoorSettings:
+    """The email door: the SMTP server of ``agents inbox`` that takes replies to notices, and
+    the SMTP server its own replies (taken, refused) go out through."""
+
+    host: str
+    port: int
+    secret: str = field(repr=False)
+    smtp_url: str | None = field(default=None, repr=False)
+    """``SMTP_URL``: where the door's replies go out; None: it sends none."""
+    sender: str = "agent-interrupts@localhost"
+    """The From of its replies: ``INTERRUPT_EMAIL_REPLY_TO``, else ``INTERRUPT_EMAIL_FROM``."""
+    any_sender: bool = False
+    """``AGENTS_MAIL_ANY_SENDER``: take a reply from any sender, not only the notice's
+    addressee (the answer rules of the question still apply)."""
+
+    @classmethod
+    def from_env(cls, env: Mapping[str, str] = os.environ) -> MailDoorSettings | None:
+        """None unless ``AGENTS_MAIL_PORT`` is set; ValueError naming the setting otherwise."""
+        if not env.get("AGENTS_MAIL_PORT"):
+            return None
+        door = "the email door (AGENTS_MAIL_PORT)"
+        secret = signing_secret(env, door)
+        assert secret is not None  # signing_secret raises for a door without one
+        smtp_url = env.get("SMTP_URL") or None
+        if smtp_url is not None:
+            from agent_interrupts.activities.notify_channels import SmtpTarget
+
+            SmtpTarget.parse(smtp_url)  # ValueError naming SMTP_URL
+        flag = env.get("AGENTS_MAIL_ANY_SENDER", "").strip().lower()
+        if flag not in ("", "0", "1", "no", "yes", "false", "true"):
+            raise ValueError(f"AGENTS_MAIL_ANY_SENDER must be 1 or 0, not {flag[:20]!r}")
+        return cls(
+            host=env.get("AGENTS_MAIL_HOST") or DEFAULT_INBOX_HOST,
+            port=_port(env, "AGENTS_MAIL_PORT", 0),
+            secret=secret,
+            smtp_url=smtp_url,
+            sender=env.get("INTERRUPT_EMAIL_REPLY_TO")
+            or env.get("INTERRUPT_EMAIL_FROM")
+            or cls.sender,
+            any_sender=flag in ("1", "yes", "true"),
+        )
 
 
 def _port(env: Mapping[str, str], name: str, default: int) -> int:
@@ -493,6 +557,9 @@ def notify_settings_from_env(env: Mapping[str, str] = os.environ) -> NotifySetti
             "are answerable)"
         )
     ui_port = _port(env, "AGENTS_UI_PORT", DEFAULT_UI_PORT)
+    reply_to = env.get("INTERRUPT_EMAIL_REPLY_TO", "").strip() or None
+    door = "INTERRUPT_EMAIL_REPLY_TO (the email door)" if reply_to else None
+    secret = signing_secret(env, door)
     return NotifySettings(
         webhook_url=env.get("INTERRUPT_WEBHOOK_URL") or None,
         webhook_secret=env.get("INTERRUPT_WEBHOOK_SECRET") or None,
@@ -506,6 +573,37 @@ def notify_settings_from_env(env: Mapping[str, str] = os.environ) -> NotifySetti
         email_from=env.get("INTERRUPT_EMAIL_FROM") or NotifySettings.email_from,
         reminders=_reminders(env.get("INTERRUPT_REMINDERS")),
         ui_url=env.get("TEMPORAL_UI_URL") or f"http://127.0.0.1:{ui_port}",
+        signer=_link_signer(env, secret),
+        reply_to=reply_to,
+    )
+
+
+def _link_signer(env: Mapping[str, str], secret: str | None) -> LinkSigner | None:
+    """Signs answer links to ``AGENTS_LINK_URL`` (default: the inbox on this machine), valid
+    for ``AGENTS_LINK_HOURS``; None without a secret."""
+    from agent_interrupts.activities.answer_links import LinkSigner
+    from agent_interrupts.models.policies import ANSWER_LINK_LIFETIME
+
+    if secret is None:
+        return None
+    url = env.get("AGENTS_LINK_URL", "").strip().rstrip("/")
+    if url and not url.startswith(("http://", "https://")):
+        raise ValueError("AGENTS_LINK_URL must be an http:// or https:// URL (the inbox)")
+    inbox_port = _port(env, "AGENTS_INBOX_PORT", DEFAULT_INBOX_PORT)
+    default_hours = ANSWER_LINK_LIFETIME.total_seconds() / 3600
+    raw = env.get("AGENTS_LINK_HOURS", "").strip()
+    try:
+        hours = float(raw) if raw else default_hours
+    except ValueError:
+        hours = -1.0
+    if not 0 < hours <= MAX_LINK_HOURS:
+        raise ValueError(
+            f"AGENTS_LINK_HOURS must be a number of hours from 0 to {MAX_LINK_HOURS}, not {raw!r}"
+        )
+    return LinkSigner(
+        secret=secret,
+        base_url=url or f"http://{DEFAULT_INBOX_HOST}:{inbox_port}",
+        lifetime=timedelta(hours=hours),
     )
 
 

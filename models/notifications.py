@@ -99,9 +99,20 @@ class NotificationPlan(WireModel):
     reminders: list[float]
 
 
+class AnswerUrl(WireModel):
+    """A signed link that answers the question one way, after one confirming click."""
+
+    label: str
+    url: str
+
+
 class Links(WireModel):
     ui: str
     """The interrupt's page in the Temporal UI."""
+    answers: list[AnswerUrl] = Field(default_factory=list, exclude_if=lambda links: not links)
+    """Signed answer links (``AGENTS_SIGNING_SECRET`` set on the worker): accept the
+    recommendation, one per option and per yes/no; left out of the payload when there are none
+    (a payload without them is as before)."""
 
 
 class Commands(WireModel):

@@ -211,3 +211,10 @@ the template, not retried. A template renders in milliseconds; this bounds one t
 TEMPLATE_SANDBOX_START_TIMEOUT = timedelta(seconds=30)
 """How long a render process may take to start (import jinja2) before the render's own time
 counts; a worker too busy to start one fails the attempt as a worker condition (retried)."""
+
+ANSWER_LINK_LIFETIME = timedelta(days=3)
+"""How long a notice's signed answer links and reply token answer (``AGENTS_LINK_HOURS``)."""
+MAIL_DOOR_SESSION_TIMEOUT = timedelta(seconds=60)
+"""An SMTP client of the email door idle this long is disconnected."""
+MAIL_REPLY_BYTES = 1024 * 1024
+"""The largest email the email door takes (SMTP SIZE); a larger one is refused at once."""

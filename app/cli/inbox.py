@@ -14,7 +14,7 @@ if TYPE_CHECKING:  # the heavy modules load in the commands that use them (fast 
 
 async def cmd_inbox(args: argparse.Namespace, settings: TemporalSettings) -> int:
     from agent_interrupts.app import render
-    from agent_interrupts.app.config import InboxSettings, SlackDoorSettings
+    from agent_interrupts.app.config import InboxSettings, MailDoorSettings, SlackDoorSettings
     from agent_interrupts.app.inbox.slack import PATH, SlackDoor
     from agent_interrupts.app.inbox.web import (
         create_app,
@@ -22,14 +22,16 @@ async def cmd_inbox(args: argparse.Namespace, settings: TemporalSettings) -> int
         listening,
         serve,
     )
+    from agent_interrupts.app.mail_door import MailDoor, start_mail_door
 
     inbox = InboxSettings.from_env(host=args.host, port=args.port, token=args.token)
     slack = SlackDoorSettings.from_env()
+    mail = MailDoorSettings.from_env()
     with listening(inbox) as sock:
         async with open_session(settings) as session:
-            door = None
+            slack_door = None
             if slack is not None:
-                door = SlackDoor(
+                slack_door = SlackDoor(
                     session.agents,
                     slack,
                     ui_url=session.ui_url,
@@ -41,14 +43,25 @@ async def cmd_inbox(args: argparse.Namespace, settings: TemporalSettings) -> int
                 limit=args.limit,
                 ui_url=session.ui_url,
                 state_dir=settings.state_dir,
-                slack=door,
+                slack=slack_door,
+            )
+            mail_door = (
+                await start_mail_door(MailDoor(session.agents, mail), mail) if mail else None
             )
             render.console.print(
                 f"Inbox: {inbox_link(inbox)}  (Ctrl-C stops it)", markup=False, soft_wrap=True
             )
-            if door is not None:
+            if slack_door is not None:
                 render.console.print(f"Slack door: {PATH} (Slack signs its requests)", markup=False)
-            await serve(app, sock)
+            if mail is not None:
+                render.console.print(
+                    f"Email door: SMTP on {mail.host}:{mail.port}", markup=False, soft_wrap=True
+                )
+            try:
+                await serve(app, sock)
+            finally:
+                if mail_door is not None:
+                    mail_door.close()
     return 0
 
 

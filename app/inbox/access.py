@@ -1,6 +1,8 @@
 """Who may use the inbox: the token off loopback, the inbox's own Host names on loopback, and no
-state-changing request from another site. Every response carries headers that keep what a model
-wrote from running as code and keep the token out of referrers.
+state-changing request from another site. A signed answer link's page (``/answer/TOKEN``) needs
+neither the token nor a Host name of the inbox: its token is its credential (``links.py``).
+Every response carries headers that keep what a model wrote from running as code and keep the
+token out of referrers.
 
 Who is answering: the name of the request's token (``NAME=TOKEN``), or the header an
 authenticating proxy sets (``AGENTS_INBOX_USER_HEADER``, trusted only when set), else the inbox's
@@ -21,6 +23,9 @@ from agent_interrupts.app.config import InboxSettings
 from agent_interrupts.app.people import checked_name
 
 COOKIE = "agents_inbox_token"
+LINK_PATH = "/answer/"
+"""A signed answer link's page (``links.py``): its token is its credential."""
+LINK_STYLE = "/static/inbox.css"
 LOCAL_NAMES = frozenset({"127.0.0.1", "localhost", "::1"})
 SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
 SAME_SITE = frozenset({"same-origin", "none"})
@@ -44,12 +49,15 @@ class Guard(BaseHTTPMiddleware):
         self.settings = settings
 
     async def dispatch(self, request: Request, call_next: RequestResponseEndpoint) -> Response:
-        response = (
-            self._login(request)
-            or self._refusal(request)
-            or self._unnamed(request)
-            or await call_next(request)
-        )
+        if _is_link(request):  # the link names its addressee; the inbox's people play no part
+            response = self._refusal(request) or await call_next(request)
+        else:
+            response = (
+                self._login(request)
+                or self._refusal(request)
+                or self._unnamed(request)
+                or await call_next(request)
+            )
         response.headers.update(HEADERS)
         return response
 
@@ -103,7 +111,9 @@ class Guard(BaseHTTPMiddleware):
         return None
 
     def _refusal(self, request: Request) -> Response | None:
-        if not self.settings.needs_token:
+        if _is_link(request):  # signed: no inbox token, any Host name
+            pass
+        elif not self.settings.needs_token:
             host = urlsplit(f"//{request.headers.get('host', '')}").hostname or ""
             bound = self.settings.host
             if host not in LOCAL_NAMES | {bound}:  # another name resolving here (DNS rebinding)
@@ -126,7 +136,14 @@ def cross_site(request: Request) -> bool:
     if fetch_site is not None and fetch_site not in SAME_SITE:
         return True
     origin = request.headers.get("origin")
+    if origin == "null" and fetch_site == "same-origin":  # a form under no-referrer: the
+        return False  # browser withholds the origin; Sec-Fetch-Site, which pages cannot set, says
     return origin is not None and urlsplit(origin).netloc != request.headers.get("host")
+
+
+def _is_link(request: Request) -> bool:
+    """A signed link's page, or the style sheet it uses."""
+    return request.url.path.startswith(LINK_PATH) or request.url.path == LINK_STYLE
 
 
 def _bearer(request: Request) -> str | None:

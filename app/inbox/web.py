@@ -36,7 +36,7 @@ from temporalio.service import RPCError, RPCStatusCode
 
 from agent_interrupts.app.config import InboxSettings
 from agent_interrupts.app.connect import UNREACHABLE
-from agent_interrupts.app.inbox.access import Guard
+from agent_interrupts.app.inbox.access import LINK_PATH, Guard
 from agent_interrupts.app.inbox.form import (
     ACCEPT,
     CHOICE,
@@ -52,6 +52,7 @@ from agent_interrupts.app.inbox.form import (
     submitted_fields,
 )
 from agent_interrupts.app.inbox.ignored import FILE_NAME, IgnoredQuestions
+from agent_interrupts.app.inbox.links import AnswerLinks
 from agent_interrupts.app.inbox.questions import QuestionReader
 from agent_interrupts.app.inbox.slack import PATH as SLACK_PATH
 from agent_interrupts.app.inbox.slack import SlackDoor
@@ -130,12 +131,14 @@ def create_app(
     the token guard (Slack signs its requests instead)."""
     ignored = IgnoredQuestions(state_dir / FILE_NAME if state_dir else None)
     inbox = Inbox(agents, limit, ui_url, ignored)
+    links = AnswerLinks(agents, settings.signing_secret, inbox.templates)
     app = Starlette(
         routes=[
             Route("/", inbox.page),
             Route("/questions", inbox.questions),
             Route("/cards", inbox.cards),
             Route("/answer", inbox.answer, methods=["POST"]),
+            Route(f"{LINK_PATH}{{token}}", links.handle, methods=["GET", "POST"]),
             Route("/ignore", inbox.ignore, methods=["POST"]),
             Route("/runs/{run_id:path}/graph.svg", inbox.run_graph),
             Route("/static/{name}", _static),
