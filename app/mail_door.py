@@ -32,11 +32,12 @@ from agent_interrupts.app.config import MailDoorSettings
 from agent_interrupts.app.sdk import QUESTION_QUERY_TIMEOUT, AgentWorkflowClient, ResolutionRejected
 from agent_interrupts.models.door_answers import from_door, reply_resolution, reply_text
 from agent_interrupts.models.errors import describe_validation_error
+from agent_interrupts.models.interrupts import Door
 from agent_interrupts.models.limits import clip
 from agent_interrupts.models.policies import MAIL_DOOR_SESSION_TIMEOUT, MAIL_REPLY_BYTES
 from agent_interrupts.models.signing import REPLY, TokenRefused, verify
 
-DOOR = "email"
+DOOR = Door.EMAIL
 TOKEN_IN_SUBJECT = re.compile(r"\[#([A-Za-z0-9_.-]{20,2048})\]")
 """``activities/notify_channels.REPLY_TOKEN_MARK`` as a reply's subject keeps it."""
 TOKEN_IN_ADDRESS = re.compile(r"\+([A-Za-z0-9_.-]{20,})@")

@@ -16,6 +16,7 @@ from pydantic import ValidationError
 
 from agent_interrupts.models.errors import describe_validation_error
 from agent_interrupts.models.interrupts import (
+    Door,
     InterruptRequestBase,
     InterruptResolution,
     OptionKey,
@@ -170,10 +171,8 @@ def _camel(fields: dict[str, object]) -> dict[str, object]:
     return {re.sub(r"_(\w)", lambda m: m[1].upper(), k): v for k, v in fields.items()}
 
 
-def from_door(resolution: InterruptResolution, name: str, door: str) -> InterruptResolution:
-    """``resolution`` signed with the name a door vouches for, and the door it came through
-    where resolutions record one (``door``); ValidationError for a name that is not one."""
-    fields = {**resolution.model_dump(by_alias=True), "answeredBy": name}
-    if "door" in InterruptResolution.model_fields:
-        fields["door"] = door
+def from_door(resolution: InterruptResolution, name: str, door: Door) -> InterruptResolution:
+    """``resolution`` signed with the name a door vouches for, and the door it came through;
+    ValidationError for a name that is not one."""
+    fields = {**resolution.model_dump(by_alias=True), "answeredBy": name, "door": door}
     return InterruptResolution.model_validate(fields)

@@ -31,10 +31,10 @@ from agent_interrupts.app.sdk import (
 from agent_interrupts.models.door_answers import from_door, link_resolution
 from agent_interrupts.models.errors import describe_validation_error
 from agent_interrupts.models.interrupt_flow import InterruptStatus
-from agent_interrupts.models.interrupts import InterruptResolution
+from agent_interrupts.models.interrupts import Door, InterruptResolution
 from agent_interrupts.models.signing import Grant, TokenRefused, form_key, verify
 
-DOOR = "link"
+DOOR = Door.LINK
 MAX_FORM_BYTES = 4 * 1024
 """The confirming form holds one key."""
 

@@ -165,6 +165,7 @@ def listening(settings: InboxSettings) -> socket.socket:
             f"cannot listen on {settings.host}:{settings.port} ({err.strerror}); choose another "
             "--port (or AGENTS_INBOX_PORT) or --host"
         ) from None
+    sock.listen(socket.SOMAXCONN)  # connections wait in the backlog until the server accepts
     return sock
 
 
