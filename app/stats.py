@@ -16,25 +16,27 @@ from temporalio.client import Client
 from agent_interrupts.activities.agreement import Agreement, QuestionKind, verdicts
 from agent_interrupts.app.export import plural, select_runs
 from agent_interrupts.app.history import RecordedRun, read_run
-from agent_interrupts.models.agent_types import AgentType
 from agent_interrupts.models.errors import TeamNotHere
 from agent_interrupts.models.ids import parse_context_id
 from agent_interrupts.models.interrupt_flow import ShadowAnswer
 from agent_interrupts.models.interrupts import (
-    AnyInterruptRequest,
-    DispatchedAgentInterruptRequest,
     InterruptResolution,
     InterruptType,
     OptionKey,
     ResolvedBy,
 )
-from agent_interrupts.models.results import (
+from agent_interrupts.models.team_build import team_of
+from agent_interrupts.models.team_spec import SOFTWARE_TEAM_NAME, Role, TeamPin
+from agent_interrupts.teams.software.agents import AgentType
+from agent_interrupts.teams.software.questions import (
+    AnyInterruptRequest,
+    DispatchedAgentInterruptRequest,
+)
+from agent_interrupts.teams.software.results import (
     MIN_DISCOVERY_TAGS,
     MIN_FILE_REFERENCES,
     MIN_GENERATED_QUERIES,
 )
-from agent_interrupts.models.team_build import team_of
-from agent_interrupts.models.team_spec import SOFTWARE_TEAM_NAME, Role, TeamPin
 
 SC011_TAGS, SC011_QUERIES, SC011_REFERENCES = (
     MIN_DISCOVERY_TAGS,

@@ -45,10 +45,8 @@ from agent_interrupts.models.ids import ref_component
 from agent_interrupts.models.interrupts import (
     ChoiceOption,
     ConfirmationItem,
-    ConflictFile,
     InterruptResolution,
     InterruptType,
-    MergerInterruptRequest,
     OptionKey,
     StructuredChoice,
 )
@@ -62,16 +60,19 @@ from agent_interrupts.models.results import (
     CodeChange,
     CommitInfo,
     MergeConflict,
-    MergerResult,
-    OrchestratorCollectorResult,
     ReferenceCheck,
-    TicketAgentResult,
     VerificationStatus,
 )
 from agent_interrupts.models.routing import Routing
-from agent_interrupts.models.routings import MergerRouting
 from agent_interrupts.models.state import PendingStep
 from agent_interrupts.models.team_spec import Role
+from agent_interrupts.teams.software.questions import ConflictFile, MergerInterruptRequest
+from agent_interrupts.teams.software.results import (
+    MergerResult,
+    OrchestratorCollectorResult,
+    TicketAgentResult,
+)
+from agent_interrupts.teams.software.routings import MergerRouting
 from agent_interrupts.workflows.patches import CODE_CHANGES, WORKTREE_LIMIT_ASKS
 from agent_interrupts.workflows.run_book import RunBook
 
