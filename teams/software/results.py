@@ -1,5 +1,5 @@
-"""The software team's results (agents FR-030..080): what each of its agents returns, and the
-records only they use. The base results are ``models/results.py``'s."""
+"""The software team's results: what each of its agents returns, and the records only they use.
+The base results are ``models/results.py``'s."""
 
 from __future__ import annotations
 
