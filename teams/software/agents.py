@@ -55,5 +55,10 @@ COLLECTED_AGENTS: dict[str, str] = {
 """Collectors and the dispatched agents whose results they consolidate."""
 
 register_typed_agents(AgentType)
-for _model in (results.Assignment, results.InputReference):
+for _model in (
+    results.Assignment,
+    results.InputReference,
+    results.Delegation,
+    results.Consolidation,
+):
     _model.model_rebuild(_types_namespace={"AgentType": AgentType})

@@ -96,7 +96,13 @@ def test_loading_the_team_completes_the_generic_models_it_names() -> None:
 import json
 import agent_interrupts.teams.software
 from agent_interrupts.models.interrupts import AgentQuestion, DispatchInterruptRequest
+from agent_interrupts.models import interrupts, results
 from agent_interrupts.models.results import Delegation
+
+generic = [*vars(interrupts).values(), *vars(results).values()]
+models = [m for m in generic if isinstance(m, type) and hasattr(m, "__pydantic_complete__")]
+incomplete = [m for m in models if not m.__pydantic_complete__]
+assert not incomplete, incomplete
 
 base = {"type": "HUMAN_REVIEW", "reason": "r", "choices": [], "confirmationItems": [],
         "contextForDecision": "c"}
