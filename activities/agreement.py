@@ -13,7 +13,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from enum import StrEnum
 
-from agent_interrupts.models.interrupts import AnyInterruptRequest, InterruptResolution, OptionKey
+from agent_interrupts.models.interrupts import InterruptResolution, OptionKey
+from agent_interrupts.teams.software.questions import AnyInterruptRequest
 
 Z_95 = 1.959964
 """The normal quantile of a two-sided 95% confidence interval."""

@@ -31,7 +31,7 @@ from agent_interrupts.models.interrupt_flow import (
     ShadowAnswer,
     ShadowInput,
 )
-from agent_interrupts.models.interrupts import AnyInterruptRequest
+from agent_interrupts.teams.software.questions import AnyInterruptRequest
 
 MIN_ANSWERS = 20
 """Shadowed answers of a kind before the controller answers it (``AGENT_AUTONOMY_MIN_ANSWERS``)."""

@@ -30,12 +30,15 @@ from agent_interrupts.activities.routing_info import route_options
 from agent_interrupts.models.agent_call import SUPERVISOR_MESSAGE_PREFIX
 from agent_interrupts.models.agent_types import AgentType, Terminal, agent_name
 from agent_interrupts.models.graph import NODES_BY_OUTPUT
+from agent_interrupts.models.agent_types import Terminal, agent_name
+from agent_interrupts.models.graph import NODES, NODES_BY_OUTPUT
 from agent_interrupts.models.ids import agent_key, dispatched_agent_key
-from agent_interrupts.models.interrupts import InterruptRouting
 from agent_interrupts.models.requests import CONTEXT_FOUND
 from agent_interrupts.models.routing import Routing
 from agent_interrupts.models.team import Node
 from agent_interrupts.models.team_build import TEAMS, TeamRegistry
+from agent_interrupts.teams.software.agents import AgentType
+from agent_interrupts.teams.software.routings import InterruptRouting
 
 RESOLVED_MARKER = "## Interrupt resolution"
 """Prompt heading that tells the offline model this agent's question was already answered."""

@@ -7,29 +7,33 @@ from collections import defaultdict
 from typing import Any
 
 from agent_interrupts.models.agent_call import AgentCall
-from agent_interrupts.models.agent_types import COLLECTED_AGENTS, Terminal
+from agent_interrupts.models.agent_types import Terminal
 from agent_interrupts.models.base import WireModel
-from agent_interrupts.models.contexts import CURATED_BY, curated_ids_in
+from agent_interrupts.models.contexts import curated_ids_in
 from agent_interrupts.models.results import (
     AgentResult,
-    ConsolidatedReference,
     Consolidation,
-    CrossLink,
     DecisionType,
     Delegation,
+    InputReference,
+    Metric,
+)
+from agent_interrupts.models.routing import Routing
+from agent_interrupts.teams.software.agents import COLLECTED_AGENTS
+from agent_interrupts.teams.software.contexts import CURATED_BY
+from agent_interrupts.teams.software.results import (
+    ConsolidatedReference,
+    CrossLink,
     DiagramEdge,
     DiscoveryAgentResult,
     DiscoveryCollectorResult,
-    InputReference,
     MergerResult,
-    Metric,
     PlannedTicket,
     PlanningAgentResult,
     PlanningCollectorResult,
     ReviewResult,
     TicketAgentResult,
 )
-from agent_interrupts.models.routing import Routing
 
 
 def decorate(output: WireModel, call: AgentCall) -> None:

@@ -14,11 +14,11 @@ from collections.abc import Mapping, Set
 from typing import Any
 
 from agent_interrupts.activities.output_schema import OutputProfile, decoder_schema
-from agent_interrupts.models.agent_types import AgentType
-from agent_interrupts.models.interrupts import InterruptRouting
 from agent_interrupts.models.routing import Routing
 from agent_interrupts.models.team import Team
 from agent_interrupts.models.team_spec import Role
+from agent_interrupts.teams.software.agents import AgentType
+from agent_interrupts.teams.software.routings import InterruptRouting
 
 ROUTE_OF: dict[str, str] = {
     agent: route for agent in AgentType if (route := InterruptRouting.route_for(agent)) is not None

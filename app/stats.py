@@ -26,14 +26,19 @@ from agent_interrupts.app.success_criteria import (
 from agent_interrupts.models.errors import TeamNotHere
 from agent_interrupts.models.interrupt_flow import ShadowAnswer
 from agent_interrupts.models.interrupts import (
-    AnyInterruptRequest,
-    DispatchedAgentInterruptRequest,
     InterruptResolution,
     InterruptType,
     OptionKey,
     ResolvedBy,
 )
-from agent_interrupts.models.results import (
+from agent_interrupts.models.team_build import team_of
+from agent_interrupts.models.team_spec import SOFTWARE_TEAM_NAME, Role, TeamPin
+from agent_interrupts.teams.software.agents import AgentType
+from agent_interrupts.teams.software.questions import (
+    AnyInterruptRequest,
+    DispatchedAgentInterruptRequest,
+)
+from agent_interrupts.teams.software.results import (
     MIN_DISCOVERY_TAGS,
     MIN_FILE_REFERENCES,
     MIN_GENERATED_QUERIES,

@@ -61,11 +61,12 @@ PURE_WORKFLOW_MODULES = tuple(
 
 WORKFLOW_RUNNER = SandboxedWorkflowRunner(
     restrictions=SandboxRestrictions.default.with_passthrough_modules(
-        "agent_interrupts.models", "pydantic", *PURE_WORKFLOW_MODULES
+        "agent_interrupts.models", "agent_interrupts.teams", "pydantic", *PURE_WORKFLOW_MODULES
     )
 )
-"""Our pydantic models and the workflows' pure helpers are passed through the sandbox: imported
-once per worker instead of once per run, and one class identity in and out."""
+"""Our pydantic models (the generic ones and the software team's, ``teams/software/``) and the
+workflows' pure helpers are passed through the sandbox: imported once per worker instead of once
+per run, and one class identity in and out."""
 
 
 def openai_client(settings: LlmSettings, offline: OfflineModel | None = None) -> AsyncOpenAI:

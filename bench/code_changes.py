@@ -32,9 +32,9 @@ from agent_interrupts.activities.tools.settings import ToolSettings
 from agent_interrupts.activities.tools.workspace import pin
 from agent_interrupts.app.worker_setup import build_worker
 from agent_interrupts.models.code import CommitRequest, MergeRequest, TicketBranch
-from agent_interrupts.models.results import OrchestratorCollectorResult
 from agent_interrupts.models.state import OrchestratorInput
 from agent_interrupts.models.tools import WorkspaceSpec
+from agent_interrupts.teams.software.results import OrchestratorCollectorResult
 from agent_interrupts.workflows.orchestrator import OrchestratorWorkflow
 from bench.harness import bench_parser, fresh_id, run_on_dev_server, versions, versus_aim
 from bench.tools import make_repository

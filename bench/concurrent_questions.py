@@ -40,8 +40,8 @@ from agent_interrupts.activities.offline_model import OfflineModel, OfflineScena
 from agent_interrupts.app.process_exit import exit_now
 from agent_interrupts.app.worker_setup import build_worker
 from agent_interrupts.models.interrupt_flow import RESOLVE_SIGNAL
-from agent_interrupts.models.routings import TicketAgentRouting
 from agent_interrupts.models.state import OrchestratorInput
+from agent_interrupts.teams.software.routings import TicketAgentRouting
 from agent_interrupts.workflows.orchestrator import OrchestratorWorkflow
 from bench.harness import DEFAULT_GAP, bench_parser, fresh_id, repeat, run_on_dev_server, versions
 from bench.history_times import (

@@ -28,10 +28,10 @@ from agent_interrupts.activities.tools.results import ToolResultStore
 from agent_interrupts.activities.tools.settings import ToolSettings
 from agent_interrupts.app.export import ExportSummary, export
 from agent_interrupts.app.worker_setup import build_worker
-from agent_interrupts.models.agent_types import AgentType
 from agent_interrupts.models.interrupts import InterruptResolution
 from agent_interrupts.models.state import OrchestratorInput
 from agent_interrupts.models.tools import WorkspaceSpec
+from agent_interrupts.teams.software.agents import AgentType
 from agent_interrupts.workflows.interrupt import InterruptWorkflow
 from agent_interrupts.workflows.orchestrator import OrchestratorWorkflow
 from bench.harness import bench_parser, fresh_id, run_on_dev_server, versions

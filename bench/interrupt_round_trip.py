@@ -78,16 +78,16 @@ with workflow.unsafe.imports_passed_through():
     from agent_interrupts.activities.route_filter import ROUTE_OF, routing_schema
     from agent_interrupts.app.process_exit import exit_now
     from agent_interrupts.app.worker_setup import build_worker
-    from agent_interrupts.models.agent_types import AgentType
     from agent_interrupts.models.interrupt_flow import RESOLVE_SIGNAL, InterruptState
     from agent_interrupts.models.interrupts import (
         InterruptRequestBase,
         InterruptResolution,
-        InterruptRouting,
         InterruptType,
         OptionKey,
     )
     from agent_interrupts.models.state import OrchestratorInput
+    from agent_interrupts.teams.software.agents import AgentType
+    from agent_interrupts.teams.software.routings import InterruptRouting
     from agent_interrupts.workflows.interrupt import InterruptWorkflow
     from agent_interrupts.workflows.orchestrator import OrchestratorWorkflow
     from bench import tokens

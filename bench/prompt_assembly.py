@@ -65,11 +65,12 @@ from agent_interrupts.models.agent_call import (
     HistoryDigestEntry,
     PreviousContext,
 )
-from agent_interrupts.models.agent_types import DISPATCHED_AGENTS, AgentType, slug
+from agent_interrupts.models.agent_types import slug
 from agent_interrupts.models.graph import NODES, SOFTWARE_TEAM, Node
 from agent_interrupts.models.ids import make_context_id
 from agent_interrupts.models.limits import compact_json
 from agent_interrupts.models.routing import Routing
+from agent_interrupts.teams.software.agents import DISPATCHED_AGENTS, AgentType
 from agent_interrupts.workflows.blackboard import RECENT_FOR_PROMPTS
 from bench.harness import bench_parser
 from bench.tokens import counter

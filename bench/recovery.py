@@ -36,7 +36,7 @@ from temporalio.client import Client, WorkflowHandle
 
 from agent_interrupts.activities.offline_model import OfflineScenario
 from agent_interrupts.app.process_exit import exit_now
-from agent_interrupts.models.results import OrchestratorCollectorResult
+from agent_interrupts.teams.software.results import OrchestratorCollectorResult
 from bench.harness import (
     bench_parser,
     run_on_dev_server,

@@ -73,7 +73,7 @@ from agent_interrupts.activities.prompting import PromptRenderer
 from agent_interrupts.app.data_converter import DATA_CONVERTER
 from agent_interrupts.app.worker_setup import build_worker, openai_client
 from agent_interrupts.models.agent_call import AgentCall
-from agent_interrupts.models.agent_types import DISPATCHED_AGENTS, AgentType, Terminal, slug
+from agent_interrupts.models.agent_types import Terminal, slug
 from agent_interrupts.models.graph import NODES, SOFTWARE_TEAM, Node
 from agent_interrupts.models.interrupts import InterruptRequestBase
 from agent_interrupts.models.requests import AgentRequest
@@ -85,6 +85,7 @@ from agent_interrupts.models.team_files import (
     load_teams,
 )
 from agent_interrupts.models.team_spec import END, MAX_FIELDS, FieldSpec, Role, TeamPin, TeamSpec
+from agent_interrupts.teams.software.agents import DISPATCHED_AGENTS, AgentType
 from bench.harness import bench_parser, fresh_id, load_average, run_on_dev_server, versus_aim
 from bench.prompt_assembly import realistic_call
 from bench.software_team import (

@@ -65,9 +65,9 @@ from agent_interrupts.activities.offline_model import OfflineModel, OfflineScena
 from agent_interrupts.app.process_exit import exit_now
 from agent_interrupts.app.stack import pollers
 from agent_interrupts.app.worker_setup import build_worker
-from agent_interrupts.models.agent_types import AgentType
 from agent_interrupts.models.graph import NODES
 from agent_interrupts.models.state import OrchestratorInput
+from agent_interrupts.teams.software.agents import AgentType
 from agent_interrupts.workflows.orchestrator import OrchestratorWorkflow
 from bench.harness import (
     BareRounds,

@@ -36,8 +36,8 @@ from agent_interrupts.activities.tools.settings import ToolSettings
 from agent_interrupts.activities.tools.workspace import Workspace
 from agent_interrupts.app.worker_setup import openai_client
 from agent_interrupts.models.agent_call import AgentCall, AgentReply
-from agent_interrupts.models.agent_types import AgentType
 from agent_interrupts.models.tools import PinnedWorkspace
+from agent_interrupts.teams.software.agents import AgentType
 from agent_interrupts.workflows.supervised_call import SupervisedCalls
 from bench.harness import bench_parser, fresh_id, repeat, run_on_dev_server, versions
 

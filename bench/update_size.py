@@ -37,11 +37,11 @@ from agent_interrupts.activities.offline_model import OfflineScenario
 from agent_interrupts.app.binaries import temporal_cli
 from agent_interrupts.app.process_exit import exit_now
 from agent_interrupts.app.worker_setup import build_worker
-from agent_interrupts.models.agent_types import AgentType
 from agent_interrupts.models.errors import failure_message
 from agent_interrupts.models.interrupts import InterruptRequestBase
 from agent_interrupts.models.limits import SERVER_PAYLOAD_BYTES
 from agent_interrupts.models.state import OrchestratorInput
+from agent_interrupts.teams.software.agents import AgentType
 from agent_interrupts.workflows.interrupt import InterruptWorkflow
 from agent_interrupts.workflows.orchestrator import OrchestratorWorkflow
 from agent_interrupts.workflows.visibility import dev_server_args

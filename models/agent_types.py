@@ -1,4 +1,6 @@
-"""Agent types (as in FR-081's table) and the route marker that ties a routing field to a node."""
+"""Agents' names on the wire (``AgentName``), route targets and the route marker that ties a
+routing field to a node. A team whose typed models name its agents by an enum (the software
+team's ``AgentType``, ``teams/software/agents.py``) registers it here when it loads."""
 
 from __future__ import annotations
 
@@ -8,48 +10,6 @@ from enum import StrEnum
 from typing import Annotated
 
 from pydantic import AfterValidator, StringConstraints
-
-
-class AgentType(StrEnum):
-    """Every agent of the graph, named as in the spec."""
-
-    ORCHESTRATOR = "ORCHESTRATOR"
-    ORCHESTRATOR_COLLECTOR = "ORCHESTRATOR_COLLECTOR"
-    DISCOVERY_ORCHESTRATOR = "DISCOVERY_ORCHESTRATOR"
-    DISCOVERY_DISPATCH = "DISCOVERY_DISPATCH"
-    DISCOVERY_AGENT = "DISCOVERY_AGENT"
-    DISCOVERY_COLLECTOR = "DISCOVERY_COLLECTOR"
-    PLANNING_ORCHESTRATOR = "PLANNING_ORCHESTRATOR"
-    PLANNING_DISPATCH = "PLANNING_DISPATCH"
-    PLANNING_AGENT = "PLANNING_AGENT"
-    PLANNING_COLLECTOR = "PLANNING_COLLECTOR"
-    TICKET_ORCHESTRATOR = "TICKET_ORCHESTRATOR"
-    TICKET_DISPATCH = "TICKET_DISPATCH"
-    TICKET_AGENT = "TICKET_AGENT"
-    TICKET_COLLECTOR = "TICKET_COLLECTOR"
-    REVIEW_AGENT = "REVIEW_AGENT"
-    MERGER_AGENT = "MERGER_AGENT"
-    CONTEXT_MANAGER = "CONTEXT_MANAGER"
-
-    @property
-    def slug(self) -> str:
-        """Kebab-case name used in node ids and context ids (``discovery-collector``)."""
-        return slug(self.value)
-
-
-DISPATCHED_AGENTS: dict[str, str] = {
-    AgentType.DISCOVERY_AGENT: AgentType.DISCOVERY_DISPATCH,
-    AgentType.PLANNING_AGENT: AgentType.PLANNING_DISPATCH,
-    AgentType.TICKET_AGENT: AgentType.TICKET_DISPATCH,
-}
-"""Dispatched agents and the dispatch node that raises their questions (handler US4)."""
-
-COLLECTED_AGENTS: dict[str, str] = {
-    AgentType.DISCOVERY_COLLECTOR: AgentType.DISCOVERY_AGENT,
-    AgentType.PLANNING_COLLECTOR: AgentType.PLANNING_AGENT,
-    AgentType.TICKET_COLLECTOR: AgentType.TICKET_AGENT,
-}
-"""Collectors and the dispatched agents whose results they consolidate."""
 
 
 class Terminal(StrEnum):
@@ -67,20 +27,30 @@ AGENT_NAME_PATTERN = r"^[A-Z][A-Z0-9_]{0,47}$"
 """An agent's name: upper case, digits and underscores, at most 48 characters."""
 
 
+_TYPED_AGENTS: dict[str, StrEnum] = {}
+"""Agent names that decode to an enum's members, filled by ``register_typed_agents``."""
+
+
+def register_typed_agents(names: type[StrEnum]) -> None:
+    """Decode ``names``' values to its members from now on (a team's package calls it once, when
+    it loads; the worker loads it before any workflow runs)."""
+    _TYPED_AGENTS.update({member.value: member for member in names})
+
+
+def typed_agent_names() -> frozenset[str]:
+    """The names registered by ``register_typed_agents`` (the software team's)."""
+    return frozenset(_TYPED_AGENTS)
+
+
 def agent_name(value: str) -> str:
-    """The software team's member for one of its names; a team's own agent name as it is."""
-    if isinstance(value, AgentType):
-        return value
-    try:
-        return AgentType(value)
-    except ValueError:
-        return value
+    """The registered enum's member for one of its names; any other team's name as it is."""
+    return _TYPED_AGENTS.get(value, value)
 
 
 AgentName = Annotated[
     str, StringConstraints(pattern=AGENT_NAME_PATTERN), AfterValidator(agent_name)
 ]
-"""An agent of any team on the wire: the software team's names decode to ``AgentType``
+"""An agent of any team on the wire: the software team's names decode to its ``AgentType``
 members (so ``is`` comparisons keep working), other teams' names stay strings."""
 
 
@@ -99,9 +69,9 @@ def is_agent(target: RouteTarget) -> bool:
     return not isinstance(target, Terminal) and re.fullmatch(AGENT_NAME_PATTERN, target) is not None
 
 
-RouteTarget = AgentType | Terminal | str
-"""Where a route leads: an agent of the run's team (a string for teams other than the software
-team) or a terminal."""
+RouteTarget = Terminal | str
+"""Where a route leads: an agent of the run's team (the software team's ``AgentType`` members
+are strings too) or a terminal."""
 
 
 @dataclass(frozen=True)

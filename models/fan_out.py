@@ -5,8 +5,8 @@ from __future__ import annotations
 from typing import Any
 
 from agent_interrupts.models.base import WireModel
-from agent_interrupts.models.interrupts import DispatchedAgentInterruptRequest
-from agent_interrupts.models.results import DispatchedAgentResult
+from agent_interrupts.teams.software.questions import DispatchedAgentInterruptRequest
+from agent_interrupts.teams.software.results import DispatchedAgentResult
 
 
 class HeldAgent(WireModel):

@@ -15,13 +15,13 @@ from agent_interrupts.models.base import WireModel
 from agent_interrupts.models.interrupt_events import InterruptRequestEvent
 from agent_interrupts.models.interrupts import (
     DEFAULT_INTERRUPT_TIMEOUT_SECONDS,
-    AnyInterruptRequest,
     InterruptResolution,
     OptionKey,
     TimeoutOutcome,
 )
 from agent_interrupts.models.state import GraphEvent
 from agent_interrupts.models.team_spec import TeamPin
+from agent_interrupts.teams.software.questions import AnyInterruptRequest
 
 RESOLVE_SIGNAL = "resolve"
 """InterruptWorkflow's signal that carries a resolution (Temporal UI / CLI)."""

@@ -1,40 +1,28 @@
-"""Typed interrupt requests (US19-22), resolutions, and InterruptRouting (the routing contract)."""
+"""Typed interrupt requests (US19-22): the question every agent's question extends
+(``InterruptRequestBase``: reason, structured choices, confirmation items), a declared team's
+question, a dispatch node's question with its agents' own, and the answer (resolutions).
+
+The software team's per-agent questions, their tagged unions (``AnyInterruptRequest``,
+``DispatchedAgentInterruptRequest``) and ``InterruptRouting`` are ``teams/software/questions.py``'s
+and ``teams/software/routings.py``'s. ``AgentQuestion`` holds a dispatched agent's question of
+any team: its union is filled in by the software team's package when it loads, so this module
+imports no team."""
 
 from __future__ import annotations
 
 from enum import StrEnum
-from typing import Annotated, Any, Literal, Self
+from typing import TYPE_CHECKING, Self
 
-from pydantic import ConfigDict, Discriminator, Field, Tag, model_validator
+from pydantic import ConfigDict, Field, model_validator
 from pydantic.json_schema import SkipJsonSchema
 
 from agent_interrupts.models.agent_call import CallRecord
-from agent_interrupts.models.agent_types import AgentName, AgentType, Route
+from agent_interrupts.models.agent_types import AgentName
 from agent_interrupts.models.base import WireModel
 from agent_interrupts.models.limits import MAX_ITEMS, Answer, Id, PersonName, Text, clip
-from agent_interrupts.models.requests import (
-    ContextManagerRoutingRequest,
-    DiscoveryAgentRequests,
-    DiscoveryCollectorRequest,
-    DiscoveryOrchestratorRequest,
-    MergerRequest,
-    OrchestratorCollectorRequest,
-    OrchestratorRequest,
-    PlanningAgentRequests,
-    PlanningCollectorRequest,
-    PlanningOrchestratorRequest,
-    ReviewRequest,
-    TicketAgentRequests,
-    TicketCollectorRequest,
-    TicketOrchestratorRequest,
-)
-from agent_interrupts.models.results import (
-    AssessmentStatus,
-    FileReference,
-    Recommendation,
-    VerificationStatus,
-)
-from agent_interrupts.models.routing import Routing
+
+if TYPE_CHECKING:
+    from agent_interrupts.teams.software.questions import DispatchedAgentInterruptRequest
 
 DEFAULT_INTERRUPT_TIMEOUT_SECONDS = 24 * 60 * 60
 
@@ -283,319 +271,10 @@ def _id_problems(what: str, ids: list[str]) -> list[str]:
     return found
 
 
-def _origin(agent: str) -> Any:
-    return Field(default=agent, description="Set by the system, never by the model.")
-
-
-# --- typed items of the agent-specific fields (US24-US41) -------------------------------------
-
-
-class PhaseDecision(StrEnum):
-    ADVANCE_PHASE = "ADVANCE_PHASE"
-    ROUTE_BACK = "ROUTE_BACK"
-    STOP = "STOP"
-
-
-class Severity(StrEnum):
-    LOW = "LOW"
-    MEDIUM = "MEDIUM"
-    HIGH = "HIGH"
-
-
-class CollectorSummary(WireModel):
-    phase: str = Field(description="The phase the collector closed (DISCOVERY, PLANNING ...).")
-    result_id: str = Field(description="The collector result's context id.")
-    summary: str = Field(description="What it concluded, in one sentence.")
-
-
-class ProposedSubdomain(WireModel):
-    name: str = Field(description="The subdomain: a module, a layer or a concern.")
-    focus: str = Field(description="What its discovery agent should find out.")
-    rationale: str = Field(description="Why it is a subdomain of its own.")
-
-
-class BoundaryDecision(WireModel):
-    path: str = Field(description="The file or directory the boundary runs through.")
-    boundary: str = Field(description="Where the subdomain starts or ends here, and why.")
-
-
-class SubdomainBoundary(WireModel):
-    subdomain: str = Field(description="The subdomain.")
-    paths: list[str] = Field(description="The files and directories inside it.")
-    rationale: str = Field(description="Why the boundary is drawn here and what it leaves out.")
-
-
-class ProposedTicket(WireModel):
-    ticket_id: str = Field(description="A unique id such as T-001.")
-    title: str = Field(description="What the ticket delivers, in a few words.")
-    description: str = Field(description="The change, and how to tell it is done.")
-    dependencies: list[str] = Field(description="ticketIds this ticket needs done first.")
-    discovery_links: list[str] = Field(
-        description="Context ids or file paths of the discovery findings it builds on."
-    )
-
-
-class ArchitectureDecision(WireModel):
-    decision: str = Field(description="The decision, e.g. one token bucket per client in Redis.")
-    alternatives: list[str] = Field(description="The alternatives you weighed.")
-    implications: str = Field(description="What it changes for the implementation and tickets.")
-
-
-class DependencyConflict(WireModel):
-    ticket_id: str = Field(description="The ticket whose dependencies conflict.")
-    depends_on: list[str] = Field(description="The ticketIds involved.")
-    problem: str = Field(description="The conflict: a cycle, a missing ticket, a shared change.")
-
-
-class ScopedTicket(WireModel):
-    ticket_id: str = Field(description="The planned ticket.")
-    priority: int = Field(description="1 is implemented first.")
-    in_scope: bool = Field(description="Whether it is part of this implementation round.")
-
-
-class FileChange(WireModel):
-    path: str = Field(description="The file.")
-    change: str = Field(description="What changes in it and why.")
-
-
-class PlannedTest(WireModel):
-    test: str = Field(description="The test or test suite.")
-    covers: str = Field(description="The behaviour or risk it covers.")
-
-
-class ImplementationApproach(WireModel):
-    approach: str = Field(description="The approach in one sentence.")
-    trade_offs: str = Field(description="What it costs and what it buys.")
-
-
-class TicketCompletion(WireModel):
-    ticket_id: str = Field(description="The ticket.")
-    status: VerificationStatus = Field(description="VERIFIED, PARTIAL or FAILED.")
-    note: str = Field(description="What is done and what is missing.")
-
-
-class AssessmentFinding(WireModel):
-    finding: str = Field(description="What the review found.")
-    severity: Severity = Field(description="LOW, MEDIUM or HIGH.")
-
-
-class ConflictFile(WireModel):
-    path: str = Field(description="The conflicting file.")
-    diff_summary: str = Field(description="What each side changed, in one or two sentences.")
-
-
-class ContextFinding(WireModel):
-    finding: str = Field(description="The piece of context.")
-    source: str = Field(description="Where it came from: a context id or a file path.")
-    relevance: float = Field(description="0 (unrelated) to 1 (exactly what was asked for).")
-
-
 class DispatchRoutingDecision(WireModel):
     agent: str = Field(description="The dispatched agent: its subdomain, area or ticket.")
     assignment: str = Field(description="What it was given to do.")
     rationale: str = Field(description="Why the work was routed to it this way.")
-
-
-# --- one typed interrupt request per agent (FR-081, FR-103..108) -----------------------------
-
-
-class OrchestratorInterruptRequest(InterruptRequestBase):
-    origin: SkipJsonSchema[Literal[AgentType.ORCHESTRATOR]] = _origin(AgentType.ORCHESTRATOR)
-    phase: str = Field(description="The phase the run is in (DISCOVERY, PLANNING, TICKETS ...).")
-    proposed_next_phase: str = Field(description="The phase you would go to next, and why.")
-    goal: str = Field(
-        description="The goal as you read it: your interpretation in one or two sentences, "
-        "with what you take to be in and out of scope."
-    )
-    workflow_context: str = Field(
-        description="What the run has done so far that bears on the decision: phases done, "
-        "routes back, earlier answers, with their context ids."
-    )
-
-
-class OrchestratorCollectorInterruptRequest(InterruptRequestBase):
-    origin: SkipJsonSchema[Literal[AgentType.ORCHESTRATOR_COLLECTOR]] = _origin(
-        AgentType.ORCHESTRATOR_COLLECTOR
-    )
-    phase_decision: PhaseDecision = Field(
-        description="The decision you lean to; offer it and its alternatives as choices, each "
-        "saying what it means for the rest of the run."
-    )
-    collector_results: list[CollectorSummary] = Field(
-        description="One item per phase collector result that informs the decision."
-    )
-    advancement_rationale: str = Field(
-        description="Why you lean to that decision, and what would change your mind."
-    )
-
-
-class DiscoveryOrchestratorInterruptRequest(InterruptRequestBase):
-    origin: SkipJsonSchema[Literal[AgentType.DISCOVERY_ORCHESTRATOR]] = _origin(
-        AgentType.DISCOVERY_ORCHESTRATOR
-    )
-    subdomain_partitioning: list[ProposedSubdomain] = Field(
-        description="The subdomains you propose, one discovery agent each, with the rationale."
-    )
-    scope: str = Field(
-        description="The coverage you propose, broad (every module, shallow) or deep (a few "
-        "modules, thorough), and why."
-    )
-    dispatch_plan: str = Field(
-        description="How many discovery agents on what, and what that costs in time and tokens."
-    )
-
-
-class DiscoveryAgentInterruptRequest(InterruptRequestBase):
-    origin: SkipJsonSchema[Literal[AgentType.DISCOVERY_AGENT]] = _origin(AgentType.DISCOVERY_AGENT)
-    code_findings: list[FileReference] = Field(
-        description="The code your question is about: path, lines, relevance 0-1, and a note."
-    )
-    boundary_decisions: list[BoundaryDecision] = Field(
-        description="The subdomain boundaries you propose, by file or directory."
-    )
-    pattern_observations: list[str] = Field(
-        description="Patterns you saw whose meaning you are unsure of."
-    )
-
-
-class DiscoveryCollectorInterruptRequest(InterruptRequestBase):
-    origin: SkipJsonSchema[Literal[AgentType.DISCOVERY_COLLECTOR]] = _origin(
-        AgentType.DISCOVERY_COLLECTOR
-    )
-    code_references: list[FileReference] = Field(
-        description="The consolidated code references the decision rests on: path, lines, "
-        "relevance 0-1, note."
-    )
-    subdomain_boundaries: list[SubdomainBoundary] = Field(
-        description="The subdomain boundaries you propose after consolidation."
-    )
-    recommendations: list[Recommendation] = Field(
-        description="Your recommendations, each one also a confirmation item to approve or reject."
-    )
-    merge_decisions: list[str] = Field(
-        description="How you merged overlapping reports: what you deduplicated or dropped."
-    )
-
-
-class PlanningOrchestratorInterruptRequest(InterruptRequestBase):
-    origin: SkipJsonSchema[Literal[AgentType.PLANNING_ORCHESTRATOR]] = _origin(
-        AgentType.PLANNING_ORCHESTRATOR
-    )
-    ticket_decomposition: list[str] = Field(
-        description="The planning areas (or ticket groups) you propose, one per item."
-    )
-    granularity_rationale: str = Field(description="Why the work is cut at this granularity.")
-    discovery_context: str = Field(
-        description="The discovery findings you are weighing, with their context ids."
-    )
-    planning_scope: str = Field(
-        description="The scope you propose, minimal or comprehensive, and what it leaves out."
-    )
-
-
-class PlanningAgentInterruptRequest(InterruptRequestBase):
-    origin: SkipJsonSchema[Literal[AgentType.PLANNING_AGENT]] = _origin(AgentType.PLANNING_AGENT)
-    proposed_tickets: list[ProposedTicket] = Field(
-        description="The tickets you would plan: ids, descriptions, dependencies, and the "
-        "discovery findings each builds on."
-    )
-    architecture_decisions: list[ArchitectureDecision] = Field(
-        description="The architecture decisions your tickets depend on, with the alternatives."
-    )
-    discovery_references: list[str] = Field(
-        description="Context ids and file paths of the discovery findings your plan relies on."
-    )
-
-
-class PlanningCollectorInterruptRequest(InterruptRequestBase):
-    origin: SkipJsonSchema[Literal[AgentType.PLANNING_COLLECTOR]] = _origin(
-        AgentType.PLANNING_COLLECTOR
-    )
-    consolidated_tickets: list[ProposedTicket] = Field(
-        description="The consolidated ticket list as you would hand it on."
-    )
-    dependency_conflicts: list[DependencyConflict] = Field(
-        description="Dependency conflicts between tickets; offer resolutions as choices."
-    )
-    merge_decisions: list[str] = Field(
-        description="Tickets you merged or deduplicated, and why; each one also a confirmation."
-    )
-
-
-class TicketOrchestratorInterruptRequest(InterruptRequestBase):
-    origin: SkipJsonSchema[Literal[AgentType.TICKET_ORCHESTRATOR]] = _origin(
-        AgentType.TICKET_ORCHESTRATOR
-    )
-    implementation_scope: list[ScopedTicket] = Field(
-        description="The planned tickets with their priority and whether this round does them."
-    )
-    planning_context: str = Field(
-        description="The planning decisions you are relying on, with their context ids."
-    )
-    execution_strategy: str = Field(description="Sequential or parallel implementation, and why.")
-
-
-class TicketAgentInterruptRequest(InterruptRequestBase):
-    origin: SkipJsonSchema[Literal[AgentType.TICKET_AGENT]] = _origin(AgentType.TICKET_AGENT)
-    files_to_modify: list[FileChange] = Field(
-        description="The files you would change, each with what changes."
-    )
-    test_strategies: list[PlannedTest] = Field(
-        description="The tests you would add or run; each one also a confirmation item."
-    )
-    implementation_approaches: list[ImplementationApproach] = Field(
-        description="The approaches you weigh, with their trade-offs; offer them as choices."
-    )
-
-
-class TicketCollectorInterruptRequest(InterruptRequestBase):
-    origin: SkipJsonSchema[Literal[AgentType.TICKET_COLLECTOR]] = _origin(
-        AgentType.TICKET_COLLECTOR
-    )
-    completion_status: list[TicketCompletion] = Field(
-        description="Every ticket with its verification status."
-    )
-    follow_ups: list[str] = Field(
-        description="Follow-up work you found; each one also a confirmation item."
-    )
-    verification_results: str = Field(
-        description="What the verification showed, and where it is inconclusive."
-    )
-
-
-class ReviewInterruptRequest(InterruptRequestBase):
-    origin: SkipJsonSchema[Literal[AgentType.REVIEW_AGENT]] = _origin(AgentType.REVIEW_AGENT)
-    review_criteria: list[str] = Field(
-        description="The criteria you review against, as you read them."
-    )
-    assessment_findings: list[AssessmentFinding] = Field(
-        description="What you found, each with a severity."
-    )
-    approval_recommendation: AssessmentStatus = Field(
-        description="APPROVED or CHANGES_REQUESTED: what you would decide; conditions for "
-        "approval go in confirmation items."
-    )
-
-
-class MergerInterruptRequest(InterruptRequestBase):
-    origin: SkipJsonSchema[Literal[AgentType.MERGER_AGENT]] = _origin(AgentType.MERGER_AGENT)
-    conflict_files: list[ConflictFile] = Field(
-        description="The conflicting files, each with a diff summary."
-    )
-    resolution_strategies: list[str] = Field(
-        description="The resolutions you weigh (ours, theirs, manual, per file); offer them "
-        "as choices."
-    )
-    merge_approach: str = Field(description="How you would merge, and the impact on functionality.")
-
-
-class ContextManagerInterruptRequest(InterruptRequestBase):
-    origin: SkipJsonSchema[Literal[AgentType.CONTEXT_MANAGER]] = _origin(AgentType.CONTEXT_MANAGER)
-    gathering_scope: str = Field(description="What you were asked to find and how far you looked.")
-    context_findings: list[ContextFinding] = Field(
-        description="What you found, each with its source and relevance 0-1."
-    )
-    source_references: list[str] = Field(description="The context ids and file paths you read.")
 
 
 class TeamInterruptRequest(InterruptRequestBase):
@@ -611,22 +290,6 @@ class TeamInterruptRequest(InterruptRequestBase):
 
 TEAM_TAG = "TEAM"
 """The tag of a declared team's question in the unions below."""
-
-
-def _origin_tag(value: Any) -> str:
-    origin = value.get("origin") if isinstance(value, dict) else getattr(value, "origin", None)
-    known = isinstance(origin, str) and origin in AgentType.__members__
-    return str(origin) if known else TEAM_TAG
-
-
-DispatchedAgentInterruptRequest = Annotated[
-    Annotated[DiscoveryAgentInterruptRequest, Tag(AgentType.DISCOVERY_AGENT.value)]
-    | Annotated[PlanningAgentInterruptRequest, Tag(AgentType.PLANNING_AGENT.value)]
-    | Annotated[TicketAgentInterruptRequest, Tag(AgentType.TICKET_AGENT.value)]
-    | Annotated[TeamInterruptRequest, Tag(TEAM_TAG)],
-    Discriminator(_origin_tag),
-]
-"""The questions of dispatched agents; their dispatch node raises them (handler US4)."""
 
 
 class AgentQuestion(WireModel):
@@ -654,49 +317,6 @@ class DispatchInterruptRequest(InterruptRequestBase):
         default_factory=list,
         description="Filled by the workflow: the dispatched agents' own questions.",
     )
-
-
-TeamInterruptRequest.model_rebuild()
-
-
-class DiscoveryAgentDispatchInterruptRequest(DispatchInterruptRequest):
-    origin: SkipJsonSchema[Literal[AgentType.DISCOVERY_DISPATCH]] = _origin(
-        AgentType.DISCOVERY_DISPATCH
-    )
-
-
-class PlanningAgentDispatchInterruptRequest(DispatchInterruptRequest):
-    origin: SkipJsonSchema[Literal[AgentType.PLANNING_DISPATCH]] = _origin(
-        AgentType.PLANNING_DISPATCH
-    )
-
-
-class TicketAgentDispatchInterruptRequest(DispatchInterruptRequest):
-    origin: SkipJsonSchema[Literal[AgentType.TICKET_DISPATCH]] = _origin(AgentType.TICKET_DISPATCH)
-
-
-AnyInterruptRequest = Annotated[
-    Annotated[OrchestratorInterruptRequest, Tag("ORCHESTRATOR")]
-    | Annotated[OrchestratorCollectorInterruptRequest, Tag("ORCHESTRATOR_COLLECTOR")]
-    | Annotated[DiscoveryOrchestratorInterruptRequest, Tag("DISCOVERY_ORCHESTRATOR")]
-    | Annotated[DiscoveryAgentInterruptRequest, Tag("DISCOVERY_AGENT")]
-    | Annotated[DiscoveryCollectorInterruptRequest, Tag("DISCOVERY_COLLECTOR")]
-    | Annotated[DiscoveryAgentDispatchInterruptRequest, Tag("DISCOVERY_DISPATCH")]
-    | Annotated[PlanningOrchestratorInterruptRequest, Tag("PLANNING_ORCHESTRATOR")]
-    | Annotated[PlanningAgentInterruptRequest, Tag("PLANNING_AGENT")]
-    | Annotated[PlanningCollectorInterruptRequest, Tag("PLANNING_COLLECTOR")]
-    | Annotated[PlanningAgentDispatchInterruptRequest, Tag("PLANNING_DISPATCH")]
-    | Annotated[TicketOrchestratorInterruptRequest, Tag("TICKET_ORCHESTRATOR")]
-    | Annotated[TicketAgentInterruptRequest, Tag("TICKET_AGENT")]
-    | Annotated[TicketCollectorInterruptRequest, Tag("TICKET_COLLECTOR")]
-    | Annotated[TicketAgentDispatchInterruptRequest, Tag("TICKET_DISPATCH")]
-    | Annotated[ReviewInterruptRequest, Tag("REVIEW_AGENT")]
-    | Annotated[MergerInterruptRequest, Tag("MERGER_AGENT")]
-    | Annotated[ContextManagerInterruptRequest, Tag("CONTEXT_MANAGER")]
-    | Annotated[TeamInterruptRequest, Tag(TEAM_TAG)],
-    Discriminator(_origin_tag),
-]
-"""The sealed InterruptRequest interface: one subtype per agent, told apart by ``origin``."""
 
 
 class ResolvedBy(StrEnum):
@@ -766,50 +386,3 @@ def via(resolution: InterruptResolution) -> str:
     if resolution.door is None or resolution.resolved_by is not ResolvedBy.HUMAN:
         return ""
     return f" via {resolution.door.value}"
-
-
-class InterruptRouting(Routing):
-    """The unified handler's output: 14 route fields, exactly one set (the routing contract)."""
-
-    @classmethod
-    def route_targets(cls) -> set[str]:
-        return {t for t in cls.route_aliases().values() if isinstance(t, AgentType)}
-
-    orchestrator_request: Annotated[OrchestratorRequest | None, Route(AgentType.ORCHESTRATOR)] = (
-        None
-    )
-    discovery_orchestrator_request: Annotated[
-        DiscoveryOrchestratorRequest | None, Route(AgentType.DISCOVERY_ORCHESTRATOR)
-    ] = None
-    planning_orchestrator_request: Annotated[
-        PlanningOrchestratorRequest | None, Route(AgentType.PLANNING_ORCHESTRATOR)
-    ] = None
-    ticket_orchestrator_request: Annotated[
-        TicketOrchestratorRequest | None, Route(AgentType.TICKET_ORCHESTRATOR)
-    ] = None
-    review_request: Annotated[ReviewRequest | None, Route(AgentType.REVIEW_AGENT)] = None
-    merger_request: Annotated[MergerRequest | None, Route(AgentType.MERGER_AGENT)] = None
-    context_manager_request: Annotated[
-        ContextManagerRoutingRequest | None, Route(AgentType.CONTEXT_MANAGER)
-    ] = None
-    orchestrator_collector_request: Annotated[
-        OrchestratorCollectorRequest | None, Route(AgentType.ORCHESTRATOR_COLLECTOR)
-    ] = None
-    discovery_collector_request: Annotated[
-        DiscoveryCollectorRequest | None, Route(AgentType.DISCOVERY_COLLECTOR)
-    ] = None
-    planning_collector_request: Annotated[
-        PlanningCollectorRequest | None, Route(AgentType.PLANNING_COLLECTOR)
-    ] = None
-    ticket_collector_request: Annotated[
-        TicketCollectorRequest | None, Route(AgentType.TICKET_COLLECTOR)
-    ] = None
-    discovery_agent_requests: Annotated[
-        DiscoveryAgentRequests | None, Route(AgentType.DISCOVERY_DISPATCH)
-    ] = None
-    planning_agent_requests: Annotated[
-        PlanningAgentRequests | None, Route(AgentType.PLANNING_DISPATCH)
-    ] = None
-    ticket_agent_requests: Annotated[
-        TicketAgentRequests | None, Route(AgentType.TICKET_DISPATCH)
-    ] = None

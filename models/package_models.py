@@ -1,5 +1,6 @@
 """The package's typed models by class name: what a team file's ``classes`` may name (the
-software team's requests, routings, questions and final result)."""
+software team's requests, routings, questions and final result, beside its file in
+``teams/software/``)."""
 
 from __future__ import annotations
 
@@ -8,15 +9,15 @@ from typing import TypeVar
 
 from pydantic import BaseModel
 
-from agent_interrupts.models import interrupts, requests, results, routings
+from agent_interrupts.teams.software import questions, requests, results, routings
 
-MODULES = (requests, routings, interrupts, results)
+MODULES = (requests, routings, questions, results)
 M = TypeVar("M", bound=BaseModel)
 
 
 @cache
 def package_models() -> dict[str, type[BaseModel]]:
-    """Every pydantic model the package's model modules define, by class name."""
+    """Every pydantic model the software team's model modules define, by class name."""
     return {
         name: value
         for module in MODULES

@@ -3,14 +3,13 @@
 from __future__ import annotations
 
 from collections.abc import Collection, Iterable
-from typing import Any
+from typing import Any, TypeVar
 
 from pydantic import ValidationError
 
 from agent_interrupts.models.agent_types import is_agent
 from agent_interrupts.models.errors import describe_problems
 from agent_interrupts.models.interrupts import (
-    AnyInterruptRequest,
     InterruptRequestBase,
     InterruptResolution,
     InterruptType,
@@ -22,6 +21,9 @@ from agent_interrupts.models.interrupts import (
 from agent_interrupts.models.limits import MAX_TEXT_CHARS, clip, echo
 from agent_interrupts.models.team import Team
 from agent_interrupts.models.team_spec import Role
+
+Q = TypeVar("Q", bound=InterruptRequestBase)
+"""Any team's question."""
 
 
 def resolution_problems(
@@ -260,9 +262,7 @@ def default_option(choice: StructuredChoice) -> OptionKey:
     return min(offered, default=OptionKey.A)
 
 
-def drop_invalid_recommendations(
-    request: AnyInterruptRequest,
-) -> tuple[AnyInterruptRequest, list[str]]:
+def drop_invalid_recommendations(request: Q) -> tuple[Q, list[str]]:
     """The question with every recommendation that names no offered option removed, and a
     warning per removal (an invalid recommendation is never used)."""
     warnings: list[str] = []

@@ -11,7 +11,6 @@ from pydantic import Field, field_validator
 from agent_interrupts.models.agent_types import AgentName
 from agent_interrupts.models.base import WireModel
 from agent_interrupts.models.code import CodeState
-from agent_interrupts.models.contexts import CuratedContexts
 from agent_interrupts.models.fan_out import HeldAgent
 from agent_interrupts.models.interrupt_events import InterruptRequestEvent
 from agent_interrupts.models.interrupts import (
@@ -22,6 +21,7 @@ from agent_interrupts.models.interrupts import (
 from agent_interrupts.models.limits import MAX_GOAL_CHARS
 from agent_interrupts.models.team_spec import TEAM_NAME_PATTERN, TeamPin
 from agent_interrupts.models.tools import PinnedWorkspace, ToolTrace, WorkspaceSpec
+from agent_interrupts.teams.software.contexts import CuratedContexts
 
 DEFAULT_MAX_STEPS = 60
 DEFAULT_QUESTION_GATHER_SECONDS = 0.0

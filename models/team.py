@@ -11,7 +11,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from agent_interrupts.models.agent_types import AgentType, Terminal, slug
+from agent_interrupts.models.agent_types import Terminal, slug, typed_agent_names
 from agent_interrupts.models.base import WireModel
 from agent_interrupts.models.errors import UnknownAgentType
 from agent_interrupts.models.interrupts import InterruptRequestBase, TeamInterruptRequest
@@ -132,6 +132,6 @@ def on_the_wire(value: Any) -> Any:
         return TeamAgentResult.model_validate(value.to_wire())
     if isinstance(value, InterruptRequestBase) and type(value) is not TeamInterruptRequest:
         origin = getattr(value, "origin", None)
-        if isinstance(origin, str) and origin not in AgentType.__members__:
+        if isinstance(origin, str) and origin not in typed_agent_names():
             return TeamInterruptRequest.model_validate(value.to_wire())
     return value

@@ -31,13 +31,7 @@ from agent_interrupts.models.interrupts import DispatchInterruptRequest, Interru
 from agent_interrupts.models.limits import MAX_FAN_OUT, compact_json
 from agent_interrupts.models.package_models import package_model
 from agent_interrupts.models.requests import AgentRequest
-from agent_interrupts.models.results import (
-    AgentResult,
-    CodeChange,
-    DispatchResult,
-    OrchestratorCollectorResult,
-    TeamAgentResult,
-)
+from agent_interrupts.models.results import AgentResult, CodeChange, DispatchResult, TeamAgentResult
 from agent_interrupts.models.routing import Routing
 from agent_interrupts.models.routings import (
     DISPATCH_INTERRUPT_HELP,
@@ -60,6 +54,7 @@ from agent_interrupts.models.team_spec import (
     routing_name,
     spec_problems,
 )
+from agent_interrupts.teams.software.results import OrchestratorCollectorResult
 
 M = TypeVar("M", bound=WireModel)
 

@@ -20,7 +20,7 @@ from typing import Annotated, Literal
 from pydantic import Field, StringConstraints
 from pydantic.alias_generators import to_camel
 
-from agent_interrupts.models.agent_types import AgentName, AgentType, Terminal
+from agent_interrupts.models.agent_types import AgentName, Terminal, typed_agent_names
 from agent_interrupts.models.base import WireModel
 from agent_interrupts.models.contexts import TEAM_CONTEXTS_FIELD
 
@@ -337,8 +337,8 @@ def spec_problems(spec: TeamSpec, base: BaseTeam | None = None) -> list[str]:
     for name in sorted({n for n in names if names.count(n) > 1}):
         found.append(f"agent {name}: declared more than once; agent names are unique")
     reserved = {t.value for t in Terminal}
-    if spec.name != SOFTWARE_TEAM_NAME:  # its agents' names decode to AgentType on the wire
-        reserved |= {a.value for a in AgentType}
+    if spec.name != SOFTWARE_TEAM_NAME:  # its agents' names decode to its enum on the wire
+        reserved |= typed_agent_names()
     for name in names:
         if name in reserved:
             found.append(

@@ -11,8 +11,8 @@ from agent_interrupts.activities.llm import LlmSettings
 from agent_interrupts.activities.offline_model import OfflineModel, OfflineScenario
 from agent_interrupts.app.sdk import AgentWorkflowClient, ResolutionRejected
 from agent_interrupts.app.worker_setup import build_worker
-from agent_interrupts.models.agent_types import AgentType
 from agent_interrupts.models.interrupts import InterruptResolution
+from agent_interrupts.teams.software.agents import AgentType
 from tests.support.cli import client_py
 from tests.support.interrupts import start, wait_for_interrupt
 

@@ -25,10 +25,10 @@ from temporalio.worker import Worker
 from agent_interrupts.activities.offline_model import OfflineScenario
 from agent_interrupts.app.config import llm_settings_from_env
 from agent_interrupts.app.worker_setup import build_worker
-from agent_interrupts.models.agent_types import AgentType
 from agent_interrupts.models.interrupt_events import InterruptRequestEvent
 from agent_interrupts.models.interrupts import InterruptType, ResolvedBy
 from agent_interrupts.models.state import EventKind, OrchestratorInput, OrchestratorStatus
+from agent_interrupts.teams.software.agents import AgentType
 from agent_interrupts.workflows.interrupt import InterruptWorkflow
 from agent_interrupts.workflows.orchestrator import OrchestratorWorkflow
 from tests.support.interrupts import answer_all, interrupt_status

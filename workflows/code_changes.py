@@ -46,10 +46,8 @@ from agent_interrupts.models.ids import ref_component
 from agent_interrupts.models.interrupts import (
     ChoiceOption,
     ConfirmationItem,
-    ConflictFile,
     InterruptResolution,
     InterruptType,
-    MergerInterruptRequest,
     OptionKey,
     StructuredChoice,
 )
@@ -63,14 +61,10 @@ from agent_interrupts.models.results import (
     CodeChange,
     CommitInfo,
     MergeConflict,
-    MergerResult,
-    OrchestratorCollectorResult,
     ReferenceCheck,
-    TicketAgentResult,
     VerificationStatus,
 )
 from agent_interrupts.models.routing import Routing
-from agent_interrupts.models.routings import MergerRouting
 from agent_interrupts.models.state import PendingStep
 from agent_interrupts.models.team import Team
 from agent_interrupts.models.team_build import STR_CHARS, TEXT_CHARS
@@ -81,6 +75,15 @@ from agent_interrupts.workflows.patches import (
     REVIEW_FINDINGS,
     WORKTREE_LIMIT_ASKS,
 )
+from agent_interrupts.models.team_spec import Role
+from agent_interrupts.teams.software.questions import ConflictFile, MergerInterruptRequest
+from agent_interrupts.teams.software.results import (
+    MergerResult,
+    OrchestratorCollectorResult,
+    TicketAgentResult,
+)
+from agent_interrupts.teams.software.routings import MergerRouting
+from agent_interrupts.workflows.patches import CODE_CHANGES, WORKTREE_LIMIT_ASKS
 from agent_interrupts.workflows.run_book import RunBook
 
 with workflow.unsafe.imports_passed_through():

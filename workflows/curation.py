@@ -6,16 +6,18 @@ from __future__ import annotations
 from typing import Any
 
 from agent_interrupts.models.contexts import (
-    CONTEXT_FIELDS,
-    SOFTWARE_CURATORS,
     TEAM_CONTEXTS_FIELD,
     CuratedContext,
-    CuratedContexts,
     curate_team,
     curated_ids_in,
 )
 from agent_interrupts.models.requests import AgentRequest
 from agent_interrupts.models.team import Team
+from agent_interrupts.teams.software.contexts import (
+    CONTEXT_FIELDS,
+    SOFTWARE_CURATORS,
+    CuratedContexts,
+)
 
 
 def with_contexts(

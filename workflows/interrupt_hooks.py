@@ -6,9 +6,9 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from agent_interrupts.models.agent_types import DISPATCHED_AGENTS
 from agent_interrupts.models.interrupt_flow import InterruptInput
 from agent_interrupts.models.interrupts import InterruptRequestBase, InterruptResolution
+from agent_interrupts.teams.software.agents import DISPATCHED_AGENTS
 
 
 def _unique_ids(job: InterruptInput) -> InterruptInput:

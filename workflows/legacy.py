@@ -11,10 +11,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from agent_interrupts.models.agent_types import DISPATCHED_AGENTS
 from agent_interrupts.models.graph import SOFTWARE_TEAM
 from agent_interrupts.models.results import LEGACY_NEEDS_INPUT
 from agent_interrupts.models.team import Team
+from agent_interrupts.teams.software.agents import DISPATCHED_AGENTS
 from agent_interrupts.workflows.question_types import (
     BASE_FIELDS,
     empty_value,

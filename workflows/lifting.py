@@ -28,7 +28,6 @@ from agent_interrupts.models.ids import agent_key
 from agent_interrupts.models.interrupts import (
     AgentQuestion,
     ConfirmationItem,
-    DispatchedAgentInterruptRequest,
     DispatchRoutingDecision,
     InterruptRequestBase,
     InterruptResolution,
@@ -44,6 +43,7 @@ from agent_interrupts.models.resolution_rules import (
 )
 from agent_interrupts.models.results import DispatchResult
 from agent_interrupts.models.team import Team
+from agent_interrupts.teams.software.questions import DispatchedAgentInterruptRequest
 from agent_interrupts.workflows.resume import resumed_request
 from agent_interrupts.workflows.stuck_questions import more_tokens
 

@@ -45,7 +45,6 @@ from agent_interrupts.models.limits import (
     fit_strings,
 )
 from agent_interrupts.models.resolution_rules import redirect_targets
-from agent_interrupts.models.results import OrchestratorCollectorResult
 from agent_interrupts.models.routing import Routing
 from agent_interrupts.models.state import (
     EntryKind,
@@ -62,6 +61,7 @@ from agent_interrupts.models.state import (
 from agent_interrupts.models.team import Node
 from agent_interrupts.models.team_build import TeamDefinitionError, TeamFinalResult, team_of
 from agent_interrupts.models.team_spec import Role, declares_no_team
+from agent_interrupts.teams.software.results import OrchestratorCollectorResult
 from agent_interrupts.workflows import blackboard, code_changes
 from agent_interrupts.workflows.asking import (
     QuestionHandedOver,

@@ -12,10 +12,11 @@ from agent_interrupts.models.errors import AgentFailed, AgentWorkflowError, Dege
 from agent_interrupts.models.interrupts import InterruptRequestBase
 from agent_interrupts.models.limits import AGENT_REQUEST_BYTES, clip, fit_strings
 from agent_interrupts.models.requests import CONTEXT_FOUND, AgentRequest
-from agent_interrupts.models.results import AgentResult, OrchestratorCollectorResult
+from agent_interrupts.models.results import AgentResult
 from agent_interrupts.models.routing import Routing
 from agent_interrupts.models.state import HistoryEntry, PendingStep
 from agent_interrupts.models.team import Team
+from agent_interrupts.teams.software.results import OrchestratorCollectorResult
 from agent_interrupts.workflows.planner import next_step, return_target
 
 CONTEXT_SUMMARY_CHARS = 2_000

@@ -17,11 +17,13 @@ from agent_interrupts.models.base import WireModel
 from agent_interrupts.models.interrupts import InterruptRequestBase
 from agent_interrupts.models.results import (
     AgentResult,
-    DiscoveryAgentResult,
-    DiscoveryCollectorResult,
     FileReference,
     InvalidReference,
     ReferenceCheck,
+)
+from agent_interrupts.teams.software.results import (
+    DiscoveryAgentResult,
+    DiscoveryCollectorResult,
     TicketAgentResult,
 )
 

@@ -19,9 +19,9 @@ from agent_interrupts.activities.offline_model import OfflineModel, OfflineScena
 from agent_interrupts.activities.output_schema import OutputProfile, variants
 from agent_interrupts.activities.prompting import PromptRenderer
 from agent_interrupts.app.worker_setup import build_worker, openai_client
-from agent_interrupts.models.agent_types import AgentType
 from agent_interrupts.models.graph import NODES
 from agent_interrupts.models.state import EventKind, OrchestratorInput
+from agent_interrupts.teams.software.agents import AgentType
 from agent_interrupts.workflows.orchestrator import OrchestratorWorkflow
 from tests.support.interrupts import full_status
 from tests.support.prompts import GOAL, Exploding, make_call

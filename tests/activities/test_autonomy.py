@@ -9,8 +9,8 @@ import pytest
 
 from agent_interrupts.activities.agreement import Agreement, QuestionKind
 from agent_interrupts.activities.autonomy import AutonomySettings, decide, load_policy
-from agent_interrupts.models.agent_types import AgentType
 from agent_interrupts.models.interrupt_flow import AutonomyQuestion
+from agent_interrupts.teams.software.agents import AgentType
 from tests.support.interrupts import question_input, with_confirmation
 
 REVIEW = AgentType.REVIEW_AGENT

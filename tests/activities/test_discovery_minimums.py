@@ -13,10 +13,10 @@ import pytest
 from agent_interrupts.activities.offline_model import OfflineModel
 from agent_interrupts.activities.output_schema import OutputProfile, decoder_schema, longest_reply
 from agent_interrupts.app.stats import SC011_QUERIES, SC011_REFERENCES, SC011_TAGS
-from agent_interrupts.models.agent_types import AgentType
 from agent_interrupts.models.graph import NODES
-from agent_interrupts.models.results import DiscoveryAgentResult
 from agent_interrupts.models.routing import Routing
+from agent_interrupts.teams.software.agents import AgentType
+from agent_interrupts.teams.software.results import DiscoveryAgentResult
 
 MINIMUMS = {
     "tags": SC011_TAGS,

@@ -18,8 +18,8 @@ from agent_interrupts.activities.offline_model import OfflineModel
 from agent_interrupts.activities.prompting import PromptRenderer
 from agent_interrupts.activities.resolution import ResolutionActivities
 from agent_interrupts.app.worker_setup import openai_client
-from agent_interrupts.models.agent_types import AgentType
 from agent_interrupts.models.interrupt_flow import ReviewInput
+from agent_interrupts.teams.software.agents import AgentType
 from tests.support.interrupts import question_input
 from tests.support.prompts import make_call
 

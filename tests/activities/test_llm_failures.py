@@ -26,7 +26,6 @@ from agent_interrupts.activities.llm import LlmSettings, StructuredLlm
 from agent_interrupts.activities.prompting import PromptRenderer
 from agent_interrupts.app.worker_setup import build_worker, openai_client
 from agent_interrupts.models.agent_call import AgentCall, AgentReply
-from agent_interrupts.models.agent_types import AgentType
 from agent_interrupts.models.errors import (
     InvalidLlmReply,
     LlmConfigurationError,
@@ -44,8 +43,9 @@ from agent_interrupts.models.policies import (
     LLM_REQUEST_TIMEOUT,
     LLM_VALIDATION_ATTEMPTS,
 )
-from agent_interrupts.models.routings import OrchestratorRouting
 from agent_interrupts.models.state import OrchestratorInput
+from agent_interrupts.teams.software.agents import AgentType
+from agent_interrupts.teams.software.routings import OrchestratorRouting
 from agent_interrupts.workflows.orchestrator import OrchestratorWorkflow
 from tests.support.interrupts import answer_offered, interrupt_status, wait_for_interrupt
 from tests.support.openai_server import CONTEXT, CUT, HANG, HUGE, ScriptedOpenAIServer

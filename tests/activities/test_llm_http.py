@@ -26,12 +26,15 @@ from temporalio.exceptions import ApplicationError
 from agent_interrupts.activities.llm import LlmSettings, StructuredLlm
 from agent_interrupts.activities.output_schema import decoder_schema, shared_decoder_schema
 from agent_interrupts.app.worker_setup import build_worker, openai_client
-from agent_interrupts.models.agent_types import AgentType
 from agent_interrupts.models.errors import InvalidLlmReply, LlmConfigurationError, LlmUnavailable
 from agent_interrupts.models.graph import NODES
-from agent_interrupts.models.results import OrchestratorCollectorResult
-from agent_interrupts.models.routings import OrchestratorCollectorRouting, OrchestratorRouting
 from agent_interrupts.models.state import EventKind, OrchestratorInput
+from agent_interrupts.teams.software.agents import AgentType
+from agent_interrupts.teams.software.results import OrchestratorCollectorResult
+from agent_interrupts.teams.software.routings import (
+    OrchestratorCollectorRouting,
+    OrchestratorRouting,
+)
 from agent_interrupts.workflows.orchestrator import OrchestratorWorkflow
 from tests.support.interrupts import full_status
 from tests.support.openai_server import (

@@ -14,12 +14,12 @@ from agent_interrupts.activities.offline_model import OfflineModel, OfflineScena
 from agent_interrupts.activities.output_schema import decoder_schema
 from agent_interrupts.app.history import read_blackboard
 from agent_interrupts.app.worker_setup import build_worker
-from agent_interrupts.models.agent_types import AgentType
 from agent_interrupts.models.graph import NODES
 from agent_interrupts.models.routing import Routing
 from agent_interrupts.models.state import EntryKind
 from agent_interrupts.models.team_build import TeamFinalResult
 from agent_interrupts.models.team_spec import TeamSpec
+from agent_interrupts.teams.software.agents import AgentType
 from tests.support.interrupts import start, wait_for_interrupt
 
 GOAL = "add rate limiting to the gateway"

@@ -23,8 +23,8 @@ from agent_interrupts.activities.output_schema import (
 from agent_interrupts.activities.route_filter import ROUTE_OF, routing_schema
 from agent_interrupts.models.graph import NODES
 from agent_interrupts.models.interrupt_flow import AgentReviewDecision
-from agent_interrupts.models.interrupts import InterruptRouting
 from agent_interrupts.models.routing import Routing
+from agent_interrupts.teams.software.routings import InterruptRouting
 from tests.support.schema_strategy import instances
 
 OUTPUTS: list[type[BaseModel]] = [

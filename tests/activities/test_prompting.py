@@ -13,8 +13,6 @@ from agent_interrupts.activities.contributors import default_registry
 from agent_interrupts.activities.contributors.we_are_here import HERE
 from agent_interrupts.activities.offline_model import RESOLVED_MARKER
 from agent_interrupts.activities.prompting import PromptRenderer
-from agent_interrupts.models import interrupts as interrupt_models
-from agent_interrupts.models.agent_types import DISPATCHED_AGENTS, AgentType
 from agent_interrupts.models.graph import NODES, SOFTWARE_TEAM
 from agent_interrupts.models.interrupts import (
     CUSTOM_OPTION_TEXT,
@@ -25,6 +23,8 @@ from agent_interrupts.models.interrupts import (
 )
 from agent_interrupts.models.limits import compact_json
 from agent_interrupts.models.routing import Routing
+from agent_interrupts.teams.software import questions as interrupt_models
+from agent_interrupts.teams.software.agents import DISPATCHED_AGENTS, AgentType
 from tests.support.prompts import (
     ROUTING_AGENTS,
     WORKSPACE,

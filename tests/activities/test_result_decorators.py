@@ -3,12 +3,8 @@
 from __future__ import annotations
 
 from agent_interrupts.activities.result_decorators import consolidate_references, execution_order
-from agent_interrupts.models.results import (
-    DiscoveryAgentResult,
-    Effort,
-    FileReference,
-    PlannedTicket,
-)
+from agent_interrupts.models.results import FileReference
+from agent_interrupts.teams.software.results import DiscoveryAgentResult, Effort, PlannedTicket
 
 
 def _report(result_id: str, *refs: tuple[str, float]) -> DiscoveryAgentResult:

@@ -17,12 +17,12 @@ from agent_interrupts.activities.route_filter import (
     round_targets,
     routing_schema,
 )
-from agent_interrupts.models.agent_types import AgentType
 from agent_interrupts.models.graph import NODES, SOFTWARE_TEAM
-from agent_interrupts.models.interrupts import InterruptRouting
 from agent_interrupts.models.resolution_rules import allowed_route
 from agent_interrupts.models.team_build import build_team
 from agent_interrupts.models.team_files import builtin_team_files, load_team_file
+from agent_interrupts.teams.software.agents import AgentType
+from agent_interrupts.teams.software.routings import InterruptRouting
 
 FULL = strict_schema(InterruptRouting)
 ROUND_TARGETS = round_targets(SOFTWARE_TEAM)

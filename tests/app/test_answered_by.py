@@ -24,9 +24,9 @@ from agent_interrupts.app.inbox.web import create_app
 from agent_interrupts.app.people import person_name
 from agent_interrupts.app.sdk import AgentWorkflowClient, ResolutionRejected
 from agent_interrupts.app.worker_setup import build_worker
-from agent_interrupts.models.agent_types import AgentType
 from agent_interrupts.models.interrupts import InterruptResolution
 from agent_interrupts.models.notifications import Notice, NoticeKind, Question
+from agent_interrupts.teams.software.agents import AgentType
 from tests.support.cli import client_py
 from tests.support.inbox import TOKEN
 from tests.support.interrupts import GOAL, question_input, wait_for_interrupt

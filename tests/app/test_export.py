@@ -45,14 +45,15 @@ from agent_interrupts.app.history import RecordedRun, read_run
 from agent_interrupts.app.lineage_records import check_file, check_lineage
 from agent_interrupts.app.stats import Tally, measure
 from agent_interrupts.app.worker_setup import build_worker
-from agent_interrupts.models.agent_types import AgentType
 from agent_interrupts.models.errors import failure_message
 from agent_interrupts.models.graph import NODES_BY_OUTPUT
 from agent_interrupts.models.ids import parse_context_id
 from agent_interrupts.models.interrupt_flow import AgentReviewDecision
-from agent_interrupts.models.interrupts import InterruptResolution, InterruptRouting, ResolvedBy
+from agent_interrupts.models.interrupts import InterruptResolution, ResolvedBy
 from agent_interrupts.models.state import OrchestratorInput
 from agent_interrupts.models.tools import WorkspaceSpec
+from agent_interrupts.teams.software.agents import AgentType
+from agent_interrupts.teams.software.routings import InterruptRouting
 from agent_interrupts.workflows.orchestrator import OrchestratorWorkflow
 from tests.support.cli import client_py
 from tests.support.code_repo import TEST_COMMAND, make_code_repo

@@ -32,14 +32,14 @@ from agent_interrupts.app.history import RecordedCall, RecordedInterrupt, Record
 from agent_interrupts.app.stats import Tally
 from agent_interrupts.app.success_criteria import words
 from agent_interrupts.models.agent_call import AgentCall, AgentReply, CallRecord
-from agent_interrupts.models.agent_types import AgentType
 from agent_interrupts.models.graph import NODES, SOFTWARE_TEAM
 from agent_interrupts.models.interrupt_flow import InterruptInput, ReviewInput, TranslationInput
 from agent_interrupts.models.interrupts import InterruptResolution, ResolvedBy
-from agent_interrupts.models.requests import OrchestratorRequest
-from agent_interrupts.models.results import DiscoveryAgentResult
 from agent_interrupts.models.team_build import build_team
 from agent_interrupts.models.team_spec import Role
+from agent_interrupts.teams.software.agents import AgentType
+from agent_interrupts.teams.software.requests import OrchestratorRequest
+from agent_interrupts.teams.software.results import DiscoveryAgentResult
 from tests.support.interrupts import GOAL
 from tests.workflows.test_declared_team import TINY_TEAM
 

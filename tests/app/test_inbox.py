@@ -29,9 +29,9 @@ from agent_interrupts.app.inbox.web import create_app, inbox_link, listening
 from agent_interrupts.app.people import person_name
 from agent_interrupts.app.sdk import AgentWorkflowClient
 from agent_interrupts.app.worker_setup import build_worker
-from agent_interrupts.models.agent_types import AgentType
 from agent_interrupts.models.graph import SOFTWARE_TEAM
 from agent_interrupts.models.interrupts import InterruptResolution, OptionKey
+from agent_interrupts.teams.software.agents import AgentType
 from tests.cli.support import free_port
 from tests.support.cli import ROOT, client_env, client_py
 from tests.support.inbox import HOSTILE, TOKEN, start_question, until_listed

@@ -18,7 +18,8 @@ from agent_interrupts.app.inbox.view import (
     markdown,
 )
 from agent_interrupts.app.sdk import WaitingQuestion
-from agent_interrupts.models.interrupts import AgentQuestion, TicketAgentDispatchInterruptRequest
+from agent_interrupts.models.interrupts import AgentQuestion
+from agent_interrupts.teams.software.questions import TicketAgentDispatchInterruptRequest
 from tests.support.inbox import HOSTILE
 from tests.support.interrupts import question_input
 

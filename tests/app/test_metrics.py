@@ -17,7 +17,7 @@ from agent_interrupts.activities.offline_model import OfflineScenario
 from agent_interrupts.app.metrics import metrics_address, metrics_runtime
 from agent_interrupts.app.sdk import AgentWorkflowClient
 from agent_interrupts.app.worker_setup import build_worker
-from agent_interrupts.models.agent_types import AgentType
+from agent_interrupts.teams.software.agents import AgentType
 from tests.cli.support import free_port
 from tests.support.interrupts import answer_all, interrupt_status, start, wait_for_interrupt
 

@@ -18,7 +18,6 @@ from agent_interrupts.app.run_picture import (
     picture,
     svg,
 )
-from agent_interrupts.models.agent_types import AgentType
 from agent_interrupts.models.graph import NODES, SOFTWARE_TEAM
 from agent_interrupts.models.state import (
     EntryKind,
@@ -27,6 +26,7 @@ from agent_interrupts.models.state import (
     OrchestratorStatus,
     PendingInterrupt,
 )
+from agent_interrupts.teams.software.agents import AgentType
 
 ROOT = Path(__file__).resolve().parents[2]
 AT = datetime(2026, 1, 1, tzinfo=UTC)

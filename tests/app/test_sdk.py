@@ -4,8 +4,8 @@ the run goes (the terminal, the follow prompt and the inbox all print it)."""
 from __future__ import annotations
 
 from agent_interrupts.app.sdk import accepted
-from agent_interrupts.models.agent_types import AgentType
 from agent_interrupts.models.interrupt_flow import InterruptState, InterruptStatus
+from agent_interrupts.teams.software.agents import AgentType
 from tests.models.test_resolution_rules import REQUEST
 
 

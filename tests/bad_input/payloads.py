@@ -18,9 +18,9 @@ from temporalio.api.common.v1 import Payload
 from temporalio.common import RawValue
 
 from agent_interrupts.app.data_converter import DATA_CONVERTER
-from agent_interrupts.models.agent_types import AgentType
 from agent_interrupts.models.interrupts import OptionKey
 from agent_interrupts.models.state import OrchestratorInput
+from agent_interrupts.teams.software.agents import AgentType
 
 CHOICE_ID = "approach"
 CONFIRMATION_ID = "add-tests"

@@ -29,9 +29,9 @@ from temporalio.worker import Replayer
 from agent_interrupts.activities.llm import LlmSettings
 from agent_interrupts.activities.offline_model import OfflineModel, OfflineScenario
 from agent_interrupts.app.worker_setup import WORKFLOW_RUNNER, WORKFLOWS, build_worker
-from agent_interrupts.models.agent_types import AgentType
 from agent_interrupts.models.interrupt_flow import InterruptState, InterruptStatus
 from agent_interrupts.models.state import OrchestratorStatus
+from agent_interrupts.teams.software.agents import AgentType
 from tests.bad_input.harness import (
     MAX_MESSAGE_CHARS,
     MAX_STATUS_BYTES,

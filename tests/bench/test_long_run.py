@@ -11,12 +11,12 @@ from agent_interrupts.activities.llm import LlmSettings
 from agent_interrupts.activities.offline_model import OfflineModel, OfflineScenario
 from agent_interrupts.activities.output_schema import decoder_schema
 from agent_interrupts.app.worker_setup import build_worker
-from agent_interrupts.models.agent_types import AgentType
 from agent_interrupts.models.graph import NODES
 from agent_interrupts.models.routing import Routing
 from agent_interrupts.models.state import OrchestratorInput
 from agent_interrupts.models.team_build import build_team
 from agent_interrupts.models.team_files import builtin_team_files, load_team_file
+from agent_interrupts.teams.software.agents import AgentType
 from agent_interrupts.workflows.orchestrator import OrchestratorWorkflow
 from bench.long_run import GOAL, RefusedPayloads, measure, report, watch
 

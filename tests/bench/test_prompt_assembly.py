@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from agent_interrupts.activities.contributors.loop_breaker import INTERRUPT_LOOP_THRESHOLD
-from agent_interrupts.models.agent_types import DISPATCHED_AGENTS, AgentType
 from agent_interrupts.models.graph import NODES
+from agent_interrupts.teams.software.agents import DISPATCHED_AGENTS, AgentType
 from bench.prompt_assembly import blackboard, measure, realistic_call, report
 
 

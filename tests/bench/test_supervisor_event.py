@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from temporalio.client import Client
 
-from agent_interrupts.models.agent_types import AgentType
+from agent_interrupts.teams.software.agents import AgentType
 from bench.supervisor_event import TARGET, measure, report
 
 

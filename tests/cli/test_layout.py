@@ -16,6 +16,7 @@ FOLDERS = (
     "app/inbox",
     "app/cli",
     "package",
+    "teams/software",
 )
 
 

@@ -46,14 +46,14 @@ from agent_interrupts.activities.offline_model import OfflineModel, OfflineScena
 from agent_interrupts.app.binaries import temporal_cli
 from agent_interrupts.app.process_exit import exit_now
 from agent_interrupts.app.worker_setup import build_worker
-from agent_interrupts.models.agent_types import AgentType
 from agent_interrupts.models.graph import SOFTWARE_TEAM
 from agent_interrupts.models.interrupt_events import InterruptRequestEvent
 from agent_interrupts.models.interrupt_flow import InterruptState, InterruptStatus
-from agent_interrupts.models.interrupts import InterruptResolution, InterruptRouting
+from agent_interrupts.models.interrupts import InterruptResolution
 from agent_interrupts.models.resolution_rules import recommended_resolution, redirect_targets
-from agent_interrupts.models.routings import OrchestratorRouting
 from agent_interrupts.models.team_files import configured_teams
+from agent_interrupts.teams.software.agents import AgentType
+from agent_interrupts.teams.software.routings import InterruptRouting, OrchestratorRouting
 from agent_interrupts.workflows.interrupt import InterruptWorkflow
 from agent_interrupts.workflows.orchestrator import OrchestratorWorkflow
 from agent_interrupts.workflows.shadow import SHADOW_SUFFIX

@@ -5,9 +5,6 @@ software team's contexts keep their wire shape; a request's curated ids include 
 from __future__ import annotations
 
 from agent_interrupts.models.contexts import (
-    CuratedContexts,
-    PlanningCollectorContext,
-    PlanningCuration,
     TeamContext,
     capped,
     curate_team,
@@ -18,6 +15,11 @@ from agent_interrupts.models.limits import (
     CURATED_CONTEXT_BYTES,
     MAX_REQUEST_CONTEXTS,
     json_bytes,
+)
+from agent_interrupts.teams.software.contexts import (
+    CuratedContexts,
+    PlanningCollectorContext,
+    PlanningCuration,
 )
 
 

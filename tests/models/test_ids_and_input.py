@@ -7,9 +7,9 @@ from datetime import UTC, datetime
 import pytest
 from pydantic import ValidationError
 
-from agent_interrupts.models.agent_types import AgentType
 from agent_interrupts.models.ids import make_context_id, parse_context_id
 from agent_interrupts.models.state import OrchestratorInput
+from agent_interrupts.teams.software.agents import AgentType
 
 
 def test_context_id_has_the_fr_013_shape_and_round_trips() -> None:

@@ -15,8 +15,9 @@ from agent_interrupts.models.interrupts import (
     MAX_CONFIRMATIONS,
     MAX_QUESTION_ID_CHARS,
     InterruptRequestBase,
-    TicketAgentInterruptRequest,
 )
+from agent_interrupts.teams.software import questions
+from agent_interrupts.teams.software.questions import TicketAgentInterruptRequest
 
 REQUESTS: list[type[InterruptRequestBase]] = list(SOFTWARE_TEAM.questions.values())
 
@@ -90,7 +91,7 @@ def test_the_agent_specific_fields_are_typed() -> None:
     from agent_interrupts.activities.routing_info import _field_docs
 
     for name, fields in SPEC_FIELDS.items():
-        docs = {d.name: d.kind for d in _field_docs(getattr(interrupts, name))}
+        docs = {d.name: d.kind for d in _field_docs(getattr(questions, name))}
         for field, kind in fields.items():
             assert docs.get(field) == kind, f"{name}.{field}"
 

@@ -5,14 +5,8 @@ from __future__ import annotations
 import pytest
 from pydantic import ValidationError
 
-from agent_interrupts.models.agent_types import AgentType
 from agent_interrupts.models.graph import NODES, SOFTWARE_TEAM
-from agent_interrupts.models.interrupts import (
-    InterruptResolution,
-    InterruptType,
-    OrchestratorInterruptRequest,
-    ResolvedBy,
-)
+from agent_interrupts.models.interrupts import InterruptResolution, InterruptType, ResolvedBy
 from agent_interrupts.models.resolution_rules import (
     describe_resolution,
     recommended_resolution,
@@ -22,6 +16,8 @@ from agent_interrupts.models.resolution_rules import (
     resolution_problems,
     unanswered_parts,
 )
+from agent_interrupts.teams.software.agents import AgentType
+from agent_interrupts.teams.software.questions import OrchestratorInterruptRequest
 from tests.support.fan_out import combined_question
 
 REQUEST = OrchestratorInterruptRequest.model_validate(

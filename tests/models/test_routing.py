@@ -7,22 +7,24 @@ import typing
 import pytest
 from pydantic import TypeAdapter, ValidationError
 
-from agent_interrupts.models.agent_types import AgentType, Terminal
+from agent_interrupts.models.agent_types import Terminal
 from agent_interrupts.models.graph import NODES, SOFTWARE_TEAM
-from agent_interrupts.models.interrupts import (
+from agent_interrupts.models.interrupts import OptionKey, StructuredChoice, TeamInterruptRequest
+from agent_interrupts.models.results import Delegation
+from agent_interrupts.teams.software.agents import AgentType
+from agent_interrupts.teams.software.questions import (
     AnyInterruptRequest,
-    InterruptRouting,
-    OptionKey,
     PlanningOrchestratorInterruptRequest,
-    StructuredChoice,
-    TeamInterruptRequest,
 )
-from agent_interrupts.models.requests import (
+from agent_interrupts.teams.software.requests import (
     DiscoveryOrchestratorRequest,
     PlanningOrchestratorRequest,
 )
-from agent_interrupts.models.results import Delegation
-from agent_interrupts.models.routings import DiscoveryCollectorRouting, OrchestratorRouting
+from agent_interrupts.teams.software.routings import (
+    DiscoveryCollectorRouting,
+    InterruptRouting,
+    OrchestratorRouting,
+)
 
 
 def _discovery() -> DiscoveryOrchestratorRequest:

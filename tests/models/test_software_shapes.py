@@ -17,14 +17,17 @@ from pydantic import BaseModel
 
 from agent_interrupts.activities.offline_model import OfflineModel
 from agent_interrupts.activities.output_schema import OutputProfile, decoder_schema
-from agent_interrupts.models.agent_types import AgentType
 from agent_interrupts.models.graph import SOFTWARE_TEAM
-from agent_interrupts.models.results import (
+from agent_interrupts.models.results import FileReference
+from agent_interrupts.models.team import Team
+from agent_interrupts.models.team_build import build_team
+from agent_interrupts.models.team_files import load_team_file
+from agent_interrupts.teams.software.agents import AgentType
+from agent_interrupts.teams.software.results import (
     CrossLink,
     Diagram,
     DiagramEdge,
     DiscoveryAgentResult,
-    FileReference,
 )
 from agent_interrupts.models.team import Team
 from agent_interrupts.models.team_build import DeclaredShape, build_team, declared_shapes

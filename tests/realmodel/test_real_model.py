@@ -22,12 +22,12 @@ from agent_interrupts.activities.prompting import PromptRenderer
 from agent_interrupts.app.config import llm_settings_from_env
 from agent_interrupts.app.model_context import with_served_context
 from agent_interrupts.app.worker_setup import build_worker
-from agent_interrupts.models.agent_types import AgentType
 from agent_interrupts.models.errors import InvalidLlmReply, LlmUnavailable
 from agent_interrupts.models.graph import NODES, SOFTWARE_TEAM
 from agent_interrupts.models.interrupt_flow import InterruptOutcome
 from agent_interrupts.models.resolution_rules import allowed_route
 from agent_interrupts.models.state import EventKind
+from agent_interrupts.teams.software.agents import AgentType
 from agent_interrupts.workflows.orchestrator import OrchestratorWorkflow
 from agent_interrupts.workflows.stuck_questions import ROUTE_CHOICE_ID
 from bench.real_model import agent_steps, server_timings

@@ -16,9 +16,9 @@ from agent_interrupts.activities.prompting import PromptRenderer
 from agent_interrupts.app.export import Kind, run_examples
 from agent_interrupts.app.history import read_run
 from agent_interrupts.app.worker_setup import build_worker
-from agent_interrupts.models.agent_types import AgentType
-from agent_interrupts.models.interrupts import InterruptRouting
 from agent_interrupts.models.state import EntryKind, EventKind
+from agent_interrupts.teams.software.agents import AgentType
+from agent_interrupts.teams.software.routings import InterruptRouting
 from agent_interrupts.workflows.interrupt import InterruptWorkflow
 from tests.support.interrupts import (
     answer_all,

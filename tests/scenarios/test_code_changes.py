@@ -29,10 +29,10 @@ from agent_interrupts.app.history import read_run
 from agent_interrupts.app.lineage_records import check_file
 from agent_interrupts.app.sdk import AgentWorkflowClient
 from agent_interrupts.app.worker_setup import build_worker
-from agent_interrupts.models.agent_types import AgentType
 from agent_interrupts.models.interrupts import InterruptResolution
 from agent_interrupts.models.state import EntryKind, HistoryEntry, OrchestratorInput
 from agent_interrupts.models.tools import WorkspaceSpec
+from agent_interrupts.teams.software.agents import AgentType
 from agent_interrupts.workflows.orchestrator import OrchestratorWorkflow
 from tests.support.code_repo import TEST_COMMAND, make_code_repo
 from tests.support.interrupts import full_status, wait_for_interrupt

@@ -22,7 +22,6 @@ from agent_interrupts.app.history import read_run
 from agent_interrupts.app.sdk import AgentWorkflowClient
 from agent_interrupts.app.stats import Tally
 from agent_interrupts.app.worker_setup import WORKFLOW_RUNNER, build_worker, served_agents
-from agent_interrupts.models.agent_types import AgentType
 from agent_interrupts.models.interrupt_flow import (
     AutonomyDecision,
     AutonomyQuestion,
@@ -34,6 +33,7 @@ from agent_interrupts.models.interrupt_flow import (
 from agent_interrupts.models.interrupts import InterruptResolution, OptionKey, ResolvedBy
 from agent_interrupts.models.resolution_rules import recommended_resolution
 from agent_interrupts.models.team_files import builtin_team_files, load_team_file
+from agent_interrupts.teams.software.agents import AgentType
 from agent_interrupts.workflows.interrupt import InterruptWorkflow
 from tests.support.interrupts import (
     interrupt_status,

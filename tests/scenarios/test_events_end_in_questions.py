@@ -18,12 +18,12 @@ from agent_interrupts.activities.llm import LlmSettings
 from agent_interrupts.activities.offline_model import OfflineModel, OfflineScenario
 from agent_interrupts.app.worker_setup import build_worker
 from agent_interrupts.models.agent_call import SUPERVISOR_MESSAGE_PREFIX
-from agent_interrupts.models.agent_types import AgentType
 from agent_interrupts.models.graph import SOFTWARE_TEAM
 from agent_interrupts.models.interrupt_events import InterruptRequestEvent
-from agent_interrupts.models.interrupts import DiscoveryCollectorInterruptRequest
-from agent_interrupts.models.routings import PlanningOrchestratorRouting
 from agent_interrupts.models.state import EntryKind, EventKind
+from agent_interrupts.teams.software.agents import AgentType
+from agent_interrupts.teams.software.questions import DiscoveryCollectorInterruptRequest
+from agent_interrupts.teams.software.routings import PlanningOrchestratorRouting
 from agent_interrupts.workflows.interrupt import InterruptWorkflow
 from agent_interrupts.workflows.orchestrator import OrchestratorWorkflow
 from tests.support.interrupts import (

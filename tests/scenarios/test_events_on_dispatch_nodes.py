@@ -14,8 +14,8 @@ from agent_interrupts.activities.llm import LlmSettings
 from agent_interrupts.activities.offline_model import OfflineScenario
 from agent_interrupts.app.sdk import AgentWorkflowClient
 from agent_interrupts.app.worker_setup import build_worker
-from agent_interrupts.models.agent_types import AgentType
 from agent_interrupts.models.interrupt_events import InterruptRequestEvent
+from agent_interrupts.teams.software.agents import AgentType
 from tests.support.interrupts import (
     answer_all,
     interrupt_status,

@@ -15,9 +15,9 @@ from agent_interrupts.activities.output_schema import decoder_schema
 from agent_interrupts.app.worker_setup import build_worker
 from agent_interrupts.models.ids import dispatched_agent_key
 from agent_interrupts.models.limits import MAX_FAN_OUT
-from agent_interrupts.models.requests import DiscoveryAgentRequest, DiscoveryAgentRequests
-from agent_interrupts.models.routings import DiscoveryOrchestratorRouting
 from agent_interrupts.models.state import EntryKind
+from agent_interrupts.teams.software.requests import DiscoveryAgentRequest, DiscoveryAgentRequests
+from agent_interrupts.teams.software.routings import DiscoveryOrchestratorRouting
 from agent_interrupts.workflows.interrupt import InterruptWorkflow
 from tests.support.interrupts import (
     answer_all,

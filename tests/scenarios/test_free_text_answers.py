@@ -12,9 +12,9 @@ from temporalio.client import Client, WorkflowUpdateFailedError
 from agent_interrupts.activities.llm import LlmSettings
 from agent_interrupts.activities.offline_model import OfflineModel, OfflineScenario
 from agent_interrupts.app.worker_setup import build_worker
-from agent_interrupts.models.agent_types import AgentType
 from agent_interrupts.models.errors import failure_message
 from agent_interrupts.models.interrupts import InterruptResolution
+from agent_interrupts.teams.software.agents import AgentType
 from agent_interrupts.workflows.interrupt import InterruptWorkflow
 from tests.support.interrupts import (
     interrupt_status,

@@ -24,13 +24,13 @@ from agent_interrupts.activities.llm import LlmSettings
 from agent_interrupts.activities.offline_model import OfflineModel, OfflineScenario
 from agent_interrupts.activities.output_schema import REPLY_KEY
 from agent_interrupts.app.worker_setup import build_worker
-from agent_interrupts.models.agent_types import AgentType
 from agent_interrupts.models.errors import failure_message
 from agent_interrupts.models.interrupt_events import INTERRUPT_REQUEST_EVENT_SIGNAL
 from agent_interrupts.models.interrupt_flow import RESOLVE_SIGNAL, InterruptState
 from agent_interrupts.models.interrupts import OptionKey, ResolvedBy, TimeoutOutcome
 from agent_interrupts.models.limits import MAX_GOAL_CHARS
 from agent_interrupts.models.state import EventKind
+from agent_interrupts.teams.software.agents import AgentType
 from agent_interrupts.workflows.interrupt import InterruptWorkflow
 from agent_interrupts.workflows.orchestrator import OrchestratorWorkflow
 from tests.support.interrupts import (

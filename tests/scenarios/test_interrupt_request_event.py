@@ -25,12 +25,12 @@ from agent_interrupts.app.worker_setup import (
     openai_client,
 )
 from agent_interrupts.models.agent_call import SUPERVISOR_MESSAGE_PREFIX, AgentCall, AgentReply
-from agent_interrupts.models.agent_types import AgentType
 from agent_interrupts.models.interrupt_events import (
     INTERRUPT_REQUEST_EVENT_SIGNAL,
     InterruptRequestEvent,
 )
 from agent_interrupts.models.state import EntryKind, EventKind, OrchestratorStatus
+from agent_interrupts.teams.software.agents import AgentType
 from agent_interrupts.workflows.interrupt import InterruptWorkflow
 from agent_interrupts.workflows.orchestrator import OrchestratorWorkflow
 from tests.support.interrupts import (

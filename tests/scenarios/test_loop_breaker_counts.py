@@ -12,8 +12,8 @@ from temporalio.client import Client
 from agent_interrupts.activities.llm import LlmSettings
 from agent_interrupts.activities.offline_model import OfflineModel, OfflineScenario
 from agent_interrupts.app.worker_setup import build_worker
-from agent_interrupts.models.agent_types import AgentType
-from agent_interrupts.models.routings import TicketAgentRouting
+from agent_interrupts.teams.software.agents import AgentType
+from agent_interrupts.teams.software.routings import TicketAgentRouting
 from tests.support.interrupts import interrupt_status, start, wait_for_interrupt
 
 

@@ -15,10 +15,10 @@ from temporalio.client import Client
 from agent_interrupts.activities.llm import LlmSettings
 from agent_interrupts.activities.offline_model import RESOLVED_MARKER, OfflineModel, OfflineScenario
 from agent_interrupts.app.worker_setup import build_worker
-from agent_interrupts.models import interrupts
-from agent_interrupts.models.agent_types import DISPATCHED_AGENTS, AgentType
 from agent_interrupts.models.graph import NODES
 from agent_interrupts.models.interrupts import InterruptRequestBase
+from agent_interrupts.teams.software import questions as interrupts
+from agent_interrupts.teams.software.agents import DISPATCHED_AGENTS, AgentType
 from agent_interrupts.workflows.interrupt import InterruptWorkflow
 from tests.support.interrupts import answer_all, interrupt_status, start, wait_for_interrupt
 

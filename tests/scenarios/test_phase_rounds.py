@@ -17,12 +17,12 @@ from agent_interrupts.activities.llm import LlmSettings
 from agent_interrupts.activities.offline_model import CONTEXT_FOUND, OfflineModel, OfflineScenario
 from agent_interrupts.activities.route_filter import round_targets
 from agent_interrupts.app.worker_setup import build_worker
-from agent_interrupts.models.agent_types import AgentType
 from agent_interrupts.models.graph import SOFTWARE_TEAM
 from agent_interrupts.models.routing import Routing
 from agent_interrupts.models.state import EntryKind
 from agent_interrupts.models.team_build import TeamFinalResult
 from agent_interrupts.models.team_files import builtin_team_files, load_team_file
+from agent_interrupts.teams.software.agents import AgentType
 from tests.support.interrupts import full_status, start
 
 

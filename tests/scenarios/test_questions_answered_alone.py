@@ -18,10 +18,10 @@ from agent_interrupts.activities.llm import LlmSettings
 from agent_interrupts.activities.offline_model import RESOLVED_MARKER, OfflineModel, OfflineScenario
 from agent_interrupts.app.sdk import AgentWorkflowClient
 from agent_interrupts.app.worker_setup import build_worker
-from agent_interrupts.models.agent_types import AgentType
 from agent_interrupts.models.ids import dispatched_agent_key
 from agent_interrupts.models.interrupts import InterruptRequestBase
 from agent_interrupts.models.state import EntryKind, EventKind
+from agent_interrupts.teams.software.agents import AgentType
 from agent_interrupts.workflows.interrupt import InterruptWorkflow
 from agent_interrupts.workflows.orchestrator import OrchestratorWorkflow
 from tests.support.fan_out import early_continue_as_new_server, handed_over_together, only_part

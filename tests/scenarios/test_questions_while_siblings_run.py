@@ -13,11 +13,11 @@ from agent_interrupts.activities.llm import LlmSettings
 from agent_interrupts.activities.offline_model import RESOLVED_MARKER, OfflineModel, OfflineScenario
 from agent_interrupts.app.sdk import AgentWorkflowClient
 from agent_interrupts.app.worker_setup import build_worker
-from agent_interrupts.models.agent_types import AgentType
 from agent_interrupts.models.ids import dispatched_agent_key
 from agent_interrupts.models.interrupt_events import InterruptRequestEvent
 from agent_interrupts.models.interrupts import InterruptRequestBase
 from agent_interrupts.models.state import EntryKind, OrchestratorStatus
+from agent_interrupts.teams.software.agents import AgentType
 from agent_interrupts.workflows.interrupt import InterruptWorkflow
 from agent_interrupts.workflows.orchestrator import OrchestratorWorkflow
 from tests.support.interrupts import GOAL, answer_all, full_status, interrupt_status, start

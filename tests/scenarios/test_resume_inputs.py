@@ -13,11 +13,11 @@ from temporalio.client import Client
 from agent_interrupts.activities.llm import LlmSettings
 from agent_interrupts.activities.offline_model import OfflineModel, OfflineScenario
 from agent_interrupts.app.worker_setup import build_worker
-from agent_interrupts.models.agent_types import AgentType
 from agent_interrupts.models.graph import NODES
 from agent_interrupts.models.ids import dispatched_agent_key
-from agent_interrupts.models.interrupts import InterruptRouting
 from agent_interrupts.models.state import EntryKind, HistoryEntry, OrchestratorStatus
+from agent_interrupts.teams.software.agents import AgentType
+from agent_interrupts.teams.software.routings import InterruptRouting
 from agent_interrupts.workflows.interrupt import InterruptWorkflow
 from agent_interrupts.workflows.resume import _system_only
 from tests.support.interrupts import (

@@ -19,8 +19,8 @@ from agent_interrupts.activities.llm import LlmSettings
 from agent_interrupts.activities.offline_model import OfflineScenario
 from agent_interrupts.app.sdk import AgentWorkflowClient
 from agent_interrupts.app.worker_setup import build_worker
-from agent_interrupts.models.agent_types import AgentType
 from agent_interrupts.models.state import EventKind
+from agent_interrupts.teams.software.agents import AgentType
 from agent_interrupts.workflows import visibility
 from agent_interrupts.workflows.orchestrator import OrchestratorWorkflow
 from tests.support.inbox import until_listed

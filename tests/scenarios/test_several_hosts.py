@@ -29,9 +29,9 @@ from temporalio.service import RPCError
 from agent_interrupts.activities.tools.settings import ToolSettings
 from agent_interrupts.app.binaries import temporal_cli
 from agent_interrupts.app.sdk import AgentWorkflowClient
-from agent_interrupts.models.results import OrchestratorCollectorResult
 from agent_interrupts.models.state import OrchestratorInput
 from agent_interrupts.models.tools import WorkspaceSpec
+from agent_interrupts.teams.software.results import OrchestratorCollectorResult
 from agent_interrupts.workflows.orchestrator import OrchestratorWorkflow
 from agent_interrupts.workflows.visibility import dev_server_args
 from tests.support.code_repo import TEST_COMMAND, make_code_repo

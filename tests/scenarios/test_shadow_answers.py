@@ -21,9 +21,9 @@ from agent_interrupts.app.history import RecordedRun, read_run
 from agent_interrupts.app.sdk import AgentWorkflowClient
 from agent_interrupts.app.stats import Tally
 from agent_interrupts.app.worker_setup import WORKFLOW_RUNNER, build_worker
-from agent_interrupts.models.agent_types import AgentType
 from agent_interrupts.models.interrupt_flow import ReviewInput, ShadowAnswer, ShadowInput
 from agent_interrupts.models.interrupts import InterruptResolution, OptionKey
+from agent_interrupts.teams.software.agents import AgentType
 from agent_interrupts.workflows.shadow import ShadowAnswerWorkflow
 from tests.support.interrupts import (
     answer_all,

@@ -14,10 +14,10 @@ from agent_interrupts.activities.offline_model import OfflineScenario
 from agent_interrupts.app.history import read_blackboard
 from agent_interrupts.app.sdk import AgentWorkflowClient, ResolutionRejected
 from agent_interrupts.app.worker_setup import build_worker
-from agent_interrupts.models.agent_types import AgentType
 from agent_interrupts.models.errors import failure_message, failure_type
 from agent_interrupts.models.interrupts import InterruptResolution
 from agent_interrupts.models.state import EntryKind
+from agent_interrupts.teams.software.agents import AgentType
 from tests.support.cli import client_py
 from tests.support.interrupts import answer_all, interrupt_status, start, wait_for_interrupt
 

@@ -17,10 +17,11 @@ from agent_interrupts.activities.llm import LlmSettings
 from agent_interrupts.app.export import Format, export
 from agent_interrupts.app.lineage_records import check_file
 from agent_interrupts.app.worker_setup import build_worker
-from agent_interrupts.models.agent_types import AgentType
 from agent_interrupts.models.errors import failure_message
-from agent_interrupts.models.interrupts import InterruptType, OrchestratorInterruptRequest
+from agent_interrupts.models.interrupts import InterruptType
 from agent_interrupts.models.state import EventKind
+from agent_interrupts.teams.software.agents import AgentType
+from agent_interrupts.teams.software.questions import OrchestratorInterruptRequest
 from agent_interrupts.workflows.interrupt import InterruptWorkflow
 from agent_interrupts.workflows.stuck_questions import MORE_TOKENS_ID, ROUTE_CHOICE_ID
 from tests.support.interrupts import (

@@ -19,11 +19,11 @@ from temporalio.client import Client, WorkflowFailureError, WorkflowHandle
 
 from agent_interrupts.activities.llm import LlmSettings
 from agent_interrupts.app.worker_setup import build_worker
-from agent_interrupts.models.agent_types import AgentType
 from agent_interrupts.models.errors import failure_message
 from agent_interrupts.models.interrupts import InterruptRequestBase, InterruptResolution
 from agent_interrupts.models.resolution_rules import recommended_resolution
 from agent_interrupts.models.state import EntryKind, OrchestratorStatus
+from agent_interrupts.teams.software.agents import AgentType
 from agent_interrupts.workflows.interrupt import InterruptWorkflow
 from agent_interrupts.workflows.orchestrator import OrchestratorWorkflow
 from agent_interrupts.workflows.stuck_questions import ROUTE_CHOICE_ID, STOP, continue_text

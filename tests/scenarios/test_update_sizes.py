@@ -23,10 +23,10 @@ from agent_interrupts.activities.llm import LlmSettings
 from agent_interrupts.activities.offline_model import OfflineScenario
 from agent_interrupts.app.sdk import AgentWorkflowClient, EventRejected, ResolutionRejected
 from agent_interrupts.app.worker_setup import build_worker
-from agent_interrupts.models.agent_types import AgentType
 from agent_interrupts.models.interrupt_events import InterruptRequestEvent
 from agent_interrupts.models.interrupts import InterruptResolution
 from agent_interrupts.models.limits import GRPC_MESSAGE_BYTES, MAX_ITEMS, MAX_PAYLOAD_BYTES
+from agent_interrupts.teams.software.agents import AgentType
 from tests.support.interrupts import (
     answer_all,
     interrupt_status,

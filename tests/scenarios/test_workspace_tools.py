@@ -23,9 +23,9 @@ from agent_interrupts.activities.llm import LlmSettings
 from agent_interrupts.activities.tools.settings import ToolSettings
 from agent_interrupts.app.history import read_blackboard
 from agent_interrupts.app.worker_setup import build_worker
-from agent_interrupts.models.agent_types import AgentType
 from agent_interrupts.models.state import EntryKind, HistoryEntry, OrchestratorInput
 from agent_interrupts.models.tools import WorkspaceSpec
+from agent_interrupts.teams.software.agents import AgentType
 from agent_interrupts.workflows.orchestrator import OrchestratorWorkflow
 from tests.support.openai_server import ScriptedOpenAIServer
 from tests.support.postgres import PostgresServer

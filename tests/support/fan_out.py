@@ -12,7 +12,6 @@ from temporalio.contrib.pydantic import pydantic_data_converter
 from temporalio.testing import WorkflowEnvironment
 
 from agent_interrupts.app.binaries import temporal_cli
-from agent_interrupts.models.agent_types import AgentType
 from agent_interrupts.models.fan_out import HeldAgent
 from agent_interrupts.models.graph import SOFTWARE_TEAM
 from agent_interrupts.models.ids import agent_key
@@ -20,8 +19,9 @@ from agent_interrupts.models.interrupts import (
     DispatchInterruptRequest,
     InterruptResolution,
     InterruptType,
-    TicketAgentInterruptRequest,
 )
+from agent_interrupts.teams.software.agents import AgentType
+from agent_interrupts.teams.software.questions import TicketAgentInterruptRequest
 from agent_interrupts.workflows.lifting import lift
 from agent_interrupts.workflows.orchestrator import OrchestratorWorkflow
 from agent_interrupts.workflows.visibility import dev_server_args

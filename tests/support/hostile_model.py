@@ -15,8 +15,8 @@ from typing import Any
 
 from agent_interrupts.activities.offline_model import OfflineModel, OfflineScenario
 from agent_interrupts.models.graph import NODES_BY_OUTPUT
-from agent_interrupts.models.interrupts import InterruptRouting
 from agent_interrupts.models.routing import Routing
+from agent_interrupts.teams.software.routings import InterruptRouting
 
 ESCAPES = ("../../escaped.txt", "/tmp/hostile-escaped.txt", "src/../../../escaped.txt", "~/x")
 """Paths its tool calls write to instead of the workspace's files."""

@@ -9,7 +9,7 @@ from temporalio.client import Client, WorkflowHandle
 from temporalio.common import SearchAttributePair, TypedSearchAttributes
 
 from agent_interrupts.app.sdk import AgentWorkflowClient
-from agent_interrupts.models.agent_types import AgentType
+from agent_interrupts.teams.software.agents import AgentType
 from agent_interrupts.workflows import visibility
 from agent_interrupts.workflows.interrupt import InterruptWorkflow
 from tests.support.interrupts import question_input

@@ -14,12 +14,12 @@ from agent_interrupts.app.history import read_blackboard
 from agent_interrupts.models.errors import failure_message
 from agent_interrupts.models.interrupt_flow import InterruptInput, InterruptStatus, ShadowAnswer
 from agent_interrupts.models.interrupts import (
-    AnyInterruptRequest,
     ConfirmationItem,
     InterruptRequestBase,
     InterruptResolution,
 )
 from agent_interrupts.models.state import OrchestratorInput, OrchestratorStatus
+from agent_interrupts.teams.software.questions import AnyInterruptRequest
 from agent_interrupts.workflows.interrupt import InterruptWorkflow
 from agent_interrupts.workflows.orchestrator import OrchestratorWorkflow
 from agent_interrupts.workflows.shadow import SHADOW_SUFFIX

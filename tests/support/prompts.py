@@ -6,10 +6,10 @@ from typing import Any
 
 from agent_interrupts.activities.contributors import PromptContext, PromptContributor
 from agent_interrupts.models.agent_call import AgentCall, HistoryDigestEntry, PreviousContext
-from agent_interrupts.models.agent_types import AgentType
 from agent_interrupts.models.graph import NODES, SOFTWARE_TEAM
 from agent_interrupts.models.limits import compact_json
 from agent_interrupts.models.tools import PinnedWorkspace
+from agent_interrupts.teams.software.agents import AgentType
 
 GOAL = "add rate limiting to the gateway"
 

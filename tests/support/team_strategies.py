@@ -14,7 +14,7 @@ from typing import Any
 from hypothesis import strategies as st
 from pydantic.alias_generators import to_camel
 
-from agent_interrupts.models.agent_types import AgentType, Terminal
+from agent_interrupts.models.agent_types import Terminal
 from agent_interrupts.models.team_build import RESERVED_FIELDS
 from agent_interrupts.models.team_spec import (
     END,
@@ -25,6 +25,7 @@ from agent_interrupts.models.team_spec import (
     Role,
     TeamSpec,
 )
+from agent_interrupts.teams.software.agents import AgentType
 
 RESERVED = frozenset({a.value for a in AgentType} | {t.value for t in Terminal})
 """Names no team's agent may take."""

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
-from agent_interrupts.models.agent_types import AgentType
 from agent_interrupts.models.state import (
     EntryKind,
     EventKind,
@@ -13,6 +12,7 @@ from agent_interrupts.models.state import (
     OrchestratorState,
     PendingStep,
 )
+from agent_interrupts.teams.software.agents import AgentType
 from agent_interrupts.workflows import blackboard
 
 NOW = datetime(2026, 1, 1, tzinfo=UTC)

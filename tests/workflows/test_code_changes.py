@@ -21,14 +21,10 @@ from agent_interrupts.models.code import (
 )
 from agent_interrupts.models.ids import ref_component
 from agent_interrupts.models.interrupts import InterruptResolution
-from agent_interrupts.models.results import (
-    CommitInfo,
-    TestOutcome,
-    TicketAgentResult,
-    VerificationStatus,
-)
+from agent_interrupts.models.results import CommitInfo, TestOutcome, VerificationStatus
 from agent_interrupts.models.team_build import build_team
 from agent_interrupts.models.team_files import load_team_file
+from agent_interrupts.teams.software.results import TicketAgentResult
 from agent_interrupts.workflows.code_changes import (
     code_commit,
     commit_message,

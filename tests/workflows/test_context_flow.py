@@ -9,9 +9,9 @@ from temporalio.client import Client
 
 from agent_interrupts.activities.llm import LlmSettings
 from agent_interrupts.app.worker_setup import build_worker
-from agent_interrupts.models.agent_types import DISPATCHED_AGENTS, AgentType
 from agent_interrupts.models.ids import parse_context_id
 from agent_interrupts.models.state import EntryKind, HistoryEntry, OrchestratorStatus
+from agent_interrupts.teams.software.agents import DISPATCHED_AGENTS, AgentType
 from agent_interrupts.workflows.lineage import context_chain, dangling_ids
 from tests.support.interrupts import full_status, start
 

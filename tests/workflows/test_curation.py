@@ -4,11 +4,12 @@ always were."""
 
 from __future__ import annotations
 
-from agent_interrupts.models.agent_types import AgentType
-from agent_interrupts.models.contexts import CuratedContexts, TeamContext
+from agent_interrupts.models.contexts import TeamContext
 from agent_interrupts.models.graph import NODES, SOFTWARE_TEAM
 from agent_interrupts.models.team_build import build_team
 from agent_interrupts.models.team_files import configured_teams
+from agent_interrupts.teams.software.agents import AgentType
+from agent_interrupts.teams.software.contexts import CuratedContexts
 from agent_interrupts.workflows.curation import curate, with_contexts
 
 TEAM = build_team(configured_teams({})["incident-response"])

@@ -14,7 +14,7 @@ from temporalio.testing import WorkflowEnvironment
 
 from agent_interrupts.activities.llm import LlmSettings
 from agent_interrupts.app.worker_setup import build_worker
-from agent_interrupts.models.results import OrchestratorCollectorResult
+from agent_interrupts.teams.software.results import OrchestratorCollectorResult
 from agent_interrupts.workflows.interrupt import InterruptWorkflow
 from tests.histories.landed import (
     GOAL,

@@ -14,10 +14,10 @@ from agent_interrupts.app.history import read_blackboard
 from agent_interrupts.app.worker_setup import build_worker
 from agent_interrupts.models.graph import SOFTWARE_TEAM
 from agent_interrupts.models.interrupts import TeamInterruptRequest
-from agent_interrupts.models.results import OrchestratorCollectorResult
 from agent_interrupts.models.state import EntryKind
 from agent_interrupts.models.team_build import build_team
 from agent_interrupts.models.team_files import load_team_file
+from agent_interrupts.teams.software.results import OrchestratorCollectorResult
 from agent_interrupts.workflows.interrupt import InterruptWorkflow
 from tests.support.interrupts import answer_offered, interrupt_status, start, wait_for_interrupt
 

@@ -9,17 +9,13 @@ import pytest
 from pydantic import ValidationError
 
 from agent_interrupts.models.errors import describe_validation_error
-from agent_interrupts.models.interrupts import (
-    InterruptResolution,
-    OptionKey,
-    ReviewInterruptRequest,
-    StructuredChoice,
-)
+from agent_interrupts.models.interrupts import InterruptResolution, OptionKey, StructuredChoice
 from agent_interrupts.models.limits import MAX_EVENT_LOG_BYTES, MAX_EVENTS, MAX_PAYLOAD_BYTES, clip
-from agent_interrupts.models.requests import DiscoveryCollectorRequest, TicketAgentRequests
 from agent_interrupts.models.resolution_rules import default_option, drop_invalid_recommendations
-from agent_interrupts.models.results import DiscoveryAgentResult
 from agent_interrupts.models.state import EventKind, GraphEvent, OrchestratorInput
+from agent_interrupts.teams.software.questions import ReviewInterruptRequest
+from agent_interrupts.teams.software.requests import DiscoveryCollectorRequest, TicketAgentRequests
+from agent_interrupts.teams.software.results import DiscoveryAgentResult
 from agent_interrupts.workflows.event_log import record_event
 from agent_interrupts.workflows.handler_args import parse_values
 from agent_interrupts.workflows.resume import resumed_request

@@ -18,7 +18,6 @@ from agent_interrupts.activities.offline_model import OfflineModel, OfflineScena
 from agent_interrupts.app.binaries import temporal_test_server
 from agent_interrupts.app.sdk import AgentWorkflowClient
 from agent_interrupts.app.worker_setup import WORKFLOW_RUNNER, WORKFLOWS, build_worker
-from agent_interrupts.models.agent_types import AgentType
 from agent_interrupts.models.interrupt_flow import (
     HAND_OVER_SIGNAL,
     HANDED_OVER,
@@ -27,6 +26,7 @@ from agent_interrupts.models.interrupt_flow import (
 )
 from agent_interrupts.models.interrupts import InterruptResolution, ResolvedBy, TimeoutOutcome
 from agent_interrupts.models.state import EventKind
+from agent_interrupts.teams.software.agents import AgentType
 from agent_interrupts.workflows.interrupt import InterruptWorkflow
 from agent_interrupts.workflows.orchestrator import OrchestratorWorkflow
 from tests.bad_input.harness import assert_no_task_failed

@@ -29,12 +29,12 @@ from agent_interrupts.activities.offline_model import OfflineModel, OfflineScena
 from agent_interrupts.app.binaries import temporal_test_server
 from agent_interrupts.app.sdk import AgentWorkflowClient
 from agent_interrupts.app.worker_setup import WORKFLOW_RUNNER, WORKFLOWS, build_worker
-from agent_interrupts.models.agent_types import AgentType
 from agent_interrupts.models.interrupt_events import INTERRUPT_REQUEST_EVENT_SIGNAL
 from agent_interrupts.models.interrupt_flow import InterruptState
 from agent_interrupts.models.interrupts import ResolvedBy
 from agent_interrupts.models.policies import NOTIFY_RETRY
 from agent_interrupts.models.state import EventKind
+from agent_interrupts.teams.software.agents import AgentType
 from agent_interrupts.workflows.interrupt import InterruptWorkflow
 from tests.support.interrupts import (
     answer_all,

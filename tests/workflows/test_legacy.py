@@ -7,11 +7,11 @@ from typing import Any
 
 import pytest
 
-from agent_interrupts.models.agent_types import AgentType
 from agent_interrupts.models.graph import SOFTWARE_TEAM
-from agent_interrupts.models.interrupts import ReviewInterruptRequest
-from agent_interrupts.models.results import DiscoveryAgentResult
-from agent_interrupts.models.routings import DiscoveryAgentRouting
+from agent_interrupts.teams.software.agents import AgentType
+from agent_interrupts.teams.software.questions import ReviewInterruptRequest
+from agent_interrupts.teams.software.results import DiscoveryAgentResult
+from agent_interrupts.teams.software.routings import DiscoveryAgentRouting
 from agent_interrupts.workflows.legacy import upgrade_output, upgrade_question, upgrade_start
 
 BASE = {

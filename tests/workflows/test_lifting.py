@@ -9,7 +9,6 @@ from typing import Any
 
 import pytest
 
-from agent_interrupts.models.agent_types import AgentType
 from agent_interrupts.models.fan_out import HeldAgent
 from agent_interrupts.models.graph import NODES, SOFTWARE_TEAM
 from agent_interrupts.models.interrupts import (
@@ -17,10 +16,11 @@ from agent_interrupts.models.interrupts import (
     InterruptResolution,
     InterruptType,
     OptionKey,
-    TicketAgentDispatchInterruptRequest,
 )
 from agent_interrupts.models.limits import MAX_ITEMS
-from agent_interrupts.models.results import TicketAgentResult
+from agent_interrupts.teams.software.agents import AgentType
+from agent_interrupts.teams.software.questions import TicketAgentDispatchInterruptRequest
+from agent_interrupts.teams.software.results import TicketAgentResult
 from agent_interrupts.workflows.interrupt_text import details_markdown
 from agent_interrupts.workflows.lifting import (
     answer_each,

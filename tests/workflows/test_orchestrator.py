@@ -13,9 +13,9 @@ from temporalio.worker import Worker
 from agent_interrupts.activities.llm import LlmSettings
 from agent_interrupts.app.worker_setup import WORKFLOW_RUNNER, WORKFLOWS, build_worker
 from agent_interrupts.models.agent_call import AgentCall, AgentReply
-from agent_interrupts.models.agent_types import AgentType
 from agent_interrupts.models.ids import parse_context_id
 from agent_interrupts.models.state import EntryKind, EventKind
+from agent_interrupts.teams.software.agents import AgentType
 from tests.support.interrupts import GOAL, full_status, start
 
 

@@ -4,11 +4,12 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
-from agent_interrupts.models.agent_types import AgentType, Terminal
+from agent_interrupts.models.agent_types import Terminal
 from agent_interrupts.models.graph import SOFTWARE_TEAM
-from agent_interrupts.models.results import OrchestratorCollectorResult
-from agent_interrupts.models.routings import OrchestratorCollectorRouting, ReviewRouting
 from agent_interrupts.models.state import EntryKind, HistoryEntry
+from agent_interrupts.teams.software.agents import AgentType
+from agent_interrupts.teams.software.results import OrchestratorCollectorResult
+from agent_interrupts.teams.software.routings import OrchestratorCollectorRouting, ReviewRouting
 from agent_interrupts.workflows.planner import last_request_of, next_step, return_target
 
 NOW = datetime(2026, 1, 1, tzinfo=UTC)

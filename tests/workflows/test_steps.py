@@ -5,18 +5,19 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from typing import Any
 
-from agent_interrupts.models.agent_types import AgentType
 from agent_interrupts.models.errors import DegenerateLoop
 from agent_interrupts.models.graph import SOFTWARE_TEAM
-from agent_interrupts.models.interrupts import ReviewInterruptRequest
-from agent_interrupts.models.requests import CONTEXT_FOUND, DiscoveryCollectorRequest, MergerRequest
-from agent_interrupts.models.results import ContextManagerResult, DiscoveryAgentResult
-from agent_interrupts.models.routings import (
+from agent_interrupts.models.requests import CONTEXT_FOUND
+from agent_interrupts.models.state import EntryKind, HistoryEntry
+from agent_interrupts.teams.software.agents import AgentType
+from agent_interrupts.teams.software.questions import ReviewInterruptRequest
+from agent_interrupts.teams.software.requests import DiscoveryCollectorRequest, MergerRequest
+from agent_interrupts.teams.software.results import ContextManagerResult, DiscoveryAgentResult
+from agent_interrupts.teams.software.routings import (
     ContextManagerRouting,
     DiscoveryDispatchRouting,
     ReviewRouting,
 )
-from agent_interrupts.models.state import EntryKind, HistoryEntry
 from agent_interrupts.workflows.steps import decide
 
 NOW = datetime(2026, 1, 1, tzinfo=UTC)

@@ -5,7 +5,7 @@ answer chose (``workflows/ways_out.py``)."""
 
 from __future__ import annotations
 
-from agent_interrupts.models.agent_types import AgentType, Terminal
+from agent_interrupts.models.agent_types import Terminal
 from agent_interrupts.models.graph import NODES, SOFTWARE_TEAM
 from agent_interrupts.models.interrupts import (
     InterruptRequestBase,
@@ -13,6 +13,7 @@ from agent_interrupts.models.interrupts import (
     OptionKey,
 )
 from agent_interrupts.models.limits import MAX_OUTPUT_TOKENS_FACTOR
+from agent_interrupts.teams.software.agents import AgentType
 from agent_interrupts.workflows.stuck_questions import (
     AGAIN,
     MORE_TOKENS_ID,

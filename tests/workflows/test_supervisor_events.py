@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from agent_interrupts.models.agent_types import AgentType
 from agent_interrupts.models.interrupt_events import InterruptRequestEvent
 from agent_interrupts.models.limits import MAX_REMEMBERED_EVENT_IDS
 from agent_interrupts.models.state import OrchestratorState
+from agent_interrupts.teams.software.agents import AgentType
 from agent_interrupts.workflows.supervisor_events import SupervisorEvents
 
 

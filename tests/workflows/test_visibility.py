@@ -16,11 +16,11 @@ from agent_interrupts.activities.llm import LlmSettings
 from agent_interrupts.activities.offline_model import OfflineModel, OfflineScenario
 from agent_interrupts.app.sdk import AgentWorkflowClient
 from agent_interrupts.app.worker_setup import build_worker
-from agent_interrupts.models.agent_types import AgentType
 from agent_interrupts.models.graph import SOFTWARE_TEAM
 from agent_interrupts.models.interrupt_flow import InterruptState
 from agent_interrupts.models.interrupts import InterruptResolution, InterruptType
 from agent_interrupts.models.resolution_rules import resolution_problems
+from agent_interrupts.teams.software.agents import AgentType
 from agent_interrupts.workflows import visibility
 from tests.models.test_resolution_rules import REQUEST
 from tests.support.interrupts import GOAL, wait_for_interrupt

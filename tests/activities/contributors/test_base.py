@@ -14,8 +14,8 @@ from agent_interrupts.activities.contributors import (
 )
 from agent_interrupts.activities.contributors.base import MAX_SECTION_CHARS
 from agent_interrupts.activities.prompting import PromptRenderer
-from agent_interrupts.models.agent_types import AgentType
 from agent_interrupts.models.graph import NODES, SOFTWARE_TEAM
+from agent_interrupts.teams.software.agents import AgentType
 from tests.support.prompts import Exploding, Fixed, entry, make_call, make_ctx
 
 

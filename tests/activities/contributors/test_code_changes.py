@@ -10,11 +10,11 @@ from agent_interrupts.activities.contributors.base import PromptContext
 from agent_interrupts.activities.contributors.code_changes import CodeChangesContributor
 from agent_interrupts.activities.tools.catalog import tools_for
 from agent_interrupts.activities.tools.settings import ToolSettings
-from agent_interrupts.models.agent_types import AgentType
 from agent_interrupts.models.code import WorktreeRef
 from agent_interrupts.models.graph import NODES, SOFTWARE_TEAM
 from agent_interrupts.models.team_build import build_team
 from agent_interrupts.models.team_files import load_team_file
+from agent_interrupts.teams.software.agents import AgentType
 from tests.support.prompts import WORKSPACE, make_call
 
 CODE_TEAM = Path(__file__).resolve().parents[3] / "docs" / "examples" / "code-team"

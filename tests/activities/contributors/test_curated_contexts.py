@@ -11,10 +11,10 @@ from agent_interrupts.activities.contributors import (
 from agent_interrupts.activities.contributors.curated_contexts import VALUE_CHARS
 from agent_interrupts.activities.prompting import PromptRenderer
 from agent_interrupts.models.agent_call import AgentCall
-from agent_interrupts.models.agent_types import AgentType
 from agent_interrupts.models.graph import NODES, SOFTWARE_TEAM
 from agent_interrupts.models.team_build import build_team
 from agent_interrupts.models.team_files import configured_teams
+from agent_interrupts.teams.software.agents import AgentType
 from tests.support.prompts import make_call
 
 TEAM = build_team(configured_teams({})["incident-response"])

@@ -7,8 +7,8 @@ import pytest
 from agent_interrupts.activities.contributors import EpisodicMemoryContributor, default_registry
 from agent_interrupts.activities.prompting import PromptRenderer
 from agent_interrupts.activities.tools.catalog import tools_for
-from agent_interrupts.models.agent_types import AgentType
 from agent_interrupts.models.graph import NODES, SOFTWARE_TEAM
+from agent_interrupts.teams.software.agents import AgentType
 from tests.support.prompts import WORKSPACE, make_call, make_ctx
 
 RENDERER = PromptRenderer()

@@ -10,10 +10,10 @@ import pytest
 from agent_interrupts.activities.offline_model import RESOLVED_MARKER, OfflineModel, OfflineScenario
 from agent_interrupts.activities.output_schema import decoder_schema
 from agent_interrupts.activities.prompting import PromptRenderer
-from agent_interrupts.models.agent_types import AgentType
 from agent_interrupts.models.answer_text import NOT_ASKED
 from agent_interrupts.models.graph import NODES, SOFTWARE_TEAM
 from agent_interrupts.models.routing import Routing
+from agent_interrupts.teams.software.agents import AgentType
 from tests.support.prompts import ROUTING_AGENTS, make_call
 
 RENDERER = PromptRenderer()

@@ -14,9 +14,9 @@ from agent_interrupts.activities.contributors.loop_breaker import INTERRUPT_LOOP
 from agent_interrupts.activities.offline_model import OfflineModel
 from agent_interrupts.activities.output_schema import decoder_schema
 from agent_interrupts.activities.prompting import PromptRenderer
-from agent_interrupts.models.agent_types import AgentType
 from agent_interrupts.models.graph import NODES, SOFTWARE_TEAM
 from agent_interrupts.models.routing import Routing
+from agent_interrupts.teams.software.agents import AgentType
 from tests.support.prompts import (
     GOAL,
     ROUTING_AGENTS,

@@ -7,9 +7,9 @@ import pytest
 from agent_interrupts.activities.contributors import PreviousContextContributor, default_registry
 from agent_interrupts.activities.contributors.previous_context import FIRST_ATTEMPT
 from agent_interrupts.activities.prompting import PromptRenderer
-from agent_interrupts.models.agent_types import AgentType
 from agent_interrupts.models.graph import NODES, SOFTWARE_TEAM
 from agent_interrupts.models.limits import PREVIOUS_OUTPUT_CHARS, compact_json
+from agent_interrupts.teams.software.agents import AgentType
 from tests.support.prompts import make_call, make_ctx, previous
 
 RENDERER = PromptRenderer()

@@ -8,8 +8,9 @@ import pytest
 from agent_interrupts.activities.contributors import default_registry
 from agent_interrupts.activities.contributors.we_are_here import HERE, render_graph
 from agent_interrupts.activities.prompting import PromptRenderer
-from agent_interrupts.models.agent_types import DISPATCHED_AGENTS, AgentType, Terminal
+from agent_interrupts.models.agent_types import Terminal
 from agent_interrupts.models.graph import NODES, SOFTWARE_TEAM
+from agent_interrupts.teams.software.agents import DISPATCHED_AGENTS, AgentType
 from tests.support.prompts import make_call
 
 RENDERER = PromptRenderer()

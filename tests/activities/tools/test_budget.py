@@ -11,10 +11,10 @@ from agent_interrupts.activities.tools.loop import Toolbox
 from agent_interrupts.activities.tools.settings import ToolSettings
 from agent_interrupts.activities.tools.transcript import BUDGET_SPENT, tool_transcript
 from agent_interrupts.activities.tools.workspace import pin
-from agent_interrupts.models.agent_types import AgentType
 from agent_interrupts.models.errors import InvalidLlmReply
 from agent_interrupts.models.graph import SOFTWARE_TEAM
 from agent_interrupts.models.tools import ToolRequest, WorkspaceSpec
+from agent_interrupts.teams.software.agents import AgentType
 from tests.support.prompts import make_call
 from tests.support.workspace import make_repo
 

@@ -8,20 +8,18 @@ from agent_interrupts.activities.result_decorators import consolidate_references
 from agent_interrupts.activities.tools.references import check_references
 from agent_interrupts.activities.tools.settings import ToolSettings
 from agent_interrupts.activities.tools.workspace import Workspace, checkout, pin
-from agent_interrupts.models.contexts import curate_discovery
-from agent_interrupts.models.interrupts import DiscoveryCollectorInterruptRequest
-from agent_interrupts.models.results import (
-    CommitInfo,
+from agent_interrupts.models.results import CommitInfo, FileReference, VerificationStatus
+from agent_interrupts.models.tools import WorkspaceSpec
+from agent_interrupts.teams.software.contexts import curate_discovery
+from agent_interrupts.teams.software.questions import DiscoveryCollectorInterruptRequest
+from agent_interrupts.teams.software.results import (
     Diagram,
     DiscoveryAgentResult,
     DiscoveryCollectorResult,
-    FileReference,
     QueryFinding,
     TicketAgentResult,
-    VerificationStatus,
 )
-from agent_interrupts.models.routings import DiscoveryCollectorRouting
-from agent_interrupts.models.tools import WorkspaceSpec
+from agent_interrupts.teams.software.routings import DiscoveryCollectorRouting
 from tests.support.workspace import make_repo
 
 

@@ -15,7 +15,6 @@ from agent_interrupts.activities.tools.catalog import tools_for
 from agent_interrupts.activities.tools.loop import Toolbox
 from agent_interrupts.activities.tools.settings import ToolSettings
 from agent_interrupts.activities.tools.workspace import NotOnThisWorker, ToolError, Workspace, pin
-from agent_interrupts.models.agent_types import AgentType
 from agent_interrupts.models.code import (
     CommitRequest,
     ConflictChoice,
@@ -26,6 +25,7 @@ from agent_interrupts.models.code import (
 )
 from agent_interrupts.models.graph import SOFTWARE_TEAM
 from agent_interrupts.models.tools import PinnedWorkspace, ToolRequest, WorkspaceSpec
+from agent_interrupts.teams.software.agents import AgentType
 from tests.support.code_repo import make_code_repo
 from tests.support.prompts import make_call
 from tests.support.workspace import git
