@@ -28,10 +28,8 @@ from agent_interrupts.activities.offline_questions import declared_question, dec
 from agent_interrupts.activities.output_schema import REPLY_KEY, is_wrapped, variants
 from agent_interrupts.activities.routing_info import route_options
 from agent_interrupts.models.agent_call import SUPERVISOR_MESSAGE_PREFIX
-from agent_interrupts.models.agent_types import AgentType, Terminal, agent_name
-from agent_interrupts.models.graph import NODES_BY_OUTPUT
 from agent_interrupts.models.agent_types import Terminal, agent_name
-from agent_interrupts.models.graph import NODES, NODES_BY_OUTPUT
+from agent_interrupts.models.graph import NODES_BY_OUTPUT
 from agent_interrupts.models.ids import agent_key, dispatched_agent_key
 from agent_interrupts.models.requests import CONTEXT_FOUND
 from agent_interrupts.models.routing import Routing

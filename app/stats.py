@@ -31,9 +31,9 @@ from agent_interrupts.models.interrupts import (
     OptionKey,
     ResolvedBy,
 )
-from agent_interrupts.models.team_build import team_of
+from agent_interrupts.models.team import Team
+from agent_interrupts.models.team_build import software_team, team_of
 from agent_interrupts.models.team_spec import SOFTWARE_TEAM_NAME, Role, TeamPin
-from agent_interrupts.teams.software.agents import AgentType
 from agent_interrupts.teams.software.questions import (
     AnyInterruptRequest,
     DispatchedAgentInterruptRequest,
@@ -43,9 +43,6 @@ from agent_interrupts.teams.software.results import (
     MIN_FILE_REFERENCES,
     MIN_GENERATED_QUERIES,
 )
-from agent_interrupts.models.team import Team
-from agent_interrupts.models.team_build import software_team, team_of
-from agent_interrupts.models.team_spec import SOFTWARE_TEAM_NAME, Role, TeamPin
 
 SC011_TAGS, SC011_QUERIES, SC011_REFERENCES = (
     MIN_DISCOVERY_TAGS,

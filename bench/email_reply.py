@@ -46,9 +46,9 @@ from agent_interrupts.app.mail_door import MailDoor, start_mail_door
 from agent_interrupts.app.process_exit import exit_now
 from agent_interrupts.app.sdk import AgentWorkflowClient
 from agent_interrupts.app.worker_setup import build_worker
-from agent_interrupts.models.agent_types import AgentType
 from agent_interrupts.models.door_answers import reply_resolution
 from agent_interrupts.models.interrupts import InterruptResolution
+from agent_interrupts.teams.software.agents import AgentType
 from agent_interrupts.workflows import visibility
 from bench.harness import bench_parser, fresh_id, load_average, versions, versus_aim
 from bench.history_times import (

@@ -35,7 +35,7 @@ from agent_interrupts.app.inbox.web import create_app, listening
 from agent_interrupts.app.process_exit import exit_now
 from agent_interrupts.app.sdk import AgentWorkflowClient
 from agent_interrupts.app.worker_setup import build_worker
-from agent_interrupts.models.agent_types import AgentType
+from agent_interrupts.teams.software.agents import AgentType
 from bench.harness import (
     DEFAULT_GAP,
     bench_parser,

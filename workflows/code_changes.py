@@ -69,13 +69,6 @@ from agent_interrupts.models.state import PendingStep
 from agent_interrupts.models.team import Team
 from agent_interrupts.models.team_build import STR_CHARS, TEXT_CHARS
 from agent_interrupts.models.team_spec import FILLED_FROM_GIT, Role
-from agent_interrupts.workflows.patches import (
-    CODE_CHANGES,
-    GIT_FILLED,
-    REVIEW_FINDINGS,
-    WORKTREE_LIMIT_ASKS,
-)
-from agent_interrupts.models.team_spec import Role
 from agent_interrupts.teams.software.questions import ConflictFile, MergerInterruptRequest
 from agent_interrupts.teams.software.results import (
     MergerResult,
@@ -83,7 +76,12 @@ from agent_interrupts.teams.software.results import (
     TicketAgentResult,
 )
 from agent_interrupts.teams.software.routings import MergerRouting
-from agent_interrupts.workflows.patches import CODE_CHANGES, WORKTREE_LIMIT_ASKS
+from agent_interrupts.workflows.patches import (
+    CODE_CHANGES,
+    GIT_FILLED,
+    REVIEW_FINDINGS,
+    WORKTREE_LIMIT_ASKS,
+)
 from agent_interrupts.workflows.run_book import RunBook
 
 with workflow.unsafe.imports_passed_through():

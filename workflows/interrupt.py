@@ -65,7 +65,6 @@ from agent_interrupts.models.resolution_rules import (
 from agent_interrupts.models.state import EventKind, GraphEvent
 from agent_interrupts.models.team import Team
 from agent_interrupts.models.team_build import TeamDefinitionError, team_of
-from agent_interrupts.teams.software.agents import AgentType
 from agent_interrupts.workflows.event_log import log_event, record_event
 from agent_interrupts.workflows.handler_args import (
     Parsed,

@@ -26,9 +26,9 @@ from agent_interrupts.app.inbox.slack import SlackDoor
 from agent_interrupts.app.inbox.web import create_app, listening
 from agent_interrupts.app.sdk import AgentWorkflowClient
 from agent_interrupts.app.worker_setup import build_worker
-from agent_interrupts.models.agent_types import AgentType
 from agent_interrupts.models.interrupt_flow import InterruptState
 from agent_interrupts.models.interrupts import InterruptResolution, OptionKey
+from agent_interrupts.teams.software.agents import AgentType
 from tests.cli.support import free_port
 from tests.support.inbox import start_question
 from tests.support.interrupts import GOAL, interrupt_status, wait_for_interrupt

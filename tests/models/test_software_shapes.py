@@ -20,8 +20,9 @@ from agent_interrupts.activities.output_schema import OutputProfile, decoder_sch
 from agent_interrupts.models.graph import SOFTWARE_TEAM
 from agent_interrupts.models.results import FileReference
 from agent_interrupts.models.team import Team
-from agent_interrupts.models.team_build import build_team
-from agent_interrupts.models.team_files import load_team_file
+from agent_interrupts.models.team_build import DeclaredShape, build_team, declared_shapes
+from agent_interrupts.models.team_files import load_software_team, load_team_file
+from agent_interrupts.models.team_spec import Role
 from agent_interrupts.teams.software.agents import AgentType
 from agent_interrupts.teams.software.results import (
     CrossLink,
@@ -29,10 +30,6 @@ from agent_interrupts.teams.software.results import (
     DiagramEdge,
     DiscoveryAgentResult,
 )
-from agent_interrupts.models.team import Team
-from agent_interrupts.models.team_build import DeclaredShape, build_team, declared_shapes
-from agent_interrupts.models.team_files import load_software_team, load_team_file
-from agent_interrupts.models.team_spec import Role
 
 TEAM_FILE = """
 name = "discovery"

@@ -23,10 +23,10 @@ from agent_interrupts.app.export import Format, Kind
 from agent_interrupts.app.inbox.web import create_app
 from agent_interrupts.app.sdk import AgentWorkflowClient, ResolutionRejected
 from agent_interrupts.app.worker_setup import build_worker
-from agent_interrupts.models.agent_types import AgentType
 from agent_interrupts.models.interrupt_flow import RESOLVE_SIGNAL
 from agent_interrupts.models.interrupts import Door, InterruptResolution
 from agent_interrupts.models.state import EventKind
+from agent_interrupts.teams.software.agents import AgentType
 from tests.support.cli import client_py
 from tests.support.interrupts import GOAL, interrupt_status, wait_for_interrupt
 

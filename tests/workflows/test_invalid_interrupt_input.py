@@ -10,9 +10,9 @@ from temporalio.client import Client, WorkflowFailureError
 
 from agent_interrupts.activities.llm import LlmSettings
 from agent_interrupts.app.worker_setup import build_worker
-from agent_interrupts.models.agent_types import AgentType
 from agent_interrupts.models.interrupt_flow import InterruptStatus
 from agent_interrupts.models.interrupts import TeamInterruptRequest
+from agent_interrupts.teams.software.agents import AgentType
 from agent_interrupts.workflows.interrupt import InterruptWorkflow
 
 
