@@ -67,9 +67,16 @@ def _history(path: Path) -> WorkflowHistory:
 async def replay(paths: list[Path]) -> dict[str, Replayed]:
     """Replay ``paths`` in a row against the current workflow code ("<version>/<name>" -> what
     happened). The replayer takes the next history only when the last one's replay is over, so
-    the patch calls made in between are that history's."""
+    the patch calls made in between are that history's. Determinism is checked as by a worker;
+    only the wall-clock deadlock guard is off (the SDK's debug mode, which also allows
+    ``breakpoint()``)."""
     replayer = Replayer(
-        workflows=WORKFLOWS, workflow_runner=WORKFLOW_RUNNER, data_converter=pydantic_data_converter
+        workflows=WORKFLOWS,
+        workflow_runner=WORKFLOW_RUNNER,
+        data_converter=pydantic_data_converter,
+        # no deadlock detector: it fails a workflow task that holds the thread for 2 s of wall
+        # time, which a replay on two busy cores may take without any fault of the code
+        debug_mode=True,
     )
     calls: dict[str, set[bool]] = {}
     answers: dict[str, Replayed] = {}
