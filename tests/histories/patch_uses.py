@@ -10,65 +10,22 @@ prints the ``old_branch``/``new_branch`` patterns that ``workflows/patches.py`` 
 from __future__ import annotations
 
 import asyncio
-import json
-from collections.abc import Iterator
-from contextlib import contextmanager
 from fnmatch import fnmatchcase
 from pathlib import Path
-from typing import Any
 
-from temporalio.client import WorkflowHistory
-from temporalio.contrib.pydantic import pydantic_data_converter
-from temporalio.worker import Replayer
-from temporalio.worker._workflow_instance import _WorkflowInstanceImpl
-
-from agent_interrupts.app.worker_setup import WORKFLOW_RUNNER, WORKFLOWS
 from tests.histories.landed import HISTORIES
+from tests.histories.replays import replay
 
 Uses = dict[str, dict[str, set[bool]]]
 """history ("<version>/<name>") -> patch id -> what ``workflow.patched`` answered in its replay."""
 
 
-def history_name(path: Path) -> str:
-    return f"{path.parent.name}/{path.stem}"
-
-
-@contextmanager
-def _recording(calls: dict[str, set[bool]]) -> Iterator[None]:
-    """Every ``workflow.patched``/``deprecate_patch`` answer of the replays in the block, kept in
-    ``calls``. The SDK's own method still decides; this only writes its answer down."""
-    decide = _WorkflowInstanceImpl.workflow_patch
-
-    def record(self: _WorkflowInstanceImpl, id: str, *, deprecated: bool, **rest: Any) -> bool:
-        used = decide(self, id, deprecated=deprecated, **rest)
-        calls.setdefault(id, set()).add(used)
-        return used
-
-    _WorkflowInstanceImpl.workflow_patch = record  # type: ignore[method-assign]
-    try:
-        yield
-    finally:
-        _WorkflowInstanceImpl.workflow_patch = decide  # type: ignore[method-assign]
-
-
 async def patch_uses(paths: list[Path] | None = None) -> Uses:
     """Replay each recorded history (all of them by default) against the current workflow code."""
-    replayer = Replayer(
-        workflows=WORKFLOWS, workflow_runner=WORKFLOW_RUNNER, data_converter=pydantic_data_converter
-    )
-    uses: Uses = {}
-    for path in paths if paths is not None else sorted(HISTORIES.glob("*/*.json")):
-        raw = path.read_text()
-        first = json.loads(raw)["events"][0]
-        workflow_id = first["workflowExecutionStartedEventAttributes"].get("workflowId", path.stem)
-        calls: dict[str, set[bool]] = {}
-        with _recording(calls):
-            result = await replayer.replay_workflow(
-                WorkflowHistory.from_json(workflow_id, raw), raise_on_replay_failure=False
-            )
-        assert result.replay_failure is None, f"{history_name(path)}: {result.replay_failure}"
-        uses[history_name(path)] = calls
-    return uses
+    done = await replay(paths if paths is not None else sorted(HISTORIES.glob("*/*.json")))
+    for name, replayed in done.items():
+        assert replayed.failure is None, f"{name}: {replayed.failure}"
+    return {name: replayed.uses for name, replayed in done.items()}
 
 
 def taking(uses: Uses, patch_id: str, branch: bool) -> set[str]:

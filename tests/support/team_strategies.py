@@ -53,9 +53,10 @@ field_names = st.from_regex(r"[a-z][a-z0-9_]{0,14}", fullmatch=True).filter(
     lambda name: name not in _RESERVED and not name.startswith("model_")
 )
 enum_values = st.from_regex(r"[A-Z][A-Z0-9_]{0,8}", fullmatch=True)
-descriptions = st.text(
-    st.characters(codec="utf-8", exclude_categories=("Cs",)), max_size=40
-) | st.just("")
+descriptions = st.text(st.characters(exclude_categories=("Cs",)), max_size=40) | st.just("")
+"""Any text UTF-8 can encode: every code point but the surrogates (category Cs). Said by category
+only: ``codec="utf-8"`` names the same characters but makes Hypothesis encode all 1.1 million
+code points to find them, once per test process (40 s of a busy core)."""
 
 
 def scalar_types() -> st.SearchStrategy[str]:
@@ -82,23 +83,29 @@ def field_maps(max_size: int = 4) -> st.SearchStrategy[dict[str, FieldSpec]]:
     return pairs.map(dict)
 
 
+_FIELDS = field_maps()
+_QUESTION_FIELDS = field_maps(2)
+_PHASES = st.sampled_from(["WORK", "TRIAGE", "FIX", "REVIEW"])
+_TEMPLATES = st.sampled_from(["", "{% block role %}Do the work.{% endblock %}"])
+_TOOLS = st.sampled_from([[], ["read"]])
+_DISPATCHED_TOOLS = st.sampled_from([[], ["read"], ["write"]])
+"""An agent's parts, built once: a strategy built inside ``_agent`` would be built and checked
+again on every draw, most of a drawn team's time."""
+
+
 @st.composite
 def _agent(draw: st.DrawFn, name: str, role: Role, routes: dict[str, str]) -> AgentSpec:
     return AgentSpec(
         name=name,
         role=role,
         description=draw(descriptions),
-        phase=draw(st.sampled_from(["WORK", "TRIAGE", "FIX", "REVIEW"])),
+        phase=draw(_PHASES),
         routes=routes,
-        request={} if role in (Role.ORCHESTRATOR, Role.DISPATCHER) else draw(field_maps()),
-        result={} if role is Role.DISPATCHER else draw(field_maps()),
-        question={} if role is Role.DISPATCHER else draw(field_maps(2)),
-        template=draw(st.sampled_from(["", "{% block role %}Do the work.{% endblock %}"])),
-        tools=draw(
-            st.sampled_from(
-                [[], ["read"], ["write"]] if role is Role.DISPATCHED else [[], ["read"]]
-            )
-        ),
+        request={} if role in (Role.ORCHESTRATOR, Role.DISPATCHER) else draw(_FIELDS),
+        result={} if role is Role.DISPATCHER else draw(_FIELDS),
+        question={} if role is Role.DISPATCHER else draw(_QUESTION_FIELDS),
+        template=draw(_TEMPLATES),
+        tools=draw(_DISPATCHED_TOOLS if role is Role.DISPATCHED else _TOOLS),
     )
 
 

@@ -5,14 +5,15 @@ when the histories are replayed against the current code."""
 from __future__ import annotations
 
 import ast
-import asyncio
+from pathlib import Path
 
 import pytest
 
 from agent_interrupts.workflows import patches
 from agent_interrupts.workflows.patches import BY_ID, NEXT, PATCHES
-from tests.histories.landed import LANDED, REPO
-from tests.histories.patch_uses import Uses, matching, patch_uses, taking, versions
+from tests.histories import replays
+from tests.histories.landed import LANDED, REPO, version_dirs
+from tests.histories.patch_uses import Uses, matching, taking, versions
 
 WORKFLOWS = REPO / "workflows"
 REGISTRY = "agent_interrupts.workflows.patches"
@@ -105,8 +106,13 @@ def test_each_entry_names_its_versions() -> None:
 
 
 @pytest.fixture(scope="module")
-def uses() -> Uses:
-    return asyncio.run(patch_uses())
+def uses(replay_cache: Path) -> Uses:
+    """What every recorded history's replay answered: the replays the replay test reads too."""
+    return {
+        name: replayed.uses
+        for version in version_dirs()
+        for name, replayed in replays.replayed(version.name, replay_cache).items()
+    }
 
 
 @pytest.mark.parametrize("patch_id", list(BY_ID))

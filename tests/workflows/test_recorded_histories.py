@@ -6,18 +6,14 @@ Record a landed version's histories with its own code: ``python -m tests.histori
 
 from __future__ import annotations
 
-import json
 import re
 import subprocess
 from pathlib import Path
 
 import pytest
-from temporalio.client import WorkflowHistory
-from temporalio.contrib.pydantic import pydantic_data_converter
-from temporalio.worker import Replayer
 
-from agent_interrupts.app.worker_setup import WORKFLOW_RUNNER, WORKFLOWS
 from tests.histories.landed import HISTORIES, LANDED, REPO, version_dirs
+from tests.histories.replays import history_name, replayed
 
 RECORDED = sorted(HISTORIES.glob("*/*.json"))
 RETIRED = re.compile(r"^- retired `(?P<version>[0-9a-f]{7,40})`: \S", re.MULTILINE)
@@ -69,15 +65,7 @@ def test_each_version_recorded_a_waiting_question_or_a_finished_run(version: str
 
 
 @pytest.mark.parametrize("path", RECORDED, ids=lambda p: f"{p.parent.name}/{p.stem}")
-async def test_a_recorded_history_replays(path: Path) -> None:
-    raw = path.read_text()
-    first = json.loads(raw)["events"][0]
-    workflow_id = first["workflowExecutionStartedEventAttributes"].get("workflowId", path.stem)
-    history = WorkflowHistory.from_json(workflow_id, raw)
-    replayer = Replayer(
-        workflows=WORKFLOWS,
-        workflow_runner=WORKFLOW_RUNNER,
-        data_converter=pydantic_data_converter,
-    )
-    result = await replayer.replay_workflow(history, raise_on_replay_failure=False)
-    assert result.replay_failure is None, f"{path.parent.name}/{path.name}: {result.replay_failure}"
+def test_a_recorded_history_replays(path: Path, replay_cache: Path) -> None:
+    name = history_name(path)
+    failure = replayed(path.parent.name, replay_cache)[name].failure
+    assert failure is None, f"{name}: {failure}"
