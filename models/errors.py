@@ -25,6 +25,7 @@ and says in one line what was wrong and how to fix it (encode/httpx ``_exception
     * TeamNotHere (also LookupError): a pinned team this process has not seen whole
     * TeamFileError (also ValueError): team files that cannot be teams
   * AnswerRulesError (also ValueError): an answer rules file that cannot be read
+  * TokenRefused (also ValueError, ``models/signing.py``): a token that answers nothing
   * NotificationFailed (retryable)
   * NotificationRefused
   * WorkspaceUnavailable (``activities/tools/workspace.py``)
