@@ -48,9 +48,7 @@ def decide(
     nxt = next_step(routing)
     upstream = [output.context_id]
     if nxt.target is Terminal.END:
-        if not team.builtin and isinstance(nxt.value, team.final_result):
-            return Decision(nxt.route, final=nxt.value)
-        if not isinstance(nxt.value, OrchestratorCollectorResult):
+        if not isinstance(nxt.value, team.final_result):
             return Decision(nxt.route, failure=AgentFailed(f"{agent} stopped without a result"))
         return Decision(nxt.route, final=nxt.value)
     if nxt.target is Terminal.INTERRUPT:
