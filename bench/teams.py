@@ -50,6 +50,7 @@ import dataclasses
 import enum
 import json
 import logging
+import re
 import shutil
 import statistics
 import sys
@@ -83,6 +84,7 @@ from agent_interrupts.models.team_files import (
     TEAMS_SETTING,
     configured_teams,
     load_teams,
+    software_partials,
 )
 from agent_interrupts.models.team_spec import END, MAX_FIELDS, FieldSpec, Role, TeamPin, TeamSpec
 from agent_interrupts.teams.software.agents import DISPATCHED_AGENTS, AgentType
@@ -199,6 +201,17 @@ def _role(agent: str) -> Role:
     return Role.AGENT
 
 
+def standalone(template: str) -> str:
+    """A software template as a declared team may write it: the software team's own partials
+    (which a declared team may not extend) inlined, so it extends the package's base frame."""
+    for name, partial in software_partials().items():
+        frame = re.search(r"\{% extends \"[^\"]+\" %\}", partial)  # the partial's own base
+        if frame is not None:
+            inlined = frame.group(0) + partial[frame.end() :]
+            template = template.replace(f'{{% extends "{name}" %}}', inlined, 1)
+    return template
+
+
 def mirror_spec(name: str = MIRROR) -> TeamSpec:
     """The software team as a declared team of the same shape (see the module's docstring)."""
     base_request = set(AgentRequest.model_fields)
@@ -235,7 +248,7 @@ def mirror_spec(name: str = MIRROR) -> TeamSpec:
                 "request": request,
                 "result": dict(list(result.items())[:MAX_FIELDS]),
                 "question": question,
-                "template": SOFTWARE_TEAM.templates[node.template],
+                "template": standalone(SOFTWARE_TEAM.templates[node.template]),
                 "tools": ["read"] if agent in SOFTWARE_TEAM.read_tools else [],
             }
         )

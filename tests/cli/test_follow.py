@@ -65,7 +65,7 @@ def test_ctrl_c_list_waiting_resolve_elsewhere_and_follow(stack: dict[str, str])
             "ada",
         )
         assert answered.returncode == 0, answered.stderr
-        follower.expect("The question was answered elsewhere, by ada:")
+        follower.expect("The question was answered elsewhere, by ada via cli:")
         follower.expect(f"Final result of {run_id}")
         assert follower.finish() == 0
     finally:

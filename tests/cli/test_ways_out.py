@@ -79,5 +79,7 @@ def test_s_stops_the_run_with_the_typed_reason(stack: dict[str, str]) -> None:
         assert run.finish() != 0
     finally:
         run.close()
-    stopped = f"failed: {USER} (HUMAN) stopped the run at REVIEW_AGENT ({run_id}-interrupt-1): "
+    stopped = (
+        f"failed: {USER} (HUMAN) via cli stopped the run at REVIEW_AGENT ({run_id}-interrupt-1): "
+    )
     assert stopped + TYPED in run.seen, run.seen[-2000:]
