@@ -114,3 +114,11 @@ def test_a_door_signs_with_the_name_it_vouches_for() -> None:
     signed = from_door(InterruptResolution(free_text="ok"), "alice@example.test", Door.EMAIL)
     assert signed.answered_by == "alice@example.test" and signed.free_text == "ok"
     assert signed.door == "email"
+
+
+def test_a_reply_in_words_reaches_the_agent_as_typed() -> None:
+    typed = 'Use <b>Redis</b> & keep "quotes" = \\ ü 🙂\n\tsecond   line  {{ x }} %s'
+    body = f"{typed}\n\nOn Mon, Ada wrote:\n> How should it be approached?\n"
+    answer = reply_resolution(reply_text(body), two_part_question())
+    assert isinstance(answer, InterruptResolution), answer
+    assert answer.free_text == typed, "every character between the reply's first and last"
