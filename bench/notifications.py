@@ -75,6 +75,28 @@ class Result:
         return statistics.median(self.delivered) / statistics.median(self.start)
 
 
+async def _settled_events(handle: WorkflowHandle[Any, Any]) -> int:
+    """Events in ``handle``'s history once nothing is in flight: every activity and workflow
+    task it scheduled has ended (a notice arrives before its activity's completion)."""
+
+    def count(events: list[Any], kind: str, ends: tuple[str, ...]) -> int:
+        begun = sum(e.HasField(f"{kind}_scheduled_event_attributes") for e in events)
+        return begun - sum(
+            e.HasField(f"{kind}_{end}_event_attributes") for e in events for end in ends
+        )
+
+    async with asyncio.timeout(120):
+        while True:
+            events = list(await fetch_history(handle))
+            activities = count(
+                events, "activity_task", ("completed", "failed", "timed_out", "canceled")
+            )
+            tasks = count(events, "workflow_task", ("completed", "failed", "timed_out"))
+            if not activities and not tasks:
+                return len(events)
+            await asyncio.sleep(0.05)
+
+
 async def _first_task_seconds(handle: WorkflowHandle[Any, Any]) -> tuple[float, float]:
     """(started time as epoch seconds, seconds to the first WorkflowTaskCompleted)."""
     events = await fetch_history(handle)
@@ -133,7 +155,7 @@ async def measure(
                 await until(lambda: len(http.requests) >= before + deliveries, 120)
                 cpu = time.process_time() - cpu
                 ended = max(r.at for r in http.requests[before:]) if deliveries else time.time()
-                events = len(await fetch_history(handles[0]))
+                events = await _settled_events(handles[0])
                 await asyncio.gather(*(h.terminate() for h in handles))
                 return Burst(ended - began, cpu, events)
 
