@@ -243,10 +243,8 @@ class SlackDoor:
         self, interrupt_id: str, resolution: InterruptResolution, name: str | None
     ) -> tuple[InterruptResolution | None, str]:
         """Answer through the SDK; (the answer as taken, the acknowledgement) or (None, why)."""
-        update: dict[str, object] = {"door": Door.SLACK}
         if name is not None:
-            update["answered_by"] = name
-        resolution = resolution.model_copy(update=update)
+            resolution = resolution.model_copy(update={"answered_by": name})
         try:
             ack = await self.agents.resolve(interrupt_id, resolution, door=Door.SLACK)
         except ResolutionRejected as err:
