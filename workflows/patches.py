@@ -213,7 +213,7 @@ PATCHES: tuple[Patch, ...] = (
             "4992237/orchestrator-concurrent-questions-1",
             "f9add2e/orchestrator-concurrent-questions-1",
         ),
-        new_branch=_concurrent("91626d7", "a7c9e0d", "e73f637"),
+        new_branch=_concurrent("fb231a1", "91626d7", "a7c9e0d", "e73f637"),
     ),
     Patch(
         REROUTE_TAKEN,
@@ -246,14 +246,14 @@ PATCHES: tuple[Patch, ...] = (
         old_branch=tuple(
             f"{v}/orchestrator-declared-team-1" for v in ("4992237", "e73f637", "a7c9e0d")
         ),
-        new_branch=("91626d7/orchestrator-declared-team-1",),
+        new_branch=tuple(f"{v}/orchestrator-declared-team-1" for v in ("91626d7", "fb231a1")),
     ),
     Patch(
         GIT_FILLED,
         "a declared code-writing agent's ``filled`` result fields named in ``FILLED_FROM_GIT`` "
         "(files changed, commit, branch, diff stat, test outcome) are filled from git and its "
         "sandboxed test run; runs recorded before left them at their defaults",
-        added_in=NEXT,
+        added_in="fb231a1",
         deprecate_after="91626d7",
     ),
     Patch(
@@ -261,7 +261,7 @@ PATCHES: tuple[Patch, ...] = (
         "a declared reviewer's findings that name files (records with ``path``, lines and a "
         "filled ``valid``) are checked against the diffs it read, as the software review's are; "
         "runs recorded before left ``valid`` at its default",
-        added_in=NEXT,
+        added_in="fb231a1",
         deprecate_after="91626d7",
     ),
     Patch(
@@ -269,9 +269,19 @@ PATCHES: tuple[Patch, ...] = (
         "a question's start reads who may answer it from the worker's answer rules (an "
         "activity) and hands them to its InterruptWorkflow; runs recorded before let anybody "
         "answer",
-        added_in=NEXT,
+        added_in="fb231a1",
         deprecate_after="91626d7",
-        old_branch=("*/orchestrator-dispatch-question-waiting",),
+        old_branch=tuple(
+            f"{v}/orchestrator-dispatch-question-waiting"
+            for v in (
+                *("83c9b6c", "8967e4f", "2dab00f", "7aed27b", "0d58100", "8f0f9de", "95f6728"),
+                *("f10337d", "f9add2e", "103e3d0", "4992237", "e73f637", "a7c9e0d", "91626d7"),
+            )
+        ),
+        new_branch=(
+            "fb231a1/orchestrator-concurrent-questions-1",
+            "fb231a1/orchestrator-dispatch-question-waiting",
+        ),
     ),
 )
 """Every patch id, oldest issue first."""

@@ -62,6 +62,9 @@ LANDED: dict[str, str] = {
     "question's two builders share their turned routes and closing fields",
     "91626d7": "the software team is built from its own team file; declared teams get the "
     "phase-round guard, curated contexts for their collectors and code-writing agents",
+    "fb231a1": "every team's shapes are declared in its file; declared code-writing agents' "
+    "results filled from git and reviewers' findings checked; a question's answer rules read "
+    "at its start; answers from Slack, email and signed links",
 }
 """Every version that landed on main, oldest first, with what it brought."""
 
