@@ -44,6 +44,9 @@ FLOOD_PAYLOAD_BYTES = 240_000
 """Under the 256 KB a handler takes (and Temporal's own warning limit)."""
 FLOOD_SIGNALS = 240
 """240 x 240 KB = 57 MB: past the 50 MB at which the server terminates a workflow."""
+FLOOD_PAUSE_BYTES = 24 * 1024 * 1024
+"""The flood pauses while the receiving run's history holds this much: six times the run's own
+bound for handing over, half the server's limit."""
 RUNNING = WorkflowExecutionStatus.RUNNING
 EMOJI = "\U0001f4a5"
 """Four bytes of UTF-8 per character: the most a clipped, ``repr``-quoted echo costs."""
@@ -79,6 +82,7 @@ async def _send(handle: WorkflowHandle[Any, Any], name: str, payload: Payload, t
     """
 
     async def one() -> str | None:
+        await _while_history_holds(handle, FLOOD_PAUSE_BYTES)
         for _ in range(5):
             try:
                 await handle.signal(name, RawValue(payload))
@@ -89,9 +93,11 @@ async def _send(handle: WorkflowHandle[Any, Any], name: str, payload: Payload, t
             return None
         return "refused 5 times: already completed"
 
-    # One sender, each signal acknowledged before the next: 57 MB at the server's pace. A flood
-    # from many senders at once can outrun the worker's continue-as-new and reach the server's
-    # history limit in one workflow task; only the server's own limits can stop that.
+    # One sender, each signal acknowledged before the next: 57 MB at the server's pace, pausing
+    # while the run's history holds FLOOD_PAUSE_BYTES. A run cannot continue as new while signals
+    # keep arriving during its workflow task, so a flood that outruns the worker (many senders at
+    # once, or one sender while the machine starves the worker) reaches the server's history
+    # limit; only the server's own limits can stop that.
     results = await bounded_gather((one() for _ in range(times)), 1)
     refused = [r for r in results if r]
     described = await handle.describe()
@@ -99,6 +105,15 @@ async def _send(handle: WorkflowHandle[Any, Any], name: str, payload: Payload, t
         f"{len(refused)} of {times} signals of {len(payload.data)} bytes were refused "
         f"({refused[0]}); {handle.id} is {described.status}"
     )
+
+
+async def _while_history_holds(handle: WorkflowHandle[Any, Any], most: int) -> None:
+    """Wait while the current run of ``handle``'s id holds more than ``most`` bytes of history."""
+    async with asyncio.timeout(180):  # a handover takes seconds, even on a starved machine
+        while (
+            await handle.describe()
+        ).raw_description.workflow_execution_info.history_size_bytes > most:
+            await asyncio.sleep(0.2)
 
 
 async def test_status_stays_bounded_after_a_window_of_the_costliest_events(
