@@ -688,34 +688,44 @@ SLACK_URLS = ("SLACK_API_URL", "AGENTS_INBOX_URL")
 
 @dataclass(frozen=True)
 class SlackDoorSettings:
-    """The Slack door of ``agents inbox`` (``POST /slack/actions``): on when
-    ``SLACK_SIGNING_SECRET`` is set."""
+    """The Slack door of ``agents inbox``: on when ``SLACK_SIGNING_SECRET`` is set (``POST
+    /slack/actions``) or ``SLACK_APP_TOKEN`` is (Socket Mode), or both."""
 
-    signing_secret: str = field(repr=False)
+    signing_secret: str | None = field(repr=False)
+    """None: no HTTP endpoint (Socket Mode only)."""
     bot_token: str = field(repr=False)
     api_url: str
     users: Mapping[str, str] = field(default_factory=dict)
     """Slack user id -> the name their answers carry (``SLACK_USERS``); others: their profile's."""
+    app_token: str | None = field(default=None, repr=False)
+    """``SLACK_APP_TOKEN`` (``xapp-``): Socket Mode, a websocket the inbox opens to Slack."""
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] = os.environ) -> SlackDoorSettings | None:
-        """None without ``SLACK_SIGNING_SECRET``; ValueError naming the setting when the door
-        cannot work."""
+        """None without ``SLACK_SIGNING_SECRET`` and ``SLACK_APP_TOKEN``; ValueError naming the
+        setting when the door cannot work."""
         from agent_interrupts.activities.slack_api import DEFAULT_SLACK_API_URL
 
         secret = env.get("SLACK_SIGNING_SECRET") or None
-        if secret is None:
+        app_token = env.get("SLACK_APP_TOKEN") or None
+        if secret is None and app_token is None:
             return None
+        if app_token is not None and not app_token.startswith("xapp-"):
+            raise ValueError(
+                "SLACK_APP_TOKEN must be the app-level token (xapp-...) with connections:write"
+            )
         token = env.get("SLACK_BOT_TOKEN") or None
         if token is None:
+            given = "SLACK_SIGNING_SECRET" if secret is not None else "SLACK_APP_TOKEN"
             raise ValueError(
-                "SLACK_SIGNING_SECRET is set but SLACK_BOT_TOKEN is not; the Slack door needs "
+                f"{given} is set but SLACK_BOT_TOKEN is not; the Slack door needs "
                 "the bot's token to update messages and open the answer form"
             )
         api = env.get("SLACK_API_URL") or DEFAULT_SLACK_API_URL
         if not api.startswith(("http://", "https://")):
             raise ValueError("SLACK_API_URL must be an http:// or https:// URL")
-        return cls(secret, token, api, slack_users(env.get("SLACK_USERS", "")))
+        users = slack_users(env.get("SLACK_USERS", ""))
+        return cls(secret, token, api, users, app_token=app_token)
 
 
 def slack_users(raw: str) -> dict[str, str]:

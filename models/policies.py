@@ -228,3 +228,6 @@ IMAP_RETRY_MAX = timedelta(minutes=5)
 doubling up to IMAP_RETRY_MAX, then at the poll interval once a poll succeeds."""
 IMAP_MESSAGES_PER_POLL = 50
 """Unseen messages one poll takes; the rest wait for the next poll."""
+SLACK_ACK_TIMEOUT = timedelta(seconds=2.5)
+"""How long the Slack door's Socket Mode waits for an interaction's answer before it acknowledges
+the envelope without one (Slack wants the acknowledgement within 3 s; the answer goes on)."""

@@ -45,8 +45,14 @@ async def cmd_inbox(args: argparse.Namespace, settings: TemporalSettings) -> int
                 limit=args.limit,
                 ui_url=session.ui_url,
                 state_dir=settings.state_dir,
-                slack=slack_door,
+                slack=slack_door if slack is not None and slack.signing_secret else None,
             )
+            socket = None
+            if slack_door is not None and slack is not None and slack.app_token is not None:
+                from agent_interrupts.app.inbox.slack_socket import SlackSocket
+
+                socket = SlackSocket(slack_door, slack.app_token)
+                await socket.connect()
             door = MailDoor(session.agents, mail) if mail else None
             mail_door = await start_mail_door(door, mail) if door and mail and mail.port else None
             polling = (
@@ -57,8 +63,10 @@ async def cmd_inbox(args: argparse.Namespace, settings: TemporalSettings) -> int
             render.console.print(
                 f"Inbox: {inbox_link(inbox)}  (Ctrl-C stops it)", markup=False, soft_wrap=True
             )
-            if slack_door is not None:
+            if slack is not None and slack.signing_secret:
                 render.console.print(f"Slack door: {PATH} (Slack signs its requests)", markup=False)
+            if socket is not None:
+                render.console.print("Slack door: Socket Mode (SLACK_APP_TOKEN)", markup=False)
             if mail is not None and mail.port:
                 render.console.print(
                     f"Email door: SMTP on {mail.host}:{mail.port}", markup=False, soft_wrap=True
@@ -76,6 +84,8 @@ async def cmd_inbox(args: argparse.Namespace, settings: TemporalSettings) -> int
                     mail_door.close()
                 if polling is not None:
                     polling.cancel()
+                if socket is not None:
+                    await socket.close()
     return 0
 
 

@@ -116,12 +116,18 @@ class SlackDoor:
     ) -> None:
         add_secret(settings.signing_secret)
         add_secret(settings.bot_token)
+        add_secret(settings.app_token)
         install_log_redaction()
         self.agents, self.settings = agents, settings
         self.api = SlackApi(
             settings.bot_token, settings.api_url, NOTIFY_REQUEST_TIMEOUT.total_seconds()
         )
-        self.verifier = SignatureVerifier(settings.signing_secret, _Clock(clock))
+        self.clock = clock
+        self.verifier = (
+            SignatureVerifier(settings.signing_secret, _Clock(clock))
+            if settings.signing_secret
+            else None
+        )
         self.replays = ReplayGuard(clock)
         self.ui_url, self.inbox_url = ui_url, inbox_url
         self.names: dict[str, str] = {}
@@ -140,6 +146,11 @@ class SlackDoor:
             return _refused(400, "refused: no payload= form field with Slack's JSON")
         if not isinstance(payload, dict):
             return _refused(400, "refused: the payload is not a JSON object")
+        return await self.interaction(payload)
+
+    async def interaction(self, payload: dict[str, Any]) -> Response:
+        """One interaction payload, however it came (this endpoint, or Socket Mode's envelope:
+        ``slack_socket``): Slack's answer, with the work that follows it as its background."""
         match payload.get("type"):
             case "block_actions":
                 return await self._click(payload)
@@ -149,13 +160,15 @@ class SlackDoor:
 
     def refusal(self, body: bytes, headers: Mapping[str, str]) -> str | None:
         """Why the request is not Slack's, or is one seen before (None: take it)."""
+        if self.verifier is None:
+            return "refused: this Slack door takes Socket Mode only (no SLACK_SIGNING_SECRET)"
         timestamp = headers.get("x-slack-request-timestamp")
         signature = headers.get("x-slack-signature")
         if not timestamp or not signature:
             return "refused: no X-Slack-Signature and X-Slack-Request-Timestamp headers"
         if not timestamp.isdigit():
             return "refused: X-Slack-Request-Timestamp is not a Unix time"
-        if abs(self.verifier.clock.now() - int(timestamp)) > SLACK_REQUEST_AGE.total_seconds():
+        if abs(self.clock() - int(timestamp)) > SLACK_REQUEST_AGE.total_seconds():
             return "refused: the request is older than 5 minutes (or the clocks disagree)"
         if not self.verifier.is_valid(body, timestamp, signature):
             return "refused: the signature does not match; check SLACK_SIGNING_SECRET"
