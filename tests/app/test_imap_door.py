@@ -12,6 +12,9 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import signal
+import subprocess
+import sys
 
 import pytest
 from temporalio.client import Client
@@ -36,10 +39,13 @@ from tests.app.test_answer_doors import (
     receivers,
     reply,
 )
-from tests.cli.support import free_port
+from tests.cli.support import ROOT, free_port
+from tests.support.cli import client_env
 from tests.support.dovecot import PASSWORD, USER, dovecot_server, require_dovecot
 from tests.support.inbox import start_question
 from tests.support.receivers import until
+from tests.support.slack import BOT_TOKEN, FakeSlack
+from tests.support.slack_socket import APP_TOKEN, FakeSocketMode
 
 
 async def test_replies_polled_from_an_imap_mailbox_answer_once_and_a_lost_server_is_retried(
@@ -100,3 +106,70 @@ async def test_replies_polled_from_an_imap_mailbox_answer_once_and_a_lost_server
                 await polling
     assert PASSWORD not in caplog.text
     assert not [m for m in smtp.messages if m["To"] == DOOR_ADDRESS], "no mail loop"
+
+
+async def test_agents_inbox_polls_the_mailbox_and_opens_socket_mode_from_its_settings(
+    client: Client, task_queue: str, workflow_id: str
+) -> None:
+    """``agents inbox`` itself, configured by its settings alone: the IMAP poll answers a reply,
+    Socket Mode connects, and neither password nor token reaches its output."""
+    require_dovecot()
+    question = f"{workflow_id}-interrupt-1"
+    with (
+        receivers() as (http, smtp),
+        dovecot_server(free_port()) as server,
+        FakeSocketMode().running() as slack_side,
+        FakeSlack(socket_url=slack_side.url).running() as slack,
+    ):
+        env = client_env(client) | {
+            "AGENTS_SIGNING_SECRET": SECRET,
+            "SMTP_URL": smtp.url(),
+            "INTERRUPT_EMAIL_REPLY_TO": DOOR_ADDRESS,
+            "AGENTS_IMAP_HOST": "127.0.0.1",
+            "AGENTS_IMAP_PORT": str(server.port),
+            "AGENTS_IMAP_USER": USER,
+            "AGENTS_IMAP_PASSWORD": PASSWORD,
+            "AGENTS_IMAP_SECURITY": "none",
+            "AGENTS_IMAP_SECONDS": "1",
+            "SLACK_APP_TOKEN": APP_TOKEN,
+            "SLACK_BOT_TOKEN": BOT_TOKEN,
+            "SLACK_API_URL": slack.api_url,
+        }
+        inbox = subprocess.Popen(
+            [sys.executable, str(ROOT / "client.py"), "inbox", "--port", str(free_port())],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            env=env,
+            cwd=ROOT,
+        )
+        try:
+            assert inbox.stdout is not None
+            said = [await asyncio.wait_for(asyncio.to_thread(inbox.stdout.readline), 60)]
+            said += [await asyncio.to_thread(inbox.stdout.readline) for _ in range(2)]
+            assert said[0].startswith("Inbox: http://127.0.0.1:"), said
+            assert said[1] == "Slack door: Socket Mode (SLACK_APP_TOKEN)\n", said
+            polled = f"Email door: IMAP {USER}@127.0.0.1:{server.port}/INBOX read every 1 s\n"
+            assert said[2] == polled, said
+            await until(slack_side.connected)
+            async with build_worker(
+                client, task_queue, LlmSettings(), notify=notify_settings(http, smtp, 1)
+            ):
+                handle = await start_question(client, task_queue, question)
+                await until(lambda: len(mails_to(smtp, ALICE)) == 1)
+                answer = reply(mails_to(smtp, ALICE)[0], ALICE, "B")
+                await asyncio.to_thread(server.append, answer.as_bytes())
+                assert "was taken" in await door_says(smtp, ALICE, 1)
+                outcome = InterruptOutcome.model_validate(await handle.result())
+                assert outcome.resolution.selected_choices == {"cache": OptionKey.B}
+        finally:
+            inbox.send_signal(signal.SIGINT)
+            try:
+                await asyncio.to_thread(inbox.wait, 30)
+            finally:
+                inbox.kill()
+        assert inbox.stderr is not None and inbox.stdout is not None
+        output = inbox.stdout.read() + inbox.stderr.read()
+    assert "Traceback" not in output, output
+    for secret in (PASSWORD, APP_TOKEN, BOT_TOKEN, SECRET):
+        assert secret not in output
