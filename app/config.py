@@ -259,13 +259,80 @@ def signing_secret(env: Mapping[str, str] = os.environ, door: str | None = None)
     return secret
 
 
+IMAP_SECURITIES = ("ssl", "starttls", "none")
+
+
 @dataclass(frozen=True)
-class MailDoorSettings:
-    """The email door: the SMTP server of ``agents inbox`` that takes replies to notices, and
-    the SMTP server its own replies (taken, refused) go out through."""
+class ImapSettings:
+    """The email door's second way in: an IMAP mailbox that ``agents inbox`` polls for replies
+    to notices (``AGENTS_IMAP_*``)."""
 
     host: str
     port: int
+    user: str
+    password: str = field(repr=False)
+    """``AGENTS_IMAP_PASSWORD``: a secret, never logged or shown."""
+    mailbox: str = "INBOX"
+    seconds: float = 30.0
+    security: str = "ssl"
+    """``ssl`` (IMAPS), ``starttls`` or ``none`` (plain text: a loopback server only)."""
+
+    @property
+    def where(self) -> str:
+        """``user@host:port/mailbox``: the mailbox in a log line (no password)."""
+        return f"{self.user}@{self.host}:{self.port}/{self.mailbox}"
+
+    @classmethod
+    def from_env(cls, env: Mapping[str, str] = os.environ) -> ImapSettings | None:
+        """None unless ``AGENTS_IMAP_HOST`` is set; ValueError naming the setting otherwise."""
+        from agent_interrupts.models.policies import IMAP_POLL_INTERVAL
+
+        host = env.get("AGENTS_IMAP_HOST", "").strip()
+        if not host:
+            return None
+        security = env.get("AGENTS_IMAP_SECURITY", "ssl").strip().lower() or "ssl"
+        if security not in IMAP_SECURITIES:
+            raise ValueError(
+                f"AGENTS_IMAP_SECURITY must be ssl, starttls or none, not {security[:20]!r}"
+            )
+        user, password = env.get("AGENTS_IMAP_USER", ""), env.get("AGENTS_IMAP_PASSWORD", "")
+        if not user or not password:
+            raise ValueError(
+                "AGENTS_IMAP_HOST needs AGENTS_IMAP_USER and AGENTS_IMAP_PASSWORD: the mailbox's "
+                "login"
+            )
+        mailbox = env.get("AGENTS_IMAP_MAILBOX", "").strip() or "INBOX"
+        if len(mailbox) > 200 or any(c in mailbox for c in '"\\\r\n'):
+            raise ValueError("AGENTS_IMAP_MAILBOX must be a mailbox name without quotes or breaks")
+        raw = env.get("AGENTS_IMAP_SECONDS", "").strip()
+        seconds = IMAP_POLL_INTERVAL.total_seconds()
+        if raw:
+            try:
+                seconds = float(raw)
+            except ValueError:
+                seconds = -1.0
+            if not 1 <= seconds <= 3600:
+                raise ValueError(f"AGENTS_IMAP_SECONDS must be 1 to 3600 seconds, not {raw[:20]!r}")
+        return cls(
+            host=host,
+            port=_port(env, "AGENTS_IMAP_PORT", 993 if security == "ssl" else 143),
+            user=user,
+            password=password,
+            mailbox=mailbox,
+            seconds=seconds,
+            security=security,
+        )
+
+
+@dataclass(frozen=True)
+class MailDoorSettings:
+    """The email door: the SMTP server of ``agents inbox`` that takes replies to notices (and
+    the IMAP mailbox it polls for them), and the SMTP server its own replies (taken, refused) go
+    out through."""
+
+    host: str
+    port: int
+    """The SMTP server's port; 0: no SMTP server (replies come by IMAP only)."""
     secret: str = field(repr=False)
     smtp_url: str | None = field(default=None, repr=False)
     """``SMTP_URL``: where the door's replies go out; None: it sends none."""
@@ -274,13 +341,21 @@ class MailDoorSettings:
     any_sender: bool = False
     """``AGENTS_MAIL_ANY_SENDER``: take a reply from any sender, not only the notice's
     addressee (the answer rules of the question still apply)."""
+    imap: ImapSettings | None = None
+    """``AGENTS_IMAP_HOST`` and the rest: the mailbox polled for replies; None: none."""
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] = os.environ) -> MailDoorSettings | None:
-        """None unless ``AGENTS_MAIL_PORT`` is set; ValueError naming the setting otherwise."""
-        if not env.get("AGENTS_MAIL_PORT"):
+        """None unless ``AGENTS_MAIL_PORT`` or ``AGENTS_IMAP_HOST`` is set; ValueError naming
+        the setting otherwise."""
+        imap = ImapSettings.from_env(env)
+        if not env.get("AGENTS_MAIL_PORT") and imap is None:
             return None
-        door = "the email door (AGENTS_MAIL_PORT)"
+        door = (
+            "the email door (AGENTS_MAIL_PORT)"
+            if env.get("AGENTS_MAIL_PORT")
+            else "the email door (AGENTS_IMAP_HOST)"
+        )
         secret = signing_secret(env, door)
         assert secret is not None  # signing_secret raises for a door without one
         smtp_url = env.get("SMTP_URL") or None
@@ -300,6 +375,7 @@ class MailDoorSettings:
             or env.get("INTERRUPT_EMAIL_FROM")
             or cls.sender,
             any_sender=flag in ("1", "yes", "true"),
+            imap=imap,
         )
 
 
@@ -612,34 +688,44 @@ SLACK_URLS = ("SLACK_API_URL", "AGENTS_INBOX_URL")
 
 @dataclass(frozen=True)
 class SlackDoorSettings:
-    """The Slack door of ``agents inbox`` (``POST /slack/actions``): on when
-    ``SLACK_SIGNING_SECRET`` is set."""
+    """The Slack door of ``agents inbox``: on when ``SLACK_SIGNING_SECRET`` is set (``POST
+    /slack/actions``) or ``SLACK_APP_TOKEN`` is (Socket Mode), or both."""
 
-    signing_secret: str = field(repr=False)
+    signing_secret: str | None = field(repr=False)
+    """None: no HTTP endpoint (Socket Mode only)."""
     bot_token: str = field(repr=False)
     api_url: str
     users: Mapping[str, str] = field(default_factory=dict)
     """Slack user id -> the name their answers carry (``SLACK_USERS``); others: their profile's."""
+    app_token: str | None = field(default=None, repr=False)
+    """``SLACK_APP_TOKEN`` (``xapp-``): Socket Mode, a websocket the inbox opens to Slack."""
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] = os.environ) -> SlackDoorSettings | None:
-        """None without ``SLACK_SIGNING_SECRET``; ValueError naming the setting when the door
-        cannot work."""
+        """None without ``SLACK_SIGNING_SECRET`` and ``SLACK_APP_TOKEN``; ValueError naming the
+        setting when the door cannot work."""
         from agent_interrupts.activities.slack_api import DEFAULT_SLACK_API_URL
 
         secret = env.get("SLACK_SIGNING_SECRET") or None
-        if secret is None:
+        app_token = env.get("SLACK_APP_TOKEN") or None
+        if secret is None and app_token is None:
             return None
+        if app_token is not None and not app_token.startswith("xapp-"):
+            raise ValueError(
+                "SLACK_APP_TOKEN must be the app-level token (xapp-...) with connections:write"
+            )
         token = env.get("SLACK_BOT_TOKEN") or None
         if token is None:
+            given = "SLACK_SIGNING_SECRET" if secret is not None else "SLACK_APP_TOKEN"
             raise ValueError(
-                "SLACK_SIGNING_SECRET is set but SLACK_BOT_TOKEN is not; the Slack door needs "
+                f"{given} is set but SLACK_BOT_TOKEN is not; the Slack door needs "
                 "the bot's token to update messages and open the answer form"
             )
         api = env.get("SLACK_API_URL") or DEFAULT_SLACK_API_URL
         if not api.startswith(("http://", "https://")):
             raise ValueError("SLACK_API_URL must be an http:// or https:// URL")
-        return cls(secret, token, api, slack_users(env.get("SLACK_USERS", "")))
+        users = slack_users(env.get("SLACK_USERS", ""))
+        return cls(secret, token, api, users, app_token=app_token)
 
 
 def slack_users(raw: str) -> dict[str, str]:

@@ -1,4 +1,5 @@
-"""The email door: an SMTP server in the inbox's process that takes replies to email notices.
+"""The email door: an SMTP server in the inbox's process that takes replies to email notices
+(``imap_door`` polls a mailbox for them instead, through the same ``MailDoor.receive``).
 
 A notice's subject carries a signed reply token (``[#TOKEN]``, ``models/signing.py``) and its
 Reply-To is this door's address. A reply answers its question through the SDK's validated update
@@ -67,14 +68,22 @@ class MailDoor:
     async def handle_DATA(self, server: SMTP, session: Any, envelope: Envelope) -> str:
         content = envelope.original_content or envelope.content
         raw = content if isinstance(content, bytes) else str(content).encode()
+        if await self.receive(raw, list(envelope.rcpt_tos)) is None:
+            return "250 OK (an automatic reply: nothing answered)"
+        return "250 OK"
+
+    async def receive(self, raw: bytes, recipients: list[str]) -> Outcome | None:
+        """One reply email, however it arrived (SMTP, ``imap_door``): answer its question or say
+        why not, and send the sender the door's reply; None for an automatic reply (dropped
+        unanswered). ``recipients``: the addresses it was delivered to (a token may be in one)."""
         message = message_from_bytes(raw, policy=email.policy.default)
         if message.get("Auto-Submitted", "no").strip().lower() != "no":
-            return "250 OK (an automatic reply: nothing answered)"
-        outcome = await self.take(message, list(envelope.rcpt_tos))
+            return None
+        outcome = await self.take(message, recipients)
         task = asyncio.create_task(self._reply(message, outcome))
         self.sending.add(task)
         task.add_done_callback(self.sending.discard)
-        return "250 OK"
+        return outcome
 
     async def take(self, message: EmailMessage, recipients: list[str]) -> Outcome:
         """Answer the question ``message`` replies to, or say why not."""

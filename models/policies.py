@@ -218,3 +218,16 @@ MAIL_DOOR_SESSION_TIMEOUT = timedelta(seconds=60)
 """An SMTP client of the email door idle this long is disconnected."""
 MAIL_REPLY_BYTES = 1024 * 1024
 """The largest email the email door takes (SMTP SIZE); a larger one is refused at once."""
+IMAP_POLL_INTERVAL = timedelta(seconds=30)
+"""How often ``agents inbox`` reads the email door's IMAP mailbox (``AGENTS_IMAP_SECONDS``)."""
+IMAP_SESSION_TIMEOUT = timedelta(seconds=60)
+"""The longest one IMAP command of the email door's poll may take (connect, login, fetch)."""
+IMAP_RETRY_FIRST = timedelta(seconds=2)
+IMAP_RETRY_MAX = timedelta(minutes=5)
+"""A failed poll (the server down, a refused login) is tried again after IMAP_RETRY_FIRST,
+doubling up to IMAP_RETRY_MAX, then at the poll interval once a poll succeeds."""
+IMAP_MESSAGES_PER_POLL = 50
+"""Unseen messages one poll takes; the rest wait for the next poll."""
+SLACK_ACK_TIMEOUT = timedelta(seconds=2.5)
+"""How long the Slack door's Socket Mode waits for an interaction's answer before it acknowledges
+the envelope without one (Slack wants the acknowledgement within 3 s; the answer goes on)."""

@@ -158,6 +158,26 @@ def recommended_resolution(request: InterruptRequestBase) -> InterruptResolution
     )
 
 
+def recommended_answer(request: InterruptRequestBase) -> InterruptResolution:
+    """The recommendation as a person gives it (HUMAN): what a door sends for "accept the
+    recommendation"; the workflow's timer alone answers ``recommended_resolution``."""
+    return recommended_resolution(request).model_copy(update={"resolved_by": ResolvedBy.HUMAN})
+
+
+def claims_the_workflows_own(resolution: InterruptResolution) -> str | None:
+    """Why an answer from outside the workflow (any door: update or signal) claims to be the
+    workflow's own (its timer's, reviewer's or controller's), or None: a person's answer says
+    ``resolvedBy`` HUMAN (the default) and carries no reviewing model's ``call``."""
+    if resolution.resolved_by is not ResolvedBy.HUMAN:
+        return (
+            f"resolvedBy {resolution.resolved_by.value} is the workflow's own (its timer, reviewer "
+            "or controller); a person's answer says HUMAN or leaves resolvedBy out"
+        )
+    if resolution.call is not None:
+        return "call is the reviewing model's own record; a person's answer leaves it out"
+    return None
+
+
 def suggested_answer(request: InterruptRequestBase) -> dict[str, Any]:
     """The resolution JSON that takes the timeout rule's answer: recommendations and defaults."""
     recommended = recommended_resolution(request)

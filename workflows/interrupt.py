@@ -52,6 +52,7 @@ from agent_interrupts.models.policies import (
 )
 from agent_interrupts.models.resolution_rules import (
     allowed_route,
+    claims_the_workflows_own,
     drop_invalid_recommendations,
     left_to_text,
     recommended_resolution,
@@ -84,6 +85,7 @@ from agent_interrupts.workflows.legacy import started_before_notifications, upgr
 from agent_interrupts.workflows.notifications import Notifier
 from agent_interrupts.workflows.patches import (
     ANSWER_TAKEN,
+    CLAIMS_REFUSED,
     EVENT_CHOICES_JOIN,
     FREE_TEXT,
     REROUTE_TAKEN,
@@ -168,6 +170,10 @@ class InterruptWorkflow:
         if parsed.value is None:
             self._event(EventKind.WARNING, f"ignored a malformed resolution: {self._why(parsed)}")
             return
+        claimed = claims_the_workflows_own(parsed.value)
+        if claimed is not None and workflow.patched(CLAIMS_REFUSED):
+            self._event(EventKind.WARNING, f"ignored an invalid resolution: {claimed}")
+            return
         problems = self._problems(parsed.value, free_text_decides=workflow.patched(FREE_TEXT))
         if problems:
             self._event(EventKind.WARNING, f"ignored an invalid resolution: {'; '.join(problems)}")
@@ -209,6 +215,8 @@ class InterruptWorkflow:
         parsed = parse_raw(RESOLVE_UPDATE, args, InterruptResolution)
         if parsed.value is None:
             raise Rejected(f"resolution rejected: {self._why(parsed)}")
+        if claimed := claims_the_workflows_own(parsed.value):  # the validator alone: updates
+            raise Rejected(f"resolution rejected: {claimed}")  # recorded before stay taken
         problems = self._problems(parsed.value)
         if problems:
             raise Rejected("resolution rejected: " + "; ".join(problems))

@@ -65,6 +65,7 @@ TEAM_CONTEXTS = "42-declared-collectors-curated"
 GIT_FILLED = "42-declared-filled-from-git"
 REVIEW_FINDINGS = "42-declared-review-findings-checked"
 ANSWER_RULES = "43-answer-rules-read"
+CLAIMS_REFUSED = "43-signal-claiming-the-workflows-answer-ignored"
 
 _BEFORE_CONCURRENT = ("83c9b6c/orchestrator-dispatch-question-waiting",)
 """The oldest version's runs: no concurrent-questions shape was recorded yet."""
@@ -282,6 +283,14 @@ PATCHES: tuple[Patch, ...] = (
             "fb231a1/orchestrator-concurrent-questions-1",
             "fb231a1/orchestrator-dispatch-question-waiting",
         ),
+    ),
+    Patch(
+        CLAIMS_REFUSED,
+        "a resolve signal whose answer claims to be the workflow's own (resolvedBy other than "
+        "HUMAN, a reviewing model's call) is ignored with a WARNING event; runs recorded before "
+        "took it as a person's answer (no recorded history sends one)",
+        added_in=NEXT,
+        deprecate_after="fb231a1",
     ),
 )
 """Every patch id, oldest issue first."""

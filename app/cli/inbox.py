@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import asyncio
 import os
 from typing import TYPE_CHECKING
 
@@ -15,6 +16,7 @@ if TYPE_CHECKING:  # the heavy modules load in the commands that use them (fast 
 async def cmd_inbox(args: argparse.Namespace, settings: TemporalSettings) -> int:
     from agent_interrupts.app import render
     from agent_interrupts.app.config import InboxSettings, MailDoorSettings, SlackDoorSettings
+    from agent_interrupts.app.imap_door import ImapDoor
     from agent_interrupts.app.inbox.slack import PATH, SlackDoor
     from agent_interrupts.app.inbox.web import (
         create_app,
@@ -43,25 +45,47 @@ async def cmd_inbox(args: argparse.Namespace, settings: TemporalSettings) -> int
                 limit=args.limit,
                 ui_url=session.ui_url,
                 state_dir=settings.state_dir,
-                slack=slack_door,
+                slack=slack_door if slack is not None and slack.signing_secret else None,
             )
-            mail_door = (
-                await start_mail_door(MailDoor(session.agents, mail), mail) if mail else None
+            socket = None
+            if slack_door is not None and slack is not None and slack.app_token is not None:
+                from agent_interrupts.app.inbox.slack_socket import SlackSocket
+
+                socket = SlackSocket(slack_door, slack.app_token)
+                await socket.connect()
+            door = MailDoor(session.agents, mail) if mail else None
+            mail_door = await start_mail_door(door, mail) if door and mail and mail.port else None
+            polling = (
+                asyncio.create_task(ImapDoor(door, mail.imap).run())
+                if door and mail and mail.imap
+                else None
             )
             render.console.print(
                 f"Inbox: {inbox_link(inbox)}  (Ctrl-C stops it)", markup=False, soft_wrap=True
             )
-            if slack_door is not None:
+            if slack is not None and slack.signing_secret:
                 render.console.print(f"Slack door: {PATH} (Slack signs its requests)", markup=False)
-            if mail is not None:
+            if socket is not None:
+                render.console.print("Slack door: Socket Mode (SLACK_APP_TOKEN)", markup=False)
+            if mail is not None and mail.port:
                 render.console.print(
                     f"Email door: SMTP on {mail.host}:{mail.port}", markup=False, soft_wrap=True
+                )
+            if mail is not None and mail.imap is not None:
+                render.console.print(
+                    f"Email door: IMAP {mail.imap.where} read every {mail.imap.seconds:g} s",
+                    markup=False,
+                    soft_wrap=True,
                 )
             try:
                 await serve(app, sock)
             finally:
                 if mail_door is not None:
                     mail_door.close()
+                if polling is not None:
+                    polling.cancel()
+                if socket is not None:
+                    await socket.close()
     return 0
 
 

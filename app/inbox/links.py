@@ -3,8 +3,9 @@ with one button; only that button's ``POST`` answers, as the link's addressee, t
 validated update (the same as every door).
 
 A GET never answers (a link preview or a mail scanner fetches links). An expired, forged or
-malformed token, a POST without the page's form key, and a question already answered are each
-refused in one line on the page, and nothing changes. The token is the credential: these two
+malformed token, a POST without the page's form key, a question already answered, and a question
+the link's addressee may not answer (the answer rules) are each refused in one line on the page,
+with no button, and nothing changes. The token is the credential: these two
 routes need no inbox token (``access.Guard``), and a POST from another site is still refused.
 """
 
@@ -76,6 +77,8 @@ class AnswerLinks:
             problem = "the question was asked again without this answer: answer it in the inbox"
             return self._page({**context, "problem": problem}, 409)
         context["answer_lines"] = decisions(status.request, from_door(resolution, grant.to, DOOR))
+        if status.answerers is not None and (refusal := status.answerers.refusal(grant.to)):
+            return self._page({**context, "problem": f"This link cannot answer: {refusal}"}, 403)
         if request.method != "POST":
             return self._page(
                 {**context, "confirm": True, "form_key": form_key(self.secret, token)}

@@ -7,8 +7,10 @@ older or newer than 5 minutes, or seen before, is refused. The clicking Slack us
 ``SLACK_USERS``, else by their Slack profile (``users.info``), else by their Slack user name; the
 answer goes through the SDK's ``resolve`` (the validated update every door uses) with that name.
 Then the message is updated in place (who answered, what, when); a refusal (already answered,
-an invalid answer) is told to the clicking person alone (``response_url``), or shown in the
-modal. Slack expects an answer within 3 seconds: the message is updated after the response.
+an invalid answer, a person the answer rules leave out: before any form opens) is told to the
+clicking person alone (``response_url``), or shown in the modal; an answer another door gave
+first (a race) is named in the refusal and shown in place. Slack expects an answer within 3
+seconds: the message is updated after the response.
 """
 
 from __future__ import annotations
@@ -114,12 +116,18 @@ class SlackDoor:
     ) -> None:
         add_secret(settings.signing_secret)
         add_secret(settings.bot_token)
+        add_secret(settings.app_token)
         install_log_redaction()
         self.agents, self.settings = agents, settings
         self.api = SlackApi(
             settings.bot_token, settings.api_url, NOTIFY_REQUEST_TIMEOUT.total_seconds()
         )
-        self.verifier = SignatureVerifier(settings.signing_secret, _Clock(clock))
+        self.clock = clock
+        self.verifier = (
+            SignatureVerifier(settings.signing_secret, _Clock(clock))
+            if settings.signing_secret
+            else None
+        )
         self.replays = ReplayGuard(clock)
         self.ui_url, self.inbox_url = ui_url, inbox_url
         self.names: dict[str, str] = {}
@@ -138,6 +146,11 @@ class SlackDoor:
             return _refused(400, "refused: no payload= form field with Slack's JSON")
         if not isinstance(payload, dict):
             return _refused(400, "refused: the payload is not a JSON object")
+        return await self.interaction(payload)
+
+    async def interaction(self, payload: dict[str, Any]) -> Response:
+        """One interaction payload, however it came (this endpoint, or Socket Mode's envelope:
+        ``slack_socket``): Slack's answer, with the work that follows it as its background."""
         match payload.get("type"):
             case "block_actions":
                 return await self._click(payload)
@@ -147,13 +160,15 @@ class SlackDoor:
 
     def refusal(self, body: bytes, headers: Mapping[str, str]) -> str | None:
         """Why the request is not Slack's, or is one seen before (None: take it)."""
+        if self.verifier is None:
+            return "refused: this Slack door takes Socket Mode only (no SLACK_SIGNING_SECRET)"
         timestamp = headers.get("x-slack-request-timestamp")
         signature = headers.get("x-slack-signature")
         if not timestamp or not signature:
             return "refused: no X-Slack-Signature and X-Slack-Request-Timestamp headers"
         if not timestamp.isdigit():
             return "refused: X-Slack-Request-Timestamp is not a Unix time"
-        if abs(self.verifier.clock.now() - int(timestamp)) > SLACK_REQUEST_AGE.total_seconds():
+        if abs(self.clock() - int(timestamp)) > SLACK_REQUEST_AGE.total_seconds():
             return "refused: the request is older than 5 minutes (or the clocks disagree)"
         if not self.verifier.is_valid(body, timestamp, signature):
             return "refused: the signature does not match; check SLACK_SIGNING_SECRET"
@@ -177,6 +192,9 @@ class SlackDoor:
             return _after(self._tell, reply_to, status)
         if status.resolution is not None:
             return _after(self._closed, status, message, reply_to)
+        name = await self._name(payload.get("user"))
+        if status.answerers is not None and (refusal := status.answerers.refusal(name)):
+            return _after(self._tell, reply_to, f"Your answer cannot be taken: {refusal}")
         if kind == FORM:
             picked = clicked_answer(value, status.request) or InterruptResolution()
             targets = redirect_targets(status.origin, team_of(status.team))
@@ -192,9 +210,11 @@ class SlackDoor:
         resolution = clicked_answer(value, status.request)
         if resolution is None:
             return _after(self._tell, reply_to, "This button carries no answer; use the inbox.")
-        name = await self._name(payload.get("user"))
         taken, said = await self._resolve(interrupt_id, resolution, name)
         if not taken:
+            first = await self._status(interrupt_id)
+            if not isinstance(first, str) and first.resolution is not None:  # another door won
+                return _after(self._closed, first, message, reply_to, said)
             return _after(self._tell, reply_to, f"Your answer was not taken: {said}")
         return _after(self._answered, status, taken, message)
 
@@ -218,9 +238,16 @@ class SlackDoor:
             return _form_error(f"Your answer was not taken: {describe_validation_error(err)}")
         name = await self._name(payload.get("user"))
         taken, said = await self._resolve(interrupt_id, resolution, name)
-        if not taken:
-            return _form_error(f"Your answer was not taken: {said}")
         message = _stored_message(metadata)
+        if not taken:
+            first = await self._status(interrupt_id)
+            if not isinstance(first, str) and first.resolution is not None:  # another door won
+                refused = _form_error(f"Your answer was not taken: {said}")
+                refused.background = BackgroundTask(
+                    self._answered, first, first.resolution, message
+                )
+                return refused
+            return _form_error(f"Your answer was not taken: {said}")
         return _after(self._answered, status, taken, message)
 
     async def _status(self, interrupt_id: str) -> InterruptStatus | str:
@@ -296,11 +323,16 @@ class SlackDoor:
         await self._retried(self.api.update, message, title, blocks)
 
     async def _closed(
-        self, status: InterruptStatus, message: SlackMessage | None, reply_to: str | None
+        self,
+        status: InterruptStatus,
+        message: SlackMessage | None,
+        reply_to: str | None,
+        said: str | None = None,
     ) -> None:
-        """A click on a question answered elsewhere: say so to the person, show it in place."""
+        """A click on a question answered elsewhere: say so to the person (``said``: the
+        refusal naming who was first), show it in place."""
         assert status.resolution is not None
-        await self._tell(reply_to, f"Not taken: {await self._closed_sentence(status)}")
+        await self._tell(reply_to, f"Not taken: {said or await self._closed_sentence(status)}")
         await self._answered(status, status.resolution, message)
 
     async def _closed_sentence(self, status: InterruptStatus) -> str:

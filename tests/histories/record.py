@@ -50,7 +50,7 @@ from agent_interrupts.models.graph import SOFTWARE_TEAM
 from agent_interrupts.models.interrupt_events import InterruptRequestEvent
 from agent_interrupts.models.interrupt_flow import InterruptState, InterruptStatus
 from agent_interrupts.models.interrupts import InterruptResolution
-from agent_interrupts.models.resolution_rules import recommended_resolution, redirect_targets
+from agent_interrupts.models.resolution_rules import recommended_answer, redirect_targets
 from agent_interrupts.models.team_files import configured_teams
 from agent_interrupts.teams.software.agents import AgentType
 from agent_interrupts.teams.software.routings import InterruptRouting, OrchestratorRouting
@@ -265,7 +265,7 @@ async def _shadowed_then_delegated(client: Client, out: Path) -> None:
             ).state is not InterruptState.WAITING:
                 await asyncio.sleep(0.1)
         await client.get_workflow_handle(child_id).execute_update(
-            InterruptWorkflow.resolve_validated, recommended_resolution(question.request)
+            InterruptWorkflow.resolve_validated, recommended_answer(question.request)
         )
         await shadowed.result()
         await shadow_answer(client, child_id)
@@ -369,7 +369,7 @@ async def _stuck_ways_out(client: Client, out: Path) -> None:
                 client,
                 f"{handle.id}-interrupt-2",
                 {
-                    **recommended_resolution(second.request).to_wire(),
+                    **recommended_answer(second.request).to_wire(),
                     "continueAt": redirect_targets(second.origin, team=SOFTWARE_TEAM)[0],
                 },
             )

@@ -8,7 +8,9 @@ from pydantic import ValidationError
 from agent_interrupts.models.graph import NODES, SOFTWARE_TEAM
 from agent_interrupts.models.interrupts import InterruptResolution, InterruptType, ResolvedBy
 from agent_interrupts.models.resolution_rules import (
+    claims_the_workflows_own,
     describe_resolution,
+    recommended_answer,
     recommended_resolution,
     redirect_problem,
     redirect_targets,
@@ -174,3 +176,16 @@ def test_an_option_that_is_no_key_is_named_against_the_offered_ones() -> None:
         "choice 'approach' has no option 'E\\nvil'; \"How?\" offers A (small), B (big) or "
         "CUSTOM (your own words in customInputs); freeText: Input should be a valid string"
     )
+
+
+def test_an_answer_from_outside_may_not_claim_the_workflows_own() -> None:
+    person = recommended_answer(REQUEST)
+    assert person.resolved_by is ResolvedBy.HUMAN
+    assert person.selected_choices == recommended_resolution(REQUEST).selected_choices
+    assert claims_the_workflows_own(person) is None
+    for kind in (ResolvedBy.TIMEOUT_ESCALATION, ResolvedBy.AGENT_REVIEW):
+        claimed = claims_the_workflows_own(person.model_copy(update={"resolved_by": kind}))
+        assert claimed is not None and claimed.startswith(f"resolvedBy {kind.value} is the")
+        assert "\n" not in claimed
+    wire = _resolution(selectedChoices={"approach": "B"}, resolvedBy="CONTROLLER_AUTONOMY")
+    assert "CONTROLLER_AUTONOMY" in (claims_the_workflows_own(wire) or "")

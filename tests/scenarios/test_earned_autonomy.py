@@ -31,7 +31,7 @@ from agent_interrupts.models.interrupt_flow import (
     TranslationInput,
 )
 from agent_interrupts.models.interrupts import InterruptResolution, OptionKey, ResolvedBy
-from agent_interrupts.models.resolution_rules import recommended_resolution
+from agent_interrupts.models.resolution_rules import recommended_answer
 from agent_interrupts.models.team_files import builtin_team_files, load_team_file
 from agent_interrupts.teams.software.agents import AgentType
 from agent_interrupts.workflows.interrupt import InterruptWorkflow
@@ -76,7 +76,7 @@ async def test_the_controller_answers_a_kind_it_earned_in_a_persons_shadow(
                 await asyncio.sleep(0.05)
         said = [e.message for e in asked.events]
         assert any(m.startswith(f"a person answers: {PLANNER} choice: 0/0 agreed") for m in said)
-        await agents.resolve(pending.workflow_id, recommended_resolution(asked.request))
+        await agents.resolve(pending.workflow_id, recommended_answer(asked.request))
         await first.result()
         await shadow_answer(client, pending.workflow_id)
 
@@ -200,7 +200,7 @@ async def test_a_declared_teams_agent_earns_autonomy_by_its_own_name(
             ):
                 await asyncio.sleep(0.05)
         assert any(e.message.startswith("a person answers: REMEDIATION ") for e in asked.events)
-        await agents.resolve(pending.workflow_id, recommended_resolution(asked.request))
+        await agents.resolve(pending.workflow_id, recommended_answer(asked.request))
         await first.result()
         await shadow_answer(client, pending.workflow_id)
 

@@ -21,7 +21,7 @@ from agent_interrupts.activities.llm import LlmSettings
 from agent_interrupts.app.worker_setup import build_worker
 from agent_interrupts.models.errors import failure_message
 from agent_interrupts.models.interrupts import InterruptRequestBase, InterruptResolution
-from agent_interrupts.models.resolution_rules import recommended_resolution
+from agent_interrupts.models.resolution_rules import recommended_answer
 from agent_interrupts.models.state import EntryKind, OrchestratorStatus
 from agent_interrupts.teams.software.agents import AgentType
 from agent_interrupts.workflows.interrupt import InterruptWorkflow
@@ -89,7 +89,7 @@ async def test_following_the_recommendation_moves_the_run_on_and_ends_it(
                     break
                 last, origin, request = asked
                 origins.append(origin)
-                await _answer(client, last, recommended_resolution(request))
+                await _answer(client, last, recommended_answer(request))
             with pytest.raises(WorkflowFailureError) as failed:
                 await asyncio.wait_for(handle.result(), 60)
     assert origins[:4] == [ORCHESTRATOR, ORCHESTRATOR, NEXT, NEXT], origins
@@ -200,7 +200,7 @@ async def test_a_continue_at_the_translator_cannot_write_still_continues_there(
             interrupt_id, _, request = asked
             elsewhere = InterruptResolution.model_validate(
                 {
-                    **recommended_resolution(request).to_wire(),
+                    **recommended_answer(request).to_wire(),
                     "continueAt": target,
                     "freeText": "  skip discovery, we know the code  ",
                     "answeredBy": "grace",

@@ -9,6 +9,7 @@ from temporalio.client import Client, WorkflowHandle
 from temporalio.common import SearchAttributePair, TypedSearchAttributes
 
 from agent_interrupts.app.sdk import AgentWorkflowClient
+from agent_interrupts.models.answer_rules import Answerers
 from agent_interrupts.teams.software.agents import AgentType
 from agent_interrupts.workflows import visibility
 from agent_interrupts.workflows.interrupt import InterruptWorkflow
@@ -27,15 +28,18 @@ async def start_question(
     reroute_to: AgentType | None = None,
     hand_over: bool = False,
     orchestrator_id: str | None = None,
+    answerers: Answerers | None = None,
 ) -> WorkflowHandle[InterruptWorkflow, Any]:
     """A waiting REVIEW_AGENT question (cache: A in memory, B redis recommended), listed as
     ``list --waiting`` lists them; ``reroute_to``: a supervisor's event re-routed the run;
-    ``hand_over``: its orchestrator (``orchestrator_id``) may ask for it back."""
+    ``hand_over``: its orchestrator (``orchestrator_id``) may ask for it back; ``answerers``:
+    who may answer it (the answer rules' share, as the orchestrator hands it over)."""
     job = question_input()
     job.orchestrator_id = orchestrator_id or job.orchestrator_id
     job.request.reason = reason
     job.reroute_to = reroute_to
     job.hand_over = hand_over
+    job.answerers = answerers
     handle = await client.start_workflow(
         InterruptWorkflow.run,
         job,

@@ -4,7 +4,9 @@
 independent of the test's event loop). It answers the Web API methods the bot calls as Slack does
 (https://api.slack.com/methods): ``POST /api/chat.postMessage`` and ``/api/chat.update`` (JSON
 body; reply ``{"ok": true, "channel", "ts"}``), ``/api/views.open`` (JSON body with
-``trigger_id`` and ``view``), ``/api/users.info`` (form or query ``user``; reply
+``trigger_id`` and ``view``), ``/api/apps.connections.open`` (the app-level token; reply
+``{"ok": true, "url"}``: Socket Mode's websocket, ``socket_url``), ``/api/users.info`` (form
+or query ``user``; reply
 ``{"ok": true, "user": {"profile": {"real_name"}}}``), and a click's ``response_url``
 (``POST /respond/<n>``, JSON). ``statuses`` scripts the first replies of a method (500, or 429
 with ``Retry-After: 1``) before it answers 200.
@@ -40,6 +42,7 @@ from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
 from tests.cli.support import free_port
+from tests.support.slack_socket import APP_TOKEN
 
 SIGNING_SECRET = "slack-signing-DISTINCTIVE-8e1f37"
 BOT_TOKEN = "xoxb-slack-bot-DISTINCTIVE-5d20c4"
@@ -60,6 +63,9 @@ class Call:
 class FakeSlack:
     statuses: Mapping[str, Sequence[int]] = field(default_factory=dict)
     calls: list[Call] = field(default_factory=list)
+    socket_url: str | None = None
+    """What ``apps.connections.open`` gives the app-level token ``APP_TOKEN`` (Socket Mode,
+    ``tests/support/slack_socket.py``); None: Socket Mode is off."""
 
     def __post_init__(self) -> None:
         self._scripted = {k: list(v) for k, v in self.statuses.items()}
@@ -105,6 +111,11 @@ class FakeSlack:
             args.update(json.loads(body or b"{}"))
         else:
             args.update(parse_qsl(body.decode()))
+        if method == "apps.connections.open":
+            self._record(method, args, 200)
+            if self.socket_url and request.headers.get("authorization") == f"Bearer {APP_TOKEN}":
+                return JSONResponse({"ok": True, "url": self.socket_url})
+            return JSONResponse({"ok": False, "error": "invalid_auth"})
         if request.headers.get("authorization") != f"Bearer {BOT_TOKEN}":
             self._record(method, args, 200)
             return JSONResponse({"ok": False, "error": "invalid_auth"})
