@@ -467,7 +467,8 @@ class AgentWorkflowClient:
         """Fork run ``workflow_id`` at its question ``at`` with another answer (``docs/forks.md``):
         a new run that starts from the state the parent held when it asked, asks the question
         again under its own id and answers it at once with ``resolution``, through the same
-        validated update as ``resolve``. The parent is untouched.
+        validated update as ``resolve``. The parent is untouched. The fork runs on the
+        parent's task queue unless ``task_queue`` names another.
 
         Raises ForkRefused (one line) for a question the run never asked, a run whose history is
         gone, a history this version cannot replay, or an answer the question does not offer
@@ -511,7 +512,7 @@ class AgentWorkflowClient:
             OrchestratorWorkflow.run,
             start,
             id=fork_id,
-            task_queue=task_queue or self.task_queue,
+            task_queue=task_queue or found.task_queue,
             id_reuse_policy=WorkflowIDReusePolicy.REJECT_DUPLICATE,
             static_summary=f"Fork of {workflow_id} at {at}"[:200],
             memo={"goal": start.goal[:500], **fork_memo(link)},
@@ -561,8 +562,12 @@ class AgentWorkflowClient:
         """The forks of ``workflow_id`` (a visibility query on ``AgentForkOf``; each fork's link
         from its memo), newest first."""
         found: list[ListedFork] = []
+        seen: set[str] = set()
         query = f"{visibility.AGENT_FORK_OF.name} = '{workflow_id.replace(chr(39), '')}'"
         async for execution in self.client.list_workflows(query, limit=limit):
+            if execution.id in seen:  # a fork that continued as new: its latest run only
+                continue
+            seen.add(execution.id)
             link: ForkLink | None
             try:
                 link = ForkLink.model_validate(await execution.memo_value(FORK_MEMO))
@@ -625,6 +630,11 @@ class AgentWorkflowClient:
         """The newest answered questions: (interrupt id, when it closed), for ``answer``."""
         executions = self.client.list_workflows(ANSWERED_QUERY, limit=limit)
         return [(e.id, e.close_time) async for e in executions]
+
+    async def question_input(self, interrupt_id: str) -> InterruptInput:
+        """The question ``interrupt_id`` as its run asked it (its start input, from its history:
+        no worker needed, closed questions too)."""
+        return await self._start_input(interrupt_id)
 
     async def _start_input(self, interrupt_id: str) -> InterruptInput:
         from agent_interrupts.workflows.legacy import upgrade_start

@@ -5,6 +5,7 @@ again (not one model call) and goes on where its answer leads; the parent is unt
 from __future__ import annotations
 
 import asyncio
+import json
 from typing import Any
 
 import pytest
@@ -17,8 +18,10 @@ from agent_interrupts.app.worker_setup import build_worker
 from agent_interrupts.models.errors import ForkRefused
 from agent_interrupts.models.forks import ForkPointKind
 from agent_interrupts.models.interrupts import InterruptResolution
+from agent_interrupts.models.team_files import configured_teams
 from agent_interrupts.teams.software.agents import AgentType
 from agent_interrupts.workflows.orchestrator import OrchestratorWorkflow
+from tests.support.cli import client_py
 from tests.support.interrupts import answer_offered, start, wait_for_interrupt
 
 ASKER = AgentType.PLANNING_COLLECTOR
@@ -121,3 +124,95 @@ async def test_bad_points_and_answers_are_refused_in_one_line(
     assert not_offered.startswith("resolution rejected:") and "nope" in not_offered
     assert all("\n" not in r for r in refusals)
     assert await agents.forks(workflow_id) == []
+
+
+SHAPES = {
+    "a question": (OfflineScenario(interrupt_at=frozenset({ASKER})), {}),
+    "a fan-out's agent": (OfflineScenario(interrupt_agents=frozenset({"planning-agent-2"})), {}),
+    "a declared team": (
+        OfflineScenario(interrupt_at=frozenset({"FINDINGS_COLLECTOR"})),
+        {"team": "incident-response"},
+    ),
+    "continued as new before it": (
+        OfflineScenario(interrupt_at=frozenset({ASKER})),
+        {"continue_as_new_every": 2},
+    ),
+}
+
+
+@pytest.mark.parametrize("shape", SHAPES)
+async def test_a_fork_answered_as_the_parent_was_makes_exactly_the_parents_later_calls(
+    client: Client, task_queue: str, workflow_id: str, shape: str
+) -> None:
+    """Answered the same way, a fork makes the model calls the parent made after the point, and
+    none of those before it; a fork of that fork does the same again, linked to it."""
+    scenario, start_input = SHAPES[shape]
+    offline = OfflineModel(scenario)
+    agents = AgentWorkflowClient(client, task_queue)
+    teams = configured_teams({})
+    async with build_worker(client, task_queue, LlmSettings(), offline=offline, teams=teams):
+        handle = await start(client, task_queue, workflow_id, **start_input)
+        pending = (await wait_for_interrupt(handle)).pending_interrupt
+        assert pending is not None
+        at_point = len(offline.received)
+        question = await agents.interrupt_status(pending.workflow_id)
+        answer = answer_offered(question.request)
+        await agents.resolve(pending.workflow_id, answer)
+        parent_result = await asyncio.wait_for(handle.result(), 60)
+        parent_tail = schemas(offline.received[at_point:])
+
+        forks: list[tuple[str, str]] = [(workflow_id, pending.workflow_id)]
+        for _ in range(2):  # the fork, then a fork of the fork
+            parent_id, at = forks[-1]
+            before = len(offline.received)
+            fork = await agents.fork(parent_id, at=at, resolution=answer)
+            forked = client.get_workflow_handle_for(OrchestratorWorkflow.run, fork.workflow_id)
+            result = await asyncio.wait_for(forked.result(), 60)
+            assert schemas(offline.received[before:]) == parent_tail, shape
+            assert type(result) is type(parent_result)
+            assert fork.link.parent.workflow_id == parent_id
+            assert fork.link.carried_bytes <= 64 * 1024, fork.link.carried_bytes
+            listed = [f.workflow_id for f in await agents.forks(parent_id)]
+            assert listed == [fork.workflow_id], (listed, fork.workflow_id)
+            forks.append((fork.workflow_id, fork.question_id))
+
+
+async def test_agents_fork_takes_resolves_flags_and_refuses_as_resolve_does(
+    client: Client, task_queue: str, workflow_id: str
+) -> None:
+    offline = OfflineModel(OfflineScenario(interrupt_at=frozenset({ASKER})))
+    agents = AgentWorkflowClient(client, task_queue)
+    async with build_worker(client, task_queue, LlmSettings(), offline=offline):
+        question_id, _ = await answered_run(client, agents, task_queue, workflow_id)
+        wrong = await client_py(
+            client, "fork", workflow_id, "--at", question_id, "--choice", "nope=A"
+        )
+        assert wrong.returncode == 2, wrong.stderr
+        assert "--choice nope=A: the question has no choice 'nope'" in wrong.stderr
+        unknown = await client_py(
+            client, "fork", workflow_id, "--at", f"{workflow_id}-interrupt-7", "--text", "go"
+        )
+        assert unknown.returncode == 1
+        assert f"{workflow_id}-interrupt-7 is not a question of {workflow_id}" in unknown.stderr
+        forked = await client_py(
+            client,
+            "fork",
+            workflow_id,
+            "--at",
+            question_id,
+            "--text",
+            "go on",
+            "--continue-at",
+            OTHER_ROUTE,
+            "--as",
+            "bob",
+            "--json",
+        )
+        assert forked.returncode == 0, forked.stderr
+        fork_id = json.loads(forked.stdout)["workflowId"]
+        handle = client.get_workflow_handle_for(OrchestratorWorkflow.run, fork_id)
+        await asyncio.wait_for(handle.result(), 60)
+        listed = await client_py(client, "forks", workflow_id)
+    assert listed.returncode == 0, listed.stderr
+    assert fork_id in listed.stdout and "by bob" in listed.stdout
+    assert f"--continue-at {OTHER_ROUTE}" in listed.stdout
