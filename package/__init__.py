@@ -16,7 +16,10 @@ if TYPE_CHECKING:
     from agent_interrupts.app.sdk import (
         AgentWorkflowClient,
         EventRejected,
+        ForkRefused,
+        ListedFork,
         ResolutionRejected,
+        StartedFork,
         RunRow,
         WaitingQuestion,
         WaitingRow,
@@ -25,7 +28,10 @@ if TYPE_CHECKING:
 __all__ = [
     "AgentWorkflowClient",
     "EventRejected",
+    "ForkRefused",
+    "ListedFork",
     "ResolutionRejected",
+    "StartedFork",
     "RunRow",
     "WaitingQuestion",
     "WaitingRow",
