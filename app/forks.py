@@ -104,6 +104,14 @@ async def state_at_question(client: Client, workflow_id: str, question_id: str) 
     """The parent ``workflow_id``'s state when it asked ``question_id``; ForkRefused (one line)
     when the run or the question is not there, or the history cannot be replayed."""
     run_id, events = await _run_that_asked(client, workflow_id, question_id)
+    return await state_in_history(client, workflow_id, run_id, events, question_id)
+
+
+async def state_in_history(
+    client: Client, workflow_id: str, run_id: str, events: list[HistoryEvent], question_id: str
+) -> StateAtQuestion:
+    """The state run ``run_id`` of ``workflow_id``, whose history is ``events``, held when it
+    asked ``question_id`` (``state_at_question`` once the run is found)."""
     cut, question = await _cut_at(client, events, question_id)
     history = WorkflowHistory(workflow_id, cut)
     start = await _replayed_handover(client, history, question_id)

@@ -19,8 +19,8 @@ if TYPE_CHECKING:
         ForkRefused,
         ListedFork,
         ResolutionRejected,
-        StartedFork,
         RunRow,
+        StartedFork,
         WaitingQuestion,
         WaitingRow,
     )
@@ -31,8 +31,8 @@ __all__ = [
     "ForkRefused",
     "ListedFork",
     "ResolutionRejected",
-    "StartedFork",
     "RunRow",
+    "StartedFork",
     "WaitingQuestion",
     "WaitingRow",
 ]

@@ -9,10 +9,12 @@ import json
 from typing import Any
 
 import pytest
+from temporalio.api.enums.v1 import EventType
 from temporalio.client import Client
 
 from agent_interrupts.activities.llm import LlmSettings
 from agent_interrupts.activities.offline_model import OfflineModel, OfflineScenario
+from agent_interrupts.app.forks import state_in_history
 from agent_interrupts.app.sdk import AgentWorkflowClient
 from agent_interrupts.app.worker_setup import build_worker
 from agent_interrupts.models.errors import ForkRefused
@@ -216,3 +218,26 @@ async def test_agents_fork_takes_resolves_flags_and_refuses_as_resolve_does(
     assert listed.returncode == 0, listed.stderr
     assert fork_id in listed.stdout and "by bob" in listed.stdout
     assert f"--continue-at {OTHER_ROUTE}" in listed.stdout
+
+
+async def test_a_history_this_version_cannot_replay_is_refused_in_one_line(
+    client: Client, task_queue: str, workflow_id: str
+) -> None:
+    """A history whose agent steps this code would not have taken (here: its first agent
+    activity renamed, as a version with other steps would have written it)."""
+    offline = OfflineModel(OfflineScenario(interrupt_at=frozenset({ASKER})))
+    agents = AgentWorkflowClient(client, task_queue)
+    async with build_worker(client, task_queue, LlmSettings(), offline=offline):
+        question_id, _ = await answered_run(client, agents, task_queue, workflow_id)
+    handle = client.get_workflow_handle(workflow_id)
+    events = [e async for e in handle.fetch_history_events()]
+    scheduled = next(
+        e for e in events if e.event_type == EventType.EVENT_TYPE_ACTIVITY_TASK_SCHEDULED
+    )
+    scheduled.activity_task_scheduled_event_attributes.activity_type.name = "an_older_step"
+    run_id = events[0].workflow_execution_started_event_attributes.original_execution_run_id
+    with pytest.raises(ForkRefused) as refused:
+        await state_in_history(client, workflow_id, run_id, events, question_id)
+    message = str(refused.value)
+    assert "cannot be replayed by this version" in message and "\n" not in message
+    assert message.endswith("fork it with the version that wrote it")
