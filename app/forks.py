@@ -10,6 +10,7 @@ interceptor keeps that continue-as-new input; nothing reaches the server.
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -38,6 +39,7 @@ from temporalio.worker import (
 )
 
 from agent_interrupts.activities.teams import PinnedTeamReader
+from agent_interrupts.models.agent_call import AgentCall
 from agent_interrupts.models.errors import ForkRefused
 from agent_interrupts.models.forks import ForkParent
 from agent_interrupts.models.interrupt_flow import HANDED_OVER, InterruptInput, InterruptOutcome
@@ -48,8 +50,11 @@ from agent_interrupts.models.state import HandedOverQuestion, OrchestratorInput
 from agent_interrupts.models.team_build import remember, team_of
 from agent_interrupts.workflows import fan_out_answers
 from agent_interrupts.workflows.asking import StartedQuestion, reroute_requests
+from agent_interrupts.workflows.orchestrator import OrchestratorWorkflow
 from agent_interrupts.workflows.run_book import RunBook
 
+RUN_AGENT = "run_agent"
+"""The agent activity, by name: one per agent call of a step."""
 QUESTION_MARK = "-interrupt-"
 """What a question's id holds between its run's id and its number."""
 
@@ -474,3 +479,174 @@ def answer_problems(question: InterruptInput, resolution: InterruptResolution) -
     if redirect:
         problems.append(f"continueAt {redirect}")
     return problems
+
+
+@dataclass(frozen=True)
+class StateAtStep:
+    """A parent's state just before one of its agent steps ran: what a STEP fork starts from."""
+
+    parent: ForkParent
+    start: OrchestratorInput
+    """The parent's start input, ``carriedState`` set to its state before the step (its
+    ``pending`` is the step)."""
+    agent_type: str
+    task_queue: str
+
+
+_stop_before: list[str] = []
+"""The node id ``_StopBeforeStep`` continues as new before (one replay at a time)."""
+_step_replay = asyncio.Lock()
+
+
+@workflow.defn(name="OrchestratorWorkflow", sandboxed=False)
+class _StopBeforeStep(OrchestratorWorkflow):
+    """The orchestrator as a STEP fork's replay runs it: at the top of its loop, when the next
+    node is the step, it continues as new (carrying its state, the step pending)."""
+
+    @workflow.init
+    def __init__(self, *args: Any) -> None:
+        super().__init__(*args)
+
+    @workflow.run
+    async def run(self, *args: Any) -> Any:
+        return await super().run(*args)
+
+    def _should_continue_as_new(self) -> bool:
+        step = self._state.pending
+        if (
+            _stop_before
+            and step is not None
+            and self._book.next_node_id(step.agent_type) == _stop_before[-1]
+        ):
+            return True
+        return super()._should_continue_as_new()
+
+
+async def state_at_step(client: Client, workflow_id: str, step: str) -> StateAtStep:
+    """The parent ``workflow_id``'s state just before its agent step ``step`` (a node id, as
+    ``agents status`` lists it) ran; ForkRefused (one line) when it cannot be had."""
+    if "/" in step:
+        raise ForkRefused(
+            f"{clip(step, 200)} is a dispatched agent's step: fork at its dispatch node's step "
+            f"({step.split('/', 1)[0]}), or at the question it asked"
+        )
+    run_id, events, index = await _run_that_ran(client, workflow_id, step)
+    pins = PinnedTeamReader()
+    for event in events[:index]:
+        if (pinned := pins.read(event)) is not None:
+            remember(pinned)
+    cut = index
+    while cut > 0 and events[cut - 1].event_type != EventType.EVENT_TYPE_WORKFLOW_TASK_COMPLETED:
+        cut -= 1
+    kept = events[: cut - 1]  # up to the task that scheduled the step, which runs again
+    keep = _KeepContinueAsNew()
+    replayer = Replayer(
+        namespace=REPLAY_NAMESPACE,
+        workflows=[_StopBeforeStep],
+        workflow_runner=UnsandboxedWorkflowRunner(),
+        data_converter=client.data_converter,
+        interceptors=[keep],
+        debug_mode=True,
+    )
+    async with _step_replay:
+        _stop_before.append(step)
+        try:
+            result = await replayer.replay_workflow(
+                WorkflowHistory(workflow_id, kept), raise_on_replay_failure=False
+            )
+        finally:
+            _stop_before.pop()
+    if not keep.kept:  # stopping before the step may differ from the history after it: no fault
+        why = clip(str(result.replay_failure), 300) if result.replay_failure else "no state"
+        raise ForkRefused(
+            f"the history of {workflow_id} up to {clip(step, 200)} cannot be replayed by this "
+            f"version ({why}); fork it with the version that wrote it"
+        )
+    start = _without_handover_event(_start_input(keep.kept[-1]))
+    carried = start.carried_state
+    pending = carried.pending if carried is not None else None
+    if pending is None:
+        raise ForkRefused(f"{workflow_id} had no step pending before {clip(step, 200)}")
+    queue = events[0].workflow_execution_started_event_attributes.task_queue.name
+    parent = ForkParent(workflow_id=workflow_id, run_id=run_id)
+    return StateAtStep(parent, start, str(pending.agent_type), queue)
+
+
+def with_guidance(state: StateAtStep, guidance: str | None) -> OrchestratorInput:
+    """The STEP fork's start input: the step runs again, with a person's ``guidance`` in its
+    prompt (where an answer to its question would be) when given."""
+    carried = state.start.carried_state
+    if carried is None or carried.pending is None or not guidance:
+        return state.start
+    told = f"A person's guidance for this step, run again in a fork: {guidance}"
+    pending = carried.pending.model_copy(update={"interrupt_resolution": told})
+    return state.start.model_copy(
+        update={"carried_state": carried.model_copy(update={"pending": pending})}
+    )
+
+
+def _without_handover_event(start: OrchestratorInput) -> OrchestratorInput:
+    """The start input without the "continuing as new" event the replay's stop recorded."""
+    carried = start.carried_state
+    if carried is None or not carried.events:
+        return start
+    if not carried.events[-1].message.startswith("continuing as new"):
+        return start
+    state = carried.model_copy(
+        update={"events": carried.events[:-1], "events_recorded": carried.events_recorded - 1}
+    )
+    return start.model_copy(update={"carried_state": state})
+
+
+async def _run_that_ran(
+    client: Client, workflow_id: str, step: str
+) -> tuple[str, list[HistoryEvent], int]:
+    """The run of ``workflow_id``'s chain that ran agent step ``step``, its events and the index
+    of the step's first agent call (``run_agent`` scheduled)."""
+    run_id: str | None = None
+    while True:
+        this_run, events = await _run_events(client, workflow_id, run_id)
+        for index, event in enumerate(events):
+            if event.event_type != EventType.EVENT_TYPE_ACTIVITY_TASK_SCHEDULED:
+                continue
+            attrs = event.activity_task_scheduled_event_attributes
+            if attrs.activity_type.name != RUN_AGENT:
+                continue
+            try:
+                (call,) = await client.data_converter.decode(attrs.input.payloads, [AgentCall])
+            except Exception:
+                continue
+            if call.node_id == step:
+                return this_run, events, index
+        previous = events[0].workflow_execution_started_event_attributes.continued_execution_run_id
+        if not previous:
+            raise ForkRefused(
+                f"{workflow_id} never ran a step {clip(step, 200)} (`agents status "
+                f"{workflow_id}` lists its steps' node ids)"
+            )
+        run_id = previous
+
+
+async def _run_events(
+    client: Client, workflow_id: str, run_id: str | None
+) -> tuple[str, list[HistoryEvent]]:
+    """A run's id and events (the latest run's when ``run_id`` is None)."""
+    handle = client.get_workflow_handle(workflow_id, run_id=run_id)
+    events: list[HistoryEvent] = []
+    try:
+        async for event in handle.fetch_history_events():
+            events.append(event)
+    except RPCError as err:
+        if err.status is RPCStatusCode.NOT_FOUND:
+            raise ForkRefused(
+                f"the history of {workflow_id} is gone (never started, or past the namespace's "
+                "retention): nothing to fork"
+            ) from None
+        raise
+    if not events:
+        raise ForkRefused(f"the history of {workflow_id} is empty: nothing to fork")
+    if run_id is None:
+        run_id = (await handle.describe()).run_id
+    return run_id or events[
+        0
+    ].workflow_execution_started_event_attributes.original_execution_run_id, events

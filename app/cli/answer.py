@@ -14,6 +14,7 @@ from agent_interrupts.app.cli.session import as_option, interactive, open_sessio
 
 if TYPE_CHECKING:  # the heavy modules load in the commands that use them (fast --help, list)
     from agent_interrupts.app.config import TemporalSettings
+    from agent_interrupts.app.sdk import StartedFork
     from agent_interrupts.models.interrupt_events import InterruptRequestEvent
     from agent_interrupts.models.interrupts import InterruptResolution
 
@@ -103,7 +104,8 @@ async def cmd_resolve(args: argparse.Namespace, settings: TemporalSettings) -> i
 
 async def cmd_fork(args: argparse.Namespace, settings: TemporalSettings) -> int:
     """``agents fork RUN --at QUESTION_ID`` and an answer: a new run from the state RUN held
-    when it asked, its question answered this way (``docs/forks.md``)."""
+    when it asked, its question answered this way; ``--at STEP``: the step runs again, with
+    ``--guidance`` (``docs/forks.md``)."""
     from temporalio.service import RPCError
 
     from agent_interrupts.app import render
@@ -118,6 +120,11 @@ async def cmd_fork(args: argparse.Namespace, settings: TemporalSettings) -> int:
     from agent_interrupts.models.team_build import team_of
 
     answers = args.choice or args.custom or args.confirm or args.text
+    if "-interrupt-" not in args.at:  # an agent step of the run
+        return await _fork_at_step(args, settings, bool(answers or args.stop or args.continue_at))
+    if args.guidance is not None or args.model is not None:
+        render.error("--guidance and --model are for a fork at an agent step, not a question")
+        return 2
     if not (answers or args.stop or args.continue_at):
         render.error(
             "give the fork's answer with resolve's flags: --choice, --custom, --confirm, "
@@ -159,6 +166,42 @@ async def cmd_fork(args: argparse.Namespace, settings: TemporalSettings) -> int:
         except ForkRefused as err:
             render.error(str(err))
             return 1
+    return _forked(args, fork)
+
+
+async def _fork_at_step(
+    args: argparse.Namespace, settings: TemporalSettings, answered: bool
+) -> int:
+    """``agents fork RUN --at STEP [--guidance TEXT]``: the step runs again in a new run."""
+    from agent_interrupts.app import render
+    from agent_interrupts.app.people import person_name
+    from agent_interrupts.models.errors import ForkRefused
+
+    if answered:
+        render.error(
+            f"{args.at} is an agent step: give --guidance (resolve's answer flags are for a "
+            "question, <run id>-interrupt-<n>)"
+        )
+        return 2
+    async with open_session(settings, args.workflow_id) as session:
+        agents = session.agents
+        try:
+            fork = await agents.fork(
+                args.workflow_id,
+                at=args.at,
+                guidance=args.guidance,
+                model=args.model,
+                forked_by=person_name(args.as_name),
+            )
+        except ForkRefused as err:
+            render.error(str(err))
+            return 1
+    return _forked(args, fork)
+
+
+def _forked(args: argparse.Namespace, fork: StartedFork) -> int:
+    from agent_interrupts.app import render
+
     if args.json:
         render.console.print_json(
             data={
@@ -168,10 +211,11 @@ async def cmd_fork(args: argparse.Namespace, settings: TemporalSettings) -> int:
             }
         )
         return 0
+    answered = f"; its question {fork.question_id} was answered" if fork.question_id else ""
     render.console.print(
         f"forked {args.workflow_id} at {args.at}: {fork.workflow_id} "
-        f"({fork.link.carried_bytes} bytes of state carried); its question {fork.question_id} "
-        f"was answered. Follow it: agents follow {fork.workflow_id}",
+        f"({fork.link.carried_bytes} bytes of state carried){answered}. Follow it: "
+        f"agents follow {fork.workflow_id}",
         markup=False,
     )
     return 0
@@ -219,10 +263,15 @@ def fork_options(fork: argparse.ArgumentParser) -> None:
     fork.add_argument(
         "--at",
         required=True,
-        metavar="QUESTION_ID",
-        help="the run's question to answer another way, e.g. orchestrator-1a2b-interrupt-1 "
-        "(agents status RUN lists them)",
+        metavar="QUESTION_ID|STEP",
+        help="the run's question to answer another way (orchestrator-1a2b-interrupt-1), or an "
+        "agent step of the run to run again (its node id, planning-orchestrator-005); agents "
+        "status RUN lists both",
     )
+    fork.add_argument(
+        "--guidance", metavar="TEXT", help="at a step: a person's guidance for the step's agent"
+    )
+    fork.add_argument("--model", help="at a step: another model for its agent (not built yet)")
     fork.add_argument("--choice", action="append", default=[], metavar="ID=OPTION")
     fork.add_argument("--custom", action="append", default=[], metavar='ID="TEXT"')
     fork.add_argument("--confirm", action="append", default=[], metavar="ID=yes|no")

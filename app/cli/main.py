@@ -101,7 +101,8 @@ def parser_for(argv: Sequence[str] = ()) -> argparse.ArgumentParser:
     fork = command(
         "fork",
         cmd_fork,
-        "start a new run from a past question of a run, answered another way (docs/forks.md)",
+        "start a new run from a past question of a run, answered another way, or from one of its "
+        "agent steps, run again (docs/forks.md)",
     )
     if fork:
         fork_options(fork)

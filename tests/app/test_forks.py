@@ -215,6 +215,15 @@ async def test_agents_fork_takes_resolves_flags_and_refuses_as_resolve_does(
         handle = client.get_workflow_handle_for(OrchestratorWorkflow.run, fork_id)
         await asyncio.wait_for(handle.result(), 60)
         listed = await client_py(client, "forks", workflow_id)
+        board = await agents.blackboard(workflow_id)
+        step = next(e.node_id for e in board if e.kind == "REQUEST" and e.agent_type == ASKER)
+        mixed = await client_py(client, "fork", workflow_id, "--at", step, "--text", "go")
+        assert mixed.returncode == 2 and "is an agent step: give --guidance" in mixed.stderr
+        at_step = await client_py(
+            client, "fork", workflow_id, "--at", step, "--guidance", "look again"
+        )
+        assert at_step.returncode == 0, at_step.stderr
+        assert f"forked {workflow_id} at {step}" in at_step.stdout
     assert listed.returncode == 0, listed.stderr
     assert fork_id in listed.stdout and "by bob" in listed.stdout
     assert f"--continue-at {OTHER_ROUTE}" in listed.stdout
@@ -241,3 +250,35 @@ async def test_a_history_this_version_cannot_replay_is_refused_in_one_line(
     message = str(refused.value)
     assert "cannot be replayed by this version" in message and "\n" not in message
     assert message.endswith("fork it with the version that wrote it")
+
+
+async def test_a_fork_at_an_agent_step_runs_it_again_with_guidance_and_nothing_before(
+    client: Client, task_queue: str, workflow_id: str
+) -> None:
+    offline = OfflineModel(OfflineScenario())
+    agents = AgentWorkflowClient(client, task_queue)
+    async with build_worker(client, task_queue, LlmSettings(), offline=offline):
+        handle = await start(client, task_queue, workflow_id)
+        await asyncio.wait_for(handle.result(), 60)
+        board = await agents.blackboard(workflow_id)
+        steps = [e for e in board if e.kind == "REQUEST" and "/" not in e.node_id]
+        step = next(e for e in steps if e.agent_type == AgentType.PLANNING_ORCHESTRATOR)
+        schema_names = schemas(offline.received)
+        from_step = schema_names.index("PlanningOrchestratorRouting")
+        before = len(offline.received)
+        fork = await agents.fork(
+            workflow_id, at=step.node_id, guidance="Prefer the smallest change.", forked_by="eve"
+        )
+        forked = client.get_workflow_handle_for(OrchestratorWorkflow.run, fork.workflow_id)
+        await asyncio.wait_for(forked.result(), 60)
+        with pytest.raises(ForkRefused, match="never ran a step"):
+            await agents.fork(workflow_id, at="planning-orchestrator-999")
+        with pytest.raises(ForkRefused, match="another model is not built yet"):
+            await agents.fork(workflow_id, at=step.node_id, model="gpt-x")
+    calls = offline.received[before:]
+    assert schemas(calls) == schema_names[from_step:], "the step and the parent's later steps"
+    assert "Prefer the smallest change." in str(calls[0]["messages"])
+    assert fork.question_id is None and fork.link.point.kind is ForkPointKind.STEP
+    assert fork.link.point.step == step.node_id and fork.link.changes is not None
+    assert fork.link.changes.guidance == "Prefer the smallest change."
+    assert fork.link.point.agent_type == AgentType.PLANNING_ORCHESTRATOR
