@@ -19,12 +19,13 @@ from agent_interrupts.app.sdk import AgentWorkflowClient
 from agent_interrupts.app.worker_setup import build_worker
 from agent_interrupts.models.errors import ForkRefused
 from agent_interrupts.models.forks import ForkPointKind
+from agent_interrupts.models.interrupt_events import InterruptRequestEvent
 from agent_interrupts.models.interrupts import InterruptResolution
 from agent_interrupts.models.team_files import configured_teams
 from agent_interrupts.teams.software.agents import AgentType
 from agent_interrupts.workflows.orchestrator import OrchestratorWorkflow
 from tests.support.cli import client_py
-from tests.support.interrupts import answer_offered, start, wait_for_interrupt
+from tests.support.interrupts import answer_offered, start, wait_for_interrupt, wait_running
 
 ASKER = AgentType.PLANNING_COLLECTOR
 OTHER_ROUTE = AgentType.ORCHESTRATOR_COLLECTOR
@@ -282,3 +283,42 @@ async def test_a_fork_at_an_agent_step_runs_it_again_with_guidance_and_nothing_b
     assert fork.link.point.step == step.node_id and fork.link.changes is not None
     assert fork.link.changes.guidance == "Prefer the smallest change."
     assert fork.link.point.agent_type == AgentType.PLANNING_ORCHESTRATOR
+
+
+async def test_a_fork_at_a_supervisors_events_question_reroutes_as_the_event_asked(
+    client: Client, task_queue: str, workflow_id: str
+) -> None:
+    """The question a supervisor's event ended in: the fork is re-routed where the event said,
+    as the parent was, and makes the parent's later calls only."""
+    scenario = OfflineScenario(delays={AgentType.PLANNING_ORCHESTRATOR: 1.0})
+    offline = OfflineModel(scenario)
+    agents = AgentWorkflowClient(client, task_queue)
+    async with build_worker(client, task_queue, LlmSettings(), offline=offline):
+        handle = await start(client, task_queue, workflow_id)
+        await wait_running(handle, AgentType.PLANNING_ORCHESTRATOR)
+        await agents.send_interrupt_event(
+            workflow_id,
+            InterruptRequestEvent(
+                event_id="fork-event-1",
+                source_agent_type=AgentType.PLANNING_ORCHESTRATOR,
+                reroute_to_agent_type=AgentType.DISCOVERY_ORCHESTRATOR,
+                reason="Look at the discovery scope again",
+            ),
+        )
+        pending = (await wait_for_interrupt(handle)).pending_interrupt
+        assert pending is not None
+        at_point = len(offline.received)
+        question = await agents.interrupt_status(pending.workflow_id)
+        assert question.reroute_to == AgentType.DISCOVERY_ORCHESTRATOR
+        answer = answer_offered(question.request)
+        await agents.resolve(pending.workflow_id, answer)
+        await asyncio.wait_for(handle.result(), 60)
+        parent_tail = schemas(offline.received[at_point:])
+        before = len(offline.received)
+        fork = await agents.fork(workflow_id, at=pending.workflow_id, resolution=answer)
+        forked = client.get_workflow_handle_for(OrchestratorWorkflow.run, fork.workflow_id)
+        await asyncio.wait_for(forked.result(), 60)
+        asked_again = await agents.interrupt_status(fork.question_id or "")
+    assert asked_again.reroute_to == AgentType.DISCOVERY_ORCHESTRATOR
+    assert schemas(offline.received[before:]) == parent_tail
+    assert parent_tail[1] == "DiscoveryOrchestratorRouting", parent_tail
