@@ -442,8 +442,9 @@ async def _replayed_handover(
         interceptors=[keep],
         debug_mode=True,  # no wall-clock deadlock guard: a busy machine is no fault
     )
-    with _handed_back_in_replay():
-        result = await replayer.replay_workflow(history, raise_on_replay_failure=False)
+    async with _replaying:  # one replay at a time: the patch below is the process's
+        with _handed_back_in_replay():
+            result = await replayer.replay_workflow(history, raise_on_replay_failure=False)
     if result.replay_failure is not None or not keep.kept:
         why = (
             clip(str(result.replay_failure), 300)
@@ -495,7 +496,9 @@ class StateAtStep:
 
 _stop_before: list[str] = []
 """The node id ``_StopBeforeStep`` continues as new before (one replay at a time)."""
-_step_replay = asyncio.Lock()
+_replaying = asyncio.Lock()
+"""One fork's replay at a time in this process: ``_stop_before`` and ``_handed_back_in_replay``
+are the process's (concurrent forks wait their turn)."""
 
 
 @workflow.defn(name="OrchestratorWorkflow", sandboxed=False)
@@ -548,7 +551,7 @@ async def state_at_step(client: Client, workflow_id: str, step: str) -> StateAtS
         interceptors=[keep],
         debug_mode=True,
     )
-    async with _step_replay:
+    async with _replaying:
         _stop_before.append(step)
         try:
             result = await replayer.replay_workflow(
