@@ -6,10 +6,11 @@ import asyncio
 import uuid
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
-from datetime import datetime, timedelta
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from pydantic import ValidationError
 from temporalio.api.operatorservice.v1 import ListSearchAttributesRequest
 from temporalio.client import (
     Client,
@@ -20,9 +21,9 @@ from temporalio.client import (
     WorkflowQueryFailedError,
     WorkflowUpdateFailedError,
 )
-from temporalio.common import WorkflowIDReusePolicy
+from temporalio.common import SearchAttributePair, TypedSearchAttributes, WorkflowIDReusePolicy
 from temporalio.exceptions import ApplicationError
-from temporalio.service import RPCError
+from temporalio.service import RPCError, RPCStatusCode
 
 from agent_interrupts.app.config import DEFAULT_TASK_QUEUE, TemporalSettings
 from agent_interrupts.app.connect import connect
@@ -32,7 +33,21 @@ from agent_interrupts.app.process_exit import guard_interpreter_exit
 from agent_interrupts.app.run_picture import RunEnd
 from agent_interrupts.app.stack import LocalStack, local_client
 from agent_interrupts.app.stuck import explain, problem_of, stuck_ids
-from agent_interrupts.models.errors import failure_message
+from agent_interrupts.models.errors import (
+    ForkRefused,
+    describe_validation_error,
+    failure_message,
+)
+from agent_interrupts.models.forks import (
+    FORK_MEMO,
+    ForkLink,
+    ForkParent,
+    ForkPoint,
+    ForkPointKind,
+    ListedFork,
+    StepChanges,
+    fork_memo,
+)
 from agent_interrupts.models.interrupt_events import EventAck, InterruptRequestEvent
 from agent_interrupts.models.interrupt_flow import (
     HANDED_OVER,
@@ -48,6 +63,7 @@ from agent_interrupts.models.interrupts import (
     answerer,
     via,
 )
+from agent_interrupts.models.policies import FORK_ANSWER_WAIT
 from agent_interrupts.models.resolution_rules import describe_resolution
 from agent_interrupts.models.state import (
     DEFAULT_MAX_STEPS,
@@ -74,6 +90,19 @@ QUESTION_QUERY_TIMEOUT = timedelta(seconds=2)
 """How long a listing waits for a waiting question's worker to answer its ``status`` query; a
 question whose worker is gone (or busy) is listed with what the server knows instead, so one
 dead worker never stalls ``list --waiting`` or the inbox."""
+
+
+@dataclass(frozen=True)
+class StartedFork:
+    """A fork that started, its question answered (``AgentWorkflowClient.fork``)."""
+
+    workflow_id: str
+    question_id: str | None
+    """The question, asked again in the fork (``<fork id>-interrupt-<n>``); None for a fork at
+    an agent step."""
+    link: ForkLink
+    ack: ResolveAck | None
+    """The answer's acknowledgement (None for a fork at an agent step)."""
 
 
 class ResolutionRejected(Exception):
@@ -427,6 +456,193 @@ class AgentWorkflowClient:
                 raise
             raise ResolutionRejected(closed) from None
 
+    async def fork(
+        self,
+        workflow_id: str,
+        *,
+        at: str,
+        resolution: InterruptResolution | None = None,
+        guidance: str | None = None,
+        model: str | None = None,
+        forked_by: str | None = None,
+        fork_id: str | None = None,
+        task_queue: str | None = None,
+        door: Door = Door.SDK,
+    ) -> StartedFork:
+        """Fork run ``workflow_id`` at ``at`` (``docs/forks.md``): a new run that starts from
+        the state the parent held there. The parent is untouched. The fork runs on the parent's
+        task queue unless ``task_queue`` names another.
+
+        ``at`` a question of the run (``<run id>-interrupt-<n>``): the fork asks it again under
+        its own id and answers it at once with ``resolution``, through the same validated update
+        as ``resolve``. ``at`` an agent step (its node id, ``planning-orchestrator-005``): the
+        fork runs that step again, with ``guidance`` in its prompt and on ``model`` instead of
+        the worker's, when given.
+
+        Raises ForkRefused (one line) for a point the run does not have, a run whose history is
+        gone, a history this version cannot replay, or an answer the question does not offer
+        (the words ``resolve`` refuses it with); no fork starts then."""
+        from agent_interrupts.app.forks import (
+            QUESTION_MARK,
+            answer_problems,
+            asked_in_fork,
+            fork_question_id,
+            state_at_question,
+            state_at_step,
+            with_changes,
+        )
+
+        answer = resolution or InterruptResolution()
+        try:
+            name = person_name(forked_by or answer.answered_by or self.person)
+        except ValueError as err:
+            raise ForkRefused(str(err)) from None
+        fork_id = fork_id or f"{workflow_id}-fork-{uuid.uuid4().hex[:8]}"
+        if QUESTION_MARK not in at:  # an agent step
+            if resolution is not None:
+                raise ForkRefused(f"{at} is an agent step: it takes guidance, not an answer")
+            try:
+                changes = StepChanges(guidance=guidance, model=model)
+            except ValidationError as err:
+                raise ForkRefused(f"the step's changes: {describe_validation_error(err)}") from None
+            step = await state_at_step(self.client, workflow_id, at)
+            point = ForkPoint(kind=ForkPointKind.STEP, step=at, agent_type=step.agent_type)
+            start = with_changes(step, changes)
+            link = self._link(step.parent, point, start, name, changes=changes)
+            await self._start_fork(
+                workflow_id, fork_id, at, start, link, task_queue or step.task_queue
+            )
+            return StartedFork(workflow_id=fork_id, question_id=None, link=link, ack=None)
+        if resolution is None or guidance is not None or model is not None:
+            raise ForkRefused(f"{at} is a question: fork it with an answer (resolve's flags)")
+        answer = answer.model_copy(
+            update={"answered_by": answer.answered_by or name, "door": answer.door or door}
+        )
+        found = await state_at_question(self.client, workflow_id, at)
+        problems = answer_problems(found.question, answer)
+        if problems:
+            raise ForkRefused("resolution rejected: " + "; ".join(problems))
+        start = asked_in_fork(found, fork_id)
+        point = ForkPoint(
+            kind=ForkPointKind.QUESTION, question_id=at, agent_type=found.question.origin
+        )
+        link = self._link(found.parent, point, start, name, answer=answer)
+        await self._start_fork(
+            workflow_id, fork_id, at, start, link, task_queue or found.task_queue
+        )
+        question_id = fork_question_id(fork_id, at)
+        ack = await self._answer_when_asked(question_id, answer)
+        return StartedFork(workflow_id=fork_id, question_id=question_id, link=link, ack=ack)
+
+    @staticmethod
+    def _link(
+        parent: ForkParent,
+        point: ForkPoint,
+        start: OrchestratorInput,
+        name: str | None,
+        *,
+        answer: InterruptResolution | None = None,
+        changes: StepChanges | None = None,
+    ) -> ForkLink:
+        carried = start.carried_state
+        return ForkLink(
+            parent=parent,
+            point=point,
+            answer=answer,
+            changes=changes,
+            forked_by=name,
+            forked_at=datetime.now(UTC),
+            carried_bytes=len(carried.model_dump_json(by_alias=True)) if carried else 0,
+        )
+
+    async def _start_fork(
+        self,
+        parent_id: str,
+        fork_id: str,
+        at: str,
+        start: OrchestratorInput,
+        link: ForkLink,
+        task_queue: str,
+    ) -> None:
+        """Start the fork with its link in its input, its state, its memo and its attributes."""
+        from agent_interrupts.workflows.orchestrator import OrchestratorWorkflow
+
+        carried = start.carried_state
+        start = start.model_copy(
+            update={
+                "fork": link,
+                "carried_state": carried.model_copy(update={"fork": link}) if carried else None,
+            }
+        )
+        too_large = oversize_problem("the fork's start input", start)
+        if too_large is not None:
+            raise ForkRefused(too_large)
+        await self.client.start_workflow(
+            OrchestratorWorkflow.run,
+            start,
+            id=fork_id,
+            task_queue=task_queue,
+            id_reuse_policy=WorkflowIDReusePolicy.REJECT_DUPLICATE,
+            static_summary=f"Fork of {parent_id} at {at}"[:200],
+            memo={"goal": start.goal[:500], **fork_memo(link)},
+            search_attributes=await self._fork_attributes(parent_id),
+        )
+
+    async def _fork_attributes(self, parent_id: str) -> TypedSearchAttributes | None:
+        """A fork's start attributes: ``AgentPhase`` and ``AgentForkOf``, each where the
+        namespace has it."""
+        try:
+            listed = await self.client.operator_service.list_search_attributes(
+                ListSearchAttributesRequest(namespace=self.client.namespace)
+            )
+        except RPCError:
+            return None
+        have = {name: int(kind) for name, kind in listed.custom_attributes.items()}
+        pairs: list[SearchAttributePair[str]] = []
+        if not visibility.missing(have):
+            pairs.append(SearchAttributePair(visibility.AGENT_PHASE, PHASE_AT_START))
+        if visibility.AGENT_FORK_OF.name in have:
+            pairs.append(SearchAttributePair(visibility.AGENT_FORK_OF, parent_id))
+        return TypedSearchAttributes(pairs) if pairs else None
+
+    async def _answer_when_asked(
+        self, question_id: str, resolution: InterruptResolution
+    ) -> ResolveAck:
+        """Answer the fork's question as soon as the fork has asked it again."""
+        deadline = asyncio.get_running_loop().time() + FORK_ANSWER_WAIT.total_seconds()
+        while True:
+            try:
+                return await self.resolve(question_id, resolution)
+            except RPCError as err:
+                if err.status is not RPCStatusCode.NOT_FOUND:
+                    raise
+                if asyncio.get_running_loop().time() > deadline:
+                    raise ForkRefused(
+                        f"the fork did not ask {question_id} within "
+                        f"{FORK_ANSWER_WAIT.total_seconds():.0f} s (is a worker running on its "
+                        f"task queue?); answer it with `agents resolve {question_id}`"
+                    ) from None
+                await asyncio.sleep(0.05)
+
+    async def forks(self, workflow_id: str, limit: int = 100) -> list[ListedFork]:
+        """The forks of ``workflow_id`` (a visibility query on ``AgentForkOf``; each fork's link
+        from its memo), newest first."""
+        found: list[ListedFork] = []
+        seen: set[str] = set()
+        query = f"{visibility.AGENT_FORK_OF.name} = '{workflow_id.replace(chr(39), '')}'"
+        async for execution in self.client.list_workflows(query, limit=limit):
+            if execution.id in seen:  # a fork that continued as new: its latest run only
+                continue
+            seen.add(execution.id)
+            link: ForkLink | None
+            try:
+                link = ForkLink.model_validate(await execution.memo_value(FORK_MEMO))
+            except (KeyError, ValueError):
+                link = None
+            status = execution.status.name if execution.status is not None else "?"
+            found.append(ListedFork(workflow_id=execution.id, status=status, link=link))
+        return found
+
     async def answered_already(self, interrupt_id: str) -> str | None:
         """For a question that is closed: who answered it, when and with what;
         None while it is open."""
@@ -480,6 +696,11 @@ class AgentWorkflowClient:
         """The newest answered questions: (interrupt id, when it closed), for ``answer``."""
         executions = self.client.list_workflows(ANSWERED_QUERY, limit=limit)
         return [(e.id, e.close_time) async for e in executions]
+
+    async def question_input(self, interrupt_id: str) -> InterruptInput:
+        """The question ``interrupt_id`` as its run asked it (its start input, from its history:
+        no worker needed, closed questions too)."""
+        return await self._start_input(interrupt_id)
 
     async def _start_input(self, interrupt_id: str) -> InterruptInput:
         from agent_interrupts.workflows.legacy import upgrade_start

@@ -231,3 +231,7 @@ IMAP_MESSAGES_PER_POLL = 50
 SLACK_ACK_TIMEOUT = timedelta(seconds=2.5)
 """How long the Slack door's Socket Mode waits for an interaction's answer before it acknowledges
 the envelope without one (Slack wants the acknowledgement within 3 s; the answer goes on)."""
+
+FORK_ANSWER_WAIT = timedelta(seconds=30)
+"""How long ``client.fork`` waits for a fork to ask its question again before it answers it
+(a fork asks it in its first workflow task: a worker must serve the fork's task queue)."""
