@@ -39,6 +39,7 @@ from agent_interrupts.activities.tools.results import ToolResultStore
 from agent_interrupts.app.history import RecordedCall, RecordedInterrupt, RecordedRun, read_run
 from agent_interrupts.app.lineage_records import closing_records
 from agent_interrupts.app.tool_steps import offered_tools, transcripts
+from agent_interrupts.app.without_names import NameScrubber, names_of_run, recorded_names
 from agent_interrupts.models.agent_call import CallRecord
 from agent_interrupts.models.interrupt_flow import (
     AgentReviewDecision,
@@ -607,13 +608,15 @@ async def export(
     metadata: bool = False,
     prompts: PromptRenderer | None = None,
     results: ToolResultStore | None = None,
+    without_names: bool = False,
 ) -> ExportSummary:
     """Write the selected runs' examples as JSONL, one run chain in memory at a time.
 
     ``kinds`` empty: every kind. ``split``: the fraction of runs (by a stable hash of each
     chain's first run id) written to ``<out>.train``; the rest go to ``<out>.valid``.
     ``prompts`` must be the renderer the workers used (same templates, same contributors);
-    ``results`` the store their tool results were kept in (tool-using steps need it).
+    ``results`` the store their tool results were kept in (tool-using steps need it);
+    ``without_names``: people's names left out (``app/without_names.py``).
     """
     if split is not None and not 0 < split < 1:
         raise ValueError(f"--split must be between 0 and 1 (exclusive), not {split:g}")
@@ -626,6 +629,7 @@ async def export(
         counted = await client.count_workflows(visibility_query(query, running=True))
         summary.running = counted.count
     seen: set[str] = set()
+    scrubber = NameScrubber() if without_names else None
     files = [path.open("w", encoding="utf-8") for path in paths]
     try:
         for ref in refs:
@@ -652,11 +656,13 @@ async def export(
                 summary.written[example.kind.value] += 1
             if fmt is Format.NATIVE:
                 chain += closing_records(run, chain, examples_by_result)
-                for line in chain:
-                    _write(sink, line)
             else:
-                for line in chain[1:]:
-                    _write(sink, line)
+                chain = chain[1:]
+            if scrubber is not None:
+                scrubber.learn(names_of_run(run) | recorded_names(chain))
+                chain = [scrubber.record(line) for line in chain]
+            for line in chain:
+                _write(sink, line)
     finally:
         for file in files:
             file.close()

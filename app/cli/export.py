@@ -43,6 +43,7 @@ async def cmd_export(args: argparse.Namespace, settings: TemporalSettings) -> in
             split=args.split,
             metadata=args.metadata,
             tool_results=Path(args.tool_results) if args.tool_results else None,
+            without_names=args.without_names,
         )
     print("\n".join(summary.lines()))
     return 0
@@ -112,6 +113,12 @@ def export_options(exporter: argparse.ArgumentParser) -> None:
     )
     exporter.add_argument(
         "--metadata", action="store_true", help="openai format: add each example's metadata"
+    )
+    exporter.add_argument(
+        "--without-names",
+        action="store_true",
+        help="leave people's names out: answeredBy and forkedBy null, each name in a text "
+        "replaced by 'a person' (ids kept: the lineage still closes)",
     )
     exporter.add_argument(
         "--tool-results",
