@@ -6,7 +6,7 @@ import asyncio
 import uuid
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
-from datetime import datetime, timedelta
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -20,19 +20,33 @@ from temporalio.client import (
     WorkflowQueryFailedError,
     WorkflowUpdateFailedError,
 )
-from temporalio.common import WorkflowIDReusePolicy
+from temporalio.common import SearchAttributePair, TypedSearchAttributes, WorkflowIDReusePolicy
 from temporalio.exceptions import ApplicationError
-from temporalio.service import RPCError
+from temporalio.service import RPCError, RPCStatusCode
 
 from agent_interrupts.app.config import DEFAULT_TASK_QUEUE, TemporalSettings
 from agent_interrupts.app.connect import connect
+from agent_interrupts.app.forks import (
+    answer_problems,
+    asked_in_fork,
+    fork_question_id,
+    state_at_question,
+)
 from agent_interrupts.app.message_size import oversize_problem
 from agent_interrupts.app.people import person_name
 from agent_interrupts.app.process_exit import guard_interpreter_exit
 from agent_interrupts.app.run_picture import RunEnd
 from agent_interrupts.app.stack import LocalStack, local_client
 from agent_interrupts.app.stuck import explain, problem_of, stuck_ids
-from agent_interrupts.models.errors import failure_message
+from agent_interrupts.models.errors import ForkRefused, failure_message
+from agent_interrupts.models.forks import (
+    FORK_MEMO,
+    ForkLink,
+    ForkPoint,
+    ForkPointKind,
+    ListedFork,
+    fork_memo,
+)
 from agent_interrupts.models.interrupt_events import EventAck, InterruptRequestEvent
 from agent_interrupts.models.interrupt_flow import (
     HANDED_OVER,
@@ -48,6 +62,7 @@ from agent_interrupts.models.interrupts import (
     answerer,
     via,
 )
+from agent_interrupts.models.policies import FORK_ANSWER_WAIT
 from agent_interrupts.models.resolution_rules import describe_resolution
 from agent_interrupts.models.state import (
     DEFAULT_MAX_STEPS,
@@ -74,6 +89,17 @@ QUESTION_QUERY_TIMEOUT = timedelta(seconds=2)
 """How long a listing waits for a waiting question's worker to answer its ``status`` query; a
 question whose worker is gone (or busy) is listed with what the server knows instead, so one
 dead worker never stalls ``list --waiting`` or the inbox."""
+
+
+@dataclass(frozen=True)
+class StartedFork:
+    """A fork that started and whose question was answered (``AgentWorkflowClient.fork``)."""
+
+    workflow_id: str
+    question_id: str
+    """The question, asked again in the fork (``<fork id>-interrupt-<n>``)."""
+    link: ForkLink
+    ack: ResolveAck
 
 
 class ResolutionRejected(Exception):
@@ -426,6 +452,125 @@ class AgentWorkflowClient:
             if closed is None:
                 raise
             raise ResolutionRejected(closed) from None
+
+    async def fork(
+        self,
+        workflow_id: str,
+        *,
+        at: str,
+        resolution: InterruptResolution,
+        forked_by: str | None = None,
+        fork_id: str | None = None,
+        task_queue: str | None = None,
+        door: Door = Door.SDK,
+    ) -> StartedFork:
+        """Fork run ``workflow_id`` at its question ``at`` with another answer (``docs/forks.md``):
+        a new run that starts from the state the parent held when it asked, asks the question
+        again under its own id and answers it at once with ``resolution``, through the same
+        validated update as ``resolve``. The parent is untouched.
+
+        Raises ForkRefused (one line) for a question the run never asked, a run whose history is
+        gone, a history this version cannot replay, or an answer the question does not offer
+        (the words ``resolve`` refuses it with); no fork starts then."""
+        from agent_interrupts.workflows.orchestrator import OrchestratorWorkflow
+
+        try:
+            name = person_name(forked_by or resolution.answered_by or self.person)
+        except ValueError as err:
+            raise ForkRefused(str(err)) from None
+        resolution = resolution.model_copy(
+            update={"answered_by": resolution.answered_by or name, "door": resolution.door or door}
+        )
+        found = await state_at_question(self.client, workflow_id, at)
+        problems = answer_problems(found.question, resolution)
+        if problems:
+            raise ForkRefused("resolution rejected: " + "; ".join(problems))
+        fork_id = fork_id or f"{workflow_id}-fork-{uuid.uuid4().hex[:8]}"
+        start = asked_in_fork(found, fork_id)
+        carried = start.carried_state
+        link = ForkLink(
+            parent=found.parent,
+            point=ForkPoint(
+                kind=ForkPointKind.QUESTION, question_id=at, agent_type=found.question.origin
+            ),
+            answer=resolution,
+            forked_by=name,
+            forked_at=datetime.now(UTC),
+            carried_bytes=len(carried.model_dump_json(by_alias=True)) if carried else 0,
+        )
+        start = start.model_copy(
+            update={
+                "fork": link,
+                "carried_state": carried.model_copy(update={"fork": link}) if carried else None,
+            }
+        )
+        too_large = oversize_problem("the fork's start input", start)
+        if too_large is not None:
+            raise ForkRefused(too_large)
+        await self.client.start_workflow(
+            OrchestratorWorkflow.run,
+            start,
+            id=fork_id,
+            task_queue=task_queue or self.task_queue,
+            id_reuse_policy=WorkflowIDReusePolicy.REJECT_DUPLICATE,
+            static_summary=f"Fork of {workflow_id} at {at}"[:200],
+            memo={"goal": start.goal[:500], **fork_memo(link)},
+            search_attributes=await self._fork_attributes(workflow_id),
+        )
+        question_id = fork_question_id(fork_id, at)
+        ack = await self._answer_when_asked(question_id, resolution)
+        return StartedFork(workflow_id=fork_id, question_id=question_id, link=link, ack=ack)
+
+    async def _fork_attributes(self, parent_id: str) -> TypedSearchAttributes | None:
+        """A fork's start attributes: ``AgentPhase`` and ``AgentForkOf``, each where the
+        namespace has it."""
+        try:
+            listed = await self.client.operator_service.list_search_attributes(
+                ListSearchAttributesRequest(namespace=self.client.namespace)
+            )
+        except RPCError:
+            return None
+        have = {name: int(kind) for name, kind in listed.custom_attributes.items()}
+        pairs: list[SearchAttributePair[str]] = []
+        if not visibility.missing(have):
+            pairs.append(SearchAttributePair(visibility.AGENT_PHASE, PHASE_AT_START))
+        if visibility.AGENT_FORK_OF.name in have:
+            pairs.append(SearchAttributePair(visibility.AGENT_FORK_OF, parent_id))
+        return TypedSearchAttributes(pairs) if pairs else None
+
+    async def _answer_when_asked(
+        self, question_id: str, resolution: InterruptResolution
+    ) -> ResolveAck:
+        """Answer the fork's question as soon as the fork has asked it again."""
+        deadline = asyncio.get_running_loop().time() + FORK_ANSWER_WAIT.total_seconds()
+        while True:
+            try:
+                return await self.resolve(question_id, resolution)
+            except RPCError as err:
+                if err.status is not RPCStatusCode.NOT_FOUND:
+                    raise
+                if asyncio.get_running_loop().time() > deadline:
+                    raise ForkRefused(
+                        f"the fork did not ask {question_id} within "
+                        f"{FORK_ANSWER_WAIT.total_seconds():.0f} s (is a worker running on its "
+                        f"task queue?); answer it with `agents resolve {question_id}`"
+                    ) from None
+                await asyncio.sleep(0.05)
+
+    async def forks(self, workflow_id: str, limit: int = 100) -> list[ListedFork]:
+        """The forks of ``workflow_id`` (a visibility query on ``AgentForkOf``; each fork's link
+        from its memo), newest first."""
+        found: list[ListedFork] = []
+        query = f"{visibility.AGENT_FORK_OF.name} = '{workflow_id.replace(chr(39), '')}'"
+        async for execution in self.client.list_workflows(query, limit=limit):
+            link: ForkLink | None
+            try:
+                link = ForkLink.model_validate(await execution.memo_value(FORK_MEMO))
+            except (KeyError, ValueError):
+                link = None
+            status = execution.status.name if execution.status is not None else "?"
+            found.append(ListedFork(workflow_id=execution.id, status=status, link=link))
+        return found
 
     async def answered_already(self, interrupt_id: str) -> str | None:
         """For a question that is closed: who answered it, when and with what;

@@ -25,6 +25,7 @@ and says in one line what was wrong and how to fix it (encode/httpx ``_exception
     * TeamNotHere (also LookupError): a pinned team this process has not seen whole
     * TeamFileError (also ValueError): team files that cannot be teams
   * AnswerRulesError (also ValueError): an answer rules file that cannot be read
+  * ForkRefused (also ValueError): a fork whose point, history or answer cannot be taken
   * TokenRefused (also ValueError, ``models/signing.py``): a token that answers nothing
   * NotificationFailed (retryable)
   * NotificationRefused
@@ -218,6 +219,12 @@ class LlmReplyTooLarge(AgentWorkflowError):
 class AnswerRulesError(AgentWorkflowError, ValueError):
     """An answer rules file (``AGENTS_ANSWER_RULES``) that cannot be read: the worker does not
     start, in one line naming the file."""
+
+
+class ForkRefused(AgentWorkflowError, ValueError):
+    """A fork that cannot start (``docs/forks.md``): its point does not exist, its parent's
+    history is gone or cannot be replayed, or its answer is not one the question offers; one
+    line saying which, and no fork is started."""
 
 
 class NotificationFailed(AgentWorkflowError):

@@ -218,3 +218,7 @@ MAIL_DOOR_SESSION_TIMEOUT = timedelta(seconds=60)
 """An SMTP client of the email door idle this long is disconnected."""
 MAIL_REPLY_BYTES = 1024 * 1024
 """The largest email the email door takes (SMTP SIZE); a larger one is refused at once."""
+
+FORK_ANSWER_WAIT = timedelta(seconds=30)
+"""How long ``client.fork`` waits for a fork to ask its question again before it answers it
+(a fork asks it in its first workflow task: a worker must serve the fork's task queue)."""

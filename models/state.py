@@ -12,6 +12,7 @@ from agent_interrupts.models.agent_types import AgentName
 from agent_interrupts.models.base import WireModel
 from agent_interrupts.models.code import CodeState
 from agent_interrupts.models.fan_out import HeldAgent
+from agent_interrupts.models.forks import ForkLink
 from agent_interrupts.models.interrupt_events import InterruptRequestEvent
 from agent_interrupts.models.interrupts import (
     DEFAULT_INTERRUPT_TIMEOUT_SECONDS,
@@ -191,6 +192,9 @@ class OrchestratorState(WireModel):
     open_questions: list[HandedOverQuestion] = Field(default_factory=list)
     """A dispatch node's questions the run before left open when it continued as new while
     they waited (``pending`` holds the node and its fan-out); the node asks them again."""
+    fork: ForkLink | None = Field(default=None, exclude_if=lambda v: v is None)
+    """The parent and point this run was forked from (``docs/forks.md``); None: not a fork.
+    Left out of the wire form while unset, so carried states recorded before keep their JSON."""
 
 
 class OrchestratorInput(WireModel):
@@ -254,6 +258,9 @@ class OrchestratorInput(WireModel):
         "null: agents run without tools.",
     )
     carried_state: OrchestratorState | None = None
+    fork: ForkLink | None = Field(default=None, exclude_if=lambda v: v is None)
+    """Set by ``agents fork`` / ``client.fork``: the run starts from ``carriedState``, its
+    parent's state at ``fork.point`` (``docs/forks.md``)."""
 
     @field_validator("goal")
     @classmethod
@@ -294,6 +301,8 @@ class OrchestratorStatus(WireModel):
     """The run's ticket branches, worktrees on disk (kept when it fails) and merge."""
     team: TeamPin | None = None
     """The declared team the run follows, as pinned at its start; None: the software team."""
+    fork: ForkLink | None = Field(default=None, exclude_if=lambda v: v is None)
+    """The parent and point this run was forked from; None (left out): not a fork."""
 
 
 class HistoryPageRequest(WireModel):

@@ -79,6 +79,7 @@ from agent_interrupts.workflows.fan_out import (
     question_while_agents_run,
     run_fan_out,
 )
+from agent_interrupts.workflows.forks import forked_from
 from agent_interrupts.workflows.handler_args import one_raw_payload, parse_raw, parse_values
 from agent_interrupts.workflows.handler_list import list_named_handlers_only
 from agent_interrupts.workflows.handover import history_is_long
@@ -135,8 +136,12 @@ class OrchestratorWorkflow:
         parsed = parse_values("start input", args, OrchestratorInput, max_bytes=None)
         problem = parsed.problem
         forged = parsed.value is not None and parsed.value.carried_state is not None
-        if forged and workflow.info().continued_run_id is None:
-            problem = "carriedState is set by the workflow when it continues as new, not by callers"
+        forked = parsed.value is not None and parsed.value.fork is not None
+        if forged and not forked and workflow.info().continued_run_id is None:
+            problem = (
+                "carriedState is set by the workflow when it continues as new, or by a fork "
+                "(agents fork), not by callers"
+            )
         self._input_problem = problem
         self._input = (
             parsed.value
@@ -184,6 +189,8 @@ class OrchestratorWorkflow:
         state = self._state
         if self._input.carried_state is None:
             self._book.event(EventKind.INFO, f"started with goal: {clip(state.goal)}")
+        elif (fork := self._input.fork) is not None and workflow.info().continued_run_id is None:
+            self._book.event(EventKind.INFO, forked_from(fork))
         if not declares_no_team(self._input.team) and state.team is None:
             await pin_team(self._book, self._input.team or "")
         if self._input.workspace is not None and state.workspace is None:
@@ -336,6 +343,7 @@ class OrchestratorWorkflow:
             stored_events=s.stored_events,
             code=s.code if s.workspace is not None else None,
             team=self._book.pinned_team,
+            fork=s.fork,
         )
 
     @workflow.query(

@@ -31,6 +31,7 @@ from temporalio.common import (
 from temporalio.exceptions import ActivityError
 
 from agent_interrupts.models.base import WireModel
+from agent_interrupts.models.forks import FORK_OF_ATTRIBUTE
 from agent_interrupts.models.interrupt_flow import InterruptInput, InterruptState
 from agent_interrupts.models.interrupts import InterruptRequestBase, InterruptType
 from agent_interrupts.models.limits import SERVER_PAYLOAD_BYTES
@@ -45,6 +46,12 @@ AGENT_PHASE = SearchAttributeKey.for_keyword("AgentPhase")
 INTERRUPT_STATE = SearchAttributeKey.for_keyword("InterruptState")
 INTERRUPT_ORIGIN = SearchAttributeKey.for_keyword("InterruptOrigin")
 KEYS: tuple[SearchAttributeKey[str], ...] = (AGENT_PHASE, INTERRUPT_STATE, INTERRUPT_ORIGIN)
+AGENT_FORK_OF = SearchAttributeKey.for_keyword(FORK_OF_ATTRIBUTE)
+"""A fork's parent's workflow id, set by its starter (``docs/forks.md``). Registered with the
+others, but not among ``KEYS``: a namespace without it still lists runs and questions (only
+``agents forks`` needs it), and the runs recorded before read the same verdict."""
+REGISTERED: tuple[SearchAttributeKey[str], ...] = (*KEYS, AGENT_FORK_OF)
+"""Every attribute the local stack and ``create_commands`` register."""
 
 DETAILS_BYTES = 16_000
 """UI markdown stays under Temporal's 20,000-byte limit on user-metadata details
@@ -74,7 +81,7 @@ def dev_server_args() -> list[str]:
     ``SERVER_PAYLOAD_BYTES`` (so the workflows refuse, in one line, an oversized update of up to
     that size from any client, instead of failing workflow tasks on it)."""
     args: list[str] = []
-    for key in KEYS:
+    for key in REGISTERED:
         args += ["--search-attribute", f"{key.name}=Keyword"]
     return [
         *args,
@@ -91,7 +98,7 @@ def create_commands(namespace: str = "default") -> list[str]:
     return [
         f"temporal operator search-attribute create --namespace {namespace} "
         f"--name {key.name} --type Keyword"
-        for key in KEYS
+        for key in REGISTERED
     ]
 
 
