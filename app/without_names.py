@@ -77,6 +77,10 @@ class NameScrubber:
         """``value`` with every learned name replaced by ``PERSON``."""
         return self._pattern.sub(PERSON, value) if self._pattern is not None else value
 
+    def example_id(self, messages: list[dict[str, Any]]) -> str:
+        """The id of an example with ``messages`` as an export without names writes it."""
+        return messages_sha256(self._value(messages, ""))[:24]
+
     def record(self, line: dict[str, Any]) -> dict[str, Any]:
         """``line`` (an export's record) without the learned names."""
         scrubbed: dict[str, Any] = self._value(line, "")
