@@ -10,15 +10,19 @@ interceptor keeps that continue-as-new input; nothing reaches the server.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import asyncio
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any, NoReturn
 
+from temporalio import workflow
 from temporalio.api.enums.v1 import EventType, RetryState
 from temporalio.api.failure.v1 import ApplicationFailureInfo, Failure
 from temporalio.api.history.v1 import (
     ChildWorkflowExecutionFailedEventAttributes,
     HistoryEvent,
+    WorkflowExecutionSignaledEventAttributes,
     WorkflowTaskScheduledEventAttributes,
     WorkflowTaskStartedEventAttributes,
 )
@@ -35,15 +39,22 @@ from temporalio.worker import (
 )
 
 from agent_interrupts.activities.teams import PinnedTeamReader
+from agent_interrupts.models.agent_call import AgentCall
 from agent_interrupts.models.errors import ForkRefused
 from agent_interrupts.models.forks import ForkParent
-from agent_interrupts.models.interrupt_flow import HANDED_OVER, InterruptInput
+from agent_interrupts.models.interrupt_flow import HANDED_OVER, InterruptInput, InterruptOutcome
 from agent_interrupts.models.interrupts import InterruptResolution
 from agent_interrupts.models.limits import clip
 from agent_interrupts.models.resolution_rules import redirect_problem, resolution_problems
 from agent_interrupts.models.state import HandedOverQuestion, OrchestratorInput
 from agent_interrupts.models.team_build import remember, team_of
+from agent_interrupts.workflows import fan_out_answers
+from agent_interrupts.workflows.asking import StartedQuestion, reroute_requests
+from agent_interrupts.workflows.orchestrator import OrchestratorWorkflow
+from agent_interrupts.workflows.run_book import RunBook
 
+RUN_AGENT = "run_agent"
+"""The agent activity, by name: one per agent call of a step."""
 QUESTION_MARK = "-interrupt-"
 """What a question's id holds between its run's id and its number."""
 
@@ -57,6 +68,8 @@ class StateAtQuestion:
     """The parent's start input, ``carriedState`` set to its state at the question."""
     question: InterruptInput
     """The question as its InterruptWorkflow was started."""
+    task_queue: str
+    """The parent run's task queue: the fork runs on it unless told otherwise."""
 
 
 def fork_question_id(fork_id: str, question_id: str) -> str:
@@ -96,6 +109,14 @@ async def state_at_question(client: Client, workflow_id: str, question_id: str) 
     """The parent ``workflow_id``'s state when it asked ``question_id``; ForkRefused (one line)
     when the run or the question is not there, or the history cannot be replayed."""
     run_id, events = await _run_that_asked(client, workflow_id, question_id)
+    return await state_in_history(client, workflow_id, run_id, events, question_id)
+
+
+async def state_in_history(
+    client: Client, workflow_id: str, run_id: str, events: list[HistoryEvent], question_id: str
+) -> StateAtQuestion:
+    """The state run ``run_id`` of ``workflow_id``, whose history is ``events``, held when it
+    asked ``question_id`` (``state_at_question`` once the run is found)."""
     cut, question = await _cut_at(client, events, question_id)
     history = WorkflowHistory(workflow_id, cut)
     start = await _replayed_handover(client, history, question_id)
@@ -107,7 +128,9 @@ async def state_at_question(client: Client, workflow_id: str, question_id: str) 
             f"{question_id} could not be asked again from {workflow_id}'s history (its run did "
             "not hand it over when replayed); fork at another question"
         )
-    return StateAtQuestion(ForkParent(workflow_id=workflow_id, run_id=run_id), start, question)
+    queue = events[0].workflow_execution_started_event_attributes.task_queue.name
+    parent = ForkParent(workflow_id=workflow_id, run_id=run_id)
+    return StateAtQuestion(parent, start, question, queue)
 
 
 async def _run_that_asked(
@@ -160,11 +183,12 @@ async def _run_that_asked(
 async def _cut_at(
     client: Client, events: list[HistoryEvent], question_id: str
 ) -> tuple[list[HistoryEvent], InterruptInput]:
-    """The run's events up to its question's start, then the question handed over: a failed
-    child and the workflow task that sees it. Remembers the pinned team the events hold (the
-    replay's workflow reads it)."""
+    """The run's events up to its question, then the question handed over (``_handed_over_at``
+    or ``_long_while_waiting``). Remembers the pinned team the events hold (the replay's
+    workflow reads it)."""
     pins = PinnedTeamReader()
     initiated: HistoryEvent | None = None
+    started: tuple[int, HistoryEvent] | None = None
     question: InterruptInput | None = None
     for index, event in enumerate(events):
         if (pinned := pins.read(event)) is not None:
@@ -174,46 +198,106 @@ async def _cut_at(
             attrs = event.start_child_workflow_execution_initiated_event_attributes
             if attrs.workflow_id == question_id:
                 initiated = event
-                try:
-                    (question,) = await client.data_converter.decode(
-                        attrs.input.payloads, [InterruptInput]
-                    )
-                except Exception as err:
-                    raise ForkRefused(
-                        f"{question_id} was asked by a version whose question this one cannot "
-                        f"read ({clip(str(err), 200)}); fork a run of this version"
-                    ) from None
+                question = await _question(client, attrs.input.payloads, question_id)
         elif (
-            kind == EventType.EVENT_TYPE_CHILD_WORKFLOW_EXECUTION_STARTED
-            and initiated is not None
-            and event.child_workflow_execution_started_event_attributes.initiated_event_id
-            == initiated.event_id
+            initiated is not None
+            and started is None
+            and kind == EventType.EVENT_TYPE_CHILD_WORKFLOW_EXECUTION_STARTED
         ):
-            return _handed_over_after(events[: index + 1], initiated, event), question  # type: ignore[return-value]
-    raise ForkRefused(f"{question_id} never started (its run ended first): nothing to fork")
+            if (
+                event.child_workflow_execution_started_event_attributes.initiated_event_id
+                == initiated.event_id
+            ):
+                started = (index, event)
+        elif started is not None and question is not None and _closes(event, initiated):
+            if question.answers_in_parts:
+                return _long_while_waiting(events[:index]), question
+            break
+    if initiated is None or started is None or question is None:
+        raise ForkRefused(f"{question_id} never started (its run ended first): nothing to fork")
+    if question.answers_in_parts:  # still waiting: the whole history so far
+        return _long_while_waiting(events), question
+    index, began = started
+    return _handed_over_at(events[: index + 1], initiated, began), question
 
 
-def _handed_over_after(
-    kept: list[HistoryEvent], initiated: HistoryEvent, started: HistoryEvent
-) -> list[HistoryEvent]:
-    """``kept`` and then: the child failed as handed over, and a workflow task to see it."""
-    began = started.child_workflow_execution_started_event_attributes
-    last = kept[-1]
-    scheduled_task = next(
-        e for e in kept if e.event_type == EventType.EVENT_TYPE_WORKFLOW_TASK_SCHEDULED
-    )
-    tail: list[HistoryEvent] = []
-    next_id = last.event_id + 1
+def _closes(event: HistoryEvent, initiated: HistoryEvent | None) -> bool:
+    """Whether ``event`` ends the child ``initiated`` started (answered, failed, ...)."""
+    if initiated is None:
+        return False
+    for name in (
+        "child_workflow_execution_completed_event_attributes",
+        "child_workflow_execution_failed_event_attributes",
+        "child_workflow_execution_canceled_event_attributes",
+        "child_workflow_execution_timed_out_event_attributes",
+        "child_workflow_execution_terminated_event_attributes",
+    ):
+        if event.HasField(name):
+            return bool(getattr(event, name).initiated_event_id == initiated.event_id)
+    return False
 
-    def add(event: HistoryEvent) -> int:
-        nonlocal next_id
-        event.event_id = next_id
-        event.event_time.CopyFrom(last.event_time)
-        tail.append(event)
-        next_id += 1
+
+async def _question(client: Client, payloads: Any, question_id: str) -> InterruptInput:
+    try:
+        (question,) = await client.data_converter.decode(payloads, [InterruptInput])
+    except Exception as err:
+        raise ForkRefused(
+            f"{question_id} was asked by a version whose question this one cannot read "
+            f"({clip(str(err), 200)}); fork it with the version that wrote it"
+        ) from None
+    return question
+
+
+class _Tail:
+    """Synthetic events appended to a kept history, numbered on from its last one."""
+
+    def __init__(self, kept: list[HistoryEvent]) -> None:
+        self.kept = kept
+        self.events: list[HistoryEvent] = []
+        self._next = kept[-1].event_id + 1
+
+    def add(self, event: HistoryEvent) -> int:
+        event.event_id = self._next
+        event.event_time.CopyFrom(self.kept[-1].event_time)
+        self.events.append(event)
+        self._next += 1
         return event.event_id
 
-    add(
+    def task(self, *, suggest_continue_as_new: bool = False) -> list[HistoryEvent]:
+        """A workflow task that sees the tail (joining one scheduled and not yet started)."""
+        scheduled = _open_task(self.kept)
+        if scheduled is None:
+            first = next(
+                e for e in self.kept if e.event_type == EventType.EVENT_TYPE_WORKFLOW_TASK_SCHEDULED
+            ).workflow_task_scheduled_event_attributes
+            scheduled = self.add(
+                HistoryEvent(
+                    event_type=EventType.EVENT_TYPE_WORKFLOW_TASK_SCHEDULED,
+                    workflow_task_scheduled_event_attributes=WorkflowTaskScheduledEventAttributes(
+                        task_queue=first.task_queue,
+                        start_to_close_timeout=first.start_to_close_timeout,
+                    ),
+                )
+            )
+        self.add(
+            HistoryEvent(
+                event_type=EventType.EVENT_TYPE_WORKFLOW_TASK_STARTED,
+                workflow_task_started_event_attributes=WorkflowTaskStartedEventAttributes(
+                    scheduled_event_id=scheduled, suggest_continue_as_new=suggest_continue_as_new
+                ),
+            )
+        )
+        return [*self.kept, *self.events]
+
+
+def _handed_over_at(
+    kept: list[HistoryEvent], initiated: HistoryEvent, started: HistoryEvent
+) -> list[HistoryEvent]:
+    """``kept`` (up to the child's start), then the child failed as handed over, and a workflow
+    task to see it: the question's own step keeps it in ``handedOver`` and continues as new."""
+    began = started.child_workflow_execution_started_event_attributes
+    tail = _Tail(kept)
+    tail.add(
         HistoryEvent(
             event_type=EventType.EVENT_TYPE_CHILD_WORKFLOW_EXECUTION_FAILED,
             child_workflow_execution_failed_event_attributes=(
@@ -234,31 +318,49 @@ def _handed_over_after(
             ),
         )
     )
-    scheduled = _open_task(kept)
-    if scheduled is None:
-        task = scheduled_task.workflow_task_scheduled_event_attributes
-        scheduled = add(
-            HistoryEvent(
-                event_type=EventType.EVENT_TYPE_WORKFLOW_TASK_SCHEDULED,
-                workflow_task_scheduled_event_attributes=WorkflowTaskScheduledEventAttributes(
-                    task_queue=task.task_queue, start_to_close_timeout=task.start_to_close_timeout
-                ),
-            )
-        )
-    add(
+    return tail.task()
+
+
+def _long_while_waiting(kept: list[HistoryEvent]) -> list[HistoryEvent]:
+    """``kept`` (up to the answer to a fan-out's question), then a workflow task that says the
+    history grew long: the dispatch node hands its open questions back (``hand_back``, which
+    the replay answers itself) and the run continues as new with them in ``openQuestions``."""
+    while kept and kept[-1].event_type == EventType.EVENT_TYPE_WORKFLOW_TASK_STARTED:
+        kept = kept[:-1]  # a task in flight: the synthetic one takes its place
+    tail = _Tail(kept)
+    tail.add(  # wakes the workflow up; the event it records is taken out (``_without_wake_up``)
         HistoryEvent(
-            event_type=EventType.EVENT_TYPE_WORKFLOW_TASK_STARTED,
-            workflow_task_started_event_attributes=WorkflowTaskStartedEventAttributes(
-                scheduled_event_id=scheduled
+            event_type=EventType.EVENT_TYPE_WORKFLOW_EXECUTION_SIGNALED,
+            workflow_execution_signaled_event_attributes=(
+                WorkflowExecutionSignaledEventAttributes(signal_name=WAKE_UP_SIGNAL)
             ),
         )
     )
-    return [*kept, *tail]
+    return tail.task(suggest_continue_as_new=True)
+
+
+WAKE_UP_SIGNAL = "__fork_wake_up"
+"""The synthetic signal that wakes a replayed run up to see its history 'grew long'."""
+
+
+def _without_wake_up(start: OrchestratorInput) -> OrchestratorInput:
+    """The start input without the event the wake-up signal recorded (an unknown signal)."""
+    carried = start.carried_state
+    if carried is None:
+        return start
+    kept = [e for e in carried.events if WAKE_UP_SIGNAL not in e.message]
+    dropped = len(carried.events) - len(kept)
+    if not dropped:
+        return start
+    state = carried.model_copy(
+        update={"events": kept, "events_recorded": carried.events_recorded - dropped}
+    )
+    return start.model_copy(update={"carried_state": state})
 
 
 def _open_task(kept: list[HistoryEvent]) -> int | None:
-    """The id of a workflow task scheduled after the last one that ended, if any (the child's
-    start came between its scheduling and its start: the synthetic failure joins it)."""
+    """The id of a workflow task scheduled after the last one that ended, if any (the tail's
+    events join it)."""
     ended = {
         EventType.EVENT_TYPE_WORKFLOW_TASK_COMPLETED,
         EventType.EVENT_TYPE_WORKFLOW_TASK_FAILED,
@@ -270,6 +372,36 @@ def _open_task(kept: list[HistoryEvent]) -> int | None:
         if event.event_type == EventType.EVENT_TYPE_WORKFLOW_TASK_SCHEDULED:
             return event.event_id
     return None
+
+
+REPLAY_NAMESPACE = "agents-fork-replay"
+"""The namespace a fork's replay runs in (no server has it): ``_handed_back_in_replay`` acts
+only there."""
+
+
+@contextmanager
+def _handed_back_in_replay() -> Iterator[None]:
+    """While a fork's replay runs, a dispatch node's open question asked back (``hand_back``) is
+    handed over at once, as its InterruptWorkflow would answer the signal; a worker in this
+    process (any other namespace) meets the real function."""
+    original = fan_out_answers.hand_back
+
+    async def hand_back(
+        book: RunBook, started: StartedQuestion
+    ) -> InterruptOutcome | HandedOverQuestion:
+        if workflow.info().namespace != REPLAY_NAMESPACE:
+            return await original(book, started)
+        return HandedOverQuestion(
+            child_id=started.child_id,
+            job=started.job.to_wire(),
+            requests=reroute_requests(book.state.history, started, book.team),
+        )
+
+    fan_out_answers.hand_back = hand_back
+    try:
+        yield
+    finally:
+        fan_out_answers.hand_back = original
 
 
 class _KeepContinueAsNew(Interceptor):
@@ -303,13 +435,15 @@ async def _replayed_handover(
 
     keep = _KeepContinueAsNew()
     replayer = Replayer(
+        namespace=REPLAY_NAMESPACE,
         workflows=WORKFLOWS,
         workflow_runner=UnsandboxedWorkflowRunner(),
         data_converter=client.data_converter,
         interceptors=[keep],
         debug_mode=True,  # no wall-clock deadlock guard: a busy machine is no fault
     )
-    result = await replayer.replay_workflow(history, raise_on_replay_failure=False)
+    with _handed_back_in_replay():
+        result = await replayer.replay_workflow(history, raise_on_replay_failure=False)
     if result.replay_failure is not None or not keep.kept:
         why = (
             clip(str(result.replay_failure), 300)
@@ -320,7 +454,7 @@ async def _replayed_handover(
             f"the history of {history.workflow_id} up to {question_id} cannot be replayed by "
             f"this version ({why}); fork it with the version that wrote it"
         )
-    return _start_input(keep.kept[-1])
+    return _without_wake_up(_start_input(keep.kept[-1]))
 
 
 def _start_input(args: Sequence[Any]) -> OrchestratorInput:
@@ -345,3 +479,174 @@ def answer_problems(question: InterruptInput, resolution: InterruptResolution) -
     if redirect:
         problems.append(f"continueAt {redirect}")
     return problems
+
+
+@dataclass(frozen=True)
+class StateAtStep:
+    """A parent's state just before one of its agent steps ran: what a STEP fork starts from."""
+
+    parent: ForkParent
+    start: OrchestratorInput
+    """The parent's start input, ``carriedState`` set to its state before the step (its
+    ``pending`` is the step)."""
+    agent_type: str
+    task_queue: str
+
+
+_stop_before: list[str] = []
+"""The node id ``_StopBeforeStep`` continues as new before (one replay at a time)."""
+_step_replay = asyncio.Lock()
+
+
+@workflow.defn(name="OrchestratorWorkflow", sandboxed=False)
+class _StopBeforeStep(OrchestratorWorkflow):
+    """The orchestrator as a STEP fork's replay runs it: at the top of its loop, when the next
+    node is the step, it continues as new (carrying its state, the step pending)."""
+
+    @workflow.init
+    def __init__(self, *args: Any) -> None:
+        super().__init__(*args)
+
+    @workflow.run
+    async def run(self, *args: Any) -> Any:
+        return await super().run(*args)
+
+    def _should_continue_as_new(self) -> bool:
+        step = self._state.pending
+        if (
+            _stop_before
+            and step is not None
+            and self._book.next_node_id(step.agent_type) == _stop_before[-1]
+        ):
+            return True
+        return super()._should_continue_as_new()
+
+
+async def state_at_step(client: Client, workflow_id: str, step: str) -> StateAtStep:
+    """The parent ``workflow_id``'s state just before its agent step ``step`` (a node id, as
+    ``agents status`` lists it) ran; ForkRefused (one line) when it cannot be had."""
+    if "/" in step:
+        raise ForkRefused(
+            f"{clip(step, 200)} is a dispatched agent's step: fork at its dispatch node's step "
+            f"({step.split('/', 1)[0]}), or at the question it asked"
+        )
+    run_id, events, index = await _run_that_ran(client, workflow_id, step)
+    pins = PinnedTeamReader()
+    for event in events[:index]:
+        if (pinned := pins.read(event)) is not None:
+            remember(pinned)
+    cut = index
+    while cut > 0 and events[cut - 1].event_type != EventType.EVENT_TYPE_WORKFLOW_TASK_COMPLETED:
+        cut -= 1
+    kept = events[: cut - 1]  # up to the task that scheduled the step, which runs again
+    keep = _KeepContinueAsNew()
+    replayer = Replayer(
+        namespace=REPLAY_NAMESPACE,
+        workflows=[_StopBeforeStep],
+        workflow_runner=UnsandboxedWorkflowRunner(),
+        data_converter=client.data_converter,
+        interceptors=[keep],
+        debug_mode=True,
+    )
+    async with _step_replay:
+        _stop_before.append(step)
+        try:
+            result = await replayer.replay_workflow(
+                WorkflowHistory(workflow_id, kept), raise_on_replay_failure=False
+            )
+        finally:
+            _stop_before.pop()
+    if not keep.kept:  # stopping before the step may differ from the history after it: no fault
+        why = clip(str(result.replay_failure), 300) if result.replay_failure else "no state"
+        raise ForkRefused(
+            f"the history of {workflow_id} up to {clip(step, 200)} cannot be replayed by this "
+            f"version ({why}); fork it with the version that wrote it"
+        )
+    start = _without_handover_event(_start_input(keep.kept[-1]))
+    carried = start.carried_state
+    pending = carried.pending if carried is not None else None
+    if pending is None:
+        raise ForkRefused(f"{workflow_id} had no step pending before {clip(step, 200)}")
+    queue = events[0].workflow_execution_started_event_attributes.task_queue.name
+    parent = ForkParent(workflow_id=workflow_id, run_id=run_id)
+    return StateAtStep(parent, start, str(pending.agent_type), queue)
+
+
+def with_guidance(state: StateAtStep, guidance: str | None) -> OrchestratorInput:
+    """The STEP fork's start input: the step runs again, with a person's ``guidance`` in its
+    prompt (where an answer to its question would be) when given."""
+    carried = state.start.carried_state
+    if carried is None or carried.pending is None or not guidance:
+        return state.start
+    told = f"A person's guidance for this step, run again in a fork: {guidance}"
+    pending = carried.pending.model_copy(update={"interrupt_resolution": told})
+    return state.start.model_copy(
+        update={"carried_state": carried.model_copy(update={"pending": pending})}
+    )
+
+
+def _without_handover_event(start: OrchestratorInput) -> OrchestratorInput:
+    """The start input without the "continuing as new" event the replay's stop recorded."""
+    carried = start.carried_state
+    if carried is None or not carried.events:
+        return start
+    if not carried.events[-1].message.startswith("continuing as new"):
+        return start
+    state = carried.model_copy(
+        update={"events": carried.events[:-1], "events_recorded": carried.events_recorded - 1}
+    )
+    return start.model_copy(update={"carried_state": state})
+
+
+async def _run_that_ran(
+    client: Client, workflow_id: str, step: str
+) -> tuple[str, list[HistoryEvent], int]:
+    """The run of ``workflow_id``'s chain that ran agent step ``step``, its events and the index
+    of the step's first agent call (``run_agent`` scheduled)."""
+    run_id: str | None = None
+    while True:
+        this_run, events = await _run_events(client, workflow_id, run_id)
+        for index, event in enumerate(events):
+            if event.event_type != EventType.EVENT_TYPE_ACTIVITY_TASK_SCHEDULED:
+                continue
+            attrs = event.activity_task_scheduled_event_attributes
+            if attrs.activity_type.name != RUN_AGENT:
+                continue
+            try:
+                (call,) = await client.data_converter.decode(attrs.input.payloads, [AgentCall])
+            except Exception:
+                continue
+            if call.node_id == step:
+                return this_run, events, index
+        previous = events[0].workflow_execution_started_event_attributes.continued_execution_run_id
+        if not previous:
+            raise ForkRefused(
+                f"{workflow_id} never ran a step {clip(step, 200)} (`agents status "
+                f"{workflow_id}` lists its steps' node ids)"
+            )
+        run_id = previous
+
+
+async def _run_events(
+    client: Client, workflow_id: str, run_id: str | None
+) -> tuple[str, list[HistoryEvent]]:
+    """A run's id and events (the latest run's when ``run_id`` is None)."""
+    handle = client.get_workflow_handle(workflow_id, run_id=run_id)
+    events: list[HistoryEvent] = []
+    try:
+        async for event in handle.fetch_history_events():
+            events.append(event)
+    except RPCError as err:
+        if err.status is RPCStatusCode.NOT_FOUND:
+            raise ForkRefused(
+                f"the history of {workflow_id} is gone (never started, or past the namespace's "
+                "retention): nothing to fork"
+            ) from None
+        raise
+    if not events:
+        raise ForkRefused(f"the history of {workflow_id} is empty: nothing to fork")
+    if run_id is None:
+        run_id = (await handle.describe()).run_id
+    return run_id or events[
+        0
+    ].workflow_execution_started_event_attributes.original_execution_run_id, events

@@ -26,12 +26,6 @@ from temporalio.service import RPCError, RPCStatusCode
 
 from agent_interrupts.app.config import DEFAULT_TASK_QUEUE, TemporalSettings
 from agent_interrupts.app.connect import connect
-from agent_interrupts.app.forks import (
-    answer_problems,
-    asked_in_fork,
-    fork_question_id,
-    state_at_question,
-)
 from agent_interrupts.app.message_size import oversize_problem
 from agent_interrupts.app.people import person_name
 from agent_interrupts.app.process_exit import guard_interpreter_exit
@@ -42,9 +36,11 @@ from agent_interrupts.models.errors import ForkRefused, failure_message
 from agent_interrupts.models.forks import (
     FORK_MEMO,
     ForkLink,
+    ForkParent,
     ForkPoint,
     ForkPointKind,
     ListedFork,
+    StepChanges,
     fork_memo,
 )
 from agent_interrupts.models.interrupt_events import EventAck, InterruptRequestEvent
@@ -93,13 +89,15 @@ dead worker never stalls ``list --waiting`` or the inbox."""
 
 @dataclass(frozen=True)
 class StartedFork:
-    """A fork that started and whose question was answered (``AgentWorkflowClient.fork``)."""
+    """A fork that started, its question answered (``AgentWorkflowClient.fork``)."""
 
     workflow_id: str
-    question_id: str
-    """The question, asked again in the fork (``<fork id>-interrupt-<n>``)."""
+    question_id: str | None
+    """The question, asked again in the fork (``<fork id>-interrupt-<n>``); None for a fork at
+    an agent step."""
     link: ForkLink
-    ack: ResolveAck
+    ack: ResolveAck | None
+    """The answer's acknowledgement (None for a fork at an agent step)."""
 
 
 class ResolutionRejected(Exception):
@@ -458,46 +456,112 @@ class AgentWorkflowClient:
         workflow_id: str,
         *,
         at: str,
-        resolution: InterruptResolution,
+        resolution: InterruptResolution | None = None,
+        guidance: str | None = None,
+        model: str | None = None,
         forked_by: str | None = None,
         fork_id: str | None = None,
         task_queue: str | None = None,
         door: Door = Door.SDK,
     ) -> StartedFork:
-        """Fork run ``workflow_id`` at its question ``at`` with another answer (``docs/forks.md``):
-        a new run that starts from the state the parent held when it asked, asks the question
-        again under its own id and answers it at once with ``resolution``, through the same
-        validated update as ``resolve``. The parent is untouched.
+        """Fork run ``workflow_id`` at ``at`` (``docs/forks.md``): a new run that starts from
+        the state the parent held there. The parent is untouched. The fork runs on the parent's
+        task queue unless ``task_queue`` names another.
 
-        Raises ForkRefused (one line) for a question the run never asked, a run whose history is
+        ``at`` a question of the run (``<run id>-interrupt-<n>``): the fork asks it again under
+        its own id and answers it at once with ``resolution``, through the same validated update
+        as ``resolve``. ``at`` an agent step (its node id, ``planning-orchestrator-005``): the
+        fork runs that step again, with ``guidance`` in its prompt when given (``model``: not
+        built yet, refused).
+
+        Raises ForkRefused (one line) for a point the run does not have, a run whose history is
         gone, a history this version cannot replay, or an answer the question does not offer
         (the words ``resolve`` refuses it with); no fork starts then."""
-        from agent_interrupts.workflows.orchestrator import OrchestratorWorkflow
+        from agent_interrupts.app.forks import (
+            QUESTION_MARK,
+            answer_problems,
+            asked_in_fork,
+            fork_question_id,
+            state_at_question,
+            state_at_step,
+            with_guidance,
+        )
 
+        answer = resolution or InterruptResolution()
         try:
-            name = person_name(forked_by or resolution.answered_by or self.person)
+            name = person_name(forked_by or answer.answered_by or self.person)
         except ValueError as err:
             raise ForkRefused(str(err)) from None
-        resolution = resolution.model_copy(
-            update={"answered_by": resolution.answered_by or name, "door": resolution.door or door}
+        fork_id = fork_id or f"{workflow_id}-fork-{uuid.uuid4().hex[:8]}"
+        if QUESTION_MARK not in at:  # an agent step
+            if resolution is not None:
+                raise ForkRefused(f"{at} is an agent step: it takes guidance, not an answer")
+            if model is not None:
+                raise ForkRefused("a fork at a step with another model is not built yet")
+            changes = StepChanges(guidance=guidance)
+            step = await state_at_step(self.client, workflow_id, at)
+            point = ForkPoint(kind=ForkPointKind.STEP, step=at, agent_type=step.agent_type)
+            start = with_guidance(step, guidance)
+            link = self._link(step.parent, point, start, name, changes=changes)
+            await self._start_fork(
+                workflow_id, fork_id, at, start, link, task_queue or step.task_queue
+            )
+            return StartedFork(workflow_id=fork_id, question_id=None, link=link, ack=None)
+        if resolution is None or guidance is not None or model is not None:
+            raise ForkRefused(f"{at} is a question: fork it with an answer (resolve's flags)")
+        answer = answer.model_copy(
+            update={"answered_by": answer.answered_by or name, "door": answer.door or door}
         )
         found = await state_at_question(self.client, workflow_id, at)
-        problems = answer_problems(found.question, resolution)
+        problems = answer_problems(found.question, answer)
         if problems:
             raise ForkRefused("resolution rejected: " + "; ".join(problems))
-        fork_id = fork_id or f"{workflow_id}-fork-{uuid.uuid4().hex[:8]}"
         start = asked_in_fork(found, fork_id)
+        point = ForkPoint(
+            kind=ForkPointKind.QUESTION, question_id=at, agent_type=found.question.origin
+        )
+        link = self._link(found.parent, point, start, name, answer=answer)
+        await self._start_fork(
+            workflow_id, fork_id, at, start, link, task_queue or found.task_queue
+        )
+        question_id = fork_question_id(fork_id, at)
+        ack = await self._answer_when_asked(question_id, answer)
+        return StartedFork(workflow_id=fork_id, question_id=question_id, link=link, ack=ack)
+
+    @staticmethod
+    def _link(
+        parent: ForkParent,
+        point: ForkPoint,
+        start: OrchestratorInput,
+        name: str | None,
+        *,
+        answer: InterruptResolution | None = None,
+        changes: StepChanges | None = None,
+    ) -> ForkLink:
         carried = start.carried_state
-        link = ForkLink(
-            parent=found.parent,
-            point=ForkPoint(
-                kind=ForkPointKind.QUESTION, question_id=at, agent_type=found.question.origin
-            ),
-            answer=resolution,
+        return ForkLink(
+            parent=parent,
+            point=point,
+            answer=answer,
+            changes=changes,
             forked_by=name,
             forked_at=datetime.now(UTC),
             carried_bytes=len(carried.model_dump_json(by_alias=True)) if carried else 0,
         )
+
+    async def _start_fork(
+        self,
+        parent_id: str,
+        fork_id: str,
+        at: str,
+        start: OrchestratorInput,
+        link: ForkLink,
+        task_queue: str,
+    ) -> None:
+        """Start the fork with its link in its input, its state, its memo and its attributes."""
+        from agent_interrupts.workflows.orchestrator import OrchestratorWorkflow
+
+        carried = start.carried_state
         start = start.model_copy(
             update={
                 "fork": link,
@@ -511,15 +575,12 @@ class AgentWorkflowClient:
             OrchestratorWorkflow.run,
             start,
             id=fork_id,
-            task_queue=task_queue or self.task_queue,
+            task_queue=task_queue,
             id_reuse_policy=WorkflowIDReusePolicy.REJECT_DUPLICATE,
-            static_summary=f"Fork of {workflow_id} at {at}"[:200],
+            static_summary=f"Fork of {parent_id} at {at}"[:200],
             memo={"goal": start.goal[:500], **fork_memo(link)},
-            search_attributes=await self._fork_attributes(workflow_id),
+            search_attributes=await self._fork_attributes(parent_id),
         )
-        question_id = fork_question_id(fork_id, at)
-        ack = await self._answer_when_asked(question_id, resolution)
-        return StartedFork(workflow_id=fork_id, question_id=question_id, link=link, ack=ack)
 
     async def _fork_attributes(self, parent_id: str) -> TypedSearchAttributes | None:
         """A fork's start attributes: ``AgentPhase`` and ``AgentForkOf``, each where the
@@ -561,8 +622,12 @@ class AgentWorkflowClient:
         """The forks of ``workflow_id`` (a visibility query on ``AgentForkOf``; each fork's link
         from its memo), newest first."""
         found: list[ListedFork] = []
+        seen: set[str] = set()
         query = f"{visibility.AGENT_FORK_OF.name} = '{workflow_id.replace(chr(39), '')}'"
         async for execution in self.client.list_workflows(query, limit=limit):
+            if execution.id in seen:  # a fork that continued as new: its latest run only
+                continue
+            seen.add(execution.id)
             link: ForkLink | None
             try:
                 link = ForkLink.model_validate(await execution.memo_value(FORK_MEMO))
@@ -625,6 +690,11 @@ class AgentWorkflowClient:
         """The newest answered questions: (interrupt id, when it closed), for ``answer``."""
         executions = self.client.list_workflows(ANSWERED_QUERY, limit=limit)
         return [(e.id, e.close_time) async for e in executions]
+
+    async def question_input(self, interrupt_id: str) -> InterruptInput:
+        """The question ``interrupt_id`` as its run asked it (its start input, from its history:
+        no worker needed, closed questions too)."""
+        return await self._start_input(interrupt_id)
 
     async def _start_input(self, interrupt_id: str) -> InterruptInput:
         from agent_interrupts.workflows.legacy import upgrade_start

@@ -16,8 +16,11 @@ if TYPE_CHECKING:
     from agent_interrupts.app.sdk import (
         AgentWorkflowClient,
         EventRejected,
+        ForkRefused,
+        ListedFork,
         ResolutionRejected,
         RunRow,
+        StartedFork,
         WaitingQuestion,
         WaitingRow,
     )
@@ -25,8 +28,11 @@ if TYPE_CHECKING:
 __all__ = [
     "AgentWorkflowClient",
     "EventRejected",
+    "ForkRefused",
+    "ListedFork",
     "ResolutionRejected",
     "RunRow",
+    "StartedFork",
     "WaitingQuestion",
     "WaitingRow",
 ]

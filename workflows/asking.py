@@ -359,7 +359,7 @@ def _handed_over(
         child_id=started.child_id,
         job=details[0] if details else started.job.to_wire(),  # continues the wait
         fan_out=fan_out,
-        requests=_reroute_requests(state.history, started, team),
+        requests=reroute_requests(state.history, started, team),
     )
 
 
@@ -439,7 +439,7 @@ def take_answer(
     )
 
 
-def _reroute_requests(
+def reroute_requests(
     history: list[HistoryEntry], started: StartedQuestion, team: Team
 ) -> dict[str, dict[str, Any]]:
     """The newest request of each agent the answer may re-route to (the event's target and the

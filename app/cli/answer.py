@@ -14,7 +14,9 @@ from agent_interrupts.app.cli.session import as_option, interactive, open_sessio
 
 if TYPE_CHECKING:  # the heavy modules load in the commands that use them (fast --help, list)
     from agent_interrupts.app.config import TemporalSettings
+    from agent_interrupts.app.sdk import StartedFork
     from agent_interrupts.models.interrupt_events import InterruptRequestEvent
+    from agent_interrupts.models.interrupts import InterruptResolution
 
 
 @dataclass(frozen=True)
@@ -98,6 +100,190 @@ async def cmd_resolve(args: argparse.Namespace, settings: TemporalSettings) -> i
             return 1
     render.console.print(f"accepted: {accepted(ack.message, question)}", markup=False)
     return 0
+
+
+async def cmd_fork(args: argparse.Namespace, settings: TemporalSettings) -> int:
+    """``agents fork RUN --at QUESTION_ID`` and an answer: a new run from the state RUN held
+    when it asked, its question answered this way; ``--at STEP``: the step runs again, with
+    ``--guidance`` (``docs/forks.md``)."""
+    from temporalio.service import RPCError
+
+    from agent_interrupts.app import render
+    from agent_interrupts.app.answering import (
+        resolution_from_flags,
+        stop_resolution,
+        with_continue_at,
+    )
+    from agent_interrupts.app.people import person_name
+    from agent_interrupts.models.errors import ForkRefused
+    from agent_interrupts.models.interrupts import Door
+    from agent_interrupts.models.team_build import team_of
+
+    answers = args.choice or args.custom or args.confirm or args.text
+    if "-interrupt-" not in args.at:  # an agent step of the run
+        return await _fork_at_step(args, settings, bool(answers or args.stop or args.continue_at))
+    if args.guidance is not None or args.model is not None:
+        render.error("--guidance and --model are for a fork at an agent step, not a question")
+        return 2
+    if not (answers or args.stop or args.continue_at):
+        render.error(
+            "give the fork's answer with resolve's flags: --choice, --custom, --confirm, "
+            "--text, --continue-at or --stop"
+        )
+        return 2
+    async with open_session(settings, args.workflow_id) as session:
+        agents = session.agents
+        agents.person = person_name(args.as_name)
+        try:
+            question = await agents.question_input(args.at)
+        except (ValueError, RPCError):
+            question = None
+        if question is None or question.orchestrator_id != args.workflow_id:
+            render.error(
+                f"{args.at} is not a question of {args.workflow_id} (`agents status "
+                f"{args.workflow_id}` lists its questions)"
+            )
+            return 1
+        resolution = (
+            stop_resolution(args.stop, answers)
+            if args.stop is not None
+            else resolution_from_flags(
+                args.choice,
+                args.custom,
+                args.confirm,
+                args.text,
+                request=question.request,
+                in_parts=question.answers_in_parts,
+            )
+        )
+        if args.continue_at:
+            team = team_of(question.team)
+            resolution = with_continue_at(resolution, question.origin, args.continue_at, team=team)
+        try:
+            fork = await agents.fork(
+                args.workflow_id, at=args.at, resolution=resolution, door=Door.CLI
+            )
+        except ForkRefused as err:
+            render.error(str(err))
+            return 1
+    return _forked(args, fork)
+
+
+async def _fork_at_step(
+    args: argparse.Namespace, settings: TemporalSettings, answered: bool
+) -> int:
+    """``agents fork RUN --at STEP [--guidance TEXT]``: the step runs again in a new run."""
+    from agent_interrupts.app import render
+    from agent_interrupts.app.people import person_name
+    from agent_interrupts.models.errors import ForkRefused
+
+    if answered:
+        render.error(
+            f"{args.at} is an agent step: give --guidance (resolve's answer flags are for a "
+            "question, <run id>-interrupt-<n>)"
+        )
+        return 2
+    async with open_session(settings, args.workflow_id) as session:
+        agents = session.agents
+        try:
+            fork = await agents.fork(
+                args.workflow_id,
+                at=args.at,
+                guidance=args.guidance,
+                model=args.model,
+                forked_by=person_name(args.as_name),
+            )
+        except ForkRefused as err:
+            render.error(str(err))
+            return 1
+    return _forked(args, fork)
+
+
+def _forked(args: argparse.Namespace, fork: StartedFork) -> int:
+    from agent_interrupts.app import render
+
+    if args.json:
+        render.console.print_json(
+            data={
+                "workflowId": fork.workflow_id,
+                "questionId": fork.question_id,
+                "fork": fork.link.to_wire(),
+            }
+        )
+        return 0
+    answered = f"; its question {fork.question_id} was answered" if fork.question_id else ""
+    render.console.print(
+        f"forked {args.workflow_id} at {args.at}: {fork.workflow_id} "
+        f"({fork.link.carried_bytes} bytes of state carried){answered}. Follow it: "
+        f"agents follow {fork.workflow_id}",
+        markup=False,
+    )
+    return 0
+
+
+async def cmd_forks(args: argparse.Namespace, settings: TemporalSettings) -> int:
+    """``agents forks RUN``: the runs forked from RUN, with their points and answers."""
+    from agent_interrupts.app import render
+
+    async with open_session(settings, None) as session:
+        listed = await session.agents.forks(args.workflow_id)
+    if args.json:
+        render.console.print_json(data=[f.model_dump(mode="json", by_alias=True) for f in listed])
+        return 0
+    if not listed:
+        render.console.print(f"{args.workflow_id} has no forks", markup=False)
+        return 0
+    for fork in listed:
+        link = fork.link
+        where = link.point.label() if link else "?"
+        answer = answer_flags(link.answer) if link and link.answer else ""
+        who = f" by {link.forked_by}" if link and link.forked_by else ""
+        render.console.print(
+            f"{fork.workflow_id}  {fork.status}  at {where}{who}  {answer}", markup=False
+        )
+    return 0
+
+
+def answer_flags(resolution: InterruptResolution) -> str:
+    """An answer as the flags that give it (``--choice scope=B --confirm tests=no``)."""
+    flags = [f"--choice {i}={k.value}" for i, k in resolution.selected_choices.items()]
+    flags += [f"--custom {i}={json.dumps(t)}" for i, t in resolution.custom_inputs.items()]
+    flags += [f"--confirm {i}={'yes' if v else 'no'}" for i, v in resolution.confirmations.items()]
+    if resolution.free_text:
+        flags.append(f"--text {json.dumps(resolution.free_text[:80])}")
+    if resolution.continue_at:
+        flags.append(f"--continue-at {resolution.continue_at}")
+    if resolution.stop_run:
+        flags.append(f"--stop {json.dumps(resolution.stop_run[:80])}")
+    return " ".join(flags)
+
+
+def fork_options(fork: argparse.ArgumentParser) -> None:
+    fork.add_argument("workflow_id", help="the run to fork (its OrchestratorWorkflow id)")
+    fork.add_argument(
+        "--at",
+        required=True,
+        metavar="QUESTION_ID|STEP",
+        help="the run's question to answer another way (orchestrator-1a2b-interrupt-1), or an "
+        "agent step of the run to run again (its node id, planning-orchestrator-005); agents "
+        "status RUN lists both",
+    )
+    fork.add_argument(
+        "--guidance", metavar="TEXT", help="at a step: a person's guidance for the step's agent"
+    )
+    fork.add_argument("--model", help="at a step: another model for its agent (not built yet)")
+    fork.add_argument("--choice", action="append", default=[], metavar="ID=OPTION")
+    fork.add_argument("--custom", action="append", default=[], metavar='ID="TEXT"')
+    fork.add_argument("--confirm", action="append", default=[], metavar="ID=yes|no")
+    fork.add_argument("--text", help="free text for the agent")
+    fork.add_argument("--stop", metavar='"REASON"', help="the fork stops at the question")
+    fork.add_argument(
+        "--continue-at",
+        metavar="AGENT",
+        help="send the fork on to one of the asking agent's routes instead of back to it",
+    )
+    fork.add_argument("--json", action="store_true", help="print the fork's id and link as JSON")
+    as_option(fork)
 
 
 def event_from_args(args: argparse.Namespace) -> InterruptRequestEvent:

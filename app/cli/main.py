@@ -9,8 +9,11 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from agent_interrupts.app.cli.answer import (
+    cmd_fork,
+    cmd_forks,
     cmd_interrupt,
     cmd_resolve,
+    fork_options,
     interrupt_options,
     resolve_options,
 )
@@ -95,6 +98,17 @@ def parser_for(argv: Sequence[str] = ()) -> argparse.ArgumentParser:
     )
     if resolve:
         resolve_options(resolve)
+    fork = command(
+        "fork",
+        cmd_fork,
+        "start a new run from a past question of a run, answered another way, or from one of its "
+        "agent steps, run again (docs/forks.md)",
+    )
+    if fork:
+        fork_options(fork)
+    if forks := command("forks", cmd_forks, "list the runs forked from a run"):
+        forks.add_argument("workflow_id")
+        forks.add_argument("--json", action="store_true", help="machine-readable rows")
     interrupt = command(
         "interrupt",
         cmd_interrupt,

@@ -114,14 +114,11 @@ class ForkPages:
             resolution = resolution_from_form(answer, status.origin, team_of(status.team))
             name = person_name(person or self.inbox.agents.person)
             resolution = resolution.model_copy(update={"answered_by": name})
-            run_id = run_of(interrupt_id)
-            parent = await self.inbox.agents.client.get_workflow_handle(run_id).describe()
             started = await self.inbox.agents.fork(
-                run_id,
+                run_of(interrupt_id),
                 at=interrupt_id,
                 resolution=resolution,
                 forked_by=name,
-                task_queue=parent.task_queue,  # where its parent's workers are
                 door=Door.INBOX,
             )
         except ValidationError as err:
@@ -131,7 +128,8 @@ class ForkPages:
         except RPCError as err:
             return Forked(problem=f"Temporal said: {err.message}")
         self.runs.add(started.workflow_id)
-        return Forked(fork_id=started.workflow_id, message=started.ack.message)
+        said = started.ack.message if started.ack is not None else "its question was answered"
+        return Forked(fork_id=started.workflow_id, message=said)
 
     def _page(
         self,

@@ -5,21 +5,27 @@ again (not one model call) and goes on where its answer leads; the parent is unt
 from __future__ import annotations
 
 import asyncio
+import json
 from typing import Any
 
 import pytest
+from temporalio.api.enums.v1 import EventType
 from temporalio.client import Client
 
 from agent_interrupts.activities.llm import LlmSettings
 from agent_interrupts.activities.offline_model import OfflineModel, OfflineScenario
+from agent_interrupts.app.forks import state_in_history
 from agent_interrupts.app.sdk import AgentWorkflowClient
 from agent_interrupts.app.worker_setup import build_worker
 from agent_interrupts.models.errors import ForkRefused
 from agent_interrupts.models.forks import ForkPointKind
+from agent_interrupts.models.interrupt_events import InterruptRequestEvent
 from agent_interrupts.models.interrupts import InterruptResolution
+from agent_interrupts.models.team_files import configured_teams
 from agent_interrupts.teams.software.agents import AgentType
 from agent_interrupts.workflows.orchestrator import OrchestratorWorkflow
-from tests.support.interrupts import answer_offered, start, wait_for_interrupt
+from tests.support.cli import client_py
+from tests.support.interrupts import answer_offered, start, wait_for_interrupt, wait_running
 
 ASKER = AgentType.PLANNING_COLLECTOR
 OTHER_ROUTE = AgentType.ORCHESTRATOR_COLLECTOR
@@ -121,3 +127,198 @@ async def test_bad_points_and_answers_are_refused_in_one_line(
     assert not_offered.startswith("resolution rejected:") and "nope" in not_offered
     assert all("\n" not in r for r in refusals)
     assert await agents.forks(workflow_id) == []
+
+
+SHAPES = {
+    "a question": (OfflineScenario(interrupt_at=frozenset({ASKER})), {}),
+    "a fan-out's agent": (OfflineScenario(interrupt_agents=frozenset({"planning-agent-2"})), {}),
+    "a declared team": (
+        OfflineScenario(interrupt_at=frozenset({"FINDINGS_COLLECTOR"})),
+        {"team": "incident-response"},
+    ),
+    "continued as new before it": (
+        OfflineScenario(interrupt_at=frozenset({ASKER})),
+        {"continue_as_new_every": 2},
+    ),
+}
+
+
+@pytest.mark.parametrize("shape", SHAPES)
+async def test_a_fork_answered_as_the_parent_was_makes_exactly_the_parents_later_calls(
+    client: Client, task_queue: str, workflow_id: str, shape: str
+) -> None:
+    """Answered the same way, a fork makes the model calls the parent made after the point, and
+    none of those before it; a fork of that fork does the same again, linked to it."""
+    scenario, start_input = SHAPES[shape]
+    offline = OfflineModel(scenario)
+    agents = AgentWorkflowClient(client, task_queue)
+    teams = configured_teams({})
+    async with build_worker(client, task_queue, LlmSettings(), offline=offline, teams=teams):
+        handle = await start(client, task_queue, workflow_id, **start_input)
+        pending = (await wait_for_interrupt(handle)).pending_interrupt
+        assert pending is not None
+        at_point = len(offline.received)
+        question = await agents.interrupt_status(pending.workflow_id)
+        answer = answer_offered(question.request)
+        await agents.resolve(pending.workflow_id, answer)
+        parent_result = await asyncio.wait_for(handle.result(), 60)
+        parent_tail = schemas(offline.received[at_point:])
+
+        forks: list[tuple[str, str]] = [(workflow_id, pending.workflow_id)]
+        for _ in range(2):  # the fork, then a fork of the fork
+            parent_id, at = forks[-1]
+            before = len(offline.received)
+            fork = await agents.fork(parent_id, at=at, resolution=answer)
+            forked = client.get_workflow_handle_for(OrchestratorWorkflow.run, fork.workflow_id)
+            result = await asyncio.wait_for(forked.result(), 60)
+            assert schemas(offline.received[before:]) == parent_tail, shape
+            assert type(result) is type(parent_result)
+            assert fork.link.parent.workflow_id == parent_id
+            assert fork.link.carried_bytes <= 64 * 1024, fork.link.carried_bytes
+            listed = [f.workflow_id for f in await agents.forks(parent_id)]
+            assert listed == [fork.workflow_id], (listed, fork.workflow_id)
+            forks.append((fork.workflow_id, fork.question_id))
+
+
+async def test_agents_fork_takes_resolves_flags_and_refuses_as_resolve_does(
+    client: Client, task_queue: str, workflow_id: str
+) -> None:
+    offline = OfflineModel(OfflineScenario(interrupt_at=frozenset({ASKER})))
+    agents = AgentWorkflowClient(client, task_queue)
+    async with build_worker(client, task_queue, LlmSettings(), offline=offline):
+        question_id, _ = await answered_run(client, agents, task_queue, workflow_id)
+        wrong = await client_py(
+            client, "fork", workflow_id, "--at", question_id, "--choice", "nope=A"
+        )
+        assert wrong.returncode == 2, wrong.stderr
+        assert "--choice nope=A: the question has no choice 'nope'" in wrong.stderr
+        unknown = await client_py(
+            client, "fork", workflow_id, "--at", f"{workflow_id}-interrupt-7", "--text", "go"
+        )
+        assert unknown.returncode == 1
+        assert f"{workflow_id}-interrupt-7 is not a question of {workflow_id}" in unknown.stderr
+        forked = await client_py(
+            client,
+            "fork",
+            workflow_id,
+            "--at",
+            question_id,
+            "--text",
+            "go on",
+            "--continue-at",
+            OTHER_ROUTE,
+            "--as",
+            "bob",
+            "--json",
+        )
+        assert forked.returncode == 0, forked.stderr
+        fork_id = json.loads(forked.stdout)["workflowId"]
+        handle = client.get_workflow_handle_for(OrchestratorWorkflow.run, fork_id)
+        await asyncio.wait_for(handle.result(), 60)
+        listed = await client_py(client, "forks", workflow_id)
+        board = await agents.blackboard(workflow_id)
+        step = next(e.node_id for e in board if e.kind == "REQUEST" and e.agent_type == ASKER)
+        mixed = await client_py(client, "fork", workflow_id, "--at", step, "--text", "go")
+        assert mixed.returncode == 2 and "is an agent step: give --guidance" in mixed.stderr
+        at_step = await client_py(
+            client, "fork", workflow_id, "--at", step, "--guidance", "look again"
+        )
+        assert at_step.returncode == 0, at_step.stderr
+        assert f"forked {workflow_id} at {step}" in at_step.stdout
+    assert listed.returncode == 0, listed.stderr
+    assert fork_id in listed.stdout and "by bob" in listed.stdout
+    assert f"--continue-at {OTHER_ROUTE}" in listed.stdout
+
+
+async def test_a_history_this_version_cannot_replay_is_refused_in_one_line(
+    client: Client, task_queue: str, workflow_id: str
+) -> None:
+    """A history whose agent steps this code would not have taken (here: its first agent
+    activity renamed, as a version with other steps would have written it)."""
+    offline = OfflineModel(OfflineScenario(interrupt_at=frozenset({ASKER})))
+    agents = AgentWorkflowClient(client, task_queue)
+    async with build_worker(client, task_queue, LlmSettings(), offline=offline):
+        question_id, _ = await answered_run(client, agents, task_queue, workflow_id)
+    handle = client.get_workflow_handle(workflow_id)
+    events = [e async for e in handle.fetch_history_events()]
+    scheduled = next(
+        e for e in events if e.event_type == EventType.EVENT_TYPE_ACTIVITY_TASK_SCHEDULED
+    )
+    scheduled.activity_task_scheduled_event_attributes.activity_type.name = "an_older_step"
+    run_id = events[0].workflow_execution_started_event_attributes.original_execution_run_id
+    with pytest.raises(ForkRefused) as refused:
+        await state_in_history(client, workflow_id, run_id, events, question_id)
+    message = str(refused.value)
+    assert "cannot be replayed by this version" in message and "\n" not in message
+    assert message.endswith("fork it with the version that wrote it")
+
+
+async def test_a_fork_at_an_agent_step_runs_it_again_with_guidance_and_nothing_before(
+    client: Client, task_queue: str, workflow_id: str
+) -> None:
+    offline = OfflineModel(OfflineScenario())
+    agents = AgentWorkflowClient(client, task_queue)
+    async with build_worker(client, task_queue, LlmSettings(), offline=offline):
+        handle = await start(client, task_queue, workflow_id)
+        await asyncio.wait_for(handle.result(), 60)
+        board = await agents.blackboard(workflow_id)
+        steps = [e for e in board if e.kind == "REQUEST" and "/" not in e.node_id]
+        step = next(e for e in steps if e.agent_type == AgentType.PLANNING_ORCHESTRATOR)
+        schema_names = schemas(offline.received)
+        from_step = schema_names.index("PlanningOrchestratorRouting")
+        before = len(offline.received)
+        fork = await agents.fork(
+            workflow_id, at=step.node_id, guidance="Prefer the smallest change.", forked_by="eve"
+        )
+        forked = client.get_workflow_handle_for(OrchestratorWorkflow.run, fork.workflow_id)
+        await asyncio.wait_for(forked.result(), 60)
+        with pytest.raises(ForkRefused, match="never ran a step"):
+            await agents.fork(workflow_id, at="planning-orchestrator-999")
+        with pytest.raises(ForkRefused, match="another model is not built yet"):
+            await agents.fork(workflow_id, at=step.node_id, model="gpt-x")
+    calls = offline.received[before:]
+    assert schemas(calls) == schema_names[from_step:], "the step and the parent's later steps"
+    assert "Prefer the smallest change." in str(calls[0]["messages"])
+    assert fork.question_id is None and fork.link.point.kind is ForkPointKind.STEP
+    assert fork.link.point.step == step.node_id and fork.link.changes is not None
+    assert fork.link.changes.guidance == "Prefer the smallest change."
+    assert fork.link.point.agent_type == AgentType.PLANNING_ORCHESTRATOR
+
+
+async def test_a_fork_at_a_supervisors_events_question_reroutes_as_the_event_asked(
+    client: Client, task_queue: str, workflow_id: str
+) -> None:
+    """The question a supervisor's event ended in: the fork is re-routed where the event said,
+    as the parent was, and makes the parent's later calls only."""
+    scenario = OfflineScenario(delays={AgentType.PLANNING_ORCHESTRATOR: 1.0})
+    offline = OfflineModel(scenario)
+    agents = AgentWorkflowClient(client, task_queue)
+    async with build_worker(client, task_queue, LlmSettings(), offline=offline):
+        handle = await start(client, task_queue, workflow_id)
+        await wait_running(handle, AgentType.PLANNING_ORCHESTRATOR)
+        await agents.send_interrupt_event(
+            workflow_id,
+            InterruptRequestEvent(
+                event_id="fork-event-1",
+                source_agent_type=AgentType.PLANNING_ORCHESTRATOR,
+                reroute_to_agent_type=AgentType.DISCOVERY_ORCHESTRATOR,
+                reason="Look at the discovery scope again",
+            ),
+        )
+        pending = (await wait_for_interrupt(handle)).pending_interrupt
+        assert pending is not None
+        at_point = len(offline.received)
+        question = await agents.interrupt_status(pending.workflow_id)
+        assert question.reroute_to == AgentType.DISCOVERY_ORCHESTRATOR
+        answer = answer_offered(question.request)
+        await agents.resolve(pending.workflow_id, answer)
+        await asyncio.wait_for(handle.result(), 60)
+        parent_tail = schemas(offline.received[at_point:])
+        before = len(offline.received)
+        fork = await agents.fork(workflow_id, at=pending.workflow_id, resolution=answer)
+        forked = client.get_workflow_handle_for(OrchestratorWorkflow.run, fork.workflow_id)
+        await asyncio.wait_for(forked.result(), 60)
+        asked_again = await agents.interrupt_status(fork.question_id or "")
+    assert asked_again.reroute_to == AgentType.DISCOVERY_ORCHESTRATOR
+    assert schemas(offline.received[before:]) == parent_tail
+    assert parent_tail[1] == "DiscoveryOrchestratorRouting", parent_tail

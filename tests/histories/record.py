@@ -45,6 +45,7 @@ from agent_interrupts.activities.llm import LlmSettings
 from agent_interrupts.activities.offline_model import OfflineModel, OfflineScenario
 from agent_interrupts.app.binaries import temporal_cli
 from agent_interrupts.app.process_exit import exit_now
+from agent_interrupts.app.sdk import AgentWorkflowClient
 from agent_interrupts.app.worker_setup import build_worker
 from agent_interrupts.models.graph import SOFTWARE_TEAM
 from agent_interrupts.models.interrupt_events import InterruptRequestEvent
@@ -527,6 +528,38 @@ async def _declared_team(client: Client, out: Path) -> None:
         await _save(client, f"{handle.id}-interrupt-{n}", f"interrupt-declared-team-{n}", out)
 
 
+async def _forked(client: Client, out: Path) -> None:
+    """A run forked at its answered planning collector's question with another answer (the
+    run sent on to another of its routes), and that fork forked again at its own question."""
+    task_queue = f"record-{uuid.uuid4()}"
+    scenario = OfflineScenario(interrupt_at=frozenset({AgentType.PLANNING_COLLECTOR}))
+    agents = AgentWorkflowClient(client, task_queue)
+    async with build_worker(client, task_queue, LlmSettings(), offline=OfflineModel(scenario)):
+        handle = await start(client, task_queue, "recorded-forked")
+        await _answer_next(client, handle, 1, "A")
+        await handle.result()
+        question_id = f"{handle.id}-interrupt-1"
+        asked = await interrupt_status(client, question_id)
+        other = answer_all(asked.request, "B").model_copy(
+            update={"continue_at": AgentType.ORCHESTRATOR_COLLECTOR}
+        )
+        fork = await agents.fork(
+            handle.id, at=question_id, resolution=other, fork_id="recorded-fork"
+        )
+        await client.get_workflow_handle(fork.workflow_id).result()
+        again = await agents.fork(
+            fork.workflow_id,
+            at=fork.question_id,
+            resolution=answer_all(asked.request, "A"),
+            fork_id="recorded-fork-of-fork",
+        )
+        await client.get_workflow_handle(again.workflow_id).result()
+    await _save(client, handle.id, "orchestrator-forked-parent", out)
+    for name, run in (("fork", fork), ("fork-of-fork", again)):
+        await _save(client, run.workflow_id, f"orchestrator-{name}", out)
+        await _save(client, run.question_id, f"interrupt-{name}", out)
+
+
 async def main(version: str) -> None:
     out = HERE / version
     if out.exists():
@@ -552,6 +585,7 @@ async def main(version: str) -> None:
         await _parts_answered_alone(env.client, out)
         await _declared_team(env.client, out)
         await _stuck_ways_out(env.client, out)
+        await _forked(env.client, out)
     await _question_handed_over(out)
     print("\n".join(sorted(p.name for p in out.glob("*.json"))))
 
