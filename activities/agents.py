@@ -134,6 +134,7 @@ class AgentActivities:
                     template_version=self._prompts.template_version,
                     tools=tools.offer,
                     output_tokens_factor=call.output_tokens_factor,
+                    model=call.model,
                 )
                 break
             except ToolCallsRequested as asked:

@@ -217,6 +217,7 @@ class StructuredLlm:
         repair: Callable[[M], M | None] | None = None,
         tools: dict[str, Any] | None = None,
         output_tokens_factor: int = 1,
+        model: str | None = None,
     ) -> StructuredReply:
         """Return a validated ``output_model``; ``check`` may reject a valid one with ValueError.
         On the last attempt (with ``LLM_PROFILE=small`` the first) ``repair`` may turn a value
@@ -226,7 +227,8 @@ class StructuredLlm:
         ``template_version`` names the template set that rendered ``messages``; it is recorded.
         ``tools`` (``{"tools": [...], "tool_choice": ...}``) offers tool calls: a model that asks
         for some raises ToolCallsRequested (``activities/tools/loop.py`` runs them).
-        ``output_tokens_factor`` multiplies the agent's output token limit.
+        ``output_tokens_factor`` multiplies the agent's output token limit; ``model`` replaces
+        the agent's configured model (a fork at a step with another model).
         """
         try:
             return await self._complete(
@@ -239,6 +241,7 @@ class StructuredLlm:
                 template_version,
                 tools or {},
                 self._settings.max_tokens_for(agent, output_tokens_factor),
+                model,
             )
         except AgentWorkflowError as err:
             raise err.with_message(redact(str(err))) from None
@@ -254,8 +257,9 @@ class StructuredLlm:
         template_version: str,
         tools: dict[str, Any],
         max_tokens: tuple[int, str],
+        model_override: str | None = None,
     ) -> StructuredReply:
-        model = self._settings.model_for(agent)
+        model = model_override or self._settings.model_for(agent)
         setting = self._settings.setting_for(agent)
         name = output_model.__name__
         if schema is None:

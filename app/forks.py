@@ -41,7 +41,7 @@ from temporalio.worker import (
 from agent_interrupts.activities.teams import PinnedTeamReader
 from agent_interrupts.models.agent_call import AgentCall
 from agent_interrupts.models.errors import ForkRefused
-from agent_interrupts.models.forks import ForkParent
+from agent_interrupts.models.forks import ForkParent, StepChanges
 from agent_interrupts.models.interrupt_flow import HANDED_OVER, InterruptInput, InterruptOutcome
 from agent_interrupts.models.interrupts import InterruptResolution
 from agent_interrupts.models.limits import clip
@@ -572,14 +572,19 @@ async def state_at_step(client: Client, workflow_id: str, step: str) -> StateAtS
     return StateAtStep(parent, start, str(pending.agent_type), queue)
 
 
-def with_guidance(state: StateAtStep, guidance: str | None) -> OrchestratorInput:
-    """The STEP fork's start input: the step runs again, with a person's ``guidance`` in its
-    prompt (where an answer to its question would be) when given."""
+def with_changes(state: StateAtStep, changes: StepChanges) -> OrchestratorInput:
+    """The STEP fork's start input: the step runs again, with a person's guidance in its
+    prompt (where an answer to its question would be) and on another model, when given."""
     carried = state.start.carried_state
-    if carried is None or carried.pending is None or not guidance:
+    if carried is None or carried.pending is None:
         return state.start
-    told = f"A person's guidance for this step, run again in a fork: {guidance}"
-    pending = carried.pending.model_copy(update={"interrupt_resolution": told})
+    update: dict[str, Any] = {}
+    if changes.guidance:
+        told = f"A person's guidance for this step, run again in a fork: {changes.guidance}"
+        update["interrupt_resolution"] = told
+    if changes.model:
+        update["model"] = changes.model
+    pending = carried.pending.model_copy(update=update)
     return state.start.model_copy(
         update={"carried_state": carried.model_copy(update={"pending": pending})}
     )

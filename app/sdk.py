@@ -10,6 +10,7 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from pydantic import ValidationError
 from temporalio.api.operatorservice.v1 import ListSearchAttributesRequest
 from temporalio.client import (
     Client,
@@ -32,7 +33,11 @@ from agent_interrupts.app.process_exit import guard_interpreter_exit
 from agent_interrupts.app.run_picture import RunEnd
 from agent_interrupts.app.stack import LocalStack, local_client
 from agent_interrupts.app.stuck import explain, problem_of, stuck_ids
-from agent_interrupts.models.errors import ForkRefused, failure_message
+from agent_interrupts.models.errors import (
+    ForkRefused,
+    describe_validation_error,
+    failure_message,
+)
 from agent_interrupts.models.forks import (
     FORK_MEMO,
     ForkLink,
@@ -471,8 +476,8 @@ class AgentWorkflowClient:
         ``at`` a question of the run (``<run id>-interrupt-<n>``): the fork asks it again under
         its own id and answers it at once with ``resolution``, through the same validated update
         as ``resolve``. ``at`` an agent step (its node id, ``planning-orchestrator-005``): the
-        fork runs that step again, with ``guidance`` in its prompt when given (``model``: not
-        built yet, refused).
+        fork runs that step again, with ``guidance`` in its prompt and on ``model`` instead of
+        the worker's, when given.
 
         Raises ForkRefused (one line) for a point the run does not have, a run whose history is
         gone, a history this version cannot replay, or an answer the question does not offer
@@ -484,7 +489,7 @@ class AgentWorkflowClient:
             fork_question_id,
             state_at_question,
             state_at_step,
-            with_guidance,
+            with_changes,
         )
 
         answer = resolution or InterruptResolution()
@@ -496,12 +501,13 @@ class AgentWorkflowClient:
         if QUESTION_MARK not in at:  # an agent step
             if resolution is not None:
                 raise ForkRefused(f"{at} is an agent step: it takes guidance, not an answer")
-            if model is not None:
-                raise ForkRefused("a fork at a step with another model is not built yet")
-            changes = StepChanges(guidance=guidance)
+            try:
+                changes = StepChanges(guidance=guidance, model=model)
+            except ValidationError as err:
+                raise ForkRefused(f"the step's changes: {describe_validation_error(err)}") from None
             step = await state_at_step(self.client, workflow_id, at)
             point = ForkPoint(kind=ForkPointKind.STEP, step=at, agent_type=step.agent_type)
-            start = with_guidance(step, guidance)
+            start = with_changes(step, changes)
             link = self._link(step.parent, point, start, name, changes=changes)
             await self._start_fork(
                 workflow_id, fork_id, at, start, link, task_queue or step.task_queue

@@ -9,7 +9,7 @@ from pydantic import ConfigDict, Field
 from agent_interrupts.models.agent_types import AgentName
 from agent_interrupts.models.base import WireModel
 from agent_interrupts.models.code import WorktreeRef
-from agent_interrupts.models.limits import MAX_OUTPUT_TOKENS_FACTOR
+from agent_interrupts.models.limits import MAX_MODEL_CHARS, MAX_OUTPUT_TOKENS_FACTOR
 from agent_interrupts.models.team_spec import TeamPin
 from agent_interrupts.models.tools import PinnedWorkspace, ToolRequest, ToolTrace
 
@@ -103,6 +103,13 @@ class AgentCall(WireModel):
         le=MAX_OUTPUT_TOKENS_FACTOR,
         description="Times the configured output tokens (LLM_MAX_OUTPUT_TOKENS) this call may "
         "use: a person gave a stuck agent more.",
+    )
+    model: str | None = Field(
+        default=None,
+        max_length=MAX_MODEL_CHARS,
+        exclude_if=lambda v: v is None,
+        description="The model this call uses instead of the worker's (a fork that runs the "
+        "step again with another model); null, and left out of the wire form: the worker's.",
     )
 
     @property

@@ -16,7 +16,7 @@ from pydantic import Field, StringConstraints, model_validator
 
 from agent_interrupts.models.base import WireModel
 from agent_interrupts.models.interrupts import InterruptResolution
-from agent_interrupts.models.limits import MAX_ID_CHARS, Id, PersonName, Text
+from agent_interrupts.models.limits import MAX_ID_CHARS, MAX_MODEL_CHARS, Id, PersonName, Text
 
 FORK_OF_ATTRIBUTE = "AgentForkOf"
 """The Keyword search attribute a fork is started with: its parent's workflow id
@@ -25,9 +25,6 @@ FORK_OF_ATTRIBUTE = "AgentForkOf"
 FORK_MEMO = "fork"
 """The memo key a fork is started with: its ``ForkLink``'s wire form, so a list of forks reads
 each one's point and answer without a query."""
-
-MAX_MODEL_CHARS = 200
-"""A model name given to a step fork."""
 
 ModelName = Annotated[str, StringConstraints(min_length=1, max_length=MAX_MODEL_CHARS)]
 

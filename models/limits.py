@@ -45,6 +45,8 @@ MAX_REMEMBERED_EVENT_IDS = 500
 
 MAX_NAME_CHARS = 100
 """A person's name on an answer (``answeredBy``): what the inbox, the CLI or the SDK says."""
+MAX_MODEL_CHARS = 200
+"""A model name given to one agent call (a fork that runs a step again on another model)."""
 MAX_SLACK_ID_CHARS = 100
 """A Slack channel id or message ``ts`` (``C0123ABC``, ``1700000000.000100``) kept in a notice."""
 

@@ -117,6 +117,9 @@ class PendingStep(WireModel):
     again and each agent that asked runs with its own answer (``workflows/lifting.py``)."""
     output_tokens_factor: int = 1
     """Times its configured output tokens the node's call may use (a person gave more)."""
+    model: str | None = Field(default=None, exclude_if=lambda v: v is None)
+    """The model the node's call uses instead of the worker's: set by a fork that runs the
+    step again with another model (``docs/forks.md``); left out of the wire form while unset."""
 
 
 class HandedOverQuestion(WireModel):

@@ -508,6 +508,7 @@ class OrchestratorWorkflow:
                 output_id,
                 step.interrupt_resolution,
                 output_tokens_factor=tokens,
+                model=step.model,
             )
             if reply.stuck is not None:  # the model stays invalid: a person decides
                 ways = self._ways_on(agent) if workflow.patched(STUCK_WAYS_OUT) else None

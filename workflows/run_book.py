@@ -94,6 +94,7 @@ class RunBook:
         interrupt_resolution: str | None = None,
         worktree: WorktreeRef | None = None,
         output_tokens_factor: int = 1,
+        model: str | None = None,
     ) -> AgentReply:
         """One supervised agent call; a failure ends the run with the agent's message."""
         state = self.state
@@ -117,6 +118,7 @@ class RunBook:
             ask_when_stuck=not state.fail_on_invalid_replies,
             output_tokens_factor=output_tokens_factor,
             team=self.team_ref,
+            model=model,
         )
         state.agent_runs[agent] = state.agent_runs.get(agent, 0) + 1
         try:

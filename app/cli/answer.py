@@ -271,7 +271,9 @@ def fork_options(fork: argparse.ArgumentParser) -> None:
     fork.add_argument(
         "--guidance", metavar="TEXT", help="at a step: a person's guidance for the step's agent"
     )
-    fork.add_argument("--model", help="at a step: another model for its agent (not built yet)")
+    fork.add_argument(
+        "--model", help="at a step: the model its agent's call uses instead of the worker's"
+    )
     fork.add_argument("--choice", action="append", default=[], metavar="ID=OPTION")
     fork.add_argument("--custom", action="append", default=[], metavar='ID="TEXT"')
     fork.add_argument("--confirm", action="append", default=[], metavar="ID=yes|no")

@@ -253,7 +253,7 @@ async def test_a_history_this_version_cannot_replay_is_refused_in_one_line(
     assert message.endswith("fork it with the version that wrote it")
 
 
-async def test_a_fork_at_an_agent_step_runs_it_again_with_guidance_and_nothing_before(
+async def test_a_fork_at_an_agent_step_runs_it_again_with_guidance_or_a_model_and_nothing_before(
     client: Client, task_queue: str, workflow_id: str
 ) -> None:
     offline = OfflineModel(OfflineScenario())
@@ -274,9 +274,15 @@ async def test_a_fork_at_an_agent_step_runs_it_again_with_guidance_and_nothing_b
         await asyncio.wait_for(forked.result(), 60)
         with pytest.raises(ForkRefused, match="never ran a step"):
             await agents.fork(workflow_id, at="planning-orchestrator-999")
-        with pytest.raises(ForkRefused, match="another model is not built yet"):
-            await agents.fork(workflow_id, at=step.node_id, model="gpt-x")
-    calls = offline.received[before:]
+        before_model = len(offline.received)
+        other = await agents.fork(workflow_id, at=step.node_id, model="another-model")
+        await asyncio.wait_for(client.get_workflow_handle(other.workflow_id).result(), 60)
+        on_other = offline.received[before_model:]
+        with pytest.raises(ForkRefused, match="the step's changes"):
+            await agents.fork(workflow_id, at=step.node_id, model="m" * 201)
+    assert on_other[0]["model"] == "another-model", "the step runs on the other model"
+    assert all(c["model"] != "another-model" for c in on_other[1:]), "only the step"
+    calls = offline.received[before:before_model]
     assert schemas(calls) == schema_names[from_step:], "the step and the parent's later steps"
     assert "Prefer the smallest change." in str(calls[0]["messages"])
     assert fork.question_id is None and fork.link.point.kind is ForkPointKind.STEP
