@@ -36,9 +36,11 @@ from agent_interrupts.activities.prompting import PromptRenderer
 from agent_interrupts.activities.resolution import review_messages, translation_messages
 from agent_interrupts.activities.route_filter import routing_schema
 from agent_interrupts.activities.tools.results import ToolResultStore
+from agent_interrupts.app.fork_lineage import closed_by_parents, fork_link, open_ids
 from agent_interrupts.app.history import RecordedCall, RecordedInterrupt, RecordedRun, read_run
-from agent_interrupts.app.lineage_records import closing_records
+from agent_interrupts.app.lineage_records import closing_records, defined_ids
 from agent_interrupts.app.tool_steps import offered_tools, transcripts
+from agent_interrupts.app.without_names import NameScrubber, names_of_run, recorded_names
 from agent_interrupts.models.agent_call import CallRecord
 from agent_interrupts.models.interrupt_flow import (
     AgentReviewDecision,
@@ -86,6 +88,8 @@ def kind_of(agent: str, team: Team) -> Kind:
 class Format(StrEnum):
     OPENAI = "openai"
     NATIVE = "native"
+    PREFERENCE = "preference"
+    """OpenAI's preference (DPO) lines, one per forked decision (``app/preference.py``)."""
 
 
 @dataclass(frozen=True)
@@ -607,16 +611,32 @@ async def export(
     metadata: bool = False,
     prompts: PromptRenderer | None = None,
     results: ToolResultStore | None = None,
+    without_names: bool = False,
 ) -> ExportSummary:
     """Write the selected runs' examples as JSONL, one run chain in memory at a time.
 
     ``kinds`` empty: every kind. ``split``: the fraction of runs (by a stable hash of each
     chain's first run id) written to ``<out>.train``; the rest go to ``<out>.valid``.
     ``prompts`` must be the renderer the workers used (same templates, same contributors);
-    ``results`` the store their tool results were kept in (tool-using steps need it).
+    ``results`` the store their tool results were kept in (tool-using steps need it);
+    ``without_names``: people's names left out (``app/without_names.py``).
     """
     if split is not None and not 0 < split < 1:
         raise ValueError(f"--split must be between 0 and 1 (exclusive), not {split:g}")
+    if fmt is Format.PREFERENCE:
+        if split is not None or kinds:
+            raise ValueError("--split and --kind are for the openai and native formats")
+        from agent_interrupts.app.preference import export_preferences  # it builds on this one
+
+        return await export_preferences(
+            client,
+            out,
+            ids=ids,
+            query=query,
+            metadata=metadata,
+            prompts=prompts,
+            without_names=without_names,
+        )
     prompts = prompts or PromptRenderer()
     wanted = frozenset(kinds or Kind)
     refs = await select_runs(client, ids, query)
@@ -626,6 +646,9 @@ async def export(
         counted = await client.count_workflows(visibility_query(query, running=True))
         summary.running = counted.count
     seen: set[str] = set()
+    defined: set[str] = set()
+    """Context ids the file's records define so far (a fork's chain names its parent's)."""
+    scrubber = NameScrubber() if without_names else None
     files = [path.open("w", encoding="utf-8") for path in paths]
     try:
         for ref in refs:
@@ -652,11 +675,18 @@ async def export(
                 summary.written[example.kind.value] += 1
             if fmt is Format.NATIVE:
                 chain += closing_records(run, chain, examples_by_result)
-                for line in chain:
-                    _write(sink, line)
+                if missing := open_ids(chain, defined):
+                    link = await fork_link(client, ref.workflow_id, ref.run_id)
+                    mine = {i for r in chain for i in defined_ids(r)}
+                    chain += await closed_by_parents(client, link, missing, defined | mine)
+                defined.update(i for r in chain for i in defined_ids(r))
             else:
-                for line in chain[1:]:
-                    _write(sink, line)
+                chain = chain[1:]
+            if scrubber is not None:
+                scrubber.learn(names_of_run(run) | recorded_names(chain))
+                chain = [scrubber.record(line) for line in chain]
+            for line in chain:
+                _write(sink, line)
     finally:
         for file in files:
             file.close()

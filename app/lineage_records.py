@@ -183,3 +183,15 @@ def check_lineage(lines: Iterable[str]) -> LineageReport:
 def check_file(path: Path) -> LineageReport:
     with path.open(encoding="utf-8") as lines:
         return check_lineage(lines)
+
+
+def check_files(paths: Sequence[Path]) -> LineageReport:
+    """``check_lineage`` over several files read as one: a preference file's context ids are
+    defined by the native export of the same runs."""
+
+    def lines() -> Iterator[str]:
+        for path in paths:
+            with path.open(encoding="utf-8") as each:
+                yield from each
+
+    return check_lineage(lines())

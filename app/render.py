@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from datetime import UTC, datetime
 
 from rich.console import Console
@@ -11,7 +12,7 @@ from rich.padding import Padding
 from rich.panel import Panel
 from rich.text import Text
 
-from agent_interrupts.app.run_picture import RunEnd, node_views, picture
+from agent_interrupts.app.run_picture import ForkBranch, RunEnd, node_views, picture
 from agent_interrupts.app.sdk import RunRow, WaitingRow, continues_at, decisions
 from agent_interrupts.models.interrupt_flow import InterruptStatus
 from agent_interrupts.models.interrupts import InterruptRequestBase
@@ -120,10 +121,12 @@ def status(
     info: OrchestratorStatus,
     blackboard: list[HistoryEntry] | None = None,
     end: RunEnd | None = None,
+    branches: Sequence[ForkBranch] = (),
 ) -> None:
-    """A run: its phase and step, the picture of its graph (where each node stands), its
-    newest steps under their phases, how it ended, its newest events. ``blackboard``: the run
-    chain's every entry (default: the newest ones the query holds)."""
+    """A run: its phase and step, the picture of its graph (where each node stands, its forks
+    and its parent as ``branches``), its newest steps under their phases, how it ended, its
+    newest events. ``blackboard``: the run chain's every entry (default: the newest ones the
+    query holds)."""
     entries = info.history if blackboard is None else blackboard
     current = info.current_node
     team = team_of(info.team)
@@ -138,7 +141,8 @@ def status(
         if info.pending_interrupt:
             console.print(f"waiting on interrupt {info.pending_interrupt.workflow_id}")
     console.print()
-    console.print(picture(node_views(entries, info, end.state if end else None, team), team))
+    views = node_views(entries, info, end.state if end else None, team)
+    console.print(picture(views, team, branches))
     console.print()
     _steps(entries, info.workflow_id, team)
     if end is not None:

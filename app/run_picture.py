@@ -6,7 +6,9 @@ failed, re-routed (a question's answer or a supervisor's event sent the run to a
 not reached; ``picture`` lays that out as a ``rich`` table in the node table's order, each
 dispatched agent under its dispatch node, and ``svg`` draws the same rows for the inbox.
 ``mermaid`` draws the graph itself from the node table and the Routing models (docs/agents.md
-shows it; a test keeps the two the same).
+shows it; a test keeps the two the same). A run's forks (``docs/forks.md``) are drawn as branches
+off the node whose question each answered another way (``fork_branches``), and a fork's parent
+as the branch it came from.
 
 Every function takes the run's team (``team_of(status.team)``): a declared team's run is drawn
 with its own agents, phases, dispatchers and routes; the software team's is the default.
@@ -14,6 +16,7 @@ with its own agents, phases, dispatchers and routes; the software team's is the 
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
 from html import escape
@@ -22,6 +25,7 @@ from rich.table import Table
 from rich.text import Text
 
 from agent_interrupts.models.agent_types import Terminal, is_agent
+from agent_interrupts.models.forks import ForkLink, ListedFork
 from agent_interrupts.models.graph import SOFTWARE_TEAM
 from agent_interrupts.models.state import EntryKind, HistoryEntry, OrchestratorStatus
 from agent_interrupts.models.team import Team
@@ -59,6 +63,8 @@ SVG_COLOURS = {
 }
 """Each state's colour in the inbox's picture."""
 ROW_PX = 22
+FORK_MARK = "⑂"
+"""The mark of a branch: a fork of the run, or the parent it was forked from."""
 ASKED = "interruptRequest"
 """The route of an agent's output that is a question."""
 _ACTIVE = [
@@ -107,6 +113,65 @@ class RunEnd:
 
     state: str
     line: str
+
+
+@dataclass(frozen=True)
+class ForkBranch:
+    """A branch of the run's picture: one of its forks, or (``parent``) the run it is a fork
+    of; ``agent`` is the node whose question the fork answered another way."""
+
+    workflow_id: str
+    agent: str
+    point: str
+    """The question (or step) it branches off at."""
+    state: str
+    """Its execution status (RUNNING, COMPLETED, FAILED ...); ``parent`` for the run's parent."""
+    by: str | None = None
+    parent: bool = False
+
+    def line(self) -> str:
+        """What the run's page says of the branch."""
+        by = f", forked by {self.by}" if self.by else ""
+        if self.parent:
+            return f"this run is a fork of {self.workflow_id} at {self.point}{by}"
+        return f"fork {self.workflow_id} branches off at {self.point}{by}: {self.state}"
+
+    def detail(self) -> str:
+        """What the picture's row says beside the branch's id."""
+        by = f", forked by {self.by}" if self.by else ""
+        return f"{'this run forked' if self.parent else 'branches off'} at {self.point}{by}"
+
+
+def fork_branches(forks: Sequence[ListedFork], link: ForkLink | None = None) -> list[ForkBranch]:
+    """The branches to draw: the run's parent first (``link``: the run's own fork link), then
+    its forks, oldest first (a fork whose link cannot be read is drawn without its point)."""
+    drawn = []
+    if link is not None:
+        drawn.append(
+            ForkBranch(
+                link.parent.workflow_id,
+                str(link.point.agent_type or ""),
+                link.point.label(),
+                "parent",
+                link.forked_by,
+                parent=True,
+            )
+        )
+    listed = sorted(
+        forks, key=lambda f: (f.link.forked_at.isoformat() if f.link else "", f.workflow_id)
+    )
+    for fork in listed:
+        point = fork.link.point if fork.link else None
+        drawn.append(
+            ForkBranch(
+                fork.workflow_id,
+                str(point.agent_type or "") if point else "",
+                point.label() if point else "?",
+                fork.status,
+                fork.link.forked_by if fork.link else None,
+            )
+        )
+    return drawn
 
 
 def resolution_target(route: str | None, team: Team) -> str | None:
@@ -198,14 +263,19 @@ def _phase(team: Team, agent: str) -> str:
     return node.phase if node is not None else "?"
 
 
-def picture(views: dict[str, NodeView], team: Team) -> Table:
+def picture(views: dict[str, NodeView], team: Team, branches: Sequence[ForkBranch] = ()) -> Table:
     """One row per node of ``team``, in ``node_views``' order: phase, agent (a dispatched agent
-    indented under its dispatch node), its state and what it did."""
+    indented under its dispatch node), its state and what it did; then a row per branch (a
+    fork, the parent), under the node it branches off."""
     table = Table(box=None, show_header=True, header_style="bold", pad_edge=False)
     for column in ("phase", "agent", "state", ""):
         table.add_column(column, no_wrap=column != "")
     phase = None
-    for agent, view in views.items():
+    for item in _placed(views, branches):
+        if isinstance(item, ForkBranch):
+            table.add_row("", *_branch_cells(item))
+            continue
+        agent, view = item, views[item]
         mark, style = STYLES[view.state]
         this_phase = _phase(team, agent)
         shown_phase = this_phase if this_phase != phase else ""
@@ -220,14 +290,30 @@ def picture(views: dict[str, NodeView], team: Team) -> Table:
     return table
 
 
-def svg(views: dict[str, NodeView], team: Team) -> str:
-    """The same rows as ``picture``, as an SVG image: a coloured mark per node and its state."""
+def _branch_cells(branch: ForkBranch) -> tuple[Text, Text, Text]:
+    name = f"  {FORK_MARK} {'parent' if branch.parent else 'fork'} {branch.workflow_id}"
+    return (
+        Text(name, style="magenta"),
+        Text(branch.state.lower(), style="magenta"),
+        Text(branch.detail(), style="dim"),
+    )
+
+
+def svg(views: dict[str, NodeView], team: Team, branches: Sequence[ForkBranch] = ()) -> str:
+    """The same rows as ``picture``, as an SVG image: a coloured mark per node and its state;
+    a branch (a fork, the parent) is a row under its node, joined to it by a curve."""
     drawn = []
     phase = None
-    for i, (agent, view) in enumerate(views.items()):
+    placed = _placed(views, branches)
+    node_rows = {item: row for row, item in enumerate(placed) if isinstance(item, str)}
+    for row, item in enumerate(placed):
+        if isinstance(item, ForkBranch):
+            drawn.append(_branch_svg(item, row, node_rows.get(item.agent)))
+            continue
+        agent, view = item, views[item]
         mark, _ = STYLES[view.state]
         colour = SVG_COLOURS[view.state]
-        y = (i + 1) * ROW_PX + 6
+        y = (row + 1) * ROW_PX + 6
         this_phase = _phase(team, agent)
         shown_phase = this_phase if this_phase != phase else ""
         phase = this_phase
@@ -241,15 +327,51 @@ def svg(views: dict[str, NodeView], team: Team) -> str:
             f'<text x="330" y="{y}" fill="{colour}">{escape(f"{mark} {view.state.value}")}</text>'
             f'<text x="430" y="{y}" class="detail">{escape(view.detail())}</text>'
         )
-    height = (len(views) + 1) * ROW_PX
+    height = (len(placed) + 1) * ROW_PX
+    widest = max((118 + BRANCH_CHAR_PX * len(_label(b)) for b in branches), default=0)
+    width = max(900, widest)
     return (
-        f'<svg xmlns="http://www.w3.org/2000/svg" width="900" height="{height}" '
-        f'viewBox="0 0 900 {height}" font-family="sans-serif" font-size="13">'
+        f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" '
+        f'viewBox="0 0 {width} {height}" font-family="sans-serif" font-size="13">'
         "<style>.phase{fill:#5b6475;font-size:11px}.detail{fill:#5b6475}</style>"
         f'<text x="4" y="15" font-weight="bold">phase</text>'
         f'<text x="104" y="15" font-weight="bold">agent</text>'
         f'<text x="330" y="15" font-weight="bold">state</text>' + "".join(drawn) + "</svg>"
     )
+
+
+BRANCH_COLOUR = "#8e44ad"
+BRANCH_CHAR_PX = 8
+"""A character's width, at most, in a branch's row: the picture widens to hold the longest."""
+
+
+def _placed(views: dict[str, NodeView], branches: Sequence[ForkBranch]) -> list[str | ForkBranch]:
+    """The picture's rows: each node, each branch under the node it branches off (a branch
+    off a node the picture lacks: at the end)."""
+    placed: list[str | ForkBranch] = []
+    for agent in views:
+        placed.append(agent)
+        placed += [b for b in branches if b.agent == agent]
+    return placed + [b for b in branches if b.agent not in views]
+
+
+def _branch_svg(branch: ForkBranch, row: int, node_row: int | None) -> str:
+    """A branch's row; a curve joins it to its node's mark when the node is drawn."""
+    y = (row + 1) * ROW_PX + 6
+    curve = ""
+    if node_row is not None:
+        top = (node_row + 1) * ROW_PX + 1
+        curve = (
+            f'<path d="M90 {top} C 70 {top}, 70 {y - 5}, 110 {y - 5}" fill="none" '
+            f'stroke="{BRANCH_COLOUR}" stroke-width="1.5" class="branch"/>'
+        )
+    return curve + f'<text x="118" y="{y}" fill="{BRANCH_COLOUR}">{escape(_label(branch))}</text>'
+
+
+def _label(branch: ForkBranch) -> str:
+    """A branch's row in the SVG: its id, its state, where it branches off."""
+    kind = "parent" if branch.parent else "fork"
+    return f"{FORK_MARK} {kind} {branch.workflow_id} · {branch.state.lower()} · {branch.detail()}"
 
 
 def mermaid(team: Team) -> str:

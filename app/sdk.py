@@ -752,10 +752,12 @@ class AgentWorkflowClient:
         split: float | None = None,
         metadata: bool = False,
         tool_results: Path | None = None,
+        without_names: bool = False,
     ) -> ExportSummary:
         """Write training data (JSONL) from finished runs: ``app.export.export``. Tool-using
         steps read their results from ``tool_results`` (default: the workers' default,
-        ``AGENT_TOOL_RESULTS_DIR`` or ``<AGENTS_STATE_DIR>/tool-results``)."""
+        ``AGENT_TOOL_RESULTS_DIR`` or ``<AGENTS_STATE_DIR>/tool-results``); ``without_names``
+        leaves people's names out."""
         from agent_interrupts.activities.tools.results import ToolResultStore
         from agent_interrupts.activities.tools.settings import ToolSettings
         from agent_interrupts.app.export import Format, export
@@ -770,6 +772,7 @@ class AgentWorkflowClient:
             split=split,
             metadata=metadata,
             results=ToolResultStore(tool_results or ToolSettings.from_env().tool_results),
+            without_names=without_names,
         )
 
     async def stats(self, ids: Sequence[str] = (), query: str | None = None) -> Tally:

@@ -15,7 +15,7 @@ if TYPE_CHECKING:  # the heavy modules load in the commands that use them (fast 
     from agent_interrupts.app.stats import Line as StatLine
 
 
-def export_plan(check: str | None, out: str | None) -> Literal["check", "export"]:
+def export_plan(check: str | Sequence[str] | None, out: str | None) -> Literal["check", "export"]:
     """What ``agents export`` does (pure): verify the ``--check`` file, else write ``--out``;
     neither is a ValueError saying which to give."""
     if check:
@@ -27,10 +27,10 @@ def export_plan(check: str | None, out: str | None) -> Literal["check", "export"
 
 async def cmd_export(args: argparse.Namespace, settings: TemporalSettings) -> int:
     from agent_interrupts.app.export import Format, Kind
-    from agent_interrupts.app.lineage_records import check_file
+    from agent_interrupts.app.lineage_records import check_files
 
     if export_plan(args.check, args.out) == "check":
-        report = check_file(Path(args.check))
+        report = check_files([Path(p) for p in args.check])
         print("\n".join(report.lines()))
         return 1 if report.unresolved else 0
     async with open_session(settings) as session:
@@ -43,6 +43,7 @@ async def cmd_export(args: argparse.Namespace, settings: TemporalSettings) -> in
             split=args.split,
             metadata=args.metadata,
             tool_results=Path(args.tool_results) if args.tool_results else None,
+            without_names=args.without_names,
         )
     print("\n".join(summary.lines()))
     return 0
@@ -95,7 +96,9 @@ def export_options(exporter: argparse.ArgumentParser) -> None:
     exporter.add_argument(
         "--check",
         metavar="FILE",
-        help="verify a native export instead: every context id it names is defined by a record",
+        nargs="+",
+        help="verify a native export instead (with a preference file: the native export of the "
+        "same runs beside it): every context id they name is defined by a record",
     )
     exporter.add_argument("--format", default="openai", choices=[f.value for f in Format])
     exporter.add_argument(
@@ -112,6 +115,12 @@ def export_options(exporter: argparse.ArgumentParser) -> None:
     )
     exporter.add_argument(
         "--metadata", action="store_true", help="openai format: add each example's metadata"
+    )
+    exporter.add_argument(
+        "--without-names",
+        action="store_true",
+        help="leave people's names out: answeredBy and forkedBy null, each name in a text "
+        "replaced by 'a person' (ids kept: the lineage still closes)",
     )
     exporter.add_argument(
         "--tool-results",

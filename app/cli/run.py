@@ -21,6 +21,8 @@ from agent_interrupts.app.cli.session import (
 
 if TYPE_CHECKING:  # the heavy modules load in the commands that use them (fast --help, list)
     from agent_interrupts.app.config import TemporalSettings
+    from agent_interrupts.app.sdk import AgentWorkflowClient
+    from agent_interrupts.models.forks import ListedFork
 
 
 WorkerChoice = Literal["stack team", "stack scenario", "in process", "already serving"]
@@ -315,11 +317,24 @@ async def cmd_status(args: argparse.Namespace, settings: TemporalSettings) -> in
         status = await session.agents.status(args.workflow_id)
         entries = await session.agents.blackboard(args.workflow_id)
         end = None if args.json else await session.agents.run_end(args.workflow_id)
+        forks = [] if args.json else await _forks(session.agents, args.workflow_id)
     if args.json:
         print(json.dumps(status.model_copy(update={"history": entries}).to_wire(), indent=2))
     else:
-        render.status(status, entries, end)
+        from agent_interrupts.app.run_picture import fork_branches
+
+        render.status(status, entries, end, fork_branches(forks, status.fork))
     return 0
+
+
+async def _forks(agents: AgentWorkflowClient, workflow_id: str) -> list[ListedFork]:
+    """The run's forks, for its picture (none where the namespace cannot list them)."""
+    from temporalio.service import RPCError
+
+    try:
+        return await agents.forks(workflow_id)
+    except RPCError:
+        return []
 
 
 def run_options(run: argparse.ArgumentParser) -> None:

@@ -37,6 +37,7 @@ from temporalio.service import RPCError, RPCStatusCode
 from agent_interrupts.app.config import InboxSettings
 from agent_interrupts.app.connect import UNREACHABLE
 from agent_interrupts.app.inbox.access import LINK_PATH, Guard
+from agent_interrupts.app.inbox.forking import ForkPages
 from agent_interrupts.app.inbox.form import (
     ACCEPT,
     CHOICE,
@@ -140,7 +141,10 @@ def create_app(
             Route("/answer", inbox.answer, methods=["POST"]),
             Route(f"{LINK_PATH}{{token}}", links.handle, methods=["GET", "POST"]),
             Route("/ignore", inbox.ignore, methods=["POST"]),
+            Route("/fork", inbox.forking.form, methods=["GET"]),
+            Route("/fork", inbox.forking.fork, methods=["POST"]),
             Route("/runs/{run_id:path}/graph.svg", inbox.run_graph),
+            Route("/runs/{run_id:path}", inbox.forking.run),
             Route("/static/{name}", _static),
         ],
         middleware=[Middleware(Guard, settings=settings)],
@@ -208,6 +212,8 @@ class Inbox:
         """The waiting questions of the last refresh, by id, for ``/cards``."""
         self.csrf = secrets.token_urlsafe(32)
         self.answers: dict[str, Answer] = {}
+        self.forking = ForkPages(self)
+        """ "Try another answer" and the runs' pages (``app/inbox/forking.py``)."""
         self.templates = Environment(
             loader=PackageLoader("agent_interrupts.app.inbox"),
             autoescape=True,
@@ -297,14 +303,16 @@ class Inbox:
         return self._html("cards.html", {"waiting": waiting})
 
     async def run_graph(self, request: Request) -> Response:
-        """The picture of a run one of the listed questions belongs to: its graph, each node
-        with where it stands (``app/run_picture.py``), as an SVG image."""
+        """The picture of a run the inbox shows (a listed or answered question's, a fork's):
+        its graph, each node with where it stands, its forks and parent as branches
+        (``app/run_picture.py``), as an SVG image."""
         run_id = request.path_params["run_id"]
-        if run_id not in {q.run_id for q in self.shown.values()}:
+        if not self.forking.shows(run_id):
             return PlainTextResponse(f"{run_id} has no question in this inbox\n", 404)
         try:
             entries = await self.agents.blackboard(run_id)
             end = await self.agents.run_end(run_id)
+            branches = await self.forking.branches(run_id)
         except UNREACHABLE as err:
             return PlainTextResponse(f"cannot read {run_id}: {err}\n", 503)
         status = None  # no worker answers (a stuck run): the blackboard alone
@@ -314,7 +322,7 @@ class Inbox:
                 status = await asyncio.wait_for(self.agents.status(run_id), wait)
         team = team_of(status.team if status is not None else self._asked_team(run_id))
         views = node_views(entries, status, end.state if end else None, team)
-        return Response(svg(views, team), media_type="image/svg+xml")
+        return Response(svg(views, team, branches), media_type="image/svg+xml")
 
     def _asked_team(self, run_id: str) -> TeamPin | None:
         """The team a listed question of ``run_id`` says its run follows (None: the software

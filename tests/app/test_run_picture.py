@@ -198,3 +198,63 @@ def test_dispatched_agents_that_asked_wait_until_their_answer() -> None:
     again = [*asked, fanned(EntryKind.REQUEST, "a1", at="d2")]
     got = node_views(again, status(current=dispatch))[agent]
     assert got.state is NodeState.RUNNING, "the newer dispatch's agents say where it stands"
+
+
+def test_forks_are_drawn_as_branches_off_the_node_that_asked() -> None:
+    from agent_interrupts.app.run_picture import fork_branches
+    from agent_interrupts.models.forks import (
+        ForkLink,
+        ForkParent,
+        ForkPoint,
+        ForkPointKind,
+        ListedFork,
+    )
+    from agent_interrupts.models.interrupts import InterruptResolution
+
+    def link(parent: str, question: str, at: datetime) -> ForkLink:
+        return ForkLink(
+            parent=ForkParent(workflow_id=parent, run_id="r"),
+            point=ForkPoint(
+                kind=ForkPointKind.QUESTION,
+                question_id=question,
+                agent_type=A.PLANNING_COLLECTOR,
+            ),
+            answer=InterruptResolution(free_text="the other way"),
+            forked_by="grace <b>",
+            forked_at=at,
+        )
+
+    later = datetime(2026, 1, 2, tzinfo=UTC)
+    forks = [
+        ListedFork(workflow_id="run-1-fork-b", status="RUNNING", link=link("run-1", "q1", later)),
+        ListedFork(workflow_id="run-1-fork-a", status="COMPLETED", link=link("run-1", "q1", AT)),
+        ListedFork(workflow_id="run-1-fork-c", status="FAILED", link=None),
+    ]
+    branches = fork_branches(forks, link("run-0", "run-0-interrupt-2", AT))
+    assert [b.workflow_id for b in branches] == [
+        "run-0",
+        "run-1-fork-c",
+        "run-1-fork-a",
+        "run-1-fork-b",
+    ], "the parent, then the forks oldest first (one whose link is unread first)"
+    assert branches[0].parent and branches[0].line() == (
+        "this run is a fork of run-0 at run-0-interrupt-2, forked by grace <b>"
+    )
+    assert (
+        branches[2].line() == "fork run-1-fork-a branches off at q1, forked by grace <b>: COMPLETED"
+    )
+
+    views = node_views(ran(A.ORCHESTRATOR, A.PLANNING_COLLECTOR), None, "COMPLETED")
+    console = Console(width=200, record=True)
+    console.print(picture(views, SOFTWARE_TEAM, branches))
+    rows = console.export_text().splitlines()
+    at = next(i for i, r in enumerate(rows) if "PLANNING_COLLECTOR" in r.split()[:2])
+    assert "⑂ parent run-0" in rows[at + 1] and "⑂ fork run-1-fork-a" in rows[at + 2], (
+        "each branch under the node whose question it answered another way"
+    )
+    assert any("⑂ fork run-1-fork-c" in r for r in rows[-1:]), "a branch off no node: at the end"
+
+    drawn = svg(views, SOFTWARE_TEAM, branches)
+    assert drawn.count('class="branch"') == 3, "a curve joins each branch to its node"
+    assert "forked by grace &lt;b&gt;" in drawn and "grace <b>" not in drawn
+    assert svg(views, SOFTWARE_TEAM) == svg(views, SOFTWARE_TEAM, ()), "no branch: as before"
