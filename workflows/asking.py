@@ -55,6 +55,7 @@ from agent_interrupts.models.state import (
 )
 from agent_interrupts.models.team import Team, on_the_wire
 from agent_interrupts.workflows.budget_questions import budget_question, stops_the_run
+from agent_interrupts.workflows.forks import asked_again_because
 from agent_interrupts.workflows.handover import history_is_long
 from agent_interrupts.workflows.interrupt import InterruptWorkflow
 from agent_interrupts.workflows.interrupt_hooks import asked_question
@@ -234,10 +235,10 @@ async def ask_again(book: RunBook, handed_over: HandedOverQuestion) -> StartedQu
     """Ask the question the run before handed over (``settle_question``) again: the same
     workflow id, request and event; the InterruptWorkflow continues its wait (``carried``)."""
     job = InterruptInput.model_validate(handed_over.job)
+    why = asked_again_because(book.state.fork, workflow.info().continued_run_id is not None)
     book.event(
         EventKind.INTERRUPT_STATUS,
-        f"REQUESTED AGAIN: {handed_over.child_id} (the run before continued as new while it "
-        "waited)",
+        f"REQUESTED AGAIN: {handed_over.child_id} ({why})",
         job.origin_node_id,
         job.origin,
     )

@@ -17,3 +17,11 @@ def forked_from(link: ForkLink) -> str:
         f"({link.carried_bytes} bytes carried)",
         500,
     )
+
+
+def asked_again_because(link: ForkLink | None, continued: bool) -> str:
+    """Why a run asks a handed-over question again: the run before it continued as new, or
+    (a fork's first run, which continued from nothing) its parent asked it at the fork's point."""
+    if link is None or continued:
+        return "the run before continued as new while it waited"
+    return clip(f"the fork's point: {link.parent.workflow_id} asked it", 300)

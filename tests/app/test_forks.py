@@ -92,6 +92,8 @@ async def test_a_fork_at_a_question_takes_the_other_route_from_the_parents_state
     assert link.point.kind is ForkPointKind.QUESTION and link.point.question_id == question_id
     assert link.forked_by == "alice" and 0 < link.carried_bytes <= 64 * 1024
     assert status.fork == link
+    again = [e.message for e in status.events if e.message.startswith("REQUESTED AGAIN: ")]
+    assert again and again[0].endswith(f"(the fork's point: {workflow_id} asked it)"), again
     point = max(e.index for e in forked if e.kind == "INTERRUPT" and e.index < len(theirs))
     carried = [e for e in forked if e.index <= point]
     assert len(carried) > 3
