@@ -28,7 +28,6 @@ from temporalio.api.enums.v1 import TaskQueueType
 from temporalio.api.taskqueue.v1 import TaskQueue
 from temporalio.api.workflowservice.v1 import DescribeTaskQueueRequest
 from temporalio.client import Client
-from temporalio.contrib.pydantic import pydantic_data_converter
 from temporalio.service import RPCError
 
 from agent_interrupts.app.binaries import temporal_cli
@@ -38,6 +37,7 @@ from agent_interrupts.app.config import (
     llm_settings_from_env,
     notify_settings_from_env,
 )
+from agent_interrupts.app.data_converter import data_converter
 from agent_interrupts.app.model_check import model_problems
 from agent_interrupts.app.process_exit import guard_interpreter_exit
 from agent_interrupts.workflows.visibility import dev_server_args
@@ -599,10 +599,9 @@ class LocalStack:
 
 async def local_client(info: StackInfo) -> Client:
     """A client of the stack's server (plain connection, no TLS or API key)."""
+    converter = data_converter()
     guard_interpreter_exit()
-    return await Client.connect(
-        info.address, namespace=info.namespace, data_converter=pydantic_data_converter
-    )
+    return await Client.connect(info.address, namespace=info.namespace, data_converter=converter)
 
 
 async def pollers(client: Client, namespace: str, queue: str) -> set[str]:
