@@ -13,10 +13,11 @@ from temporalio.api.failure.v1 import Failure
 from temporalio.client import Client
 from temporalio.contrib.pydantic import PydanticPayloadConverter
 from temporalio.converter import DataConverter, DefaultFailureConverter, PayloadConverter
+from temporalio.exceptions import FailureError
 
 from agent_interrupts.app.codec import ENCODING_KEY, REFUSED_PLAINTEXT, EncryptionCodec
 from agent_interrupts.app.encryption_keys import PLAINTEXT_SETTING, KeyRing
-from agent_interrupts.models.errors import Rejected, UndecodablePayload
+from agent_interrupts.models.errors import PayloadKeyError, Rejected, UndecodablePayload
 from agent_interrupts.models.limits import clip
 
 
@@ -105,3 +106,18 @@ def with_checked_converter(client: Client) -> Client:
     ring = codec.ring if isinstance(codec, EncryptionCodec) else None
     config["data_converter"] = data_converter(ring, worker=True)
     return Client(**config)
+
+
+async def failure_text(converter: DataConverter, failure: Failure) -> str:
+    """A failure's message read from a raw history or description: with encryption on, the
+    message is in its encrypted attributes, opened with ``converter``'s keys (a client's; without
+    them, the one line naming the setting)."""
+    if not failure.HasField("encoded_attributes"):
+        return failure.message
+    opened = Failure()
+    opened.CopyFrom(failure)  # the codec opens it in place
+    try:
+        decoded = await converter.decode_failure(opened)
+    except PayloadKeyError as err:
+        return str(err)
+    return decoded.message if isinstance(decoded, FailureError) else str(decoded)

@@ -11,7 +11,7 @@ from temporalio.api.common.v1 import Payload
 from temporalio.api.failure.v1 import Failure
 
 from agent_interrupts.app.codec import ENCRYPTED, KEY_ID_KEY, EncryptionCodec
-from agent_interrupts.app.data_converter import data_converter
+from agent_interrupts.app.data_converter import data_converter, failure_text
 from agent_interrupts.app.encryption_keys import (
     KeyRing,
     parse_keys,
@@ -88,6 +88,10 @@ async def test_failure_messages_are_sealed_and_read_back() -> None:
     opened.CopyFrom(rejected)
     await converter.payload_codec.decode_failure(opened)  # type: ignore[union-attr]
     assert json.loads(opened.encoded_attributes.data) == {"message": SECRET, "stack_trace": ""}
+    # what `agents status` and the follower's line read from raw histories
+    assert await failure_text(converter, rejected) == SECRET
+    assert "no keys are set" in await failure_text(data_converter(None), rejected)
+    assert await failure_text(data_converter(None), Failure(message="plain")) == "plain"
 
 
 def test_the_setting_is_read_newest_first_and_bad_values_are_one_line() -> None:
