@@ -234,3 +234,29 @@ def test_the_local_stack_gives_the_ui_the_codec_endpoint_when_encryption_is_on()
         "http://127.0.0.1:8233",
         "http://localhost:8233",
     }
+
+
+async def test_the_dev_servers_ui_is_given_the_codec_endpoint() -> None:
+    """What ``agents up`` adds to ``temporal server start-dev`` reaches the UI's settings."""
+    args = ui_codec_args({"AGENTS_ENCRYPTION_KEYS": setting_value(RING.keys)})
+    port, ui_port = free_port(), free_port()
+    command = [str(temporal_cli()), "server", "start-dev", "--ip", "127.0.0.1", "--port"]
+    server = subprocess.Popen(
+        [*command, str(port), "--ui-ip", "127.0.0.1", "--ui-port", str(ui_port), *args],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    try:
+        async with httpx.AsyncClient() as http, asyncio.timeout(120):
+            while True:
+                try:
+                    answer = await http.get(f"http://127.0.0.1:{ui_port}/api/v1/settings")
+                    if answer.status_code == 200:
+                        break
+                except httpx.TransportError:
+                    pass
+                await asyncio.sleep(0.5)
+        assert answer.json()["Codec"]["Endpoint"] == "http://127.0.0.1:8300"
+    finally:
+        server.terminate()
+        server.wait(30)
