@@ -69,7 +69,9 @@ async def cmd_codec(args: argparse.Namespace, settings: TemporalSettings) -> int
         )
     with listening(inbox) as sock:
         render.console.print(
-            f"Codec server: {codec_line(inbox, settings.namespace)}  (Ctrl-C stops it)"
+            f"Codec server: {codec_line(inbox, settings.namespace)}  (Ctrl-C stops it)",
+            markup=False,
+            soft_wrap=True,
         )
         await serve(codec_app(server), sock)
     return 0

@@ -55,7 +55,11 @@ async def cmd_inbox(args: argparse.Namespace, settings: TemporalSettings) -> int
                 f"Inbox: {inbox_link(inbox)}  (Ctrl-C stops it)", markup=False, soft_wrap=True
             )
             if codec is not None:
-                render.console.print(f"Codec server: {codec_line(inbox, settings.namespace)}")
+                render.console.print(
+                    f"Codec server: {codec_line(inbox, settings.namespace)}",
+                    markup=False,
+                    soft_wrap=True,
+                )
             if slack_door is not None:
                 render.console.print(f"Slack door: {PATH} (Slack signs its requests)", markup=False)
             if mail is not None:
