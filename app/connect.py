@@ -1,4 +1,5 @@
-"""Connect to Temporal with the pydantic data converter; connection problems are one line."""
+"""Connect to Temporal with the one data converter (``app.data_converter``, encrypting when
+AGENTS_ENCRYPTION_KEYS is set); connection problems are one line."""
 
 from __future__ import annotations
 
@@ -6,11 +7,11 @@ import re
 from typing import Any
 
 from temporalio.client import Client
-from temporalio.contrib.pydantic import pydantic_data_converter
 from temporalio.runtime import Runtime
 from temporalio.service import RPCError
 
 from agent_interrupts.app.config import TemporalSettings
+from agent_interrupts.app.data_converter import data_converter
 from agent_interrupts.app.process_exit import guard_interpreter_exit
 from agent_interrupts.app.tracing import tracing_plugins
 
@@ -38,11 +39,10 @@ async def connect(
     plugins = tracing_plugins()
     if plugins:
         options["plugins"] = plugins
+    converter = data_converter()  # a bad key setting is its one line before any connection
     guard_interpreter_exit()
     try:
-        return await Client.connect(
-            target, data_converter=pydantic_data_converter, runtime=runtime, **options
-        )
+        return await Client.connect(target, data_converter=converter, runtime=runtime, **options)
     except RuntimeError as err:
         raise ConnectionProblem(connect_error_message(target, settings, str(err))) from None
 

@@ -28,16 +28,20 @@ from temporalio.api.enums.v1 import TaskQueueType
 from temporalio.api.taskqueue.v1 import TaskQueue
 from temporalio.api.workflowservice.v1 import DescribeTaskQueueRequest
 from temporalio.client import Client
-from temporalio.contrib.pydantic import pydantic_data_converter
 from temporalio.service import RPCError
 
 from agent_interrupts.app.binaries import temporal_cli
 from agent_interrupts.app.config import (
+    DEFAULT_INBOX_HOST,
+    DEFAULT_INBOX_PORT,
     DEFAULT_PORT,
+    InboxSettings,
     TemporalSettings,
     llm_settings_from_env,
     notify_settings_from_env,
 )
+from agent_interrupts.app.data_converter import data_converter
+from agent_interrupts.app.encryption_keys import KeyRing
 from agent_interrupts.app.model_check import model_problems
 from agent_interrupts.app.process_exit import guard_interpreter_exit
 from agent_interrupts.workflows.visibility import dev_server_args
@@ -478,6 +482,7 @@ class LocalStack:
             "--dynamic-config-value",
             "frontend.enableUpdateWorkflowExecution=true",
             *dev_server_args(),
+            *ui_codec_args(os.environ),
         ]
         process = _spawn(command, self.dir / SERVER_LOG, dict(os.environ))
         info = StackInfo(
@@ -597,12 +602,24 @@ class LocalStack:
             await asyncio.sleep(0.2)
 
 
+def ui_codec_args(env: Mapping[str, str]) -> list[str]:
+    """With encryption on (``AGENTS_ENCRYPTION_KEYS``), the UI's codec endpoint: the codec server
+    of ``agents inbox`` on this machine (its port, AGENTS_INBOX_PORT), which decodes for the
+    holders of its token (docs/encryption.md); else nothing."""
+    if KeyRing.from_env(env) is None:
+        return []
+    try:
+        port = InboxSettings.from_env(env).port
+    except ValueError:
+        port = DEFAULT_INBOX_PORT
+    return ["--ui-codec-endpoint", f"http://{DEFAULT_INBOX_HOST}:{port}"]
+
+
 async def local_client(info: StackInfo) -> Client:
     """A client of the stack's server (plain connection, no TLS or API key)."""
+    converter = data_converter()
     guard_interpreter_exit()
-    return await Client.connect(
-        info.address, namespace=info.namespace, data_converter=pydantic_data_converter
-    )
+    return await Client.connect(info.address, namespace=info.namespace, data_converter=converter)
 
 
 async def pollers(client: Client, namespace: str, queue: str) -> set[str]:

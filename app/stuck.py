@@ -21,6 +21,8 @@ import httpx2
 from temporalio.api.enums.v1 import EventType, WorkflowTaskFailedCause
 from temporalio.client import Client, WorkflowExecution
 
+from agent_interrupts.app.data_converter import failure_text
+
 PROBLEMS = "TemporalReportedProblems"
 NON_DETERMINISM = "cause=WorkflowTaskFailedCauseNonDeterministicError"
 if TYPE_CHECKING:  # the worker's notices load where they are sent (``agents list`` starts fast)
@@ -77,7 +79,8 @@ async def explain(client: Client, workflow_id: str) -> str | None:
             attributes = event.workflow_task_failed_event_attributes
             cause = WorkflowTaskFailedCause.Name(attributes.cause)
             failure = f"\nlast failed task (event {event.event_id}, {cause}): "
-            failure += attributes.failure.message.splitlines()[0][:300]
+            message = await failure_text(client.data_converter, attributes.failure)
+            failure += (message.splitlines() or [""])[0][:300]
     return f"{workflow_id}: {problem}{failure}\n{ROLLBACK}"
 
 

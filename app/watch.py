@@ -32,6 +32,7 @@ from temporalio.converter import PayloadConverter
 
 from agent_interrupts.app import render
 from agent_interrupts.app.connect import UNREACHABLE
+from agent_interrupts.app.data_converter import failure_text
 from agent_interrupts.app.stack import no_worker
 from agent_interrupts.models.state import OrchestratorStatus
 
@@ -131,7 +132,11 @@ async def look(client: Client, workflow_id: str, names: dict[tuple[str, str], st
         for moment in ("last_started_time", "scheduled_time"):
             if since is None and activity.HasField(moment):
                 since = getattr(activity, moment)
-        failure = activity.last_failure.message if activity.HasField("last_failure") else ""
+        failure = (
+            await failure_text(client.data_converter, activity.last_failure)
+            if activity.HasField("last_failure")
+            else ""
+        )
         calls.append(
             Call(
                 name=names.get((run_id, activity.activity_id), activity.activity_type.name),

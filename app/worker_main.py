@@ -10,6 +10,8 @@ the endpoint does not list (or an endpoint that does not answer) is a WARNING at
 a server whose payload limit is under ``SERVER_PAYLOAD_BYTES`` (docs/operators.md); a per-agent
 setting (``AGENT_MODEL_<AGENT>``, ``LLM_MAX_OUTPUT_TOKENS_<AGENT>``) that names no agent of the
 teams it serves is a ``warning:`` line, and an AGENT_AUTONOMY_POLICY that does refuses to start.
+AGENTS_ENCRYPTION_KEYS (or AGENTS_ENCRYPTION_KEYS_FILE) encrypts every payload (docs/encryption.md);
+a worker whose keys lack the key id of an open run's input refuses to start in one line.
 SIGTERM or Ctrl-C lets running activities finish for up to AGENTS_WORKER_DRAIN_SECONDS (default
 10) before it stops; a second one stops it at once.
 """
@@ -39,6 +41,8 @@ from agent_interrupts.app.config import (
     worker_sticky,
 )
 from agent_interrupts.app.connect import ConnectionProblem, connect
+from agent_interrupts.app.encryption_keys import KeyRing
+from agent_interrupts.app.key_check import missing_key_problem
 from agent_interrupts.app.logs import configure_logging
 from agent_interrupts.app.message_size import server_limit_problem
 from agent_interrupts.app.metrics import metrics_address, metrics_runtime
@@ -88,6 +92,7 @@ async def main(argv: list[str]) -> int:
         max_activities = worker_max_activities()
         metrics_at = metrics_address()
         runtime = metrics_runtime(metrics_at) if metrics_at else None
+        ring = KeyRing.from_env()
     except ValueError as err:  # a bad setting, or team files with problems: one line each
         for line in str(err).splitlines():
             print(f"error: {line}", file=sys.stderr)
@@ -101,6 +106,9 @@ async def main(argv: list[str]) -> int:
         client = await connect(settings, address, runtime)
     except ConnectionProblem as err:
         print(f"error: {err}", file=sys.stderr)
+        return 1
+    if missing := await missing_key_problem(client, settings.task_queue, ring):
+        print(f"error: {missing}", file=sys.stderr)
         return 1
     llm = await with_served_context(llm)
     for problem in await model_problems(llm):

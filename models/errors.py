@@ -127,6 +127,12 @@ class UndecodablePayload(AgentWorkflowError, ValueError):
     """A payload in an encoding the worker cannot decode (a workflow failure type)."""
 
 
+class PayloadKeyError(AgentWorkflowError, ValueError):
+    """An encrypted payload this process cannot open: no keys set, a key id it does not hold, or
+    a key that does not fit (``app.codec``). The message names the setting and the key id, never
+    a key."""
+
+
 class Rejected(AgentWorkflowError, ValueError):
     """An update or query refused its input; the caller sees this message as one line, without
     the worker's stack trace (``app.data_converter.OneLineRejections``)."""

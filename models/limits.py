@@ -126,6 +126,9 @@ answer, and the worker fails a workflow task with a payload over this limit (TMP
 over it can be neither accepted nor refused, and its workflow tasks fail until the server drops it
 (about 20 s). Under it the workflow refuses any update over ``MAX_PAYLOAD_BYTES`` in one line, and
 the echo leaves ``TASK_ROOM_BYTES`` of the gRPC message to the task's own commands."""
+CODEC_BODY_BYTES = 64 * 1024 * 1024
+"""The largest request the codec server reads (``app/inbox/codec_server.py``): the payloads of a
+page of history the Web UI or ``temporal workflow show`` asks it to decode, in JSON."""
 CURATED_CONTEXT_BYTES = 8 * 1024
 """The most compact JSON a declared team's curated context (a collector's chosen result fields)
 keeps: its longest texts are cut, then its longest lists lose their last items."""

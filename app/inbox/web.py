@@ -38,6 +38,7 @@ from agent_interrupts.app.config import InboxSettings
 from agent_interrupts.app.connect import UNREACHABLE
 from agent_interrupts.app.inbox.access import LINK_PATH, Guard
 from agent_interrupts.app.inbox.forking import ForkPages
+from agent_interrupts.app.inbox.codec_server import CodecServer
 from agent_interrupts.app.inbox.form import (
     ACCEPT,
     CHOICE,
@@ -125,11 +126,13 @@ def create_app(
     ui_url: str | None = None,
     state_dir: Path | None = None,
     slack: SlackDoor | None = None,
+    codec: CodecServer | None = None,
 ) -> Starlette:
     """The inbox as an ASGI app; ``limit`` bounds the waiting questions listed; ``ui_url`` is
     the Temporal UI the questions link to; the ignored questions are kept under ``state_dir``
     (for this process only without one); ``slack``: the Slack door at ``/slack/actions``, outside
-    the token guard (Slack signs its requests instead)."""
+    the token guard (Slack signs its requests instead); ``codec``: the codec server's routes, beside
+    the guard (they check the token themselves and answer the Web UI's cross-origin calls)."""
     ignored = IgnoredQuestions(state_dir / FILE_NAME if state_dir else None)
     inbox = Inbox(agents, limit, ui_url, ignored)
     links = AnswerLinks(agents, settings.signing_secret, inbox.templates)
@@ -149,11 +152,12 @@ def create_app(
         ],
         middleware=[Middleware(Guard, settings=settings)],
     )
-    if slack is None:
+    doors: list[Route] = codec.routes() if codec is not None else []
+    if slack is not None:
+        doors.append(Route(SLACK_PATH, slack.actions, methods=["POST"]))
+    if not doors:
         return app
-    return Starlette(
-        routes=[Route(SLACK_PATH, slack.actions, methods=["POST"]), Mount("/", app=app)]
-    )
+    return Starlette(routes=[*doors, Mount("/", app=app)])
 
 
 def listening(settings: InboxSettings) -> socket.socket:

@@ -19,7 +19,8 @@ closes the node's other question, two questions handed over together; people's a
 their name; a run of the shipped incident-response team whose investigator asks and whose
 reviewer a supervisor's event re-routes; a model that never writes a valid reply, whose stuck
 agents' questions are answered with their ways out (continue at the next agent; ``continueAt``
-the translator cannot write; stop). It
+the translator cannot write; stop); a run with encryption on (``keys.RECORDING_RING``), its
+question answered under a person's name. It
 writes every run's history (orchestrator runs and interrupt children) as JSON into
 ``tests/histories/<version>/`` (the commit the code is at, listed in ``landed.LANDED``); a
 folder that exists is never written again. ``record_landed`` adds the waiting shapes.
@@ -44,6 +45,7 @@ from agent_interrupts.activities.autonomy import AutonomySettings
 from agent_interrupts.activities.llm import LlmSettings
 from agent_interrupts.activities.offline_model import OfflineModel, OfflineScenario
 from agent_interrupts.app.binaries import temporal_cli
+from agent_interrupts.app.data_converter import data_converter
 from agent_interrupts.app.process_exit import exit_now
 from agent_interrupts.app.sdk import AgentWorkflowClient
 from agent_interrupts.app.worker_setup import build_worker
@@ -60,6 +62,7 @@ from agent_interrupts.workflows.orchestrator import OrchestratorWorkflow
 from agent_interrupts.workflows.shadow import SHADOW_SUFFIX
 from agent_interrupts.workflows.stuck_questions import ROUTE_CHOICE_ID
 from agent_interrupts.workflows.visibility import dev_server_args
+from tests.histories.keys import RECORDING_RING
 from tests.support.fan_out import early_continue_as_new_server, handed_over_together, only_part
 from tests.support.interrupts import (
     answer_all,
@@ -560,6 +563,22 @@ async def _forked(client: Client, out: Path) -> None:
         await _save(client, run.question_id, f"interrupt-{name}", out)
 
 
+async def _encrypted(client: Client, out: Path) -> None:
+    """Encryption on: every payload of the run and its question sealed under the recording key;
+    the replays decode them with it."""
+    config = client.config()
+    config["data_converter"] = data_converter(RECORDING_RING)
+    sealed = Client(**config)
+    task_queue = f"record-{uuid.uuid4()}"
+    scenario = OfflineScenario(interrupt_at=frozenset({AgentType.REVIEW_AGENT}))
+    async with build_worker(sealed, task_queue, LlmSettings(), offline=OfflineModel(scenario)):
+        handle = await start(sealed, task_queue, "recorded-encrypted")
+        await _answer_next(sealed, handle, 1)
+        await handle.result()
+    await _save(client, handle.id, "orchestrator-encrypted", out)
+    await _save(client, f"{handle.id}-interrupt-1", "interrupt-encrypted", out)
+
+
 async def main(version: str) -> None:
     out = HERE / version
     if out.exists():
@@ -586,6 +605,7 @@ async def main(version: str) -> None:
         await _declared_team(env.client, out)
         await _stuck_ways_out(env.client, out)
         await _forked(env.client, out)
+        await _encrypted(env.client, out)
     await _question_handed_over(out)
     print("\n".join(sorted(p.name for p in out.glob("*.json"))))
 

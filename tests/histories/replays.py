@@ -19,11 +19,12 @@ from pathlib import Path
 from typing import Any
 
 from temporalio.client import WorkflowHistory
-from temporalio.contrib.pydantic import pydantic_data_converter
 from temporalio.worker import Replayer
 from temporalio.worker._workflow_instance import _WorkflowInstanceImpl
 
+from agent_interrupts.app.data_converter import data_converter
 from agent_interrupts.app.worker_setup import WORKFLOW_RUNNER, WORKFLOWS
+from tests.histories.keys import RECORDING_RING
 from tests.histories.landed import HISTORIES
 
 
@@ -73,7 +74,7 @@ async def replay(paths: list[Path]) -> dict[str, Replayed]:
     replayer = Replayer(
         workflows=WORKFLOWS,
         workflow_runner=WORKFLOW_RUNNER,
-        data_converter=pydantic_data_converter,
+        data_converter=data_converter(RECORDING_RING),  # reads plaintext and encrypted histories
         # no deadlock detector: it fails a workflow task that holds the thread for 2 s of wall
         # time, which a replay on two busy cores may take without any fault of the code
         debug_mode=True,
