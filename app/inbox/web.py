@@ -37,8 +37,8 @@ from temporalio.service import RPCError, RPCStatusCode
 from agent_interrupts.app.config import InboxSettings
 from agent_interrupts.app.connect import UNREACHABLE
 from agent_interrupts.app.inbox.access import LINK_PATH, Guard
-from agent_interrupts.app.inbox.forking import ForkPages
 from agent_interrupts.app.inbox.codec_server import CodecServer
+from agent_interrupts.app.inbox.forking import ForkPages
 from agent_interrupts.app.inbox.form import (
     ACCEPT,
     CHOICE,
