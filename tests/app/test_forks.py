@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 from typing import Any
 
 import pytest
@@ -14,6 +15,8 @@ from temporalio.client import Client
 
 from agent_interrupts.activities.llm import LlmSettings
 from agent_interrupts.activities.offline_model import OfflineModel, OfflineScenario
+from agent_interrupts.app.data_converter import data_converter
+from agent_interrupts.app.encryption_keys import KeyRing
 from agent_interrupts.app.forks import state_in_history
 from agent_interrupts.app.sdk import AgentWorkflowClient
 from agent_interrupts.app.worker_setup import build_worker
@@ -330,3 +333,25 @@ async def test_a_fork_at_a_supervisors_events_question_reroutes_as_the_event_ask
     assert asked_again.reroute_to == AgentType.DISCOVERY_ORCHESTRATOR
     assert schemas(offline.received[before:]) == parent_tail
     assert parent_tail[1] == "DiscoveryOrchestratorRouting", parent_tail
+
+
+async def test_a_fork_of_an_encrypted_run_is_encrypted_too(
+    client: Client, task_queue: str, workflow_id: str
+) -> None:
+    """The parent's sealed history replays up to the point and the fork's payloads are sealed."""
+    config = client.config()
+    config["data_converter"] = data_converter(KeyRing((("k1", os.urandom(32)),)))
+    sealed = Client(**config)
+    offline = OfflineModel(OfflineScenario(interrupt_at=frozenset({ASKER})))
+    agents = AgentWorkflowClient(sealed, task_queue)
+    async with build_worker(sealed, task_queue, LlmSettings(), offline=offline):
+        question_id, _ = await answered_run(sealed, agents, task_queue, workflow_id)
+        asked = await agents.interrupt_status(question_id)
+        other = answer_offered(asked.request).model_copy(update={"continue_at": OTHER_ROUTE})
+        fork = await agents.fork(workflow_id, at=question_id, resolution=other, forked_by="zoë")
+        forked = sealed.get_workflow_handle_for(OrchestratorWorkflow.run, fork.workflow_id)
+        await asyncio.wait_for(forked.result(), 60)
+    raw = [e async for e in client.get_workflow_handle(fork.workflow_id).fetch_history_events()]
+    text = b"".join(e.SerializeToString() for e in raw)
+    assert b"zo\xc3\xab" not in text and workflow_id.encode() in text, "ids stay readable"
+    assert b"binary/encrypted" in text, "the fork's payloads are sealed"
