@@ -36,6 +36,7 @@ from agent_interrupts.app.config import (
     unknown_agent_settings,
     worker_drain,
     worker_max_activities,
+    worker_max_cached_workflows,
     worker_sticky,
 )
 from agent_interrupts.app.connect import ConnectionProblem, connect
@@ -86,6 +87,7 @@ async def main(argv: list[str]) -> int:
         drain = worker_drain()
         sticky = worker_sticky()
         max_activities = worker_max_activities()
+        max_cached = worker_max_cached_workflows()
         metrics_at = metrics_address()
         runtime = metrics_runtime(metrics_at) if metrics_at else None
     except ValueError as err:  # a bad setting, or team files with problems: one line each
@@ -122,6 +124,7 @@ async def main(argv: list[str]) -> int:
         notify=notify,
         drain=drain,
         max_activities=max_activities,
+        max_cached_workflows=max_cached,
         sticky=sticky,
         autonomy_settings=autonomy,
         teams=teams,

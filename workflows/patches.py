@@ -65,6 +65,8 @@ TEAM_CONTEXTS = "42-declared-collectors-curated"
 GIT_FILLED = "42-declared-filled-from-git"
 REVIEW_FINDINGS = "42-declared-review-findings-checked"
 ANSWER_RULES = "43-answer-rules-read"
+NOTICES_LAST = "46-notices-behind-agent-steps"
+SPREAD_REMINDERS = "46-reminders-spread"
 
 _BEFORE_CONCURRENT = ("83c9b6c/orchestrator-dispatch-question-waiting",)
 """The oldest version's runs: no concurrent-questions shape was recorded yet."""
@@ -272,6 +274,21 @@ PATCHES: tuple[Patch, ...] = (
         added_in=NEXT,
         deprecate_after="91626d7",
         old_branch=("*/orchestrator-dispatch-question-waiting",),
+    ),
+    Patch(
+        NOTICES_LAST,
+        "a notice's delivery runs at the lowest task-queue priority, behind the agent steps of "
+        "working runs; runs recorded before scheduled it at the default priority",
+        added_in=NEXT,
+        deprecate_after="91626d7",
+    ),
+    Patch(
+        SPREAD_REMINDERS,
+        "a question's reminders are due up to a tenth of their time later, by the question's "
+        "id, so questions raised together are not reminded at once; runs recorded before were "
+        "reminded at the plan's exact fractions",
+        added_in=NEXT,
+        deprecate_after="91626d7",
     ),
 )
 """Every patch id, oldest issue first."""
