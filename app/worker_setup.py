@@ -134,7 +134,7 @@ def build_worker(
     declared teams it serves besides the software team (AGENTS_TEAMS and those shipped in the
     package: ``models.team_files.served_teams``). ``answer_rules``: who may answer which
     questions (AGENTS_ANSWER_RULES); by default anybody may answer every question.
-    ``max_cached_workflows``: runs it holds in memory (AGENTS_WORKER_MAX_CACHED_WORKFLOWS); an
+    ``max_cached_workflows``: workflows it holds in memory (AGENTS_WORKER_MAX_CACHED_WORKFLOWS); an
     evicted one replays its history at its next workflow task.
     """
     if offline is None and settings.offline:
