@@ -61,6 +61,7 @@ from agent_interrupts.app.binaries import temporal_cli
 from agent_interrupts.app.config import WORKER_CACHED_WORKFLOWS, InboxSettings
 from agent_interrupts.app.inbox.web import create_app
 from agent_interrupts.app.sdk import QUESTION_QUERY_TIMEOUT, AgentWorkflowClient
+from agent_interrupts.app.waiting_pages import WaitingFilter
 from agent_interrupts.models.interrupt_flow import InterruptInput
 from agent_interrupts.models.interrupts import InterruptResolution, OptionKey
 from agent_interrupts.teams.software.agents import AgentType
@@ -246,17 +247,20 @@ async def list_first_page(agents: AgentWorkflowClient) -> float:
 
 async def fill(
     agents: AgentWorkflowClient,
+    prefix: str,
     receiver: HttpReceiver,
     runs: list[str],
     target: int,
     answered: int,
     deadline: float,
 ) -> tuple[float, int, float]:
-    """Start runs until ``target`` wait (``answered`` of ``runs`` no longer do); seconds, notices
-    that arrived for them, notices per second (first start -> last arrival)."""
+    """Start runs (ids ``<prefix>-<uuid>``) until ``target`` wait (``answered`` of ``runs``
+    no longer
+    do); seconds, notices that arrived for them, notices per second (first start -> last
+    arrival)."""
     before = len(receiver.requests)
     began = time.time()
-    new = [fresh_id("bench-scale") for _ in range(target - (len(runs) - answered))]
+    new = [fresh_id(prefix) for _ in range(target - (len(runs) - answered))]
 
     async def start(run_id: str) -> None:
         await agents.start(GOAL, workflow_id=run_id)
@@ -269,7 +273,8 @@ async def fill(
         runs += part
     wanted = len(runs) - answered
     while time.time() < deadline:
-        if await agents.count_waiting() >= wanted and len(receiver.requests) - before >= len(new):
+        waiting = await agents.count_waiting(WaitingFilter(run=prefix))
+        if waiting >= wanted and len(receiver.requests) - before >= len(new):
             break
         await asyncio.sleep(1.0)
     arrived = receiver.requests[before:]
@@ -285,6 +290,7 @@ async def measure_levels(
     offline = OfflineModel(
         OfflineScenario(interrupt_at=frozenset({AgentType.ORCHESTRATOR})), keep_requests=False
     )
+    prefix = fresh_id("bench-scale")
     levels: list[Level] = []
     skipped: list[int] = []
     why = ""
@@ -302,8 +308,10 @@ async def measure_levels(
                     continue
                 loads = [load_average()]
                 wall_deadline = time.time() + (deadline - time.monotonic())
-                took, notices, rate = await fill(agents, receiver, runs, n, answered, wall_deadline)
-                waiting = await agents.count_waiting()
+                took, notices, rate = await fill(
+                    agents, prefix, receiver, runs, n, answered, wall_deadline
+                )
+                waiting = await agents.count_waiting(WaitingFilter(run=prefix))
                 loads.append(load_average())
                 if waiting < n:
                     why = f"the fill reached {waiting:,} of {n:,} waiting runs in {took:.0f} s"
