@@ -255,9 +255,8 @@ async def fill(
     deadline: float,
 ) -> tuple[float, int, float]:
     """Start runs (ids ``<prefix>-<uuid>``) until ``target`` wait (``answered`` of ``runs``
-    no longer
-    do); seconds, notices that arrived for them, notices per second (first start -> last
-    arrival)."""
+    no longer do); seconds, notices that arrived for them, notices per second (first start ->
+    last arrival)."""
     before = len(receiver.requests)
     began = time.time()
     new = [fresh_id(prefix) for _ in range(target - (len(runs) - answered))]
