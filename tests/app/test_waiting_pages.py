@@ -165,3 +165,11 @@ async def test_the_inbox_pages_with_next_and_previous_links(
         finally:
             for handle in handles:
                 await handle.terminate("test over")
+
+
+async def test_a_page_size_the_server_cannot_take_is_refused_at_the_start(client: Client) -> None:
+    for command in (("inbox", "--limit", "0"), ("list", "--waiting", "--limit", "5000")):
+        refused = await client_py(client, *command)
+        assert refused.returncode == 2, refused.stdout
+        assert "--limit must be from 1 to 1000" in refused.stderr
+        assert refused.stderr.count("\n") == 1, refused.stderr
