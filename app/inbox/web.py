@@ -462,13 +462,9 @@ class Inbox:
         if listed_page.next_token is not None and len(executions) == self.limit:
             self.pages.learn(query, page + 1, listed_page.next_token)
         before = (page - 1) * self.limit
-        unknown = [(i, closed) for i, closed in answered if i not in self.answers]
-        read, found = await asyncio.gather(  # the answered ones while the waiting ones are read
-            self.reader.questions(executions),
-            asyncio.gather(*(self._answer(*row) for row in unknown)),
-        )
         waiting = [
-            replace(q, problem=stuck.get(q.interrupt_id) or stuck.get(q.run_id)) for q in read
+            replace(q, problem=stuck.get(q.interrupt_id) or stuck.get(q.run_id))
+            for q in await self.reader.questions(executions)
         ]
         if self.away is not None:
             log.warning("Temporal answers again; the inbox lists the questions")
@@ -483,6 +479,8 @@ class Inbox:
             for q in waiting
             if filters.keeps(q) and (filters.ignored or q.interrupt_id not in self.ignored.records)
         ]
+        unknown = [(i, closed) for i, closed in answered if i not in self.answers]
+        found = await asyncio.gather(*(self._answer(*row) for row in unknown))
         known = self.answers | {a.interrupt_id: a for a in found if a is not None}
         self.answers = {i: known[i] for i, _ in answered if i in known}
         return {
