@@ -27,10 +27,12 @@ For each count N (runs are added until N wait; a count the fill cannot reach wit
    it, the same for the newest run (cached: its question was just listed), the baseline.
 
 Then, **a burst** of ``--burst`` questions (default 1,000) raised at once on a worker whose
-webhook takes 50 ms per notice: notices per second, and what the burst costs a working run: the
-time from a probe run's start to its question waiting (two agent steps' worth of work) during
-the burst, against the same probe on the idle worker (the baseline). Notices run at the lowest
-task-queue priority (``NOTICE_PRIORITY``), behind the agent steps.
+webhook takes 50 ms per notice: notices per second (first start -> last arrival), and what the
+notices cost a working run: the time from a probe run's start to its question waiting (median of
+3), once a tenth of the burst's notices arrived (the questions' starts mostly through, their
+notices queued), against the same probe on the idle worker (the baseline), with how many notices
+were still to deliver. Notices run at the lowest task-queue priority (``NOTICE_PRIORITY``),
+behind the agent steps.
 
 The report prints the machine's load before and after each figure; compare ratios, not
 milliseconds: the machine is shared.
