@@ -62,6 +62,14 @@ long only when no activity of its was lost with that worker (a killed call's nex
 its run's sticky queue, ``activities/heartbeat.py``): e.g. its answer arriving while it waited on a
 question. Lower is quicker then, and makes a briefly busy worker's runs replay more often."""
 
+WORKER_CACHED_WORKFLOWS = 500
+"""Default number of workflows (a run, each of its questions) one worker holds in memory (a
+worker setting, env AGENTS_WORKER_MAX_CACHED_WORKFLOWS; the SDK's default is 1,000). Chosen by
+``bench.scale``: a cached waiting run costs the worker about 0.4 MB, while the answer of an evicted
+one, which replays its short history, took no longer than a cached one's (0.18 against 0.27 s at
+load 28): half the SDK's default halves the memory bound at no cost a person sees. A run's
+history is at most ``HISTORY_HANDOVER_BYTES`` before it continues as new, which bounds a replay."""
+
 MAX_SETTING_SECONDS = 1e9
 """The most seconds a duration setting takes (about 31 years; more overflows a timedelta)."""
 MAX_WORKER_ACTIVITIES = 100_000
@@ -560,6 +568,20 @@ def worker_max_activities(env: Mapping[str, str] = os.environ) -> int | None:
     if slots > MAX_WORKER_ACTIVITIES:
         raise ValueError(f"AGENTS_WORKER_MAX_ACTIVITIES must be at most {MAX_WORKER_ACTIVITIES}")
     return slots
+
+
+def worker_max_cached_workflows(env: Mapping[str, str] = os.environ) -> int:
+    """AGENTS_WORKER_MAX_CACHED_WORKFLOWS: workflows one worker holds in memory (0: none, each
+    workflow task replays its run's history)."""
+    raw = env.get("AGENTS_WORKER_MAX_CACHED_WORKFLOWS", "").strip()
+    if not raw:
+        return WORKER_CACHED_WORKFLOWS
+    if not raw.isdigit() or int(raw) > MAX_WORKER_ACTIVITIES:
+        raise ValueError(
+            "AGENTS_WORKER_MAX_CACHED_WORKFLOWS must be a whole number from 0 to "
+            f"{MAX_WORKER_ACTIVITIES}, not {raw!r}, e.g. {WORKER_CACHED_WORKFLOWS}"
+        )
+    return int(raw)
 
 
 def _seconds(env: Mapping[str, str], name: str, default: float) -> float:

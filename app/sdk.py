@@ -33,6 +33,12 @@ from agent_interrupts.app.process_exit import guard_interpreter_exit
 from agent_interrupts.app.run_picture import RunEnd
 from agent_interrupts.app.stack import LocalStack, local_client
 from agent_interrupts.app.stuck import explain, problem_of, stuck_ids
+from agent_interrupts.app.waiting_pages import (
+    INTERRUPT_TYPE,
+    WAITING_QUERY,
+    WaitingFilter,
+    page_size,
+)
 from agent_interrupts.models.errors import (
     ForkRefused,
     describe_validation_error,
@@ -82,7 +88,6 @@ if TYPE_CHECKING:  # loaded by the calls that use them: a command that lists run
     from agent_interrupts.workflows.orchestrator import OrchestratorWorkflow
 
 ORCHESTRATOR_TYPE = "OrchestratorWorkflow"
-INTERRUPT_TYPE = "InterruptWorkflow"
 """The workflow types by name (the classes load with the worker's activities, which a command
 that only lists runs does not need; a test checks the names)."""
 PHASE_AT_START = "DISCOVERY"
@@ -185,6 +190,14 @@ class WaitingQuestion:
 
 
 @dataclass(frozen=True)
+class WaitingPage:
+    """One page of waiting questions' executions, and the token of the next (None: the last)."""
+
+    executions: list[WorkflowExecution]
+    next_token: bytes | None
+
+
+@dataclass(frozen=True)
 class Answer:
     """Who answered a closed question, when, and with what (one line per decision)."""
 
@@ -210,13 +223,6 @@ def decisions(request: InterruptRequestBase, resolution: InterruptResolution) ->
     lines = describe_resolution(request, resolution).splitlines()[1:-1]
     return [*(line.lstrip("- ") for line in lines), f"Resolved by: {answerer(resolution)}"]
 
-
-WAITING_QUERY = (
-    f"WorkflowType = '{INTERRUPT_TYPE}' AND "
-    f"{visibility.INTERRUPT_STATE.name} = '{visibility.WAITING}' AND "
-    "ExecutionStatus = 'Running'"
-)
-"""The visibility query of ``list --waiting``: questions waiting for a person."""
 
 ANSWERED_QUERY = (
     f"WorkflowType = '{INTERRUPT_TYPE}' AND "
@@ -827,7 +833,12 @@ class AgentWorkflowClient:
     ) -> list[WaitingQuestion]:
         """Questions waiting for a person across all runs, each with its ``status``; a question
         whose worker does not answer within ``query_timeout`` comes with its summary only."""
-        executions = await self.waiting_executions(limit)
+        return await self.read_waiting(await self.waiting_executions(limit), query_timeout)
+
+    async def read_waiting(
+        self, executions: Sequence[WorkflowExecution], query_timeout: timedelta | None = None
+    ) -> list[WaitingQuestion]:
+        """The question of each of ``executions`` (a page), each with its problem if stuck."""
         found = await asyncio.gather(*(self.waiting_question(e, query_timeout) for e in executions))
         return await self.with_problems(found)
 
@@ -835,6 +846,21 @@ class AgentWorkflowClient:
         """The newest ``limit`` executions of questions waiting for a person (one visibility
         call); ``waiting_question`` reads each."""
         return [e async for e in self.client.list_workflows(WAITING_QUERY, limit=limit)]
+
+    async def waiting_page(
+        self,
+        limit: int = 20,
+        token: bytes | None = None,
+        narrowed: WaitingFilter = WaitingFilter(),  # noqa: B008 (frozen)
+    ) -> WaitingPage:
+        """One page of the executions of questions waiting for a person, newest first, narrowed
+        on the server: one visibility call of at most ``limit`` rows, from ``token`` (None: the
+        first page). Raises ``WaitingFilterError`` for a filter or size a query cannot take."""
+        listed = self.client.list_workflows(
+            narrowed.query(), page_size=page_size(limit), next_page_token=token
+        )
+        await listed.fetch_next_page()
+        return WaitingPage(list(listed.current_page or []), listed.next_page_token)
 
     async def with_problems(self, questions: Sequence[WaitingQuestion]) -> list[WaitingQuestion]:
         """``questions``, each with the problem of its execution or its run, if stuck."""
@@ -844,9 +870,11 @@ class AgentWorkflowClient:
             replace(q, problem=stuck.get(q.interrupt_id) or stuck.get(q.run_id)) for q in questions
         ]
 
-    async def count_waiting(self) -> int:
-        """How many questions wait for a person across all runs (one visibility call)."""
-        return (await self.client.count_workflows(WAITING_QUERY)).count
+    async def count_waiting(self, narrowed: WaitingFilter | None = None) -> int:
+        """How many questions wait for a person across all runs, or those ``narrowed`` keeps
+        (one visibility call)."""
+        query = narrowed.query() if narrowed else WAITING_QUERY
+        return (await self.client.count_workflows(query)).count
 
     async def is_listed_waiting(self, interrupt_id: str) -> bool:
         """Whether ``list --waiting`` lists ``interrupt_id`` (the server's visibility store)."""

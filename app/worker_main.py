@@ -38,6 +38,7 @@ from agent_interrupts.app.config import (
     unknown_agent_settings,
     worker_drain,
     worker_max_activities,
+    worker_max_cached_workflows,
     worker_sticky,
 )
 from agent_interrupts.app.connect import ConnectionProblem, connect
@@ -90,6 +91,7 @@ async def main(argv: list[str]) -> int:
         drain = worker_drain()
         sticky = worker_sticky()
         max_activities = worker_max_activities()
+        max_cached = worker_max_cached_workflows()
         metrics_at = metrics_address()
         runtime = metrics_runtime(metrics_at) if metrics_at else None
         ring = KeyRing.from_env()
@@ -130,6 +132,7 @@ async def main(argv: list[str]) -> int:
         notify=notify,
         drain=drain,
         max_activities=max_activities,
+        max_cached_workflows=max_cached,
         sticky=sticky,
         autonomy_settings=autonomy,
         teams=teams,

@@ -30,7 +30,11 @@ from agent_interrupts.activities.teams import TeamActivities, TeamFinder
 from agent_interrupts.activities.tools.loop import Toolbox
 from agent_interrupts.activities.tools.settings import ToolSettings
 from agent_interrupts.activities.tools.workspace import WorkspaceActivities
-from agent_interrupts.app.config import OFFLINE_MAX_ACTIVITIES, WORKER_STICKY_SECONDS
+from agent_interrupts.app.config import (
+    OFFLINE_MAX_ACTIVITIES,
+    WORKER_CACHED_WORKFLOWS,
+    WORKER_STICKY_SECONDS,
+)
 from agent_interrupts.app.data_converter import with_checked_converter
 from agent_interrupts.models.answer_rules import AnswerRules
 from agent_interrupts.models.policies import HEARTBEAT_THROTTLE
@@ -114,6 +118,7 @@ def build_worker(
     sticky: timedelta = timedelta(seconds=WORKER_STICKY_SECONDS),
     teams: Mapping[str, TeamSpec] | None = None,
     answer_rules: AnswerRules | None = None,
+    max_cached_workflows: int = WORKER_CACHED_WORKFLOWS,
 ) -> Worker:
     """A worker for ``task_queue`` with all workflows and the agent activities.
 
@@ -129,6 +134,8 @@ def build_worker(
     declared teams it serves besides the software team (AGENTS_TEAMS and those shipped in the
     package: ``models.team_files.served_teams``). ``answer_rules``: who may answer which
     questions (AGENTS_ANSWER_RULES); by default anybody may answer every question.
+    ``max_cached_workflows``: workflows it holds in memory (AGENTS_WORKER_MAX_CACHED_WORKFLOWS); an
+    evicted one replays its history at its next workflow task.
     """
     if offline is None and settings.offline:
         offline = OfflineModel(scenario, keep_requests=False)  # a worker runs for months
@@ -155,6 +162,7 @@ def build_worker(
         default_heartbeat_throttle_interval=HEARTBEAT_THROTTLE,
         graceful_shutdown_timeout=drain,
         sticky_queue_schedule_to_start_timeout=sticky,
+        max_cached_workflows=max_cached_workflows,
         max_concurrent_activities=max_activities
         or (OFFLINE_MAX_ACTIVITIES if offline is not None else None),
         activities=[

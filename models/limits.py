@@ -50,6 +50,12 @@ MAX_MODEL_CHARS = 200
 MAX_SLACK_ID_CHARS = 100
 """A Slack channel id or message ``ts`` (``C0123ABC``, ``1700000000.000100``) kept in a notice."""
 
+MAX_WAITING_PAGE = 1000
+"""The most waiting questions one page of ``agents list --waiting`` or the inbox lists (the
+visibility store's own page limit)."""
+MAX_PAGE_TOKEN_CHARS = 4096
+"""The longest page token a listing takes back (the server's are about 100 characters)."""
+
 Id = Annotated[str, StringConstraints(min_length=1, max_length=MAX_ID_CHARS)]
 Text = Annotated[str, StringConstraints(max_length=MAX_TEXT_CHARS)]
 Answer = Annotated[str, StringConstraints(max_length=MAX_ANSWER_CHARS)]

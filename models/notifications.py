@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from datetime import datetime
+import zlib
+from datetime import datetime, timedelta
 from enum import StrEnum
 
 from pydantic import Field
@@ -15,6 +16,7 @@ from agent_interrupts.models.interrupts import (
     TimeoutOutcome,
 )
 from agent_interrupts.models.limits import MAX_SLACK_ID_CHARS
+from agent_interrupts.models.policies import REMINDER_SPREAD, REMINDER_SPREAD_MAX
 
 SCHEMA_VERSION = 1
 """Version of the webhook payload; a change that breaks receivers raises it."""
@@ -54,6 +56,20 @@ class Reminder(WireModel):
     of: int
     fraction: float
     """Share of the time to the deadline that had passed, e.g. 0.5."""
+
+
+def reminder_delay(question_id: str, after: timedelta, left: timedelta) -> timedelta:
+    """How much later than ``after`` (its time from the question's start) a reminder of
+    ``question_id`` is due, ``left`` before the deadline: a share of ``REMINDER_SPREAD`` of the
+    shorter of the two, at most ``REMINDER_SPREAD_MAX``, fixed by the id. Questions raised
+    together are reminded spread over that window rather than at once, and a reminder stays
+    before its deadline (pure: workflow code calls it)."""
+    room = min(after, left)
+    if room <= timedelta(0):
+        return timedelta(0)
+    window = min(room * REMINDER_SPREAD, REMINDER_SPREAD_MAX)
+    share = zlib.crc32(question_id.encode()) / 2**32
+    return timedelta(milliseconds=int(window.total_seconds() * 1000 * share))
 
 
 class SlackMessage(WireModel):

@@ -155,6 +155,16 @@ SLACK_POSTS_KEPT = 10_000
 """Question messages a worker remembers having posted (the newest), for the notices that follow."""
 SLACK_REQUEST_AGE = timedelta(minutes=5)
 """A signed Slack request older (or newer) than this is refused; one seen before, too."""
+NOTICE_PRIORITY = 5
+"""The task-queue priority of a notice's delivery (Temporal's priority keys run 1, first, to 5,
+last; an agent step has the default 3): a burst of notices (10,000 reminders due together) waits
+behind the agent steps of the runs that are working instead of in front of them."""
+REMINDER_SPREAD = 0.1
+"""A reminder is due up to this share of its time from the question's start later than its
+fraction says, by the question's id (the same after a continue-as-new): questions raised together
+are not reminded in the same second."""
+REMINDER_SPREAD_MAX = timedelta(minutes=10)
+"""The most a reminder is moved later by ``REMINDER_SPREAD``."""
 NOTIFY_PLAN_TIMEOUT = timedelta(seconds=5)
 """The local activity that reads which channels the worker's settings enable."""
 ANSWER_RULES_TIMEOUT = timedelta(seconds=5)

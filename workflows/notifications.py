@@ -14,7 +14,7 @@ from collections.abc import Callable
 from datetime import datetime, timedelta
 
 from temporalio import workflow
-from temporalio.common import RetryPolicy
+from temporalio.common import Priority, RetryPolicy
 from temporalio.exceptions import ActivityError, ApplicationError, WorkflowAlreadyStartedError
 from temporalio.workflow import ActivityHandle, ParentClosePolicy
 
@@ -31,19 +31,23 @@ from agent_interrupts.models.notifications import (
     Question,
     Reminder,
     SlackMessage,
+    reminder_delay,
 )
 from agent_interrupts.models.policies import (
+    NOTICE_PRIORITY,
     NOTIFY_PLAN_TIMEOUT,
     NOTIFY_RETRY,
     NOTIFY_SCHEDULE_TO_CLOSE,
     NOTIFY_START_TO_CLOSE,
 )
 from agent_interrupts.models.state import EventKind
+from agent_interrupts.workflows.patches import NOTICES_LAST, SPREAD_REMINDERS
 
 with workflow.unsafe.imports_passed_through():
     from agent_interrupts.activities.notify import NotificationActivities
 
 Record = Callable[[EventKind, str], None]
+ZERO = timedelta(0)
 
 
 class Notifier:
@@ -83,8 +87,18 @@ class Notifier:
         if not self.enabled or timeout is None:
             return []
         fractions = self._plan.reminders
+        if not fractions:
+            return []
+        spread = workflow.patched(SPREAD_REMINDERS)
+        question_id = workflow.info().workflow_id
+
+        def due(fraction: float) -> datetime:
+            after = timeout * fraction
+            later = reminder_delay(question_id, after, timeout - after) if spread else ZERO
+            return start + after + later
+
         return [
-            (Reminder(number=n, of=len(fractions), fraction=f), start + timeout * f)
+            (Reminder(number=n, of=len(fractions), fraction=f), due(f))
             for n, f in enumerate(fractions, start=1)
         ]
 
@@ -173,6 +187,7 @@ class NotificationWorkflow:
 
 def start_delivery(delivery: Delivery) -> ActivityHandle[SlackMessage | None]:
     """One channel's delivery of one notice, retried for a bounded time."""
+    last = workflow.patched(NOTICES_LAST)
     return workflow.start_activity_method(
         NotificationActivities.notify,
         delivery,
@@ -180,6 +195,7 @@ def start_delivery(delivery: Delivery) -> ActivityHandle[SlackMessage | None]:
         schedule_to_close_timeout=NOTIFY_SCHEDULE_TO_CLOSE,
         retry_policy=NOTIFY_RETRY,
         summary=f"{delivery.notice.kind} notice by {delivery.channel}",
+        priority=Priority(priority_key=NOTICE_PRIORITY) if last else Priority.default,
     )
 
 

@@ -66,6 +66,8 @@ GIT_FILLED = "42-declared-filled-from-git"
 REVIEW_FINDINGS = "42-declared-review-findings-checked"
 ANSWER_RULES = "43-answer-rules-read"
 CLAIMS_REFUSED = "43-signal-claiming-the-workflows-answer-ignored"
+NOTICES_LAST = "46-notices-behind-agent-steps"
+SPREAD_REMINDERS = "46-reminders-spread"
 
 _BEFORE_CONCURRENT = ("83c9b6c/orchestrator-dispatch-question-waiting",)
 """The oldest version's runs: no concurrent-questions shape was recorded yet."""
@@ -289,6 +291,21 @@ PATCHES: tuple[Patch, ...] = (
         "a resolve signal whose answer claims to be the workflow's own (resolvedBy other than "
         "HUMAN, a reviewing model's call) is ignored with a WARNING event; runs recorded before "
         "took it as a person's answer (no recorded history sends one)",
+        added_in=NEXT,
+        deprecate_after="fb231a1",
+    ),
+    Patch(
+        NOTICES_LAST,
+        "a notice's delivery runs at the lowest task-queue priority, behind the agent steps of "
+        "working runs; runs recorded before scheduled it at the default priority",
+        added_in=NEXT,
+        deprecate_after="fb231a1",
+    ),
+    Patch(
+        SPREAD_REMINDERS,
+        "a question's reminders are due up to a tenth of their time later, by the question's "
+        "id, so questions raised together are not reminded at once; runs recorded before were "
+        "reminded at the plan's exact fractions",
         added_in=NEXT,
         deprecate_after="fb231a1",
     ),

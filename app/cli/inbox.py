@@ -26,7 +26,13 @@ async def cmd_inbox(args: argparse.Namespace, settings: TemporalSettings) -> int
         serve,
     )
     from agent_interrupts.app.mail_door import MailDoor, start_mail_door
+    from agent_interrupts.app.waiting_pages import WaitingFilterError, page_size
 
+    try:
+        page_size(args.limit)
+    except WaitingFilterError as err:
+        render.error(str(err))
+        return 2
     inbox = InboxSettings.from_env(host=args.host, port=args.port, token=args.token)
     slack = SlackDoorSettings.from_env()
     mail = MailDoorSettings.from_env()
@@ -116,4 +122,6 @@ def inbox_options(inbox: argparse.ArgumentParser) -> None:
         help="every request must carry it (the printed link sets a cookie); default: "
         "AGENTS_INBOX_TOKEN",
     )
-    inbox.add_argument("--limit", type=int, default=100, help="waiting questions listed")
+    inbox.add_argument(
+        "--limit", type=int, default=100, help="waiting questions per page (at most 1000)"
+    )

@@ -76,7 +76,20 @@ def parser_for(argv: Sequence[str] = ()) -> argparse.ArgumentParser:
     lister = command("list", cmd_list, "recent runs; --waiting: questions waiting for a person")
     if lister:
         lister.add_argument("--waiting", action="store_true", help="the inbox of waiting questions")
-        lister.add_argument("--limit", type=int, default=20)
+        lister.add_argument(
+            "--limit", type=int, default=20, help="rows per page (with --waiting: at most 1000)"
+        )
+        lister.add_argument(
+            "--page",
+            metavar="TOKEN",
+            help="with --waiting: the page a listing's 'next page' line names (default the first)",
+        )
+        lister.add_argument(
+            "--run", metavar="ID", help="with --waiting: only runs whose id starts with ID"
+        )
+        lister.add_argument(
+            "--agent", metavar="NAME", help="with --waiting: only questions NAME asked (its origin)"
+        )
         lister.add_argument(
             "--wide",
             action="store_true",

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import sys
 from contextlib import AsyncExitStack
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -276,18 +277,48 @@ async def cmd_list(args: argparse.Namespace, settings: TemporalSettings) -> int:
             )
             return 1
         if args.waiting:
-            waiting = await agents.waiting(limit=args.limit)
-            if args.json:
-                print(json.dumps([_wire(row) for row in waiting], indent=2, default=str))
-            else:
-                render.waiting(waiting, datetime.now(UTC), wide=args.wide)
-            return 0
+            return await _list_waiting(args, agents)
         runs = await agents.runs(limit=args.limit)
         if args.json:
             print(json.dumps([_wire(row) for row in runs], indent=2, default=str))
         else:
             render.runs(runs)
         return 0
+
+
+async def _list_waiting(args: argparse.Namespace, agents: AgentWorkflowClient) -> int:
+    """One page of waiting questions, narrowed on the server; the next page's command after it
+    (on stderr with ``--json``, whose stdout stays the rows' array)."""
+    from agent_interrupts.app import render
+    from agent_interrupts.app.sdk import QUESTION_QUERY_TIMEOUT
+    from agent_interrupts.app.waiting_pages import (
+        WaitingFilter,
+        WaitingFilterError,
+        token_bytes,
+        token_text,
+    )
+
+    narrowed = WaitingFilter(run=args.run or "", agent=args.agent or "")
+    try:
+        page = await agents.waiting_page(args.limit, token_bytes(args.page), narrowed)
+    except WaitingFilterError as err:
+        render.error(str(err))
+        return 2
+    questions = await agents.read_waiting(page.executions, QUESTION_QUERY_TIMEOUT)
+    rows = [q.row() for q in questions]
+    if args.json:
+        print(json.dumps([_wire(row) for row in rows], indent=2, default=str))
+    else:
+        render.waiting(rows, datetime.now(UTC), wide=args.wide)
+    if (token := token_text(page.next_token)) is not None:
+        narrowing = "".join(
+            f" --{name} {value}"
+            for name, value in (("run", args.run), ("agent", args.agent))
+            if value
+        )
+        more = f"next page: agents list --waiting --limit {args.limit}{narrowing} --page {token}"
+        print(more, file=sys.stderr if args.json else sys.stdout)
+    return 0
 
 
 def _wire(row: object) -> dict[str, object]:

@@ -65,16 +65,30 @@ class Filters:
     kind: str = ""
     text: str = ""
     ignored: bool = False
+    page: int = 1
+    """Which page of the waiting questions (``?page=``; a number, 1 for anything else)."""
 
     @classmethod
     def from_query(cls, query: Mapping[str, str]) -> Filters:
+        page = query.get("page", "").strip()
         return cls(
             run=query.get("run", "").strip(),
             agent=query.get("agent", "").strip(),
             kind=query.get("kind", "").strip().upper(),
             text=query.get("q", "").strip(),
             ignored=query.get("ignored", "") not in ("", "0"),
+            page=int(page) if page.isdigit() and 0 < len(page) <= 6 and int(page) > 0 else 1,
         )
+
+    def params(self) -> dict[str, str]:
+        """The filters as the address's query (``page_address`` adds the page)."""
+        return {
+            "run": self.run,
+            "agent": self.agent,
+            "kind": self.kind,
+            "q": self.text,
+            "ignored": "1" if self.ignored else "",
+        }
 
     def keeps(self, question: WaitingQuestion) -> bool:
         """Whether ``question`` is listed: each filter given matches (a run by substring, an

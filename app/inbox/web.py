@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 import hmac
 import logging
+import math
 import secrets
 import socket
 from contextlib import suppress
@@ -55,6 +56,7 @@ from agent_interrupts.app.inbox.form import (
 )
 from agent_interrupts.app.inbox.ignored import FILE_NAME, IgnoredQuestions
 from agent_interrupts.app.inbox.links import AnswerLinks
+from agent_interrupts.app.inbox.pages import PageTokens, page_address
 from agent_interrupts.app.inbox.questions import QuestionReader
 from agent_interrupts.app.inbox.slack import PATH as SLACK_PATH
 from agent_interrupts.app.inbox.slack import SlackDoor
@@ -81,6 +83,7 @@ from agent_interrupts.app.sdk import (
     decisions,
 )
 from agent_interrupts.app.stuck import stuck_ids
+from agent_interrupts.app.waiting_pages import WaitingFilter, WaitingFilterError
 from agent_interrupts.models.errors import describe_validation_error
 from agent_interrupts.models.interrupt_flow import InterruptStatus
 from agent_interrupts.models.interrupts import Door
@@ -213,6 +216,7 @@ class Inbox:
         """Why Temporal did not answer the last refresh (logged once per outage), else None."""
         self.reader = QuestionReader(agents, QUESTION_QUERY_TIMEOUT)
         self.shown: dict[str, WaitingQuestion] = {}
+        self.pages = PageTokens()
         """The waiting questions of the last refresh, by id, for ``/cards``."""
         self.csrf = secrets.token_urlsafe(32)
         self.answers: dict[str, Answer] = {}
@@ -451,12 +455,25 @@ class Inbox:
         return Outcome(answer=answer, message=message)
 
     async def _lists(self, filters: Filters = NO_FILTERS) -> dict[str, object]:
-        executions, answered, total, stuck = await asyncio.gather(
-            self.agents.waiting_executions(self.limit),
+        """One page of the waiting questions (narrowed by run on the server; the other filters
+        narrow the page), and the answered ones."""
+        narrowed = WaitingFilter(run=filters.run)
+        try:
+            query = narrowed.query()
+        except WaitingFilterError:  # not a run id's characters: the page's own filter says none
+            narrowed = WaitingFilter()
+            query = narrowed.query()
+        page, token = self.pages.start_of(query, filters.page)
+        listed_page, answered, total, stuck = await asyncio.gather(
+            self.agents.waiting_page(self.limit, token, narrowed),
             self.agents.answered(ANSWERS_SHOWN),
-            self.agents.count_waiting(),
+            self.agents.count_waiting(narrowed),
             stuck_ids(self.agents.client),
         )
+        executions = listed_page.executions
+        if listed_page.next_token is not None and len(executions) == self.limit:
+            self.pages.learn(query, page + 1, listed_page.next_token)
+        before = (page - 1) * self.limit
         waiting = [
             replace(q, problem=stuck.get(q.interrupt_id) or stuck.get(q.run_id))
             for q in await self.reader.questions(executions)
@@ -465,8 +482,8 @@ class Inbox:
             log.warning("Temporal answers again; the inbox lists the questions")
             self.away = None
         self.shown = {q.interrupt_id: q for q in waiting}
-        more = total - len(waiting)
-        if more <= 0:
+        more = total - before - len(waiting)
+        if more <= 0 and page == 1 and not filters.run:
             self.ignored.forget_except(set(self.shown))
         ignored = [q for q in waiting if q.interrupt_id in self.ignored.records]
         listed = [
@@ -488,6 +505,10 @@ class Inbox:
             "hidden": len(waiting) - len(listed),
             "runs": distinct_runs(waiting),
             "agents": distinct_agents(waiting),
+            "page": page,
+            "pages": max(1, math.ceil(total / self.limit)),
+            "next_page": page_address(filters.params(), page + 1) if more > 0 else "",
+            "previous_page": page_address(filters.params(), page - 1) if page > 1 else "",
         }
 
     async def _answer(self, interrupt_id: str, closed: datetime | None) -> Answer | None:
@@ -520,6 +541,10 @@ _EMPTY: dict[str, object] = {
     "hidden": 0,
     "runs": [],
     "agents": [],
+    "page": 1,
+    "pages": 1,
+    "next_page": "",
+    "previous_page": "",
 }
 
 

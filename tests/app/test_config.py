@@ -9,6 +9,7 @@ import pytest
 
 from agent_interrupts.activities.output_schema import OutputProfile, decoder_schema, longest_reply
 from agent_interrupts.app.config import (
+    WORKER_CACHED_WORKFLOWS,
     InboxSettings,
     TemporalSettings,
     llm_settings_from_env,
@@ -16,6 +17,7 @@ from agent_interrupts.app.config import (
     unknown_agent_settings,
     worker_drain,
     worker_max_activities,
+    worker_max_cached_workflows,
     worker_sticky,
 )
 from agent_interrupts.app.worker_setup import served_agents
@@ -243,6 +245,16 @@ def test_max_activities_is_a_whole_number_or_unset() -> None:
     for bad in ("0", "-3", "many", "2.5"):
         with pytest.raises(ValueError, match="AGENTS_WORKER_MAX_ACTIVITIES must be a whole number"):
             worker_max_activities({"AGENTS_WORKER_MAX_ACTIVITIES": bad})
+
+
+def test_the_worker_cache_is_a_whole_number_with_a_measured_default() -> None:
+    name = "AGENTS_WORKER_MAX_CACHED_WORKFLOWS"
+    assert worker_max_cached_workflows({}) == WORKER_CACHED_WORKFLOWS
+    assert worker_max_cached_workflows({name: "250"}) == 250
+    assert worker_max_cached_workflows({name: "0"}) == 0, "0: every task replays"
+    for bad in ("-1", "many", "2.5", "1" + "0" * 30):
+        with pytest.raises(ValueError, match=f"{name} must be a whole number from 0 to"):
+            worker_max_cached_workflows({name: bad})
 
 
 def test_the_sticky_wait_is_a_positive_number_of_seconds_that_names_itself() -> None:

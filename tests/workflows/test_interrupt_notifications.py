@@ -32,7 +32,8 @@ from agent_interrupts.app.worker_setup import WORKFLOW_RUNNER, WORKFLOWS, build_
 from agent_interrupts.models.interrupt_events import INTERRUPT_REQUEST_EVENT_SIGNAL
 from agent_interrupts.models.interrupt_flow import InterruptState
 from agent_interrupts.models.interrupts import ResolvedBy
-from agent_interrupts.models.policies import NOTIFY_RETRY
+from agent_interrupts.models.notifications import reminder_delay
+from agent_interrupts.models.policies import NOTICE_PRIORITY, NOTIFY_RETRY, REMINDER_SPREAD
 from agent_interrupts.models.state import EventKind
 from agent_interrupts.teams.software.agents import AgentType
 from agent_interrupts.workflows.interrupt import InterruptWorkflow
@@ -50,6 +51,7 @@ WEBHOOK_SECRET = "whsec-DISTINCTIVE-7f3a9c"
 SLACK_TOKEN = "slacktoken-DISTINCTIVE-51b2e8"
 SMTP_PASSWORD = "smtppass-DISTINCTIVE-0c4d1a"
 SECRETS = (WEBHOOK_SECRET, SLACK_TOKEN, SMTP_PASSWORD)
+MINUTE = timedelta(minutes=1)
 DRAIN = timedelta(seconds=10)
 """A stopping worker's drain, as ``worker.py``'s (AGENTS_WORKER_DRAIN_SECONDS)."""
 
@@ -306,11 +308,15 @@ async def test_reminders_at_fractions_of_the_deadline_then_escalation_and_outcom
     assert [first["reminder"]["fraction"], second["reminder"]["fraction"]] == [0.5, 0.9]
     assert first["deadline"] == question["deadline"] == second["deadline"]
     asked_at = datetime.fromisoformat(question["at"])
+    half, most = timedelta(minutes=30), timedelta(minutes=54)
+    later = reminder_delay(workflow_id, half, half), reminder_delay(workflow_id, most, 6 * MINUTE)
+    assert timedelta(0) < later[0] <= half * REMINDER_SPREAD, "spread by the question's id"
+    assert later[1] <= 6 * MINUTE * REMINDER_SPREAD, "a reminder stays before the deadline"
     assert datetime.fromisoformat(first["at"]) - asked_at == pytest.approx(
-        timedelta(minutes=30), abs=timedelta(seconds=2)
+        half + later[0], abs=timedelta(seconds=2)
     )
     assert datetime.fromisoformat(second["at"]) - asked_at == pytest.approx(
-        timedelta(minutes=54), abs=timedelta(seconds=2)
+        most + later[1], abs=timedelta(seconds=2)
     )
     assert escalated["commands"] is not None, "a person may still answer while the reviewer works"
     assert resolved["resolution"]["resolvedBy"] == "TIMEOUT_ESCALATION"
@@ -339,3 +345,34 @@ async def test_a_declared_teams_question_notifies_with_its_agents(
     payload = http.delivered()[0].json()
     assert payload["interruptId"] == pending.workflow_id and payload["origin"] == "SURVEY"
     assert "surveyor-1/site-access" in http.delivered()[0].body.decode()  # its own field
+
+
+async def test_a_notice_is_delivered_behind_the_agent_steps_of_working_runs(
+    client: Client, task_queue: str, workflow_id: str
+) -> None:
+    """A burst of notices never queues in front of an agent step: each delivery is scheduled at
+    the lowest task-queue priority (an agent step has the default)."""
+    with HttpReceiver().running() as http:
+        notify = NotifySettings(webhook_url=f"{http.url}/hook")
+        offline = OfflineModel(OfflineScenario(interrupt_at=frozenset({AgentType.ORCHESTRATOR})))
+        async with build_worker(client, task_queue, LlmSettings(), offline=offline, notify=notify):
+            handle = await start(client, task_queue, workflow_id)
+            pending = (await wait_for_interrupt(handle)).pending_interrupt
+            assert pending is not None
+            await until(lambda: len(http.delivered()) == 1)
+            question = client.get_workflow_handle(pending.workflow_id)
+            await handle.terminate("test over")
+    scheduled = [
+        e.activity_task_scheduled_event_attributes
+        async for e in question.fetch_history_events()
+        if e.HasField("activity_task_scheduled_event_attributes")
+    ]
+    notices = [a for a in scheduled if a.activity_type.name == "notify"]
+    assert notices and all(a.priority.priority_key == NOTICE_PRIORITY for a in notices)
+    steps = [
+        e.activity_task_scheduled_event_attributes
+        async for e in handle.fetch_history_events()
+        if e.HasField("activity_task_scheduled_event_attributes")
+    ]
+    agent_steps = [a for a in steps if a.activity_type.name == "run_agent"]
+    assert agent_steps and all(a.priority.priority_key == 0 for a in agent_steps), "the default"
