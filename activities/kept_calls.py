@@ -81,6 +81,8 @@ class KeptCalls(Generic[T]):
     ) -> None:
         self._calls: OrderedDict[Key, _Kept[T]] = OrderedDict()
         self._size, self._ttl, self._orphan_wait, self._clock = size, ttl, orphan_wait, clock
+        self._next_expiry = float("inf")
+        """When the first kept reply expires: no call looks through the replies before."""
 
     def __len__(self) -> int:
         return len(self._calls)
@@ -138,6 +140,7 @@ class KeptCalls(Generic[T]):
             del self._calls[key]  # only replies are kept
         else:
             kept.finished_at = self._clock()
+            self._next_expiry = min(self._next_expiry, kept.finished_at + self._ttl)
 
     def _forget(self, key: Key, kept: _Kept[T]) -> None:
         if self._calls.get(key) is kept:
@@ -145,12 +148,16 @@ class KeptCalls(Generic[T]):
 
     def _expire(self) -> None:
         now = self._clock()
-        for key in [
-            k
-            for k, kept in self._calls.items()
-            if kept.finished_at is not None and now - kept.finished_at > self._ttl
-        ]:
-            del self._calls[key]
+        if now <= self._next_expiry:
+            return
+        finished = [
+            (k, kept.finished_at) for k, kept in self._calls.items() if kept.finished_at is not None
+        ]
+        for key, at in finished:
+            if now - at > self._ttl:
+                del self._calls[key]
+        left = [at + self._ttl for _, at in finished if now - at <= self._ttl]
+        self._next_expiry = min(left, default=float("inf"))
 
 
 async def _awaited(call: Callable[[], Awaitable[T]]) -> T:

@@ -5,12 +5,14 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import os
 import platform
 import statistics
+import subprocess
 import sys
 import uuid
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable, Iterator, Sequence
 from datetime import timedelta
 from typing import TypeVar
 
@@ -102,6 +104,42 @@ def worker_env(client: Client, task_queue: str) -> dict[str, str]:
     }
 
 
+OVERSUBSCRIBED = 4
+"""How many times over a loaded measurement fills the machine's cores with busy loops."""
+LOADS = (0, OVERSUBSCRIBED)
+"""The loads a bench measures at, interleaved: quiet (no busy loop of its own), then with the
+cores oversubscribed ``OVERSUBSCRIBED`` times."""
+BURNER = """
+import os, sys
+parent = int(sys.argv[1])
+while os.getppid() == parent:  # an orphan (its bench killed) stops by itself
+    for _ in range(200_000):
+        pass
+"""
+
+
+@contextlib.contextmanager
+def oversubscribed(factor: int) -> Iterator[int]:
+    """``factor`` busy-loop processes per core while the block runs (none for 0), yielding how
+    many; each is killed when the block ends, however it ends, and stops by itself if this
+    process dies first."""
+    burners: list[subprocess.Popen[bytes]] = []
+    try:
+        for _ in range(factor * (os.cpu_count() or 1)):
+            burners.append(subprocess.Popen([sys.executable, "-c", BURNER, str(os.getpid())]))
+        yield len(burners)
+    finally:
+        for burner in burners:
+            burner.kill()
+        for burner in burners:
+            burner.wait()
+
+
+def load_name(factor: int) -> str:
+    """``quiet`` or ``4x oversubscribed``, for a report."""
+    return f"{factor}x oversubscribed" if factor else "quiet"
+
+
 def load_average() -> str:
     """The machine's 1, 5 and 15 minute load averages, for a report."""
     return " ".join(f"{x:.1f}" for x in os.getloadavg())
@@ -182,6 +220,29 @@ def bench_parser(
             "--db-file", metavar="PATH", help="run the dev server on this SQLite file"
         )
     return parser
+
+
+def load_factors(text: str) -> tuple[int, ...]:
+    """An argparse type: ``0,4`` -> (0, 4): quiet, then 4 busy loops per core."""
+    try:
+        factors = tuple(int(part) for part in text.split(","))
+    except ValueError:
+        raise argparse.ArgumentTypeError("give loads like 0,4") from None
+    if not factors or min(factors) < 0:
+        raise argparse.ArgumentTypeError("each load must be 0 (quiet) or more busy loops per core")
+    return factors
+
+
+def add_loads_option(parser: argparse.ArgumentParser) -> None:
+    """The ``--loads 0,4`` option: the loads to measure at, interleaved."""
+    parser.add_argument(
+        "--loads",
+        type=load_factors,
+        default=LOADS,
+        metavar="N,M",
+        help="measure at each of these loads in turn, as busy-loop processes per core the bench "
+        f"starts and kills (0: quiet; default {','.join(map(str, LOADS))})",
+    )
 
 
 def run_on_dev_server(

