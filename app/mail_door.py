@@ -31,6 +31,7 @@ from temporalio.service import RPCError
 
 from agent_interrupts.app.config import MailDoorSettings
 from agent_interrupts.app.sdk import QUESTION_QUERY_TIMEOUT, AgentWorkflowClient, ResolutionRejected
+from agent_interrupts.models.answer_rules import ANSWER_AS
 from agent_interrupts.models.door_answers import from_door, reply_resolution, reply_text
 from agent_interrupts.models.errors import describe_validation_error
 from agent_interrupts.models.interrupts import Door
@@ -118,7 +119,7 @@ class MailDoor:
         except ValidationError as err:
             return Outcome(False, describe_validation_error(err))
         except (ValueError, ResolutionRejected) as err:
-            return Outcome(False, str(err))
+            return Outcome(False, str(err).replace(f" {ANSWER_AS}", ""))
         except RPCError as err:
             return Outcome(False, f"Temporal said: {err.message}; reply again later")
         return Outcome(True, ack.message)

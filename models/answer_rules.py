@@ -102,6 +102,12 @@ def _covers(rule: AnswerRule, team: str, agents: set[str], ids: list[str]) -> bo
     return True
 
 
+ANSWER_AS = (
+    "(answer as one of them: the CLI's --as, the SDK's answered_by, the inbox's named token)"
+)
+"""How a refusal tells a person at a door that lets them name themselves to answer as another."""
+
+
 class Answerers(WireModel):
     """Who may answer one question (its start input carries them): the people by name, and the
     groups they were named through (for the refusal's words)."""
@@ -117,16 +123,15 @@ class Answerers(WireModel):
         word = "group" if len(self.groups) == 1 else "groups"
         return f"{people} ({word} {', '.join(self.groups)})"
 
-    def refusal(self, name: str | None) -> str | None:
-        """Why ``name`` may not answer; None when they may."""
+    def refusal(self, name: str | None, *, how: bool = True) -> str | None:
+        """Why ``name`` may not answer; None when they may. ``how``: say how to answer as one of
+        them (``ANSWER_AS``), which a door that vouches for its speaker (Slack, email, a signed
+        link) leaves out: its person cannot choose another name there."""
         if name is not None and name in self.people:
             return None
         who = "an answer without a name" if name is None else f"{clip(name, 60)!r}"
-        return (
-            f"{who} may not answer this question: only {clip(self.describe(), 1_000)} may "
-            "(answer as one of them: the CLI's --as, the SDK's answered_by, the inbox's named "
-            "token)"
-        )
+        refused = f"{who} may not answer this question: only {clip(self.describe(), 1_000)} may"
+        return f"{refused} {ANSWER_AS}" if how else refused
 
 
 def rules_from_toml(text: str, source: str) -> AnswerRules:

@@ -77,7 +77,9 @@ class AnswerLinks:
             problem = "the question was asked again without this answer: answer it in the inbox"
             return self._page({**context, "problem": problem}, 409)
         context["answer_lines"] = decisions(status.request, from_door(resolution, grant.to, DOOR))
-        if status.answerers is not None and (refusal := status.answerers.refusal(grant.to)):
+        if status.answerers is not None and (
+            refusal := status.answerers.refusal(grant.to, how=False)
+        ):
             return self._page({**context, "problem": f"This link cannot answer: {refusal}"}, 403)
         if request.method != "POST":
             return self._page(

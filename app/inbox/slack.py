@@ -193,7 +193,7 @@ class SlackDoor:
         if status.resolution is not None:
             return _after(self._closed, status, message, reply_to)
         name = await self._name(payload.get("user"))
-        if status.answerers is not None and (refusal := status.answerers.refusal(name)):
+        if status.answerers is not None and (refusal := status.answerers.refusal(name, how=False)):
             return _after(self._tell, reply_to, f"Your answer cannot be taken: {refusal}")
         if kind == FORM:
             picked = clicked_answer(value, status.request) or InterruptResolution()

@@ -183,18 +183,21 @@ async def test_a_restricted_question_refuses_the_wrong_person_at_the_slack_email
         for told in at.slack.of("response_url"):
             assert told.args["response_type"] == "ephemeral"
             assert f"'linus' {MAY}" in told.args["text"], told.args["text"]
+            assert "--as" not in told.args["text"], "a Slack user cannot answer as another"
         assert not at.slack.of("views.open"), "no answer form for a person who may not answer"
 
         # email: the notice's addressee is not among the people who may answer
         await asyncio.to_thread(send, at.mail_port, reply(notice, ALICE, "A"))
         said = await door_says(at.smtp, ALICE, 1)
         assert "Your answer was not taken." in said and f"'{ALICE}' {MAY}" in said, said
+        assert "--as" not in said, "an email's sender cannot answer as another"
 
         # a signed link to Alice: its page says so, with no button; a POST is refused too
         link = re.findall(rf"{at.base}/answer/[A-Za-z0-9_.-]+", _text(notice))[0]
         page = await at.web.get(link)
         assert page.status_code == 403, page.text
         assert f"&#39;{ALICE}&#39; {MAY}" in page.text, page.text
+        assert "--as" not in page.text, "a link's addressee cannot answer as another"
         assert 'name="form"' not in page.text and "Send this answer" not in page.text
         token = link.rsplit("/", 1)[1]
         same_site = {"Origin": at.base, "Sec-Fetch-Site": "same-origin"}

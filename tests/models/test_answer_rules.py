@@ -74,6 +74,8 @@ def test_a_refusal_names_who_may_answer_and_how() -> None:
         "'bob' may not answer this question: only ada, grace (group leads) may (answer as one "
         "of them: the CLI's --as, the SDK's answered_by, the inbox's named token)"
     )
+    at_a_door = answerers.refusal("bob", how=False)
+    assert at_a_door == "'bob' may not answer this question: only ada, grace (group leads) may"
     nameless = answerers.refusal(None)
     assert nameless is not None and nameless.startswith("an answer without a name may not")
 
