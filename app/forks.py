@@ -14,6 +14,7 @@ import asyncio
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from typing import Any, NoReturn
 
 from temporalio import workflow
@@ -70,6 +71,9 @@ class StateAtQuestion:
     """The question as its InterruptWorkflow was started."""
     task_queue: str
     """The parent run's task queue: the fork runs on it unless told otherwise."""
+    at: datetime
+    """When the parent was at the question: the time of the last event of its history the
+    state is read from (``ForkPoint.at``)."""
 
 
 def fork_question_id(fork_id: str, question_id: str) -> str:
@@ -117,7 +121,7 @@ async def state_in_history(
 ) -> StateAtQuestion:
     """The state run ``run_id`` of ``workflow_id``, whose history is ``events``, held when it
     asked ``question_id`` (``state_at_question`` once the run is found)."""
-    cut, question = await _cut_at(client, events, question_id)
+    cut, question, at = await _cut_at(client, events, question_id)
     history = WorkflowHistory(workflow_id, cut)
     start = await _replayed_handover(client, history, question_id)
     carried = start.carried_state
@@ -130,7 +134,7 @@ async def state_in_history(
         )
     queue = events[0].workflow_execution_started_event_attributes.task_queue.name
     parent = ForkParent(workflow_id=workflow_id, run_id=run_id)
-    return StateAtQuestion(parent, start, question, queue)
+    return StateAtQuestion(parent, start, question, queue, at)
 
 
 async def _run_that_asked(
@@ -182,10 +186,10 @@ async def _run_that_asked(
 
 async def _cut_at(
     client: Client, events: list[HistoryEvent], question_id: str
-) -> tuple[list[HistoryEvent], InterruptInput]:
+) -> tuple[list[HistoryEvent], InterruptInput, datetime]:
     """The run's events up to its question, then the question handed over (``_handed_over_at``
-    or ``_long_while_waiting``). Remembers the pinned team the events hold (the replay's
-    workflow reads it)."""
+    or ``_long_while_waiting``), and the time of the last event kept. Remembers the pinned team
+    the events hold (the replay's workflow reads it)."""
     pins = PinnedTeamReader()
     initiated: HistoryEvent | None = None
     started: tuple[int, HistoryEvent] | None = None
@@ -211,14 +215,19 @@ async def _cut_at(
                 started = (index, event)
         elif started is not None and question is not None and _closes(event, initiated):
             if question.answers_in_parts:
-                return _long_while_waiting(events[:index]), question
+                return _long_while_waiting(events[:index]), question, _time(events[index - 1])
             break
     if initiated is None or started is None or question is None:
         raise ForkRefused(f"{question_id} never started (its run ended first): nothing to fork")
     if question.answers_in_parts:  # still waiting: the whole history so far
-        return _long_while_waiting(events), question
+        return _long_while_waiting(events), question, _time(events[-1])
     index, began = started
-    return _handed_over_at(events[: index + 1], initiated, began), question
+    return _handed_over_at(events[: index + 1], initiated, began), question, _time(began)
+
+
+def _time(event: HistoryEvent) -> datetime:
+    """When ``event`` was recorded (the server's clock)."""
+    return event.event_time.ToDatetime(tzinfo=UTC)
 
 
 def _closes(event: HistoryEvent, initiated: HistoryEvent | None) -> bool:
@@ -492,6 +501,8 @@ class StateAtStep:
     ``pending`` is the step)."""
     agent_type: str
     task_queue: str
+    at: datetime
+    """When the step's agent call was scheduled in the parent (``ForkPoint.at``)."""
 
 
 _stop_before: list[str] = []
@@ -572,7 +583,7 @@ async def state_at_step(client: Client, workflow_id: str, step: str) -> StateAtS
         raise ForkRefused(f"{workflow_id} had no step pending before {clip(step, 200)}")
     queue = events[0].workflow_execution_started_event_attributes.task_queue.name
     parent = ForkParent(workflow_id=workflow_id, run_id=run_id)
-    return StateAtStep(parent, start, str(pending.agent_type), queue)
+    return StateAtStep(parent, start, str(pending.agent_type), queue, _time(events[index]))
 
 
 def with_changes(state: StateAtStep, changes: StepChanges) -> OrchestratorInput:

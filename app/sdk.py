@@ -512,7 +512,9 @@ class AgentWorkflowClient:
             except ValidationError as err:
                 raise ForkRefused(f"the step's changes: {describe_validation_error(err)}") from None
             step = await state_at_step(self.client, workflow_id, at)
-            point = ForkPoint(kind=ForkPointKind.STEP, step=at, agent_type=step.agent_type)
+            point = ForkPoint(
+                kind=ForkPointKind.STEP, step=at, agent_type=step.agent_type, at=step.at
+            )
             start = with_changes(step, changes)
             link = self._link(step.parent, point, start, name, changes=changes)
             await self._start_fork(
@@ -530,7 +532,10 @@ class AgentWorkflowClient:
             raise ForkRefused("resolution rejected: " + "; ".join(problems))
         start = asked_in_fork(found, fork_id)
         point = ForkPoint(
-            kind=ForkPointKind.QUESTION, question_id=at, agent_type=found.question.origin
+            kind=ForkPointKind.QUESTION,
+            question_id=at,
+            agent_type=found.question.origin,
+            at=found.at,
         )
         link = self._link(found.parent, point, start, name, answer=answer)
         await self._start_fork(

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from datetime import datetime
 from typing import Any
 
 from pydantic import ConfigDict, Field
@@ -110,6 +111,13 @@ class AgentCall(WireModel):
         exclude_if=lambda v: v is None,
         description="The model this call uses instead of the worker's (a fork that runs the "
         "step again with another model); null, and left out of the wire form: the worker's.",
+    )
+    memories_as_of: datetime | None = Field(
+        default=None,
+        exclude_if=lambda v: v is None,
+        description="In a fork, its point's time: recall leaves out the memories retained after "
+        "it, but those the fork's own run chain retained; null, and left out of the wire form: "
+        "not a fork (or one forked before its point's time was kept).",
     )
 
     @property

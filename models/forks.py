@@ -50,6 +50,12 @@ class ForkPoint(WireModel):
     for a STEP."""
     agent_type: Annotated[str, StringConstraints(max_length=MAX_ID_CHARS)] | None = None
     """The agent that asked (a QUESTION's origin) or that runs (a STEP), when known."""
+    at: datetime | None = Field(default=None, exclude_if=lambda v: v is None)
+    """When the parent was at the point (the time of the last event of its history the fork's
+    state is read from: the question's InterruptWorkflow started, or the step's agent call was
+    scheduled). The fork's agents recall the memories retained before it, and those their own
+    run chain retained since. None (links made before it was kept; left out of the wire form):
+    they recall as any run does."""
 
     @model_validator(mode="after")
     def _one_place(self) -> ForkPoint:

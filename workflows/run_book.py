@@ -119,6 +119,7 @@ class RunBook:
             output_tokens_factor=output_tokens_factor,
             team=self.team_ref,
             model=model,
+            memories_as_of=state.fork.point.at if state.fork is not None else None,
         )
         state.agent_runs[agent] = state.agent_runs.get(agent, 0) + 1
         try:

@@ -21,7 +21,7 @@ from agent_interrupts.activities.contributors.code_changes import CodeChangesCon
 from agent_interrupts.activities.contributors.code_tools import CodeToolsContributor
 from agent_interrupts.activities.contributors.episodic_memory import EpisodicMemoryContributor
 from agent_interrupts.activities.tools import code_tools, write_tools
-from agent_interrupts.activities.tools.memory import Memory, MemoryStore
+from agent_interrupts.activities.tools.memory import AsOf, Memory, MemoryStore
 from agent_interrupts.activities.tools.settings import LIST_ENTRIES, SEARCH_HITS, ToolSettings
 from agent_interrupts.activities.tools.verification import describe, verify
 from agent_interrupts.activities.tools.workspace import ToolError, Workspace
@@ -160,14 +160,23 @@ def _run_verification(ctx: ToolContext, a: RunVerificationArgs) -> str:
     return describe(verify(ctx.workspace.root, command, ctx.workspace.settings))
 
 
-def _recall(ctx: ToolContext, a: RecallArgs) -> str:
-    """Memories retained before the step was scheduled: a recomputed recall (next round, a
-    retry) gives the same answer although this step and its siblings retain meanwhile."""
+def recall_bounds(call: AgentCall) -> tuple[float | None, AsOf | None]:
+    """What a step's recall sees: memories retained before the step was scheduled (its context
+    id's time), so a recomputed recall (next round, a retry) gives the same answer although this
+    step and its siblings retain meanwhile; in a fork (``memories_as_of``), of those only the
+    ones retained before its point or by its own run chain (the run its context id names)."""
     try:
-        before: float | None = parse_context_id(ctx.call.result_id)[3].timestamp()
+        run, _, _, at = parse_context_id(call.result_id)
     except ValueError:
-        before = None
-    found = ctx.memory.recall(ctx.call.workspace_key, a.query, before=before)
+        return None, None
+    point = call.memories_as_of
+    return at.timestamp(), AsOf(point.timestamp(), run) if point is not None else None
+
+
+def _recall(ctx: ToolContext, a: RecallArgs) -> str:
+    """The memories a step sees (``recall_bounds``) that best match the query."""
+    before, as_of = recall_bounds(ctx.call)
+    found = ctx.memory.recall(ctx.call.workspace_key, a.query, before=before, as_of=as_of)
     if not found.memories:
         return f"no memories match {a.query!r}"
     lines = [_memory_line(m) for m in found.memories]
@@ -206,6 +215,7 @@ def _reflect(ctx: ToolContext, a: ReflectArgs) -> str:
             a.insight,
             agent=str(ctx.call.agent_type),
             node_id=ctx.call.node_id,
+            context_ids=[ctx.call.result_id],
         )
     except ValueError as err:
         raise ToolError(str(err)) from None

@@ -46,6 +46,36 @@ class Memory:
 
 
 @dataclass(frozen=True)
+class AsOf:
+    """A fork's view of the memory: what was retained before its point (``at``, a Unix time),
+    and what its own run chain retained since (a context id ``wf-<own_run>/...`` among the
+    memory's context ids: every memory an agent retains carries its call's context id)."""
+
+    at: float
+    own_run: str
+
+    def sees(self, created: float, context_ids: list[str]) -> bool:
+        """Whether a memory retained at ``created`` with ``context_ids`` is seen: the rule the
+        stores' recall queries apply (``own_pattern``)."""
+        mark = f"wf-{self.own_run}/"
+        return created < self.at or any(c.startswith(mark) for c in context_ids)
+
+    def own_pattern(self) -> str:
+        """A LIKE pattern (escape ``\\``) matching the stored JSON text of context ids one of
+        which is the own run chain's."""
+        run = re.sub(r"([\\%_])", r"\\\1", self.own_run)
+        return f'%"wf-{run}/%'
+
+
+def fork_terms(as_of: AsOf | None) -> tuple[float, str]:
+    """The recall queries' fork terms: ``created < at OR context_ids LIKE pattern``; not a fork:
+    every time is before the point (and the pattern matches nothing)."""
+    if as_of is None:
+        return float("inf"), ""
+    return as_of.at, as_of.own_pattern()
+
+
+@dataclass(frozen=True)
 class Recalled:
     memories: list[Memory]
     """The best matches, best first."""
@@ -128,31 +158,47 @@ class MemoryBackend(ABC, Generic[Handle]):
             return self._insert(db, new)
 
     def reflect(
-        self, key: str, space: str, memory_ids: list[int], insight: str, *, agent: str, node_id: str
+        self,
+        key: str,
+        space: str,
+        memory_ids: list[int],
+        insight: str,
+        *,
+        agent: str,
+        node_id: str,
+        context_ids: list[str] | None = None,
     ) -> int:
-        """Store ``insight`` once per ``key`` and link it with each memory of ``memory_ids``."""
+        """Store ``insight`` once per ``key`` and link it with each memory of ``memory_ids``;
+        ``context_ids``: the reflecting call's (a fork's recall knows its own insights by it)."""
         with self._unit() as db:
             known = self._known(db, space, memory_ids)
             check_reflected(memory_ids, known)
-            new = NewMemory(key, space, "insight", insight, agent, node_id, [], [])
+            ids = list(context_ids or [])
+            new = NewMemory(key, space, "insight", insight, agent, node_id, ids, [])
             insight_id = self._insert(db, new)
             self._link(db, insight_id, sorted(known))
         return insight_id
 
     def recall(
-        self, space: str, query: str, limit: int = RECALL_LIMIT, before: float | None = None
+        self,
+        space: str,
+        query: str,
+        limit: int = RECALL_LIMIT,
+        before: float | None = None,
+        as_of: AsOf | None = None,
     ) -> Recalled:
         """The memories of ``space`` that best match ``query``'s words, and those linked to them;
-        with ``before`` (a Unix time), only memories retained earlier."""
+        with ``before`` (a Unix time), only memories retained earlier; with ``as_of`` (a fork),
+        only those it sees (``AsOf.sees``)."""
         words = recall_words(query)
         if not words:
             return Recalled([], [])
         until = before if before is not None else float("inf")
         with self._unit() as db:
-            found = self._matches(db, space, words, until, limit)
+            found = self._matches(db, space, words, until, limit, as_of)
             hit_ids = {m.id for m in found}
             linked_ids = sorted({i for m in found for i in m.linked} - hit_ids)[:limit]
-            return Recalled(found, self._with_ids(db, linked_ids, until))
+            return Recalled(found, self._with_ids(db, linked_ids, until, as_of))
 
     @abstractmethod
     def _unit(self) -> AbstractContextManager[Handle]:
@@ -172,14 +218,23 @@ class MemoryBackend(ABC, Generic[Handle]):
 
     @abstractmethod
     def _matches(
-        self, db: Handle, space: str, words: list[str], before: float, limit: int
+        self,
+        db: Handle,
+        space: str,
+        words: list[str],
+        before: float,
+        limit: int,
+        as_of: AsOf | None,
     ) -> list[Memory]:
         """The best ``limit`` of the newest ``self._window`` memories of ``space`` retained before
-        ``before`` that contain any of ``words``, best first (ties: lower id first)."""
+        ``before`` (and seen ``as_of``) that contain any of ``words``, best first (ties: lower id
+        first)."""
 
     @abstractmethod
-    def _with_ids(self, db: Handle, memory_ids: list[int], before: float) -> list[Memory]:
-        """The memories ``memory_ids`` retained before ``before``, by id."""
+    def _with_ids(
+        self, db: Handle, memory_ids: list[int], before: float, as_of: AsOf | None
+    ) -> list[Memory]:
+        """The memories ``memory_ids`` retained before ``before`` (and seen ``as_of``), by id."""
 
 
 MemoryStore: TypeAlias = MemoryBackend[Any]
@@ -213,11 +268,13 @@ CREATE TABLE IF NOT EXISTS links (
 _RECALL = """
 SELECT * FROM (
     SELECT m.*, bm25(memories_fts) AS score FROM memories_fts f JOIN memories m ON m.id = f.rowid
-    WHERE memories_fts MATCH ? AND m.space = ? AND m.created < ? ORDER BY f.rowid DESC LIMIT ?
+    WHERE memories_fts MATCH ? AND m.space = ? AND m.created < ?
+        AND (m.created < ? OR m.context_ids LIKE ? ESCAPE '\\')
+    ORDER BY f.rowid DESC LIMIT ?
 ) ORDER BY score, id LIMIT ?
 """
-"""The best of the newest matches: FTS5 walks its matches newest first and stops at the window,
-so bm25 is computed for the window only."""
+"""The best of the newest matches a recall sees: FTS5 walks its matches newest first and stops
+at the window, so bm25 is computed for the window only."""
 _WORD = re.compile(r"\w+")
 
 
@@ -299,21 +356,28 @@ class SqliteMemory(MemoryBackend[sqlite3.Connection]):
         )
 
     def _matches(
-        self, db: sqlite3.Connection, space: str, words: list[str], before: float, limit: int
+        self,
+        db: sqlite3.Connection,
+        space: str,
+        words: list[str],
+        before: float,
+        limit: int,
+        as_of: AsOf | None,
     ) -> list[Memory]:
         match = " OR ".join(f'"{w}"' for w in words)
-        rows = db.execute(_RECALL, (match, space, before, self._window, limit)).fetchall()
-        return [_memory(db, row) for row in rows]
+        at, own = fork_terms(as_of)
+        rows = db.execute(_RECALL, (match, space, before, at, own, self._window, limit))
+        return [_memory(db, row) for row in rows.fetchall()]
 
     def _with_ids(
-        self, db: sqlite3.Connection, memory_ids: list[int], before: float
+        self, db: sqlite3.Connection, memory_ids: list[int], before: float, as_of: AsOf | None
     ) -> list[Memory]:
         return [
             _memory(db, row)
             for row in db.execute(
                 f"SELECT * FROM memories WHERE id IN ({_marks(memory_ids)}) AND created < ? "
-                "ORDER BY id",
-                [*memory_ids, before],
+                "AND (created < ? OR context_ids LIKE ? ESCAPE '\\') ORDER BY id",
+                [*memory_ids, before, *fork_terms(as_of)],
             )
         ]
 

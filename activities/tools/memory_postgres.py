@@ -28,9 +28,11 @@ from psycopg_pool import ConnectionPool, PoolTimeout
 from agent_interrupts.activities.redaction import redact
 from agent_interrupts.activities.tools.memory import (
     RECALL_WINDOW,
+    AsOf,
     Memory,
     MemoryBackend,
     NewMemory,
+    fork_terms,
 )
 
 POOL_SIZE = 10
@@ -91,14 +93,16 @@ _RECALL = f"""
 SELECT {_MEMORY} FROM (
     SELECT id, kind, content, agent, node_id, context_ids, files, words FROM memories
     WHERE words @@ websearch_to_tsquery('simple', %(query)s) AND space = %(space)s
-        AND created < %(before)s
+        AND created < %(before)s AND (created < %(at)s OR context_ids::text LIKE %(own)s)
     ORDER BY id DESC LIMIT %(window)s
 ) m
 ORDER BY ts_rank(m.words, websearch_to_tsquery('simple', %(query)s)) DESC, m.id LIMIT %(limit)s
 """
-"""The best of the newest matches: ``ts_rank`` is computed for the window only."""
+"""The best of the newest matches a recall sees: ``ts_rank`` is computed for the window only.
+``context_ids::text`` is the JSON text ``AsOf.own_pattern`` matches (LIKE escapes with ``\``)."""
 _LINKED = f"""
 SELECT {_MEMORY} FROM memories m WHERE m.id = ANY(%(ids)s::bigint[]) AND m.created < %(before)s
+    AND (m.created < %(at)s OR m.context_ids::text LIKE %(own)s)
 ORDER BY m.id
 """
 
@@ -177,20 +181,32 @@ class PostgresMemory(MemoryBackend[Connection]):
         db.execute(_LINK, {"insight": insight_id, "ids": memory_ids})
 
     def _matches(
-        self, db: Connection, space: str, words: list[str], before: float, limit: int
+        self,
+        db: Connection,
+        space: str,
+        words: list[str],
+        before: float,
+        limit: int,
+        as_of: AsOf | None,
     ) -> list[Memory]:
+        at, own = fork_terms(as_of)
         query = {
             "query": " or ".join(f'"{w}"' for w in words),
             "space": space,
             "before": before,
+            "at": at,
+            "own": own,
             "window": self._window,
             "limit": limit,
         }
         return [_memory(row) for row in db.execute(_RECALL, query).fetchall()]
 
-    def _with_ids(self, db: Connection, memory_ids: list[int], before: float) -> list[Memory]:
-        rows = db.execute(_LINKED, {"ids": memory_ids, "before": before}).fetchall()
-        return [_memory(row) for row in rows]
+    def _with_ids(
+        self, db: Connection, memory_ids: list[int], before: float, as_of: AsOf | None
+    ) -> list[Memory]:
+        at, own = fork_terms(as_of)
+        query = {"ids": memory_ids, "before": before, "at": at, "own": own}
+        return [_memory(row) for row in db.execute(_LINKED, query).fetchall()]
 
 
 def _create_schema(db: Connection) -> None:

@@ -12,6 +12,7 @@ import pytest
 
 from agent_interrupts.activities.tools.memory import (
     RECALL_WINDOW,
+    AsOf,
     MemoryStore,
     Recalled,
     open_memory,
@@ -156,6 +157,60 @@ def test_recall_before_a_time_leaves_out_later_memories(store: MemoryStore) -> N
     assert [m.id for m in found.memories] == [early] and found.linked == []
     assert found.memories[0].linked == [insight]  # its links are listed, later ones too
     assert {m.id for m in store.recall("shop", "cache").memories} == {early, later, insight}
+
+
+def test_a_forks_recall_sees_the_memories_as_of_its_point_and_its_own_since(
+    store: MemoryStore,
+) -> None:
+    """A fork: the parent's memories retained before the point, none of the
+    parent's after it, and its own run chain's (named by a context id) after it too; insights
+    are known by the reflecting call's context id as episodes are."""
+    fork = "fork_run%"  # _ and % in the run id match only themselves
+
+    def retain(key: str, run: str) -> int:
+        return store.retain(
+            key,
+            "shop",
+            f"cache note {key}",
+            agent="A",
+            node_id="n",
+            context_ids=["wf-x%_/A/001/t", f"wf-{run}/review-agent/007/2026-01-01T00:00:00Z"],
+            files=[],
+        )
+
+    def reflect(key: str, ids: list[int], run: str) -> int:
+        context = [f"wf-{run}/review-agent/008/2026-01-01T00:00:00Z"]
+        return store.reflect(
+            key, "shop", ids, f"cache insight {key}", agent="A", node_id="n", context_ids=context
+        )
+
+    early = retain("early", "parent-run")
+    time.sleep(0.05)
+    point = time.time()
+    time.sleep(0.05)
+    parents = retain("parents-later", "parent-run")
+    own = retain("forks-own", fork)
+    lookalike = retain("lookalike", "forkXrunY")
+    parents_insight = reflect("parents-insight", [early, parents], "parent-run")
+    own_insight = reflect("own-insight", [own], fork)
+    as_of = AsOf(point, fork)
+
+    found = store.recall("shop", "cache", limit=50, as_of=as_of)
+    assert {m.id for m in found.memories} == {early, own, own_insight}
+    assert found.linked == []
+    linked = store.recall("shop", "note", limit=50, as_of=as_of).linked
+    assert [m.id for m in linked] == [own_insight]  # not the parent's, linked to early
+    assert store.recall("shop", "early", as_of=as_of).memories[0].linked == [parents_insight]
+    assert {m.id for m in store.recall("shop", "cache", limit=50).memories} == {
+        early,
+        parents,
+        own,
+        lookalike,
+        parents_insight,
+        own_insight,
+    }
+    bounded = store.recall("shop", "cache", limit=50, before=point, as_of=as_of)
+    assert [m.id for m in bounded.memories] == [early]  # the step's own time bounds it still
 
 
 def test_memories_persist_across_store_instances_like_runs(open_store: Opener) -> None:
