@@ -16,6 +16,7 @@ if TYPE_CHECKING:  # the heavy modules load in the commands that use them (fast 
     from agent_interrupts.app.config import TemporalSettings
     from agent_interrupts.app.sdk import StartedFork
     from agent_interrupts.models.interrupt_events import InterruptRequestEvent
+    from agent_interrupts.models.interrupt_flow import InterruptInput, InterruptStatus
     from agent_interrupts.models.interrupts import InterruptResolution
 
 
@@ -44,16 +45,12 @@ async def cmd_resolve(args: argparse.Namespace, settings: TemporalSettings) -> i
     from agent_interrupts.app import render
     from agent_interrupts.app.answering import (
         example_flags,
-        resolution_from_flags,
-        stop_resolution,
-        with_continue_at,
     )
     from agent_interrupts.app.follow import answer
     from agent_interrupts.app.people import person_name
     from agent_interrupts.app.sdk import ResolutionRejected, accepted
     from agent_interrupts.app.terminal_input import LineReader
     from agent_interrupts.models.interrupts import Door
-    from agent_interrupts.models.team_build import team_of
 
     async with open_session(settings, args.interrupt_id) as session:
         agents = session.agents
@@ -78,21 +75,7 @@ async def cmd_resolve(args: argparse.Namespace, settings: TemporalSettings) -> i
                 + example_flags(question.request)
             )
             return 0
-        resolution = (
-            stop_resolution(args.stop, args.choice or args.custom or args.confirm or args.text)
-            if args.stop is not None
-            else resolution_from_flags(
-                args.choice,
-                args.custom,
-                args.confirm,
-                args.text,
-                request=question.request,
-                in_parts=question.answers_in_parts,
-            )
-        )
-        if args.continue_at:
-            team = team_of(question.team)
-            resolution = with_continue_at(resolution, question.origin, args.continue_at, team=team)
+        resolution = resolution_of_flags(args, question)
         try:
             ack = await agents.resolve(args.interrupt_id, resolution, door=Door.CLI)
         except ResolutionRejected as err:
@@ -102,6 +85,35 @@ async def cmd_resolve(args: argparse.Namespace, settings: TemporalSettings) -> i
     return 0
 
 
+def resolution_of_flags(
+    args: argparse.Namespace, question: InterruptStatus | InterruptInput
+) -> InterruptResolution:
+    """The answer resolve's flags give ``question`` (``agents resolve`` and ``agents fork``)."""
+    from agent_interrupts.app.answering import (
+        resolution_from_flags,
+        stop_resolution,
+        with_continue_at,
+    )
+    from agent_interrupts.models.team_build import team_of
+
+    resolution = (
+        stop_resolution(args.stop, args.choice or args.custom or args.confirm or args.text)
+        if args.stop is not None
+        else resolution_from_flags(
+            args.choice,
+            args.custom,
+            args.confirm,
+            args.text,
+            request=question.request,
+            in_parts=question.answers_in_parts,
+        )
+    )
+    if args.continue_at:
+        team = team_of(question.team)
+        resolution = with_continue_at(resolution, question.origin, args.continue_at, team=team)
+    return resolution
+
+
 async def cmd_fork(args: argparse.Namespace, settings: TemporalSettings) -> int:
     """``agents fork RUN --at QUESTION_ID`` and an answer: a new run from the state RUN held
     when it asked, its question answered this way; ``--at STEP``: the step runs again, with
@@ -109,15 +121,9 @@ async def cmd_fork(args: argparse.Namespace, settings: TemporalSettings) -> int:
     from temporalio.service import RPCError
 
     from agent_interrupts.app import render
-    from agent_interrupts.app.answering import (
-        resolution_from_flags,
-        stop_resolution,
-        with_continue_at,
-    )
     from agent_interrupts.app.people import person_name
     from agent_interrupts.models.errors import ForkRefused
     from agent_interrupts.models.interrupts import Door
-    from agent_interrupts.models.team_build import team_of
 
     answers = args.choice or args.custom or args.confirm or args.text
     if "-interrupt-" not in args.at:  # an agent step of the run
@@ -144,21 +150,7 @@ async def cmd_fork(args: argparse.Namespace, settings: TemporalSettings) -> int:
                 f"{args.workflow_id}` lists its questions)"
             )
             return 1
-        resolution = (
-            stop_resolution(args.stop, answers)
-            if args.stop is not None
-            else resolution_from_flags(
-                args.choice,
-                args.custom,
-                args.confirm,
-                args.text,
-                request=question.request,
-                in_parts=question.answers_in_parts,
-            )
-        )
-        if args.continue_at:
-            team = team_of(question.team)
-            resolution = with_continue_at(resolution, question.origin, args.continue_at, team=team)
+        resolution = resolution_of_flags(args, question)
         try:
             fork = await agents.fork(
                 args.workflow_id, at=args.at, resolution=resolution, door=Door.CLI
