@@ -149,25 +149,7 @@ async def _run_that_asked(
         )
     run_id: str | None = None
     while True:
-        handle = client.get_workflow_handle(workflow_id, run_id=run_id)
-        events: list[HistoryEvent] = []
-        try:
-            async for event in handle.fetch_history_events():
-                events.append(event)
-        except RPCError as err:
-            if err.status is RPCStatusCode.NOT_FOUND:
-                raise ForkRefused(
-                    f"the history of {workflow_id} is gone (never started, or past the "
-                    "namespace's retention): nothing to fork"
-                ) from None
-            raise
-        if not events:
-            raise ForkRefused(f"the history of {workflow_id} is empty: nothing to fork")
-        started = events[0].workflow_execution_started_event_attributes
-        this_run = handle.run_id or started.original_execution_run_id
-        if run_id is None:
-            described = await handle.describe()
-            this_run = described.run_id or this_run
+        this_run, events = await _run_events(client, workflow_id, run_id)
         for event in events:
             if (
                 event.event_type == EventType.EVENT_TYPE_START_CHILD_WORKFLOW_EXECUTION_INITIATED
@@ -175,7 +157,7 @@ async def _run_that_asked(
                 == question_id
             ):
                 return this_run, events
-        previous = started.continued_execution_run_id
+        previous = events[0].workflow_execution_started_event_attributes.continued_execution_run_id
         if not previous:
             raise ForkRefused(
                 f"{workflow_id} never asked {clip(question_id, 200)} (`agents status "
