@@ -12,6 +12,7 @@ import logging
 import math
 import secrets
 import socket
+import time
 from contextlib import suppress
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
@@ -57,7 +58,7 @@ from agent_interrupts.app.inbox.form import (
 from agent_interrupts.app.inbox.ignored import FILE_NAME, IgnoredQuestions
 from agent_interrupts.app.inbox.links import AnswerLinks
 from agent_interrupts.app.inbox.pages import PageTokens, page_address
-from agent_interrupts.app.inbox.questions import QuestionReader
+from agent_interrupts.app.inbox.questions import QuestionReader, wait_left
 from agent_interrupts.app.inbox.slack import PATH as SLACK_PATH
 from agent_interrupts.app.inbox.slack import SlackDoor
 from agent_interrupts.app.inbox.view import (
@@ -78,6 +79,7 @@ from agent_interrupts.app.sdk import (
     AgentWorkflowClient,
     Answer,
     ResolutionRejected,
+    WaitingPage,
     WaitingQuestion,
     accepted,
     decisions,
@@ -463,10 +465,18 @@ class Inbox:
         except WaitingFilterError:  # not a run id's characters: the page's own filter says none
             narrowed = WaitingFilter()
             query = narrowed.query()
+        asked_at = time.monotonic()
         page, token = self.pages.start_of(query, filters.page)
-        listed_page, answered, total, stuck = await asyncio.gather(
-            self.agents.waiting_page(self.limit, token, narrowed),
-            self.agents.answered(ANSWERS_SHOWN),
+
+        async def listed_and_read() -> tuple[WaitingPage, list[WaitingQuestion]]:
+            listed = await self.agents.waiting_page(self.limit, token, narrowed)
+            wait = wait_left(asked_at, time.monotonic())
+            return listed, await self.reader.questions(listed.executions, wait)
+
+        # the reads and the answers' histories overlap the other visibility calls
+        (listed_page, read), (answered, found), total, stuck = await asyncio.gather(
+            listed_and_read(),
+            self._newest_answers(),
             self.agents.count_waiting(narrowed),
             stuck_ids(self.agents.client),
         )
@@ -475,8 +485,7 @@ class Inbox:
             self.pages.learn(query, page + 1, listed_page.next_token)
         before = (page - 1) * self.limit
         waiting = [
-            replace(q, problem=stuck.get(q.interrupt_id) or stuck.get(q.run_id))
-            for q in await self.reader.questions(executions)
+            replace(q, problem=stuck.get(q.interrupt_id) or stuck.get(q.run_id)) for q in read
         ]
         if self.away is not None:
             log.warning("Temporal answers again; the inbox lists the questions")
@@ -491,8 +500,6 @@ class Inbox:
             for q in waiting
             if filters.keeps(q) and (filters.ignored or q.interrupt_id not in self.ignored.records)
         ]
-        unknown = [(i, closed) for i, closed in answered if i not in self.answers]
-        found = await asyncio.gather(*(self._answer(*row) for row in unknown))
         known = self.answers | {a.interrupt_id: a for a in found if a is not None}
         self.answers = {i: known[i] for i, _ in answered if i in known}
         return {
@@ -510,6 +517,14 @@ class Inbox:
             "next_page": page_address(filters.params(), page + 1) if more > 0 else "",
             "previous_page": page_address(filters.params(), page - 1) if page > 1 else "",
         }
+
+    async def _newest_answers(
+        self,
+    ) -> tuple[list[tuple[str, datetime | None]], list[Answer | None]]:
+        """The newest answered questions (id, when closed) and the answers of those not kept."""
+        answered = await self.agents.answered(ANSWERS_SHOWN)
+        unknown = [(i, closed) for i, closed in answered if i not in self.answers]
+        return answered, await asyncio.gather(*(self._answer(*row) for row in unknown))
 
     async def _answer(self, interrupt_id: str, closed: datetime | None) -> Answer | None:
         """The answer of a closed question; None for one whose history cannot be read as ours
