@@ -20,7 +20,6 @@ from pathlib import Path
 from urllib.parse import parse_qsl
 
 import uvicorn
-from jinja2 import Environment, PackageLoader, StrictUndefined
 from pydantic import ValidationError
 from starlette.applications import Starlette
 from starlette.middleware import Middleware
@@ -61,6 +60,7 @@ from agent_interrupts.app.inbox.pages import PageTokens, page_address
 from agent_interrupts.app.inbox.questions import QuestionReader, wait_left
 from agent_interrupts.app.inbox.slack import PATH as SLACK_PATH
 from agent_interrupts.app.inbox.slack import SlackDoor
+from agent_interrupts.app.inbox.templating import environment
 from agent_interrupts.app.inbox.view import (
     KINDS,
     Filters,
@@ -224,11 +224,7 @@ class Inbox:
         self.answers: dict[str, Answer] = {}
         self.forking = ForkPages(self)
         """ "Try another answer" and the runs' pages (``app/inbox/forking.py``)."""
-        self.templates = Environment(
-            loader=PackageLoader("agent_interrupts.app.inbox"),
-            autoescape=True,
-            undefined=StrictUndefined,
-        )
+        self.templates = environment()
         self.templates.globals.update(
             typed_values=typed_values,
             starting_values=starting_values,
