@@ -1,6 +1,5 @@
 """The waiting questions the inbox shows, each read once: a page never waits on a question it has
-shown before, and waits for ones it has not only until ``FIRST_WAIT`` after the page was asked
-for (``wait_left``): the visibility calls before the reads count against it.
+shown before, and waits at most ``FIRST_WAIT`` for ones it has not.
 
 Reading a question is a ``status`` query its worker answers (a workflow task each: about 10 ms of
 the worker's time on 2 cores), so the reader keeps what it read, re-reads a few of the oldest per
@@ -24,8 +23,7 @@ from agent_interrupts.app.sdk import AgentWorkflowClient, WaitingQuestion
 from agent_interrupts.workflows import visibility
 
 FIRST_WAIT = timedelta(seconds=0.5)
-"""How long after it was asked for a page waits for questions it has never read; the rest show
-as loading (and fill in at the next refresh)."""
+"""How long a page waits for questions it has never read; the rest show as loading."""
 REREAD_AFTER = timedelta(seconds=30)
 """How old what was read of a question may grow (its newest events: notifications, reminders)
 before a refresh reads it again."""
@@ -60,12 +58,9 @@ class QuestionReader:
         self._reading: dict[str, asyncio.Task[None]] = {}
         self._gate = asyncio.Semaphore(READS_AT_ONCE)
 
-    async def questions(
-        self, executions: Sequence[WorkflowExecution], wait: float | None = None
-    ) -> list[WaitingQuestion]:
+    async def questions(self, executions: Sequence[WorkflowExecution]) -> list[WaitingQuestion]:
         """The question of each execution, in order: as read, or ``pending`` when it was not
-        read within ``wait`` seconds (``FIRST_WAIT`` when None). Starts reading new ones and
-        renews the oldest reads."""
+        read within ``FIRST_WAIT``. Starts reading new ones and renews the oldest reads."""
         listed = {e.id for e in executions}
         for gone in self._read.keys() - listed:
             del self._read[gone]
@@ -81,9 +76,8 @@ class QuestionReader:
             if now - self._read[execution.id].at > REREAD_AFTER.total_seconds():
                 self._start(execution)
         under_way = [self._reading[e.id] for e in new if e.id in self._reading]
-        wait = FIRST_WAIT.total_seconds() if wait is None else wait
-        if under_way and wait > 0:
-            await asyncio.wait(under_way, timeout=wait)
+        if under_way:
+            await asyncio.wait(under_way, timeout=FIRST_WAIT.total_seconds())
         read = self._read
         return [read[e.id].question if e.id in read else _pending(e) for e in executions]
 
@@ -104,12 +98,6 @@ class QuestionReader:
         # a question no worker answered for is read again at the next refresh, before others
         at = self.clock() if question.status is not None else -math.inf
         self._read[execution.id] = _Read(question, at)
-
-
-def wait_left(asked_at: float, now: float) -> float:
-    """Seconds a page asked for at ``asked_at`` may still wait for questions it has not read
-    (``FIRST_WAIT`` after it was asked for; never below 0)."""
-    return max(0.0, FIRST_WAIT.total_seconds() - (now - asked_at))
 
 
 def _pending(execution: WorkflowExecution) -> WaitingQuestion:

@@ -12,7 +12,6 @@ import logging
 import math
 import secrets
 import socket
-import time
 from contextlib import suppress
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
@@ -57,7 +56,7 @@ from agent_interrupts.app.inbox.form import (
 from agent_interrupts.app.inbox.ignored import FILE_NAME, IgnoredQuestions
 from agent_interrupts.app.inbox.links import AnswerLinks
 from agent_interrupts.app.inbox.pages import PageTokens, page_address
-from agent_interrupts.app.inbox.questions import QuestionReader, wait_left
+from agent_interrupts.app.inbox.questions import QuestionReader
 from agent_interrupts.app.inbox.slack import PATH as SLACK_PATH
 from agent_interrupts.app.inbox.slack import SlackDoor
 from agent_interrupts.app.inbox.templating import environment
@@ -461,13 +460,11 @@ class Inbox:
         except WaitingFilterError:  # not a run id's characters: the page's own filter says none
             narrowed = WaitingFilter()
             query = narrowed.query()
-        asked_at = time.monotonic()
         page, token = self.pages.start_of(query, filters.page)
 
         async def listed_and_read() -> tuple[WaitingPage, list[WaitingQuestion]]:
             listed = await self.agents.waiting_page(self.limit, token, narrowed)
-            wait = wait_left(asked_at, time.monotonic())
-            return listed, await self.reader.questions(listed.executions, wait)
+            return listed, await self.reader.questions(listed.executions)
 
         # the reads and the answers' histories overlap the other visibility calls
         (listed_page, read), (answered, found), total, stuck = await asyncio.gather(
