@@ -19,7 +19,6 @@ from pathlib import Path
 from urllib.parse import parse_qsl
 
 import uvicorn
-from jinja2 import Environment, PackageLoader, StrictUndefined
 from pydantic import ValidationError
 from starlette.applications import Starlette
 from starlette.middleware import Middleware
@@ -60,6 +59,7 @@ from agent_interrupts.app.inbox.pages import PageTokens, page_address
 from agent_interrupts.app.inbox.questions import QuestionReader
 from agent_interrupts.app.inbox.slack import PATH as SLACK_PATH
 from agent_interrupts.app.inbox.slack import SlackDoor
+from agent_interrupts.app.inbox.templating import environment
 from agent_interrupts.app.inbox.view import (
     KINDS,
     Filters,
@@ -78,6 +78,7 @@ from agent_interrupts.app.sdk import (
     AgentWorkflowClient,
     Answer,
     ResolutionRejected,
+    WaitingPage,
     WaitingQuestion,
     accepted,
     decisions,
@@ -222,11 +223,7 @@ class Inbox:
         self.answers: dict[str, Answer] = {}
         self.forking = ForkPages(self)
         """ "Try another answer" and the runs' pages (``app/inbox/forking.py``)."""
-        self.templates = Environment(
-            loader=PackageLoader("agent_interrupts.app.inbox"),
-            autoescape=True,
-            undefined=StrictUndefined,
-        )
+        self.templates = environment()
         self.templates.globals.update(
             typed_values=typed_values,
             starting_values=starting_values,
@@ -464,9 +461,15 @@ class Inbox:
             narrowed = WaitingFilter()
             query = narrowed.query()
         page, token = self.pages.start_of(query, filters.page)
-        listed_page, answered, total, stuck = await asyncio.gather(
-            self.agents.waiting_page(self.limit, token, narrowed),
-            self.agents.answered(ANSWERS_SHOWN),
+
+        async def listed_and_read() -> tuple[WaitingPage, list[WaitingQuestion]]:
+            listed = await self.agents.waiting_page(self.limit, token, narrowed)
+            return listed, await self.reader.questions(listed.executions)
+
+        # the reads and the answers' histories overlap the other visibility calls
+        (listed_page, read), (answered, found), total, stuck = await asyncio.gather(
+            listed_and_read(),
+            self._newest_answers(),
             self.agents.count_waiting(narrowed),
             stuck_ids(self.agents.client),
         )
@@ -475,8 +478,7 @@ class Inbox:
             self.pages.learn(query, page + 1, listed_page.next_token)
         before = (page - 1) * self.limit
         waiting = [
-            replace(q, problem=stuck.get(q.interrupt_id) or stuck.get(q.run_id))
-            for q in await self.reader.questions(executions)
+            replace(q, problem=stuck.get(q.interrupt_id) or stuck.get(q.run_id)) for q in read
         ]
         if self.away is not None:
             log.warning("Temporal answers again; the inbox lists the questions")
@@ -491,8 +493,6 @@ class Inbox:
             for q in waiting
             if filters.keeps(q) and (filters.ignored or q.interrupt_id not in self.ignored.records)
         ]
-        unknown = [(i, closed) for i, closed in answered if i not in self.answers]
-        found = await asyncio.gather(*(self._answer(*row) for row in unknown))
         known = self.answers | {a.interrupt_id: a for a in found if a is not None}
         self.answers = {i: known[i] for i, _ in answered if i in known}
         return {
@@ -510,6 +510,14 @@ class Inbox:
             "next_page": page_address(filters.params(), page + 1) if more > 0 else "",
             "previous_page": page_address(filters.params(), page - 1) if page > 1 else "",
         }
+
+    async def _newest_answers(
+        self,
+    ) -> tuple[list[tuple[str, datetime | None]], list[Answer | None]]:
+        """The newest answered questions (id, when closed) and the answers of those not kept."""
+        answered = await self.agents.answered(ANSWERS_SHOWN)
+        unknown = [(i, closed) for i, closed in answered if i not in self.answers]
+        return answered, await asyncio.gather(*(self._answer(*row) for row in unknown))
 
     async def _answer(self, interrupt_id: str, closed: datetime | None) -> Answer | None:
         """The answer of a closed question; None for one whose history cannot be read as ours
