@@ -44,9 +44,10 @@ the SDK's defaults) on fresh task queues:
    them).
 
 Every phase ends within ``--timeout`` seconds (default ``WAIT_TIMEOUT``): the runs still open
-then are terminated, and the phase's rate counts only the finished runs' steps over the seconds
-from the first start to the cut (a lower bound, marked "cut" in the report), so a starved machine
-gives a figure instead of a bench that never ends.
+then are terminated, and the phase's rate counts the steps every run completed (an open run's:
+its completed step activities, from its history) over the seconds from the first start to the
+cut (marked "cut" in the report), so a starved machine gives a figure instead of a bench that
+never ends. The model calls made twice are not counted in a cut phase.
 
 Compare ratios, not absolute rates: those depend on the machine and its load (printed).
 """
@@ -95,9 +96,15 @@ from bench.harness import (
     versus_aim,
     worker_env,
 )
-from bench.history_times import fetch_history, rounds
+from bench.history_times import AGENT_ACTIVITY, fetch_history, rounds
 from bench.interrupt_round_trip import waiting_interrupt
-from bench.model_calls import BareModelCalls, RecordedModelCalls, same_calls_worker, step_bytes
+from bench.model_calls import (
+    MODEL_CALL,
+    BareModelCalls,
+    RecordedModelCalls,
+    same_calls_worker,
+    step_bytes,
+)
 
 DEFAULT_RUNS = 100
 GOAL = "add rate limiting to the gateway"
@@ -115,7 +122,7 @@ class Rate:
     items: int
     seconds: float
     unfinished: int = 0
-    """runs terminated at the phase's timeout: ``items`` counts only the finished runs' steps"""
+    """runs terminated at the phase's timeout: ``items`` counts the steps they had completed"""
 
     @property
     def per_second(self) -> float:
@@ -195,29 +202,52 @@ async def result(handle: WorkflowHandle[Any, Any]) -> Any:
 
 async def span(
     handles: Sequence[WorkflowHandle[Any, Any]], timeout: float = WAIT_TIMEOUT
-) -> tuple[float, int]:
+) -> tuple[float, dict[int, int]]:
     """Wait for every run, at most ``timeout`` seconds; the seconds from the first start to the
-    last close (server times), and how many runs were still open then (terminated, their span
-    ending at the cut)."""
+    last close (server times), and for each run still open then (by its index; terminated,
+    its span ending at the cut) the steps it had completed."""
     waits = [asyncio.create_task(result(h)) for h in handles]
     _, pending = await asyncio.wait(waits, timeout=timeout)
     for wait in pending:
         wait.cancel()
-    open_runs = [h for h, w in zip(handles, waits, strict=True) if w in pending]
+    open_runs = [i for i, w in enumerate(waits) if w in pending]
+    done = await asyncio.gather(*(steps_done(handles[i]) for i in open_runs))
     await asyncio.gather(
-        *(h.terminate(reason="bench.throughput: the phase's timeout") for h in open_runs)
+        *(handles[i].terminate(reason="bench.throughput: the phase's timeout") for i in open_runs)
     )
     described = await asyncio.gather(*(h.describe() for h in handles))
     closes = [d.close_time for d in described if d.close_time is not None]
-    return (max(closes) - min(d.start_time for d in described)).total_seconds(), len(open_runs)
+    seconds = (max(closes) - min(d.start_time for d in described)).total_seconds()
+    return seconds, dict(zip(open_runs, done, strict=True))
+
+
+STEP_ACTIVITIES = frozenset({AGENT_ACTIVITY, MODEL_CALL, "noop"})
+"""The activities that are a run's steps: the agents', the same calls', the no-op baseline's."""
+
+
+async def steps_done(handle: WorkflowHandle[Any, Any]) -> int:
+    """The steps a run has completed so far (its completed step activities)."""
+    events = await fetch_history(handle)
+    kinds = {
+        e.event_id: e.activity_task_scheduled_event_attributes.activity_type.name
+        for e in events
+        if e.HasField("activity_task_scheduled_event_attributes")
+    }
+    return sum(
+        kinds.get(e.activity_task_completed_event_attributes.scheduled_event_id) in STEP_ACTIVITIES
+        for e in events
+        if e.HasField("activity_task_completed_event_attributes")
+    )
 
 
 async def phase_rate(
     client: Client, runs: int, queue: str, run: Any, arg: Any, steps: int, timeout: float
 ) -> Rate:
-    """``runs`` runs started at once: their ``steps`` each (only the finished runs') / span."""
-    seconds, unfinished = await span(await start_runs(client, runs, queue, run, arg), timeout)
-    return Rate((runs - unfinished) * steps, seconds, unfinished)
+    """``runs`` runs started at once: the steps they completed (``steps`` each finished run's)
+    / span."""
+    seconds, cut_runs = await span(await start_runs(client, runs, queue, run, arg), timeout)
+    items = (runs - len(cut_runs)) * steps + sum(cut_runs.values())
+    return Rate(items, seconds, len(cut_runs))
 
 
 async def measure(
@@ -402,7 +432,8 @@ def cut(rate: Rate) -> str:
     """`` (cut: ...)`` for a phase ended by its timeout, else nothing."""
     if not rate.unfinished:
         return ""
-    return f" (cut: {rate.unfinished} runs still open at the timeout, terminated; a lower bound)"
+    open_runs = f"{rate.unfinished} runs still open at the timeout"
+    return f" (cut: {open_runs}, their completed steps counted)"
 
 
 def repeated_text(repeated: int | None) -> str:
