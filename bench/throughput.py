@@ -47,7 +47,8 @@ Every phase ends within ``--timeout`` seconds (default ``WAIT_TIMEOUT``): the ru
 then are terminated, and the phase's rate counts the steps every run completed (an open run's:
 its completed step activities, from its history) over the seconds from the first start to the
 cut (marked "cut" in the report), so a starved machine gives a figure instead of a bench that
-never ends. The model calls made twice are not counted in a cut phase.
+never ends. A cut phase's model calls made twice are a range: its steps in flight at the cut
+may or may not have asked the model yet.
 
 Compare ratios, not absolute rates: those depend on the machine and its load (printed).
 """
@@ -123,6 +124,8 @@ class Rate:
     seconds: float
     unfinished: int = 0
     """runs terminated at the phase's timeout: ``items`` counts the steps they had completed"""
+    in_flight: int = 0
+    """steps of those runs scheduled and not completed at the cut (their call may have begun)"""
 
     @property
     def per_second(self) -> float:
@@ -138,11 +141,12 @@ class AtLoad:
     agents: Rate
     same_calls: Rate
     """the bare workflow of the same shape making the warm-up run's model calls with its payloads"""
-    repeated: int | None
-    """model calls made again by another attempt of their agent step (None: not counted, the
-    phase was cut at its timeout)"""
+    repeated: int
+    """model calls made again by another attempt of their agent step (in a cut phase, at least)"""
     load_average: str
     """the machine's load averages as the three ended"""
+    repeated_at_most: int | None = None
+    """in a cut phase, the most model calls made twice: its steps in flight may have asked"""
 
     @property
     def ratio(self) -> float:
@@ -202,16 +206,16 @@ async def result(handle: WorkflowHandle[Any, Any]) -> Any:
 
 async def span(
     handles: Sequence[WorkflowHandle[Any, Any]], timeout: float = WAIT_TIMEOUT
-) -> tuple[float, dict[int, int]]:
+) -> tuple[float, dict[int, tuple[int, int]]]:
     """Wait for every run, at most ``timeout`` seconds; the seconds from the first start to the
     last close (server times), and for each run still open then (by its index; terminated,
-    its span ending at the cut) the steps it had completed."""
+    its span ending at the cut) the steps it had completed and those in flight."""
     waits = [asyncio.create_task(result(h)) for h in handles]
     _, pending = await asyncio.wait(waits, timeout=timeout)
     for wait in pending:
         wait.cancel()
     open_runs = [i for i, w in enumerate(waits) if w in pending]
-    done = await asyncio.gather(*(steps_done(handles[i]) for i in open_runs))
+    done = await asyncio.gather(*(step_counts(handles[i]) for i in open_runs))
     await asyncio.gather(
         *(handles[i].terminate(reason="bench.throughput: the phase's timeout") for i in open_runs)
     )
@@ -225,19 +229,22 @@ STEP_ACTIVITIES = frozenset({AGENT_ACTIVITY, MODEL_CALL, "noop"})
 """The activities that are a run's steps: the agents', the same calls', the no-op baseline's."""
 
 
-async def steps_done(handle: WorkflowHandle[Any, Any]) -> int:
-    """The steps a run has completed so far (its completed step activities)."""
+async def step_counts(handle: WorkflowHandle[Any, Any]) -> tuple[int, int]:
+    """The steps a run has completed so far (its completed step activities), and those
+    scheduled and not completed."""
     events = await fetch_history(handle)
-    kinds = {
-        e.event_id: e.activity_task_scheduled_event_attributes.activity_type.name
+    steps = {
+        e.event_id
         for e in events
         if e.HasField("activity_task_scheduled_event_attributes")
+        and e.activity_task_scheduled_event_attributes.activity_type.name in STEP_ACTIVITIES
     }
-    return sum(
-        kinds.get(e.activity_task_completed_event_attributes.scheduled_event_id) in STEP_ACTIVITIES
+    completed = sum(
+        e.activity_task_completed_event_attributes.scheduled_event_id in steps
         for e in events
         if e.HasField("activity_task_completed_event_attributes")
     )
+    return completed, len(steps) - completed
 
 
 async def phase_rate(
@@ -246,8 +253,9 @@ async def phase_rate(
     """``runs`` runs started at once: the steps they completed (``steps`` each finished run's)
     / span."""
     seconds, cut_runs = await span(await start_runs(client, runs, queue, run, arg), timeout)
-    items = (runs - len(cut_runs)) * steps + sum(cut_runs.values())
-    return Rate(items, seconds, len(cut_runs))
+    items = (runs - len(cut_runs)) * steps + sum(done for done, _ in cut_runs.values())
+    in_flight = sum(flying for _, flying in cut_runs.values())
+    return Rate(items, seconds, len(cut_runs), in_flight)
 
 
 async def measure(
@@ -296,11 +304,16 @@ async def measure(
                     agents_rate = await phase_rate(
                         client, runs, agents_queue, OrchestratorWorkflow.run, goal, steps, timeout
                     )
-                    asked = len(offline.received) - answered
-                    repeated = None if agents_rate.unfinished else asked - runs * steps
+                    beyond = len(offline.received) - answered - agents_rate.items
                     at_loads.append(
                         AtLoad(
-                            load, bare_rate, agents_rate, same_calls_rate, repeated, load_average()
+                            load,
+                            bare_rate,
+                            agents_rate,
+                            same_calls_rate,
+                            max(0, beyond - agents_rate.in_flight),
+                            load_average(),
+                            beyond if agents_rate.unfinished else None,
                         )
                     )
     rss_after_runs = rss_bytes()
@@ -412,7 +425,7 @@ def report(result: BenchResult) -> str:
             f"{cut(at.same_calls)}",
             f"orchestrator: {result.runs} runs: {at.agents.items} agent steps in "
             f"{at.agents.seconds:.1f} s = {at.agents.per_second:.1f} agent steps/s"
-            f"{cut(at.agents)} ({repeated_text(at.repeated)})",
+            f"{cut(at.agents)} ({repeated_text(at)})",
             f"ratio agent steps/s / bare activities/s: {at.ratio:.2f}x",
             "ratio agent steps/s / same model calls/s (what orchestrating the calls costs): "
             + versus_aim(at.ratio_to_same_calls, AIM, at_least=True),
@@ -436,10 +449,13 @@ def cut(rate: Rate) -> str:
     return f" (cut: {open_runs}, their completed steps counted)"
 
 
-def repeated_text(repeated: int | None) -> str:
-    if repeated is None:
-        return "model calls made twice not counted: the phase was cut"
-    return f"{repeated} model calls made twice: another attempt of their step asked again"
+def repeated_text(at: AtLoad) -> str:
+    """The model calls made twice; in a cut phase between what its steps in flight allow."""
+    if at.repeated_at_most is None or at.repeated_at_most == at.repeated:
+        count = str(at.repeated)
+    else:
+        count = f"{at.repeated} to {at.repeated_at_most} (steps in flight at the cut)"
+    return f"{count} model calls made twice: another attempt of their step asked again"
 
 
 def process_lines(result: BenchResult) -> list[str]:

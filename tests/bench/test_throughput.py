@@ -23,6 +23,7 @@ from bench.throughput import (
     positive_seconds,
     process_lines,
     process_rate,
+    repeated_text,
     report,
     worker_counts,
 )
@@ -78,7 +79,7 @@ async def test_a_phase_ends_at_its_timeout_and_counts_only_finished_runs(client:
     goal = OrchestratorInput(goal=GOAL)
     rate = await phase_rate(client, 2, queue, OrchestratorWorkflow.run, goal, 19, 0.5)
 
-    assert rate.unfinished == 2 and rate.items == 0 and rate.seconds > 0
+    assert rate.unfinished == 2 and rate.items == rate.in_flight == 0 and rate.seconds > 0
     listed = [w async for w in client.list_workflows(f"TaskQueue = '{queue}'")]
     assert len(listed) == 2
     assert {w.status for w in listed} == {WorkflowExecutionStatus.TERMINATED}
@@ -86,3 +87,12 @@ async def test_a_phase_ends_at_its_timeout_and_counts_only_finished_runs(client:
     assert positive_seconds("300") == 300.0
     with pytest.raises(argparse.ArgumentTypeError, match="above 0"):
         positive_seconds("0")
+
+
+def test_the_calls_made_twice_in_a_cut_phase_are_a_range() -> None:
+    """Steps in flight at the cut may or may not have asked the model: both bounds are shown."""
+    at = _NO_RUNS.loads[0]
+    assert repeated_text(at).startswith("0 model calls made twice")
+    assert repeated_text(replace(at, repeated=1, repeated_at_most=4)).startswith(
+        "1 to 4 (steps in flight at the cut) model calls made twice"
+    )
