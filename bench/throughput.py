@@ -68,7 +68,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from temporalio.client import Client, WorkflowHandle
+from temporalio.client import Client, WorkflowExecutionStatus, WorkflowHandle
 from temporalio.service import RPCError, RPCStatusCode
 from temporalio.worker import Worker
 
@@ -115,6 +115,7 @@ WAIT_TIMEOUT = 900.0
 """Seconds a phase waits for all its runs to finish, or to ask their question (``--timeout``)."""
 POLL_INTERVAL = 0.2
 MB = 1024 * 1024
+TERMINATED = WorkflowExecutionStatus.TERMINATED
 ROOT = Path(__file__).resolve().parents[1]
 
 
@@ -214,15 +215,22 @@ async def span(
     _, pending = await asyncio.wait(waits, timeout=timeout)
     for wait in pending:
         wait.cancel()
-    open_runs = [i for i, w in enumerate(waits) if w in pending]
-    done = await asyncio.gather(*(step_counts(handles[i]) for i in open_runs))
-    await asyncio.gather(
-        *(handles[i].terminate(reason="bench.throughput: the phase's timeout") for i in open_runs)
-    )
+    await asyncio.gather(*(cut_off(h) for h, w in zip(handles, waits, strict=True) if w in pending))
     described = await asyncio.gather(*(h.describe() for h in handles))
+    open_runs = [i for i, d in enumerate(described) if d.status == TERMINATED]
+    done = await asyncio.gather(*(step_counts(handles[i]) for i in open_runs))
     closes = [d.close_time for d in described if d.close_time is not None]
     seconds = (max(closes) - min(d.start_time for d in described)).total_seconds()
     return seconds, dict(zip(open_runs, done, strict=True))
+
+
+async def cut_off(handle: WorkflowHandle[Any, Any]) -> None:
+    """Terminate a run at its phase's timeout, unless it closed meanwhile."""
+    try:
+        await handle.terminate(reason="bench.throughput: the phase's timeout")
+    except RPCError as error:
+        if error.status != RPCStatusCode.NOT_FOUND:  # "workflow execution already completed"
+            raise
 
 
 STEP_ACTIVITIES = frozenset({AGENT_ACTIVITY, MODEL_CALL, "noop"})
