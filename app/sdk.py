@@ -41,6 +41,7 @@ from agent_interrupts.app.waiting_pages import (
 )
 from agent_interrupts.models.errors import (
     ForkRefused,
+    PayloadKeyError,
     describe_validation_error,
     failure_message,
 )
@@ -648,7 +649,7 @@ class AgentWorkflowClient:
             link: ForkLink | None
             try:
                 link = ForkLink.model_validate(await execution.memo_value(FORK_MEMO))
-            except (KeyError, ValueError):
+            except (KeyError, ValueError):  # also PayloadKeyError: sealed under a key not set here
                 link = None
             status = execution.status.name if execution.status is not None else "?"
             found.append(ListedFork(workflow_id=execution.id, status=status, link=link))
@@ -811,7 +812,10 @@ class AgentWorkflowClient:
         rows = []
         query = f"WorkflowType = '{ORCHESTRATOR_TYPE}'"
         async for execution in self.client.list_workflows(query, limit=limit):
-            memo = await execution.memo()
+            try:
+                goal = str((await execution.memo()).get("goal", ""))
+            except PayloadKeyError as err:  # a run sealed under a key this client lacks
+                goal = f"(its goal cannot be read: {err})"
             status = execution.status or WorkflowExecutionStatus.RUNNING
             problem = problem_of(execution)
             rows.append(
@@ -820,7 +824,7 @@ class AgentWorkflowClient:
                     phase=execution.typed_search_attributes.get(visibility.AGENT_PHASE),
                     state="STUCK" if problem else status.name,
                     started=execution.start_time,
-                    goal=str(memo.get("goal", "")),
+                    goal=goal,
                     problem=problem,
                 )
             )

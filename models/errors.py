@@ -26,6 +26,8 @@ and says in one line what was wrong and how to fix it (encode/httpx ``_exception
     * TeamFileError (also ValueError): team files that cannot be teams
   * AnswerRulesError (also ValueError): an answer rules file that cannot be read
   * ForkRefused (also ValueError): a fork whose point, history or answer cannot be taken
+  * PayloadKeyError (also ValueError, ``app/codec.py``): an encrypted payload this process
+    cannot open
   * TokenRefused (also ValueError, ``models/signing.py``): a token that answers nothing
   * NotificationFailed (retryable)
   * NotificationRefused

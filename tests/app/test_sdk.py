@@ -3,7 +3,13 @@ the run goes (the terminal, the follow prompt and the inbox all print it)."""
 
 from __future__ import annotations
 
-from agent_interrupts.app.sdk import accepted
+import os
+
+from temporalio.client import Client
+
+from agent_interrupts.app.data_converter import data_converter
+from agent_interrupts.app.encryption_keys import KeyRing
+from agent_interrupts.app.sdk import AgentWorkflowClient, accepted
 from agent_interrupts.models.interrupt_flow import InterruptState, InterruptStatus
 from agent_interrupts.teams.software.agents import AgentType
 from tests.models.test_resolution_rules import REQUEST
@@ -51,3 +57,20 @@ def test_the_workflow_types_by_name_are_the_classes_names() -> None:
 
     assert OrchestratorWorkflow.__name__ == ORCHESTRATOR_TYPE
     assert InterruptWorkflow.__name__ == INTERRUPT_TYPE
+
+
+async def test_a_run_sealed_under_a_key_this_client_lacks_is_listed_not_fatal(
+    client: Client, task_queue: str, workflow_id: str
+) -> None:
+    """``agents list`` shows every run; one whose memo it cannot open says why in its goal."""
+    config = client.config()
+    config["data_converter"] = data_converter(KeyRing((("k1", os.urandom(32)),)))
+    sealed = AgentWorkflowClient(Client(**config), task_queue)
+    handle = await sealed.start("a goal under a key", workflow_id=workflow_id)  # no worker needed
+    try:
+        rows = await AgentWorkflowClient(client, task_queue).runs(limit=50)
+        (row,) = [r for r in rows if r.workflow_id == workflow_id]
+        assert row.goal.startswith("(its goal cannot be read: ") and "'k1'" in row.goal, row.goal
+        assert "a goal under a key" not in row.goal
+    finally:
+        await handle.terminate("test cleanup")
