@@ -899,8 +899,13 @@ class AgentWorkflowClient:
         started = execution.start_time
         try:
             status = await self.interrupt_status(execution.id, timeout)
+        except PayloadKeyError as err:  # sealed under a key this client lacks
+            return WaitingQuestion(execution.id, origin, started, None, f"(unreadable: {err})")
         except (RPCError, WorkflowQueryFailedError):  # no worker answers: what the server knows
             described = await self.client.get_workflow_handle(execution.id).describe()
-            summary = await described.static_summary() or ""
+            try:
+                summary = await described.static_summary() or ""
+            except PayloadKeyError as err:
+                summary = f"(unreadable: {err})"
             return WaitingQuestion(execution.id, origin, started, None, summary)
         return WaitingQuestion(execution.id, str(status.origin), started, status)

@@ -4,15 +4,20 @@ the run goes (the terminal, the follow prompt and the inbox all print it)."""
 from __future__ import annotations
 
 import os
+from datetime import timedelta
 
 from temporalio.client import Client
 
+from agent_interrupts.activities.llm import LlmSettings
+from agent_interrupts.activities.offline_model import OfflineModel, OfflineScenario
 from agent_interrupts.app.data_converter import data_converter
 from agent_interrupts.app.encryption_keys import KeyRing
 from agent_interrupts.app.sdk import AgentWorkflowClient, accepted
+from agent_interrupts.app.worker_setup import build_worker
 from agent_interrupts.models.interrupt_flow import InterruptState, InterruptStatus
 from agent_interrupts.teams.software.agents import AgentType
 from tests.models.test_resolution_rules import REQUEST
+from tests.support.interrupts import start, wait_for_interrupt
 
 
 def _status(reroute_to: AgentType | None) -> InterruptStatus:
@@ -72,5 +77,30 @@ async def test_a_run_sealed_under_a_key_this_client_lacks_is_listed_not_fatal(
         (row,) = [r for r in rows if r.workflow_id == workflow_id]
         assert row.goal.startswith("(its goal cannot be read: ") and "'k1'" in row.goal, row.goal
         assert "a goal under a key" not in row.goal
+    finally:
+        await handle.terminate("test cleanup")
+
+
+async def test_a_question_sealed_under_a_key_this_client_lacks_is_listed_not_fatal(
+    client: Client, task_queue: str, workflow_id: str
+) -> None:
+    """``agents list --waiting`` and the inbox list every question; a sealed one says why it
+    cannot be read, with its worker serving and once it is gone."""
+    config = client.config()
+    config["data_converter"] = data_converter(KeyRing((("k1", os.urandom(32)),)))
+    sealed = Client(**config)
+    offline = OfflineModel(OfflineScenario(interrupt_at=frozenset({AgentType.PLANNING_COLLECTOR})))
+    plain = AgentWorkflowClient(client, task_queue)
+    handle = await start(sealed, task_queue, workflow_id)
+    try:
+        async with build_worker(sealed, task_queue, LlmSettings(), offline=offline):
+            pending = (await wait_for_interrupt(handle)).pending_interrupt
+            assert pending is not None
+            served = await plain.waiting_questions(limit=100, query_timeout=timedelta(seconds=5))
+        gone = await plain.waiting_questions(limit=100, query_timeout=timedelta(seconds=1))
+        for listed in (served, gone):
+            (row,) = [q for q in listed if q.interrupt_id == pending.workflow_id]
+            assert row.status is None and row.summary.startswith("(unreadable: "), row.summary
+            assert "'k1'" in row.summary
     finally:
         await handle.terminate("test cleanup")
