@@ -149,3 +149,4 @@ async def test_a_typescript_supervisor_encrypts_its_event_and_the_run_takes_it(
     opened = EncryptionCodec(ring).decode_now(sent)[0]
     assert opened.metadata["encoding"] == b"json/plain"
     assert json.loads(opened.data)["reason"] == REASON
+    await client.get_workflow_handle(workflow_id).terminate("test cleanup: a sealed run")
