@@ -185,6 +185,10 @@ async def test_a_fork_answered_as_the_parent_was_makes_exactly_the_parents_later
             forks.append((fork.workflow_id, fork.question_id))
 
 
+TYPED = "go on — «quoted» 'a' \"b\" <b>markup</b> ✓ 🚀 & $HOME"
+"""What a person types as the fork's text: it reaches the fork's question byte for byte."""
+
+
 async def test_agents_fork_takes_resolves_flags_and_refuses_as_resolve_does(
     client: Client, task_queue: str, workflow_id: str
 ) -> None:
@@ -209,7 +213,7 @@ async def test_agents_fork_takes_resolves_flags_and_refuses_as_resolve_does(
             "--at",
             question_id,
             "--text",
-            "go on",
+            TYPED,
             "--continue-at",
             OTHER_ROUTE,
             "--as",
@@ -220,6 +224,8 @@ async def test_agents_fork_takes_resolves_flags_and_refuses_as_resolve_does(
         fork_id = json.loads(forked.stdout)["workflowId"]
         handle = client.get_workflow_handle_for(OrchestratorWorkflow.run, fork_id)
         await asyncio.wait_for(handle.result(), 60)
+        taken = await agents.interrupt_status(json.loads(forked.stdout)["questionId"])
+        assert taken.resolution is not None and taken.resolution.free_text == TYPED, "as typed"
         listed = await client_py(client, "forks", workflow_id)
         board = await agents.blackboard(workflow_id)
         step = next(e.node_id for e in board if e.kind == "REQUEST" and e.agent_type == ASKER)
