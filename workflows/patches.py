@@ -216,7 +216,7 @@ PATCHES: tuple[Patch, ...] = (
             "4992237/orchestrator-concurrent-questions-1",
             "f9add2e/orchestrator-concurrent-questions-1",
         ),
-        new_branch=_concurrent("fb231a1", "91626d7", "a7c9e0d", "e73f637"),
+        new_branch=_concurrent("d826efa", "fb231a1", "91626d7", "a7c9e0d", "e73f637"),
     ),
     Patch(
         REROUTE_TAKEN,
@@ -249,7 +249,7 @@ PATCHES: tuple[Patch, ...] = (
         old_branch=tuple(
             f"{v}/orchestrator-declared-team-1" for v in ("4992237", "e73f637", "a7c9e0d")
         ),
-        new_branch=tuple(f"{v}/orchestrator-declared-team-1" for v in ("91626d7", "fb231a1")),
+        new_branch=tuple(f"{v}/orchestrator-declared-team-1" for v in ("91626d7", "fb231a1", "d826efa")),
     ),
     Patch(
         GIT_FILLED,
@@ -282,8 +282,8 @@ PATCHES: tuple[Patch, ...] = (
             )
         ),
         new_branch=(
-            "fb231a1/orchestrator-concurrent-questions-1",
-            "fb231a1/orchestrator-dispatch-question-waiting",
+            *(f"{v}/orchestrator-concurrent-questions-1" for v in ("fb231a1", "d826efa")),
+            *(f"{v}/orchestrator-dispatch-question-waiting" for v in ("fb231a1", "d826efa")),
         ),
     ),
     Patch(
@@ -291,14 +291,14 @@ PATCHES: tuple[Patch, ...] = (
         "a resolve signal whose answer claims to be the workflow's own (resolvedBy other than "
         "HUMAN, a reviewing model's call) is ignored with a WARNING event; runs recorded before "
         "took it as a person's answer (no recorded history sends one)",
-        added_in=NEXT,
+        added_in="d826efa",
         deprecate_after="fb231a1",
     ),
     Patch(
         NOTICES_LAST,
         "a notice's delivery runs at the lowest task-queue priority, behind the agent steps of "
         "working runs; runs recorded before scheduled it at the default priority",
-        added_in=NEXT,
+        added_in="d826efa",
         deprecate_after="fb231a1",
     ),
     Patch(
@@ -306,7 +306,7 @@ PATCHES: tuple[Patch, ...] = (
         "a question's reminders are due up to a tenth of their time later, by the question's "
         "id, so questions raised together are not reminded at once; runs recorded before were "
         "reminded at the plan's exact fractions",
-        added_in=NEXT,
+        added_in="d826efa",
         deprecate_after="fb231a1",
     ),
 )

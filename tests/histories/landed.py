@@ -65,6 +65,9 @@ LANDED: dict[str, str] = {
     "fb231a1": "every team's shapes are declared in its file; declared code-writing agents' "
     "results filled from git and reviewers' findings checked; a question's answer rules read "
     "at its start; answers from Slack, email and signed links",
+    "d826efa": "runs forked from any past decision; every payload sealed when encryption is on; "
+    "a signal claiming the workflow's own answer ignored; notices behind agent steps and "
+    "reminders spread",
 }
 """Every version that landed on main, oldest first, with what it brought."""
 
