@@ -70,6 +70,16 @@ one, which replays its short history, took no longer than a cached one's (0.18 a
 load 28): half the SDK's default halves the memory bound at no cost a person sees. A run's
 history is at most ``HISTORY_HANDOVER_BYTES`` before it continues as new, which bounds a replay."""
 
+WORKER_WORKFLOW_TASKS = 2
+"""Default number of workflow tasks one worker runs at once (a worker setting, env
+AGENTS_WORKER_MAX_WORKFLOW_TASKS; the SDK's default is 100, and 2 is the least it takes with a
+cache). A workflow task is Python code holding the interpreter's lock from start to end, so tasks
+run side by side only share it: each takes as many times longer as there are, and the worker's
+event loop (its activities' heartbeats, the offline model) gets a smaller share. With 100 at once,
+100 runs on a worker whose cores were oversubscribed 4x made their tasks overrun the SDK's
+2-second deadlock check and the 10-second workflow-task timeout, retried again and again
+(``bench.throughput``)."""
+
 MAX_SETTING_SECONDS = 1e9
 """The most seconds a duration setting takes (about 31 years; more overflows a timedelta)."""
 MAX_WORKER_ACTIVITIES = 100_000
@@ -580,6 +590,19 @@ def worker_max_cached_workflows(env: Mapping[str, str] = os.environ) -> int:
         raise ValueError(
             "AGENTS_WORKER_MAX_CACHED_WORKFLOWS must be a whole number from 0 to "
             f"{MAX_WORKER_ACTIVITIES}, not {raw!r}, e.g. {WORKER_CACHED_WORKFLOWS}"
+        )
+    return int(raw)
+
+
+def worker_max_workflow_tasks(env: Mapping[str, str] = os.environ) -> int:
+    """AGENTS_WORKER_MAX_WORKFLOW_TASKS: workflow tasks one worker runs at once (at least 2)."""
+    raw = env.get("AGENTS_WORKER_MAX_WORKFLOW_TASKS", "").strip()
+    if not raw:
+        return WORKER_WORKFLOW_TASKS
+    if not raw.isdigit() or not 2 <= int(raw) <= MAX_WORKER_ACTIVITIES:
+        raise ValueError(
+            "AGENTS_WORKER_MAX_WORKFLOW_TASKS must be a whole number from 2 to "
+            f"{MAX_WORKER_ACTIVITIES}, not {raw!r}, e.g. {WORKER_WORKFLOW_TASKS}"
         )
     return int(raw)
 

@@ -39,6 +39,7 @@ from agent_interrupts.app.config import (
     worker_drain,
     worker_max_activities,
     worker_max_cached_workflows,
+    worker_max_workflow_tasks,
     worker_sticky,
 )
 from agent_interrupts.app.connect import ConnectionProblem, connect
@@ -92,6 +93,7 @@ async def main(argv: list[str]) -> int:
         sticky = worker_sticky()
         max_activities = worker_max_activities()
         max_cached = worker_max_cached_workflows()
+        max_workflow_tasks = worker_max_workflow_tasks()
         metrics_at = metrics_address()
         runtime = metrics_runtime(metrics_at) if metrics_at else None
         ring = KeyRing.from_env()
@@ -133,6 +135,7 @@ async def main(argv: list[str]) -> int:
         drain=drain,
         max_activities=max_activities,
         max_cached_workflows=max_cached,
+        max_workflow_tasks=max_workflow_tasks,
         sticky=sticky,
         autonomy_settings=autonomy,
         teams=teams,

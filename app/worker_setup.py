@@ -34,6 +34,7 @@ from agent_interrupts.app.config import (
     OFFLINE_MAX_ACTIVITIES,
     WORKER_CACHED_WORKFLOWS,
     WORKER_STICKY_SECONDS,
+    WORKER_WORKFLOW_TASKS,
 )
 from agent_interrupts.app.data_converter import with_checked_converter
 from agent_interrupts.models.answer_rules import AnswerRules
@@ -119,6 +120,7 @@ def build_worker(
     teams: Mapping[str, TeamSpec] | None = None,
     answer_rules: AnswerRules | None = None,
     max_cached_workflows: int = WORKER_CACHED_WORKFLOWS,
+    max_workflow_tasks: int = WORKER_WORKFLOW_TASKS,
 ) -> Worker:
     """A worker for ``task_queue`` with all workflows and the agent activities.
 
@@ -135,7 +137,8 @@ def build_worker(
     package: ``models.team_files.served_teams``). ``answer_rules``: who may answer which
     questions (AGENTS_ANSWER_RULES); by default anybody may answer every question.
     ``max_cached_workflows``: workflows it holds in memory (AGENTS_WORKER_MAX_CACHED_WORKFLOWS); an
-    evicted one replays its history at its next workflow task.
+    evicted one replays its history at its next workflow task. ``max_workflow_tasks``: workflow
+    tasks it runs at once (AGENTS_WORKER_MAX_WORKFLOW_TASKS).
     """
     if offline is None and settings.offline:
         offline = OfflineModel(scenario, keep_requests=False)  # a worker runs for months
@@ -163,6 +166,7 @@ def build_worker(
         graceful_shutdown_timeout=drain,
         sticky_queue_schedule_to_start_timeout=sticky,
         max_cached_workflows=max_cached_workflows,
+        max_concurrent_workflow_tasks=max_workflow_tasks,
         max_concurrent_activities=max_activities
         or (OFFLINE_MAX_ACTIVITIES if offline is not None else None),
         activities=[

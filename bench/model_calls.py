@@ -32,7 +32,7 @@ with workflow.unsafe.imports_passed_through():
 
     from agent_interrupts.activities.llm import LlmSettings, StructuredLlm
     from agent_interrupts.activities.offline_model import OfflineModel
-    from agent_interrupts.app.config import OFFLINE_MAX_ACTIVITIES
+    from agent_interrupts.app.config import OFFLINE_MAX_ACTIVITIES, WORKER_WORKFLOW_TASKS
     from agent_interrupts.app.worker_setup import openai_client
     from agent_interrupts.models.graph import NODES_BY_OUTPUT
     from bench.history_times import (
@@ -153,13 +153,15 @@ class RecordedModelCalls:
 
 
 def same_calls_worker(client: Client, task_queue: str, calls: RecordedModelCalls) -> Worker:
-    """A worker for ``BareModelCalls`` on ``task_queue``, with the agents' activity slots."""
+    """A worker for ``BareModelCalls`` on ``task_queue``, with the agents' activity and
+    workflow-task slots."""
     return Worker(
         client,
         task_queue=task_queue,
         workflows=[BareModelCalls],
         activities=[calls.model_call],
         max_concurrent_activities=OFFLINE_MAX_ACTIVITIES,
+        max_concurrent_workflow_tasks=WORKER_WORKFLOW_TASKS,
     )
 
 

@@ -68,6 +68,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from temporalio.api.enums.v1 import TimeoutType
+from temporalio.api.history.v1 import HistoryEvent
 from temporalio.client import Client, WorkflowExecutionStatus, WorkflowHandle
 from temporalio.service import RPCError, RPCStatusCode
 from temporalio.worker import Worker
@@ -127,6 +129,10 @@ class Rate:
     """runs terminated at the phase's timeout: ``items`` counts the steps they had completed"""
     in_flight: int = 0
     """steps of those runs scheduled and not completed at the cut (their call may have begun)"""
+    overruns: int = 0
+    """workflow tasks that failed (the SDK's deadlock check) or timed out while running"""
+    sticky_misses: int = 0
+    """workflow tasks that waited past the sticky wait for their worker (run elsewhere)"""
 
     @property
     def per_second(self) -> float:
@@ -260,10 +266,28 @@ async def phase_rate(
 ) -> Rate:
     """``runs`` runs started at once: the steps they completed (``steps`` each finished run's)
     / span."""
-    seconds, cut_runs = await span(await start_runs(client, runs, queue, run, arg), timeout)
+    handles = await start_runs(client, runs, queue, run, arg)
+    seconds, cut_runs = await span(handles, timeout)
     items = (runs - len(cut_runs)) * steps + sum(done for done, _ in cut_runs.values())
     in_flight = sum(flying for _, flying in cut_runs.values())
-    return Rate(items, seconds, len(cut_runs), in_flight)
+    overruns, sticky_misses = task_trouble(await asyncio.gather(*map(fetch_history, handles)))
+    return Rate(items, seconds, len(cut_runs), in_flight, overruns, sticky_misses)
+
+
+def task_trouble(histories: Sequence[Sequence[HistoryEvent]]) -> tuple[int, int]:
+    """The workflow tasks of these histories that failed or timed out while running (work
+    lost and done again), and those that timed out waiting for their sticky worker."""
+    overruns = sticky_misses = 0
+    for event in (e for events in histories for e in events):
+        if event.HasField("workflow_task_failed_event_attributes"):
+            overruns += 1
+        elif event.HasField("workflow_task_timed_out_event_attributes"):
+            kind = event.workflow_task_timed_out_event_attributes.timeout_type
+            if kind == TimeoutType.TIMEOUT_TYPE_SCHEDULE_TO_START:
+                sticky_misses += 1
+            else:
+                overruns += 1
+    return overruns, sticky_misses
 
 
 async def measure(
@@ -450,11 +474,16 @@ def report(result: BenchResult) -> str:
 
 
 def cut(rate: Rate) -> str:
-    """`` (cut: ...)`` for a phase ended by its timeout, else nothing."""
+    """The phase's workflow tasks lost and moved; `` (cut: ...)`` for a phase ended by its
+    timeout."""
+    tasks = (
+        f"; workflow tasks failed or timed out running: {rate.overruns}, moved off their "
+        f"sticky worker: {rate.sticky_misses}"
+    )
     if not rate.unfinished:
-        return ""
+        return tasks
     open_runs = f"{rate.unfinished} runs still open at the timeout"
-    return f" (cut: {open_runs}, their completed steps counted)"
+    return f"{tasks} (cut: {open_runs}, their completed steps counted)"
 
 
 def repeated_text(at: AtLoad) -> str:

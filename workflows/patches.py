@@ -249,7 +249,9 @@ PATCHES: tuple[Patch, ...] = (
         old_branch=tuple(
             f"{v}/orchestrator-declared-team-1" for v in ("4992237", "e73f637", "a7c9e0d")
         ),
-        new_branch=tuple(f"{v}/orchestrator-declared-team-1" for v in ("91626d7", "fb231a1", "d826efa")),
+        new_branch=tuple(
+            f"{v}/orchestrator-declared-team-1" for v in ("91626d7", "fb231a1", "d826efa")
+        ),
     ),
     Patch(
         GIT_FILLED,

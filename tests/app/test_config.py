@@ -10,6 +10,7 @@ import pytest
 from agent_interrupts.activities.output_schema import OutputProfile, decoder_schema, longest_reply
 from agent_interrupts.app.config import (
     WORKER_CACHED_WORKFLOWS,
+    WORKER_WORKFLOW_TASKS,
     InboxSettings,
     TemporalSettings,
     llm_settings_from_env,
@@ -18,6 +19,7 @@ from agent_interrupts.app.config import (
     worker_drain,
     worker_max_activities,
     worker_max_cached_workflows,
+    worker_max_workflow_tasks,
     worker_sticky,
 )
 from agent_interrupts.app.worker_setup import served_agents
@@ -255,6 +257,15 @@ def test_the_worker_cache_is_a_whole_number_with_a_measured_default() -> None:
     for bad in ("-1", "many", "2.5", "1" + "0" * 30):
         with pytest.raises(ValueError, match=f"{name} must be a whole number from 0 to"):
             worker_max_cached_workflows({name: bad})
+
+
+def test_workflow_tasks_at_once_are_a_whole_number_from_two() -> None:
+    name = "AGENTS_WORKER_MAX_WORKFLOW_TASKS"
+    assert worker_max_workflow_tasks({}) == WORKER_WORKFLOW_TASKS == 2
+    assert worker_max_workflow_tasks({name: " 8 "}) == 8
+    for bad in ("1", "0", "-2", "many", "2.5", "1" + "0" * 30):
+        with pytest.raises(ValueError, match=f"{name} must be a whole number from 2 to"):
+            worker_max_workflow_tasks({name: bad})
 
 
 def test_the_sticky_wait_is_a_positive_number_of_seconds_that_names_itself() -> None:

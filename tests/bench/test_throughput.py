@@ -7,6 +7,8 @@ import argparse
 from dataclasses import replace
 
 import pytest
+from temporalio.api.enums.v1 import TimeoutType
+from temporalio.api.history.v1 import HistoryEvent
 from temporalio.client import Client, WorkflowExecutionStatus
 
 from agent_interrupts.models.state import OrchestratorInput
@@ -25,6 +27,7 @@ from bench.throughput import (
     process_rate,
     repeated_text,
     report,
+    task_trouble,
     worker_counts,
 )
 
@@ -40,6 +43,7 @@ async def test_bench_measures_the_rates_at_each_load_and_the_memory_of_held_runs
         assert at.same_calls.items == 3 * 19, "each run makes the warm-up's 19 calls again"
         assert min(r.per_second for r in (at.bare, at.agents, at.same_calls)) > 0
         assert at.repeated == 0, "no model call asked twice"
+        assert at.agents.overruns == 0, "no workflow task overran the deadlock check or timeout"
     assert min(result.rss_before, result.rss_after_runs, result.rss_held) > 0
     text = report(result)
     assert "-- quiet" in text and "-- 1x oversubscribed" in text
@@ -83,7 +87,7 @@ async def test_a_phase_ends_at_its_timeout_and_counts_only_finished_runs(client:
     listed = [w async for w in client.list_workflows(f"TaskQueue = '{queue}'")]
     assert len(listed) == 2
     assert {w.status for w in listed} == {WorkflowExecutionStatus.TERMINATED}
-    assert "cut: 2 runs still open" in cut(rate) and cut(Rate(19, 1.0)) == ""
+    assert "cut: 2 runs still open" in cut(rate) and "cut:" not in cut(Rate(19, 1.0))
     assert positive_seconds("300") == 300.0
     with pytest.raises(argparse.ArgumentTypeError, match="above 0"):
         positive_seconds("0")
@@ -96,3 +100,21 @@ def test_the_calls_made_twice_in_a_cut_phase_are_a_range() -> None:
     assert repeated_text(replace(at, repeated=1, repeated_at_most=4)).startswith(
         "1 to 4 (steps in flight at the cut) model calls made twice"
     )
+
+
+def test_workflow_tasks_lost_and_moved_are_told_apart() -> None:
+    """A failed task (the deadlock check) and one timed out running are work done again; one
+    timed out waiting for its sticky worker only moved to the normal queue."""
+    failed = HistoryEvent(workflow_task_failed_event_attributes={"scheduled_event_id": 1})
+    running, waiting = (
+        HistoryEvent(workflow_task_timed_out_event_attributes={"timeout_type": kind})
+        for kind in (
+            TimeoutType.TIMEOUT_TYPE_START_TO_CLOSE,
+            TimeoutType.TIMEOUT_TYPE_SCHEDULE_TO_START,
+        )
+    )
+    other = HistoryEvent(workflow_task_completed_event_attributes={"scheduled_event_id": 1})
+    assert task_trouble([[failed, running, other], [waiting, waiting]]) == (2, 2)
+    assert task_trouble([[other]]) == (0, 0)
+    text = cut(Rate(19, 1.0, overruns=2, sticky_misses=3))
+    assert "failed or timed out running: 2, moved off their sticky worker: 3" in text
