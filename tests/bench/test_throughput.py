@@ -104,7 +104,8 @@ def test_the_calls_made_twice_in_a_cut_phase_are_a_range() -> None:
 
 def test_workflow_tasks_lost_and_moved_are_told_apart() -> None:
     """A failed task (the deadlock check) and one timed out running are work done again; one
-    timed out waiting for its sticky worker only moved to the normal queue."""
+    timed out waiting for its sticky worker only moved to the normal queue; an activity's
+    second attempt is a heartbeat or timeout missed."""
     failed = HistoryEvent(workflow_task_failed_event_attributes={"scheduled_event_id": 1})
     running, waiting = (
         HistoryEvent(workflow_task_timed_out_event_attributes={"timeout_type": kind})
@@ -114,7 +115,11 @@ def test_workflow_tasks_lost_and_moved_are_told_apart() -> None:
         )
     )
     other = HistoryEvent(workflow_task_completed_event_attributes={"scheduled_event_id": 1})
-    assert task_trouble([[failed, running, other], [waiting, waiting]]) == (2, 2)
-    assert task_trouble([[other]]) == (0, 0)
-    text = cut(Rate(19, 1.0, overruns=2, sticky_misses=3))
+    first, again = (
+        HistoryEvent(activity_task_started_event_attributes={"attempt": n}) for n in (1, 2)
+    )
+    assert task_trouble([[failed, running, other, first], [waiting, waiting, again]]) == (2, 2, 1)
+    assert task_trouble([[other, first]]) == (0, 0, 0)
+    text = cut(Rate(19, 1.0, overruns=2, sticky_misses=3, retried=4))
     assert "failed or timed out running: 2, moved off their sticky worker: 3" in text
+    assert "activities retried: 4" in text
