@@ -66,10 +66,10 @@ import os
 import subprocess
 import sys
 import tempfile
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from temporalio.api.enums.v1 import TimeoutType
 from temporalio.api.history.v1 import HistoryEvent
@@ -112,6 +112,7 @@ from bench.model_calls import (
     step_bytes,
 )
 
+T = TypeVar("T")
 DEFAULT_RUNS = 100
 GOAL = "add rate limiting to the gateway"
 AIM = 0.9
@@ -216,6 +217,25 @@ async def result(handle: WorkflowHandle[Any, Any]) -> Any:
                 raise
 
 
+STARVED = frozenset(
+    {RPCStatusCode.DEADLINE_EXCEEDED, RPCStatusCode.CANCELLED, RPCStatusCode.UNAVAILABLE}
+)
+"""How a call to a starved server fails when it was only late ("Timeout expired")."""
+PATIENCE = 5
+
+
+async def patiently(call: Callable[[], Awaitable[T]]) -> T:
+    """``call()``, made again (up to ``PATIENCE`` times) when a starved server timed it out."""
+    for attempt in range(PATIENCE):
+        try:
+            return await call()
+        except RPCError as error:
+            if error.status not in STARVED or attempt == PATIENCE - 1:
+                raise
+            await asyncio.sleep(1 + attempt)
+    raise AssertionError("unreachable")
+
+
 async def span(
     handles: Sequence[WorkflowHandle[Any, Any]], timeout: float = WAIT_TIMEOUT
 ) -> tuple[float, dict[int, tuple[int, int]]]:
@@ -227,7 +247,7 @@ async def span(
     for wait in pending:
         wait.cancel()
     await asyncio.gather(*(cut_off(h) for h, w in zip(handles, waits, strict=True) if w in pending))
-    described = await asyncio.gather(*(h.describe() for h in handles))
+    described = await asyncio.gather(*(patiently(h.describe) for h in handles))
     open_runs = [i for i, d in enumerate(described) if d.status == TERMINATED]
     done = await asyncio.gather(*(step_counts(handles[i]) for i in open_runs))
     closes = [d.close_time for d in described if d.close_time is not None]
@@ -235,10 +255,15 @@ async def span(
     return seconds, dict(zip(open_runs, done, strict=True))
 
 
+async def history_of(handle: WorkflowHandle[Any, Any]) -> list[HistoryEvent]:
+    """The run's history, read again when a starved server timed the read out."""
+    return await patiently(lambda: fetch_history(handle))
+
+
 async def cut_off(handle: WorkflowHandle[Any, Any]) -> None:
     """Terminate a run at its phase's timeout, unless it closed meanwhile."""
     try:
-        await handle.terminate(reason="bench.throughput: the phase's timeout")
+        await patiently(lambda: handle.terminate(reason="bench.throughput: the phase's timeout"))
     except RPCError as error:
         if error.status != RPCStatusCode.NOT_FOUND:  # "workflow execution already completed"
             raise
@@ -251,7 +276,7 @@ STEP_ACTIVITIES = frozenset({AGENT_ACTIVITY, MODEL_CALL, "noop"})
 async def step_counts(handle: WorkflowHandle[Any, Any]) -> tuple[int, int]:
     """The steps a run has completed so far (its completed step activities), and those
     scheduled and not completed."""
-    events = await fetch_history(handle)
+    events = await history_of(handle)
     steps = {
         e.event_id
         for e in events
@@ -275,7 +300,7 @@ async def phase_rate(
     seconds, cut_runs = await span(handles, timeout)
     items = (runs - len(cut_runs)) * steps + sum(done for done, _ in cut_runs.values())
     in_flight = sum(flying for _, flying in cut_runs.values())
-    trouble = task_trouble(await asyncio.gather(*map(fetch_history, handles)))
+    trouble = task_trouble([await history_of(h) for h in handles])
     return Rate(items, seconds, len(cut_runs), in_flight, *trouble)
 
 

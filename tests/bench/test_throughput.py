@@ -4,12 +4,14 @@ held."""
 from __future__ import annotations
 
 import argparse
+from collections.abc import Awaitable, Callable
 from dataclasses import replace
 
 import pytest
 from temporalio.api.enums.v1 import TimeoutType
 from temporalio.api.history.v1 import HistoryEvent
 from temporalio.client import Client, WorkflowExecutionStatus
+from temporalio.service import RPCError, RPCStatusCode
 
 from agent_interrupts.models.state import OrchestratorInput
 from agent_interrupts.workflows.orchestrator import OrchestratorWorkflow
@@ -21,6 +23,7 @@ from bench.throughput import (
     Rate,
     cut,
     measure,
+    patiently,
     phase_rate,
     positive_seconds,
     process_lines,
@@ -123,3 +126,25 @@ def test_workflow_tasks_lost_and_moved_are_told_apart() -> None:
     text = cut(Rate(19, 1.0, overruns=2, sticky_misses=3, retried=4))
     assert "failed or timed out running: 2, moved off their sticky worker: 3" in text
     assert "activities retried: 4" in text
+
+
+async def test_a_call_a_starved_server_timed_out_is_made_again() -> None:
+    """A terminate or history read that a starved server let time out is made again; any
+    other error, and the last late one, reach the bench."""
+    attempts: list[RPCStatusCode] = []
+
+    def failing(*statuses: RPCStatusCode) -> Callable[[], Awaitable[str]]:
+        async def call() -> str:
+            if len(attempts) < len(statuses):
+                status = statuses[len(attempts)]
+                attempts.append(status)
+                raise RPCError("Timeout expired", status, b"")
+            return "done"
+
+        return call
+
+    assert await patiently(failing(RPCStatusCode.DEADLINE_EXCEEDED)) == "done"
+    attempts.clear()
+    with pytest.raises(RPCError, match="Timeout expired"):
+        await patiently(failing(RPCStatusCode.INVALID_ARGUMENT))
+    assert attempts == [RPCStatusCode.INVALID_ARGUMENT], "not made again"
