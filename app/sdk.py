@@ -22,6 +22,7 @@ from temporalio.client import (
     WorkflowUpdateFailedError,
 )
 from temporalio.common import SearchAttributePair, TypedSearchAttributes, WorkflowIDReusePolicy
+from temporalio.converter import PayloadCodec
 from temporalio.exceptions import ApplicationError
 from temporalio.service import RPCError, RPCStatusCode
 
@@ -449,7 +450,7 @@ class AgentWorkflowClient:
             except ValueError as err:
                 raise ResolutionRejected(str(err)) from None
             resolution = resolution.model_copy(update={"answered_by": name})
-        too_large = oversize_problem("the answer", resolution)
+        too_large = oversize_problem("the answer", resolution, self._codec)
         if too_large is not None:
             raise ResolutionRejected(too_large)
         handle = self.client.get_workflow_handle_for(InterruptWorkflow.run, interrupt_id)
@@ -575,7 +576,7 @@ class AgentWorkflowClient:
         from agent_interrupts.workflows.orchestrator import OrchestratorWorkflow
 
         start = linked(start, link)
-        too_large = oversize_problem("the fork's start input", start)
+        too_large = oversize_problem("the fork's start input", start, self._codec)
         if too_large is not None:
             raise ForkRefused(too_large)
         await self.client.start_workflow(
@@ -631,6 +632,11 @@ class AgentWorkflowClient:
                         f"task queue?); answer it with `agents resolve {question_id}`"
                     ) from None
                 await asyncio.sleep(0.05)
+
+    @property
+    def _codec(self) -> PayloadCodec | None:
+        """The client's payload codec (an encrypting one counts in a message's size)."""
+        return self.client.data_converter.payload_codec
 
     async def _fork_still_running(self, fork_id: str) -> None:
         """ForkRefused with the fork's failure when it has ended (its link did not hold)."""
@@ -741,7 +747,7 @@ class AgentWorkflowClient:
         """
         from agent_interrupts.workflows.orchestrator import OrchestratorWorkflow
 
-        too_large = oversize_problem("the event", event)
+        too_large = oversize_problem("the event", event, self._codec)
         if too_large is not None:
             raise EventRejected(too_large)
         handle = self.client.get_workflow_handle_for(OrchestratorWorkflow.run, workflow_id)
@@ -755,7 +761,7 @@ class AgentWorkflowClient:
         what became of it); raises EventRejected when it is over ``MAX_PAYLOAD_BYTES``."""
         from agent_interrupts.models.interrupt_events import INTERRUPT_REQUEST_EVENT_SIGNAL
 
-        too_large = oversize_problem("the event", event.to_wire())
+        too_large = oversize_problem("the event", event.to_wire(), self._codec)
         if too_large is not None:
             raise EventRejected(too_large)
         handle = self.client.get_workflow_handle(workflow_id)
