@@ -7,6 +7,7 @@ and runs; a fork's answer the question's update would refuse is refused in its w
 from __future__ import annotations
 
 import asyncio
+import time
 import uuid
 from datetime import UTC, datetime
 from typing import Any
@@ -32,6 +33,7 @@ from agent_interrupts.models.errors import ForkRefused, failure_message
 from agent_interrupts.models.fork_check import CHECK_FORK_LINK, carried_bytes
 from agent_interrupts.models.forks import ForkLink, StepChanges
 from agent_interrupts.models.interrupts import ResolvedBy
+from agent_interrupts.models.policies import FORK_ANSWER_WAIT
 from agent_interrupts.models.resolution_rules import claims_the_workflows_own
 from agent_interrupts.models.state import OrchestratorInput
 from agent_interrupts.teams.software.agents import AgentType
@@ -166,8 +168,8 @@ async def test_a_fork_whose_state_is_not_the_parents_ends_before_any_step(
     )
 
 
-async def test_a_forks_answer_claiming_the_workflows_own_is_refused_as_the_update_refuses_it(
-    client: Client, task_queue: str, workflow_id: str
+async def test_a_claimed_answer_is_refused_in_the_updates_words_and_a_refused_link_at_once(
+    client: Client, task_queue: str, workflow_id: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     offline = OfflineModel(OfflineScenario(interrupt_at=frozenset({ASKER})))
     agents = AgentWorkflowClient(client, task_queue)
@@ -187,9 +189,29 @@ async def test_a_forks_answer_claiming_the_workflows_own_is_refused_as_the_updat
                 workflow_id, at=pending.workflow_id, resolution=claimed, fork_id=fork_id
             )
         listed = [e async for e in client.list_workflows(f"WorkflowId = '{fork_id}'")]
+
+        # a link this client got wrong (here: its size) is refused by the fork's own check,
+        # and client.fork says so at once instead of waiting for the fork's question
+        honest_link = AgentWorkflowClient._link
+
+        def wrong_size(*args: Any, **kwargs: Any) -> ForkLink:
+            link = honest_link(*args, **kwargs)
+            return link.model_copy(update={"carried_bytes": link.carried_bytes + 1})
+
+        monkeypatch.setattr(AgentWorkflowClient, "_link", staticmethod(wrong_size))
+        began = time.monotonic()
+        with pytest.raises(ForkRefused) as by_check:
+            await agents.fork(
+                workflow_id, at=pending.workflow_id, resolution=answer_offered(asked.request)
+            )
+        waited = time.monotonic() - began
         await agents.resolve(pending.workflow_id, answer_offered(asked.request))
         await asyncio.wait_for(handle.result(), 60)
     words = f"resolution rejected: {claims_the_workflows_own(claimed)}"
     assert str(by_update.value) == words
     assert str(by_fork.value) == words, "the fork refuses it in the update's words"
     assert not listed, "no fork started"
+    checked = str(by_check.value)
+    assert checked.startswith(f"this fork's link does not hold: {workflow_id} (run "), checked
+    assert f"at {pending.workflow_id}: it says it carries " in checked and "\n" not in checked
+    assert waited < FORK_ANSWER_WAIT.total_seconds() / 2, waited
