@@ -40,13 +40,19 @@ from temporalio.worker import (
 )
 
 from agent_interrupts.activities.teams import PinnedTeamReader
+from agent_interrupts.models import resolution_rules as rules
 from agent_interrupts.models.agent_call import AgentCall
 from agent_interrupts.models.errors import ForkRefused
-from agent_interrupts.models.forks import ForkParent, StepChanges
+from agent_interrupts.models.forks import (
+    ForkLink,
+    ForkParent,
+    ForkPoint,
+    ForkPointKind,
+    StepChanges,
+)
 from agent_interrupts.models.interrupt_flow import HANDED_OVER, InterruptInput, InterruptOutcome
 from agent_interrupts.models.interrupts import InterruptResolution
 from agent_interrupts.models.limits import clip
-from agent_interrupts.models.resolution_rules import redirect_problem, resolution_problems
 from agent_interrupts.models.state import HandedOverQuestion, OrchestratorInput
 from agent_interrupts.models.team_build import remember, team_of
 from agent_interrupts.workflows import fan_out_answers
@@ -149,7 +155,7 @@ async def _run_that_asked(
         )
     run_id: str | None = None
     while True:
-        this_run, events = await _run_events(client, workflow_id, run_id)
+        this_run, events = await run_events(client, workflow_id, run_id)
         for event in events:
             if (
                 event.event_type == EventType.EVENT_TYPE_START_CHILD_WORKFLOW_EXECUTION_INITIATED
@@ -460,17 +466,31 @@ def _start_input(args: Sequence[Any]) -> OrchestratorInput:
 
 
 def answer_problems(question: InterruptInput, resolution: InterruptResolution) -> list[str]:
-    """Why ``resolution`` does not answer ``question``: the rules of InterruptWorkflow's update
-    validator (who may answer, what the question offers, where the run may continue), checked
-    before a fork starts; the fork's own question then checks them again as it is answered."""
-    answerers = question.answerers
-    if answerers is not None and (refusal := answerers.refusal(resolution.answered_by)):
-        return [refusal]
-    problems = resolution_problems(question.request, resolution, in_parts=question.answers_in_parts)
-    redirect = redirect_problem(question.origin, resolution.continue_at, team_of(question.team))
-    if redirect:
-        problems.append(f"continueAt {redirect}")
-    return problems
+    """Why ``resolution`` does not answer ``question``: InterruptWorkflow's update validator's
+    rule (``models.resolution_rules.answer_problems``), checked before a fork starts; the fork's
+    own question then checks it again as it is answered."""
+    return rules.answer_problems(question, team_of(question.team), resolution)
+
+
+def question_point(state: StateAtQuestion, question_id: str) -> ForkPoint:
+    """A QUESTION fork's point, as the parent's history gives it."""
+    return ForkPoint(
+        kind=ForkPointKind.QUESTION,
+        question_id=question_id,
+        agent_type=state.question.origin,
+        at=state.at,
+    )
+
+
+def linked(start: OrchestratorInput, link: ForkLink) -> OrchestratorInput:
+    """The fork's start input with its link, in the input and in the state it carries."""
+    carried = start.carried_state
+    return start.model_copy(
+        update={
+            "fork": link,
+            "carried_state": carried.model_copy(update={"fork": link}) if carried else None,
+        }
+    )
 
 
 @dataclass(frozen=True)
@@ -527,6 +547,19 @@ async def state_at_step(client: Client, workflow_id: str, step: str) -> StateAtS
             f"({step.split('/', 1)[0]}), or at the question it asked"
         )
     run_id, events, index = await _run_that_ran(client, workflow_id, step)
+    return await state_before_step(client, workflow_id, run_id, events, index, step)
+
+
+async def state_before_step(
+    client: Client,
+    workflow_id: str,
+    run_id: str,
+    events: list[HistoryEvent],
+    index: int,
+    step: str,
+) -> StateAtStep:
+    """The state run ``run_id`` of ``workflow_id``, whose history is ``events``, held just
+    before its agent step ``step`` (its first agent call is ``events[index]``) ran."""
     pins = PinnedTeamReader()
     for event in events[:index]:
         if (pinned := pins.read(event)) is not None:
@@ -568,6 +601,11 @@ async def state_at_step(client: Client, workflow_id: str, step: str) -> StateAtS
     return StateAtStep(parent, start, str(pending.agent_type), queue, _time(events[index]))
 
 
+def step_point(state: StateAtStep, step: str) -> ForkPoint:
+    """A STEP fork's point, as the parent's history gives it."""
+    return ForkPoint(kind=ForkPointKind.STEP, step=step, agent_type=state.agent_type, at=state.at)
+
+
 def with_changes(state: StateAtStep, changes: StepChanges) -> OrchestratorInput:
     """The STEP fork's start input: the step runs again, with a person's guidance in its
     prompt (where an answer to its question would be) and on another model, when given."""
@@ -606,19 +644,10 @@ async def _run_that_ran(
     of the step's first agent call (``run_agent`` scheduled)."""
     run_id: str | None = None
     while True:
-        this_run, events = await _run_events(client, workflow_id, run_id)
-        for index, event in enumerate(events):
-            if event.event_type != EventType.EVENT_TYPE_ACTIVITY_TASK_SCHEDULED:
-                continue
-            attrs = event.activity_task_scheduled_event_attributes
-            if attrs.activity_type.name != RUN_AGENT:
-                continue
-            try:
-                (call,) = await client.data_converter.decode(attrs.input.payloads, [AgentCall])
-            except Exception:
-                continue
-            if call.node_id == step:
-                return this_run, events, index
+        this_run, events = await run_events(client, workflow_id, run_id)
+        index = await step_index(client, events, step)
+        if index is not None:
+            return this_run, events, index
         previous = events[0].workflow_execution_started_event_attributes.continued_execution_run_id
         if not previous:
             raise ForkRefused(
@@ -628,7 +657,25 @@ async def _run_that_ran(
         run_id = previous
 
 
-async def _run_events(
+async def step_index(client: Client, events: list[HistoryEvent], step: str) -> int | None:
+    """The index in ``events`` of agent step ``step``'s first agent call (``run_agent``
+    scheduled), or None: the run did not run it."""
+    for index, event in enumerate(events):
+        if event.event_type != EventType.EVENT_TYPE_ACTIVITY_TASK_SCHEDULED:
+            continue
+        attrs = event.activity_task_scheduled_event_attributes
+        if attrs.activity_type.name != RUN_AGENT:
+            continue
+        try:
+            (call,) = await client.data_converter.decode(attrs.input.payloads, [AgentCall])
+        except Exception:
+            continue
+        if call.node_id == step:
+            return index
+    return None
+
+
+async def run_events(
     client: Client, workflow_id: str, run_id: str | None
 ) -> tuple[str, list[HistoryEvent]]:
     """A run's id and events (the latest run's when ``run_id`` is None)."""

@@ -7,7 +7,9 @@ limit can be neither accepted nor refused, and its workflow tasks fail until the
 ``SERVER_PAYLOAD_BYTES``, so the workflow refuses in one line what other clients send under it;
 over it only the sender can check. Our doors (the SDK, the CLI, the inbox) measure the payload the
 data converter would send and refuse anything over ``MAX_PAYLOAD_BYTES`` here, in one line, for
-updates and signals alike.
+updates and signals alike. When the client's converter encrypts (``AGENTS_ENCRYPTION_KEYS``), the
+payload sent is the sealed one, about 100 bytes more than its JSON (a nonce, the tag, the inner
+payload's framing, the key id): that is what is measured then.
 """
 
 from __future__ import annotations
@@ -15,18 +17,26 @@ from __future__ import annotations
 from temporalio.api.workflowservice.v1 import DescribeNamespaceRequest
 from temporalio.client import Client
 from temporalio.contrib.pydantic import pydantic_data_converter
+from temporalio.converter import PayloadCodec
 from temporalio.service import RPCError
 
+from agent_interrupts.app.codec import EncryptionCodec
 from agent_interrupts.models.limits import MAX_PAYLOAD_BYTES, SERVER_PAYLOAD_BYTES
 
 
-def oversize_problem(what: str, value: object) -> str | None:
-    """One line saying ``value`` is over ``MAX_PAYLOAD_BYTES`` as a payload, else None."""
-    size = len(pydantic_data_converter.payload_converter.to_payloads([value])[0].data)
+def oversize_problem(what: str, value: object, codec: PayloadCodec | None = None) -> str | None:
+    """One line saying ``value`` is over ``MAX_PAYLOAD_BYTES`` as a payload, else None. With
+    ``codec`` (the client's ``data_converter.payload_codec``) an encrypting one, the sealed
+    payload is measured (every byte of it), not its JSON alone."""
+    payload = pydantic_data_converter.payload_converter.to_payloads([value])[0]
+    size, how = len(payload.data), "as JSON"
+    if isinstance(codec, EncryptionCodec) and codec.ring is not None:
+        size = codec.encode_now([payload])[0].ByteSize()
+        how = "encrypted (its JSON and the encryption's own bytes)"
     if size <= MAX_PAYLOAD_BYTES:
         return None
     return (
-        f"{what} is {size} bytes as JSON, over the workflow's {MAX_PAYLOAD_BYTES} byte limit; "
+        f"{what} is {size} bytes {how}, over the workflow's {MAX_PAYLOAD_BYTES} byte limit; "
         "send less text (not sent)"
     )
 

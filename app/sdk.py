@@ -22,6 +22,7 @@ from temporalio.client import (
     WorkflowUpdateFailedError,
 )
 from temporalio.common import SearchAttributePair, TypedSearchAttributes, WorkflowIDReusePolicy
+from temporalio.converter import PayloadCodec
 from temporalio.exceptions import ApplicationError
 from temporalio.service import RPCError, RPCStatusCode
 
@@ -45,12 +46,12 @@ from agent_interrupts.models.errors import (
     describe_validation_error,
     failure_message,
 )
+from agent_interrupts.models.fork_check import carried_bytes
 from agent_interrupts.models.forks import (
     FORK_MEMO,
     ForkLink,
     ForkParent,
     ForkPoint,
-    ForkPointKind,
     ListedFork,
     StepChanges,
     fork_memo,
@@ -70,7 +71,7 @@ from agent_interrupts.models.interrupts import (
     answerer,
     via,
 )
-from agent_interrupts.models.policies import FORK_ANSWER_WAIT
+from agent_interrupts.models.policies import FORK_ANSWER_WAIT, FORK_ENDED_LOOK
 from agent_interrupts.models.resolution_rules import describe_resolution
 from agent_interrupts.models.state import (
     DEFAULT_MAX_STEPS,
@@ -449,7 +450,7 @@ class AgentWorkflowClient:
             except ValueError as err:
                 raise ResolutionRejected(str(err)) from None
             resolution = resolution.model_copy(update={"answered_by": name})
-        too_large = oversize_problem("the answer", resolution)
+        too_large = oversize_problem("the answer", resolution, self._codec)
         if too_large is not None:
             raise ResolutionRejected(too_large)
         handle = self.client.get_workflow_handle_for(InterruptWorkflow.run, interrupt_id)
@@ -494,8 +495,10 @@ class AgentWorkflowClient:
             answer_problems,
             asked_in_fork,
             fork_question_id,
+            question_point,
             state_at_question,
             state_at_step,
+            step_point,
             with_changes,
         )
 
@@ -513,9 +516,7 @@ class AgentWorkflowClient:
             except ValidationError as err:
                 raise ForkRefused(f"the step's changes: {describe_validation_error(err)}") from None
             step = await state_at_step(self.client, workflow_id, at)
-            point = ForkPoint(
-                kind=ForkPointKind.STEP, step=at, agent_type=step.agent_type, at=step.at
-            )
+            point = step_point(step, at)
             start = with_changes(step, changes)
             link = self._link(step.parent, point, start, name, changes=changes)
             await self._start_fork(
@@ -532,18 +533,13 @@ class AgentWorkflowClient:
         if problems:
             raise ForkRefused("resolution rejected: " + "; ".join(problems))
         start = asked_in_fork(found, fork_id)
-        point = ForkPoint(
-            kind=ForkPointKind.QUESTION,
-            question_id=at,
-            agent_type=found.question.origin,
-            at=found.at,
-        )
+        point = question_point(found, at)
         link = self._link(found.parent, point, start, name, answer=answer)
         await self._start_fork(
             workflow_id, fork_id, at, start, link, task_queue or found.task_queue
         )
         question_id = fork_question_id(fork_id, at)
-        ack = await self._answer_when_asked(question_id, answer)
+        ack = await self._answer_when_asked(fork_id, question_id, answer)
         return StartedFork(workflow_id=fork_id, question_id=question_id, link=link, ack=ack)
 
     @staticmethod
@@ -556,7 +552,6 @@ class AgentWorkflowClient:
         answer: InterruptResolution | None = None,
         changes: StepChanges | None = None,
     ) -> ForkLink:
-        carried = start.carried_state
         return ForkLink(
             parent=parent,
             point=point,
@@ -564,7 +559,7 @@ class AgentWorkflowClient:
             changes=changes,
             forked_by=name,
             forked_at=datetime.now(UTC),
-            carried_bytes=len(carried.model_dump_json(by_alias=True)) if carried else 0,
+            carried_bytes=carried_bytes(start),
         )
 
     async def _start_fork(
@@ -577,16 +572,11 @@ class AgentWorkflowClient:
         task_queue: str,
     ) -> None:
         """Start the fork with its link in its input, its state, its memo and its attributes."""
+        from agent_interrupts.app.forks import linked
         from agent_interrupts.workflows.orchestrator import OrchestratorWorkflow
 
-        carried = start.carried_state
-        start = start.model_copy(
-            update={
-                "fork": link,
-                "carried_state": carried.model_copy(update={"fork": link}) if carried else None,
-            }
-        )
-        too_large = oversize_problem("the fork's start input", start)
+        start = linked(start, link)
+        too_large = oversize_problem("the fork's start input", start, self._codec)
         if too_large is not None:
             raise ForkRefused(too_large)
         await self.client.start_workflow(
@@ -618,23 +608,47 @@ class AgentWorkflowClient:
         return TypedSearchAttributes(pairs) if pairs else None
 
     async def _answer_when_asked(
-        self, question_id: str, resolution: InterruptResolution
+        self, fork_id: str, question_id: str, resolution: InterruptResolution
     ) -> ResolveAck:
-        """Answer the fork's question as soon as the fork has asked it again."""
-        deadline = asyncio.get_running_loop().time() + FORK_ANSWER_WAIT.total_seconds()
+        """Answer the fork's question as soon as the fork has asked it again (once its link is
+        checked); ForkRefused with the fork's own failure when it ended first (a link that
+        does not hold)."""
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + FORK_ANSWER_WAIT.total_seconds()
+        next_look = loop.time() + FORK_ENDED_LOOK.total_seconds()
         while True:
             try:
                 return await self.resolve(question_id, resolution)
             except RPCError as err:
                 if err.status is not RPCStatusCode.NOT_FOUND:
                     raise
-                if asyncio.get_running_loop().time() > deadline:
+                if loop.time() > next_look:
+                    next_look = loop.time() + FORK_ENDED_LOOK.total_seconds()
+                    await self._fork_still_running(fork_id)
+                if loop.time() > deadline:
                     raise ForkRefused(
                         f"the fork did not ask {question_id} within "
                         f"{FORK_ANSWER_WAIT.total_seconds():.0f} s (is a worker running on its "
                         f"task queue?); answer it with `agents resolve {question_id}`"
                     ) from None
                 await asyncio.sleep(0.05)
+
+    @property
+    def _codec(self) -> PayloadCodec | None:
+        """The client's payload codec (an encrypting one counts in a message's size)."""
+        return self.client.data_converter.payload_codec
+
+    async def _fork_still_running(self, fork_id: str) -> None:
+        """ForkRefused with the fork's failure when it has ended (its link did not hold)."""
+        handle = self.client.get_workflow_handle(fork_id)
+        described = await handle.describe()
+        if described.status is None or described.status is WorkflowExecutionStatus.RUNNING:
+            return
+        try:
+            await handle.result(follow_runs=False)
+        except WorkflowFailureError as err:
+            raise ForkRefused(failure_message(err)) from None
+        raise ForkRefused(f"the fork {fork_id} ended ({described.status.name}) before it asked")
 
     async def forks(self, workflow_id: str, limit: int = 100) -> list[ListedFork]:
         """The forks of ``workflow_id`` (a visibility query on ``AgentForkOf``; each fork's link
@@ -733,7 +747,7 @@ class AgentWorkflowClient:
         """
         from agent_interrupts.workflows.orchestrator import OrchestratorWorkflow
 
-        too_large = oversize_problem("the event", event)
+        too_large = oversize_problem("the event", event, self._codec)
         if too_large is not None:
             raise EventRejected(too_large)
         handle = self.client.get_workflow_handle_for(OrchestratorWorkflow.run, workflow_id)
@@ -747,7 +761,7 @@ class AgentWorkflowClient:
         what became of it); raises EventRejected when it is over ``MAX_PAYLOAD_BYTES``."""
         from agent_interrupts.models.interrupt_events import INTERRUPT_REQUEST_EVENT_SIGNAL
 
-        too_large = oversize_problem("the event", event.to_wire())
+        too_large = oversize_problem("the event", event.to_wire(), self._codec)
         if too_large is not None:
             raise EventRejected(too_large)
         handle = self.client.get_workflow_handle(workflow_id)

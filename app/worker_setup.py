@@ -37,6 +37,7 @@ from agent_interrupts.app.config import (
     WORKER_WORKFLOW_TASKS,
 )
 from agent_interrupts.app.data_converter import with_checked_converter
+from agent_interrupts.app.fork_check import check_fork_link
 from agent_interrupts.models.answer_rules import AnswerRules
 from agent_interrupts.models.policies import HEARTBEAT_THROTTLE
 from agent_interrupts.models.team_build import TeamRegistry, team_of
@@ -181,6 +182,7 @@ def build_worker(
             TeamActivities(teams or {}).load_team,
             list_keyword_search_attributes,
             round_trip,
+            check_fork_link,
             code.prepare_worktree,
             code.commit_ticket,
             code.review_material,

@@ -14,7 +14,9 @@ model looping (``loop``: the run goes round the graph until its step budget is u
    the fork's ``status`` query every 20 ms, sees the fork's first new agent step (its
    ``stepsTaken`` past the parent's at the question). Each fork is terminated once measured.
    Also: the time ``state_at_question`` alone takes (reading the run that asked and replaying
-   it), and the bytes of state carried into the fork (``fork.carriedBytes``).
+   it), the time the fork's check of its link took on the worker (its ``check_fork_link``
+   activity, scheduled -> completed in the fork's history: the same replay again, before the
+   fork's first step) and the bytes of state carried into the fork (``fork.carriedBytes``).
 2. **A short run.** The same after ``--short`` steps (default 20).
 
 The ratio 1 / 2 (medians) says whether a fork's start grows with the run's length (aim: flat,
@@ -32,8 +34,11 @@ import sys
 import time
 import uuid
 from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
 
-from temporalio.client import Client
+from temporalio.api.enums.v1 import EventType
+from temporalio.client import Client, WorkflowHandle
 from temporalio.contrib.pydantic import pydantic_data_converter
 from temporalio.testing import WorkflowEnvironment
 
@@ -44,6 +49,7 @@ from agent_interrupts.app.forks import state_at_question
 from agent_interrupts.app.process_exit import exit_now
 from agent_interrupts.app.sdk import AgentWorkflowClient, EventRejected
 from agent_interrupts.app.worker_setup import build_worker
+from agent_interrupts.models.fork_check import CHECK_FORK_LINK
 from agent_interrupts.models.interrupt_events import InterruptRequestEvent
 from agent_interrupts.models.interrupts import InterruptResolution
 from agent_interrupts.models.state import OrchestratorInput
@@ -78,6 +84,9 @@ class Forked:
     """``fork()`` called -> the fork's first new agent step seen."""
     replay_seconds: float
     """``state_at_question`` alone: the run that asked, read and replayed."""
+    check_seconds: float
+    """The fork's check of its link, on the worker (``check_fork_link`` scheduled ->
+    completed, the server's clock); part of ``seconds``."""
     carried_bytes: int
 
 
@@ -129,7 +138,23 @@ async def _fork_once(client: Client, agents: AgentWorkflowClient, parent: str, a
         await asyncio.sleep(POLL)
     seconds = time.perf_counter() - began
     await handle.terminate("measured")
-    return Forked(seconds, replay, fork.link.carried_bytes)
+    return Forked(seconds, replay, await _check_seconds(handle), fork.link.carried_bytes)
+
+
+async def _check_seconds(handle: WorkflowHandle[Any, Any]) -> float:
+    """How long the fork's ``check_fork_link`` activity took, by its history's event times."""
+    scheduled: dict[int, datetime] = {}
+    async for event in handle.fetch_history_events():
+        when = event.event_time.ToDatetime()
+        if event.event_type == EventType.EVENT_TYPE_ACTIVITY_TASK_SCHEDULED:
+            attrs = event.activity_task_scheduled_event_attributes
+            if attrs.activity_type.name == CHECK_FORK_LINK:
+                scheduled[event.event_id] = when
+        elif event.event_type == EventType.EVENT_TYPE_ACTIVITY_TASK_COMPLETED:
+            began = scheduled.get(event.activity_task_completed_event_attributes.scheduled_event_id)
+            if began is not None:
+                return (when - began).total_seconds()
+    return float("nan")
 
 
 async def measure(
@@ -164,6 +189,9 @@ def report(series: list[Series], load_before: str) -> str:
         lines.append(
             f"{s.steps:>5} steps: {ms_summary([f.seconds for f in s.forks])}; "
             f"of which state_at_question {ms_summary([f.replay_seconds for f in s.forks])}"
+            f"; the fork's check of its link {ms_summary([f.check_seconds for f in s.forks])} "
+            f"({statistics.median(f.check_seconds for f in s.forks) / s.median():.0%} of the "
+            "median)"
             f"; carried {carried:,} bytes "
             f"{versus_aim(carried / 1024, AIM_BYTES / 1024, unit=' KB')}"
         )

@@ -244,4 +244,19 @@ the envelope without one (Slack wants the acknowledgement within 3 s; the answer
 
 FORK_ANSWER_WAIT = timedelta(seconds=30)
 """How long ``client.fork`` waits for a fork to ask its question again before it answers it
-(a fork asks it in its first workflow task: a worker must serve the fork's task queue)."""
+(a fork asks it once its link is checked: a worker must serve the fork's task queue)."""
+FORK_ENDED_LOOK = timedelta(milliseconds=500)
+"""While it waits, how often ``client.fork`` looks whether the fork ended instead (its link
+refused): it then says why at once."""
+FORK_CHECK_TIMEOUT = timedelta(minutes=5)
+"""How long a worker may take to check a fork's link: one replay of the parent's run that
+holds the point (at most 500 steps: about a second on a busy machine, ``bench.fork``)."""
+FORK_CHECK_RETRY = RetryPolicy(
+    initial_interval=timedelta(seconds=1),
+    backoff_coefficient=2.0,
+    maximum_interval=timedelta(seconds=30),
+    maximum_attempts=10,
+    non_retryable_error_types=["ForkRefused"],
+)
+"""A check the server or the worker cut short is tried again; a link that does not hold
+(``ForkRefused``) is not."""

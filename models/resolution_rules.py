@@ -9,6 +9,7 @@ from pydantic import ValidationError
 
 from agent_interrupts.models.agent_types import is_agent
 from agent_interrupts.models.errors import describe_problems
+from agent_interrupts.models.interrupt_flow import InterruptInput
 from agent_interrupts.models.interrupts import (
     InterruptRequestBase,
     InterruptResolution,
@@ -176,6 +177,37 @@ def claims_the_workflows_own(resolution: InterruptResolution) -> str | None:
     if resolution.call is not None:
         return "call is the reviewing model's own record; a person's answer leaves it out"
     return None
+
+
+def answer_problems(
+    question: InterruptInput,
+    team: Team,
+    resolution: InterruptResolution,
+    *,
+    free_text_decides: bool = True,
+    claims: bool = True,
+) -> list[str]:
+    """Why ``resolution`` cannot answer ``question`` (asked by a run of ``team``): the one rule
+    of every door. InterruptWorkflow's update validator and signal apply it while the question
+    waits; ``agents fork`` / ``client.fork`` apply it before a fork starts, so a fork's answer
+    is refused in the words the fork's own question would refuse it with. In order: an answer
+    claiming to be the workflow's own (``claims``: the signal checks that itself, behind its
+    patch), a person the answer rules leave out, what the question offers, where the run may
+    continue (``continueAt``)."""
+    if claims and (claimed := claims_the_workflows_own(resolution)):
+        return [claimed]
+    answerers = question.answerers
+    if answerers is not None and (refusal := answerers.refusal(resolution.answered_by)):
+        return [refusal]
+    problems = resolution_problems(
+        question.request,
+        resolution,
+        free_text_decides=free_text_decides,
+        in_parts=question.answers_in_parts,
+    )
+    if redirect := redirect_problem(question.origin, resolution.continue_at, team):
+        problems.append(f"continueAt {redirect}")
+    return problems
 
 
 def suggested_answer(request: InterruptRequestBase) -> dict[str, Any]:

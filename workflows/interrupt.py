@@ -52,14 +52,13 @@ from agent_interrupts.models.policies import (
 )
 from agent_interrupts.models.resolution_rules import (
     allowed_route,
+    answer_problems,
     claims_the_workflows_own,
     drop_invalid_recommendations,
     left_to_text,
     recommended_resolution,
-    redirect_problem,
     redirect_targets,
     refused_in_words,
-    resolution_problems,
     unanswered_parts,
     untranslated_routing,
 )
@@ -174,7 +173,9 @@ class InterruptWorkflow:
         if claimed is not None and workflow.patched(CLAIMS_REFUSED):
             self._event(EventKind.WARNING, f"ignored an invalid resolution: {claimed}")
             return
-        problems = self._problems(parsed.value, free_text_decides=workflow.patched(FREE_TEXT))
+        problems = self._problems(
+            parsed.value, free_text_decides=workflow.patched(FREE_TEXT), claims=False
+        )
         if problems:
             self._event(EventKind.WARNING, f"ignored an invalid resolution: {'; '.join(problems)}")
             return
@@ -204,8 +205,10 @@ class InterruptWorkflow:
         resolution = parse_raw(RESOLVE_UPDATE, args, InterruptResolution).value
         if resolution is None:
             raise ApplicationError("the answer changed between validation and handling")
-        if problems := self._problems(resolution):  # cannot happen: each update's validator
-            # and handler run together, so a second one is validated after the first is taken
+        if problems := self._problems(resolution, claims=False):  # cannot happen: each update's
+            # validator and handler run together, so a second one is validated after the first
+            # is taken (a claim of the workflow's own answer: the validator alone, so updates
+            # recorded before stay taken)
             raise Rejected("resolution rejected: " + "; ".join(problems)).to_application_error()
         return ResolveAck(accepted=True, message=self._accept(resolution))
 
@@ -215,8 +218,6 @@ class InterruptWorkflow:
         parsed = parse_raw(RESOLVE_UPDATE, args, InterruptResolution)
         if parsed.value is None:
             raise Rejected(f"resolution rejected: {self._why(parsed)}")
-        if claimed := claims_the_workflows_own(parsed.value):  # the validator alone: updates
-            raise Rejected(f"resolution rejected: {claimed}")  # recorded before stay taken
         problems = self._problems(parsed.value)
         if problems:
             raise Rejected("resolution rejected: " + "; ".join(problems))
@@ -250,10 +251,15 @@ class InterruptWorkflow:
         )
 
     def _problems(
-        self, resolution: InterruptResolution, *, free_text_decides: bool = True
+        self,
+        resolution: InterruptResolution,
+        *,
+        free_text_decides: bool = True,
+        claims: bool = True,
     ) -> list[str]:
         """Why ``resolution`` cannot be taken now; the rule is the same for signal and update
-        (a signal recorded before free-text answers existed keeps the old rule on replay).
+        (a signal recorded before free-text answers existed keeps the old rule on replay), and
+        a fork's answer is checked by it before the fork starts (``answer_problems``).
 
         A person may answer while the question waits and while a reviewer works on it
         (ESCALATED): the first valid answer wins. Once resolved, later answers are refused.
@@ -261,18 +267,9 @@ class InterruptWorkflow:
         if self._resolution is not None and not self._overrulable:
             by = answerer(self._resolution)
             return [f"this interrupt is already resolved (by {by}); the answer was not used"]
-        answerers = self._job.answerers
-        if answerers is not None and (refusal := answerers.refusal(resolution.answered_by)):
-            return [refusal]
-        problems = resolution_problems(
-            self._job.request,
-            resolution,
-            free_text_decides=free_text_decides,
-            in_parts=self._job.answers_in_parts,
+        return answer_problems(
+            self._job, self._team, resolution, free_text_decides=free_text_decides, claims=claims
         )
-        if redirect := redirect_problem(self._job.origin, resolution.continue_at, self._team):
-            problems.append(f"continueAt {redirect}")
-        return problems
 
     def _why(self, parsed: Parsed[InterruptResolution]) -> str | None:
         """Why an answer is not a resolution at all; an option the question does not offer is

@@ -30,6 +30,7 @@ from agent_interrupts.models.errors import (
     failure_message,
 )
 from agent_interrupts.models.fan_out import HeldAgent
+from agent_interrupts.models.fork_check import start_digest
 from agent_interrupts.models.graph import SOFTWARE_TEAM
 from agent_interrupts.models.ids import dispatched_agent_key
 from agent_interrupts.models.interrupt_events import (
@@ -79,6 +80,7 @@ from agent_interrupts.workflows.fan_out import (
     question_while_agents_run,
     run_fan_out,
 )
+from agent_interrupts.workflows.fork_check import check_fork_link
 from agent_interrupts.workflows.forks import forked_from
 from agent_interrupts.workflows.handler_args import one_raw_payload, parse_raw, parse_values
 from agent_interrupts.workflows.handler_list import list_named_handlers_only
@@ -88,6 +90,7 @@ from agent_interrupts.workflows.patches import (
     EVENT_ENDS_IN_QUESTION,
     EVENTS_ON_DISPATCH_NODES,
     EVENTS_ON_DISPATCHED_AGENTS,
+    FORK_LINKS_CHECKED,
     STEP_BUDGET_ASKS,
     STUCK_WAYS_OUT,
 )
@@ -149,6 +152,13 @@ class OrchestratorWorkflow:
             else OrchestratorInput(goal="(no valid start input)")
         )
         input = self._input
+        # a fork's first run: the digest of its start input, for its link's check (taken
+        # before anything changes the state it carries)
+        self._fork_digest = (
+            start_digest(input)
+            if input.fork is not None and workflow.info().continued_run_id is None
+            else None
+        )
         self._state = input.carried_state or OrchestratorState(
             goal=input.goal,
             max_steps=input.max_steps,
@@ -191,6 +201,12 @@ class OrchestratorWorkflow:
             self._book.event(EventKind.INFO, f"started with goal: {clip(state.goal)}")
         elif (fork := self._input.fork) is not None and workflow.info().continued_run_id is None:
             self._book.event(EventKind.INFO, forked_from(fork))
+        if (
+            self._input.fork is not None
+            and self._fork_digest is not None
+            and workflow.patched(FORK_LINKS_CHECKED)
+        ):
+            await check_fork_link(self._book, self._input.fork, self._fork_digest)
         if not declares_no_team(self._input.team) and state.team is None:
             await pin_team(self._book, self._input.team or "")
         if self._input.workspace is not None and state.workspace is None:

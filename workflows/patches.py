@@ -68,6 +68,7 @@ ANSWER_RULES = "43-answer-rules-read"
 CLAIMS_REFUSED = "43-signal-claiming-the-workflows-answer-ignored"
 NOTICES_LAST = "46-notices-behind-agent-steps"
 SPREAD_REMINDERS = "46-reminders-spread"
+FORK_LINKS_CHECKED = "fork-links-checked"
 
 _BEFORE_CONCURRENT = ("83c9b6c/orchestrator-dispatch-question-waiting",)
 """The oldest version's runs: no concurrent-questions shape was recorded yet."""
@@ -310,6 +311,15 @@ PATCHES: tuple[Patch, ...] = (
         "reminded at the plan's exact fractions",
         added_in="d826efa",
         deprecate_after="fb231a1",
+    ),
+    Patch(
+        FORK_LINKS_CHECKED,
+        "a fork's first run has a worker check its link (the state it was started with rebuilt "
+        "from the parent's history at the point) before its first step, and fails at once when "
+        "it does not hold; forks recorded before took the state they were given",
+        added_in=NEXT,
+        deprecate_after="d826efa",
+        old_branch=("d826efa/orchestrator-fork-1", "d826efa/orchestrator-fork-of-fork-1"),
     ),
 )
 """Every patch id, oldest issue first."""

@@ -5,9 +5,12 @@ from __future__ import annotations
 import pytest
 from pydantic import ValidationError
 
+from agent_interrupts.models.answer_rules import Answerers
 from agent_interrupts.models.graph import NODES, SOFTWARE_TEAM
+from agent_interrupts.models.interrupt_flow import InterruptInput
 from agent_interrupts.models.interrupts import InterruptResolution, InterruptType, ResolvedBy
 from agent_interrupts.models.resolution_rules import (
+    answer_problems,
     claims_the_workflows_own,
     describe_resolution,
     recommended_answer,
@@ -189,3 +192,35 @@ def test_an_answer_from_outside_may_not_claim_the_workflows_own() -> None:
         assert "\n" not in claimed
     wire = _resolution(selectedChoices={"approach": "B"}, resolvedBy="CONTROLLER_AUTONOMY")
     assert "CONTROLLER_AUTONOMY" in (claims_the_workflows_own(wire) or "")
+
+
+def _asked(answerers: Answerers | None = None) -> InterruptInput:
+    return InterruptInput(
+        orchestrator_id="orchestrator-1",
+        goal="g",
+        request=REQUEST,
+        origin=AgentType.ORCHESTRATOR,
+        origin_node_id="orchestrator-001",
+        origin_request={},
+        answerers=answerers,
+    )
+
+
+def test_every_door_and_a_fork_check_an_answer_by_one_rule_in_one_order() -> None:
+    """The update's validator, the signal and a fork's start refuse with the same words: a
+    claim of the workflow's own answer, then who may answer, then the answer itself."""
+    person = recommended_answer(REQUEST).model_copy(update={"answered_by": "alice"})
+    assert answer_problems(_asked(), SOFTWARE_TEAM, person) == []
+    claimed = person.model_copy(update={"resolved_by": ResolvedBy.AGENT_REVIEW})
+    assert answer_problems(_asked(), SOFTWARE_TEAM, claimed) == [claims_the_workflows_own(claimed)]
+    assert answer_problems(_asked(), SOFTWARE_TEAM, claimed, claims=False) == []
+    leads = Answerers(people=["bob"])
+    refused = answer_problems(_asked(leads), SOFTWARE_TEAM, person)
+    assert refused == [leads.refusal("alice")] and refused[0] is not None
+    wrong = _resolution(selectedChoices={"approach": "D"}, answeredBy="bob")
+    assert answer_problems(_asked(leads), SOFTWARE_TEAM, wrong) == resolution_problems(
+        REQUEST, wrong
+    )
+    away = person.model_copy(update={"continue_at": AgentType.MERGER_AGENT})
+    problems = answer_problems(_asked(), SOFTWARE_TEAM, away)
+    assert len(problems) == 1 and problems[0].startswith("continueAt "), problems
