@@ -30,7 +30,8 @@ yet asking, so the workers take them at their own rate; a count the fill cannot 
    itself (``agents list --waiting --limit 20`` as a new process, start-up included), once.
 5. **First page of the inbox**: ``GET /`` of a new ``agents inbox`` process (nothing read yet,
    100 per page), timed from the request once it serves its static files, median of 3 (each a
-   new process).
+   new process; ``measure(inbox_process=False)``, the smoke test's quicker way: a new app in
+   this process).
 
 With ``--db-file`` the runs are left waiting and the fill is kept in ``PATH.scale.json``;
 ``--reuse`` starts the server on that file again and measures the same runs (the counts below
@@ -73,7 +74,8 @@ from agent_interrupts.activities.llm import LlmSettings
 from agent_interrupts.activities.notify import NotifySettings
 from agent_interrupts.activities.offline_model import OfflineModel, OfflineScenario
 from agent_interrupts.app.binaries import temporal_cli
-from agent_interrupts.app.config import WORKER_CACHED_WORKFLOWS
+from agent_interrupts.app.config import WORKER_CACHED_WORKFLOWS, InboxSettings
+from agent_interrupts.app.inbox.web import create_app
 from agent_interrupts.app.sdk import QUESTION_QUERY_TIMEOUT, AgentWorkflowClient
 from agent_interrupts.app.waiting_pages import WaitingFilter
 from agent_interrupts.models.interrupt_flow import InterruptInput
@@ -127,6 +129,7 @@ class Level:
     evicted_answer: float
     cached_answer: float
     loads: list[str] = field(default_factory=list)
+    inbox_where: str = "agents inbox process"
 
 
 @dataclass
@@ -286,6 +289,21 @@ async def inbox_first_page(client: Client) -> float:
     return took
 
 
+async def inbox_page(client: Client, agents: AgentWorkflowClient, setup: Setup) -> float:
+    """A new inbox's first page: a new process, or a new app in this process."""
+    if setup.inbox_process:
+        return await inbox_first_page(client)
+    app = create_app(agents, InboxSettings(), limit=INBOX_PAGE)
+    transport = httpx.ASGITransport(app=app)
+    async with httpx.AsyncClient(transport=transport, base_url="http://127.0.0.1:8300") as http:
+        began = time.perf_counter()
+        page = await http.get("/", headers={"Sec-Fetch-Site": "same-origin"})
+        took = time.perf_counter() - began
+    if page.status_code != 200 or "interrupt-1" not in page.text:
+        raise RuntimeError(f"the inbox answered {page.status_code}")
+    return took
+
+
 async def list_first_page(agents: AgentWorkflowClient) -> float:
     """The SDK calls of ``agents list --waiting``'s first page."""
 
@@ -409,6 +427,9 @@ class Setup:
     """carry on from the fill kept at ``state_path``"""
     repeats: int = REPEATS
     """first pages measured at each count (the median is reported)"""
+    inbox_process: bool = True
+    """the inbox as ``agents inbox`` runs it, a process of its own; else an app in this process
+    (the smoke test's quicker way, beside the in-process worker)"""
 
 
 def worker_settings(receiver_url: str, cache: int) -> dict[str, str]:
@@ -514,7 +535,7 @@ async def measure_levels(
                 state.save()
                 list_sdk = [await list_first_page(agents) for _ in range(setup.repeats)]
                 list_cli = await asyncio.to_thread(cli_first_page, client)
-                inbox = [await inbox_first_page(client) for _ in range(setup.repeats)]
+                inbox = [await inbox_page(client, agents, setup) for _ in range(setup.repeats)]
                 loads.append(load_average())
                 levels.append(
                     Level(
@@ -529,6 +550,7 @@ async def measure_levels(
                         evicted,
                         cached,
                         loads,
+                        "agents inbox process" if setup.inbox_process else "inbox app in-process",
                     )
                 )
                 print(level_line(levels[-1], rss_before), flush=True)
@@ -648,7 +670,7 @@ def level_line(level: Level, rss_before: list[int]) -> str:
             f"  list --waiting first page ({PAGE}): SDK median "
             f"{statistics.median(level.list_sdk):.3f} s {aim(statistics.median(level.list_sdk))};"
             f" the command (new process) {level.list_cli:.2f} s",
-            f"  inbox first page ({INBOX_PAGE}, a new agents inbox process): median "
+            f"  inbox first page ({INBOX_PAGE}, a new {level.inbox_where}): median "
             f"{statistics.median(level.inbox):.3f} s {aim(statistics.median(level.inbox))}",
             f"  answer -> next agent step: oldest run {evicted:.3f} s {aim(evicted)}, newest "
             f"(cached) {level.cached_answer:.3f} s: {evicted / level.cached_answer:.2f}x",
@@ -707,8 +729,9 @@ async def measure(
     state_path: str | None = None,
     reuse: bool = False,
     repeats: int = REPEATS,
+    inbox_process: bool = True,
 ) -> Result:
-    setup = Setup(cache, workers, in_flight, state_path, reuse, repeats)
+    setup = Setup(cache, workers, in_flight, state_path, reuse, repeats, inbox_process)
     rss_before, levels, skipped, why = await measure_levels(client, counts, setup, fill_seconds)
     bursted = await measure_burst(client, burst, cache) if burst else None
     return Result(setup, rss_before, levels, skipped, why, bursted)

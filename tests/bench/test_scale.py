@@ -13,7 +13,15 @@ from bench.scale import Fill, measure, report
 
 
 async def test_bench_fills_lists_answers_and_bursts(client: Client) -> None:
-    result = await measure(client, counts=(3, 6), cache=4, fill_seconds=240, burst=4, repeats=1)
+    result = await measure(
+        client,
+        counts=(3, 6),
+        cache=4,
+        fill_seconds=240,
+        burst=4,
+        repeats=1,
+        inbox_process=False,
+    )
 
     assert [level.waiting for level in result.levels] == [3, 6]
     for level in result.levels:
@@ -24,7 +32,7 @@ async def test_bench_fills_lists_answers_and_bursts(client: Client) -> None:
     assert result.burst is not None and result.burst.notices_per_second > 0
     text = report(result)
     assert "6 waiting runs" in text and "answer -> next agent step" in text
-    assert "burst of 4 questions at once" in text
+    assert "burst of 4 questions at once" in text and "inbox app in-process" in text
 
 
 async def test_worker_processes_fill_and_a_kept_fill_is_measured_again(
@@ -50,6 +58,7 @@ async def test_worker_processes_fill_and_a_kept_fill_is_measured_again(
         assert await waiting.count_waiting(WaitingFilter(run=fill.prefix)) == 2  # left waiting
         filled = list(fill.runs)
         assert "2 worker.py processes" in report(first) and "--reuse" in report(first)
+        assert "a new agents inbox process" in report(first)
 
         again = await measure(
             client,
