@@ -37,6 +37,7 @@ from agent_interrupts.app.config import (
     WORKER_WORKFLOW_TASKS,
 )
 from agent_interrupts.app.data_converter import with_checked_converter
+from agent_interrupts.app.startup_heap import freeze_startup_heap
 from agent_interrupts.models.answer_rules import AnswerRules
 from agent_interrupts.models.policies import HEARTBEAT_THROTTLE
 from agent_interrupts.models.team_build import TeamRegistry, team_of
@@ -156,6 +157,7 @@ def build_worker(
     autonomy = AutonomyActivities(
         client, autonomy_settings or AutonomySettings.from_env(), settings.model_for(CONTROLLER)
     )
+    freeze_startup_heap()  # the process's first worker: its heap out of the collector's passes
     return Worker(
         with_checked_converter(client),
         task_queue=task_queue,
