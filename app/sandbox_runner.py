@@ -4,8 +4,8 @@ The SDK's sandboxed runner (``temporalio.worker.workflow_sandbox``) enters a run
 import hooks, restricted builtins and module table swapped in, then out) for every payload
 sequence of every workflow task, only to ask the SDK's own instance which serialization context
 the payloads belong to: a lookup in the instance's pending activities and children, no workflow
-code. An agent step has three or four such sequences (its input, its summary, its result), about
-177 entries a run of 19 steps at about 0.1 ms each. And every entry compiles its few lines of
+code. An agent step's input, summary and result, each seen by several of the SDK's passes, made
+177 such entries a run of 19 steps, about 0.1 ms each. And every entry compiled its few lines of
 glue again (``exec`` of a string: about 16 us).
 
 ``QuickSandboxRunner`` is the same sandbox (same restrictions, same passthrough modules; the
