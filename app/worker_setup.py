@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 import httpx2
 from temporalio.client import Client
 from temporalio.worker import Worker
-from temporalio.worker.workflow_sandbox import SandboxedWorkflowRunner, SandboxRestrictions
+from temporalio.worker.workflow_sandbox import SandboxRestrictions
 
 import agent_interrupts.workflows
 from agent_interrupts.activities.agents import AgentActivities
@@ -38,6 +38,8 @@ from agent_interrupts.app.config import (
 )
 from agent_interrupts.app.data_converter import with_checked_converter
 from agent_interrupts.app.fork_check import check_fork_link
+from agent_interrupts.app.sandbox_runner import QuickSandboxRunner
+from agent_interrupts.app.startup_heap import freeze_startup_heap
 from agent_interrupts.models.answer_rules import AnswerRules
 from agent_interrupts.models.policies import HEARTBEAT_THROTTLE
 from agent_interrupts.models.team_build import TeamRegistry, team_of
@@ -65,14 +67,15 @@ PURE_WORKFLOW_MODULES = tuple(
 )
 """The workflows' deterministic helpers (planner, steps, blackboard ...): imported once."""
 
-WORKFLOW_RUNNER = SandboxedWorkflowRunner(
+WORKFLOW_RUNNER = QuickSandboxRunner(
     restrictions=SandboxRestrictions.default.with_passthrough_modules(
         "agent_interrupts.models", "agent_interrupts.teams", "pydantic", *PURE_WORKFLOW_MODULES
     )
 )
 """Our pydantic models (the generic ones and the software team's, ``teams/software/``) and the
 workflows' pure helpers are passed through the sandbox: imported once per worker instead of once
-per run, and one class identity in and out."""
+per run, and one class identity in and out. The sandbox is entered only to run workflow code
+(``app/sandbox_runner.py``)."""
 
 
 def openai_client(settings: LlmSettings, offline: OfflineModel | None = None) -> AsyncOpenAI:
@@ -157,6 +160,7 @@ def build_worker(
     autonomy = AutonomyActivities(
         client, autonomy_settings or AutonomySettings.from_env(), settings.model_for(CONTROLLER)
     )
+    freeze_startup_heap()  # the process's first worker: its heap out of the collector's passes
     return Worker(
         with_checked_converter(client),
         task_queue=task_queue,
