@@ -68,7 +68,7 @@ ANSWER_RULES = "43-answer-rules-read"
 CLAIMS_REFUSED = "43-signal-claiming-the-workflows-answer-ignored"
 NOTICES_LAST = "46-notices-behind-agent-steps"
 SPREAD_REMINDERS = "46-reminders-spread"
-FORK_LINKS_CHECKED = "fork-links-checked"
+FORK_LINKS_CHECKED = "44-fork-links-checked"
 
 _BEFORE_CONCURRENT = ("83c9b6c/orchestrator-dispatch-question-waiting",)
 """The oldest version's runs: no concurrent-questions shape was recorded yet."""
