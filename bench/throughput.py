@@ -62,6 +62,7 @@ import argparse
 import asyncio
 import contextlib
 import gc
+import math
 import os
 import subprocess
 import sys
@@ -163,11 +164,19 @@ class AtLoad:
 
     @property
     def ratio(self) -> float:
-        return self.agents.per_second / self.bare.per_second
+        """inf when the no-op baseline completed nothing (its workers starved)"""
+        return _ratio(self.agents.per_second, self.bare.per_second)
 
     @property
     def ratio_to_same_calls(self) -> float:
-        return self.agents.per_second / self.same_calls.per_second
+        return _ratio(self.agents.per_second, self.same_calls.per_second)
+
+
+def _ratio(rate: float, baseline: float) -> float:
+    """``rate / baseline``; inf when the baseline did nothing and the rate something."""
+    if baseline > 0:
+        return rate / baseline
+    return math.inf if rate > 0 else math.nan
 
 
 @dataclass(frozen=True)

@@ -148,3 +148,11 @@ async def test_a_call_a_starved_server_timed_out_is_made_again() -> None:
     with pytest.raises(RPCError, match="Timeout expired"):
         await patiently(failing(RPCStatusCode.INVALID_ARGUMENT))
     assert attempts == [RPCStatusCode.INVALID_ARGUMENT], "not made again"
+
+
+def test_a_baseline_that_completed_nothing_is_reported_not_divided_by() -> None:
+    """At 4x oversubscription the no-op baseline on the SDK's default slots once completed no
+    activity before its cut: the report says so instead of failing."""
+    starved = replace(_NO_RUNS.loads[0], bare=Rate(0, 150.0, unfinished=100))
+    assert starved.ratio == float("inf")
+    assert "bare activities/s: infx" in report(replace(_NO_RUNS, loads=[starved]))
