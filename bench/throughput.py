@@ -60,14 +60,10 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import contextlib
 import gc
 import math
 import os
-import subprocess
-import sys
-import tempfile
-from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar
@@ -81,7 +77,6 @@ from temporalio.worker import Worker
 from agent_interrupts.activities.llm import LlmSettings
 from agent_interrupts.activities.offline_model import OfflineModel, OfflineScenario
 from agent_interrupts.app.process_exit import exit_now
-from agent_interrupts.app.stack import pollers
 from agent_interrupts.app.worker_setup import build_worker
 from agent_interrupts.models.graph import NODES
 from agent_interrupts.models.state import OrchestratorInput
@@ -101,7 +96,6 @@ from bench.harness import (
     server_mode,
     versions,
     versus_aim,
-    worker_env,
 )
 from bench.history_times import AGENT_ACTIVITY, fetch_history, rounds
 from bench.interrupt_round_trip import waiting_interrupt
@@ -112,6 +106,7 @@ from bench.model_calls import (
     same_calls_worker,
     step_bytes,
 )
+from bench.worker_processes import worker_processes
 
 T = TypeVar("T")
 DEFAULT_RUNS = 100
@@ -123,7 +118,6 @@ WAIT_TIMEOUT = 900.0
 POLL_INTERVAL = 0.2
 MB = 1024 * 1024
 TERMINATED = WorkflowExecutionStatus.TERMINATED
-ROOT = Path(__file__).resolve().parents[1]
 
 
 @dataclass(frozen=True)
@@ -416,43 +410,10 @@ async def process_rate(
 ) -> Rate:
     """Agent steps/s of ``runs`` runs served by ``count`` ``worker.py`` processes."""
     queue = fresh_id(f"bench-processes-{count}-tq")
-    async with worker_processes(client, queue, count, timeout):
+    async with worker_processes(client, queue, count, {}, timeout=timeout):
         return await phase_rate(
             client, runs, queue, OrchestratorWorkflow.run, goal, steps_per_run, timeout
         )
-
-
-@contextlib.asynccontextmanager
-async def worker_processes(
-    client: Client, queue: str, count: int, timeout: float = WAIT_TIMEOUT
-) -> AsyncIterator[None]:
-    """``count`` ``python worker.py`` processes on ``queue`` (offline model), once all poll it."""
-    env = worker_env(client, queue)
-    with tempfile.TemporaryDirectory(prefix="bench-throughput-") as tmp:
-        started: list[subprocess.Popen[bytes]] = []
-        try:
-            for n in range(count):
-                with (Path(tmp) / f"worker-{n}.log").open("ab") as log:
-                    started.append(
-                        subprocess.Popen(
-                            [sys.executable, "worker.py"],
-                            cwd=ROOT,
-                            env={**env, "AGENTS_STATE_DIR": f"{tmp}/state-{n}"},
-                            stdout=log,
-                            stderr=subprocess.STDOUT,
-                        )
-                    )
-            async with asyncio.timeout(timeout):
-                while len(await pollers(client, client.namespace, queue)) < count:
-                    if any(p.poll() is not None for p in started):
-                        raise RuntimeError(f"a worker.py ended early; see its log in {tmp}")
-                    await asyncio.sleep(POLL_INTERVAL)
-            yield
-        finally:
-            for process in started:
-                process.terminate()
-            for process in started:
-                process.wait()
 
 
 async def held_rss(client: Client, runs: int, timeout: float = WAIT_TIMEOUT) -> tuple[int, int]:
