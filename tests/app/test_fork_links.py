@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 from temporalio.api.enums.v1 import EventType
-from temporalio.client import Client, WorkflowFailureError
+from temporalio.client import Client, WorkflowFailureError, WorkflowHandle
 
 from agent_interrupts.activities.llm import LlmSettings
 from agent_interrupts.activities.offline_model import OfflineModel, OfflineScenario
@@ -32,6 +32,7 @@ from agent_interrupts.app.worker_setup import build_worker
 from agent_interrupts.models.errors import ForkRefused, failure_message
 from agent_interrupts.models.fork_check import CHECK_FORK_LINK, carried_bytes
 from agent_interrupts.models.forks import ForkLink, StepChanges
+from agent_interrupts.models.interrupt_flow import InterruptStatus
 from agent_interrupts.models.interrupts import ResolvedBy
 from agent_interrupts.models.policies import FORK_ANSWER_WAIT
 from agent_interrupts.models.resolution_rules import claims_the_workflows_own
@@ -65,6 +66,16 @@ def activities_in(events: list[Any]) -> list[str]:
     ]
 
 
+async def asking(
+    client: Client, agents: AgentWorkflowClient, task_queue: str, workflow_id: str
+) -> tuple[WorkflowHandle[Any, Any], str, InterruptStatus]:
+    """A new run waiting at ASKER's question: its handle, the question's id and status."""
+    handle = await start(client, task_queue, workflow_id)
+    pending = (await wait_for_interrupt(handle)).pending_interrupt
+    assert pending is not None
+    return handle, pending.workflow_id, await agents.interrupt_status(pending.workflow_id)
+
+
 async def refusal_of(client: Client, fork_id: str) -> str:
     """The one line a forged fork failed with."""
     handle = client.get_workflow_handle(fork_id)
@@ -79,11 +90,7 @@ async def test_a_fork_whose_state_is_not_the_parents_ends_before_any_step(
     offline = OfflineModel(OfflineScenario(interrupt_at=frozenset({ASKER})))
     agents = AgentWorkflowClient(client, task_queue)
     async with build_worker(client, task_queue, LlmSettings(), offline=offline):
-        handle = await start(client, task_queue, workflow_id)
-        pending = (await wait_for_interrupt(handle)).pending_interrupt
-        assert pending is not None
-        question_id = pending.workflow_id
-        asked = await agents.interrupt_status(question_id)
+        handle, question_id, asked = await asking(client, agents, task_queue, workflow_id)
         answer = answer_offered(asked.request).model_copy(update={"answered_by": "alice"})
         await agents.resolve(question_id, answer)
         await asyncio.wait_for(handle.result(), 60)
@@ -174,20 +181,15 @@ async def test_a_claimed_answer_is_refused_in_the_updates_words_and_a_refused_li
     offline = OfflineModel(OfflineScenario(interrupt_at=frozenset({ASKER})))
     agents = AgentWorkflowClient(client, task_queue)
     async with build_worker(client, task_queue, LlmSettings(), offline=offline):
-        handle = await start(client, task_queue, workflow_id)
-        pending = (await wait_for_interrupt(handle)).pending_interrupt
-        assert pending is not None
-        asked = await agents.interrupt_status(pending.workflow_id)
+        handle, question_id, asked = await asking(client, agents, task_queue, workflow_id)
         claimed = answer_offered(asked.request).model_copy(
             update={"resolved_by": ResolvedBy.CONTROLLER_AUTONOMY}
         )
         with pytest.raises(Exception) as by_update:
-            await agents.resolve(pending.workflow_id, claimed)
+            await agents.resolve(question_id, claimed)
         fork_id = f"{workflow_id}-fork-{uuid.uuid4().hex[:8]}"
         with pytest.raises(ForkRefused) as by_fork:
-            await agents.fork(
-                workflow_id, at=pending.workflow_id, resolution=claimed, fork_id=fork_id
-            )
+            await agents.fork(workflow_id, at=question_id, resolution=claimed, fork_id=fork_id)
         listed = [e async for e in client.list_workflows(f"WorkflowId = '{fork_id}'")]
 
         # a link this client got wrong (here: its size) is refused by the fork's own check,
@@ -201,11 +203,9 @@ async def test_a_claimed_answer_is_refused_in_the_updates_words_and_a_refused_li
         monkeypatch.setattr(AgentWorkflowClient, "_link", staticmethod(wrong_size))
         began = time.monotonic()
         with pytest.raises(ForkRefused) as by_check:
-            await agents.fork(
-                workflow_id, at=pending.workflow_id, resolution=answer_offered(asked.request)
-            )
+            await agents.fork(workflow_id, at=question_id, resolution=answer_offered(asked.request))
         waited = time.monotonic() - began
-        await agents.resolve(pending.workflow_id, answer_offered(asked.request))
+        await agents.resolve(question_id, answer_offered(asked.request))
         await asyncio.wait_for(handle.result(), 60)
     words = f"resolution rejected: {claims_the_workflows_own(claimed)}"
     assert str(by_update.value) == words
@@ -213,5 +213,5 @@ async def test_a_claimed_answer_is_refused_in_the_updates_words_and_a_refused_li
     assert not listed, "no fork started"
     checked = str(by_check.value)
     assert checked.startswith(f"this fork's link does not hold: {workflow_id} (run "), checked
-    assert f"at {pending.workflow_id}: it says it carries " in checked and "\n" not in checked
+    assert f"at {question_id}: it says it carries " in checked and "\n" not in checked
     assert waited < FORK_ANSWER_WAIT.total_seconds() / 2, waited
