@@ -217,7 +217,7 @@ PATCHES: tuple[Patch, ...] = (
             "4992237/orchestrator-concurrent-questions-1",
             "f9add2e/orchestrator-concurrent-questions-1",
         ),
-        new_branch=_concurrent("d826efa", "fb231a1", "91626d7", "a7c9e0d", "e73f637"),
+        new_branch=_concurrent("3a6ae0f", "d826efa", "fb231a1", "91626d7", "a7c9e0d", "e73f637"),
     ),
     Patch(
         REROUTE_TAKEN,
@@ -251,7 +251,8 @@ PATCHES: tuple[Patch, ...] = (
             f"{v}/orchestrator-declared-team-1" for v in ("4992237", "e73f637", "a7c9e0d")
         ),
         new_branch=tuple(
-            f"{v}/orchestrator-declared-team-1" for v in ("91626d7", "fb231a1", "d826efa")
+            f"{v}/orchestrator-declared-team-1"
+            for v in ("91626d7", "fb231a1", "d826efa", "3a6ae0f")
         ),
     ),
     Patch(
@@ -285,8 +286,14 @@ PATCHES: tuple[Patch, ...] = (
             )
         ),
         new_branch=(
-            *(f"{v}/orchestrator-concurrent-questions-1" for v in ("fb231a1", "d826efa")),
-            *(f"{v}/orchestrator-dispatch-question-waiting" for v in ("fb231a1", "d826efa")),
+            *(
+                f"{v}/orchestrator-concurrent-questions-1"
+                for v in ("fb231a1", "d826efa", "3a6ae0f")
+            ),
+            *(
+                f"{v}/orchestrator-dispatch-question-waiting"
+                for v in ("fb231a1", "d826efa", "3a6ae0f")
+            ),
         ),
     ),
     Patch(
@@ -317,9 +324,10 @@ PATCHES: tuple[Patch, ...] = (
         "a fork's first run has a worker check its link (the state it was started with rebuilt "
         "from the parent's history at the point) before its first step, and fails at once when "
         "it does not hold; forks recorded before took the state they were given",
-        added_in=NEXT,
+        added_in="3a6ae0f",
         deprecate_after="d826efa",
         old_branch=("d826efa/orchestrator-fork-1", "d826efa/orchestrator-fork-of-fork-1"),
+        new_branch=("3a6ae0f/orchestrator-fork-1", "3a6ae0f/orchestrator-fork-of-fork-1"),
     ),
 )
 """Every patch id, oldest issue first."""

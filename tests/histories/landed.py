@@ -68,6 +68,8 @@ LANDED: dict[str, str] = {
     "d826efa": "runs forked from any past decision; every payload sealed when encryption is on; "
     "a signal claiming the workflow's own answer ignored; notices behind agent steps and "
     "reminders spread",
+    "3a6ae0f": "a fork's link checked by a worker before its first step; two workflow tasks at "
+    "once per worker; one answer check for every door",
 }
 """Every version that landed on main, oldest first, with what it brought."""
 
