@@ -7,8 +7,6 @@ import argparse
 import os
 from typing import TYPE_CHECKING
 
-from agent_interrupts.app import render
-
 if TYPE_CHECKING:
     from agent_interrupts.app.config import InboxSettings, TemporalSettings
     from agent_interrupts.app.inbox.codec_server import CodecServer
@@ -53,6 +51,7 @@ async def cmd_keys(args: argparse.Namespace, settings: TemporalSettings) -> int:
 
 async def cmd_codec(args: argparse.Namespace, settings: TemporalSettings) -> int:
     """``agents codec``: the codec server alone, behind the inbox's tokens."""
+    from agent_interrupts.app import render
     from agent_interrupts.app.config import InboxSettings
     from agent_interrupts.app.inbox.codec_server import codec_app
     from agent_interrupts.app.inbox.web import listening, serve
