@@ -70,11 +70,13 @@ PURE_WORKFLOW_MODULES = tuple(
 WORKFLOW_RUNNER = QuickSandboxRunner(
     restrictions=SandboxRestrictions.default.with_passthrough_modules(
         "agent_interrupts.models", "agent_interrupts.teams", "pydantic", *PURE_WORKFLOW_MODULES
-    )
+    ),
+    compiled_once=SANDBOXED_MODULES,
 )
 """Our pydantic models (the generic ones and the software team's, ``teams/software/``) and the
 workflows' pure helpers are passed through the sandbox: imported once per worker instead of once
-per run, and one class identity in and out. The sandbox is entered only to run workflow code
+per run, and one class identity in and out. The sandbox is entered only to run workflow code,
+and the workflow definitions it imports for every run are compiled once per process
 (``app/sandbox_runner.py``)."""
 
 

@@ -14,8 +14,16 @@ _CONTEXT_ID = re.compile(
 
 def make_context_id(run_id: str, agent_type: str, seq: int, at: datetime) -> str:
     """Build a context id from workflow time and a per-run counter (deterministic)."""
-    stamp = at.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
-    return f"wf-{run_id}/{slug(agent_type)}/{seq:03d}/{stamp}"
+    return f"wf-{run_id}/{slug(agent_type)}/{seq:03d}/{utc_stamp(at)}"
+
+
+def utc_stamp(at: datetime) -> str:
+    """``at`` in UTC to the second, ``2026-01-19T10:30:00Z``: what ``strftime`` with
+    ``%Y-%m-%dT%H:%M:%SZ`` gives (the year always 4 digits), formatted without it. ``strftime``
+    imports the ``time`` module at every call, and inside a workflow's sandbox each import goes
+    through the sandbox's importer: about 0.1 ms of a workflow task per context id."""
+    u = at.astimezone(UTC)
+    return f"{u.year:04d}-{u.month:02d}-{u.day:02d}T{u.hour:02d}:{u.minute:02d}:{u.second:02d}Z"
 
 
 def parse_context_id(context_id: str) -> tuple[str, str, int, datetime]:

@@ -9,18 +9,23 @@ import dataclasses
 from collections.abc import Sequence
 from datetime import timedelta
 
+import temporalio.converter
 from temporalio import activity, workflow
-from temporalio.api.common.v1 import Payload
+from temporalio.api.common.v1 import Payload, Payloads
 from temporalio.api.enums.v1 import EventType
+from temporalio.api.failure.v1 import Failure
 from temporalio.client import Client
 from temporalio.converter import PayloadCodec, SerializationContext, WithSerializationContext
 from temporalio.worker import Worker
+from temporalio.worker._workflow_instance import WorkflowInstanceDetails
 from temporalio.worker.workflow_sandbox import SandboxedWorkflowRunner
+from temporalio.worker.workflow_sandbox import _runner as sdk_runner
 
 with workflow.unsafe.imports_passed_through():  # the sandbox imports this module for Contexts
     from agent_interrupts.activities.llm import LlmSettings
-    from agent_interrupts.app.sandbox_runner import SUPPORTED, compiled
-    from agent_interrupts.app.worker_setup import WORKFLOW_RUNNER, build_worker
+    from agent_interrupts.app.sandbox_runner import COMPILED_ONCE, SUPPORTED, compiled
+    from agent_interrupts.app.worker_setup import SANDBOXED_MODULES, WORKFLOW_RUNNER, build_worker
+    from agent_interrupts.workflows.orchestrator import OrchestratorWorkflow
     from tests.support.interrupts import start
 
 
@@ -102,3 +107,38 @@ async def test_each_payload_gets_the_context_the_sdks_runner_gives_it(
         seen[name] = sorted(s.replace(queue, "QUEUE").replace(name, "NAME") for s in recorder.seen)
     assert seen["ours"] == seen["sdk"]
     assert any("ActivitySerializationContext" in s for s in seen["ours"])
+
+
+def instance_details(cls: type) -> WorkflowInstanceDetails:
+    """What a worker gives the runner for a run of ``cls`` (with the SDK's stand-in info)."""
+    return WorkflowInstanceDetails(
+        payload_converter_factory=temporalio.converter.DataConverter.default._new_payload_converter,
+        failure_converter_class=temporalio.converter.DataConverter.default.failure_converter_class,
+        interceptor_classes=[],
+        defn=workflow._Definition.from_class(cls),
+        info=sdk_runner._fake_info,
+        randomness_seed=-1,
+        extern_functions={},
+        disable_eager_activity_execution=False,
+        worker_level_failure_exception_types=[],
+        patch_activation_callback=None,
+        last_completion_result=Payloads(),
+        last_failure=Failure(),
+    )
+
+
+async def test_each_run_executes_its_workflow_module_afresh_from_code_compiled_once() -> None:
+    """The sandbox imports the workflow's module again for every run (no module state crosses
+    runs); its source is compiled once per process, not once per run."""
+    details = instance_details(OrchestratorWorkflow)
+    classes = [
+        WORKFLOW_RUNNER.create_instance(details).globals_and_locals[  # type: ignore[attr-defined]
+            "__temporal_workflow_class"
+        ]
+        for _ in range(2)
+    ]
+    first, second = classes
+    assert first is not second and first is not OrchestratorWorkflow  # executed afresh
+    assert first._run_node.__code__ is second._run_node.__code__  # from one code object
+    assert set(SANDBOXED_MODULES) <= COMPILED_ONCE.modules
+    assert COMPILED_ONCE.find_spec("json", None) is None  # every other module: as before
