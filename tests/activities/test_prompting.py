@@ -77,6 +77,30 @@ def _system(agent: AgentType, **overrides: object) -> str:
     ).system
 
 
+def test_a_teams_agents_prompts_begin_with_the_same_text() -> None:
+    """What every agent of the team is told comes before its own part: a provider's prompt
+    cache, or llama-server's slot, reads that text once for all of them."""
+    systems = {agent: _system(agent) for agent in ROUTING_AGENTS}
+    first, *others = systems.values()
+    end = min(
+        next((i for i, (a, b) in enumerate(zip(first, o, strict=False)) if a != b), 0)
+        for o in others
+    )
+    shared = first[: first.rfind("\n\n", 0, end) + 2]  # up to the agent's own intro
+    for heading in (
+        "## Recognising uncertainty",
+        "## Asking for review: `interruptRequest`\n",
+        "### Example: a well-formed structured choice",
+        "### Example: a well-formed confirmation item",
+    ):
+        assert heading in shared, heading
+    assert "ORCHESTRATOR" not in shared and "InterruptRequest" not in shared
+    for agent, system in systems.items():
+        own = system[len(shared) :]
+        assert own.lstrip().startswith(f"You are the {agent.value} agent"), agent
+        assert f"({INTERRUPT_TYPES[agent]})" in own
+
+
 def test_the_tables_cover_the_graph() -> None:
     assert set(INTERRUPT_TYPES) == set(ROUTING_AGENTS) == set(AgentType)
 
@@ -88,8 +112,8 @@ def test_routing_agent_prompt_has_every_guidance_section(agent: AgentType) -> No
     assert issubclass(model, Routing)
     own_class = INTERRUPT_TYPES[agent]
 
-    # the agent's own template: role and its real route names
-    assert system.startswith(f"You are the {agent.value} agent")
+    # the agent's own part: its intro, role and its real route names
+    assert f"\n\nYou are the {agent.value} agent" in system
     assert ", ".join(model.route_aliases()) in system
 
     # uncertainty recognition (FR-095..098, FR-111)
@@ -170,9 +194,10 @@ def test_sections_follow_the_template_in_a_stable_order() -> None:
         team=SOFTWARE_TEAM,
     )
     headings = [
-        "## Your role",
         "## Recognising uncertainty",
         "## Asking for review",
+        "## Your role",
+        "## Asking for review: `interruptRequest` (",
         "## Episodic memory",
         "## Where you are in the workflow",
         "## Previous attempt",

@@ -40,7 +40,15 @@ SOFTWARE_WORDS = (
 """The software team's words that the frame used to put in every team's prompts."""
 
 BEFORE_THE_MOVE = (
-    (
+    """You are one of the agents of a workflow. The rules below hold for every agent of it; your own
+part (who you are, your role, your routes) follows them.
+
+{% include "workflow/_uncertainty.jinja" %}
+{% include "workflow/_interrupt_guidance.jinja" %}
+{% include "workflow/_structured_choice_example.jinja" %}
+{% include "workflow/_confirmation_example.jinja" %}
+"""
+    + (
         "{% block intro %}You are the {{ agent_type }} agent of a multi-agent software "
         "workflow.{% endblock %}\n"
     )
@@ -52,13 +60,11 @@ BEFORE_THE_MOVE = (
 Reply with one JSON object of type {{ output_name }}.
 Set exactly one of these route fields and leave the others null: {{ routes | join(", ") }}.
 {% block routing %}{% endblock %}
-{% include "workflow/_uncertainty.jinja" %}
-{% include "workflow/_interrupt_guidance.jinja" %}
-{% include "workflow/_structured_choice_example.jinja" %}
-{% include "workflow/_confirmation_example.jinja" %}
+{% include "workflow/_own_question.jinja" %}
 """
 )
-"""The one base every agent extended before the software team's words left the frame."""
+"""One base with the software team's words in it, in the frame's order (what every agent is
+told, then its own part): the team's partial over the frame renders the same."""
 
 
 def _team(path: Path) -> Team:
@@ -126,7 +132,7 @@ def test_a_declared_teams_prompts_carry_none_of_the_software_teams_words(path: P
 def test_the_frame_names_the_team_when_a_template_has_no_intro() -> None:
     team = build_team(_declared("{% block role %}Decide.{% endblock %}"))
     system = _system(team, "DECISION")
-    assert system.startswith("You are the DECISION agent of team grant-review.\n")
+    assert "\n\nYou are the DECISION agent of team grant-review.\n" in system
 
 
 def test_a_teams_examples_come_from_its_own_examples_block_or_there_are_none() -> None:

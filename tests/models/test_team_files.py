@@ -139,7 +139,7 @@ def test_every_shipped_template_renders_on_the_agent_base(file: Path) -> None:
             dispatcher=None,
             custom_option_text=CUSTOM_OPTION_TEXT,
         )
-        assert text.startswith(f"You are the {agent.name} agent of a")
+        assert f"\n\nYou are the {agent.name} agent of a" in text
         assert "software workflow" not in text and "## Your role" in text
 
 

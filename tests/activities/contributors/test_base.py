@@ -83,7 +83,7 @@ def test_a_failing_contributor_is_skipped_with_a_warning_and_the_prompt_assemble
     assert prompt.sections == ["before", "after"]
     assert "## Section before" in prompt.system and "## Section after" in prompt.system
     assert "## Exploding tool" not in prompt.system
-    assert prompt.system.startswith("You are the MERGER_AGENT agent")
+    assert "\n\nYou are the MERGER_AGENT agent" in prompt.system
     (warning,) = prompt.warnings
     assert "'exploding-tool'" in warning and "RuntimeError" in warning
     assert "memory backend unreachable" in warning and "merger-agent-007" in warning
