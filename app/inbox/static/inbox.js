@@ -181,8 +181,12 @@ async function refresh() {
   }
   const wanted = stubs.filter((stub) => {
     const shown = document.getElementById(stub.id);
-    // a new question, or one read since this page showed it loading
-    return !shown || (shown.classList.contains("pending") && !stub.classList.contains("pending"));
+    // a new question, or one read since this page showed it loading or from its card (unless
+    // a person started answering it: what they gave is never lost)
+    if (!shown) return true;
+    const read = !stub.classList.contains("pending") && !stub.classList.contains("early");
+    if (shown.classList.contains("pending")) return !stub.classList.contains("pending");
+    return shown.classList.contains("early") && read && !shown.dataset.touched;
   });
   for (let start = 0; start < wanted.length; start += CARDS_PER_FETCH) {
     const ids = wanted.slice(start, start + CARDS_PER_FETCH).map((stub) => stub.dataset.id);
