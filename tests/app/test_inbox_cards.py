@@ -128,11 +128,15 @@ async def test_the_first_page_shows_every_card_without_a_query_and_reads_them_la
 
 
 async def test_a_card_is_escaped_and_shown_with_no_worker(client: Client, workflow_id: str) -> None:
-    """A question no worker serves: its card (a model's hostile reason) shows at once, escaped;
-    ``list --waiting``'s row says its reason from the card, not from a describe call."""
-    interrupt_id = f"{workflow_id}-interrupt-1"
+    """Questions no worker serves: their cards show at once, a model's hostile reason escaped,
+    a long one shortened and saying so; ``list --waiting``'s row says the reason from the card,
+    not from a describe call."""
+    interrupt_id, long_id = f"{workflow_id}-interrupt-1", f"{workflow_id}-long-interrupt-1"
     no_worker = f"tq-nobody-{workflow_id}"
-    handle = await start_question(client, no_worker, interrupt_id, reason=HOSTILE, carded=True)
+    handles = [
+        await start_question(client, no_worker, interrupt_id, reason=HOSTILE, carded=True),
+        await start_question(client, no_worker, long_id, reason="why " * 3_000, carded=True),
+    ]
     recorder = QueriedIds()
     agents = AgentWorkflowClient(Client(**{**client.config(), "interceptors": [recorder]}))
     try:
@@ -143,12 +147,16 @@ async def test_a_card_is_escaped_and_shown_with_no_worker(client: Client, workfl
         assert "&lt;script&gt;alert(&#34;owned&#34;)&lt;/script&gt;" in card
         assert "[the docs](javascript:alert(2))" in card, "markdown stays text"
         assert "<script>alert" not in page and 'javascript:alert(2)"' not in page
-        listed = await agents.waiting_page(10, None, WaitingFilter(run=workflow_id))
+        assert "shortened" not in card
+        long_card = card_of(page, long_id)
+        assert "Its longest texts are shortened here" in long_card and "[cut: " in long_card
+        listed = await agents.waiting_page(10, None, WaitingFilter(run=interrupt_id))
         wait = timedelta(seconds=1)
         (row,) = [q.row() for q in await agents.read_waiting(listed.executions, wait)]
         assert row.question.startswith("REVIEW_AGENT asks (HUMAN_REVIEW): <script>")
     finally:
-        await handle.terminate("test over")
+        for handle in handles:
+            await handle.terminate("test over")
 
 
 def _sealed(payload: Payload) -> bool:
