@@ -151,11 +151,6 @@ class WaitingRow:
     """Why the question or its run makes no progress (``app/stuck.py``), e.g. after a deploy."""
     pending: bool = False
     """Not read yet: the inbox shows it as loading and fills it in at its next refresh."""
-    early: bool = False
-    """Not read yet, shown from its card (the listing's memo): ``status`` says what the question
-    started with, no events; the inbox reads it at its next refresh."""
-    shortened: bool = False
-    """``early``, and the card's longest texts were cut to fit the memo's cap."""
     may_answer: str | None = None
     """Who may answer it (the worker's answer rules); None: anybody."""
 

@@ -279,7 +279,8 @@ def card_memo(job: InterruptInput) -> dict[str, Any]:
         deadline = workflow.now() + timedelta(seconds=job.timeout_seconds)
     else:
         deadline = None
-    card = question_card(job, asked_question(job), deadline)
+    light = job.model_copy(update={"origin_request": {}})  # what the hooks never read, uncopied
+    card = question_card(job, asked_question(light), deadline)
     return {QUESTION_MEMO: card} if card is not None else {}
 
 
