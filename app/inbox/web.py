@@ -100,6 +100,10 @@ costs a few visibility calls; questions are read once, ``app/inbox/questions.py`
 ANSWERS_SHOWN = 10
 CARDS_PER_FETCH = 50
 """Cards one ``/cards`` request returns; the page asks again for the rest."""
+WHOLE_CARDS = 20
+"""Cards a whole page renders whole; the rest as their lines (agent, kind, deadline, the
+question's gist), whose bodies the page fetches from ``/cards`` as soon as it has loaded:
+rendering the cards' bodies (markdown, the answer forms) is most of a page's CPU."""
 MAX_FORM_BYTES = 256 * 1024
 """The largest answer form read, the limit of one update payload."""
 FETCH_HEADER = "x-inbox-fetch"
@@ -261,7 +265,7 @@ class Inbox:
         except UNREACHABLE as err:
             trouble = await self._trouble(err)
             return self._html("page.html", {**_EMPTY, "filters": filters, "trouble": trouble}, 503)
-        return self._html("page.html", {**context, **lists})
+        return self._html("page.html", {**context, **lists, "whole": WHOLE_CARDS})
 
     async def questions(self, request: Request) -> Response:
         """The lists, each waiting question as a stub (its id, whether it is read): an open page

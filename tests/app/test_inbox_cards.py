@@ -20,6 +20,7 @@ from agent_interrupts.activities.offline_model import OfflineModel, OfflineScena
 from agent_interrupts.app.codec import ENCRYPTED
 from agent_interrupts.app.data_converter import data_converter
 from agent_interrupts.app.encryption_keys import KeyRing
+from agent_interrupts.app.inbox.web import WHOLE_CARDS
 from agent_interrupts.app.question_cards import listed_card
 from agent_interrupts.app.sdk import AgentWorkflowClient
 from agent_interrupts.app.waiting_pages import WaitingFilter
@@ -197,3 +198,38 @@ async def test_an_encrypted_card_is_sealed_on_the_server_and_read_by_the_inbox(
         card = card_of(page, interrupt_id)
         assert ASKED in card and "goal-marmot-6613" in card
         await handle.terminate("test over")
+
+
+async def test_a_whole_page_renders_its_first_cards_whole_and_the_rest_as_lines(
+    client: Client, workflow_id: str
+) -> None:
+    """Past ``WHOLE_CARDS`` a first page renders each card as its line (the question's gist
+    included), whose body ``/cards`` gives whole: the page's render stays small, and no card
+    costs a query."""
+    no_worker = f"tq-nobody-{workflow_id}"
+    ids = [f"{workflow_id}-{n:02}-interrupt-1" for n in range(WHOLE_CARDS + 2)]
+    handles = await asyncio.gather(
+        *(
+            start_question(client, no_worker, i, reason=f"Which cache {n}?", carded=True)
+            for n, i in enumerate(ids)
+        )
+    )
+    recorder = QueriedIds()
+    agents = AgentWorkflowClient(Client(**{**client.config(), "interceptors": [recorder]}))
+    try:
+        async with browser_like(agents) as http:
+            page = (await http.get("/", params={"run": workflow_id})).text
+            classes = [stub_of(page, i) for i in ids]
+            assert classes.count("card early") == WHOLE_CARDS, classes
+            lazy = [i for i in ids if stub_of(page, i) == "card lazy early"]
+            assert len(lazy) == 2
+            for n, interrupt_id in enumerate(ids):
+                assert f"Which cache {n}?" in card_of(page, interrupt_id), "every line's gist"
+            assert all('<form class="answer"' not in card_of(page, i) for i in lazy)
+            whole = (await http.get("/cards", params={"id": lazy})).text
+            assert all(stub_of(whole, i) == "card early" for i in lazy)
+            assert whole.count('<form class="answer"') == 2
+        assert recorder.ids == []
+    finally:
+        for handle in handles:
+            await handle.terminate("test over")
