@@ -31,6 +31,7 @@ from agent_interrupts.app.connect import connect
 from agent_interrupts.app.message_size import oversize_problem
 from agent_interrupts.app.people import person_name
 from agent_interrupts.app.process_exit import guard_interpreter_exit
+from agent_interrupts.app.question_cards import listed_card
 from agent_interrupts.app.run_picture import RunEnd
 from agent_interrupts.app.stack import LocalStack, local_client
 from agent_interrupts.app.stuck import explain, problem_of, stuck_ids
@@ -83,6 +84,7 @@ from agent_interrupts.models.state import (
 from agent_interrupts.models.team_build import RunResult, result_summary
 from agent_interrupts.models.tools import WorkspaceSpec
 from agent_interrupts.workflows import visibility
+from agent_interrupts.workflows.interrupt_text import summary_line
 
 if TYPE_CHECKING:  # loaded by the calls that use them: a command that lists runs starts fast
     from agent_interrupts.app.export import ExportSummary, Format, Kind
@@ -167,6 +169,11 @@ class WaitingQuestion:
     """Why the question or its run makes no progress (``app/stuck.py``), e.g. after a deploy."""
     pending: bool = False
     """Not read yet: the inbox shows it as loading and fills it in at its next refresh."""
+    early: bool = False
+    """Not read yet, shown from its card (the listing's memo): ``status`` says what the question
+    started with, no events; the inbox reads it at its next refresh."""
+    shortened: bool = False
+    """``early``, and the card's longest texts were cut to fit the memo's cap."""
 
     @property
     def run_id(self) -> str:
@@ -908,7 +915,8 @@ class AgentWorkflowClient:
         self, execution: WorkflowExecution, timeout: timedelta | None
     ) -> WaitingQuestion:
         """The question of ``execution``, read by its ``status`` query; when no worker answers
-        within ``timeout``, what the server knows (its summary)."""
+        within ``timeout``, what the server knows: its card's reason (the listing's memo,
+        ``app/question_cards.py``), else its summary."""
         origin = execution.typed_search_attributes.get(visibility.INTERRUPT_ORIGIN) or "?"
         started = execution.start_time
         try:
@@ -916,6 +924,10 @@ class AgentWorkflowClient:
         except PayloadKeyError as err:  # sealed under a key this client lacks
             return WaitingQuestion(execution.id, origin, started, None, f"(unreadable: {err})")
         except (RPCError, WorkflowQueryFailedError):  # no worker answers: what the server knows
+            card = await listed_card(execution)
+            if card is not None:  # in the listing already: no describe call
+                said = summary_line(str(card.origin), card.request)
+                return WaitingQuestion(execution.id, str(card.origin), started, None, said)
             described = await self.client.get_workflow_handle(execution.id).describe()
             try:
                 summary = await described.static_summary() or ""

@@ -31,7 +31,8 @@ yet asking, so the workers take them at their own rate; a count the fill cannot 
 5. **First page of the inbox**: ``GET /`` of a new ``agents inbox`` process (nothing read yet,
    100 per page), timed from the request once it serves its static files, median of 3 (each a
    new process; ``measure(inbox_process=False)``, the smoke test's quicker way: a new app in
-   this process).
+   this process), and how many of its cards were left loading (not read within ``FIRST_WAIT``,
+   and without a card in the listing's memo).
 
 With ``--db-file`` the runs are left waiting and the fill is kept in ``PATH.scale.json``;
 ``--reuse`` starts the server on that file again and measures the same runs (the counts below
@@ -56,6 +57,7 @@ import contextlib
 import gc
 import json
 import os
+import re
 import statistics
 import subprocess
 import sys
@@ -126,10 +128,13 @@ class Level:
     list_sdk: list[float]
     list_cli: float
     inbox: list[float]
+    """seconds of each first page"""
     evicted_answer: float
     cached_answer: float
     loads: list[str] = field(default_factory=list)
     inbox_where: str = "agents inbox process"
+    inbox_loading: list[int] = field(default_factory=list)
+    """cards each first page left loading"""
 
 
 @dataclass
@@ -256,9 +261,9 @@ def cli_first_page(client: Client) -> float:
     return took
 
 
-async def inbox_first_page(client: Client) -> float:
+async def inbox_first_page(client: Client) -> tuple[float, int]:
     """``GET /`` of a new ``agents inbox --limit 100`` process (nothing read yet), once it
-    serves its static files: seconds to the whole page."""
+    serves its static files: seconds to the whole page, and the cards it left loading."""
     port = free_port()
     with tempfile.TemporaryDirectory(prefix="bench-scale-inbox-") as tmp:
         env = cli_env(client) | {"AGENTS_STATE_DIR": tmp}
@@ -286,10 +291,17 @@ async def inbox_first_page(client: Client) -> float:
             inbox.wait()
     if page.status_code != 200 or "interrupt-1" not in page.text:
         raise RuntimeError(f"the inbox answered {page.status_code}")
-    return took
+    return took, loading(page.text)
 
 
-async def inbox_page(client: Client, agents: AgentWorkflowClient, setup: Setup) -> float:
+def loading(page: str) -> int:
+    """The cards of an inbox page shown as loading (their questions not read yet)."""
+    return len(re.findall(r'<details class="card[^"]*\bpending\b', page))
+
+
+async def inbox_page(
+    client: Client, agents: AgentWorkflowClient, setup: Setup
+) -> tuple[float, int]:
     """A new inbox's first page: a new process, or a new app in this process."""
     if setup.inbox_process:
         return await inbox_first_page(client)
@@ -301,7 +313,7 @@ async def inbox_page(client: Client, agents: AgentWorkflowClient, setup: Setup) 
         took = time.perf_counter() - began
     if page.status_code != 200 or "interrupt-1" not in page.text:
         raise RuntimeError(f"the inbox answered {page.status_code}")
-    return took
+    return took, loading(page.text)
 
 
 async def list_first_page(agents: AgentWorkflowClient) -> float:
@@ -535,7 +547,7 @@ async def measure_levels(
                 state.save()
                 list_sdk = [await list_first_page(agents) for _ in range(setup.repeats)]
                 list_cli = await asyncio.to_thread(cli_first_page, client)
-                inbox = [await inbox_page(client, agents, setup) for _ in range(setup.repeats)]
+                pages = [await inbox_page(client, agents, setup) for _ in range(setup.repeats)]
                 loads.append(load_average())
                 levels.append(
                     Level(
@@ -546,11 +558,12 @@ async def measure_levels(
                         rss,
                         list_sdk,
                         list_cli,
-                        inbox,
+                        [seconds for seconds, _ in pages],
                         evicted,
                         cached,
                         loads,
                         "agents inbox process" if setup.inbox_process else "inbox app in-process",
+                        [left for _, left in pages],
                     )
                 )
                 print(level_line(levels[-1], rss_before), flush=True)
@@ -671,7 +684,8 @@ def level_line(level: Level, rss_before: list[int]) -> str:
             f"{statistics.median(level.list_sdk):.3f} s {aim(statistics.median(level.list_sdk))};"
             f" the command (new process) {level.list_cli:.2f} s",
             f"  inbox first page ({INBOX_PAGE}, a new {level.inbox_where}): median "
-            f"{statistics.median(level.inbox):.3f} s {aim(statistics.median(level.inbox))}",
+            f"{statistics.median(level.inbox):.3f} s {aim(statistics.median(level.inbox))}, "
+            f"cards left loading: {', '.join(map(str, level.inbox_loading))}",
             f"  answer -> next agent step: oldest run {evicted:.3f} s {aim(evicted)}, newest "
             f"(cached) {level.cached_answer:.3f} s: {evicted / level.cached_answer:.2f}x",
         ]

@@ -56,6 +56,13 @@ visibility store's own page limit)."""
 MAX_PAGE_TOKEN_CHARS = 4096
 """The longest page token a listing takes back (the server's are about 100 characters)."""
 
+MAX_QUESTION_MEMO_BYTES = 1_792
+"""The most compact JSON a waiting question's card takes in its InterruptWorkflow's memo
+(``models/question_card.py``): its longest texts, the reason among them, are cut to fit, each
+saying how much it lost. Sealed by the payload codec it stays under the 2 KiB at which the SDK and
+the server warn of a large memo; a listing returns every row's memo, so a page of 100 carries at
+most about 200 KB of them."""
+
 Id = Annotated[str, StringConstraints(min_length=1, max_length=MAX_ID_CHARS)]
 Text = Annotated[str, StringConstraints(max_length=MAX_TEXT_CHARS)]
 Answer = Annotated[str, StringConstraints(max_length=MAX_ANSWER_CHARS)]

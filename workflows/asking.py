@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 from dataclasses import dataclass, field
+from datetime import timedelta
 from typing import Any, NoReturn
 
 from temporalio import workflow
@@ -44,6 +45,7 @@ from agent_interrupts.models.limits import (
     fit_strings,
 )
 from agent_interrupts.models.policies import ANSWER_RULES_RETRY, ANSWER_RULES_TIMEOUT
+from agent_interrupts.models.question_card import QUESTION_MEMO, question_card
 from agent_interrupts.models.state import (
     EntryKind,
     EventKind,
@@ -256,6 +258,7 @@ async def _start_child(book: RunBook, job: InterruptInput, child_id: str) -> Sta
         static_summary=summary_line(origin, request),
         static_details=details_markdown(child_id, origin, request, book.team),
         search_attributes=child_attributes(job),
+        memo=card_memo(job),
     )
     started = StartedQuestion(
         job.origin_node_id, origin, job.origin_request, request, child_id, child, job
@@ -263,6 +266,22 @@ async def _start_child(book: RunBook, job: InterruptInput, child_id: str) -> Sta
     book.waiting_on(waiting_on(started))
     show_orchestrator(state.phase, None, state.pending_interrupt)
     return started
+
+
+def card_memo(job: InterruptInput) -> dict[str, Any]:
+    """The question's memo: its card (``models/question_card.py``), which a listing returns with
+    each row, so the inbox and ``agents list --waiting`` show it without a query; none when the
+    card does not fit its cap. The deadline is the one the question sets at its first workflow
+    task: the carried one, else ``timeoutSeconds`` from now (a moment earlier than its own)."""
+    if job.carried is not None:
+        deadline = job.carried.deadline
+    elif job.timeout_seconds:
+        deadline = workflow.now() + timedelta(seconds=job.timeout_seconds)
+    else:
+        deadline = None
+    light = job.model_copy(update={"origin_request": {}})  # what the hooks never read, uncopied
+    card = question_card(job, asked_question(light), deadline)
+    return {QUESTION_MEMO: card} if card is not None else {}
 
 
 def waiting_on(started: StartedQuestion) -> PendingInterrupt:

@@ -100,6 +100,10 @@ costs a few visibility calls; questions are read once, ``app/inbox/questions.py`
 ANSWERS_SHOWN = 10
 CARDS_PER_FETCH = 50
 """Cards one ``/cards`` request returns; the page asks again for the rest."""
+WHOLE_CARDS = 20
+"""Cards a whole page renders whole; the rest as their lines (agent, kind, deadline, the
+question's gist), whose bodies the page fetches from ``/cards`` as soon as it has loaded:
+rendering the cards' bodies (markdown, the answer forms) is most of a page's CPU."""
 MAX_FORM_BYTES = 256 * 1024
 """The largest answer form read, the limit of one update payload."""
 FETCH_HEADER = "x-inbox-fetch"
@@ -257,11 +261,11 @@ class Inbox:
         filters = Filters.from_query(request.query_params)
         context = {"filters": filters, "trouble": ""}
         try:
-            lists = await self._lists(filters)
+            lists = await self._lists(filters, read_carded=False)
         except UNREACHABLE as err:
             trouble = await self._trouble(err)
             return self._html("page.html", {**_EMPTY, "filters": filters, "trouble": trouble}, 503)
-        return self._html("page.html", {**context, **lists})
+        return self._html("page.html", {**context, **lists, "whole": WHOLE_CARDS})
 
     async def questions(self, request: Request) -> Response:
         """The lists, each waiting question as a stub (its id, whether it is read): an open page
@@ -451,9 +455,13 @@ class Inbox:
             message += f"; {', '.join(later)} left for later: asked again at once"
         return Outcome(answer=answer, message=message)
 
-    async def _lists(self, filters: Filters = NO_FILTERS) -> dict[str, object]:
+    async def _lists(
+        self, filters: Filters = NO_FILTERS, *, read_carded: bool = True
+    ) -> dict[str, object]:
         """One page of the waiting questions (narrowed by run on the server; the other filters
-        narrow the page), and the answered ones."""
+        narrow the page), and the answered ones. A whole page (``read_carded`` False) shows the
+        questions whose listing carried their cards as the cards say, and leaves their reads to
+        the page's first refresh."""
         narrowed = WaitingFilter(run=filters.run)
         try:
             query = narrowed.query()
@@ -464,7 +472,8 @@ class Inbox:
 
         async def listed_and_read() -> tuple[WaitingPage, list[WaitingQuestion]]:
             listed = await self.agents.waiting_page(self.limit, token, narrowed)
-            return listed, await self.reader.questions(listed.executions)
+            read = await self.reader.questions(listed.executions, read_carded=read_carded)
+            return listed, read
 
         # the reads and the answers' histories overlap the other visibility calls
         (listed_page, read), (answered, found), total, stuck = await asyncio.gather(

@@ -11,13 +11,12 @@ import sys
 import uuid
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
-from typing import Any
 
 import httpx
 import pytest
 from google.protobuf.duration_pb2 import Duration
 from temporalio.api.workflowservice.v1 import RegisterNamespaceRequest
-from temporalio.client import Client, Interceptor, OutboundInterceptor, QueryWorkflowInput
+from temporalio.client import Client
 from temporalio.service import RPCError
 
 from agent_interrupts.activities.llm import LlmSettings
@@ -34,7 +33,14 @@ from agent_interrupts.models.interrupts import InterruptResolution, OptionKey
 from agent_interrupts.teams.software.agents import AgentType
 from tests.cli.support import free_port
 from tests.support.cli import ROOT, client_env, client_py
-from tests.support.inbox import HOSTILE, TOKEN, start_question, until_listed
+from tests.support.inbox import (
+    HOSTILE,
+    TOKEN,
+    QueriedIds,
+    start_question,
+    stub_of,
+    until_listed,
+)
 from tests.support.interrupts import GOAL, question_input, wait_for_interrupt
 
 BASE = "http://127.0.0.1:8300"
@@ -233,28 +239,6 @@ async def test_cross_site_and_foreign_host_requests_are_refused(
             assert await agents.is_listed_waiting(question_id), "nothing was answered"
         finally:
             await handle.terminate("test over")
-
-
-class QueriedIds(Interceptor):
-    """Records the workflow id of every query the inbox's client sends."""
-
-    def __init__(self) -> None:
-        self.ids: list[str] = []
-
-    def intercept_client(self, next: OutboundInterceptor) -> OutboundInterceptor:
-        ids = self.ids
-
-        class Recording(OutboundInterceptor):
-            async def query_workflow(self, input: QueryWorkflowInput) -> Any:
-                ids.append(input.id)
-                return await super().query_workflow(input)
-
-        return Recording(next)
-
-
-def stub_of(lists: str, interrupt_id: str) -> str | None:
-    found = re.search(rf'<details class="([^"]*)" id="q-{re.escape(interrupt_id)}"', lists)
-    return found[1] if found else None
 
 
 async def test_questions_are_read_once_and_a_refresh_sends_stubs_the_page_fills_from_cards(

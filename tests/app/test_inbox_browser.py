@@ -18,7 +18,7 @@ from contextlib import asynccontextmanager
 from pathlib import Path
 
 import pytest
-from playwright.async_api import async_playwright
+from playwright.async_api import Route, async_playwright
 from temporalio.client import Client
 from temporalio.contrib.pydantic import pydantic_data_converter
 from temporalio.testing import WorkflowEnvironment
@@ -27,6 +27,7 @@ from agent_interrupts.activities.llm import LlmSettings
 from agent_interrupts.activities.offline_model import OfflineScenario
 from agent_interrupts.app.binaries import temporal_cli
 from agent_interrupts.app.inbox.ignored import FILE_NAME
+from agent_interrupts.app.inbox.web import WHOLE_CARDS
 from agent_interrupts.app.people import person_name
 from agent_interrupts.app.sdk import AgentWorkflowClient
 from agent_interrupts.app.worker_setup import build_worker
@@ -492,3 +493,59 @@ async def test_a_fan_out_grid_sends_each_agents_own_answer_and_keeps_the_others_
         }
         assert got.free_text == "for all of you"
         await asyncio.wait_for(run.result(), 90)
+
+
+async def test_a_card_from_the_listing_gives_way_to_the_read_one_unless_typed_in_in_chromium(
+    client: Client, task_queue: str, workflow_id: str
+) -> None:
+    """Questions carry their cards: the page shows the newest at once, answer forms included,
+    and fetches the bodies of those past ``WHOLE_CARDS`` it rendered as lines; once its
+    refreshes have read them, the card nobody touched gives way to the one read, while the one a
+    person started answering keeps what they typed (the refreshes are held until then)."""
+    untouched, typed = f"{workflow_id}-a-interrupt-1", f"{workflow_id}-b-interrupt-1"
+    older = [f"{workflow_id}-old-{n:02}-interrupt-1" for n in range(WHOLE_CARDS)]
+    async with (
+        build_worker(client, task_queue, LlmSettings()),
+        inbox_cli(client) as link,
+        async_playwright() as playwright,
+    ):
+        handles = list(
+            await asyncio.gather(
+                *(start_question(client, task_queue, i, carded=True) for i in older)
+            )
+        )
+        handles += [
+            await start_question(client, task_queue, i, carded=True) for i in (untouched, typed)
+        ]
+        browser = await playwright.chromium.launch(
+            executable_path=str(CHROMIUM), args=FLAGS, headless=True
+        )
+        try:
+            page = await browser.new_page()
+            typing = asyncio.Event()
+
+            async def held(route: Route) -> None:
+                await typing.wait()
+                await route.continue_()
+
+            await page.route("**/questions*", held)
+            await page.goto(link)
+            for interrupt_id in (untouched, typed):
+                early = page.locator(f"{card(interrupt_id)}.early form.answer")
+                await early.wait_for(state="attached", timeout=WAIT_MS)
+            oldest = page.locator(f"{card(older[0])} form.answer")  # past WHOLE_CARDS: a line
+            await oldest.wait_for(state="attached", timeout=WAIT_MS)  # while no refresh runs
+            mine = card(typed)
+            await page.locator(f"{mine} > summary").click()
+            await page.locator(f'{mine} textarea[name="text"]').fill("half an answer")
+            typing.set()
+            read = page.locator(f"{card(untouched)}:not(.early) form.answer")
+            await read.wait_for(state="attached", timeout=WAIT_MS)
+            assert "early" in (await page.locator(mine).get_attribute("class") or "")
+            assert await page.locator(f'{mine} textarea[name="text"]').input_value() == (
+                "half an answer"
+            )
+        finally:
+            await browser.close()
+            for handle in handles:
+                await handle.terminate("test over")

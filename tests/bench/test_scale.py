@@ -32,6 +32,7 @@ async def test_bench_fills_lists_answers_and_bursts(client: Client) -> None:
     assert result.burst is not None and result.burst.notices_per_second > 0
     text = report(result)
     assert "6 waiting runs" in text and "answer -> next agent step" in text
+    assert "cards left loading: " in text
     assert "burst of 4 questions at once" in text and "inbox app in-process" in text
 
 

@@ -181,8 +181,12 @@ async function refresh() {
   }
   const wanted = stubs.filter((stub) => {
     const shown = document.getElementById(stub.id);
-    // a new question, or one read since this page showed it loading
-    return !shown || (shown.classList.contains("pending") && !stub.classList.contains("pending"));
+    // a new question, or one read since this page showed it loading or from its card (unless
+    // a person started answering it: what they gave is never lost)
+    if (!shown || shown.classList.contains("lazy")) return true; // lazy: its line alone
+    const read = !stub.classList.contains("pending") && !stub.classList.contains("early");
+    if (shown.classList.contains("pending")) return !stub.classList.contains("pending");
+    return shown.classList.contains("early") && read && !shown.dataset.touched;
   });
   for (let start = 0; start < wanted.length; start += CARDS_PER_FETCH) {
     const ids = wanted.slice(start, start + CARDS_PER_FETCH).map((stub) => stub.dataset.id);
@@ -267,4 +271,21 @@ if (location.hash) {
   const opened = document.getElementById(location.hash.slice(1));
   if (opened && opened.matches("details.card")) opened.open = true;
 }
+async function fillLazy() {
+  // the bodies of the cards a whole page rendered as their lines (web.py's WHOLE_CARDS), at once
+  const ids = [...document.querySelectorAll("#waiting > .card.lazy")].map((c) => c.dataset.id);
+  for (let start = 0; start < ids.length; start += CARDS_PER_FETCH) {
+    const chunk = ids.slice(start, start + CARDS_PER_FETCH);
+    const query = new URLSearchParams(chunk.map((id) => ["id", id]));
+    const cards = await fetch("/cards?" + query, { credentials: "same-origin" });
+    if (!cards.ok) return; // the refreshes fetch them
+    for (const card of fragment(await cards.text()).querySelectorAll(".card")) {
+      const shown = document.getElementById(card.id);
+      if (!shown || !shown.classList.contains("lazy")) continue;
+      card.open = shown.open;
+      shown.replaceWith(card);
+    }
+  }
+}
+fillLazy().catch(() => {});
 setTimeout(poll, pollMs);
