@@ -60,11 +60,11 @@ queue, which holds the run's state in memory) before any worker may take it with
 history (a worker setting, env AGENTS_WORKER_STICKY_SECONDS; Temporal's default). A busy worker's
 tasks wait on its sticky queue for a free workflow-task slot: with 100 concurrent runs on one
 worker they waited up to 5 s, so with 2 s a third of them moved to the normal queue, where the
-server sent each its run's whole history and it waited again behind new runs (``bench.throughput``:
-agent steps/s 0.75x). A run whose worker died waits this long only when no activity of its was
-lost with that worker (a killed call's next attempt clears its run's sticky queue,
-``activities/heartbeat.py``), e.g. its answer arriving while it waited on a question: once, for
-as long as this, however long ago the worker died."""
+server sent each its run's whole history and it waited again behind new runs (``bench.throughput``,
+quiet: 0.82x the same calls' rate, against 0.96x with 10 s; medians of 2 runs at load 8-13). A run
+whose worker died waits this long only when no activity of its was lost with that worker (a killed
+call's next attempt clears its run's sticky queue, ``activities/heartbeat.py``), e.g. its answer
+arriving while it waited on a question: once, for as long as this."""
 
 WORKER_CACHED_WORKFLOWS = 500
 """Default number of workflows (a run, each of its questions) one worker holds in memory (a
