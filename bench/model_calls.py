@@ -32,7 +32,12 @@ with workflow.unsafe.imports_passed_through():
 
     from agent_interrupts.activities.llm import LlmSettings, StructuredLlm
     from agent_interrupts.activities.offline_model import OfflineModel
-    from agent_interrupts.app.config import OFFLINE_MAX_ACTIVITIES, WORKER_WORKFLOW_TASKS
+    from agent_interrupts.app.config import (
+        OFFLINE_MAX_ACTIVITIES,
+        WORKER_CACHED_WORKFLOWS,
+        WORKER_STICKY_SECONDS,
+        WORKER_WORKFLOW_TASKS,
+    )
     from agent_interrupts.app.worker_setup import openai_client
     from agent_interrupts.models.graph import NODES_BY_OUTPUT
     from bench.history_times import (
@@ -152,17 +157,27 @@ class RecordedModelCalls:
         return {"pad": self._replies[index]}
 
 
-def same_calls_worker(client: Client, task_queue: str, calls: RecordedModelCalls) -> Worker:
-    """A worker for ``BareModelCalls`` on ``task_queue``, with the agents' activity and
-    workflow-task slots."""
+def baseline_worker(
+    client: Client, task_queue: str, workflows: Sequence[type], activities: Sequence[Any]
+) -> Worker:
+    """A baseline's worker on ``task_queue`` with what ``app.worker_setup.build_worker`` gives a
+    worker with the offline model: its activity and workflow-task slots, its sticky wait and its
+    cache. A ratio then compares the work, not the workers' options."""
     return Worker(
         client,
         task_queue=task_queue,
-        workflows=[BareModelCalls],
-        activities=[calls.model_call],
+        workflows=workflows,
+        activities=activities,
         max_concurrent_activities=OFFLINE_MAX_ACTIVITIES,
         max_concurrent_workflow_tasks=WORKER_WORKFLOW_TASKS,
+        sticky_queue_schedule_to_start_timeout=timedelta(seconds=WORKER_STICKY_SECONDS),
+        max_cached_workflows=WORKER_CACHED_WORKFLOWS,
     )
+
+
+def same_calls_worker(client: Client, task_queue: str, calls: RecordedModelCalls) -> Worker:
+    """A worker for ``BareModelCalls`` on ``task_queue``, with the agents' worker options."""
+    return baseline_worker(client, task_queue, [BareModelCalls], [calls.model_call])
 
 
 def call_rounds(widths: Sequence[int]) -> list[list[int]]:

