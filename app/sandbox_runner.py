@@ -99,9 +99,7 @@ COMPILED_ONCE = CompiledOnce()
 
 def compile_once(modules: Iterable[str]) -> None:
     """Have ``modules`` compiled once per process when imported (idempotent)."""
-    names = COMPILED_ONCE.modules | frozenset(modules)
-    if names != COMPILED_ONCE.modules:
-        COMPILED_ONCE.modules = names
+    COMPILED_ONCE.modules |= frozenset(modules)
     if COMPILED_ONCE not in sys.meta_path:
         sys.meta_path.insert(0, COMPILED_ONCE)
 

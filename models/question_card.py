@@ -92,7 +92,7 @@ def question_card(
         if json_bytes(fitted) > MAX_QUESTION_MEMO_BYTES:
             return None
         return QuestionCard.model_validate(fitted).to_wire()
-    except (ValidationError, ValueError, TypeError):
+    except (ValueError, TypeError):  # a ValidationError is a ValueError
         return None
 
 
