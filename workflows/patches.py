@@ -217,7 +217,9 @@ PATCHES: tuple[Patch, ...] = (
             "4992237/orchestrator-concurrent-questions-1",
             "f9add2e/orchestrator-concurrent-questions-1",
         ),
-        new_branch=_concurrent("3a6ae0f", "d826efa", "fb231a1", "91626d7", "a7c9e0d", "e73f637"),
+        new_branch=_concurrent(
+            "30fc658", "3a6ae0f", "d826efa", "fb231a1", "91626d7", "a7c9e0d", "e73f637"
+        ),
     ),
     Patch(
         REROUTE_TAKEN,
@@ -252,7 +254,7 @@ PATCHES: tuple[Patch, ...] = (
         ),
         new_branch=tuple(
             f"{v}/orchestrator-declared-team-1"
-            for v in ("91626d7", "fb231a1", "d826efa", "3a6ae0f")
+            for v in ("91626d7", "fb231a1", "d826efa", "3a6ae0f", "30fc658")
         ),
     ),
     Patch(
@@ -288,11 +290,11 @@ PATCHES: tuple[Patch, ...] = (
         new_branch=(
             *(
                 f"{v}/orchestrator-concurrent-questions-1"
-                for v in ("fb231a1", "d826efa", "3a6ae0f")
+                for v in ("fb231a1", "d826efa", "3a6ae0f", "30fc658")
             ),
             *(
                 f"{v}/orchestrator-dispatch-question-waiting"
-                for v in ("fb231a1", "d826efa", "3a6ae0f")
+                for v in ("fb231a1", "d826efa", "3a6ae0f", "30fc658")
             ),
         ),
     ),
@@ -327,7 +329,12 @@ PATCHES: tuple[Patch, ...] = (
         added_in="3a6ae0f",
         deprecate_after="d826efa",
         old_branch=("d826efa/orchestrator-fork-1", "d826efa/orchestrator-fork-of-fork-1"),
-        new_branch=("3a6ae0f/orchestrator-fork-1", "3a6ae0f/orchestrator-fork-of-fork-1"),
+        new_branch=(
+            "3a6ae0f/orchestrator-fork-1",
+            "3a6ae0f/orchestrator-fork-of-fork-1",
+            "30fc658/orchestrator-fork-1",
+            "30fc658/orchestrator-fork-of-fork-1",
+        ),
     ),
 )
 """Every patch id, oldest issue first."""

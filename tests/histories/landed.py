@@ -70,6 +70,8 @@ LANDED: dict[str, str] = {
     "reminders spread",
     "3a6ae0f": "a fork's link checked by a worker before its first step; two workflow tasks at "
     "once per worker; one answer check for every door",
+    "30fc658": "questions carry their inbox card in their memo; a ten-second sticky wait; "
+    "prompts open with their team's shared text",
 }
 """Every version that landed on main, oldest first, with what it brought."""
 
