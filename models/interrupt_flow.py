@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from datetime import datetime
+from datetime import datetime, timedelta
 from enum import StrEnum
 from typing import Any
 
@@ -89,6 +89,15 @@ class InterruptInput(WireModel):
     answerers: Answerers | None = Field(default=None, exclude_if=lambda v: v is None)
     """Who may answer (the worker's answer rules, read when the question started); None:
     anybody. The validator refuses an answer whose ``answeredBy`` is not one of them."""
+
+    def deadline_from(self, now: datetime) -> datetime | None:
+        """When the question times out if it starts waiting at ``now``: the deadline carried
+        from the run before, else ``timeoutSeconds`` after ``now``; None without a timeout."""
+        if self.carried is not None:
+            return self.carried.deadline
+        if self.timeout_seconds:
+            return now + timedelta(seconds=self.timeout_seconds)
+        return None
 
 
 STOP_ROUTE = "stopRun"

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import contextlib
 from dataclasses import dataclass, field
-from datetime import timedelta
 from typing import Any, NoReturn
 
 from temporalio import workflow
@@ -273,14 +272,8 @@ def card_memo(job: InterruptInput) -> dict[str, Any]:
     each row, so the inbox and ``agents list --waiting`` show it without a query; none when the
     card does not fit its cap. The deadline is the one the question sets at its first workflow
     task: the carried one, else ``timeoutSeconds`` from now (a moment earlier than its own)."""
-    if job.carried is not None:
-        deadline = job.carried.deadline
-    elif job.timeout_seconds:
-        deadline = workflow.now() + timedelta(seconds=job.timeout_seconds)
-    else:
-        deadline = None
     light = job.model_copy(update={"origin_request": {}})  # what the hooks never read, uncopied
-    card = question_card(job, asked_question(light), deadline)
+    card = question_card(job, asked_question(light), job.deadline_from(workflow.now()))
     return {QUESTION_MEMO: card} if card is not None else {}
 
 

@@ -343,8 +343,7 @@ class InterruptWorkflow:
             self._status(
                 InterruptState.WAITING, f"waiting for a resolution (signal `{RESOLVE_SIGNAL}`)"
             )
-            if job.timeout_seconds:
-                self._deadline = workflow.now() + timedelta(seconds=job.timeout_seconds)
+            self._deadline = job.deadline_from(workflow.now())
         if self._notifies:
             await self._notify.start(job, self._deadline, ask=job.carried is None)
         reminders = self._due_reminders()
