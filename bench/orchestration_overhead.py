@@ -56,7 +56,6 @@ from pathlib import Path
 from typing import Any
 
 from temporalio.client import Client, WorkflowHandle
-from temporalio.worker import Worker
 
 from agent_interrupts.activities.llm import LlmSettings
 from agent_interrupts.activities.offline_model import OfflineModel
@@ -94,6 +93,7 @@ from bench.model_calls import (
     BareModelCalls,
     RecordedModelCalls,
     StepBytes,
+    baseline_worker,
     same_calls_worker,
     step_bytes,
 )
@@ -265,7 +265,7 @@ async def measure(
     offline = OfflineModel()
     async with (
         build_worker(client, agents_queue, LlmSettings(), offline=offline),
-        Worker(client, task_queue=bare_queue, workflows=[BareRounds], activities=[noop]),
+        baseline_worker(client, bare_queue, [BareRounds], [noop]),
     ):
         orchestrator = orchestrator_once(client, agents_queue)
         warmup = await client.start_workflow(
