@@ -10,7 +10,9 @@ step uses, each with an input payload of the same bytes as the warm-up's ``run_a
 that place and a result of the same bytes as its result (``step_bytes``: padded JSON, so the
 server stores, sends and the worker decodes as many bytes). Against it, a ratio shows what the
 orchestration adds to the calls and their payloads: the workflow's state and decisions, the
-typed models' conversion, prompt rendering and heartbeats.
+typed models' conversion, prompt rendering and heartbeats. Its worker (``baseline_worker``) has
+the agents' worker's options and workflow runner, so the ratio does not count the workers'
+differences.
 """
 
 from __future__ import annotations
