@@ -27,7 +27,7 @@ queues:
 Both baselines run on workers with the agents' worker's options and workflow runner
 (``bench.model_calls.baseline_worker``: ``app.worker_setup.WORKFLOW_RUNNER``, the sandbox entered
 only to run workflow code). With the SDK's own runner, which also enters the sandbox to look up
-each payload's serialization context, the same-call baseline spent about 0.6-1.0 ms more CPU a
+each payload's serialization context, the same-call baseline spent about 0.6-1.1 ms more CPU a
 step, and the ratios read about 0.1x lower than what orchestrating the calls adds.
 
 Each is timed by the server's event times, ``WorkflowExecutionStarted`` to
