@@ -10,7 +10,9 @@ step uses, each with an input payload of the same bytes as the warm-up's ``run_a
 that place and a result of the same bytes as its result (``step_bytes``: padded JSON, so the
 server stores, sends and the worker decodes as many bytes). Against it, a ratio shows what the
 orchestration adds to the calls and their payloads: the workflow's state and decisions, the
-typed models' conversion, prompt rendering and heartbeats.
+typed models' conversion, prompt rendering and heartbeats. Its worker (``baseline_worker``) has
+the agents' worker's options and workflow runner, so the ratio does not count the workers'
+differences.
 """
 
 from __future__ import annotations
@@ -38,7 +40,7 @@ with workflow.unsafe.imports_passed_through():
         WORKER_STICKY_SECONDS,
         WORKER_WORKFLOW_TASKS,
     )
-    from agent_interrupts.app.worker_setup import openai_client
+    from agent_interrupts.app.worker_setup import WORKFLOW_RUNNER, openai_client
     from agent_interrupts.models.graph import NODES_BY_OUTPUT
     from bench.history_times import (
         ACTIVITY_COMPLETED,
@@ -161,13 +163,15 @@ def baseline_worker(
     client: Client, task_queue: str, workflows: Sequence[type], activities: Sequence[Any]
 ) -> Worker:
     """A baseline's worker on ``task_queue`` with what ``app.worker_setup.build_worker`` gives a
-    worker with the offline model: its activity and workflow-task slots, its sticky wait and its
+    worker with the offline model: its workflow runner (the sandbox entered only to run workflow
+    code, ``app.sandbox_runner``), its activity and workflow-task slots, its sticky wait and its
     cache. A ratio then compares the work, not the workers' options."""
     return Worker(
         client,
         task_queue=task_queue,
         workflows=workflows,
         activities=activities,
+        workflow_runner=WORKFLOW_RUNNER,
         max_concurrent_activities=OFFLINE_MAX_ACTIVITIES,
         max_concurrent_workflow_tasks=WORKER_WORKFLOW_TASKS,
         sticky_queue_schedule_to_start_timeout=timedelta(seconds=WORKER_STICKY_SECONDS),

@@ -5,8 +5,10 @@ from __future__ import annotations
 
 from temporalio.client import Client
 
-from bench.harness import server_mode
-from bench.model_calls import StepBytes, call_rounds, json_bytes, padding
+from agent_interrupts.activities.llm import LlmSettings
+from agent_interrupts.app.worker_setup import WORKFLOW_RUNNER, build_worker
+from bench.harness import BareRounds, noop, server_mode
+from bench.model_calls import StepBytes, baseline_worker, call_rounds, json_bytes, padding
 from bench.orchestration_overhead import measure, report
 
 
@@ -49,3 +51,19 @@ def test_call_rounds_number_the_recorded_calls_round_by_round() -> None:
 def test_the_report_says_where_the_server_keeps_its_data() -> None:
     assert server_mode(None) == "dev server in memory"
     assert server_mode("/tmp/x.db") == "dev server on the SQLite file /tmp/x.db"
+
+
+async def test_a_baseline_s_worker_runs_workflows_as_the_agents_worker_does(
+    client: Client, task_queue: str
+) -> None:
+    baseline = baseline_worker(client, task_queue, [BareRounds], [noop]).config()
+    agents = build_worker(client, f"{task_queue}-agents", LlmSettings()).config()
+
+    assert baseline["workflow_runner"] is agents["workflow_runner"] is WORKFLOW_RUNNER
+    for option in (
+        "max_concurrent_activities",
+        "max_concurrent_workflow_tasks",
+        "sticky_queue_schedule_to_start_timeout",
+        "max_cached_workflows",
+    ):
+        assert baseline[option] == agents[option], option  # type: ignore[literal-required]
