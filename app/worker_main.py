@@ -152,7 +152,13 @@ async def main(argv: list[str]) -> int:
     if watch_every:
         watching.cancel()
     if held:  # stopped by a signal: the runs it held go to any worker, not its sticky queue
-        await release_sticky(client, held)
+        cleared = await release_sticky(client, held)
+        print(
+            f"worker: stopped; the next workflow task of {cleared} of the {len(held)} workflows "
+            "it held goes to any worker",
+            file=sys.stderr,
+            flush=True,
+        )
     # at once: asyncio.run would wait for threads that cancelled activities left running (a
     # sandboxed test run may take AGENT_TEST_TIMEOUT)
     exit_now(0)
