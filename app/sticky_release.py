@@ -68,6 +68,9 @@ async def release_sticky(client: Client, runs: list[WorkflowExecution]) -> int:
                 )
             except RPCError:  # ended, or not found: nothing to release
                 return
+            except Exception as error:  # the stop goes on whatever this raises
+                logger.warning("could not clear %s's sticky queue: %s", run.workflow_id, error)
+                return
         cleared += 1
 
     try:
