@@ -64,7 +64,8 @@ server sent each its run's whole history and it waited again behind new runs (``
 quiet: 0.82x the same calls' rate, against 0.96x with 10 s; medians of 2 runs at load 8-13). A run
 whose worker died waits this long only when no activity of its was lost with that worker (a killed
 call's next attempt clears its run's sticky queue, ``activities/heartbeat.py``), e.g. its answer
-arriving while it waited on a question: once, for as long as this."""
+arriving while it waited on a question: once, for as long as this. A worker stopped gracefully
+clears the sticky queue of every run it caches (``app/sticky_release.py``): those never wait."""
 
 WORKER_CACHED_WORKFLOWS = 500
 """Default number of workflows (a run, each of its questions) one worker holds in memory (a

@@ -13,7 +13,8 @@ teams it serves is a ``warning:`` line, and an AGENT_AUTONOMY_POLICY that does r
 AGENTS_ENCRYPTION_KEYS (or AGENTS_ENCRYPTION_KEYS_FILE) encrypts every payload (docs/encryption.md);
 a worker whose keys lack the key id of an open run's input refuses to start in one line.
 SIGTERM or Ctrl-C lets running activities finish for up to AGENTS_WORKER_DRAIN_SECONDS (default
-10) before it stops; a second one stops it at once.
+10) before it stops, then sends the next workflow task of each run it cached to any worker
+(``app/sticky_release.py``); a second one stops it at once.
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ import sys
 from dataclasses import replace
 from datetime import timedelta
 
+from temporalio.api.common.v1 import WorkflowExecution
 from temporalio.worker import Worker
 
 from agent_interrupts.activities.autonomy import AutonomySettings
@@ -52,6 +54,7 @@ from agent_interrupts.app.model_check import model_problems
 from agent_interrupts.app.model_context import with_served_context
 from agent_interrupts.app.process_exit import exit_now
 from agent_interrupts.app.stack import HOST, LocalStack, worker_settings
+from agent_interrupts.app.sticky_release import cached_runs, release_sticky
 from agent_interrupts.app.stuck import StuckRunWatch
 from agent_interrupts.app.worker_setup import build_worker, served_agents
 from agent_interrupts.models.team_files import configured_teams
@@ -141,23 +144,33 @@ async def main(argv: list[str]) -> int:
         teams=teams,
         answer_rules=answer_rules,
     )
-    stop_on_signals(worker, drain)
+    held = stop_on_signals(worker, drain)
     if watch_every:
         watch = StuckRunWatch(client, settings.task_queue, notify, watch_every)
         watching = asyncio.create_task(watch.run())
     await worker.run()
     if watch_every:
         watching.cancel()
+    if held:  # stopped by a signal: the runs it held go to any worker, not its sticky queue
+        cleared = await release_sticky(client, held)
+        print(
+            f"worker: stopped; the next workflow task of {cleared} of the {len(held)} workflows "
+            "it held goes to any worker",
+            file=sys.stderr,
+            flush=True,
+        )
     # at once: asyncio.run would wait for threads that cancelled activities left running (a
     # sandboxed test run may take AGENT_TEST_TIMEOUT)
     exit_now(0)
 
 
-def stop_on_signals(worker: Worker, drain: timedelta) -> None:
+def stop_on_signals(worker: Worker, drain: timedelta) -> list[WorkflowExecution]:
     """The first SIGTERM or SIGINT shuts ``worker`` down, letting running activities finish for
-    ``drain``; a second one ends the process at once (exit status 128 + the signal's number)."""
+    ``drain``; a second one ends the process at once (exit status 128 + the signal's number).
+    Returns the list that the first signal fills with the runs ``worker`` then cached."""
     loop = asyncio.get_running_loop()
     stopping: list[asyncio.Task[None]] = []
+    held: list[WorkflowExecution] = []
 
     def stop(signum: signal.Signals) -> None:
         for each in (signal.SIGTERM, signal.SIGINT):
@@ -169,10 +182,12 @@ def stop_on_signals(worker: Worker, drain: timedelta) -> None:
             file=sys.stderr,
             flush=True,
         )
+        held.extend(cached_runs(worker))  # before the SDK empties its cache
         stopping.append(loop.create_task(worker.shutdown()))
 
     for each in (signal.SIGTERM, signal.SIGINT):
         loop.add_signal_handler(each, stop, each)
+    return held
 
 
 def run() -> None:

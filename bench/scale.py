@@ -70,6 +70,8 @@ from typing import Any, TypeVar
 import httpx
 from temporalio.client import Client, WorkflowHandle
 from temporalio.contrib.pydantic import pydantic_data_converter
+from temporalio.exceptions import WorkflowAlreadyStartedError
+from temporalio.service import RPCError, RPCStatusCode
 from temporalio.testing import WorkflowEnvironment
 
 from agent_interrupts.activities.llm import LlmSettings
@@ -98,6 +100,17 @@ DEFAULT_FILL_SECONDS = 1800.0
 DEFAULT_BURST = 1_000
 STARTS_AT_ONCE = 24
 """Run starts in flight at once while filling."""
+START_TRIES = 30
+"""Tries of one run's start while filling: a dev server on SQLite under load drops calls for a
+while ("context deadline exceeded", even "Namespace default is not found") and then goes on."""
+PASSING = (
+    RPCStatusCode.UNAVAILABLE,
+    RPCStatusCode.DEADLINE_EXCEEDED,
+    RPCStatusCode.NOT_FOUND,
+    RPCStatusCode.RESOURCE_EXHAUSTED,
+    RPCStatusCode.CANCELLED,
+)
+"""A start's errors that such a server gives while it catches up."""
 DEFAULT_IN_FLIGHT = 200
 """Runs started and not yet asking, at most, while filling (``--in-flight``)."""
 REPEATS = 3
@@ -398,7 +411,16 @@ async def fill(
     new = [fresh_id(state.prefix) for _ in range(max(target - state.waiting, 0))]
 
     async def start(run_id: str) -> None:
-        await agents.start(GOAL, workflow_id=run_id)
+        for tried in range(1, START_TRIES + 1):
+            try:
+                await agents.start(GOAL, workflow_id=run_id)
+                return
+            except WorkflowAlreadyStartedError:  # an earlier try reached the server
+                return
+            except RPCError as error:
+                if error.status not in PASSING or tried == START_TRIES:
+                    raise
+                await asyncio.sleep(1.0)
 
     started = 0
     try:
@@ -415,7 +437,12 @@ async def fill(
     finally:  # a fill stopped half way is carried on by --reuse (``kept_fill``)
         state.save()
     while time.time() < deadline:
-        waiting = await agents.count_waiting(WaitingFilter(run=state.prefix))
+        try:
+            waiting = await agents.count_waiting(WaitingFilter(run=state.prefix))
+        except RPCError as error:
+            if error.status not in PASSING:
+                raise
+            waiting = 0
         if waiting >= state.waiting and notices.count() >= started:
             break
         await asyncio.sleep(1.0)

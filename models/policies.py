@@ -34,6 +34,12 @@ busy)."""
 STICKY_RESET_TIMEOUT = timedelta(seconds=2)
 """An attempt after a lost one clears its run's sticky queue before its work; a server that does
 not answer within this costs the run its sticky wait, never the attempt."""
+STICKY_RELEASE_TIMEOUT = timedelta(seconds=3)
+"""A gracefully stopping worker clears the sticky queue of every run in its cache
+(``app/sticky_release.py``) within this, after its drain (AGENTS_WORKER_DRAIN_SECONDS): the two
+stay under the 15 s ``agents down`` gives a worker before it kills it."""
+STICKY_RELEASES_AT_ONCE = 32
+"""Sticky-queue resets a stopping worker sends at once (a full cache of 500 runs: 16 rounds)."""
 KEPT_CALLS = 128
 """Model calls a worker keeps per kind of activity for a later attempt of the same activity
 (``activities/kept_calls.py``): at most 1 MiB a reply, 128 MiB at worst."""
