@@ -512,9 +512,9 @@ def test_too_many_agents_are_refused_before_any_template_is_read(tmp_path: Path)
     """10,000 agents: one line, and none of their (missing) templates looked for."""
     agents = "".join(f"A{i} = {{}}\n" for i in range(10_000))
     file = _team(tmp_path, f"{LEAD}[agents]\n{agents}", templates=False)
-    started = time.monotonic()
+    started = time.thread_time()  # this thread's CPU: a busy machine stretches the wall clock
     assert _one(file) == f"10,001 agents; a team has at most {MAX_TEAM_AGENTS}"
-    assert time.monotonic() - started < 2
+    assert time.thread_time() - started < 2
 
 
 def test_an_enum_that_names_a_value_twice_is_refused(tmp_path: Path) -> None:
