@@ -29,7 +29,14 @@ baselines' with the same options, ``bench.model_calls.baseline_worker``) on fres
      cause). ``agent steps/s / same model calls/s``: aim >= 0.9x at each load.
    For each phase, from its runs' histories: the workflow tasks that failed (the SDK's deadlock
    check) or timed out while running, those moved off their sticky worker (timed out waiting for
-   it), and the activities that took a second attempt (a heartbeat or timeout missed).
+   it), the activities that took a second attempt (a heartbeat or timeout missed), and how long
+   a workflow task waited from scheduled to started (the median: the runs' wait for one of the
+   worker's workflow-task slots); and the CPU the phase cost, per step, of this process (its
+   workers and client) and of the dev server's process (``/proc/<pid>/stat``), which holds
+   better than the span on a busy machine. The agents' offline model keeps the warm-up's
+   request bodies only (``OfflineModel.keep_requests``; the later calls are counted): kept, the
+   measured runs' bodies grew this process's heap by hundreds of MB and made each of the
+   collector's full passes longer.
 3. **Worker RSS per cached running workflow.** ``--runs`` runs on a new worker whose offline model
    makes MERGER_AGENT (the last agent but one) ask a person. Once every run's question waits
    (``bench.interrupt_round_trip.waiting_interrupt``), the worker caches two running workflows
