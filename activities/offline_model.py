@@ -213,14 +213,18 @@ def _built_output(
 
 class OfflineModel(httpx2.AsyncBaseTransport):
     """Answers Chat Completions requests locally; with ``keep_requests`` (for tests and benches)
-    it keeps every request body it received in ``received``, else none: a worker's stays bounded."""
+    it keeps every request body it received in ``received``, else none: a worker's stays bounded.
+    ``requests`` counts every request answered, kept or not; a bench that needs the bodies of a
+    warm-up only sets ``keep_requests`` to False after it, so that the bodies of thousands of
+    measured calls do not lengthen the garbage collector's passes over its heap."""
 
     def __init__(
         self, scenario: OfflineScenario | None = None, *, keep_requests: bool = True
     ) -> None:
         self.scenario = scenario or OfflineScenario()
         self.received: list[dict[str, Any]] = []
-        self._keep_requests = keep_requests
+        self.keep_requests = keep_requests
+        self.requests = 0
         self._calls: Counter[str] = Counter()
         """Agent calls answered per workflow id, counted only for the ``loop`` scenario."""
         self._routed: OrderedDict[tuple[str, str], str] = OrderedDict()
@@ -242,7 +246,8 @@ class OfflineModel(httpx2.AsyncBaseTransport):
                 404, json={"error": {"message": f"offline model serves only {_SUPPORTED_PATH}"}}
             )
         body = json.loads(await request.aread())
-        if self._keep_requests:
+        self.requests += 1
+        if self.keep_requests:
             self.received.append(body)
         fmt = body.get("response_format") or {}
         name = (fmt.get("json_schema") or {}).get("name", "")

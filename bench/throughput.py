@@ -29,7 +29,14 @@ baselines' with the same options, ``bench.model_calls.baseline_worker``) on fres
      cause). ``agent steps/s / same model calls/s``: aim >= 0.9x at each load.
    For each phase, from its runs' histories: the workflow tasks that failed (the SDK's deadlock
    check) or timed out while running, those moved off their sticky worker (timed out waiting for
-   it), and the activities that took a second attempt (a heartbeat or timeout missed).
+   it), the activities that took a second attempt (a heartbeat or timeout missed), and how long
+   a workflow task waited from scheduled to started (the median: the runs' wait for one of the
+   worker's workflow-task slots); and the CPU the phase cost, per step, of this process (its
+   workers and client) and of the dev server's process (``/proc/<pid>/stat``), which holds
+   better than the span on a busy machine. The agents' offline model keeps the warm-up's
+   request bodies only (``OfflineModel.keep_requests``; the later calls are counted): kept, the
+   measured runs' bodies grew this process's heap by hundreds of MB and made each of the
+   collector's full passes longer.
 3. **Worker RSS per cached running workflow.** ``--runs`` runs on a new worker whose offline model
    makes MERGER_AGENT (the last agent but one) ask a person. Once every run's question waits
    (``bench.interrupt_round_trip.waiting_interrupt``), the worker caches two running workflows
@@ -63,12 +70,13 @@ import asyncio
 import gc
 import math
 import os
+import statistics
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar
 
-from temporalio.api.enums.v1 import TimeoutType
+from temporalio.api.enums.v1 import EventType, TimeoutType
 from temporalio.api.history.v1 import HistoryEvent
 from temporalio.client import Client, WorkflowExecutionStatus, WorkflowHandle
 from temporalio.service import RPCError, RPCStatusCode
@@ -96,7 +104,7 @@ from bench.harness import (
     versions,
     versus_aim,
 )
-from bench.history_times import AGENT_ACTIVITY, fetch_history, rounds
+from bench.history_times import AGENT_ACTIVITY, fetch_history, rounds, seconds_between
 from bench.interrupt_round_trip import waiting_interrupt
 from bench.model_calls import (
     MODEL_CALL,
@@ -118,6 +126,8 @@ WAIT_TIMEOUT = 900.0
 POLL_INTERVAL = 0.2
 MB = 1024 * 1024
 TERMINATED = WorkflowExecutionStatus.TERMINATED
+TASK_SCHEDULED = EventType.EVENT_TYPE_WORKFLOW_TASK_SCHEDULED
+TASK_STARTED = EventType.EVENT_TYPE_WORKFLOW_TASK_STARTED
 
 
 @dataclass(frozen=True)
@@ -134,10 +144,56 @@ class Rate:
     """workflow tasks that waited past the sticky wait for their worker (run elsewhere)"""
     retried: int = 0
     """activities that ran more than one attempt (a heartbeat or a timeout missed)"""
+    cpu: ProcessCpu | None = None
+    """CPU seconds the phase cost this process and the dev server"""
+    task_wait: float = 0.0
+    """median seconds a workflow task waited from scheduled to started (for a worker's slot)"""
 
     @property
     def per_second(self) -> float:
         return self.items / self.seconds
+
+
+@dataclass(frozen=True)
+class ProcessCpu:
+    """CPU seconds (user and system) over one phase: this process (its workers and client) and
+    the dev server's process. Steadier than the span on a busy machine."""
+
+    bench: float
+    server: float
+
+    def per_item(self, items: int) -> str:
+        """``this process X ms, the dev server Y ms a step``."""
+        return (
+            f"CPU {1000 * self.bench / items:.2f} ms this process, "
+            f"{1000 * self.server / items:.2f} ms the dev server a step"
+        )
+
+
+TICKS = os.sysconf("SC_CLK_TCK")
+
+
+def cpu_seconds(pid: int) -> float:
+    """User and system CPU seconds of process ``pid`` so far (``/proc/<pid>/stat``; 0 when it
+    is gone)."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return 0.0
+    return (int(fields[11]) + int(fields[12])) / TICKS
+
+
+def dev_server_pid() -> int | None:
+    """The ``temporal`` dev server this process started (a child of it), if any (Linux)."""
+    for entry in Path("/proc").iterdir():
+        try:
+            fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+            name = (entry / "comm").read_text().strip()
+        except OSError:
+            continue
+        if entry.name.isdigit() and int(fields[1]) == os.getpid() and name == "temporal":
+            return int(entry.name)
+    return None
 
 
 @dataclass(frozen=True)
@@ -298,13 +354,35 @@ async def phase_rate(
     client: Client, runs: int, queue: str, run: Any, arg: Any, steps: int, timeout: float
 ) -> Rate:
     """``runs`` runs started at once: the steps they completed (``steps`` each finished run's)
-    / span."""
+    / span; the CPU it cost this process and the dev server."""
+    server = dev_server_pid()
+    before = cpu_seconds(os.getpid()), cpu_seconds(server) if server else 0.0
     handles = await start_runs(client, runs, queue, run, arg)
     seconds, cut_runs = await span(handles, timeout)
+    cpu = ProcessCpu(
+        cpu_seconds(os.getpid()) - before[0],
+        (cpu_seconds(server) if server else 0.0) - before[1],
+    )
     items = (runs - len(cut_runs)) * steps + sum(done for done, _ in cut_runs.values())
     in_flight = sum(flying for _, flying in cut_runs.values())
-    trouble = task_trouble([await history_of(h) for h in handles])
-    return Rate(items, seconds, len(cut_runs), in_flight, *trouble)
+    histories = [await history_of(h) for h in handles]
+    trouble = task_trouble(histories)
+    return Rate(items, seconds, len(cut_runs), in_flight, *trouble, cpu, task_wait(histories))
+
+
+def task_wait(histories: Sequence[Sequence[HistoryEvent]]) -> float:
+    """The median seconds from a workflow task scheduled to started in these histories: how
+    long runs waited for one of the worker's workflow-task slots."""
+    waits = []
+    for events in histories:
+        scheduled = {e.event_id: e for e in events if e.event_type == TASK_SCHEDULED}
+        waits += [
+            seconds_between(scheduled[attrs.scheduled_event_id], e)
+            for e in events
+            if e.event_type == TASK_STARTED
+            and (attrs := e.workflow_task_started_event_attributes).scheduled_event_id in scheduled
+        ]
+    return statistics.median(waits) if waits else 0.0
 
 
 def task_trouble(histories: Sequence[Sequence[HistoryEvent]]) -> tuple[int, int, int]:
@@ -351,6 +429,7 @@ async def measure(
         events = await fetch_history(warmup)
         widths, steps = rounds(events), sum(rounds(events))
         recorded = RecordedModelCalls(offline.received, step_bytes(events))  # the warm-up's
+        offline.keep_requests = False  # counted from now on: kept, they slow every full GC pass
         if len(recorded) != steps:
             raise RuntimeError(f"the warm-up made {len(recorded)} model calls, not {steps}")
         by_round = recorded.rounds(widths)
@@ -368,11 +447,11 @@ async def measure(
                     same_calls_rate = await phase_rate(
                         client, runs, calls_queue, BareModelCalls.run, by_round, steps, timeout
                     )
-                    answered = len(offline.received)
+                    answered = offline.requests
                     agents_rate = await phase_rate(
                         client, runs, agents_queue, OrchestratorWorkflow.run, goal, steps, timeout
                     )
-                    beyond = len(offline.received) - answered - agents_rate.items
+                    beyond = offline.requests - answered - agents_rate.items
                     at_loads.append(
                         AtLoad(
                             load,
@@ -477,10 +556,12 @@ def report(result: BenchResult) -> str:
 
 
 def cut(rate: Rate) -> str:
-    """The phase's workflow tasks lost and moved; `` (cut: ...)`` for a phase ended by its
-    timeout."""
+    """The phase's CPU, its workflow tasks' wait, those lost and moved; `` (cut: ...)`` for a
+    phase ended by its timeout."""
+    cpu = f"; {rate.cpu.per_item(rate.items)}" if rate.cpu and rate.items else ""
     tasks = (
-        f"; workflow tasks failed or timed out running: {rate.overruns}, moved off their "
+        f"{cpu}; workflow tasks waited {1000 * rate.task_wait:.0f} ms for a slot (median), "
+        f"failed or timed out running: {rate.overruns}, moved off their "
         f"sticky worker: {rate.sticky_misses}; activities retried: {rate.retried}"
     )
     if not rate.unfinished:

@@ -126,6 +126,27 @@ async def test_a_workers_offline_model_keeps_no_request_bodies() -> None:
         request = httpx2.Request("POST", "http://offline/v1/chat/completions", json=body)
         response = await offline.handle_async_request(request)
         assert response.status_code == 200 and len(offline.received) == kept
+        assert offline.requests == 1
+
+
+async def test_a_bench_stops_keeping_request_bodies_after_its_warm_up_and_still_counts() -> None:
+    """``bench.throughput`` keeps the warm-up's bodies only: 1,900 kept bodies a phase (their
+    schemas, hundreds of objects each) lengthened every full pass of the collector."""
+    model = NODES[AgentType.ORCHESTRATOR].output_model
+    body = {
+        "model": "offline",
+        "messages": MESSAGES,
+        "response_format": {
+            "type": "json_schema",
+            "json_schema": {"name": model.__name__, "schema": decoder_schema(model)},
+        },
+    }
+    offline = OfflineModel()
+    for keep in (True, False, False):
+        offline.keep_requests = keep
+        request = httpx2.Request("POST", "http://offline/v1/chat/completions", json=body)
+        assert (await offline.handle_async_request(request)).status_code == 200
+    assert len(offline.received) == 1 and offline.requests == 3
 
 
 def test_a_forced_route_is_taken_once_per_run_unless_starred() -> None:

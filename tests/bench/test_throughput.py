@@ -6,6 +6,7 @@ from __future__ import annotations
 import argparse
 from collections.abc import Awaitable, Callable
 from dataclasses import replace
+from typing import Any
 
 import pytest
 from temporalio.api.enums.v1 import TimeoutType
@@ -13,6 +14,8 @@ from temporalio.api.history.v1 import HistoryEvent
 from temporalio.client import Client, WorkflowExecutionStatus
 from temporalio.service import RPCError, RPCStatusCode
 
+import bench.throughput
+from agent_interrupts.activities.offline_model import OfflineModel
 from agent_interrupts.models.state import OrchestratorInput
 from agent_interrupts.workflows.orchestrator import OrchestratorWorkflow
 from bench.harness import fresh_id
@@ -36,8 +39,16 @@ from bench.throughput import (
 
 
 async def test_bench_measures_the_rates_at_each_load_and_the_memory_of_held_runs(
-    client: Client,
+    client: Client, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    models: list[OfflineModel] = []
+
+    class Kept(OfflineModel):
+        def __init__(self, *args: Any, **kwargs: Any) -> None:
+            super().__init__(*args, **kwargs)
+            models.append(self)
+
+    monkeypatch.setattr(bench.throughput, "OfflineModel", Kept)
     result = await measure(client, runs=3, loads=(0, 1))
 
     assert [at.load for at in result.loads] == [0, 1], "quiet, then one busy loop per core"
@@ -53,6 +64,14 @@ async def test_bench_measures_the_rates_at_each_load_and_the_memory_of_held_runs
     assert "with its payload bytes" in text
     assert "ratio agent steps/s / same model calls/s" in text
     assert "per cached running workflow" in text
+    assert "ms this process" in text and "ms the dev server a step" in text
+    assert "waited" in text and "for a slot (median)" in text
+    for at in result.loads:
+        for rate in (at.bare, at.agents, at.same_calls):
+            assert rate.cpu is not None and rate.cpu.bench > 0 and rate.cpu.server > 0
+    warm_up, *_ = models
+    assert len(warm_up.received) == 19, "the warm-up's bodies only, not the measured runs'"
+    assert warm_up.requests == 19 * (1 + 3 * 2), "every call still counted"
 
 
 _NO_RUNS = BenchResult(
