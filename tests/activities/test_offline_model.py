@@ -110,10 +110,10 @@ def test_scenario_picks_single_dispatched_agents_and_the_fan_out_width() -> None
             OfflineScenario.parse(bad)
 
 
-async def test_a_workers_offline_model_keeps_no_request_bodies() -> None:
-    """The worker's own offline model answers forever; only tests and benches keep bodies."""
+def _orchestrator_request() -> dict[str, object]:
+    """A chat completion request for the orchestrator's routing, as the agents send it."""
     model = NODES[AgentType.ORCHESTRATOR].output_model
-    body = {
+    return {
         "model": "offline",
         "messages": MESSAGES,
         "response_format": {
@@ -121,6 +121,11 @@ async def test_a_workers_offline_model_keeps_no_request_bodies() -> None:
             "json_schema": {"name": model.__name__, "schema": decoder_schema(model)},
         },
     }
+
+
+async def test_a_workers_offline_model_keeps_no_request_bodies() -> None:
+    """The worker's own offline model answers forever; only tests and benches keep bodies."""
+    body = _orchestrator_request()
     for keep, kept in ((True, 1), (False, 0)):
         offline = OfflineModel(keep_requests=keep)
         request = httpx2.Request("POST", "http://offline/v1/chat/completions", json=body)
@@ -132,15 +137,7 @@ async def test_a_workers_offline_model_keeps_no_request_bodies() -> None:
 async def test_a_bench_stops_keeping_request_bodies_after_its_warm_up_and_still_counts() -> None:
     """``bench.throughput`` keeps the warm-up's bodies only: 1,900 kept bodies a phase (their
     schemas, hundreds of objects each) lengthened every full pass of the collector."""
-    model = NODES[AgentType.ORCHESTRATOR].output_model
-    body = {
-        "model": "offline",
-        "messages": MESSAGES,
-        "response_format": {
-            "type": "json_schema",
-            "json_schema": {"name": model.__name__, "schema": decoder_schema(model)},
-        },
-    }
+    body = _orchestrator_request()
     offline = OfflineModel()
     for keep in (True, False, False):
         offline.keep_requests = keep

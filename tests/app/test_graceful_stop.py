@@ -14,7 +14,6 @@ from __future__ import annotations
 import asyncio
 import signal
 import subprocess
-import sys
 from pathlib import Path
 
 from temporalio.api.common.v1 import WorkflowExecution
@@ -24,25 +23,8 @@ from temporalio.client import Client, WorkflowHandle
 
 from agent_interrupts.app.stack import pollers
 from agent_interrupts.app.sticky_release import release_sticky
-from bench.harness import worker_env
 from tests.support.interrupts import start, wait_for_interrupt
-
-ROOT = Path(__file__).resolve().parents[2]
-
-
-def _worker(client: Client, task_queue: str, state: Path) -> subprocess.Popen[bytes]:
-    return subprocess.Popen(
-        [sys.executable, "worker.py"],
-        cwd=ROOT,
-        env=worker_env(client, task_queue)
-        | {
-            "AGENTS_STATE_DIR": str(state),
-            "OFFLINE_SCENARIO": "interrupt=ORCHESTRATOR",
-            "AGENTS_STUCK_CHECK_SECONDS": "0",
-        },
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
+from tests.support.worker_process import asking_worker
 
 
 async def _polled_by(client: Client, task_queue: str, worker: subprocess.Popen[bytes]) -> None:
@@ -90,7 +72,7 @@ async def _task_done(handle: WorkflowHandle, since: int) -> list[HistoryEvent]:
 async def test_a_sigterm_sends_the_cached_runs_next_tasks_to_any_worker(
     client: Client, task_queue: str, workflow_id: str, tmp_path: Path
 ) -> None:
-    first = _worker(client, task_queue, tmp_path / "first")
+    first = asking_worker(client, task_queue, tmp_path / "first")
     second: subprocess.Popen[bytes] | None = None
     try:
         await _polled_by(client, task_queue, first)
@@ -110,7 +92,7 @@ async def test_a_sigterm_sends_the_cached_runs_next_tasks_to_any_worker(
                 f"{handle.id}'s next task went to the stopped worker's sticky queue "
                 f"{scheduled.name}"
             )
-        second = _worker(client, task_queue, tmp_path / "second")
+        second = asking_worker(client, task_queue, tmp_path / "second")
         for handle in (run, question):
             events = await _task_done(handle, since[handle.id])
             assert _sticky_timeouts(events) == 0

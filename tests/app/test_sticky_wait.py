@@ -14,8 +14,6 @@ to the normal queue once the wait is over (a schedule-to-start timeout in the hi
 from __future__ import annotations
 
 import asyncio
-import subprocess
-import sys
 from pathlib import Path
 
 from temporalio.api.enums.v1 import TimeoutType
@@ -24,10 +22,9 @@ from temporalio.client import Client, WorkflowHandle
 
 from agent_interrupts.app.config import WORKER_STICKY_SECONDS
 from agent_interrupts.app.stack import pollers
-from bench.harness import worker_env
 from tests.support.interrupts import start, wait_for_interrupt
+from tests.support.worker_process import asking_worker
 
-ROOT = Path(__file__).resolve().parents[2]
 SLACK = 1.5
 """Seconds the server's timer may fire late on a loaded machine."""
 
@@ -55,19 +52,7 @@ async def _sticky_wait(
 ) -> tuple[WorkflowHandle, float]:
     """The seconds a workflow task waited on the sticky queue of a killed ``worker.py``
     (started with ``env``) before the server moved it."""
-    worker = subprocess.Popen(
-        [sys.executable, "worker.py"],
-        cwd=ROOT,
-        env=worker_env(client, task_queue)
-        | {
-            "AGENTS_STATE_DIR": str(state),
-            "OFFLINE_SCENARIO": "interrupt=ORCHESTRATOR",
-            "AGENTS_STUCK_CHECK_SECONDS": "0",
-        }
-        | env,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
+    worker = asking_worker(client, task_queue, state, env)
     try:
         async with asyncio.timeout(60):
             while not await pollers(client, client.namespace, task_queue):
