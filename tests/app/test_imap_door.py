@@ -81,7 +81,9 @@ async def test_replies_polled_from_an_imap_mailbox_answer_once_and_a_lost_server
                     await asyncio.to_thread(server.append, wrong.as_bytes())
                     said = await door_says(smtp, BOB, 1)
                     assert "not taken" in said and f"was sent to {ALICE}" in said, said
-                    assert poller.failures == 0, "the poll came back once the server did"
+                    # the door answers during a poll, and the poll counts its success once it
+                    # returns: on a loaded machine the answer can arrive first
+                    await until(lambda: poller.failures == 0, timeout=30)  # the poll came back
 
                     await asyncio.to_thread(server.append, reply(notice, ALICE, "a\n").as_bytes())
                     assert "was taken" in await door_says(smtp, ALICE, 1)
