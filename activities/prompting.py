@@ -235,9 +235,8 @@ def _written_alike(value: object) -> bool:
             continue
         if kind is dict:
             mapping = cast("dict[object, object]", item)
-            for key in mapping:
-                if type(key) is not str and not isinstance(key, str):
-                    return False
+            if not all(isinstance(key, str) for key in mapping):
+                return False
             pending.extend(mapping.values())
         elif kind is list:
             pending.extend(cast("list[object]", item))
